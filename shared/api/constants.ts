@@ -1,0 +1,64 @@
+// Every wire string kmaint shares with maintenance.nvidia.com/v1alpha1, plus kmaint's own kmaint.io/ keys.
+
+export const GROUP = 'maintenance.nvidia.com';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+export const NODE_MAINTENANCE_KIND = 'NodeMaintenance';
+export const NODE_MAINTENANCE_PLURAL = 'nodemaintenances';
+export const CONFIG_KIND = 'MaintenanceOperatorConfig';
+export const CONFIG_PLURAL = 'maintenanceoperatorconfigs';
+export const CONFIG_NAME = 'default';
+export const DEFAULT_NAMESPACE = 'kmaint';
+
+export const FINALIZER = 'maintenance.nvidia.com/finalizer';
+
+export const CONDITION_READY = 'Ready';
+export const CONDITION_REQUESTOR_FAILED = 'RequestorFailed';
+
+/** Reasons of the Ready condition; the reason is the phase. */
+export const Phase = {
+  Pending: 'Pending',
+  Scheduled: 'Scheduled',
+  Cordon: 'Cordon',
+  WaitForPodCompletion: 'WaitForPodCompletion',
+  Draining: 'Draining',
+  Ready: 'Ready',
+  RequestorFailed: 'RequestorFailed',
+} as const;
+export type Phase = (typeof Phase)[keyof typeof Phase];
+/** The phase of an object that has no Ready condition yet. */
+export const PHASE_UNINITIALIZED = '';
+
+export const ANNOTATION_INITIAL_UNSCHEDULABLE = 'maintenance.nvidia.com/node-initial-state.unschedulable';
+export const ANNOTATION_WAIT_POD_COMPLETION_START = 'maintenance.nvidia.com/wait-pod-completion-start-time';
+export const ANNOTATION_READY_TIME = 'maintenance.nvidia.com/ready-time';
+export const ANNOTATION_GC_IGNORE = 'maintenance.nvidia.com/garbage-collector.ignore';
+
+/** kmaint extension: when the current drain window started (drain timeout clock). */
+export const ANNOTATION_DRAIN_START = 'kmaint.io/drain-start-time';
+
+export const EVENT_REASON_CONDITION_CHANGED = 'ConditionChanged';
+export const EVENT_REASON_DRAIN_TIMEOUT = 'DrainTimeout';
+export const EVENT_REASON_DRAIN_REFUSED = 'DrainRefused';
+export const EVENT_REASON_EVICTION_BLOCKED = 'EvictionBlocked';
+export const EVENT_REASON_INVALID_CONFIG = 'InvalidConfig';
+
+/** Condition kmaint writes on the MaintenanceOperatorConfig when a value cannot be used. */
+export const CONFIG_CONDITION_VALID = 'Valid';
+
+/** Pods with this label are kmaint's own and are never evicted. */
+export const OWN_POD_LABEL_KEY = 'app.kubernetes.io/name';
+export const OWN_POD_LABEL_VALUE = 'kmaint';
+/** The upstream operator's implicit drain exclusion, honoured too. */
+export const UPSTREAM_OWN_POD_SELECTOR = 'app.kubernetes.io/component!=maintenance-operator-controller-manager';
+
+export const DEFAULTS = {
+  cordon: true,
+  waitTimeoutSeconds: 0,
+  drainTimeoutSeconds: 300,
+  drainForce: false,
+  drainDeleteEmptyDir: false,
+  maxParallelOperations: 1,
+  maxNodeMaintenanceTimeSeconds: 3600,
+  logLevel: 'info',
+} as const;
