@@ -1,0 +1,360 @@
+// The only code that talks HTTP to Kubernetes: a handful of verbs over client-node with typed outcomes,
+// paging, retries (timing from retry.ts) and request accounting.
+import {
+  ApiException,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  PolicyV1Api,
+  setHeaderOptions,
+  type KubeConfig,
+  type V1Lease,
+  type V1Node,
+  type V1Pod,
+  type V1PodDisruptionBudget,
+} from '@kubernetes/client-node';
+import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../api/constants.ts';
+import type { MaintenanceOperatorConfig, NodeMaintenance, NodeMaintenanceStatus } from '../api/types.ts';
+import { KubeRequestError } from './errors.ts';
+import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
+
+/** The result of a write: conflicts, missing objects and budget refusals are outcomes, not exceptions. */
+export type WriteOutcome =
+  | { kind: 'ok'; resourceVersion?: string }
+  | { kind: 'conflict'; message: string }
+  | { kind: 'notFound' }
+  | { kind: 'blocked'; message: string }
+  | { kind: 'error'; error: KubeRequestError };
+
+export interface KubeClientOptions {
+  signal?: AbortSignal;
+  retry?: RetryPolicy;
+  /** Page size of LIST calls. @default 500 */
+  pageSize?: number;
+  /** Injected sleep (tests, simulated clocks). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Random source for retry jitter. @default Math.random */
+  random?: () => number;
+  /** Field manager recorded on writes. @default "kmaint" */
+  fieldManager?: string;
+}
+
+export interface RequestCounts {
+  /** By "verb resource", e.g. "list nodes", "patch nodemaintenances/status". */
+  byVerb: Record<string, number>;
+  errors: number;
+  retries: number;
+}
+
+interface HttpFailure {
+  status: number;
+  message: string;
+  retryAfter: string | undefined;
+}
+
+function failureOf(err: unknown): HttpFailure {
+  if (err instanceof ApiException) {
+    const e = err as ApiException<unknown>;
+    let message = e.message;
+    const body: unknown = e.body;
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    try {
+      const parsed = JSON.parse(text) as { message?: string };
+      if (parsed.message) message = parsed.message;
+    } catch {
+      if (text) message = text.slice(0, 300);
+    }
+    return { status: e.code, message, retryAfter: e.headers?.['retry-after'] };
+  }
+  return { status: 0, message: err instanceof Error ? err.message : String(err), retryAfter: undefined };
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(signal?.reason as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+export class KubeClient {
+  readonly counts: RequestCounts = { byVerb: {}, errors: 0, retries: 0 };
+  private readonly core: CoreV1Api;
+  private readonly custom: CustomObjectsApi;
+  private readonly policy: PolicyV1Api;
+  private readonly coordination: CoordinationV1Api;
+  private readonly opts: Required<Omit<KubeClientOptions, 'signal'>> & { signal?: AbortSignal };
+
+  constructor(kubeConfig: KubeConfig, opts: KubeClientOptions = {}) {
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.policy = kubeConfig.makeApiClient(PolicyV1Api);
+    this.coordination = kubeConfig.makeApiClient(CoordinationV1Api);
+    this.opts = {
+      retry: opts.retry ?? DEFAULT_RETRY,
+      pageSize: opts.pageSize ?? 500,
+      sleep: opts.sleep ?? abortableSleep,
+      random: opts.random ?? Math.random,
+      fieldManager: opts.fieldManager ?? 'kmaint',
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    };
+  }
+
+  private count(key: string): void {
+    this.counts.byVerb[key] = (this.counts.byVerb[key] ?? 0) + 1;
+  }
+
+  /** Runs one request with retries on transient failures; other failures are rethrown as HttpFailure. */
+  private async call<T>(key: string, fn: () => Promise<T>, opts: { retry429?: boolean } = {}): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      this.opts.signal?.throwIfAborted();
+      this.count(key);
+      try {
+        return await fn();
+      } catch (err) {
+        const f = failureOf(err);
+        const retry = isRetryable(f.status) && (f.status !== 429 || opts.retry429 !== false) && attempt < this.opts.retry.attempts;
+        if (!retry) {
+          this.counts.errors++;
+          throw Object.assign(new Error(f.message, { cause: err }), { httpFailure: f });
+        }
+        this.counts.retries++;
+        await this.opts.sleep(retryDelayMs(attempt, this.opts.retry, f.retryAfter, this.opts.random()), this.opts.signal);
+      }
+    }
+  }
+
+  private async list<T>(key: string, page: (cont: string | undefined) => Promise<{ items: T[]; metadata?: { _continue?: string; continue?: string } }>): Promise<T[]> {
+    const items: T[] = [];
+    let cont: string | undefined;
+    do {
+      const res = await this.call(key, () => page(cont));
+      items.push(...res.items);
+      cont = res.metadata?._continue ?? res.metadata?.continue;
+    } while (cont);
+    return items;
+  }
+
+  private rethrow(doing: string, err: unknown): never {
+    const f = (err as { httpFailure?: HttpFailure }).httpFailure ?? failureOf(err);
+    throw new KubeRequestError(doing, f.status, f.message, { cause: err });
+  }
+
+  private async write(key: string, doing: string, fn: () => Promise<{ metadata?: { resourceVersion?: string } } | unknown>): Promise<WriteOutcome> {
+    try {
+      const res = (await this.call(key, fn)) as { metadata?: { resourceVersion?: string } } | undefined;
+      const rv = res?.metadata?.resourceVersion;
+      return rv ? { kind: 'ok', resourceVersion: rv } : { kind: 'ok' };
+    } catch (err) {
+      if (this.opts.signal?.aborted) throw err;
+      const f = (err as { httpFailure?: HttpFailure }).httpFailure ?? failureOf(err);
+      if (f.status === 409) return { kind: 'conflict', message: f.message };
+      if (f.status === 404) return { kind: 'notFound' };
+      return { kind: 'error', error: new KubeRequestError(doing, f.status, f.message, { cause: err }) };
+    }
+  }
+
+  async listNodes(): Promise<V1Node[]> {
+    try {
+      return await this.list('list nodes', (c) => this.core.listNode({ limit: this.opts.pageSize, ...(c ? { _continue: c } : {}) }));
+    } catch (err) {
+      this.rethrow('listing nodes', err);
+    }
+  }
+
+  /** Pods of all namespaces, or of one node with `fieldSelector: spec.nodeName=NODE`. */
+  async listPods(opts: { fieldSelector?: string; labelSelector?: string } = {}): Promise<V1Pod[]> {
+    try {
+      return await this.list('list pods', (c) =>
+        this.core.listPodForAllNamespaces({ limit: this.opts.pageSize, ...opts, ...(c ? { _continue: c } : {}) }),
+      );
+    } catch (err) {
+      this.rethrow(`listing pods${opts.fieldSelector ? ` (${opts.fieldSelector})` : ''}`, err);
+    }
+  }
+
+  async listPodDisruptionBudgets(): Promise<V1PodDisruptionBudget[]> {
+    try {
+      return await this.list('list poddisruptionbudgets', (c) =>
+        this.policy.listPodDisruptionBudgetForAllNamespaces({ limit: this.opts.pageSize, ...(c ? { _continue: c } : {}) }),
+      );
+    } catch (err) {
+      this.rethrow('listing poddisruptionbudgets', err);
+    }
+  }
+
+  async listMaintenances(): Promise<NodeMaintenance[]> {
+    try {
+      return await this.list('list nodemaintenances', async (c) => {
+        const res = (await this.custom.listClusterCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural: NODE_MAINTENANCE_PLURAL,
+          limit: this.opts.pageSize,
+          ...(c ? { _continue: c } : {}),
+        })) as { items: NodeMaintenance[]; metadata?: { continue?: string } };
+        return res;
+      });
+    } catch (err) {
+      this.rethrow('listing nodemaintenances', err);
+    }
+  }
+
+  /** The `default` MaintenanceOperatorConfig in `namespace`, or undefined when there is none. */
+  async getConfig(namespace: string): Promise<MaintenanceOperatorConfig | undefined> {
+    try {
+      return (await this.call('get maintenanceoperatorconfigs', () =>
+        this.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: CONFIG_PLURAL, name: CONFIG_NAME }),
+      )) as MaintenanceOperatorConfig;
+    } catch (err) {
+      const f = (err as { httpFailure?: HttpFailure }).httpFailure;
+      if (f?.status === 404) return undefined;
+      this.rethrow(`reading MaintenanceOperatorConfig ${namespace}/${CONFIG_NAME}`, err);
+    }
+  }
+
+  /** Merge patch of NodeMaintenance metadata, preconditioned on `resourceVersion`. */
+  patchMaintenance(namespace: string, name: string, resourceVersion: string, patch: Record<string, unknown>): Promise<WriteOutcome> {
+    const meta = (patch['metadata'] ?? {}) as Record<string, unknown>;
+    const body = { ...patch, metadata: { ...meta, resourceVersion } };
+    return this.write('patch nodemaintenances', `patching NodeMaintenance ${namespace}/${name}`, () =>
+      this.custom.patchNamespacedCustomObject(
+        { group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL, name, body, fieldManager: this.opts.fieldManager },
+        mergePatch,
+      ),
+    );
+  }
+
+  /** Replaces `status` (merge patch on the status subresource; absent keys are sent as null). */
+  writeMaintenanceStatus(namespace: string, name: string, resourceVersion: string, status: NodeMaintenanceStatus): Promise<WriteOutcome> {
+    const full: Record<string, unknown> = { conditions: null, waitForCompletion: null, drain: null, ...status };
+    return this.write('patch nodemaintenances/status', `writing status of NodeMaintenance ${namespace}/${name}`, () =>
+      this.custom.patchNamespacedCustomObjectStatus(
+        {
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: NODE_MAINTENANCE_PLURAL,
+          name,
+          body: { metadata: { resourceVersion }, status: full },
+          fieldManager: this.opts.fieldManager,
+        },
+        mergePatch,
+      ),
+    );
+  }
+
+  deleteMaintenance(namespace: string, name: string, preconditions: { uid?: string; resourceVersion?: string }): Promise<WriteOutcome> {
+    return this.write('delete nodemaintenances', `deleting NodeMaintenance ${namespace}/${name}`, () =>
+      this.custom.deleteNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: NODE_MAINTENANCE_PLURAL,
+        name,
+        body: { preconditions },
+      }),
+    );
+  }
+
+  /** Sets spec.unschedulable, preconditioned on the node's resourceVersion. */
+  setUnschedulable(name: string, resourceVersion: string, unschedulable: boolean): Promise<WriteOutcome> {
+    return this.write('patch nodes', `${unschedulable ? 'cordoning' : 'uncordoning'} node ${name}`, () =>
+      this.core.patchNode(
+        { name, body: { metadata: { resourceVersion }, spec: { unschedulable: unschedulable ? true : null } }, fieldManager: this.opts.fieldManager },
+        mergePatch,
+      ),
+    );
+  }
+
+  /** POST pods/eviction. A 429 (budget) or 500 "more than one PodDisruptionBudget" is `blocked`. */
+  async evictPod(namespace: string, name: string): Promise<WriteOutcome> {
+    try {
+      this.count('create pods/eviction');
+      await this.core.createNamespacedPodEviction({
+        namespace,
+        name,
+        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+      });
+      return { kind: 'ok' };
+    } catch (err) {
+      const f = failureOf(err);
+      if (f.status === 429) return { kind: 'blocked', message: f.message };
+      if (f.status === 404) return { kind: 'notFound' };
+      if (f.status === 500 && f.message.includes('more than one PodDisruptionBudget')) return { kind: 'blocked', message: f.message };
+      this.counts.errors++;
+      return { kind: 'error', error: new KubeRequestError(`evicting pod ${namespace}/${name}`, f.status, f.message, { cause: err }) };
+    }
+  }
+
+  deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Promise<WriteOutcome> {
+    return this.write('delete pods', `deleting pod ${namespace}/${name}`, () =>
+      this.core.deleteNamespacedPod({ namespace, name, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) }),
+    );
+  }
+
+  createEvent(event: {
+    namespace: string;
+    involved: { apiVersion: string; kind: string; name: string; namespace: string; uid?: string };
+    type: 'Normal' | 'Warning';
+    reason: string;
+    message: string;
+    now: Date;
+    component: string;
+  }): Promise<WriteOutcome> {
+    const ts = event.now.toISOString();
+    const suffix = `${event.now.getTime().toString(16)}${Math.floor(this.opts.random() * 0xffff).toString(16)}`;
+    return this.write('create events', `recording event ${event.reason} on ${event.involved.namespace}/${event.involved.name}`, () =>
+      this.core.createNamespacedEvent({
+        namespace: event.namespace,
+        body: {
+          metadata: { name: `${event.involved.name}.${suffix}`, namespace: event.namespace },
+          involvedObject: event.involved,
+          type: event.type,
+          reason: event.reason,
+          message: event.message.slice(0, 1024),
+          source: { component: event.component },
+          reportingComponent: event.component,
+          reportingInstance: event.component,
+          firstTimestamp: ts as unknown as Date,
+          lastTimestamp: ts as unknown as Date,
+          count: 1,
+        },
+      }),
+    );
+  }
+
+  async getLease(namespace: string, name: string): Promise<V1Lease | undefined> {
+    try {
+      return await this.call('get leases', () => this.coordination.readNamespacedLease({ namespace, name }));
+    } catch (err) {
+      const f = (err as { httpFailure?: HttpFailure }).httpFailure;
+      if (f?.status === 404) return undefined;
+      this.rethrow(`reading lease ${namespace}/${name}`, err);
+    }
+  }
+
+  createLease(namespace: string, lease: V1Lease): Promise<WriteOutcome> {
+    return this.write('create leases', `creating lease ${namespace}/${lease.metadata?.name ?? ''}`, () =>
+      this.coordination.createNamespacedLease({ namespace, body: lease }),
+    );
+  }
+
+  /** PUT of a lease read earlier (its resourceVersion is the precondition). */
+  replaceLease(namespace: string, lease: V1Lease): Promise<WriteOutcome> {
+    const name = lease.metadata?.name ?? '';
+    return this.write('update leases', `updating lease ${namespace}/${name}`, () =>
+      this.coordination.replaceNamespacedLease({ namespace, name, body: lease }),
+    );
+  }
+}

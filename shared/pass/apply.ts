@@ -1,0 +1,143 @@
+// Applies a plan: one idempotent write per action, per-object order kept, bounded concurrency across objects.
+import type { Action } from '../api/actions.ts';
+import { describeAction } from '../api/actions.ts';
+import { API_VERSION, FINALIZER, NODE_MAINTENANCE_KIND, CONFIG_KIND } from '../api/constants.ts';
+import type { NodeMaintenance } from '../api/types.ts';
+import type { KubeClient, WriteOutcome } from '../kube/index.ts';
+
+export interface ApplyResult {
+  /** Actions applied, by kind. */
+  applied: Record<string, number>;
+  conflicts: number;
+  notFound: number;
+  /** Evictions refused by a disruption budget, with the server's message. */
+  blocked: Array<{ action: string; message: string }>;
+  errors: Array<{ action: string; error: string }>;
+  /** Actions not attempted because an earlier write to the same object failed. */
+  skipped: number;
+}
+
+export interface ApplyOptions {
+  client: KubeClient;
+  /** Objects as the plan saw them, to compute full finalizer and ownerReference lists. */
+  maintenances: ReadonlyMap<string, NodeMaintenance>;
+  now: Date;
+  component: string;
+  /** Namespace of the MaintenanceOperatorConfig (events about it go there). */
+  namespace: string;
+  /** @default 16 */
+  concurrency?: number;
+  signal?: AbortSignal;
+}
+
+function objectKey(a: Action): string {
+  switch (a.kind) {
+    case 'writeStatus':
+    case 'patchMaintenanceMeta':
+    case 'deleteMaintenance':
+      return `nm/${a.target.namespace}/${a.target.name}`;
+    case 'cordonNode':
+    case 'uncordonNode':
+      return `node/${a.node.name}`;
+    case 'evictPod':
+    case 'deletePod':
+      return `pod/${a.pod.namespace}/${a.pod.name}`;
+    case 'emitEvent':
+      // Events follow the writes to their object, so an event never announces a write that failed.
+      return a.target.kind === 'NodeMaintenance' ? `nm/${a.target.namespace}/${a.target.name}` : `config/${a.target.name}`;
+  }
+}
+
+function metaPatch(a: Extract<Action, { kind: 'patchMaintenanceMeta' }>, current: NodeMaintenance | undefined): Record<string, unknown> {
+  const metadata: Record<string, unknown> = {};
+  if (a.annotations) metadata['annotations'] = a.annotations;
+  if (a.addFinalizer || a.removeFinalizer) {
+    const finalizers = (current?.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
+    if (a.addFinalizer) finalizers.push(FINALIZER);
+    metadata['finalizers'] = finalizers;
+  }
+  if (a.ownerNode) {
+    const others = (current?.metadata.ownerReferences ?? []).filter((o) => !(o.kind === 'Node' && o.apiVersion === 'v1'));
+    metadata['ownerReferences'] = [...others, { apiVersion: 'v1', kind: 'Node', name: a.ownerNode.name, uid: a.ownerNode.uid }];
+  }
+  return { metadata };
+}
+
+async function applyOne(a: Action, rv: Map<string, string>, key: string, opts: ApplyOptions): Promise<WriteOutcome> {
+  const c = opts.client;
+  switch (a.kind) {
+    case 'writeStatus':
+      return c.writeMaintenanceStatus(a.target.namespace, a.target.name, rv.get(key) ?? a.target.resourceVersion, a.status);
+    case 'patchMaintenanceMeta':
+      return c.patchMaintenance(
+        a.target.namespace,
+        a.target.name,
+        rv.get(key) ?? a.target.resourceVersion,
+        metaPatch(a, opts.maintenances.get(`${a.target.namespace}/${a.target.name}`)),
+      );
+    case 'cordonNode':
+      return c.setUnschedulable(a.node.name, rv.get(key) ?? a.node.resourceVersion, true);
+    case 'uncordonNode':
+      return c.setUnschedulable(a.node.name, rv.get(key) ?? a.node.resourceVersion, false);
+    case 'evictPod':
+      return c.evictPod(a.pod.namespace, a.pod.name);
+    case 'deletePod':
+      return c.deletePod(a.pod.namespace, a.pod.name, a.gracePeriodSeconds);
+    case 'deleteMaintenance': {
+      const pre: { uid?: string; resourceVersion?: string } = { resourceVersion: rv.get(key) ?? a.target.resourceVersion };
+      if (a.target.uid) pre.uid = a.target.uid;
+      return c.deleteMaintenance(a.target.namespace, a.target.name, pre);
+    }
+    case 'emitEvent': {
+      const involved = {
+        apiVersion: API_VERSION,
+        kind: a.target.kind === 'NodeMaintenance' ? NODE_MAINTENANCE_KIND : CONFIG_KIND,
+        name: a.target.name,
+        namespace: a.target.namespace,
+        ...(a.target.uid ? { uid: a.target.uid } : {}),
+      };
+      return c.createEvent({ namespace: a.target.namespace, involved, type: a.type, reason: a.eventReason, message: a.message, now: opts.now, component: opts.component });
+    }
+  }
+}
+
+/** Groups actions by object (order kept), runs groups with bounded concurrency. Never throws on a write failure. */
+export async function applyActions(actions: readonly Action[], opts: ApplyOptions): Promise<ApplyResult> {
+  const result: ApplyResult = { applied: {}, conflicts: 0, notFound: 0, blocked: [], errors: [], skipped: 0 };
+  const groups = new Map<string, Action[]>();
+  for (const a of actions) {
+    const k = objectKey(a);
+    const g = groups.get(k);
+    if (g) g.push(a);
+    else groups.set(k, [a]);
+  }
+  const queue = [...groups.entries()];
+  const rv = new Map<string, string>();
+  const worker = async (): Promise<void> => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const [key, group] = next;
+      for (let i = 0; i < group.length; i++) {
+        opts.signal?.throwIfAborted();
+        const a = group[i] as Action;
+        const out = await applyOne(a, rv, key, opts);
+        if (out.kind === 'ok') {
+          result.applied[a.kind] = (result.applied[a.kind] ?? 0) + 1;
+          if (out.resourceVersion) rv.set(key, out.resourceVersion);
+          continue;
+        }
+        if (out.kind === 'blocked') {
+          result.blocked.push({ action: describeAction(a), message: out.message });
+          continue;
+        }
+        if (out.kind === 'conflict') result.conflicts++;
+        else if (out.kind === 'notFound') result.notFound++;
+        else result.errors.push({ action: describeAction(a), error: out.error.message });
+        // The object moved or failed: the rest of its writes are decided again next pass.
+        result.skipped += group.length - i - 1;
+        break;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 16, queue.length) }, () => worker()));
+  return result;
+}

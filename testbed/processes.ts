@@ -1,0 +1,117 @@
+// Starting, watching and stopping the testbed's component processes, each by pid with its own log file.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export class ComponentError extends Error {
+  override readonly name = 'ComponentError';
+  constructor(
+    readonly component: string,
+    readonly logFile: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${component}: ${message} (log: ${logFile})`, options);
+  }
+}
+
+export interface RunningComponent {
+  name: string;
+  pid: number;
+  logFile: string;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
+  hasExited(): boolean;
+}
+
+/** Starts `binary args` in its own process group, stdout and stderr appended to `logFile`. */
+export function startComponent(name: string, binary: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): RunningComponent {
+  if (!existsSync(binary)) throw new ComponentError(name, logFile, `binary ${binary} is missing: run npm run testbed:build`);
+  const fd = openSync(logFile, 'a');
+  const child = spawn(binary, args, { detached: true, stdio: ['ignore', fd, fd], env: env ?? process.env });
+  closeSync(fd);
+  let done = false;
+  const exited = new Promise<number | null>((resolve) => {
+    child.on('exit', (code, signal) => {
+      done = true;
+      resolve(code ?? (signal ? 128 : null));
+    });
+    child.on('error', () => {
+      done = true;
+      resolve(null);
+    });
+  });
+  child.unref();
+  if (child.pid === undefined) throw new ComponentError(name, logFile, `could not start ${binary}`);
+  return { name, pid: child.pid, logFile, exited, hasExited: () => done };
+}
+
+function lastLines(file: string, n: number): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-n).join(' | ');
+  } catch {
+    return '';
+  }
+}
+
+/** Polls `probe` until it returns true; fails early if the component exits or the deadline passes. */
+export async function waitUntilReady(component: RunningComponent, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (component.hasExited()) {
+      const code = await component.exited;
+      throw new ComponentError(component.name, component.logFile, `exited during start (code ${code}): ${lastLines(component.logFile, 3)}`);
+    }
+    if (await probe().catch(() => false)) return;
+    if (Date.now() > deadline) {
+      throw new ComponentError(component.name, component.logFile, `not ready after ${Math.round(timeoutMs / 1000)} s: ${lastLines(component.logFile, 3)}`);
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM the process group, then SIGKILL after `graceMs`; resolves when the pid is gone. */
+export async function stopPid(pid: number, graceMs = 5000): Promise<void> {
+  const signal = (sig: NodeJS.Signals): void => {
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        /* already gone */
+      }
+    }
+  };
+  if (!isAlive(pid)) return;
+  signal('SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (isAlive(pid)) {
+    signal('SIGKILL');
+    while (isAlive(pid)) await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A port free on 127.0.0.1 right now (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
