@@ -1,8 +1,9 @@
 // What planners ask for: one discriminated union of idempotent writes, each with the reason it was chosen.
-// Only shared/pass applies actions. Actions on the same object are applied in plan order; the applier
-// threads the resourceVersion each write returns into the next write to that object, so a plan may
-// chain several writes to one object inside one pass. A 409 stops the remaining writes to that object.
-import type { NodeMaintenanceStatus } from './types.ts';
+// Only shared/pass applies actions. The actions serving one NodeMaintenance (its own writes, its node's
+// cordon, its pods' evictions, its events) form a unit applied in plan order, so "record, then mutate"
+// holds; units run concurrently. The applier threads the resourceVersion each write returns into the next
+// write to that object. A failed write to the NodeMaintenance or its Node stops the rest of the unit.
+import type { Condition, NodeMaintenanceStatus } from './types.ts';
 
 /** Identifies a NodeMaintenance and the resourceVersion the plan saw. */
 export interface MaintenanceRef {
@@ -36,12 +37,14 @@ export type Action =
       ownerNode?: { name: string; uid: string };
       reason: string;
     }
-  | { kind: 'cordonNode'; node: NodeRef; reason: string }
-  | { kind: 'uncordonNode'; node: NodeRef; reason: string }
+  | { kind: 'cordonNode'; node: NodeRef; maintenance: MaintenanceRef; reason: string }
+  | { kind: 'uncordonNode'; node: NodeRef; maintenance: MaintenanceRef; reason: string }
   /** Evict through pods/eviction (respects PodDisruptionBudgets). */
   | { kind: 'evictPod'; pod: PodRef; maintenance: MaintenanceRef; reason: string }
   /** Plain delete: finished pods, which need no budget check. */
   | { kind: 'deletePod'; pod: PodRef; maintenance: MaintenanceRef; gracePeriodSeconds?: number; reason: string }
+  /** Replace the MaintenanceOperatorConfig's status conditions (problems with its values). */
+  | { kind: 'writeConfigStatus'; target: { namespace: string; name: string; resourceVersion: string }; conditions: Condition[]; reason: string }
   /** Delete a NodeMaintenance (garbage collection). */
   | { kind: 'deleteMaintenance'; target: MaintenanceRef; reason: string }
   /** An event on a NodeMaintenance (or on the config object when `target.kind` says so). */
@@ -73,6 +76,8 @@ export function describeAction(action: Action): string {
       return `delete pod ${action.pod.namespace}/${action.pod.name}: ${action.reason}`;
     case 'deleteMaintenance':
       return `delete ${action.target.namespace}/${action.target.name}: ${action.reason}`;
+    case 'writeConfigStatus':
+      return `status MaintenanceOperatorConfig ${action.target.namespace}/${action.target.name}: ${action.reason}`;
     case 'emitEvent':
       return `event ${action.type} ${action.eventReason} on ${action.target.namespace}/${action.target.name}: ${action.message}`;
   }

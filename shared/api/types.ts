@@ -1,88 +1,35 @@
-// The shapes of kmaint's objects as they travel over the wire (metadata kept loose on purpose).
+// The shapes of kmaint's objects as they travel over the wire, inferred from the zod schemas (metadata kept loose on purpose).
+import type { z } from 'zod';
+import type {
+  conditionSchema,
+  drainSpecSchema,
+  drainStatusSchema,
+  intOrStringSchema,
+  logLevelSchema,
+  maintenanceOperatorConfigSchema,
+  maintenanceOperatorConfigSpecSchema,
+  maintenanceOperatorConfigStatusSchema,
+  nodeMaintenanceSchema,
+  nodeMaintenanceSpecSchema,
+  nodeMaintenanceStatusSchema,
+  objectMetaSchema,
+  ownerReferenceSchema,
+  podEvictionFilterSchema,
+  waitForPodCompletionSpecSchema,
+} from './schemas.ts';
 
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: Array<{ apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }>;
-}
-
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
-
-export interface PodEvictionFilter {
-  byResourceNameRegex?: string;
-}
-
-export interface DrainSpec {
-  force?: boolean;
-  podSelector?: string;
-  timeoutSeconds?: number;
-  deleteEmptyDir?: boolean;
-  podEvictionFilters?: PodEvictionFilter[];
-}
-
-export interface WaitForPodCompletionSpec {
-  podSelector?: string;
-  timeoutSeconds?: number;
-}
-
-export interface NodeMaintenanceSpec {
-  requestorID: string;
-  additionalRequestors?: string[];
-  nodeName: string;
-  cordon?: boolean;
-  waitForPodCompletion?: WaitForPodCompletionSpec;
-  drainSpec?: DrainSpec;
-}
-
-export interface DrainStatus {
-  totalPods: number;
-  evictionPods: number;
-  drainProgress: number;
-  waitForEviction?: string[];
-}
-
-export interface NodeMaintenanceStatus {
-  conditions?: Condition[];
-  waitForCompletion?: string[];
-  drain?: DrainStatus;
-}
-
-export interface NodeMaintenance {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  spec: NodeMaintenanceSpec;
-  status?: NodeMaintenanceStatus;
-}
-
-export type IntOrString = number | string;
-
-export interface MaintenanceOperatorConfigSpec {
-  maxParallelOperations?: IntOrString;
-  maxUnavailable?: IntOrString;
-  logLevel?: 'debug' | 'info' | 'error';
-  maxNodeMaintenanceTimeSeconds?: number;
-}
-
-export interface MaintenanceOperatorConfig {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  spec?: MaintenanceOperatorConfigSpec;
-  status?: { conditions?: Condition[] };
-}
+export type OwnerReference = z.infer<typeof ownerReferenceSchema>;
+export type ObjectMeta = z.infer<typeof objectMetaSchema>;
+export type Condition = z.infer<typeof conditionSchema>;
+export type PodEvictionFilter = z.infer<typeof podEvictionFilterSchema>;
+export type DrainSpec = z.infer<typeof drainSpecSchema>;
+export type WaitForPodCompletionSpec = z.infer<typeof waitForPodCompletionSpecSchema>;
+export type NodeMaintenanceSpec = z.infer<typeof nodeMaintenanceSpecSchema>;
+export type DrainStatus = z.infer<typeof drainStatusSchema>;
+export type NodeMaintenanceStatus = z.infer<typeof nodeMaintenanceStatusSchema>;
+export type NodeMaintenance = z.infer<typeof nodeMaintenanceSchema>;
+export type IntOrString = z.infer<typeof intOrStringSchema>;
+export type LogLevel = z.infer<typeof logLevelSchema>;
+export type MaintenanceOperatorConfigSpec = z.infer<typeof maintenanceOperatorConfigSpecSchema>;
+export type MaintenanceOperatorConfigStatus = z.infer<typeof maintenanceOperatorConfigStatusSchema>;
+export type MaintenanceOperatorConfig = z.infer<typeof maintenanceOperatorConfigSchema>;

@@ -15,7 +15,7 @@ import {
   type V1PodDisruptionBudget,
 } from '@kubernetes/client-node';
 import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../api/constants.ts';
-import type { MaintenanceOperatorConfig, NodeMaintenance, NodeMaintenanceStatus } from '../api/types.ts';
+import type { Condition, MaintenanceOperatorConfig, NodeMaintenance, NodeMaintenanceStatus } from '../api/types.ts';
 import { KubeRequestError } from './errors.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
 
@@ -249,6 +249,15 @@ export class KubeClient {
           body: { metadata: { resourceVersion }, status: full },
           fieldManager: this.opts.fieldManager,
         },
+        mergePatch,
+      ),
+    );
+  }
+
+  writeConfigStatus(namespace: string, name: string, resourceVersion: string, conditions: Condition[]): Promise<WriteOutcome> {
+    return this.write('patch maintenanceoperatorconfigs/status', `writing status of MaintenanceOperatorConfig ${namespace}/${name}`, () =>
+      this.custom.patchNamespacedCustomObjectStatus(
+        { group: GROUP, version: VERSION, namespace, plural: CONFIG_PLURAL, name, body: { metadata: { resourceVersion }, status: { conditions } }, fieldManager: this.opts.fieldManager },
         mergePatch,
       ),
     );

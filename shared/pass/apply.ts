@@ -30,6 +30,7 @@ export interface ApplyOptions {
   signal?: AbortSignal;
 }
 
+/** The object a write changes (resourceVersions are threaded per object). */
 function objectKey(a: Action): string {
   switch (a.kind) {
     case 'writeStatus':
@@ -43,9 +44,34 @@ function objectKey(a: Action): string {
     case 'deletePod':
       return `pod/${a.pod.namespace}/${a.pod.name}`;
     case 'emitEvent':
-      // Events follow the writes to their object, so an event never announces a write that failed.
-      return a.target.kind === 'NodeMaintenance' ? `nm/${a.target.namespace}/${a.target.name}` : `config/${a.target.name}`;
+      return `event/${a.target.kind}/${a.target.namespace}/${a.target.name}`;
+    case 'writeConfigStatus':
+      return `config/${a.target.namespace}/${a.target.name}`;
   }
+}
+
+/** The unit an action belongs to: the NodeMaintenance it serves (events follow that object's writes). */
+function unitKey(a: Action): string {
+  switch (a.kind) {
+    case 'writeStatus':
+    case 'patchMaintenanceMeta':
+    case 'deleteMaintenance':
+      return `nm/${a.target.namespace}/${a.target.name}`;
+    case 'cordonNode':
+    case 'uncordonNode':
+    case 'evictPod':
+    case 'deletePod':
+      return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
+    case 'emitEvent':
+      return a.target.kind === 'NodeMaintenance' ? `nm/${a.target.namespace}/${a.target.name}` : `config/${a.target.namespace}/${a.target.name}`;
+    case 'writeConfigStatus':
+      return `config/${a.target.namespace}/${a.target.name}`;
+  }
+}
+
+/** Pod outcomes never stop a unit: one blocked eviction must not hold back the others. */
+function stopsUnit(a: Action): boolean {
+  return a.kind !== 'evictPod' && a.kind !== 'deletePod' && a.kind !== 'emitEvent';
 }
 
 function metaPatch(a: Extract<Action, { kind: 'patchMaintenanceMeta' }>, current: NodeMaintenance | undefined): Record<string, unknown> {
@@ -63,8 +89,9 @@ function metaPatch(a: Extract<Action, { kind: 'patchMaintenanceMeta' }>, current
   return { metadata };
 }
 
-async function applyOne(a: Action, rv: Map<string, string>, key: string, opts: ApplyOptions): Promise<WriteOutcome> {
+async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions): Promise<WriteOutcome> {
   const c = opts.client;
+  const key = objectKey(a);
   switch (a.kind) {
     case 'writeStatus':
       return c.writeMaintenanceStatus(a.target.namespace, a.target.name, rv.get(key) ?? a.target.resourceVersion, a.status);
@@ -88,6 +115,8 @@ async function applyOne(a: Action, rv: Map<string, string>, key: string, opts: A
       if (a.target.uid) pre.uid = a.target.uid;
       return c.deleteMaintenance(a.target.namespace, a.target.name, pre);
     }
+    case 'writeConfigStatus':
+      return c.writeConfigStatus(a.target.namespace, a.target.name, rv.get(key) ?? a.target.resourceVersion, a.conditions);
     case 'emitEvent': {
       const involved = {
         apiVersion: API_VERSION,
@@ -101,12 +130,12 @@ async function applyOne(a: Action, rv: Map<string, string>, key: string, opts: A
   }
 }
 
-/** Groups actions by object (order kept), runs groups with bounded concurrency. Never throws on a write failure. */
+/** Groups actions into units (order kept), runs units with bounded concurrency. Never throws on a write failure. */
 export async function applyActions(actions: readonly Action[], opts: ApplyOptions): Promise<ApplyResult> {
   const result: ApplyResult = { applied: {}, conflicts: 0, notFound: 0, blocked: [], errors: [], skipped: 0 };
   const groups = new Map<string, Action[]>();
   for (const a of actions) {
-    const k = objectKey(a);
+    const k = unitKey(a);
     const g = groups.get(k);
     if (g) g.push(a);
     else groups.set(k, [a]);
@@ -115,14 +144,14 @@ export async function applyActions(actions: readonly Action[], opts: ApplyOption
   const rv = new Map<string, string>();
   const worker = async (): Promise<void> => {
     for (let next = queue.shift(); next; next = queue.shift()) {
-      const [key, group] = next;
+      const group = next[1];
       for (let i = 0; i < group.length; i++) {
         opts.signal?.throwIfAborted();
         const a = group[i] as Action;
-        const out = await applyOne(a, rv, key, opts);
+        const out = await applyOne(a, rv, opts);
         if (out.kind === 'ok') {
           result.applied[a.kind] = (result.applied[a.kind] ?? 0) + 1;
-          if (out.resourceVersion) rv.set(key, out.resourceVersion);
+          if (out.resourceVersion) rv.set(objectKey(a), out.resourceVersion);
           continue;
         }
         if (out.kind === 'blocked') {
@@ -132,7 +161,8 @@ export async function applyActions(actions: readonly Action[], opts: ApplyOption
         if (out.kind === 'conflict') result.conflicts++;
         else if (out.kind === 'notFound') result.notFound++;
         else result.errors.push({ action: describeAction(a), error: out.error.message });
-        // The object moved or failed: the rest of its writes are decided again next pass.
+        if (!stopsUnit(a)) continue;
+        // The object moved or failed: the rest of this unit is decided again next pass.
         result.skipped += group.length - i - 1;
         break;
       }

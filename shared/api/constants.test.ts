@@ -1,0 +1,187 @@
+// Compares every upstream wire constant letter by letter with the upstream fact sheet, and pins kmaint's own strings.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import * as constants from './constants.ts';
+import {
+  ANNOTATION_DRAIN_START,
+  ANNOTATION_GC_IGNORE,
+  ANNOTATION_INITIAL_UNSCHEDULABLE,
+  ANNOTATION_READY_TIME,
+  ANNOTATION_WAIT_POD_COMPLETION_START,
+  API_VERSION,
+  CONDITION_READY,
+  CONDITION_REQUESTOR_FAILED,
+  CONFIG_CONDITION_VALID,
+  CONFIG_KIND,
+  CONFIG_NAME,
+  CONFIG_PLURAL,
+  DEFAULT_NAMESPACE,
+  DEFAULTS,
+  EVENT_REASON_CONDITION_CHANGED,
+  EVENT_REASON_DRAIN_REFUSED,
+  EVENT_REASON_DRAIN_TIMEOUT,
+  EVENT_REASON_EVICTION_BLOCKED,
+  EVENT_REASON_INVALID_CONFIG,
+  FINALIZER,
+  GROUP,
+  NODE_MAINTENANCE_KIND,
+  NODE_MAINTENANCE_PLURAL,
+  OWN_POD_LABEL_KEY,
+  OWN_POD_LABEL_VALUE,
+  Phase,
+  PHASE_UNINITIALIZED,
+  UPSTREAM_OWN_POD_SELECTOR,
+  VERSION,
+} from './constants.ts';
+
+// The fact sheet lives beside the repository: <repo>/../shared/reference/.
+const REPO_ROOT = new URL('../../', import.meta.url);
+const FACT_SHEET_PATH = fileURLToPath(new URL('../shared/reference/nvidia-maintenance-operator-api.md', REPO_ROOT));
+const FACT_SHEET = readFileSync(FACT_SHEET_PATH, 'utf8');
+const LINES = FACT_SHEET.split('\n');
+
+/** How a value is written in the fact sheet: in backticks, with `""` for the empty string. */
+function ticked(value: string | number | boolean): string {
+  return value === '' ? '`""`' : `\`${String(value)}\``;
+}
+
+/** The line of a Markdown table whose first cell is exactly `firstCell`. */
+function tableRow(firstCell: string): string {
+  const rows = LINES.filter((line) => line.startsWith(`| ${firstCell} |`));
+  if (rows.length !== 1) throw new Error(`expected one table row starting with ${firstCell}, found ${rows.length}`);
+  return rows[0] ?? '';
+}
+
+/** The cell under `column` in the table row whose first cell is `firstCell`. */
+function tableCell(firstCell: string, column: string): string {
+  const row = tableRow(firstCell);
+  const rowIndex = LINES.indexOf(row);
+  let header = rowIndex;
+  while (header > 0 && (LINES[header - 1] ?? '').startsWith('|')) header -= 1;
+  const headerCells = (LINES[header] ?? '').split('|').map((cell) => cell.trim());
+  const index = headerCells.indexOf(column);
+  if (index < 0) throw new Error(`no column ${column} in the table holding ${firstCell}`);
+  return (row.split('|')[index] ?? '').trim();
+}
+
+/** Upstream strings: exact literal, and the table row that must show it (else: anywhere in the sheet). */
+const UPSTREAM_STRINGS: Array<{ name: string; actual: string; expected: string; row?: string }> = [
+  { name: 'GROUP', actual: GROUP, expected: 'maintenance.nvidia.com' },
+  { name: 'VERSION', actual: VERSION, expected: 'v1alpha1' },
+  { name: 'NODE_MAINTENANCE_KIND', actual: NODE_MAINTENANCE_KIND, expected: 'NodeMaintenance' },
+  { name: 'NODE_MAINTENANCE_PLURAL', actual: NODE_MAINTENANCE_PLURAL, expected: 'nodemaintenances' },
+  { name: 'CONFIG_KIND', actual: CONFIG_KIND, expected: 'MaintenanceOperatorConfig' },
+  { name: 'CONFIG_PLURAL', actual: CONFIG_PLURAL, expected: 'maintenanceoperatorconfigs' },
+  { name: 'CONFIG_NAME', actual: CONFIG_NAME, expected: 'default' },
+  { name: 'FINALIZER', actual: FINALIZER, expected: 'maintenance.nvidia.com/finalizer', row: 'Finalizer' },
+  { name: 'CONDITION_READY', actual: CONDITION_READY, expected: 'Ready', row: '`Ready`' },
+  { name: 'CONDITION_REQUESTOR_FAILED', actual: CONDITION_REQUESTOR_FAILED, expected: 'RequestorFailed', row: '`RequestorFailed`' },
+  { name: 'Phase.Pending', actual: Phase.Pending, expected: 'Pending' },
+  { name: 'Phase.Scheduled', actual: Phase.Scheduled, expected: 'Scheduled' },
+  { name: 'Phase.Cordon', actual: Phase.Cordon, expected: 'Cordon' },
+  { name: 'Phase.WaitForPodCompletion', actual: Phase.WaitForPodCompletion, expected: 'WaitForPodCompletion' },
+  { name: 'Phase.Draining', actual: Phase.Draining, expected: 'Draining' },
+  { name: 'Phase.Ready', actual: Phase.Ready, expected: 'Ready' },
+  { name: 'Phase.RequestorFailed', actual: Phase.RequestorFailed, expected: 'RequestorFailed' },
+  { name: 'PHASE_UNINITIALIZED', actual: PHASE_UNINITIALIZED, expected: '' },
+  {
+    name: 'ANNOTATION_INITIAL_UNSCHEDULABLE',
+    actual: ANNOTATION_INITIAL_UNSCHEDULABLE,
+    expected: 'maintenance.nvidia.com/node-initial-state.unschedulable',
+    row: 'Annotation (NM)',
+  },
+  {
+    name: 'ANNOTATION_WAIT_POD_COMPLETION_START',
+    actual: ANNOTATION_WAIT_POD_COMPLETION_START,
+    expected: 'maintenance.nvidia.com/wait-pod-completion-start-time',
+    row: 'Annotation (NM)',
+  },
+  { name: 'ANNOTATION_READY_TIME', actual: ANNOTATION_READY_TIME, expected: 'maintenance.nvidia.com/ready-time', row: 'Annotation (NM)' },
+  {
+    name: 'ANNOTATION_GC_IGNORE',
+    actual: ANNOTATION_GC_IGNORE,
+    expected: 'maintenance.nvidia.com/garbage-collector.ignore',
+    row: 'Annotation (NM)',
+  },
+  { name: 'EVENT_REASON_CONDITION_CHANGED', actual: EVENT_REASON_CONDITION_CHANGED, expected: 'ConditionChanged', row: 'Event reason' },
+  {
+    name: 'UPSTREAM_OWN_POD_SELECTOR',
+    actual: UPSTREAM_OWN_POD_SELECTOR,
+    expected: 'app.kubernetes.io/component!=maintenance-operator-controller-manager',
+    row: 'Implicit drain label selector',
+  },
+];
+
+/** Upstream CRD defaults: exact value, and the field row of the fact sheet whose "Default (CRD)" cell must hold it. */
+const UPSTREAM_DEFAULTS: Array<{ name: keyof typeof DEFAULTS; expected: string | number | boolean; field: string }> = [
+  { name: 'cordon', expected: true, field: '`cordon`' },
+  { name: 'waitTimeoutSeconds', expected: 0, field: '`waitForPodCompletion.timeoutSeconds`' },
+  { name: 'drainTimeoutSeconds', expected: 300, field: '`drainSpec.timeoutSeconds`' },
+  { name: 'drainForce', expected: false, field: '`drainSpec.force`' },
+  { name: 'drainDeleteEmptyDir', expected: false, field: '`drainSpec.deleteEmptyDir`' },
+  { name: 'maxParallelOperations', expected: 1, field: '`maxParallelOperations`' },
+  { name: 'maxNodeMaintenanceTimeSeconds', expected: 3600, field: '`maxNodeMaintenanceTimeSeconds`' },
+  { name: 'logLevel', expected: 'info', field: '`logLevel`' },
+];
+
+/** kmaint's own strings: never upstream's, so they must not appear in the fact sheet. */
+const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> = [
+  { name: 'DEFAULT_NAMESPACE', actual: DEFAULT_NAMESPACE, expected: 'kmaint' },
+  { name: 'ANNOTATION_DRAIN_START', actual: ANNOTATION_DRAIN_START, expected: 'kmaint.io/drain-start-time' },
+  { name: 'EVENT_REASON_DRAIN_TIMEOUT', actual: EVENT_REASON_DRAIN_TIMEOUT, expected: 'DrainTimeout' },
+  { name: 'EVENT_REASON_DRAIN_REFUSED', actual: EVENT_REASON_DRAIN_REFUSED, expected: 'DrainRefused' },
+  { name: 'EVENT_REASON_EVICTION_BLOCKED', actual: EVENT_REASON_EVICTION_BLOCKED, expected: 'EvictionBlocked' },
+  { name: 'EVENT_REASON_INVALID_CONFIG', actual: EVENT_REASON_INVALID_CONFIG, expected: 'InvalidConfig' },
+  { name: 'CONFIG_CONDITION_VALID', actual: CONFIG_CONDITION_VALID, expected: 'Valid' },
+  { name: 'OWN_POD_LABEL_KEY', actual: OWN_POD_LABEL_KEY, expected: 'app.kubernetes.io/name' },
+  { name: 'OWN_POD_LABEL_VALUE', actual: OWN_POD_LABEL_VALUE, expected: 'kmaint' },
+];
+
+describe('upstream wire strings', () => {
+  it.each(UPSTREAM_STRINGS)('$name is exactly "$expected" and the fact sheet shows it', ({ actual, expected, row }) => {
+    expect(actual).toBe(expected);
+    if (row === undefined) expect(FACT_SHEET).toContain(ticked(actual));
+    else expect(LINES.some((line) => line.startsWith(`| ${row} |`) && line.includes(ticked(actual)))).toBe(true);
+  });
+
+  it('API_VERSION is GROUP/VERSION as the fact sheet gives them', () => {
+    expect(API_VERSION).toBe('maintenance.nvidia.com/v1alpha1');
+    expect(FACT_SHEET).toContain(`Group/version: ${ticked(GROUP)} / ${ticked(VERSION)}`);
+  });
+
+  it('Phase holds exactly the upstream Ready reasons, in order', () => {
+    expect(Object.values(Phase)).toEqual(['Pending', 'Scheduled', 'Cordon', 'WaitForPodCompletion', 'Draining', 'Ready', 'RequestorFailed']);
+    const inOrder = Object.values(Phase).slice(0, 6).map(ticked).join(' → ');
+    expect(FACT_SHEET.replace(/\s+/g, ' ')).toContain(`${ticked(PHASE_UNINITIALIZED)} (uninitialized, no Ready condition yet) → ${inOrder}`);
+  });
+});
+
+describe('upstream CRD defaults', () => {
+  it.each(UPSTREAM_DEFAULTS)('DEFAULTS.$name is $expected, the "Default (CRD)" of $field', ({ name, expected, field }) => {
+    expect(DEFAULTS[name]).toBe(expected);
+    expect(tableCell(field, 'Default (CRD)')).toBe(ticked(expected));
+  });
+});
+
+describe("kmaint's own strings", () => {
+  it.each(KMAINT_STRINGS)('$name is exactly "$expected" and not an upstream string', ({ actual, expected }) => {
+    expect(actual).toBe(expected);
+    expect(FACT_SHEET).not.toContain(ticked(actual));
+  });
+
+  it('annotation keys of our own live under kmaint.io/', () => {
+    expect(ANNOTATION_DRAIN_START.startsWith('kmaint.io/')).toBe(true);
+  });
+});
+
+it('every export of constants.ts is classified as upstream or kmaint-only', () => {
+  const classified = new Set([
+    ...UPSTREAM_STRINGS.map((row) => row.name.split('.')[0]),
+    ...KMAINT_STRINGS.map((row) => row.name),
+    'API_VERSION',
+    'DEFAULTS',
+  ]);
+  expect(Object.keys(constants).filter((name) => !classified.has(name))).toEqual([]);
+  expect(Object.keys(DEFAULTS).sort()).toEqual(UPSTREAM_DEFAULTS.map((row) => row.name).sort());
+});

@@ -1,0 +1,140 @@
+// zod schemas of the maintenance.nvidia.com/v1alpha1 objects, mirroring crds/ field by field (schemas.test.ts proves it).
+//
+// Spec and status objects are strict (unknown keys rejected), as the API server prunes them anyway;
+// metadata is loose so a read-modify-write never drops fields kmaint does not model.
+// CRD defaults are applied when parsing (`.default(x).optional()`), yet the inferred types keep those
+// fields optional: objects built in code, or written by a Go client (omitempty), may still lack them.
+import { z } from 'zod';
+
+/** Largest value of a Go int32 (`format: int32` in the CRDs). */
+const INT32_MAX = 2_147_483_647;
+
+/** `^…$` from the upstream CRD: dot-separated labels, alphanumeric at both ends, dashes inside. */
+export const REQUESTOR_ID_PATTERN = /^([a-z0-9A-Z]([-a-z0-9A-Z]*[a-z0-9A-Z])?(\.[a-z0-9A-Z]([-a-z0-9A-Z]*[a-z0-9A-Z])?)*)$/;
+/** metav1.Condition `type`: CamelCase, optionally prefixed by a DNS subdomain and a slash. */
+const CONDITION_TYPE_PATTERN = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/;
+/** metav1.Condition `reason`: starts with a letter; letters, digits, `_`, `,`, `:`. */
+const CONDITION_REASON_PATTERN = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
+
+/** A CRD `integer, format: int32, minimum: 0` field. */
+function nonNegativeInt32() {
+  return z.int().min(0).max(INT32_MAX);
+}
+
+/** `x-kubernetes-list-type: set`: the API server rejects duplicate items. */
+function stringSet() {
+  return z.array(z.string()).refine((items) => new Set(items).size === items.length, {
+    message: 'duplicate items are not allowed (list-type set)',
+  });
+}
+
+export const intOrStringSchema = z.union([z.int(), z.string()], {
+  error: 'expected an integer or a string such as "10%"',
+});
+
+export const ownerReferenceSchema = z.looseObject({
+  apiVersion: z.string(),
+  kind: z.string(),
+  name: z.string(),
+  uid: z.string(),
+  controller: z.boolean().optional(),
+  blockOwnerDeletion: z.boolean().optional(),
+});
+
+export const objectMetaSchema = z.looseObject({
+  name: z.string(),
+  namespace: z.string().optional(),
+  uid: z.string().optional(),
+  resourceVersion: z.string().optional(),
+  generation: z.int().optional(),
+  creationTimestamp: z.string().optional(),
+  deletionTimestamp: z.string().optional(),
+  labels: z.record(z.string(), z.string()).optional(),
+  annotations: z.record(z.string(), z.string()).optional(),
+  finalizers: z.array(z.string()).optional(),
+  ownerReferences: z.array(ownerReferenceSchema).optional(),
+});
+
+/** The standard metav1.Condition. */
+export const conditionSchema = z.strictObject({
+  type: z.string().max(316).regex(CONDITION_TYPE_PATTERN),
+  status: z.enum(['True', 'False', 'Unknown']),
+  reason: z.string().min(1).max(1024).regex(CONDITION_REASON_PATTERN),
+  message: z.string().max(32768),
+  lastTransitionTime: z.iso.datetime({ offset: true }),
+  observedGeneration: z.int().min(0).optional(),
+});
+
+/** `x-kubernetes-list-type: map` keyed by `type`: one condition per type. */
+const conditionListSchema = z.array(conditionSchema).refine(
+  (conditions) => new Set(conditions.map((c) => c.type)).size === conditions.length,
+  { message: 'duplicate condition types are not allowed (list-type map, key type)' },
+);
+
+export const podEvictionFilterSchema = z.strictObject({
+  byResourceNameRegex: z.string().optional(),
+});
+
+export const drainSpecSchema = z.strictObject({
+  force: z.boolean().default(false).optional(),
+  podSelector: z.string().optional(),
+  timeoutSeconds: nonNegativeInt32().default(300).optional(),
+  deleteEmptyDir: z.boolean().default(false).optional(),
+  podEvictionFilters: z.array(podEvictionFilterSchema).optional(),
+});
+
+export const waitForPodCompletionSpecSchema = z.strictObject({
+  podSelector: z.string().optional(),
+  timeoutSeconds: nonNegativeInt32().default(0).optional(),
+});
+
+export const nodeMaintenanceSpecSchema = z.strictObject({
+  requestorID: z.string().min(2).max(63).regex(REQUESTOR_ID_PATTERN),
+  additionalRequestors: stringSet().optional(),
+  nodeName: z.string(),
+  cordon: z.boolean().default(true).optional(),
+  waitForPodCompletion: waitForPodCompletionSpecSchema.optional(),
+  drainSpec: drainSpecSchema.optional(),
+});
+
+export const drainStatusSchema = z.strictObject({
+  totalPods: nonNegativeInt32(),
+  evictionPods: nonNegativeInt32(),
+  drainProgress: nonNegativeInt32(),
+  waitForEviction: z.array(z.string()).optional(),
+});
+
+export const nodeMaintenanceStatusSchema = z.strictObject({
+  conditions: conditionListSchema.optional(),
+  waitForCompletion: z.array(z.string()).optional(),
+  drain: drainStatusSchema.optional(),
+});
+
+export const nodeMaintenanceSchema = z.strictObject({
+  apiVersion: z.string().optional(),
+  kind: z.string().optional(),
+  metadata: objectMetaSchema,
+  spec: nodeMaintenanceSpecSchema,
+  status: nodeMaintenanceStatusSchema.optional(),
+});
+
+export const logLevelSchema = z.enum(['debug', 'info', 'error']);
+
+export const maintenanceOperatorConfigSpecSchema = z.strictObject({
+  maxParallelOperations: intOrStringSchema.default(1).optional(),
+  maxUnavailable: intOrStringSchema.optional(),
+  logLevel: logLevelSchema.default('info').optional(),
+  maxNodeMaintenanceTimeSeconds: nonNegativeInt32().default(3600).optional(),
+});
+
+export const maintenanceOperatorConfigStatusSchema = z.strictObject({
+  conditions: conditionListSchema.optional(),
+});
+
+export const maintenanceOperatorConfigSchema = z.strictObject({
+  apiVersion: z.string().optional(),
+  kind: z.string().optional(),
+  metadata: objectMetaSchema,
+  spec: maintenanceOperatorConfigSpecSchema.optional(),
+  status: maintenanceOperatorConfigStatusSchema.optional(),
+});

@@ -1,0 +1,64 @@
+// Turns the MaintenanceOperatorConfig object into resolved limits once per pass; invalid limits fail closed.
+import { DEFAULTS, maintenanceOperatorConfigSchema } from '#api';
+import type { IntOrString, LogLevel } from '#api';
+import type { z } from 'zod';
+import { resolveIntOrPercent } from './int-or-percent.ts';
+
+export interface ResolvedConfig {
+  /** Nodes that may be in maintenance at once; percentages round up. 0 admits nothing; null = invalid, admit nothing. */
+  maxParallelOperations: number | null;
+  /** Nodes that may be unavailable at once; percentages round down. null = invalid, admit nothing. */
+  maxUnavailable: number | 'unlimited' | null;
+  /** Age after the ready-time annotation at which a NodeMaintenance is garbage-collected. */
+  maxNodeMaintenanceTimeSeconds: number;
+  logLevel: LogLevel;
+}
+
+export interface LoadedConfig {
+  config: ResolvedConfig;
+  /** One human line per value that could not be used, naming its field. */
+  problems: string[];
+}
+
+/** What applies when there is no MaintenanceOperatorConfig at all. */
+export const DEFAULT_CONFIG: Readonly<ResolvedConfig> = Object.freeze({
+  maxParallelOperations: DEFAULTS.maxParallelOperations,
+  maxUnavailable: 'unlimited',
+  maxNodeMaintenanceTimeSeconds: DEFAULTS.maxNodeMaintenanceTimeSeconds,
+  logLevel: DEFAULTS.logLevel,
+});
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const path = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('').replace(/^\./, '');
+  return `${path === '' ? 'MaintenanceOperatorConfig' : path}: ${issue.message}`;
+}
+
+/**
+ * Parses the config object (absent = defaults) and resolves its limits against `nodeCount` nodes.
+ * A spec that fails the schema makes both limits null; so does each value that cannot be resolved.
+ */
+export function loadConfig(obj: unknown, nodeCount: number): LoadedConfig {
+  if (obj === undefined || obj === null) return { config: { ...DEFAULT_CONFIG }, problems: [] };
+  const parsed = maintenanceOperatorConfigSchema.safeParse(obj);
+  if (!parsed.success) {
+    return {
+      config: { ...DEFAULT_CONFIG, maxParallelOperations: null, maxUnavailable: null },
+      problems: parsed.error.issues.map(describeIssue),
+    };
+  }
+  const spec = parsed.data.spec ?? {};
+  const problems: string[] = [];
+  const resolve = (field: string, value: IntOrString, rounding: 'up' | 'down'): number | null => {
+    const result = resolveIntOrPercent(value, nodeCount, rounding);
+    if (result.ok) return result.value;
+    problems.push(`spec.${field}: ${result.error}`);
+    return null;
+  };
+  const config: ResolvedConfig = {
+    maxParallelOperations: resolve('maxParallelOperations', spec.maxParallelOperations ?? DEFAULTS.maxParallelOperations, 'up'),
+    maxUnavailable: spec.maxUnavailable === undefined ? 'unlimited' : resolve('maxUnavailable', spec.maxUnavailable, 'down'),
+    maxNodeMaintenanceTimeSeconds: spec.maxNodeMaintenanceTimeSeconds ?? DEFAULTS.maxNodeMaintenanceTimeSeconds,
+    logLevel: spec.logLevel ?? DEFAULTS.logLevel,
+  };
+  return { config, problems };
+}

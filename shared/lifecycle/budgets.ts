@@ -1,0 +1,88 @@
+// PodDisruptionBudget accounting for one pass: which budget covers a pod, and how many evictions it allows now.
+// Mirrors the eviction API's rules so the drainer asks only for evictions the server would grant.
+import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import { labelSelectorFromObject, matchesLabels, type LabelSelector, type LabelSelectorObject } from '../selectors/index.ts';
+
+export interface BudgetDecision {
+  kind: 'free' | 'spend' | 'blocked' | 'refused';
+  /** namespace/name of the budget(s) involved. */
+  budget?: string;
+  message?: string;
+}
+
+interface IndexedBudget {
+  key: string;
+  pdb: V1PodDisruptionBudget;
+  selector: LabelSelector | undefined;
+  allowance: number;
+}
+
+function isPodReady(pod: V1Pod): boolean {
+  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+export function budgetKey(pdb: V1PodDisruptionBudget): string {
+  return `${pdb.metadata?.namespace ?? ''}/${pdb.metadata?.name ?? ''}`;
+}
+
+/** "needs 2 healthy pods and has 2" — the numbers people need to see why a budget holds. */
+export function budgetNumbers(pdb: V1PodDisruptionBudget): string {
+  const s = pdb.status;
+  return `allows ${s?.disruptionsAllowed ?? 0} disruptions: needs ${s?.desiredHealthy ?? 0} healthy, has ${s?.currentHealthy ?? 0} of ${s?.expectedPods ?? 0} expected`;
+}
+
+export class BudgetLedger {
+  private readonly byNamespace = new Map<string, IndexedBudget[]>();
+
+  constructor(pdbs: readonly V1PodDisruptionBudget[]) {
+    for (const pdb of pdbs) {
+      const ns = pdb.metadata?.namespace ?? '';
+      const parsed = pdb.spec?.selector ? labelSelectorFromObject(pdb.spec.selector as LabelSelectorObject) : undefined;
+      // A budget the disruption controller has not processed yet refuses every eviction (server: 429).
+      const processed = (pdb.status?.observedGeneration ?? 0) >= (pdb.metadata?.generation ?? 0);
+      const entry: IndexedBudget = {
+        key: budgetKey(pdb),
+        pdb,
+        selector: parsed?.ok ? parsed.selector : undefined,
+        allowance: processed ? Math.max(0, pdb.status?.disruptionsAllowed ?? 0) : 0,
+      };
+      const list = this.byNamespace.get(ns);
+      if (list) list.push(entry);
+      else this.byNamespace.set(ns, [entry]);
+    }
+  }
+
+  private covering(pod: V1Pod): IndexedBudget[] {
+    const labels = pod.metadata?.labels ?? {};
+    // An empty or missing selector matches no pods in policy/v1.
+    return (this.byNamespace.get(pod.metadata?.namespace ?? '') ?? []).filter(
+      (b) => b.selector !== undefined && b.selector.requirements.length > 0 && matchesLabels(b.selector, labels),
+    );
+  }
+
+  /** Decides one eviction and, when it spends a disruption, records it for the rest of the pass. */
+  decide(pod: V1Pod): BudgetDecision {
+    const budgets = this.covering(pod);
+    if (budgets.length === 0) return { kind: 'free' };
+    const podKey = `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+    if (budgets.length > 1) {
+      const names = budgets.map((b) => b.key).sort().join(', ');
+      return { kind: 'refused', budget: names, message: `pod ${podKey} is covered by more than one PodDisruptionBudget (${names}); the eviction API refuses it` };
+    }
+    const b = budgets[0] as IndexedBudget;
+    const s = b.pdb.status;
+    // Unhealthy pods may go without spending the budget when the policy or the healthy count allows it.
+    if (!isPodReady(pod)) {
+      const always = b.pdb.spec?.unhealthyPodEvictionPolicy === 'AlwaysAllow';
+      const desired = s?.desiredHealthy ?? 0;
+      if (always || ((s?.currentHealthy ?? 0) >= desired && desired > 0)) return { kind: 'free', budget: b.key };
+    }
+    if (b.allowance > 0) {
+      b.allowance--;
+      return { kind: 'spend', budget: b.key };
+    }
+    const processed = (s?.observedGeneration ?? 0) >= (b.pdb.metadata?.generation ?? 0);
+    const why = processed ? budgetNumbers(b.pdb) : 'not yet processed by the disruption controller';
+    return { kind: 'blocked', budget: b.key, message: `pod ${podKey} waits for PodDisruptionBudget ${b.key} (${why})` };
+  }
+}

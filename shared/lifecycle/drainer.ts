@@ -1,0 +1,269 @@
+// The drainer's pure plan: Scheduled -> Cordon -> WaitForPodCompletion -> Draining -> Ready (<-> RequestorFailed),
+// advancing each request as far as the snapshot allows in one pass.
+import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { Action, MaintenanceRef } from '../api/actions.ts';
+import {
+  ANNOTATION_DRAIN_START,
+  ANNOTATION_INITIAL_UNSCHEDULABLE,
+  ANNOTATION_READY_TIME,
+  ANNOTATION_WAIT_POD_COMPLETION_START,
+  CONDITION_REQUESTOR_FAILED,
+  DEFAULTS,
+  EVENT_REASON_CONDITION_CHANGED,
+  EVENT_REASON_DRAIN_REFUSED,
+  EVENT_REASON_DRAIN_TIMEOUT,
+  EVENT_REASON_EVICTION_BLOCKED,
+  FINALIZER,
+  Phase,
+} from '../api/constants.ts';
+import type { NodeMaintenance, NodeMaintenanceStatus } from '../api/types.ts';
+import { computeDrainStatus, podsBlockingCompletion, selectPodsForDrain } from '../drain/index.ts';
+import { maintenanceKey, maintenancePhase, readyCondition, rfc3339Seconds, withReadyCondition } from '../scheduling/index.ts';
+import { BudgetLedger } from './budgets.ts';
+
+/** Phases the drainer moves (objects being deleted belong to cleanup). */
+export const DRAINER_PHASES: ReadonlySet<string> = new Set([
+  Phase.Scheduled,
+  Phase.Cordon,
+  Phase.WaitForPodCompletion,
+  Phase.Draining,
+  Phase.Ready,
+  Phase.RequestorFailed,
+]);
+
+/** Phases whose node's pods the drainer must read. */
+export const PHASES_NEEDING_PODS: ReadonlySet<string> = new Set([Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase.Draining]);
+
+export interface DrainerSnapshot {
+  nodes: ReadonlyMap<string, V1Node>;
+  maintenances: readonly NodeMaintenance[];
+  /** Pods by node name, for the nodes of requests in PHASES_NEEDING_PODS. */
+  podsByNode: ReadonlyMap<string, readonly V1Pod[]>;
+  pdbs: readonly V1PodDisruptionBudget[];
+}
+
+export interface DrainerPlan {
+  actions: Action[];
+  /** Requests still moving (waiting for pods, draining): another pass soon is useful. */
+  inFlight: number;
+  /** Requests that reached Ready in this plan. */
+  becameReady: number;
+  idle: boolean;
+}
+
+function refOf(nm: NodeMaintenance): MaintenanceRef {
+  return {
+    namespace: nm.metadata.namespace ?? '',
+    name: nm.metadata.name,
+    resourceVersion: nm.metadata.resourceVersion ?? '',
+    ...(nm.metadata.uid ? { uid: nm.metadata.uid } : {}),
+  };
+}
+
+function secondsSince(iso: string | undefined, now: Date): number | undefined {
+  if (!iso) return undefined;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? undefined : (now.getTime() - t) / 1000;
+}
+
+function podKey(p: V1Pod): string {
+  return `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
+}
+
+function requestorFailed(nm: NodeMaintenance): boolean {
+  return nm.status?.conditions?.some((c) => c.type === CONDITION_REQUESTOR_FAILED && c.status === 'True') ?? false;
+}
+
+function listHead(items: readonly string[], max = 3): string {
+  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
+}
+
+/** Plans one request; returns its actions and whether it is still in flight. */
+function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, ledger: BudgetLedger, now: Date): { actions: Action[]; inFlight: boolean; ready: boolean } {
+  const ref = refOf(nm);
+  const eventTarget = { kind: 'NodeMaintenance' as const, namespace: ref.namespace, name: ref.name, ...(ref.uid ? { uid: ref.uid } : {}) };
+  const start = maintenancePhase(nm);
+  const annotations = nm.metadata.annotations ?? {};
+  const metaAnnotations: Record<string, string | null> = {};
+  let addFinalizer = false;
+  let ownerNode: { name: string; uid: string } | undefined;
+  const nodeActions: Action[] = [];
+  const podActions: Action[] = [];
+  const warnings: Action[] = [];
+  let status: NodeMaintenanceStatus = structuredClone(nm.status ?? {});
+  let phase: string = start;
+  let message = '';
+  const passed: string[] = [];
+  const pods = snapshot.podsByNode.get(node.metadata?.name ?? '') ?? [];
+  let inFlight = false;
+  const nodeRef = { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
+
+  const advance = (to: string): void => {
+    phase = to;
+    passed.push(to);
+  };
+
+  for (let guard = 0; guard < 8; guard++) {
+    if (phase === Phase.Scheduled) {
+      // The finalizer goes on before anything touches the node, so deletion always reaches cleanup.
+      if (!(nm.metadata.finalizers ?? []).includes(FINALIZER)) addFinalizer = true;
+      const owned = (nm.metadata.ownerReferences ?? []).some((o) => o.kind === 'Node' && o.name === nodeRef.name);
+      if (!owned && node.metadata?.uid) ownerNode = { name: nodeRef.name, uid: node.metadata.uid };
+      advance(Phase.Cordon);
+      continue;
+    }
+    if (phase === Phase.Cordon) {
+      if (nm.spec.cordon ?? DEFAULTS.cordon) {
+        const unschedulable = node.spec?.unschedulable === true;
+        // Record the node's prior state before cordoning: cleanup undoes only what we did.
+        if (annotations[ANNOTATION_INITIAL_UNSCHEDULABLE] === undefined) metaAnnotations[ANNOTATION_INITIAL_UNSCHEDULABLE] = String(unschedulable);
+        if (!unschedulable) nodeActions.push({ kind: 'cordonNode', node: nodeRef, maintenance: ref, reason: `cordon for ${ref.namespace}/${ref.name}` });
+      }
+      advance(Phase.WaitForPodCompletion);
+      continue;
+    }
+    if (phase === Phase.WaitForPodCompletion) {
+      const wait = nm.spec.waitForPodCompletion;
+      if (!wait) {
+        advance(Phase.Draining);
+        continue;
+      }
+      let startedAt = annotations[ANNOTATION_WAIT_POD_COMPLETION_START];
+      if (secondsSince(startedAt, now) === undefined) {
+        startedAt = rfc3339Seconds(now);
+        metaAnnotations[ANNOTATION_WAIT_POD_COMPLETION_START] = startedAt;
+      }
+      const completion = podsBlockingCompletion(pods, wait.podSelector ?? '');
+      if (!completion.ok) {
+        // Never guess with a selector we cannot read: stay here and say why.
+        message = `invalid waitForPodCompletion.podSelector: ${completion.error}`;
+        inFlight = true;
+        break;
+      }
+      const blocking = completion.waitingFor;
+      const timeout = wait.timeoutSeconds ?? DEFAULTS.waitTimeoutSeconds;
+      const elapsed = secondsSince(startedAt, now) ?? 0;
+      if (blocking.length > 0 && !(timeout > 0 && elapsed >= timeout)) {
+        status = { ...status, waitForCompletion: blocking };
+        message = `waiting for ${blocking.length} pod${blocking.length === 1 ? '' : 's'} to complete: ${listHead(blocking)}${timeout > 0 ? ` (timeout in ${Math.ceil(timeout - elapsed)} s)` : ''}`;
+        inFlight = true;
+        break;
+      }
+      const { waitForCompletion: _done, ...rest } = status;
+      status = rest;
+      advance(Phase.Draining);
+      continue;
+    }
+    if (phase === Phase.Draining) {
+      const spec = nm.spec.drainSpec;
+      if (!spec) {
+        const { drain: _none, ...rest } = status;
+        status = rest;
+        advance(Phase.Ready);
+        continue;
+      }
+      let drainStart = annotations[ANNOTATION_DRAIN_START];
+      if (secondsSince(drainStart, now) === undefined) {
+        drainStart = rfc3339Seconds(now);
+        metaAnnotations[ANNOTATION_DRAIN_START] = drainStart;
+      }
+      const selection = selectPodsForDrain(pods, spec);
+      for (const p of selection.deleteFinished) {
+        podActions.push({ kind: 'deletePod', pod: { namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '' }, maintenance: ref, reason: 'finished pod removed without a budget check' });
+      }
+      const blocked: string[] = [];
+      const refusals = selection.refused.map((r) => r.message);
+      for (const p of selection.evict) {
+        const d = ledger.decide(p);
+        if (d.kind === 'blocked') blocked.push(d.message ?? '');
+        else if (d.kind === 'refused') refusals.push(d.message ?? '');
+        else podActions.push({ kind: 'evictPod', pod: { namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '' }, maintenance: ref, reason: d.budget ? `drain (budget ${d.budget} allows it)` : 'drain' });
+      }
+      const drain = computeDrainStatus(selection, status.drain);
+      status = { ...status, drain };
+      const remaining = drain.waitForEviction?.length ?? 0;
+      if (remaining === 0 && refusals.length === 0 && blocked.length === 0 && selection.problems.length === 0) {
+        advance(Phase.Ready);
+        continue;
+      }
+      inFlight = true;
+      const parts = [`draining: ${remaining} of ${drain.evictionPods} pods left`];
+      if (blocked.length > 0) parts.push(listHead(blocked, 2));
+      if (refusals.length > 0) parts.push(`refused: ${listHead(refusals, 2)}`);
+      for (const problem of selection.problems) parts.push(problem);
+      message = parts.join('; ');
+      const timeout = spec.timeoutSeconds ?? DEFAULTS.drainTimeoutSeconds;
+      const elapsed = secondsSince(drainStart, now) ?? 0;
+      if (timeout > 0 && elapsed >= timeout) {
+        // As upstream: report the timeout, then start a fresh window instead of giving up.
+        metaAnnotations[ANNOTATION_DRAIN_START] = rfc3339Seconds(now);
+        warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: EVENT_REASON_DRAIN_TIMEOUT, message: `drain did not finish within ${timeout} s (${remaining} pods left); retrying with a new window`, reason: 'drain timeout' });
+      }
+      const previous = readyCondition(nm)?.message ?? '';
+      if (message !== previous) {
+        if (refusals.length > 0) warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: EVENT_REASON_DRAIN_REFUSED, message: listHead(refusals, 5), reason: 'drain refused pods' });
+        if (blocked.length > 0) warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: EVENT_REASON_EVICTION_BLOCKED, message: listHead(blocked, 5), reason: 'eviction blocked by a budget' });
+      }
+      break;
+    }
+    if (phase === Phase.Ready || phase === Phase.RequestorFailed) {
+      if (annotations[ANNOTATION_READY_TIME] === undefined) metaAnnotations[ANNOTATION_READY_TIME] = rfc3339Seconds(now);
+      const target = requestorFailed(nm) ? Phase.RequestorFailed : Phase.Ready;
+      if (target !== phase) advance(target);
+      break;
+    }
+    break;
+  }
+
+  const actions: Action[] = [];
+  if (addFinalizer || ownerNode || Object.keys(metaAnnotations).length > 0) {
+    actions.push({
+      kind: 'patchMaintenanceMeta',
+      target: ref,
+      ...(Object.keys(metaAnnotations).length > 0 ? { annotations: metaAnnotations } : {}),
+      ...(addFinalizer ? { addFinalizer: true } : {}),
+      ...(ownerNode ? { ownerNode } : {}),
+      reason: addFinalizer ? 'finalizer before touching the node' : 'record progress',
+    });
+  }
+  actions.push(...nodeActions, ...podActions);
+  const withStatus: NodeMaintenance = { ...nm, status };
+  const cond = withReadyCondition(withStatus, { status: phase === Phase.Ready ? 'True' : 'False', reason: phase, message }, now);
+  const statusChanged = cond !== undefined || JSON.stringify(status) !== JSON.stringify(nm.status ?? {});
+  if (statusChanged) {
+    actions.push({
+      kind: 'writeStatus',
+      target: ref,
+      status: cond ?? status,
+      ...(phase !== start ? { phaseFrom: start, phaseTo: phase } : {}),
+      reason: phase !== start ? `${start} -> ${phase}` : message || 'status update',
+    });
+  }
+  for (const p of passed) {
+    actions.push({ kind: 'emitEvent', target: eventTarget, type: 'Normal', eventReason: EVENT_REASON_CONDITION_CHANGED, message: p, reason: `phase ${p}` });
+  }
+  actions.push(...warnings);
+  return { actions, inFlight, ready: passed.includes(Phase.Ready) };
+}
+
+/** Plans every request the drainer owns, in namespace/name order. Pure: inputs are not mutated. */
+export function planDrainer(snapshot: DrainerSnapshot, now: Date): DrainerPlan {
+  const ledger = new BudgetLedger(snapshot.pdbs);
+  const actions: Action[] = [];
+  let inFlight = 0;
+  let becameReady = 0;
+  const owned = snapshot.maintenances
+    .filter((nm) => !nm.metadata.deletionTimestamp && DRAINER_PHASES.has(maintenancePhase(nm)))
+    .sort((a, b) => (maintenanceKey(a) < maintenanceKey(b) ? -1 : maintenanceKey(a) > maintenanceKey(b) ? 1 : 0));
+  for (const nm of owned) {
+    const node = snapshot.nodes.get(nm.spec.nodeName);
+    if (!node) continue; // cleanup releases requests whose node is gone
+    const one = planOne(nm, node, snapshot, ledger, now);
+    actions.push(...one.actions);
+    if (one.inFlight) inFlight++;
+    if (one.ready) becameReady++;
+  }
+  return { actions, inFlight, becameReady, idle: actions.length === 0 && inFlight === 0 };
+}
+
+export { podKey };

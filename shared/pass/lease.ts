@@ -1,0 +1,57 @@
+// One pass at a time per function: a coordination.k8s.io Lease `kmaint-<function>` held for the pass.
+import type { V1Lease } from '@kubernetes/client-node';
+import type { KubeClient } from '../kube/index.ts';
+
+export type LeaseOutcome =
+  | { kind: 'acquired'; lease: V1Lease }
+  | { kind: 'held'; holder: string; until: Date }
+  | { kind: 'lost'; message: string };
+
+function micro(d: Date): string {
+  // MicroTime on the wire: RFC 3339 with microseconds.
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+function heldUntil(lease: V1Lease): Date | undefined {
+  const holder = lease.spec?.holderIdentity;
+  const renew = lease.spec?.renewTime;
+  if (!holder || !renew) return undefined;
+  return new Date(new Date(renew as unknown as string).getTime() + (lease.spec?.leaseDurationSeconds ?? 0) * 1000);
+}
+
+/** Takes the lease unless a live holder has it. A conflict means another pass won the race. */
+export async function acquirePassLease(client: KubeClient, opts: { namespace: string; fn: string; holder: string; durationSeconds: number; now: Date }): Promise<LeaseOutcome> {
+  const name = `kmaint-${opts.fn}`;
+  const spec = {
+    holderIdentity: opts.holder,
+    leaseDurationSeconds: opts.durationSeconds,
+    acquireTime: micro(opts.now) as unknown as Date,
+    renewTime: micro(opts.now) as unknown as Date,
+  };
+  const existing = await client.getLease(opts.namespace, name);
+  if (!existing) {
+    const out = await client.createLease(opts.namespace, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: opts.namespace }, spec });
+    if (out.kind === 'ok') return { kind: 'acquired', lease: { metadata: { name, namespace: opts.namespace, ...(out.resourceVersion ? { resourceVersion: out.resourceVersion } : {}) }, spec } };
+    if (out.kind === 'conflict') return { kind: 'lost', message: `lease ${opts.namespace}/${name} was just created by another pass` };
+    if (out.kind === 'error') throw out.error;
+    return { kind: 'lost', message: `creating lease ${opts.namespace}/${name}: ${out.kind}` };
+  }
+  const until = heldUntil(existing);
+  if (until && until.getTime() > opts.now.getTime() && existing.spec?.holderIdentity !== opts.holder) {
+    return { kind: 'held', holder: existing.spec?.holderIdentity ?? '', until };
+  }
+  const next: V1Lease = { ...existing, spec: { ...existing.spec, ...spec, leaseTransitions: (existing.spec?.leaseTransitions ?? 0) + 1 } };
+  const out = await client.replaceLease(opts.namespace, next);
+  if (out.kind === 'ok') {
+    return { kind: 'acquired', lease: { ...next, metadata: { ...next.metadata, ...(out.resourceVersion ? { resourceVersion: out.resourceVersion } : {}) } } };
+  }
+  if (out.kind === 'error') throw out.error;
+  return { kind: 'lost', message: `lease ${opts.namespace}/${name} changed while taking it (${out.kind})` };
+}
+
+/** Gives the lease back so the next pass need not wait for it to expire. Failure only delays that pass. */
+export async function releasePassLease(client: KubeClient, lease: V1Lease): Promise<void> {
+  const namespace = lease.metadata?.namespace ?? '';
+  const released: V1Lease = { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 } };
+  await client.replaceLease(namespace, released);
+}

@@ -1,0 +1,194 @@
+// One pass of one function: take the lease, read a snapshot, plan purely, apply, give the lease back, summarise.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Action } from '../api/actions.ts';
+import { describeAction } from '../api/actions.ts';
+import { loadConfig } from '../config/index.ts';
+import type { KubeClient } from '../kube/index.ts';
+import { planCleanup, planDrainer } from '../lifecycle/index.ts';
+import { buildSchedulingState, planScheduling } from '../scheduling/index.ts';
+import { applyActions, type ApplyResult } from './apply.ts';
+import { planConfigReport } from './config-report.ts';
+import { acquirePassLease, releasePassLease } from './lease.ts';
+import { readBase, readDrainPods } from './snapshot.ts';
+
+export const PASS_FUNCTIONS = ['scheduler', 'drainer', 'cleanup'] as const;
+export type PassFunction = (typeof PASS_FUNCTIONS)[number];
+
+export interface PassLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+export interface PassOptions {
+  client: KubeClient;
+  /** Namespace of the MaintenanceOperatorConfig and the pass leases. */
+  namespace: string;
+  now: () => Date;
+  logger?: PassLogger;
+  /** Plan and report, write nothing. */
+  dryRun?: boolean;
+  /** Identity written into the lease. @default "<hostname>-<pid>-<random>" */
+  holder?: string;
+  /** @default 120 */
+  leaseSeconds?: number;
+  /** Concurrent object units while applying. @default 16 */
+  concurrency?: number;
+  signal?: AbortSignal;
+}
+
+export interface PassSummary {
+  fn: PassFunction;
+  passId: string;
+  outcome: 'applied' | 'dry-run' | 'lease-held';
+  durationMs: number;
+  /** API requests by "verb resource". */
+  requests: Record<string, number>;
+  apiErrors: number;
+  retries: number;
+  planned: number;
+  /** Actions applied, by kind. */
+  actions: Record<string, number>;
+  conflicts: number;
+  blocked: number;
+  errors: string[];
+  /** Another pass soon would make progress (requests in flight, conflicts to decide again). */
+  workRemains: boolean;
+  /** Requests waiting on a limit (scheduler) — blocked, not idle. */
+  waiting: number;
+  admitted: number;
+  becameReady: number;
+  released: number;
+  collected: number;
+  configProblems: string[];
+  /** Every planned action, one line each (dry runs and debug logs). */
+  plan: string[];
+  leaseHolder?: string;
+}
+
+interface Planned {
+  actions: Action[];
+  inFlight: boolean;
+  waiting: number;
+  admitted: number;
+  becameReady: number;
+  released: number;
+  collected: number;
+  configProblems: string[];
+  maintenances: ReadonlyMap<string, import('../api/types.ts').NodeMaintenance>;
+}
+
+async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<Planned> {
+  const base = await readBase(opts.client, opts.namespace);
+  const loaded = loadConfig(base.config, base.nodeList.length);
+  const maintenances = new Map(base.maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm]));
+  const empty = { inFlight: false, waiting: 0, admitted: 0, becameReady: 0, released: 0, collected: 0, configProblems: loaded.problems, maintenances };
+  if (fn === 'scheduler') {
+    const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances });
+    const plan = planScheduling(state, { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems }, now);
+    const report = planConfigReport(base.config, loaded.problems, now);
+    return { ...empty, actions: [...report, ...plan.actions], waiting: plan.waiting.length, admitted: plan.admitted.length };
+  }
+  if (fn === 'drainer') {
+    const { podsByNode, pdbs } = await readDrainPods(opts.client, base);
+    const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs }, now);
+    return { ...empty, actions: plan.actions, inFlight: plan.inFlight > 0, becameReady: plan.becameReady };
+  }
+  const plan = planCleanup({ nodes: base.nodes, maintenances: base.maintenances }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
+  return { ...empty, actions: plan.actions, released: plan.released, collected: plan.collected };
+}
+
+/** Runs exactly one pass of `fn`. Write failures are counted, never thrown; read failures throw. */
+export async function runPass(fn: PassFunction, opts: PassOptions): Promise<PassSummary> {
+  const started = Date.now();
+  const passId = randomBytes(4).toString('hex');
+  const before = { ...opts.client.counts.byVerb };
+  const errorsBefore = opts.client.counts.errors;
+  const retriesBefore = opts.client.counts.retries;
+  const summary: PassSummary = {
+    fn,
+    passId,
+    outcome: opts.dryRun ? 'dry-run' : 'applied',
+    durationMs: 0,
+    requests: {},
+    apiErrors: 0,
+    retries: 0,
+    planned: 0,
+    actions: {},
+    conflicts: 0,
+    blocked: 0,
+    errors: [],
+    workRemains: false,
+    waiting: 0,
+    admitted: 0,
+    becameReady: 0,
+    released: 0,
+    collected: 0,
+    configProblems: [],
+    plan: [],
+  };
+  const finish = (): PassSummary => {
+    summary.durationMs = Date.now() - started;
+    for (const [k, v] of Object.entries(opts.client.counts.byVerb)) {
+      const d = v - (before[k] ?? 0);
+      if (d > 0) summary.requests[k] = d;
+    }
+    summary.apiErrors = opts.client.counts.errors - errorsBefore;
+    summary.retries = opts.client.counts.retries - retriesBefore;
+    opts.logger?.info({ summary: { ...summary, plan: undefined } }, `${fn} pass ${summary.outcome}`);
+    return summary;
+  };
+
+  let lease: import('@kubernetes/client-node').V1Lease | undefined;
+  if (!opts.dryRun) {
+    const got = await acquirePassLease(opts.client, {
+      namespace: opts.namespace,
+      fn,
+      holder: opts.holder ?? `${hostname()}-${process.pid}-${passId}`,
+      durationSeconds: opts.leaseSeconds ?? 120,
+      now: opts.now(),
+    });
+    if (got.kind !== 'acquired') {
+      summary.outcome = 'lease-held';
+      summary.leaseHolder = got.kind === 'held' ? got.holder : got.message;
+      summary.workRemains = true;
+      return finish();
+    }
+    lease = got.lease;
+  }
+  try {
+    const now = opts.now();
+    const planned = await planFor(fn, opts, now);
+    summary.planned = planned.actions.length;
+    summary.plan = planned.actions.map(describeAction);
+    summary.waiting = planned.waiting;
+    summary.admitted = planned.admitted;
+    summary.becameReady = planned.becameReady;
+    summary.released = planned.released;
+    summary.collected = planned.collected;
+    summary.configProblems = planned.configProblems;
+    if (opts.dryRun) {
+      summary.workRemains = planned.actions.length > 0 || planned.inFlight;
+      return finish();
+    }
+    const result: ApplyResult = await applyActions(planned.actions, {
+      client: opts.client,
+      maintenances: planned.maintenances,
+      now,
+      component: `kmaint-${fn}`,
+      namespace: opts.namespace,
+      concurrency: opts.concurrency ?? 16,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    summary.actions = result.applied;
+    summary.conflicts = result.conflicts;
+    summary.blocked = result.blocked.length;
+    summary.errors = result.errors.map((e) => `${e.action}: ${e.error}`);
+    const applied = Object.values(result.applied).reduce((a, b) => a + b, 0);
+    summary.workRemains = planned.inFlight || result.conflicts > 0 || result.errors.length > 0 || result.blocked.length > 0 || (applied > 0 && fn !== 'cleanup') || planned.released > 0;
+    return finish();
+  } finally {
+    if (lease) await releasePassLease(opts.client, lease).catch(() => undefined);
+  }
+}

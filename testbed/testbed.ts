@@ -1,0 +1,105 @@
+// startTestbed(): the control plane, the simulated kubelet and a generated cluster, ready for tests.
+import { KubeConfig, CoreV1Api, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import { createCluster, generateCluster, type GeneratedCluster, type ProfileName } from '../sim/generator/index.ts';
+import { SimKubelet } from '../sim/kubelet/index.ts';
+import { ensureBinaries } from './build.ts';
+import { startControlPlane, type ControlPlane } from './start.ts';
+import type { AuditLog } from './audit.ts';
+
+export interface TestbedOptions {
+  dir: string;
+  profile?: ProfileName;
+  seed?: number;
+  /** Override the profile's node count. */
+  nodes?: number;
+  /** Lease renewal interval of the simulated kubelet. @default 10000 */
+  heartbeatIntervalMs?: number;
+  log?: (line: string) => void;
+  /** Wait at most this long for nodes Ready and pods Running. @default 120000 */
+  readyTimeoutMs?: number;
+}
+
+export interface Testbed {
+  dir: string;
+  kubeconfigPath: string;
+  kubeConfig: KubeConfig;
+  controlPlane: ControlPlane;
+  audit: AuditLog;
+  kubelet: SimKubelet;
+  cluster: GeneratedCluster;
+  stop(): Promise<void>;
+}
+
+function isNodeReady(n: V1Node): boolean {
+  const ready = n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  const notReadyTaint = n.spec?.taints?.some((t) => t.key === 'node.kubernetes.io/not-ready') ?? false;
+  return ready && !notReadyTaint;
+}
+
+function isSettled(p: V1Pod): boolean {
+  const phase = p.status?.phase;
+  if (phase === 'Succeeded') return true;
+  return phase === 'Running' && (p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false);
+}
+
+export function kubeConfigFrom(path: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(path);
+  return kc;
+}
+
+/** Waits until every node is Ready (taint cleared) and the expected pods run. */
+async function waitForCluster(kc: KubeConfig, cluster: GeneratedCluster, timeoutMs: number, log: (l: string) => void): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    const nodes = (await core.listNode()).items;
+    const pods = (await core.listPodForAllNamespaces()).items;
+    const readyNodes = nodes.filter(isNodeReady).length;
+    const settled = pods.filter(isSettled).length;
+    const state = `${readyNodes}/${cluster.nodes.length} nodes Ready, ${settled}/${cluster.expectedPods} pods running`;
+    if (state !== last) log(state);
+    last = state;
+    if (readyNodes >= cluster.nodes.length && settled >= cluster.expectedPods) return;
+    if (Date.now() > deadline) throw new Error(`testbed cluster not ready after ${Math.round(timeoutMs / 1000)} s: ${state}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+export async function startTestbed(opts: TestbedOptions): Promise<Testbed> {
+  const log = opts.log ?? (() => undefined);
+  await ensureBinaries({ log });
+  const cp = await startControlPlane({ dir: opts.dir, log });
+  let kubelet: SimKubelet | undefined;
+  try {
+    const cluster = generateCluster({ profile: opts.profile ?? 'small', seed: opts.seed ?? 1, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}) });
+    const admin = kubeConfigFrom(cp.kubeconfigPath);
+    kubelet = new SimKubelet({
+      kubeConfig: kubeConfigFrom(cp.kubeconfigFor('kmaint-sim-kubelet')),
+      nodes: cluster.nodes,
+      heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 10_000,
+    });
+    await kubelet.start();
+    await createCluster(admin, cluster);
+    await waitForCluster(admin, cluster, opts.readyTimeoutMs ?? 120_000, log);
+    const k = kubelet;
+    return {
+      dir: cp.dir,
+      kubeconfigPath: cp.kubeconfigPath,
+      kubeConfig: admin,
+      controlPlane: cp,
+      audit: cp.audit,
+      kubelet: k,
+      cluster,
+      stop: async () => {
+        await k.stop();
+        await cp.stop();
+      },
+    };
+  } catch (err) {
+    await kubelet?.stop().catch(() => undefined);
+    await cp.stop();
+    throw err;
+  }
+}
