@@ -49,7 +49,7 @@ export function kubeConfigFrom(path: string): KubeConfig {
 }
 
 /** Waits until every node is Ready (taint cleared) and the expected pods run. */
-async function waitForCluster(kc: KubeConfig, cluster: GeneratedCluster, timeoutMs: number, log: (l: string) => void): Promise<void> {
+export async function waitForCluster(kc: KubeConfig, cluster: GeneratedCluster, timeoutMs: number, log: (l: string) => void): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);
   const deadline = Date.now() + timeoutMs;
   let last = '';

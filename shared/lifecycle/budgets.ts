@@ -17,6 +17,12 @@ interface IndexedBudget {
   allowance: number;
 }
 
+/** Pending, finished or already terminating: the eviction API deletes such a pod without a budget check. */
+function ignoresBudgets(pod: V1Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase === 'Pending' || phase === 'Succeeded' || phase === 'Failed' || (pod.metadata?.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null);
+}
+
 function isPodReady(pod: V1Pod): boolean {
   return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
@@ -54,14 +60,14 @@ export class BudgetLedger {
 
   private covering(pod: V1Pod): IndexedBudget[] {
     const labels = pod.metadata?.labels ?? {};
-    // An empty or missing selector matches no pods in policy/v1.
-    return (this.byNamespace.get(pod.metadata?.namespace ?? '') ?? []).filter(
-      (b) => b.selector !== undefined && b.selector.requirements.length > 0 && matchesLabels(b.selector, labels),
-    );
+    // policy/v1: a missing or invalid selector matches no pods, an empty one ({}) every pod in the namespace.
+    return (this.byNamespace.get(pod.metadata?.namespace ?? '') ?? []).filter((b) => b.selector !== undefined && matchesLabels(b.selector, labels));
   }
 
   /** Decides one eviction and, when it spends a disruption, records it for the rest of the pass. */
   decide(pod: V1Pod): BudgetDecision {
+    // The server deletes pods that cause no new disruption without looking at any budget (canIgnorePDB).
+    if (ignoresBudgets(pod)) return { kind: 'free' };
     const budgets = this.covering(pod);
     if (budgets.length === 0) return { kind: 'free' };
     const podKey = `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;

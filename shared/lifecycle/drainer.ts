@@ -1,5 +1,6 @@
 // The drainer's pure plan: Scheduled -> Cordon -> WaitForPodCompletion -> Draining -> Ready (<-> RequestorFailed),
 // advancing each request as far as the snapshot allows in one pass.
+import { isDeepStrictEqual } from 'node:util';
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { Action, MaintenanceRef } from '../api/actions.ts';
 import {
@@ -128,7 +129,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
         advance(Phase.Draining);
         continue;
       }
-      let startedAt = annotations[ANNOTATION_WAIT_POD_COMPLETION_START];
+      let startedAt = annotations[ANNOTATION_WAIT_POD_COMPLETION_START] ?? '';
       if (secondsSince(startedAt, now) === undefined) {
         startedAt = rfc3339Seconds(now);
         metaAnnotations[ANNOTATION_WAIT_POD_COMPLETION_START] = startedAt;
@@ -136,7 +137,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
       const completion = podsBlockingCompletion(pods, wait.podSelector ?? '');
       if (!completion.ok) {
         // Never guess with a selector we cannot read: stay here and say why.
-        message = `invalid waitForPodCompletion.podSelector: ${completion.error}`;
+        message = completion.error; // already names the field: "waitForPodCompletion.podSelector: invalid label selector …"
         inFlight = true;
         break;
       }
@@ -145,7 +146,9 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
       const elapsed = secondsSince(startedAt, now) ?? 0;
       if (blocking.length > 0 && !(timeout > 0 && elapsed >= timeout)) {
         status = { ...status, waitForCompletion: blocking };
-        message = `waiting for ${blocking.length} pod${blocking.length === 1 ? '' : 's'} to complete: ${listHead(blocking)}${timeout > 0 ? ` (timeout in ${Math.ceil(timeout - elapsed)} s)` : ''}`;
+        // An absolute deadline, not "in N s": the message must not change (and be written again) every pass.
+        const deadline = timeout > 0 ? ` (timeout at ${rfc3339Seconds(new Date(Date.parse(startedAt) + timeout * 1000))})` : '';
+        message = `waiting for ${blocking.length} pod${blocking.length === 1 ? '' : 's'} to complete: ${listHead(blocking)}${deadline}`;
         inFlight = true;
         break;
       }
@@ -163,10 +166,15 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
         continue;
       }
       let drainStart = annotations[ANNOTATION_DRAIN_START];
+      let newWindow = false;
       if (secondsSince(drainStart, now) === undefined) {
         drainStart = rfc3339Seconds(now);
         metaAnnotations[ANNOTATION_DRAIN_START] = drainStart;
+        newWindow = true;
       }
+      const timeout = spec.timeoutSeconds ?? DEFAULTS.drainTimeoutSeconds;
+      const elapsed = secondsSince(drainStart, now) ?? 0;
+      const timedOut = timeout > 0 && elapsed >= timeout;
       const selection = selectPodsForDrain(pods, spec);
       for (const p of selection.deleteFinished) {
         podActions.push({ kind: 'deletePod', pod: { namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '' }, maintenance: ref, reason: 'finished pod removed without a budget check' });
@@ -179,7 +187,8 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
         else if (d.kind === 'refused') refusals.push(d.message ?? '');
         else podActions.push({ kind: 'evictPod', pod: { namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '' }, maintenance: ref, reason: d.budget ? `drain (budget ${d.budget} allows it)` : 'drain' });
       }
-      const drain = computeDrainStatus(selection, status.drain);
+      // A new drain window (first entry, or a timed-out one restarting) recomputes status.drain, as upstream's new drain does.
+      const drain = computeDrainStatus(selection, newWindow || timedOut ? undefined : status.drain);
       status = { ...status, drain };
       const remaining = drain.waitForEviction?.length ?? 0;
       if (remaining === 0 && refusals.length === 0 && blocked.length === 0 && selection.problems.length === 0) {
@@ -192,9 +201,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
       if (refusals.length > 0) parts.push(`refused: ${listHead(refusals, 2)}`);
       for (const problem of selection.problems) parts.push(problem);
       message = parts.join('; ');
-      const timeout = spec.timeoutSeconds ?? DEFAULTS.drainTimeoutSeconds;
-      const elapsed = secondsSince(drainStart, now) ?? 0;
-      if (timeout > 0 && elapsed >= timeout) {
+      if (timedOut) {
         // As upstream: report the timeout, then start a fresh window instead of giving up.
         metaAnnotations[ANNOTATION_DRAIN_START] = rfc3339Seconds(now);
         warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: EVENT_REASON_DRAIN_TIMEOUT, message: `drain did not finish within ${timeout} s (${remaining} pods left); retrying with a new window`, reason: 'drain timeout' });
@@ -229,7 +236,9 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   actions.push(...nodeActions, ...podActions);
   const withStatus: NodeMaintenance = { ...nm, status };
   const cond = withReadyCondition(withStatus, { status: phase === Phase.Ready ? 'True' : 'False', reason: phase, message }, now);
-  const statusChanged = cond !== undefined || JSON.stringify(status) !== JSON.stringify(nm.status ?? {});
+  // Structural, not JSON text: the API server returns custom resources with their keys sorted, so a freshly built
+  // status.drain ({totalPods, …}) never equals the stored one ({drainProgress, …}) as a string.
+  const statusChanged = cond !== undefined || !isDeepStrictEqual(status, nm.status ?? {});
   if (statusChanged) {
     actions.push({
       kind: 'writeStatus',

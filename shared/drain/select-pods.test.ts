@@ -1,0 +1,270 @@
+import { describe, expect, it } from 'vitest';
+import type { V1Pod } from '@kubernetes/client-node';
+import type { DrainSpec } from '#api';
+import { parseLabelSelector, type LabelSelector } from '#selectors';
+import { podKey } from './pod-facts.ts';
+import { selectPodsForDrain, type DrainSelection, type DrainSelectionOptions } from './select-pods.ts';
+import { aPod } from './test-builders.ts';
+
+/** The selection with pods reduced to "namespace/name", so rows compare exactly. */
+function summary(selection: DrainSelection) {
+  return {
+    evict: selection.evict.map(podKey),
+    deleteFinished: selection.deleteFinished.map(podKey),
+    refused: selection.refused.map(({ pod, message }) => ({ pod: podKey(pod), message })),
+    terminating: selection.terminating.map(podKey),
+    skipped: selection.skipped,
+    problems: selection.problems,
+    totalPods: selection.totalPods,
+  };
+}
+
+type Outcome = 'evict' | 'deleteFinished' | 'terminating' | 'skip' | { refused: string };
+
+/** What selectPodsForDrain returns for exactly one pod with that outcome. */
+function expectedFor(pod: V1Pod, outcome: Outcome, problems: string[] = []) {
+  const key = podKey(pod);
+  return {
+    evict: outcome === 'evict' ? [key] : [],
+    deleteFinished: outcome === 'deleteFinished' ? [key] : [],
+    refused: typeof outcome === 'object' ? [{ pod: key, message: outcome.refused }] : [],
+    terminating: outcome === 'terminating' ? [key] : [],
+    skipped: outcome === 'skip' ? 1 : 0,
+    problems,
+    totalPods: 1,
+  };
+}
+
+function selector(text: string): LabelSelector {
+  const parsed = parseLabelSelector(text);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.selector;
+}
+
+/** The example drainSpec of the upstream README (seed). */
+const README_SPEC: DrainSpec = {
+  force: true,
+  podSelector: '',
+  timeoutSeconds: 0,
+  deleteEmptyDir: true,
+  podEvictionFilters: [{ byResourceNameRegex: 'nvidia.com/gpu-*' }, { byResourceNameRegex: 'nvidia.com/rdma*' }],
+};
+
+const NO_CONTROLLER = (key: string) => `cannot delete pod with no controller: ${key} (use force)`;
+const EMPTY_DIR = (key: string) => `cannot delete pod with local storage (emptyDir): ${key} (use deleteEmptyDir)`;
+const OPERATOR_LABELS = { 'app.kubernetes.io/component': 'maintenance-operator-controller-manager' };
+
+interface Row {
+  rule: string;
+  pod: V1Pod;
+  spec?: DrainSpec;
+  options?: DrainSelectionOptions;
+  outcome: Outcome;
+  problems?: string[];
+}
+
+const rows: Row[] = [
+  // 1. mirror pods
+  { rule: 'a running mirror pod is skipped', pod: aPod({ name: 'etcd', owner: 'Node', mirror: true }), outcome: 'skip' },
+  { rule: 'a finished mirror pod is skipped too (the kubelet would recreate it)', pod: aPod({ name: 'etcd', owner: 'Node', mirror: true, phase: 'Succeeded' }), outcome: 'skip' },
+  { rule: 'a mirror pod is skipped before the no-controller refusal', pod: aPod({ name: 'static', owner: 'none', mirror: true }), outcome: 'skip' },
+  // 2. own pods
+  { rule: "kmaint's own pod is skipped", pod: aPod({ name: 'kmaint-drainer', labels: { 'app.kubernetes.io/name': 'kmaint' } }), outcome: 'skip' },
+  { rule: "kmaint's finished own pod is skipped", pod: aPod({ name: 'kmaint-run-1', owner: 'Job', labels: { 'app.kubernetes.io/name': 'kmaint' }, phase: 'Succeeded' }), outcome: 'skip' },
+  { rule: "kmaint's own bare pod is skipped, not refused", pod: aPod({ name: 'kmaint-debug', owner: 'none', labels: { 'app.kubernetes.io/name': 'kmaint' } }), outcome: 'skip' },
+  {
+    rule: 'a custom ownPodSelector replaces the default',
+    pod: aPod({ name: 'kmaint-drainer', labels: { 'app.kubernetes.io/name': 'kmaint' } }),
+    options: { ownPodSelector: selector('team=platform') },
+    outcome: 'evict',
+  },
+  {
+    rule: 'a custom ownPodSelector skips its pods',
+    pod: aPod({ name: 'agent', labels: { team: 'platform' } }),
+    options: { ownPodSelector: selector('team=platform') },
+    outcome: 'skip',
+  },
+  { rule: "the upstream operator's pod is skipped (its implicit selector)", pod: aPod({ name: 'maintenance-operator', labels: OPERATOR_LABELS }), outcome: 'skip' },
+  {
+    rule: "the upstream operator's pod is skipped whatever the podSelector says",
+    pod: aPod({ name: 'maintenance-operator', labels: { ...OPERATOR_LABELS, app: 'web' } }),
+    spec: { podSelector: 'app=web' },
+    outcome: 'skip',
+  },
+  // 3. drainSpec.podSelector
+  { rule: 'a pod outside the podSelector is skipped', pod: aPod({ name: 'db', labels: { app: 'db' } }), spec: { podSelector: 'app=web' }, outcome: 'skip' },
+  { rule: 'a pod inside the podSelector is evicted', pod: aPod({ name: 'web', labels: { app: 'web' } }), spec: { podSelector: 'app=web' }, outcome: 'evict' },
+  {
+    rule: 'a finished pod outside the podSelector is left alone (kubectl never lists it)',
+    pod: aPod({ name: 'job-1', owner: 'Job', labels: { app: 'batch' }, phase: 'Succeeded' }),
+    spec: { podSelector: 'app=web' },
+    outcome: 'skip',
+  },
+  {
+    rule: 'an invalid podSelector refuses the pod and reports the problem',
+    pod: aPod({ name: 'web' }),
+    spec: { podSelector: 'app in web' },
+    outcome: {
+      refused: `cannot match pod default/web against drainSpec.podSelector: invalid label selector "app in web": found 'web' at column 8, expected '('`,
+    },
+    problems: [`drainSpec.podSelector: invalid label selector "app in web": found 'web' at column 8, expected '('`],
+  },
+  // 4. podEvictionFilters
+  { rule: 'README spec: a pod requesting nvidia.com/gpu matches nvidia.com/gpu-* (zero dashes)', pod: aPod({ name: 'train', requests: ['cpu', 'nvidia.com/gpu'] }), spec: README_SPEC, outcome: 'evict' },
+  { rule: 'README spec: nvidia.com/rdma* matches a longer RDMA resource name', pod: aPod({ name: 'mpi', requests: ['rdma/x', 'nvidia.com/rdma_shared_device_a'] }), spec: README_SPEC, outcome: 'evict' },
+  { rule: 'README spec: the regex is unanchored', pod: aPod({ name: 'odd', requests: ['vendor.example/nvidia.com/gpu.shared'] }), spec: README_SPEC, outcome: 'evict' },
+  { rule: 'README spec: a CPU-only pod is skipped', pod: aPod({ name: 'web', requests: ['cpu', 'memory'] }), spec: README_SPEC, outcome: 'skip' },
+  { rule: 'README spec: a pod without requests is skipped', pod: aPod({ name: 'idle' }), spec: README_SPEC, outcome: 'skip' },
+  { rule: 'README spec: a finished CPU-only pod is skipped', pod: aPod({ name: 'job-1', owner: 'Job', requests: ['cpu'], phase: 'Failed' }), spec: README_SPEC, outcome: 'skip' },
+  { rule: 'README spec: a finished GPU pod is deleted', pod: aPod({ name: 'job-2', owner: 'Job', requests: ['nvidia.com/gpu'], phase: 'Succeeded' }), spec: README_SPEC, outcome: 'deleteFinished' },
+  { rule: 'README spec: force lets a bare GPU pod be evicted', pod: aPod({ name: 'bare', owner: 'none', requests: ['nvidia.com/gpu'] }), spec: README_SPEC, outcome: 'evict' },
+  { rule: 'README spec: deleteEmptyDir lets a GPU pod with emptyDir be evicted', pod: aPod({ name: 'scratch', requests: ['nvidia.com/gpu'], emptyDir: true }), spec: README_SPEC, outcome: 'evict' },
+  { rule: 'a bare CPU pod outside the filters is skipped, not refused', pod: aPod({ name: 'bare', owner: 'none', requests: ['cpu'] }), spec: { podEvictionFilters: [{ byResourceNameRegex: 'gpu' }] }, outcome: 'skip' },
+  { rule: 'init container requests do not count', pod: aPod({ name: 'init-gpu', requests: ['cpu'], initRequests: ['nvidia.com/gpu'] }), spec: README_SPEC, outcome: 'skip' },
+  { rule: 'limits do not count', pod: aPod({ name: 'limit-gpu', requests: ['cpu'], limits: ['nvidia.com/gpu'] }), spec: README_SPEC, outcome: 'skip' },
+  {
+    rule: 'an entry without a regex ({}) matches nothing and is reported',
+    pod: aPod({ name: 'train', requests: ['nvidia.com/gpu'] }),
+    spec: { podEvictionFilters: [{}] },
+    outcome: 'skip',
+    problems: ['drainSpec.podEvictionFilters[0] has no byResourceNameRegex; the entry matches no pod'],
+  },
+  {
+    rule: 'an entry without a regex does not stop the others from matching',
+    pod: aPod({ name: 'train', requests: ['nvidia.com/gpu'] }),
+    spec: { podEvictionFilters: [{}, { byResourceNameRegex: 'gpu' }] },
+    outcome: 'evict',
+    problems: ['drainSpec.podEvictionFilters[0] has no byResourceNameRegex; the entry matches no pod'],
+  },
+  {
+    rule: 'an invalid regex matches nothing and is reported',
+    pod: aPod({ name: 'train', requests: ['nvidia.com/gpu('] }),
+    spec: { podEvictionFilters: [{ byResourceNameRegex: 'nvidia.com/gpu(' }] },
+    outcome: 'skip',
+    problems: ['drainSpec.podEvictionFilters[0].byResourceNameRegex "nvidia.com/gpu(" is not a valid RE2 expression (error parsing regexp: missing closing ): `nvidia.com/gpu(`); the entry matches no pod'],
+  },
+  {
+    rule: 'Perl-only syntax is invalid RE2 (no backreferences)',
+    pod: aPod({ name: 'train', requests: ['aa'] }),
+    spec: { podEvictionFilters: [{ byResourceNameRegex: '(a)\\1' }, { byResourceNameRegex: 'rdma' }] },
+    outcome: 'skip',
+    problems: ['drainSpec.podEvictionFilters[0].byResourceNameRegex "(a)\\\\1" is not a valid RE2 expression (error parsing regexp: invalid escape sequence: `\\1`); the entry matches no pod'],
+  },
+  {
+    rule: 'a catastrophic-backtracking pattern over a long name finds no match',
+    pod: aPod({ name: 'long', requests: [`example.com/${'a'.repeat(20_000)}b`] }),
+    spec: { podEvictionFilters: [{ byResourceNameRegex: '(a+)+$' }] },
+    outcome: 'skip',
+  },
+  {
+    rule: 'a catastrophic-backtracking pattern over a long name finds the match',
+    pod: aPod({ name: 'long', requests: [`example.com/b${'a'.repeat(20_000)}`] }),
+    spec: { podEvictionFilters: [{ byResourceNameRegex: '(a+)+$' }] },
+    outcome: 'evict',
+  },
+  { rule: 'the empty regex matches any pod that requests something', pod: aPod({ name: 'web', requests: ['cpu'] }), spec: { podEvictionFilters: [{ byResourceNameRegex: '' }] }, outcome: 'evict' },
+  { rule: 'the empty regex does not match a pod without requests', pod: aPod({ name: 'idle' }), spec: { podEvictionFilters: [{ byResourceNameRegex: '' }] }, outcome: 'skip' },
+  { rule: 'an empty filter list filters nothing', pod: aPod({ name: 'web' }), spec: { podEvictionFilters: [] }, outcome: 'evict' },
+  // 5. DaemonSet pods
+  { rule: 'a running DaemonSet pod is skipped', pod: aPod({ name: 'fluentd', owner: 'DaemonSet' }), outcome: 'skip' },
+  { rule: 'a terminating running DaemonSet pod is skipped, not waited for', pod: aPod({ name: 'fluentd', owner: 'DaemonSet', terminating: true }), outcome: 'skip' },
+  { rule: 'a finished DaemonSet pod is deleted, as kubectl does', pod: aPod({ name: 'fluentd', owner: 'DaemonSet', phase: 'Failed' }), outcome: 'deleteFinished' },
+  // 6. terminating
+  { rule: 'a terminating pod is waited for, not evicted again', pod: aPod({ name: 'web', terminating: true }), outcome: 'terminating' },
+  { rule: 'a terminating bare pod is waited for, not refused', pod: aPod({ name: 'bare', owner: 'none', terminating: true }), outcome: 'terminating' },
+  { rule: 'a finished pod held by a finalizer is waited for, not deleted every pass', pod: aPod({ name: 'job-1', owner: 'Job', phase: 'Succeeded', terminating: true }), outcome: 'terminating' },
+  // 7. finished
+  { rule: 'a Succeeded pod is deleted', pod: aPod({ name: 'job-1', owner: 'Job', phase: 'Succeeded' }), outcome: 'deleteFinished' },
+  { rule: 'a Failed pod is deleted', pod: aPod({ name: 'job-1', owner: 'Job', phase: 'Failed' }), outcome: 'deleteFinished' },
+  { rule: 'a finished bare pod is deleted without force', pod: aPod({ name: 'bare', owner: 'none', phase: 'Succeeded' }), outcome: 'deleteFinished' },
+  { rule: 'a finished pod with emptyDir is deleted without deleteEmptyDir', pod: aPod({ name: 'scratch', phase: 'Failed', emptyDir: true }), outcome: 'deleteFinished' },
+  { rule: 'a Pending pod is not finished', pod: aPod({ name: 'web', phase: 'Pending' }), outcome: 'evict' },
+  // 8. no controller
+  { rule: 'a bare pod is refused without force', pod: aPod({ name: 'bare', owner: 'none' }), outcome: { refused: NO_CONTROLLER('default/bare') } },
+  { rule: 'an owner that is not a controller does not count', pod: aPod({ name: 'owned', owner: 'non-controller' }), outcome: { refused: NO_CONTROLLER('default/owned') } },
+  { rule: 'force: false refuses like the default', pod: aPod({ name: 'bare', owner: 'none' }), spec: { force: false }, outcome: { refused: NO_CONTROLLER('default/bare') } },
+  { rule: 'force evicts a bare pod', pod: aPod({ name: 'bare', owner: 'none' }), spec: { force: true }, outcome: 'evict' },
+  {
+    rule: 'a bare pod with emptyDir gets the no-controller message first',
+    pod: aPod({ name: 'bare', namespace: 'team-a', owner: 'none', emptyDir: true }),
+    outcome: { refused: NO_CONTROLLER('team-a/bare') },
+  },
+  // 9. emptyDir
+  { rule: 'a pod with emptyDir is refused without deleteEmptyDir', pod: aPod({ name: 'scratch', emptyDir: true }), outcome: { refused: EMPTY_DIR('default/scratch') } },
+  {
+    rule: 'force alone does not allow emptyDir',
+    pod: aPod({ name: 'bare', owner: 'none', emptyDir: true }),
+    spec: { force: true },
+    outcome: { refused: EMPTY_DIR('default/bare') },
+  },
+  { rule: 'deleteEmptyDir evicts a pod with emptyDir', pod: aPod({ name: 'scratch', emptyDir: true }), spec: { deleteEmptyDir: true }, outcome: 'evict' },
+  // 10. the rest
+  { rule: 'a ReplicaSet pod is evicted', pod: aPod({ name: 'web' }), outcome: 'evict' },
+  { rule: 'a StatefulSet pod is evicted', pod: aPod({ name: 'db-0', owner: 'StatefulSet' }), outcome: 'evict' },
+  { rule: 'a running Job pod is evicted', pod: aPod({ name: 'job-1', owner: 'Job' }), outcome: 'evict' },
+];
+
+describe('selectPodsForDrain: one rule per row', () => {
+  it.each(rows)('$rule', ({ pod, spec, options, outcome, problems }) => {
+    expect(summary(selectPodsForDrain([pod], spec ?? {}, options))).toEqual(expectedFor(pod, outcome, problems));
+  });
+});
+
+describe('selectPodsForDrain on a whole node', () => {
+  const node = [
+    aPod({ name: 'web-2', namespace: 'shop', labels: { app: 'web' } }),
+    aPod({ name: 'train', namespace: 'ml', requests: ['cpu', 'nvidia.com/gpu'], emptyDir: true }),
+    aPod({ name: 'nccl-test', namespace: 'ml', owner: 'none', requests: ['nvidia.com/rdma_shared_device_a'] }),
+    aPod({ name: 'eval-1', namespace: 'ml', owner: 'Job', requests: ['nvidia.com/gpu'], phase: 'Succeeded' }),
+    aPod({ name: 'train-old', namespace: 'ml', requests: ['nvidia.com/gpu'], terminating: true }),
+    aPod({ name: 'gpu-feature-discovery', namespace: 'gpu-operator', owner: 'DaemonSet', requests: ['cpu'] }),
+    aPod({ name: 'kube-apiserver-worker-01', namespace: 'kube-system', owner: 'Node', mirror: true }),
+    aPod({ name: 'kmaint-drainer-1', namespace: 'kmaint', owner: 'Job', labels: { 'app.kubernetes.io/name': 'kmaint' } }),
+    aPod({ name: 'report-7', namespace: 'shop', owner: 'Job', phase: 'Failed' }),
+  ];
+
+  it('the README drainSpec removes only GPU and RDMA pods', () => {
+    expect(summary(selectPodsForDrain(node, README_SPEC))).toEqual({
+      evict: ['ml/nccl-test', 'ml/train'],
+      deleteFinished: ['ml/eval-1'],
+      refused: [],
+      terminating: ['ml/train-old'],
+      skipped: 5,
+      problems: [],
+      totalPods: 9,
+    });
+  });
+
+  it('an empty drainSpec removes everything kubectl drain --ignore-daemonsets would, refusing the rest', () => {
+    expect(summary(selectPodsForDrain(node, {}))).toEqual({
+      evict: ['shop/web-2'],
+      deleteFinished: ['ml/eval-1', 'shop/report-7'],
+      refused: [
+        { pod: 'ml/nccl-test', message: NO_CONTROLLER('ml/nccl-test') },
+        { pod: 'ml/train', message: EMPTY_DIR('ml/train') },
+      ],
+      terminating: ['ml/train-old'],
+      skipped: 3,
+      problems: [],
+      totalPods: 9,
+    });
+  });
+
+  it('does not change its input', () => {
+    const before = JSON.stringify(node);
+    selectPodsForDrain(node, README_SPEC);
+    expect(JSON.stringify(node)).toBe(before);
+  });
+
+  it('an empty node selects nothing', () => {
+    expect(summary(selectPodsForDrain([], README_SPEC))).toEqual({
+      evict: [],
+      deleteFinished: [],
+      refused: [],
+      terminating: [],
+      skipped: 0,
+      problems: [],
+      totalPods: 0,
+    });
+  });
+});

@@ -1,0 +1,137 @@
+// Which pods on one node a drain removes, and how: kubectl drain's decisions (as the upstream operator configures
+// it: eviction, all DaemonSets ignored, force/deleteEmptyDir/selector/filters from the spec) as a pure function.
+import type { V1Pod } from '@kubernetes/client-node';
+import { OWN_POD_LABEL_KEY, OWN_POD_LABEL_VALUE, UPSTREAM_OWN_POD_SELECTOR, type DrainSpec } from '#api';
+import { and, matchesLabels, parseLabelSelector, type LabelSelector, type LabelSelectorResult } from '#selectors';
+import { compileEvictionFilters, passesEvictionFilters, type CompiledEvictionFilters } from './eviction-filters.ts';
+import { comparePodKeys, controllerOf, hasEmptyDir, isFinished, isMirrorPod, isTerminating, podKey } from './pod-facts.ts';
+
+export interface DrainSelection {
+  /** Remove through the eviction API (PodDisruptionBudgets apply). */
+  evict: V1Pod[];
+  /** Finished pods: a plain delete, no budget to respect. */
+  deleteFinished: V1Pod[];
+  /** Pods the drain must remove but may not; each blocks completion until the spec or the pod changes. */
+  refused: Array<{ pod: V1Pod; message: string }>;
+  /** Already being deleted: nothing to do but wait for them to go. */
+  terminating: V1Pod[];
+  /** Pods the drain leaves alone. */
+  skipped: number;
+  /** What is wrong with the drainSpec itself, one line each. */
+  problems: string[];
+  /** Every pod on the node, any phase, DaemonSet pods included. */
+  totalPods: number;
+}
+
+export interface DrainSelectionOptions {
+  /**
+   * kmaint's own pods, never drained (a drain must not evict the process running it).
+   * @default app.kubernetes.io/name=kmaint
+   */
+  ownPodSelector?: LabelSelector;
+}
+
+/** kmaint's own pods, by the label its manifests put on them. */
+export const DEFAULT_OWN_POD_SELECTOR: LabelSelector = {
+  requirements: [{ key: OWN_POD_LABEL_KEY, operator: '=', values: [OWN_POD_LABEL_VALUE] }],
+};
+
+type Verdict = { kind: 'skip' } | { kind: 'delete' } | { kind: 'refuse'; message: string } | { kind: 'terminating' } | { kind: 'evict' };
+
+interface RuleInput {
+  readonly spec: DrainSpec;
+  readonly ownPodSelector: LabelSelector;
+  /** drainSpec.podSelector ANDed behind the upstream operator's implicit exclusion of its own pods. */
+  readonly podSelector: LabelSelectorResult;
+  readonly filters: CompiledEvictionFilters;
+}
+
+type DrainRule = (pod: V1Pod, input: RuleInput) => Verdict | undefined;
+
+const SKIP: Verdict = { kind: 'skip' };
+
+/** The first rule that returns a verdict decides; the last one always does. */
+const DRAIN_RULES: readonly DrainRule[] = [
+  // The kubelet recreates a mirror pod from its static manifest at once; kubectl skips them in every phase.
+  (pod) => (isMirrorPod(pod) ? SKIP : undefined),
+  // A drain must never evict the process running it, even a finished one (our CronJob history).
+  (pod, { ownPodSelector }) => (matchesLabels(ownPodSelector, pod.metadata?.labels) ? SKIP : undefined),
+  // kubectl applies the selector to its pod LIST, before every other rule; an unusable selector must not pass
+  // as "nothing selected" (that would report the node drained), so it refuses every pod it would have judged.
+  (pod, { podSelector }) => {
+    if (!podSelector.ok) return { kind: 'refuse', message: `cannot match pod ${podKey(pod)} against drainSpec.podSelector: ${podSelector.error}` };
+    return matchesLabels(podSelector.selector, pod.metadata?.labels) ? undefined : SKIP;
+  },
+  // Only pods using the filtered resources are in scope; checked before the refusals so that a pod the drain
+  // would never touch cannot block it (upstream checks it after them).
+  (pod, { filters }) => (passesEvictionFilters(pod, filters) ? undefined : SKIP),
+  // kubectl --ignore-daemonsets: the DaemonSet controller would put a running pod straight back; finished ones go.
+  (pod) => (controllerOf(pod)?.kind === 'DaemonSet' && !isFinished(pod) ? SKIP : undefined),
+  // Someone already deletes it; asking again every pass would write on an unchanged cluster.
+  (pod) => (isTerminating(pod) ? { kind: 'terminating' } : undefined),
+  // A finished pod holds no workload: delete it whatever its owner or volumes, no budget involved.
+  (pod) => (isFinished(pod) ? { kind: 'delete' } : undefined),
+  // Nothing would recreate it elsewhere; only force may lose it.
+  (pod, { spec }) =>
+    controllerOf(pod) === undefined && spec.force !== true ? { kind: 'refuse', message: `cannot delete pod with no controller: ${podKey(pod)} (use force)` } : undefined,
+  // emptyDir data dies with the pod; only deleteEmptyDir may lose it.
+  (pod, { spec }) =>
+    hasEmptyDir(pod) && spec.deleteEmptyDir !== true
+      ? { kind: 'refuse', message: `cannot delete pod with local storage (emptyDir): ${podKey(pod)} (use deleteEmptyDir)` }
+      : undefined,
+  // Everything else leaves through the eviction API, which honours PodDisruptionBudgets.
+  () => ({ kind: 'evict' }),
+];
+
+function effectivePodSelector(spec: DrainSpec): LabelSelectorResult {
+  const implicit = parseLabelSelector(UPSTREAM_OWN_POD_SELECTOR);
+  const requested = parseLabelSelector(spec.podSelector ?? '');
+  if (!implicit.ok) return implicit;
+  if (!requested.ok) return requested;
+  return { ok: true, selector: and(implicit.selector, requested.selector) };
+}
+
+function decide(pod: V1Pod, input: RuleInput): Verdict {
+  for (const rule of DRAIN_RULES) {
+    const verdict = rule(pod, input);
+    if (verdict !== undefined) return verdict;
+  }
+  return { kind: 'evict' };
+}
+
+/** Sorts the pods of ONE node (the caller lists by spec.nodeName) into what the drain does with each; lists end sorted by namespace/name. */
+export function selectPodsForDrain(pods: readonly V1Pod[], spec: DrainSpec, options: DrainSelectionOptions = {}): DrainSelection {
+  const podSelector = effectivePodSelector(spec);
+  const filters = compileEvictionFilters(spec.podEvictionFilters);
+  const input: RuleInput = { spec, ownPodSelector: options.ownPodSelector ?? DEFAULT_OWN_POD_SELECTOR, podSelector, filters };
+  const selection: DrainSelection = {
+    evict: [],
+    deleteFinished: [],
+    refused: [],
+    terminating: [],
+    skipped: 0,
+    problems: [...(podSelector.ok ? [] : [`drainSpec.podSelector: ${podSelector.error}`]), ...filters.problems],
+    totalPods: pods.length,
+  };
+  for (const pod of [...pods].sort(comparePodKeys)) {
+    const verdict = decide(pod, input);
+    switch (verdict.kind) {
+      case 'skip':
+        selection.skipped++;
+        break;
+      case 'delete':
+        selection.deleteFinished.push(pod);
+        break;
+      case 'refuse':
+        selection.refused.push({ pod, message: verdict.message });
+        break;
+      case 'terminating':
+        selection.terminating.push(pod);
+        break;
+      case 'evict':
+        selection.evict.push(pod);
+        break;
+    }
+  }
+  return selection;
+}

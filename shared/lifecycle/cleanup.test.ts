@@ -1,0 +1,257 @@
+import type { V1Node } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { ANNOTATION_GC_IGNORE, ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_READY_TIME, Phase } from '../api/constants.ts';
+import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
+import { NOW } from '../scheduling/test-builders.ts';
+import { planCleanup, type CleanupPlan } from './cleanup.ts';
+import { aLifecycleMaintenance, aNodeWithUid, type LifecycleMaintenanceOptions } from './test-builders.ts';
+
+const CONFIG = { maxNodeMaintenanceTimeSeconds: 3600 };
+const ref = (name = 'nm-1'): MaintenanceRef => ({ namespace: 'default', name, resourceVersion: '100', uid: `uid-${name}` });
+
+const cordoned = aNodeWithUid({ name: 'worker-01', unschedulable: true });
+const schedulable = aNodeWithUid({ name: 'worker-01' });
+
+function nm(opts: Partial<LifecycleMaintenanceOptions> = {}): NodeMaintenance {
+  return aLifecycleMaintenance({ name: 'nm-1', nodeName: 'worker-01', ...opts });
+}
+
+const uncordon: Action = {
+  kind: 'uncordonNode',
+  node: { name: 'worker-01', resourceVersion: '7' },
+  maintenance: ref(),
+  reason: 'default/nm-1 deleted; node was schedulable before maintenance',
+};
+
+function release(phase: string, removesRecord: boolean): Action {
+  return {
+    kind: 'patchMaintenanceMeta',
+    target: ref(),
+    ...(removesRecord ? { annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: null } } : {}),
+    removeFinalizer: true,
+    reason: `default/nm-1 deleted in phase ${phase}`,
+  };
+}
+
+function plan(actions: Action[], more: Partial<CleanupPlan> = {}): CleanupPlan {
+  return { actions, held: [], released: 0, collected: 0, idle: actions.length === 0, ...more };
+}
+
+interface Row {
+  rule: string;
+  nodes: V1Node[];
+  maintenances: NodeMaintenance[];
+  expected: CleanupPlan;
+}
+
+const PHASES = [Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase.Draining, Phase.Ready, Phase.RequestorFailed];
+
+// Deletion in every phase the drainer reaches: undo only what the record says we did, then drop the finalizer.
+const deletionRows: Row[] = PHASES.flatMap((phase) => [
+  {
+    rule: `${phase}: node was schedulable before us and is cordoned -> uncordon, then drop record and finalizer`,
+    nodes: [cordoned],
+    maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([uncordon, release(phase, true)], { released: 1 }),
+  },
+  {
+    rule: `${phase}: node was schedulable before us but someone uncordoned it -> no uncordon`,
+    nodes: [schedulable],
+    maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([release(phase, true)], { released: 1 }),
+  },
+  {
+    rule: `${phase}: node was cordoned before us ("true") -> it stays cordoned`,
+    nodes: [cordoned],
+    maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'true' } })],
+    expected: plan([release(phase, true)], { released: 1 }),
+  },
+  {
+    rule: `${phase}: no record (cordon: false, or deleted before the cordon step) -> finalizer only`,
+    nodes: [cordoned],
+    maintenances: [nm({ phase, deleting: true })],
+    expected: plan([release(phase, false)], { released: 1 }),
+  },
+]);
+
+const OTHERS = ['agent-b.example.com', 'agent-c.example.com'];
+const HELD = { key: 'default/nm-1', why: 'waiting for additional requestors: agent-b.example.com, agent-c.example.com' };
+
+const additionalRequestorRows: Row[] = [
+  {
+    rule: 'Ready with additionalRequestors: deletion is held, nothing written',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'Ready', deleting: true, spec: { additionalRequestors: OTHERS }, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([], { held: [HELD] }),
+  },
+  {
+    rule: 'RequestorFailed with additionalRequestors: deletion is held, nothing written',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'RequestorFailed', requestorFailed: 'True', deleting: true, spec: { additionalRequestors: OTHERS }, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([], { held: [HELD] }),
+  },
+  {
+    rule: 'Ready with an emptied additionalRequestors list: released',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'Ready', deleting: true, spec: { additionalRequestors: [] }, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([uncordon, release('Ready', true)], { released: 1 }),
+  },
+  ...[Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase.Draining].map((phase) => ({
+    rule: `${phase} with additionalRequestors: released anyway, as upstream`,
+    nodes: [cordoned],
+    maintenances: [nm({ phase, deleting: true, spec: { additionalRequestors: OTHERS }, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([uncordon, release(phase, true)], { released: 1 }),
+  })),
+];
+
+const nodeGone: Action = { kind: 'patchMaintenanceMeta', target: ref(), removeFinalizer: true, reason: 'node worker-01 no longer exists' };
+
+const missingNodeRows: Row[] = [
+  {
+    rule: 'node missing, object deleted: finalizer removed, nothing else to undo',
+    nodes: [],
+    maintenances: [nm({ phase: 'Draining', deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([nodeGone], { released: 1 }),
+  },
+  {
+    rule: 'node missing, object not deleted: finalizer removed so Kubernetes GC can delete it through its owner',
+    nodes: [],
+    maintenances: [nm({ phase: 'Cordon', annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([nodeGone], { released: 1 }),
+  },
+  {
+    rule: 'node missing, held by additionalRequestors: finalizer removed anyway',
+    nodes: [],
+    maintenances: [nm({ phase: 'Ready', deleting: true, spec: { additionalRequestors: OTHERS } })],
+    expected: plan([nodeGone], { released: 1 }),
+  },
+  {
+    rule: 'node missing, stale Ready: finalizer removed, no GC delete on top',
+    nodes: [],
+    maintenances: [nm({ phase: 'Ready', annotations: { [ANNOTATION_READY_TIME]: '2025-12-01T00:00:00Z' } })],
+    expected: plan([nodeGone], { released: 1 }),
+  },
+  {
+    rule: 'node missing, no finalizer of ours: nothing to release',
+    nodes: [],
+    maintenances: [nm({ phase: 'Pending' })],
+    expected: plan([]),
+  },
+];
+
+const gcDelete: Action = { kind: 'deleteMaintenance', target: ref(), reason: 'Ready for more than maxNodeMaintenanceTimeSeconds (3600 s)' };
+const AN_HOUR_AND_A_SECOND_AGO = '2025-12-31T22:59:59Z';
+const AN_HOUR_LESS_A_SECOND_AGO = '2025-12-31T23:00:01Z';
+
+const gcRows: Row[] = [
+  {
+    rule: 'GC: Ready longer than maxNodeMaintenanceTimeSeconds -> deleted',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'Ready', annotations: { [ANNOTATION_READY_TIME]: AN_HOUR_AND_A_SECOND_AGO } })],
+    expected: plan([gcDelete], { collected: 1 }),
+  },
+  {
+    rule: 'GC: Ready for less than maxNodeMaintenanceTimeSeconds -> kept',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'Ready', annotations: { [ANNOTATION_READY_TIME]: AN_HOUR_LESS_A_SECOND_AGO } })],
+    expected: plan([]),
+  },
+  {
+    rule: 'GC: ignore annotation "true" -> kept however old',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'Ready', annotations: { [ANNOTATION_READY_TIME]: '2025-01-01T00:00:00Z', [ANNOTATION_GC_IGNORE]: 'true' } })],
+    expected: plan([]),
+  },
+  {
+    rule: 'GC: ignore annotation other than exactly "true" -> deleted',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'Ready', annotations: { [ANNOTATION_READY_TIME]: AN_HOUR_AND_A_SECOND_AGO, [ANNOTATION_GC_IGNORE]: 'True' } })],
+    expected: plan([gcDelete], { collected: 1 }),
+  },
+  {
+    rule: 'GC: RequestorFailed is never collected, it waits for a person',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'RequestorFailed', requestorFailed: 'True', annotations: { [ANNOTATION_READY_TIME]: '2025-01-01T00:00:00Z' } })],
+    expected: plan([]),
+  },
+  {
+    rule: 'GC: Ready without a ready-time annotation -> kept (the drainer sets it first)',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'Ready' })],
+    expected: plan([]),
+  },
+  {
+    rule: 'GC: unparsable ready-time -> kept',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'Ready', annotations: { [ANNOTATION_READY_TIME]: 'yesterday' } })],
+    expected: plan([]),
+  },
+  {
+    rule: 'GC: an earlier phase carrying an old ready-time is not collected',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'Draining', annotations: { [ANNOTATION_READY_TIME]: '2025-01-01T00:00:00Z' } })],
+    expected: plan([]),
+  },
+  {
+    rule: 'GC: a stale Ready object already being deleted is released, not deleted again',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'Ready', deleting: true, annotations: { [ANNOTATION_READY_TIME]: '2025-01-01T00:00:00Z', [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([uncordon, release('Ready', true)], { released: 1 }),
+  },
+];
+
+const otherRows: Row[] = [
+  {
+    rule: 'deleted without our finalizer: nothing to do',
+    nodes: [cordoned],
+    maintenances: [nm({ phase: 'Draining', deleting: true, finalizer: false, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([]),
+  },
+  {
+    rule: 'deleted while Pending (no finalizer yet): nothing to do',
+    nodes: [schedulable],
+    maintenances: [nm({ phase: 'Pending', deleting: true, finalizer: false })],
+    expected: plan([]),
+  },
+  {
+    rule: 'requests in progress and not deleted: nothing to do',
+    nodes: [cordoned],
+    maintenances: PHASES.map((phase) => aLifecycleMaintenance({ name: `nm-${phase}`, nodeName: 'worker-01', phase, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })),
+    expected: plan([]),
+  },
+  {
+    rule: 'several requests: planned in namespace/name order',
+    nodes: [cordoned, aNodeWithUid({ name: 'worker-02' })],
+    maintenances: [
+      aLifecycleMaintenance({ name: 'nm-b', nodeName: 'worker-02', phase: 'Ready', deleting: true }),
+      aLifecycleMaintenance({ name: 'nm-a', nodeName: 'worker-01', phase: 'Draining', deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } }),
+    ],
+    expected: plan(
+      [
+        { ...uncordon, maintenance: ref('nm-a'), reason: 'default/nm-a deleted; node was schedulable before maintenance' },
+        { kind: 'patchMaintenanceMeta', target: ref('nm-a'), annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: null }, removeFinalizer: true, reason: 'default/nm-a deleted in phase Draining' },
+        { kind: 'patchMaintenanceMeta', target: ref('nm-b'), removeFinalizer: true, reason: 'default/nm-b deleted in phase Ready' },
+      ],
+      { released: 2 },
+    ),
+  },
+];
+
+describe('planCleanup', () => {
+  describe.each([
+    { group: 'deletion in each phase', rows: deletionRows },
+    { group: 'additionalRequestors', rows: additionalRequestorRows },
+    { group: 'missing nodes', rows: missingNodeRows },
+    { group: 'garbage collection', rows: gcRows },
+    { group: 'nothing to do', rows: otherRows },
+  ])('$group', ({ rows }) => {
+    it.each(rows)('$rule', ({ nodes, maintenances, expected }) => {
+      const before = structuredClone(maintenances);
+
+      const result = planCleanup({ nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), maintenances }, CONFIG, NOW);
+
+      expect(result).toEqual(expected);
+      expect(maintenances).toEqual(before);
+    });
+  });
+});

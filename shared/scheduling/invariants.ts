@@ -1,0 +1,81 @@
+// Checks a scheduling plan against the rules it must never break; run after every planner test and in soak runs.
+import { CONDITION_READY, Phase } from '#api';
+import type { NodeMaintenance } from '#api';
+import { SchedulingInvariantError } from './errors.ts';
+import type { SchedulingLimits } from './limits.ts';
+import type { SchedulingPlan } from './plan.ts';
+import { maintenanceKey } from './state.ts';
+import type { SchedulingState } from './state.ts';
+
+/**
+ * Throws SchedulingInvariantError listing every violation: admitted requests that were not candidates, two
+ * admitted on one Node, maxParallelOperations or maxUnavailable exceeded by this plan's admissions (a cluster
+ * already above a limit may stay there, but nothing may be added), admissions under an invalid config, and
+ * writes that do not match the admitted and waiting lists.
+ */
+export function checkSchedulingInvariants(state: SchedulingState, limits: SchedulingLimits, plan: SchedulingPlan): void {
+  const violations: string[] = [];
+  const unscheduled = new Map(state.unscheduled.map((nm) => [maintenanceKey(nm), nm]));
+
+  const admitted: NodeMaintenance[] = [];
+  const admittedNodes = new Set<string>();
+  for (const key of plan.admitted) {
+    const nm = unscheduled.get(key);
+    if (nm === undefined) {
+      violations.push(`${key} admitted but it is not an unscheduled request`);
+      continue;
+    }
+    const node = nm.spec.nodeName;
+    if (!state.nodes.has(node)) violations.push(`${key} admitted but node ${node} does not exist`);
+    if (state.nodesUnderMaintenance.has(node)) violations.push(`${key} admitted but node ${node} is already under maintenance`);
+    if (admittedNodes.has(node)) violations.push(`two requests admitted for node ${node}`);
+    admittedNodes.add(node);
+    admitted.push(nm);
+  }
+
+  const { maxParallelOperations, maxUnavailable } = limits;
+  if (admitted.length > 0) {
+    if (maxParallelOperations === null || maxUnavailable === null) {
+      violations.push(`${admitted.length} admitted under an invalid config`);
+    } else {
+      const inProgressAfter = state.nodesUnderMaintenance.size + admitted.length;
+      if (inProgressAfter > maxParallelOperations) {
+        violations.push(`${inProgressAfter} nodes in progress after the plan, maxParallelOperations is ${maxParallelOperations}`);
+      }
+      const unavailableBefore = new Set([...state.nodesUnavailable, ...state.nodesUnderMaintenance]).size;
+      const newlyUnavailable = [...admittedNodes].filter((n) => !state.nodesUnavailable.has(n)).length;
+      if (maxUnavailable !== 'unlimited' && newlyUnavailable > 0 && unavailableBefore + newlyUnavailable > maxUnavailable) {
+        violations.push(`${unavailableBefore} unavailable + ${newlyUnavailable} newly unavailable exceeds maxUnavailable ${maxUnavailable}`);
+      }
+    }
+  }
+
+  const admittedKeys = new Set(plan.admitted);
+  const waitingKeys = new Set(plan.waiting.map((w) => w.key));
+  for (const key of unscheduled.keys()) {
+    if (admittedKeys.has(key) === waitingKeys.has(key)) violations.push(`${key} must be either admitted or waiting, exactly once`);
+  }
+  for (const key of waitingKeys) {
+    if (!unscheduled.has(key)) violations.push(`${key} listed as waiting but it is not an unscheduled request`);
+  }
+
+  const written = new Set<string>();
+  for (const action of plan.actions) {
+    if (action.kind !== 'writeStatus') continue;
+    const key = `${action.target.namespace}/${action.target.name}`;
+    if (written.has(key)) violations.push(`${key} has two status writes`);
+    written.add(key);
+    if (!unscheduled.has(key)) violations.push(`${key} status written but it is not an unscheduled request`);
+    const reason = action.status.conditions?.find((c) => c.type === CONDITION_READY)?.reason;
+    const expected = admittedKeys.has(key) ? Phase.Scheduled : Phase.Pending;
+    if (reason !== expected) violations.push(`${key} written with Ready reason ${reason ?? '(none)'}, expected ${expected}`);
+  }
+  for (const key of admittedKeys) {
+    if (!written.has(key)) violations.push(`${key} admitted without a status write`);
+  }
+
+  if (plan.blocked && plan.waiting.length === 0) violations.push('plan is blocked but nothing waits');
+  if (plan.idle && plan.actions.length > 0) violations.push('plan is idle but has actions');
+
+  if (violations.length > 0) throw new SchedulingInvariantError(violations);
+}

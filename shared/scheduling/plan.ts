@@ -1,0 +1,130 @@
+// The scheduler pass's plan: initialise new requests as Pending, admit what the limits allow, explain the rest.
+import { EVENT_REASON_CONDITION_CHANGED, Phase, PHASE_UNINITIALIZED } from '#api';
+import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
+import { admitRanked, limitWaitReason } from './admit.ts';
+import { computeBudget } from './limits.ts';
+import type { SchedulingLimits } from './limits.ts';
+import { firstPerNode, rankCandidates } from './rank.ts';
+import { withReadyCondition } from './ready-condition.ts';
+import { compareStrings, maintenanceKey, maintenancePhase } from './state.ts';
+import type { SchedulingState } from './state.ts';
+import { waitingMessage, waitReason } from './wait-reasons.ts';
+
+export interface SchedulingPlan {
+  actions: Action[];
+  /** Keys (namespace/name) admitted this pass, best first. */
+  admitted: string[];
+  /** Every unscheduled request not admitted, by key, with why it waits (the condition message minus 'waiting: '). */
+  waiting: Array<{ key: string; why: string }>;
+  /** Nothing to schedule and nothing to write. */
+  idle: boolean;
+  /** Some candidate waits on a limit (or on an invalid limit): work remains that only a freed slot can unblock. */
+  blocked: boolean;
+}
+
+interface Wait {
+  maintenance: NodeMaintenance;
+  why: string;
+  /** Waits on maxParallelOperations, maxUnavailable or an invalid config (as opposed to its Node). */
+  onLimit: boolean;
+}
+
+function maintenanceRef(nm: NodeMaintenance): MaintenanceRef {
+  return {
+    namespace: nm.metadata.namespace ?? '',
+    name: nm.metadata.name,
+    ...(nm.metadata.uid !== undefined ? { uid: nm.metadata.uid } : {}),
+    resourceVersion: nm.metadata.resourceVersion ?? '',
+  };
+}
+
+/** Upstream's ConditionChanged event: type Normal, message = the new phase. */
+function phaseEvent(nm: NodeMaintenance, phase: string): Action {
+  return {
+    kind: 'emitEvent',
+    target: {
+      kind: 'NodeMaintenance',
+      namespace: nm.metadata.namespace ?? '',
+      name: nm.metadata.name,
+      ...(nm.metadata.uid !== undefined ? { uid: nm.metadata.uid } : {}),
+    },
+    type: 'Normal',
+    eventReason: EVENT_REASON_CONDITION_CHANGED,
+    message: phase,
+    reason: `phase changed to ${phase}`,
+  };
+}
+
+/** Requests whose Node is missing or taken wait on the Node; the rest are candidates. */
+function splitByNode(state: SchedulingState): { candidates: NodeMaintenance[]; waits: Wait[] } {
+  const candidates: NodeMaintenance[] = [];
+  const waits: Wait[] = [];
+  for (const nm of state.unscheduled) {
+    const node = nm.spec.nodeName;
+    const holder = state.inProgressByNode.get(node)?.[0];
+    if (!state.nodes.has(node)) waits.push({ maintenance: nm, why: waitReason.nodeNotFound(node), onLimit: false });
+    else if (holder !== undefined) waits.push({ maintenance: nm, why: waitReason.nodeTaken(node, maintenanceKey(holder)), onLimit: false });
+    else candidates.push(nm);
+  }
+  return { candidates, waits };
+}
+
+export function planScheduling(state: SchedulingState, limits: SchedulingLimits, now: Date): SchedulingPlan {
+  const budget = computeBudget(state, limits);
+  const { candidates, waits } = splitByNode(state);
+  const ranked = rankCandidates(state, candidates);
+  const actions: Action[] = [];
+  const admitted: string[] = [];
+
+  if (budget.kind === 'invalid') {
+    for (const nm of ranked) waits.push({ maintenance: nm, why: waitReason.configInvalid(budget.problem), onLimit: true });
+  } else {
+    const { winners, losers } = firstPerNode(ranked);
+    const result = admitRanked(state, budget, winners);
+    const limitWhy = limitWaitReason(state, budget, result);
+    for (const nm of result.skipped) waits.push({ maintenance: nm, why: limitWhy, onLimit: true });
+    const admittedKeys = new Set(result.admitted.map((a) => maintenanceKey(a.maintenance)));
+    for (const { maintenance, winner } of losers) {
+      // Winner admitted: the next pass sees it in progress and says the same. Winner waiting: the runner-up
+      // waits on the same limit; naming the winner would change the text whenever the ranking does.
+      if (admittedKeys.has(maintenanceKey(winner))) {
+        waits.push({ maintenance, why: waitReason.nodeTaken(maintenance.spec.nodeName, maintenanceKey(winner)), onLimit: false });
+      } else {
+        waits.push({ maintenance, why: limitWhy, onLimit: true });
+      }
+    }
+
+    for (const { maintenance: nm, message } of result.admitted) {
+      const from = maintenancePhase(nm);
+      const status = withReadyCondition(nm, { status: 'False', reason: Phase.Scheduled, message }, now);
+      admitted.push(maintenanceKey(nm));
+      if (status === undefined) continue;
+      actions.push({ kind: 'writeStatus', target: maintenanceRef(nm), status, phaseFrom: from, phaseTo: Phase.Scheduled, reason: message });
+      // A new request passes through Pending in the same write; each phase passed gets its event.
+      if (from === PHASE_UNINITIALIZED) actions.push(phaseEvent(nm, Phase.Pending));
+      actions.push(phaseEvent(nm, Phase.Scheduled));
+    }
+  }
+
+  waits.sort((a, b) => compareStrings(maintenanceKey(a.maintenance), maintenanceKey(b.maintenance)));
+  for (const { maintenance: nm, why } of waits) {
+    const message = waitingMessage(why);
+    const status = withReadyCondition(nm, { status: 'False', reason: Phase.Pending, message }, now);
+    if (status === undefined) continue;
+    const from = maintenancePhase(nm);
+    if (from === Phase.Pending) {
+      actions.push({ kind: 'writeStatus', target: maintenanceRef(nm), status, reason: `wait reason changed, ${message}` });
+    } else {
+      actions.push({ kind: 'writeStatus', target: maintenanceRef(nm), status, phaseFrom: from, phaseTo: Phase.Pending, reason: `new request, ${message}` });
+      actions.push(phaseEvent(nm, Phase.Pending));
+    }
+  }
+
+  return {
+    actions,
+    admitted,
+    waiting: waits.map((w) => ({ key: maintenanceKey(w.maintenance), why: w.why })),
+    idle: candidates.length === 0 && actions.length === 0,
+    blocked: waits.some((w) => w.onLimit),
+  };
+}

@@ -1,0 +1,111 @@
+// The scheduler's view of one snapshot: Nodes and NodeMaintenances indexed once, as upstream's ClusterState.
+import type { V1Node } from '@kubernetes/client-node';
+import { CONDITION_READY, Phase, PHASE_UNINITIALIZED } from '#api';
+import type { Condition, NodeMaintenance } from '#api';
+
+export interface SchedulingState {
+  /** Nodes by name. */
+  readonly nodes: ReadonlyMap<string, V1Node>;
+  /** Every NodeMaintenance in the snapshot, in input order. */
+  readonly maintenances: readonly NodeMaintenance[];
+  /** Requests the scheduler owns: phase '' or Pending and not being deleted (node may be missing). */
+  readonly unscheduled: readonly NodeMaintenance[];
+  /** Node name -> the in-progress requests on it, sorted by namespace/name; only Nodes that exist. */
+  readonly inProgressByNode: ReadonlyMap<string, readonly NodeMaintenance[]>;
+  /** Names of existing Nodes with a request in progress (upstream nodesUnderMaintenance). */
+  readonly nodesUnderMaintenance: ReadonlySet<string>;
+  /** Names of Nodes that are cordoned or not Ready (upstream nodesUnavailable). */
+  readonly nodesUnavailable: ReadonlySet<string>;
+  /** requestorIDs with at least one request in progress on an existing Node. */
+  readonly requestorsInProgress: ReadonlySet<string>;
+  /** requestorID -> number of its unscheduled requests (for the fewer-pending ranker). */
+  readonly unscheduledByRequestor: ReadonlyMap<string, number>;
+}
+
+/** `namespace/name`, the key used in plans, messages and the final tie-break. */
+export function maintenanceKey(nm: NodeMaintenance): string {
+  return `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+}
+
+export function readyCondition(nm: NodeMaintenance): Condition | undefined {
+  return nm.status?.conditions?.find((c) => c.type === CONDITION_READY);
+}
+
+/** The phase is the reason of the Ready condition; '' when there is none yet. */
+export function maintenancePhase(nm: NodeMaintenance): string {
+  return readyCondition(nm)?.reason ?? PHASE_UNINITIALIZED;
+}
+
+/**
+ * Being deleted: the API server keeps an object with a deletionTimestamp only while a finalizer holds it,
+ * so such an object still occupies its node until cleanup lets it go.
+ */
+export function isBeingDeleted(nm: NodeMaintenance): boolean {
+  return nm.metadata.deletionTimestamp !== undefined;
+}
+
+/** In progress (under maintenance): past Pending, or being deleted. */
+export function isInProgress(nm: NodeMaintenance): boolean {
+  const phase = maintenancePhase(nm);
+  return (phase !== PHASE_UNINITIALIZED && phase !== Phase.Pending) || isBeingDeleted(nm);
+}
+
+/** Unscheduled: '' or Pending and not being deleted, i.e. the scheduler may still admit it. */
+export function isUnscheduled(nm: NodeMaintenance): boolean {
+  return !isInProgress(nm);
+}
+
+/** Unavailable: cordoned, or a Ready condition whose status is not True (no Ready condition counts as ready). */
+export function isNodeUnavailable(node: V1Node): boolean {
+  if (node.spec?.unschedulable === true) return true;
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  return ready !== undefined && ready.status !== 'True';
+}
+
+export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[] }): SchedulingState {
+  const nodes = new Map<string, V1Node>();
+  const nodesUnavailable = new Set<string>();
+  for (const node of lists.nodes) {
+    const name = node.metadata?.name;
+    if (name === undefined) continue;
+    nodes.set(name, node);
+    if (isNodeUnavailable(node)) nodesUnavailable.add(name);
+  }
+
+  const unscheduled: NodeMaintenance[] = [];
+  const inProgressByNode = new Map<string, NodeMaintenance[]>();
+  const requestorsInProgress = new Set<string>();
+  const unscheduledByRequestor = new Map<string, number>();
+  for (const nm of lists.maintenances) {
+    if (isUnscheduled(nm)) {
+      unscheduled.push(nm);
+      unscheduledByRequestor.set(nm.spec.requestorID, (unscheduledByRequestor.get(nm.spec.requestorID) ?? 0) + 1);
+      continue;
+    }
+    // A request whose Node is gone holds nothing: cleanup releases it, and it must not block the limits.
+    if (!nodes.has(nm.spec.nodeName)) continue;
+    const onNode = inProgressByNode.get(nm.spec.nodeName) ?? [];
+    onNode.push(nm);
+    inProgressByNode.set(nm.spec.nodeName, onNode);
+    requestorsInProgress.add(nm.spec.requestorID);
+  }
+  for (const onNode of inProgressByNode.values()) {
+    onNode.sort((a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)));
+  }
+
+  return {
+    nodes,
+    maintenances: lists.maintenances,
+    unscheduled,
+    inProgressByNode,
+    nodesUnderMaintenance: new Set(inProgressByNode.keys()),
+    nodesUnavailable,
+    requestorsInProgress,
+    unscheduledByRequestor,
+  };
+}
+
+/** Ordinal string order (as Go's cmp.Compare), independent of locale. */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

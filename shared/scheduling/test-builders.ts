@@ -1,0 +1,169 @@
+// Fixtures for scheduling tests: Nodes and NodeMaintenances with only the fields that matter, a planner run that
+// always checks the invariants, and the shared table runner (first pass, then a second pass that must write nothing).
+import type { V1Node } from '@kubernetes/client-node';
+import { expect, it } from 'vitest';
+import { CONDITION_READY, PHASE_UNINITIALIZED } from '#api';
+import type { Action, NodeMaintenance, NodeMaintenanceStatus } from '#api';
+import { checkSchedulingInvariants } from './invariants.ts';
+import type { SchedulingLimits } from './limits.ts';
+import { planScheduling } from './plan.ts';
+import type { SchedulingPlan } from './plan.ts';
+import { buildSchedulingState } from './state.ts';
+
+/** The fixed clock of every scheduling test. */
+export const NOW = new Date('2026-01-01T00:00:00Z');
+/** When fixtures' existing conditions last flipped. */
+export const EARLIER = '2025-12-31T00:00:00Z';
+
+export interface NodeOptions {
+  name: string;
+  /** spec.unschedulable (cordoned). @default false */
+  unschedulable?: boolean;
+  /** Status of the Ready node condition; 'absent' leaves it out (counts as ready). @default 'True' */
+  ready?: 'True' | 'False' | 'Unknown' | 'absent';
+}
+
+export function aNode(opts: NodeOptions): V1Node {
+  const ready = opts.ready ?? 'True';
+  return {
+    metadata: { name: opts.name },
+    spec: opts.unschedulable === true ? { unschedulable: true } : {},
+    status: { conditions: ready === 'absent' ? [] : [{ type: 'Ready', status: ready }] },
+  };
+}
+
+/** node-01 … node-NN, all ready and schedulable except the names listed as cordoned or not ready. */
+export function someNodes(count: number, opts: { cordoned?: string[]; notReady?: string[] } = {}): V1Node[] {
+  return Array.from({ length: count }, (_, i) => {
+    const name = `node-${String(i + 1).padStart(2, '0')}`;
+    return aNode({ name, unschedulable: opts.cordoned?.includes(name) ?? false, ready: opts.notReady?.includes(name) ? 'False' : 'True' });
+  });
+}
+
+export interface MaintenanceOptions {
+  name: string;
+  nodeName: string;
+  /** @default 'default' */
+  namespace?: string;
+  /** @default 'requestor-a' */
+  requestorID?: string;
+  /** Ready condition reason; '' means no Ready condition yet. @default 'Pending' */
+  phase?: string;
+  /** Ready condition message. @default '' */
+  message?: string;
+  /** @default '2025-12-01T00:00:00Z' */
+  created?: string;
+  /** Sets deletionTimestamp and keeps the finalizer on. @default false */
+  deleting?: boolean;
+  /** @default 1 */
+  generation?: number;
+}
+
+export function aMaintenance(opts: MaintenanceOptions): NodeMaintenance {
+  const phase = opts.phase ?? 'Pending';
+  const generation = opts.generation ?? 1;
+  return {
+    metadata: {
+      name: opts.name,
+      namespace: opts.namespace ?? 'default',
+      uid: `uid-${opts.name}`,
+      resourceVersion: '100',
+      generation,
+      creationTimestamp: opts.created ?? '2025-12-01T00:00:00Z',
+      ...(opts.deleting === true ? { deletionTimestamp: '2025-12-31T12:00:00Z', finalizers: ['maintenance.nvidia.com/finalizer'] } : {}),
+    },
+    spec: { requestorID: opts.requestorID ?? 'requestor-a', nodeName: opts.nodeName },
+    status:
+      phase === PHASE_UNINITIALIZED
+        ? {}
+        : {
+            conditions: [
+              {
+                type: CONDITION_READY,
+                status: phase === 'Ready' ? 'True' : 'False',
+                reason: phase,
+                message: opts.message ?? '',
+                lastTransitionTime: EARLIER,
+                observedGeneration: generation,
+              },
+            ],
+          },
+  };
+}
+
+/** The objects as they would read after the plan's status writes (copies; the inputs are left alone). */
+export function withStatusesApplied(maintenances: readonly NodeMaintenance[], actions: readonly Action[]): NodeMaintenance[] {
+  const statuses = new Map<string, NodeMaintenanceStatus>();
+  for (const action of actions) {
+    if (action.kind === 'writeStatus') statuses.set(`${action.target.namespace}/${action.target.name}`, action.status);
+  }
+  return maintenances.map((nm) => {
+    const status = statuses.get(`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`);
+    return status === undefined ? nm : { ...nm, status };
+  });
+}
+
+export function limits(maxParallelOperations: number | null, maxUnavailable: number | 'unlimited' | null, problems?: string[]): SchedulingLimits {
+  return { maxParallelOperations, maxUnavailable, ...(problems !== undefined ? { problems } : {}) };
+}
+
+/** A request (Pending unless `more.phase` says otherwise) created on day `day` of December 2025. */
+export function pending(name: string, nodeName: string, day: number, more: Partial<MaintenanceOptions> = {}): NodeMaintenance {
+  return aMaintenance({ name, nodeName, created: `2025-12-${String(day).padStart(2, '0')}T00:00:00Z`, ...more });
+}
+
+/** One planner pass at NOW, always followed by the invariant check. */
+export function planChecked(nodes: readonly V1Node[], maintenances: readonly NodeMaintenance[], lim: SchedulingLimits): SchedulingPlan {
+  const state = buildSchedulingState({ nodes, maintenances });
+  const plan = planScheduling(state, lim, NOW);
+  checkSchedulingInvariants(state, lim, plan);
+  return plan;
+}
+
+export interface PlanRow {
+  rule: string;
+  nodes: V1Node[];
+  maintenances: NodeMaintenance[];
+  limits: SchedulingLimits;
+  /** key -> Ready condition message, in admission order */
+  admitted: Record<string, string>;
+  /** key -> why */
+  waiting: Record<string, string>;
+  blocked: boolean;
+  /** @default false */
+  idle?: boolean;
+}
+
+function admittedMessages(plan: SchedulingPlan): Record<string, string> {
+  const messages: Record<string, string> = {};
+  for (const action of plan.actions) {
+    if (action.kind === 'writeStatus' && action.phaseTo === 'Scheduled') {
+      messages[`${action.target.namespace}/${action.target.name}`] = action.status.conditions?.find((c) => c.type === CONDITION_READY)?.message ?? '';
+    }
+  }
+  return messages;
+}
+
+/** Each row twice: the plan itself, and a second pass over the written result, which must write nothing. */
+export function itPlansEachRow(rows: readonly PlanRow[]): void {
+  it.each(rows)('$rule', (row) => {
+    const plan = planChecked(row.nodes, row.maintenances, row.limits);
+
+    expect(plan.admitted).toEqual(Object.keys(row.admitted));
+    expect(admittedMessages(plan)).toEqual(row.admitted);
+    expect(Object.fromEntries(plan.waiting.map((w) => [w.key, w.why]))).toEqual(row.waiting);
+    expect(plan.blocked).toBe(row.blocked);
+    expect(plan.idle).toBe(row.idle ?? false);
+  });
+
+  it.each(rows)('second pass over the written result writes nothing: $rule', (row) => {
+    const first = planChecked(row.nodes, row.maintenances, row.limits);
+    const second = planChecked(row.nodes, withStatusesApplied(row.maintenances, first.actions), row.limits);
+
+    expect(second.actions).toEqual([]);
+    expect(second.admitted).toEqual([]);
+    expect(second.waiting).toEqual(first.waiting);
+    expect(second.blocked).toBe(first.blocked);
+    expect(second.idle).toBe(!second.blocked);
+  });
+}

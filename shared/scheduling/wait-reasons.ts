@@ -1,0 +1,34 @@
+// Every text the scheduler writes into a Ready condition message. Wait reasons count the state *after* this
+// pass's admissions, so a second pass over the written result produces the same texts and writes nothing.
+
+/** The Ready condition message of a request that waits. */
+export function waitingMessage(why: string): string {
+  return `waiting: ${why}`;
+}
+
+export const waitReason = {
+  nodeNotFound: (node: string): string => `node ${node} not found`,
+  /** Also used for the runner-up of a Node whose winner was admitted this pass: next pass sees it in progress. */
+  nodeTaken: (node: string, holderKey: string): string => `another request for node ${node} is in progress (${holderKey})`,
+  configInvalid: (problem: string): string => `config invalid: ${problem}`,
+  maxParallelOperations: (max: number, inProgress: number): string => `maxParallelOperations ${max} reached (${inProgress} in progress)`,
+  maxUnavailable: (max: number | 'unlimited', underMaintenance: number, cordonedOrNotReady: number): string =>
+    `maxUnavailable ${max} reached (${underMaintenance} under maintenance + ${cordonedOrNotReady} cordoned or not ready)`,
+} as const;
+
+/**
+ * The Ready condition message of an admitted request. `slot` counts requests in progress including this one.
+ * `unavailable` is the number of unavailable Nodes including this one when it was available before.
+ */
+export function admittedMessage(opts: {
+  slot: number;
+  maxParallelOperations: number;
+  nodeAlreadyUnavailable: boolean;
+  unavailable: number;
+  maxUnavailable: number | 'unlimited';
+}): string {
+  const slot = `admitted: slot ${opts.slot} of ${opts.maxParallelOperations}`;
+  if (opts.nodeAlreadyUnavailable) return `${slot}, node already unavailable`;
+  if (opts.maxUnavailable === 'unlimited') return slot;
+  return `${slot}, unavailable ${opts.unavailable} of ${opts.maxUnavailable}`;
+}

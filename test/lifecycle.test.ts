@@ -1,0 +1,266 @@
+// The NodeMaintenance lifecycle end to end: kmaint's real passes through client-node against the testbed.
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PolicyV1Api } from '@kubernetes/client-node';
+import { ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_READY_TIME, FINALIZER } from '../shared/api/index.ts';
+import { KubeClient } from '../shared/kube/index.ts';
+import { runPass } from '../shared/pass/index.ts';
+import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, waitFor } from './support/cluster.ts';
+import {
+  KMAINT_NS,
+  admin,
+  bindPod,
+  createNM,
+  deleteNM,
+  driveUntil,
+  generalNodes,
+  getNM,
+  installCrds,
+  isUnschedulable,
+  pass,
+  patchNM,
+  phaseOf,
+  podsOn,
+  removeAllNMs,
+  runAll,
+  setConfig,
+  setUnschedulable,
+  untilPhase,
+} from './support/kmaint.ts';
+
+const ns = `lc-${randomBytes(3).toString('hex')}`;
+let workers: string[] = [];
+
+async function gone(namespace: string, name: string): Promise<boolean> {
+  return driveUntil(`${namespace}/${name} gone`, async () => ((await getNM(namespace, name)) === undefined ? true : undefined));
+}
+
+async function nmTable(): Promise<string[][]> {
+  const r = await kubectl(['get', 'nm', '-n', ns]);
+  return r.stdout.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
+}
+
+describe('NodeMaintenance lifecycle on the testbed', () => {
+  beforeAll(async () => {
+    await installCrds();
+    await admin().core.createNamespace({ body: { metadata: { name: ns } } });
+    workers = await generalNodes();
+    expect(workers.length).toBeGreaterThanOrEqual(3);
+  });
+  afterEach(async () => {
+    await removeAllNMs(ns);
+    await setConfig(undefined);
+    for (const w of workers) await setUnschedulable(w, false);
+  });
+  afterAll(async () => {
+    await kubectl(['delete', 'namespace', ns, '--wait=false']);
+  });
+
+  it('runs the seed README example: Pending -> ... -> Ready, evicting only filtered pods; deletion uncordons and the object goes', async () => {
+    const node = workers[0] as string;
+    await bindPod(ns, 'important', node, { labels: { app: 'important' } });
+    await bindPod(ns, 'gpu-user', node, { requests: { cpu: '10m', 'nvidia.com/gpu-a100': '1' } });
+    await bindPod(ns, 'rdma-user', node, { requests: { cpu: '10m', 'nvidia.com/rdma_shared_device_a': '1' } });
+    await bindPod(ns, 'plain', node);
+    await waitFor('test pods running', async () => ((await podsOn(node)).filter((p) => p.metadata?.namespace === ns && p.status?.phase === 'Running').length === 4 ? true : undefined));
+    const dsBefore = (await podsOn(node)).filter((p) => p.metadata?.ownerReferences?.[0]?.kind === 'DaemonSet').map((p) => p.metadata?.name).sort();
+
+    await createNM(ns, 'my-maintenance-operation', {
+      requestorID: 'some.one.acme.com',
+      nodeName: node,
+      cordon: true,
+      waitForPodCompletion: { podSelector: 'app=important', timeoutSeconds: 0 },
+      drainSpec: { force: true, podSelector: '', timeoutSeconds: 0, deleteEmptyDir: true, podEvictionFilters: [{ byResourceNameRegex: 'nvidia.com/gpu-*' }, { byResourceNameRegex: 'nvidia.com/rdma*' }] },
+    });
+    expect((await pass('scheduler')).admitted).toBe(1);
+    expect(phaseOf(await getNM(ns, 'my-maintenance-operation'))).toBe('Scheduled');
+    expect(await nmTable()).toEqual([
+      ['NAME', 'NODE', 'REQUESTOR', 'READY', 'PHASE', 'FAILED', 'AGE'],
+      [expect.stringMatching(/^my-maintenance-operation$/), node, 'some.one.acme.com', 'False', 'Scheduled', expect.stringMatching(/^\d+s$/)],
+    ]);
+
+    const waiting = await untilPhase(ns, 'my-maintenance-operation', 'WaitForPodCompletion');
+    expect(waiting.status?.waitForCompletion).toEqual([`${ns}/important`]);
+    expect(waiting.metadata.finalizers).toEqual([FINALIZER]);
+    expect(waiting.metadata.annotations?.[ANNOTATION_INITIAL_UNSCHEDULABLE]).toBe('false');
+    expect(waiting.metadata.ownerReferences?.map((o) => [o.kind, o.name])).toEqual([['Node', node]]);
+    expect(await isUnschedulable(node)).toBe(true);
+
+    await admin().core.deleteNamespacedPod({ namespace: ns, name: 'important' });
+    const ready = await untilPhase(ns, 'my-maintenance-operation', 'Ready');
+    expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(ready.metadata.annotations?.[ANNOTATION_READY_TIME]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(ready.status?.drain).toEqual({ totalPods: expect.any(Number), evictionPods: 2, drainProgress: 100 });
+    const left = (await podsOn(node)).filter((p) => !p.metadata?.deletionTimestamp);
+    expect(left.filter((p) => p.metadata?.namespace === ns).map((p) => p.metadata?.name)).toEqual(['plain']);
+    expect(left.filter((p) => p.metadata?.ownerReferences?.[0]?.kind === 'DaemonSet').map((p) => p.metadata?.name).sort()).toEqual(dsBefore);
+    const table = await nmTable();
+    expect(table[1]?.slice(1, 5)).toEqual([node, 'some.one.acme.com', 'True', 'Ready']);
+
+    await deleteNM(ns, 'my-maintenance-operation');
+    expect(await gone(ns, 'my-maintenance-operation')).toBe(true);
+    expect(await isUnschedulable(node)).toBe(false);
+  });
+
+  it('leaves a node cordoned before maintenance cordoned afterwards', async () => {
+    const node = workers[1] as string;
+    await setUnschedulable(node, true);
+    await createNM(ns, 'pre-cordoned', { requestorID: 'ops.example.com', nodeName: node });
+    const ready = await untilPhase(ns, 'pre-cordoned', 'Ready');
+    expect(ready.metadata.annotations?.[ANNOTATION_INITIAL_UNSCHEDULABLE]).toBe('true');
+    await deleteNM(ns, 'pre-cordoned');
+    await gone(ns, 'pre-cordoned');
+    expect(await isUnschedulable(node)).toBe(true);
+  });
+
+  it.each([
+    { phase: 'Pending', config: { maxParallelOperations: 0 } },
+    { phase: 'WaitForPodCompletion', config: undefined },
+    { phase: 'Draining', config: undefined },
+    { phase: 'Ready', config: undefined },
+  ])('cleans up when deleted in phase $phase', async ({ phase, config }) => {
+    const node = workers[2] as string;
+    await setConfig(config);
+    if (phase === 'WaitForPodCompletion') await bindPod(ns, 'holder', node, { labels: { hold: 'yes' } });
+    if (phase === 'Draining') await bindPod(ns, 'bare', node, { labels: { bare: 'yes' } });
+    await createNM(ns, `del-${phase.toLowerCase()}`, {
+      requestorID: 'ops.example.com',
+      nodeName: node,
+      ...(phase === 'WaitForPodCompletion' ? { waitForPodCompletion: { podSelector: 'hold=yes' } } : {}),
+      // Without force the bare pod is refused, which holds the request in Draining.
+      ...(phase === 'Draining' ? { drainSpec: { podSelector: 'bare=yes' } } : {}),
+    });
+    if (phase === 'Pending') {
+      await pass('scheduler');
+      const nm = await getNM(ns, 'del-pending');
+      expect(phaseOf(nm)).toBe('Pending');
+      expect(nm?.status?.conditions?.[0]?.message).toBe('waiting: maxParallelOperations 0 reached (0 in progress)');
+    } else {
+      const nm = await untilPhase(ns, `del-${phase.toLowerCase()}`, phase);
+      if (phase === 'Draining') expect(nm.status?.conditions?.find((c) => c.type === 'Ready')?.message).toContain(`cannot delete pod with no controller: ${ns}/bare`);
+      expect(await isUnschedulable(node)).toBe(true);
+    }
+    await deleteNM(ns, `del-${phase.toLowerCase()}`);
+    await gone(ns, `del-${phase.toLowerCase()}`);
+    expect(await isUnschedulable(node)).toBe(false);
+    await admin().core.deleteCollectionNamespacedPod({ namespace: ns });
+  });
+
+  it('holds the node while additionalRequestors is not empty', async () => {
+    const node = workers[0] as string;
+    await createNM(ns, 'shared', { requestorID: 'a.example.com', nodeName: node, additionalRequestors: ['b.example.com'] });
+    await untilPhase(ns, 'shared', 'Ready');
+    await deleteNM(ns, 'shared');
+    await runAll(10_000);
+    const held = await getNM(ns, 'shared');
+    expect(held?.metadata.deletionTimestamp).toBeDefined();
+    expect(held?.metadata.finalizers).toEqual([FINALIZER]);
+    expect(await isUnschedulable(node)).toBe(true);
+    await patchNM(ns, 'shared', { spec: { additionalRequestors: [] } });
+    await gone(ns, 'shared');
+    expect(await isUnschedulable(node)).toBe(false);
+  });
+
+  it('follows the requestor through RequestorFailed and back', async () => {
+    const node = workers[1] as string;
+    await createNM(ns, 'failing', { requestorID: 'fw.example.com', nodeName: node });
+    await untilPhase(ns, 'failing', 'Ready');
+    const nm = await getNM(ns, 'failing');
+    const conditions = [...(nm?.status?.conditions ?? []), { type: 'RequestorFailed', status: 'True', reason: 'FailedMaintenance', message: 'firmware flash failed', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }];
+    await patchNM(ns, 'failing', { status: { conditions } }, true);
+    await untilPhase(ns, 'failing', 'RequestorFailed');
+    expect((await nmTable())[1]?.slice(3, 6)).toEqual(['False', 'RequestorFailed', 'True']);
+    // A failed maintenance waits for a person: never collected by the timer.
+    await pass('cleanup', { now: new Date(Date.now() + 10 * 3600_000) });
+    expect(await getNM(ns, 'failing')).toBeDefined();
+    const cleared = (await getNM(ns, 'failing'))?.status?.conditions?.filter((c) => c.type !== 'RequestorFailed');
+    await patchNM(ns, 'failing', { status: { conditions: cleared } }, true);
+    await untilPhase(ns, 'failing', 'Ready');
+  });
+
+  it('garbage-collects a stale Ready object unless it carries the ignore annotation', async () => {
+    await createNM(ns, 'stale', { requestorID: 'gc.example.com', nodeName: workers[0] as string });
+    await createNM(ns, 'kept', { requestorID: 'gc.example.com', nodeName: workers[1] as string });
+    await setConfig({ maxParallelOperations: 2 });
+    await patchNM(ns, 'kept', { metadata: { annotations: { 'maintenance.nvidia.com/garbage-collector.ignore': 'true' } } });
+    await untilPhase(ns, 'stale', 'Ready');
+    await untilPhase(ns, 'kept', 'Ready');
+    const summary = await pass('cleanup', { now: new Date(Date.now() + 3601_000) });
+    expect(summary.collected).toBe(1);
+    await gone(ns, 'stale');
+    expect(await getNM(ns, 'kept')).toBeDefined();
+    expect(await isUnschedulable(workers[0] as string)).toBe(false);
+  });
+
+  it('waits on a PodDisruptionBudget and completes once the budget allows', async () => {
+    const node = workers[2] as string;
+    const policy = adminKubeConfig().makeApiClient(PolicyV1Api);
+    await bindPod(ns, 'guarded-a', node, { labels: { guard: 'yes' } });
+    await policy.createNamespacedPodDisruptionBudget({ namespace: ns, body: { metadata: { name: 'guard' }, spec: { maxUnavailable: 0, selector: { matchLabels: { guard: 'yes' } } } } });
+    await createNM(ns, 'guarded', { requestorID: 'ops.example.com', nodeName: node, drainSpec: { force: true, podSelector: 'guard=yes' } });
+    const blocked = await driveUntil('drain blocked by the budget', async () => {
+      const nm = await getNM(ns, 'guarded');
+      const msg = nm?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
+      return phaseOf(nm) === 'Draining' && msg.includes(`waits for PodDisruptionBudget ${ns}/guard`) ? msg : undefined;
+    });
+    expect(blocked).toBe(`draining: 1 of 1 pods left; pod ${ns}/guarded-a waits for PodDisruptionBudget ${ns}/guard (allows 0 disruptions: needs 1 healthy, has 1 of 1 expected)`);
+    await policy.patchNamespacedPodDisruptionBudget({ namespace: ns, name: 'guard', body: { spec: { maxUnavailable: 1 } } }, (await import('@kubernetes/client-node')).setHeaderOptions('Content-Type', 'application/merge-patch+json'));
+    await untilPhase(ns, 'guarded', 'Ready');
+    expect((await podsOn(node)).filter((p) => p.metadata?.namespace === ns && !p.metadata.deletionTimestamp)).toEqual([]);
+  });
+
+  it('moves on from waitForPodCompletion after its timeout', async () => {
+    const node = workers[0] as string;
+    await bindPod(ns, 'forever', node, { labels: { batch: 'yes' } });
+    await createNM(ns, 'impatient', { requestorID: 'ops.example.com', nodeName: node, waitForPodCompletion: { podSelector: 'batch=yes', timeoutSeconds: 2 } });
+    const waiting = await untilPhase(ns, 'impatient', 'WaitForPodCompletion');
+    expect(waiting.status?.waitForCompletion).toEqual([`${ns}/forever`]);
+    await untilPhase(ns, 'impatient', 'Ready', 30_000);
+  });
+
+  it('releases a request whose node does not exist and never admits it', async () => {
+    await createNM(ns, 'ghost', { requestorID: 'ops.example.com', nodeName: 'no-such-node' });
+    await pass('scheduler');
+    const nm = await getNM(ns, 'ghost');
+    expect(phaseOf(nm)).toBe('Pending');
+    expect(nm?.status?.conditions?.[0]?.message).toBe('waiting: node no-such-node not found');
+  });
+
+  it('makes zero writes on a second pass over an unchanged cluster', async () => {
+    await createNM(ns, 'steady', { requestorID: 'ops.example.com', nodeName: workers[1] as string });
+    await untilPhase(ns, 'steady', 'Ready');
+    await runAll(20_000);
+    const audit = auditLog();
+    await audit.sync();
+    const mark = audit.mark();
+    for (const fn of ['scheduler', 'drainer', 'cleanup'] as const) await pass(fn);
+    await audit.sync();
+    const writes = audit.entries({ since: mark, user: 'kmaint' }).filter((e) => !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'leases');
+    expect(writes).toEqual([]);
+  });
+
+  it('never admits more than maxParallelOperations with two scheduler passes at once', async () => {
+    await setConfig({ maxParallelOperations: 2 });
+    for (const [i, w] of workers.slice(0, 3).entries()) await createNM(ns, `para-${i}`, { requestorID: 'ops.example.com', nodeName: w });
+    const clients = [new KubeClient(kmaintKubeConfig()), new KubeClient(kmaintKubeConfig())];
+    const results = await Promise.all(clients.map((client, i) => runPass('scheduler', { client, namespace: KMAINT_NS, now: () => new Date(), holder: `copy-${i}` })));
+    const admittedNow = results.reduce((a, r) => a + r.admitted, 0);
+    await pass('scheduler');
+    const phases = await Promise.all([0, 1, 2].map(async (i) => phaseOf(await getNM(ns, `para-${i}`))));
+    expect(phases.filter((p) => p === 'Scheduled').length).toBe(2);
+    expect(admittedNow).toBeLessThanOrEqual(2);
+    expect(results.map((r) => r.outcome).sort()).toEqual(results.some((r) => r.outcome === 'lease-held') ? ['applied', 'lease-held'] : ['applied', 'applied']);
+  });
+
+  it('reports an invalid config on the config object and admits nothing', async () => {
+    await setConfig({ maxParallelOperations: 'abc%' });
+    await createNM(ns, 'blocked', { requestorID: 'ops.example.com', nodeName: workers[0] as string });
+    const s = await pass('scheduler');
+    expect(s.admitted).toBe(0);
+    expect(phaseOf(await getNM(ns, 'blocked'))).toBe('Pending');
+    const cfg = (await admin().custom.getNamespacedCustomObject({ group: 'maintenance.nvidia.com', version: 'v1alpha1', namespace: KMAINT_NS, plural: 'maintenanceoperatorconfigs', name: 'default' })) as { status?: { conditions?: Array<{ type: string; status: string; message: string }> } };
+    expect(cfg.status?.conditions?.map((c) => [c.type, c.status])).toEqual([['Valid', 'False']]);
+    const events = await kubectl(['get', 'events', '-n', KMAINT_NS, '--field-selector', 'reason=InvalidConfig', '-o', 'jsonpath={.items[*].type}']);
+    expect(events.stdout.split(' ')).toContain('Warning');
+  });
+});

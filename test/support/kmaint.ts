@@ -1,0 +1,163 @@
+// Test-side helpers to drive kmaint's real passes (as the `kmaint` user) and manipulate its objects.
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import { CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../../shared/api/index.ts';
+import type { NodeMaintenance, NodeMaintenanceSpec } from '../../shared/api/index.ts';
+import { KubeClient } from '../../shared/kube/index.ts';
+import { runPass, type PassFunction, type PassSummary } from '../../shared/pass/index.ts';
+import { runUntilIdle, type RunSummary } from '../../shared/runtime/index.ts';
+import { adminKubeConfig, kmaintKubeConfig, kubectl, waitFor } from './cluster.ts';
+
+export const KMAINT_NS = 'kmaint';
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+export function admin(): { core: CoreV1Api; custom: CustomObjectsApi } {
+  const kc = adminKubeConfig();
+  return { core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
+}
+
+export async function installCrds(): Promise<void> {
+  const r = await kubectl(['apply', '-f', 'crds/']);
+  if (r.code !== 0) throw new Error(`kubectl apply -f crds/: ${r.stderr}`);
+  await kubectl(['wait', '--for=condition=Established', 'crd/nodemaintenances.maintenance.nvidia.com', 'crd/maintenanceoperatorconfigs.maintenance.nvidia.com', '--timeout=30s']);
+  await kubectl(['create', 'namespace', KMAINT_NS]);
+}
+
+export function pass(fn: PassFunction, opts: { now?: Date; holder?: string; client?: KubeClient } = {}): Promise<PassSummary> {
+  const client = opts.client ?? new KubeClient(kmaintKubeConfig());
+  return runPass(fn, { client, namespace: KMAINT_NS, now: () => opts.now ?? new Date(), ...(opts.holder ? { holder: opts.holder } : {}) });
+}
+
+export function runAll(timeoutMs = 60_000): Promise<RunSummary> {
+  return runUntilIdle({ client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date(), functions: ['scheduler', 'drainer', 'cleanup'], timeoutMs, intervalMs: 200, maxIntervalMs: 1000 });
+}
+
+/** Runs rounds of all passes until `check` returns a value (or fails after timeoutMs). */
+export async function driveUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+  const client = new KubeClient(kmaintKubeConfig());
+  return waitFor(
+    what,
+    async () => {
+      for (const fn of ['scheduler', 'drainer', 'cleanup'] as const) await runPass(fn, { client, namespace: KMAINT_NS, now: () => new Date() });
+      return check();
+    },
+    timeoutMs,
+    300,
+  );
+}
+
+export async function setConfig(spec: Record<string, unknown> | undefined): Promise<void> {
+  const { custom } = admin();
+  try {
+    await custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: KMAINT_NS, plural: CONFIG_PLURAL, name: 'default' });
+  } catch {
+    /* absent */
+  }
+  if (spec) {
+    await custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: KMAINT_NS,
+      plural: CONFIG_PLURAL,
+      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'MaintenanceOperatorConfig', metadata: { name: 'default', namespace: KMAINT_NS }, spec },
+    });
+  }
+}
+
+export async function createNM(namespace: string, name: string, spec: NodeMaintenanceSpec): Promise<NodeMaintenance> {
+  const { custom } = admin();
+  return (await custom.createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: NODE_MAINTENANCE_PLURAL,
+    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name, namespace }, spec },
+  })) as NodeMaintenance;
+}
+
+export async function getNM(namespace: string, name: string): Promise<NodeMaintenance | undefined> {
+  try {
+    return (await admin().custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL, name })) as NodeMaintenance;
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return undefined;
+    throw err;
+  }
+}
+
+export async function patchNM(namespace: string, name: string, body: Record<string, unknown>, status = false): Promise<void> {
+  const { custom } = admin();
+  const req = { group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL, name, body };
+  if (status) await custom.patchNamespacedCustomObjectStatus(req, mergePatch);
+  else await custom.patchNamespacedCustomObject(req, mergePatch);
+}
+
+export async function deleteNM(namespace: string, name: string): Promise<void> {
+  try {
+    await admin().custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL, name });
+  } catch (err) {
+    if ((err as { code?: number }).code !== 404) throw err;
+  }
+}
+
+export function phaseOf(nm: NodeMaintenance | undefined): string | undefined {
+  if (!nm) return undefined;
+  return nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';
+}
+
+/** Waits until the request reaches `phase`, driving all passes. */
+export function untilPhase(namespace: string, name: string, phase: string, timeoutMs = 90_000): Promise<NodeMaintenance> {
+  return driveUntil(`${namespace}/${name} in phase ${phase}`, async () => {
+    const nm = await getNM(namespace, name);
+    return phaseOf(nm) === phase ? nm : undefined;
+  }, timeoutMs);
+}
+
+/** Deletes every NodeMaintenance in `namespace` and drives cleanup until they are gone. */
+export async function removeAllNMs(namespace: string): Promise<void> {
+  const { custom } = admin();
+  const list = (await custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL })) as { items: NodeMaintenance[] };
+  for (const nm of list.items) await deleteNM(namespace, nm.metadata.name);
+  await driveUntil(`all NodeMaintenances in ${namespace} gone`, async () => {
+    const left = (await custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL })) as { items: NodeMaintenance[] };
+    if (left.items.length === 0) return true;
+    // Requests held by additional requestors are released by emptying the list.
+    for (const nm of left.items) if ((nm.spec.additionalRequestors ?? []).length > 0) await patchNM(namespace, nm.metadata.name, { spec: { additionalRequestors: null } });
+    return undefined;
+  });
+}
+
+export async function nodes(): Promise<V1Node[]> {
+  return (await admin().core.listNode()).items;
+}
+
+/** Worker nodes of the general pool (no GPU, not control plane), sorted by name. */
+export async function generalNodes(): Promise<string[]> {
+  return (await nodes())
+    .filter((n) => n.metadata?.labels?.['kmaint.io/pool'] === 'general')
+    .map((n) => n.metadata?.name ?? '')
+    .sort();
+}
+
+export async function podsOn(node: string): Promise<V1Pod[]> {
+  return (await admin().core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` })).items;
+}
+
+export async function setUnschedulable(node: string, value: boolean): Promise<void> {
+  await admin().core.patchNode({ name: node, body: { spec: { unschedulable: value ? true : null } } }, mergePatch);
+}
+
+export async function isUnschedulable(node: string): Promise<boolean> {
+  return (await admin().core.readNode({ name: node })).spec?.unschedulable === true;
+}
+
+/** A bare pod bound to `node` that the simulated kubelet stops at once when deleted. */
+export async function bindPod(namespace: string, name: string, node: string, opts: { labels?: Record<string, string>; requests?: Record<string, string>; owner?: boolean } = {}): Promise<V1Pod> {
+  const { core } = admin();
+  const resources = opts.requests ? { requests: opts.requests, limits: Object.fromEntries(Object.entries(opts.requests).filter(([k]) => k.includes('/'))) } : { requests: { cpu: '10m' } };
+  return core.createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { name, namespace, labels: opts.labels ?? {}, annotations: { 'kmaint.io/sim-termination-seconds': '0' } },
+      spec: { nodeName: node, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources }] },
+    },
+  });
+}

@@ -1,0 +1,149 @@
+// The testbed is a real control plane: CRDs with printer columns and validation, cordon, kubectl drain
+// held by a PodDisruptionBudget, the eviction API's 429, and an audit log that counts exact requests.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppsV1Api, CoreV1Api, PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
+import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
+
+const ns = `contract-${randomBytes(3).toString('hex')}`;
+
+function podReady(p: V1Pod): boolean {
+  return p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true && !p.metadata?.deletionTimestamp;
+}
+
+describe('testbed contract (real kube-apiserver, kcm, scheduler; simulated kubelet)', () => {
+  const core = adminKubeConfig().makeApiClient(CoreV1Api);
+  const apps = adminKubeConfig().makeApiClient(AppsV1Api);
+  const policy = adminKubeConfig().makeApiClient(PolicyV1Api);
+
+  beforeAll(async () => {
+    await core.createNamespace({ body: { metadata: { name: ns } } });
+  });
+  afterAll(async () => {
+    await kubectl(['delete', 'namespace', ns, '--wait=false']);
+  });
+
+  it('kubectl applies a CRD, shows its printer columns and refuses an object violating the schema, naming the field', async () => {
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: { name: widgets.contract.kmaint.io }
+spec:
+  group: contract.kmaint.io
+  scope: Namespaced
+  names: { plural: widgets, singular: widget, kind: Widget }
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    additionalPrinterColumns:
+    - { name: Size, type: integer, jsonPath: .spec.size }
+    - { name: Color, type: string, jsonPath: .spec.color }
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: { type: integer, minimum: 1 }
+              color: { type: string, enum: [red, blue] }
+`;
+    const applied = await kubectl(['apply', '-f', '-'], { input: crd });
+    expect(applied.stderr).toBe('');
+    expect(applied.stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.contract.kmaint.io created');
+    await waitFor('CRD established', async () => {
+      const r = await kubectl(['get', 'crd', 'widgets.contract.kmaint.io', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}']);
+      return r.stdout === 'True' ? true : undefined;
+    });
+    const ok = await kubectl(['apply', '-n', ns, '-f', '-'], { input: 'apiVersion: contract.kmaint.io/v1\nkind: Widget\nmetadata: { name: w1 }\nspec: { size: 3, color: red }\n' });
+    expect(ok.code).toBe(0);
+    const table = await kubectl(['get', 'widgets', '-n', ns]);
+    const lines = table.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
+    expect(lines).toEqual([
+      ['NAME', 'SIZE', 'COLOR'],
+      ['w1', '3', 'red'],
+    ]);
+    const bad = await kubectl(['apply', '-n', ns, '-f', '-'], { input: 'apiVersion: contract.kmaint.io/v1\nkind: Widget\nmetadata: { name: w2 }\nspec: { size: 0, color: green }\n' });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1');
+    expect(bad.stderr).toContain('spec.color: Unsupported value: "green": supported values: "red", "blue"');
+    await kubectl(['delete', 'crd', 'widgets.contract.kmaint.io']);
+  });
+
+  it('the eviction API spends a PDB disruption, refuses the next with 429, and allows it once the replacement is Ready', async () => {
+    const labels = { app: 'evictee' };
+    await apps.createNamespacedDeployment({
+      namespace: ns,
+      body: {
+        metadata: { name: 'evictee' },
+        spec: {
+          replicas: 3,
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m' } } }] } },
+        },
+      },
+    });
+    await policy.createNamespacedPodDisruptionBudget({ namespace: ns, body: { metadata: { name: 'evictee' }, spec: { minAvailable: 2, selector: { matchLabels: labels } } } });
+    await waitFor('3 ready pods and a PDB allowing 1 disruption', async () => {
+      const pods = (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=evictee' })).items.filter(podReady);
+      const pdb = await policy.readNamespacedPodDisruptionBudget({ namespace: ns, name: 'evictee' });
+      return pods.length === 3 && pdb.status?.disruptionsAllowed === 1 ? true : undefined;
+    });
+    const pods = (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=evictee' })).items.map((p) => p.metadata?.name ?? '').sort();
+    const evict = async (name: string): Promise<number> => {
+      try {
+        await core.createNamespacedPodEviction({ namespace: ns, name, body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } } });
+        return 201;
+      } catch (err) {
+        return (err as { code?: number }).code ?? 0;
+      }
+    };
+    expect(await evict(pods[0] as string)).toBe(201);
+    expect(await evict(pods[1] as string)).toBe(429);
+    await waitFor('replacement Ready and budget back to 1', async () => {
+      const ready = (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=evictee' })).items.filter(podReady);
+      const pdb = await policy.readNamespacedPodDisruptionBudget({ namespace: ns, name: 'evictee' });
+      return ready.length === 3 && pdb.status?.disruptionsAllowed === 1 ? true : undefined;
+    });
+    expect(await evict(pods[1] as string)).toBe(201);
+  });
+
+  it('kubectl cordon/uncordon, and kubectl drain is held by a PDB until a replacement is Ready, leaving only DaemonSet and mirror pods', async () => {
+    // The node running the most pods of web/frontend, whose PDB allows one disruption at a time.
+    const frontend = (await core.listNamespacedPod({ namespace: 'web', labelSelector: 'app.kubernetes.io/name=frontend' })).items;
+    const byNode = new Map<string, number>();
+    for (const p of frontend) byNode.set(p.spec?.nodeName ?? '', (byNode.get(p.spec?.nodeName ?? '') ?? 0) + 1);
+    const [node, count] = [...byNode.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0] as [string, number];
+    expect(count).toBeGreaterThanOrEqual(1);
+
+    expect((await kubectl(['cordon', node])).stdout.trim()).toBe(`node/${node} cordoned`);
+    expect((await core.readNode({ name: node })).spec?.unschedulable).toBe(true);
+    expect((await kubectl(['uncordon', node])).stdout.trim()).toBe(`node/${node} uncordoned`);
+    expect((await core.readNode({ name: node })).spec?.unschedulable).toBeUndefined();
+
+    const drain = await kubectl(['drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=180s'], { timeoutMs: 200_000 });
+    expect(drain.code).toBe(0);
+    expect(drain.stdout).toContain(`node/${node} drained`);
+    if (count >= 2) expect(drain.stderr).toContain('Cannot evict pod as it would violate the pod\'s disruption budget');
+    const left = (await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` })).items.filter((p) => !p.metadata?.deletionTimestamp);
+    const kinds = left.map((p) => (p.metadata?.annotations?.['kubernetes.io/config.mirror'] ? 'mirror' : p.metadata?.ownerReferences?.[0]?.kind ?? 'none'));
+    expect(kinds.length).toBeGreaterThan(0);
+    expect([...new Set(kinds)].sort()).toEqual(['DaemonSet', 'mirror']);
+    await kubectl(['uncordon', node]);
+  });
+
+  it('the audit helper reports exactly the requests a test made, by user and verb', async () => {
+    const audit = auditLog();
+    await audit.sync();
+    const mark = audit.mark();
+    const core2 = kmaintKubeConfig().makeApiClient(CoreV1Api);
+    const node = testbed().nodes[0] as string;
+    await core2.readNode({ name: node });
+    await core2.readNode({ name: node });
+    await core2.listNamespacedPod({ namespace: ns });
+    await core2.patchNode({ name: node, body: { metadata: { labels: { 'contract.kmaint.io/touched': 'yes' } } } }, (await import('@kubernetes/client-node')).setHeaderOptions('Content-Type', 'application/merge-patch+json'));
+    await audit.sync();
+    expect(audit.countByVerb({ since: mark, user: 'kmaint' })).toEqual({ 'get nodes': 2, 'list pods': 1, 'patch nodes': 1 });
+    expect(audit.entries({ since: mark, user: 'kmaint', verb: 'patch' }).map((e) => [e.resource, e.name, e.code])).toEqual([['nodes', node, 200]]);
+  });
+});

@@ -1,0 +1,81 @@
+// `npm run testbed -- up --dir DIR [--nodes N] [--seed S] [--profile small|demo|large]` and `down --dir DIR`.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, Option } from 'commander';
+import { createCluster, generateCluster, type ProfileName } from '../sim/generator/index.ts';
+import { ensureBinaries } from './build.ts';
+import { startControlPlane, stopTestbedDir } from './start.ts';
+import { kubeConfigFrom, waitForCluster } from './testbed.ts';
+
+const log = (line: string): void => {
+  process.stderr.write(`[testbed] ${line}\n`);
+};
+
+const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+function intOption(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, got "${v}"`);
+    return n;
+  };
+}
+
+const program = new Command('testbed').exitOverride();
+
+program
+  .command('up')
+  .description('start a real control plane with simulated kubelets and a generated cluster in DIR')
+  .requiredOption('--dir <dir>', 'state directory (keys, logs, kubeconfig); a stale one is stopped and replaced')
+  .option('--nodes <n>', 'node count (default: the profile\'s)', intOption('nodes'))
+  .option('--seed <s>', 'generator seed', intOption('seed'), 1)
+  .addOption(new Option('--profile <p>', 'cluster profile').choices(['small', 'demo', 'large']).default('small'))
+  .option('--heartbeat <ms>', 'simulated kubelet lease interval', intOption('heartbeat'), 10_000)
+  .action(async (opts: { dir: string; nodes?: number; seed: number; profile: ProfileName; heartbeat: number }) => {
+    const started = Date.now();
+    const dir = resolve(opts.dir);
+    await ensureBinaries({ log });
+    const cp = await startControlPlane({ dir, log });
+    try {
+      const cluster = generateCluster({ profile: opts.profile, seed: opts.seed, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}) });
+      const spec = { profile: opts.profile, seed: opts.seed, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}) };
+      writeFileSync(join(dir, 'cluster.json'), JSON.stringify(spec));
+      const fd = openSync(join(dir, 'kubelet.log'), 'a');
+      const kubelet = spawn(
+        process.execPath,
+        ['--import', 'tsx', join(REPO, 'sim/kubelet/main.ts'), '--kubeconfig', cp.kubeconfigFor('kmaint-sim-kubelet'), '--cluster', join(dir, 'cluster.json'), '--heartbeat', String(opts.heartbeat)],
+        { cwd: REPO, detached: true, stdio: ['ignore', fd, fd] },
+      );
+      closeSync(fd);
+      kubelet.unref();
+      const pids = JSON.parse(readFileSync(join(dir, 'pids.json'), 'utf8')) as unknown[];
+      writeFileSync(join(dir, 'pids.json'), JSON.stringify([...pids, { name: 'sim-kubelet', pid: kubelet.pid, binary: process.execPath }], null, 2));
+      const admin = kubeConfigFrom(cp.kubeconfigPath);
+      await createCluster(admin, cluster);
+      await waitForCluster(admin, cluster, 600_000, log);
+      log(`up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      process.stdout.write(`${cp.kubeconfigPath}\n`);
+    } catch (err) {
+      await stopTestbedDir(dir);
+      throw err;
+    }
+  });
+
+program
+  .command('down')
+  .description('stop exactly the processes a testbed in DIR started, and remove DIR')
+  .requiredOption('--dir <dir>', 'state directory given to up')
+  .action(async (opts: { dir: string }) => {
+    const stopped = await stopTestbedDir(resolve(opts.dir));
+    log(stopped.length > 0 ? `stopped ${stopped.join(', ')}` : 'nothing was running');
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
+  process.stderr.write(`testbed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
+  process.exit(1);
+}
