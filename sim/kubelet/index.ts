@@ -1,0 +1,22 @@
+// Public surface of sim/kubelet: the simulated kubelet and its pure building blocks.
+export { SimKubelet, type SimKubeletOptions, type NodeConditionInput, type ScenarioResult } from './sim-kubelet.ts';
+export type { SimNode } from './node-fleet.ts';
+export { realClock, type Clock, type TimerHandle } from './clock.ts';
+export { silentLogger, type SimLogger } from './logger.ts';
+export { KubeletApiError, BOUND_PODS_FIELD_SELECTOR } from './kubelet-api.ts';
+export type { PodSyncMode } from './pod-feed.ts';
+export type { PodRunnerStats } from './pod-runner.ts';
+export { matchesPod, parsePodSelector, type PodSelectorInput } from './pod-selector.ts';
+export { decidePod, terminationSeconds, type PodDecision, type PodFacts, type PodTiming } from './pod-decision.ts';
+export { toPodView, type PodView } from './pod-view.ts';
+export { runningStatusPatch, succeededStatusPatch, formatTime } from './pod-status.ts';
+export {
+  LEASE_DURATION_SECONDS,
+  LEASE_NAMESPACE,
+  formatMicroTime,
+  leaseForCreate,
+  leaseRenewPatch,
+  nextConditions,
+  nodeStatusPatch,
+  wantedConditions,
+} from './node-status.ts';

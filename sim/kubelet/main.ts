@@ -1,0 +1,32 @@
+// Runs the simulated kubelet as its own process (used by `npm run testbed -- up`): regenerates the cluster's
+// nodes from the seed in --cluster and keeps them alive until SIGTERM.
+import { readFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
+import { generateCluster, type GenerateOptions } from '../generator/index.ts';
+import { SimKubelet } from './index.ts';
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const kubeconfig = arg('kubeconfig');
+const clusterFile = arg('cluster');
+if (!kubeconfig || !clusterFile) {
+  process.stderr.write('usage: sim/kubelet/main.ts --kubeconfig FILE --cluster cluster.json [--heartbeat MS]\n');
+  process.exit(2);
+}
+const kc = new KubeConfig();
+kc.loadFromFile(kubeconfig);
+const cluster = generateCluster(JSON.parse(readFileSync(clusterFile, 'utf8')) as GenerateOptions);
+const kubelet = new SimKubelet({ kubeConfig: kc, nodes: cluster.nodes, heartbeatIntervalMs: Number(arg('heartbeat') ?? 10_000) });
+await kubelet.start();
+process.stderr.write(`sim-kubelet: ${cluster.nodes.length} nodes registered\n`);
+const stop = (): void => {
+  kubelet.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
