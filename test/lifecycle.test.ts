@@ -196,7 +196,12 @@ describe('NodeMaintenance lifecycle on the testbed', () => {
     const node = workers[2] as string;
     const policy = adminKubeConfig().makeApiClient(PolicyV1Api);
     await bindPod(ns, 'guarded-a', node, { labels: { guard: 'yes' } });
-    await policy.createNamespacedPodDisruptionBudget({ namespace: ns, body: { metadata: { name: 'guard' }, spec: { maxUnavailable: 0, selector: { matchLabels: { guard: 'yes' } } } } });
+    await policy.createNamespacedPodDisruptionBudget({ namespace: ns, body: { metadata: { name: 'guard' }, spec: { minAvailable: 1, selector: { matchLabels: { guard: 'yes' } } } } });
+    // A Pending pod is evicted without a budget check (as the API does), so wait until it runs and the budget holds.
+    await waitFor('guarded pod running and budget at 0', async () => {
+      const pdb = await policy.readNamespacedPodDisruptionBudget({ namespace: ns, name: 'guard' });
+      return pdb.status?.currentHealthy === 1 && pdb.status.disruptionsAllowed === 0 ? true : undefined;
+    });
     await createNM(ns, 'guarded', { requestorID: 'ops.example.com', nodeName: node, drainSpec: { force: true, podSelector: 'guard=yes' } });
     const blocked = await driveUntil('drain blocked by the budget', async () => {
       const nm = await getNM(ns, 'guarded');
@@ -204,7 +209,7 @@ describe('NodeMaintenance lifecycle on the testbed', () => {
       return phaseOf(nm) === 'Draining' && msg.includes(`waits for PodDisruptionBudget ${ns}/guard`) ? msg : undefined;
     });
     expect(blocked).toBe(`draining: 1 of 1 pods left; pod ${ns}/guarded-a waits for PodDisruptionBudget ${ns}/guard (allows 0 disruptions: needs 1 healthy, has 1 of 1 expected)`);
-    await policy.patchNamespacedPodDisruptionBudget({ namespace: ns, name: 'guard', body: { spec: { maxUnavailable: 1 } } }, (await import('@kubernetes/client-node')).setHeaderOptions('Content-Type', 'application/merge-patch+json'));
+    await policy.patchNamespacedPodDisruptionBudget({ namespace: ns, name: 'guard', body: { spec: { minAvailable: 0 } } }, (await import('@kubernetes/client-node')).setHeaderOptions('Content-Type', 'application/merge-patch+json'));
     await untilPhase(ns, 'guarded', 'Ready');
     expect((await podsOn(node)).filter((p) => p.metadata?.namespace === ns && !p.metadata.deletionTimestamp)).toEqual([]);
   });

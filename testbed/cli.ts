@@ -7,7 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { createCluster, generateCluster, type ProfileName } from '../sim/generator/index.ts';
 import { ensureBinaries } from './build.ts';
 import { startControlPlane, stopTestbedDir } from './start.ts';
-import { kubeConfigFrom, waitForCluster } from './testbed.ts';
+import { kubeConfigFrom, waitForCluster, waitForNodesRegistered } from './testbed.ts';
 
 const log = (line: string): void => {
   process.stderr.write(`[testbed] ${line}\n`);
@@ -53,6 +53,7 @@ program
       const pids = JSON.parse(readFileSync(join(dir, 'pids.json'), 'utf8')) as unknown[];
       writeFileSync(join(dir, 'pids.json'), JSON.stringify([...pids, { name: 'sim-kubelet', pid: kubelet.pid, binary: process.execPath }], null, 2));
       const admin = kubeConfigFrom(cp.kubeconfigPath);
+      await waitForNodesRegistered(admin, cluster.nodes.length, 300_000, join(dir, 'kubelet.log'));
       await createCluster(admin, cluster);
       await waitForCluster(admin, cluster, 600_000, log);
       log(`up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -74,6 +75,8 @@ program
 
 try {
   await program.parseAsync(process.argv);
+  // Keep-alive sockets of the API clients would hold the process open; the testbed runs on without us.
+  process.exit(0);
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
   process.stderr.write(`testbed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);

@@ -67,6 +67,18 @@ export async function waitForCluster(kc: KubeConfig, cluster: GeneratedCluster, 
   }
 }
 
+/** Waits until the simulated kubelet (another process) has registered `count` nodes. */
+export async function waitForNodesRegistered(kc: KubeConfig, count: number, timeoutMs: number, logFile: string): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const n = (await core.listNode()).items.length;
+    if (n >= count) return;
+    if (Date.now() > deadline) throw new Error(`sim-kubelet: ${n}/${count} nodes registered after ${Math.round(timeoutMs / 1000)} s (log: ${logFile})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 export async function startTestbed(opts: TestbedOptions): Promise<Testbed> {
   const log = opts.log ?? (() => undefined);
   await ensureBinaries({ log });

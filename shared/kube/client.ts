@@ -86,6 +86,7 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const jsonPatch = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
 
 export class KubeClient {
   readonly counts: RequestCounts = { byVerb: {}, errors: 0, retries: 0 };
@@ -235,21 +236,19 @@ export class KubeClient {
     );
   }
 
-  /** Replaces `status` (merge patch on the status subresource; absent keys are sent as null). */
+  /**
+   * Replaces `status` whole (JSON patch on the status subresource), preconditioned on `resourceVersion`:
+   * the patched object carries that resourceVersion, so the server answers 409 if the object moved.
+   */
   writeMaintenanceStatus(namespace: string, name: string, resourceVersion: string, status: NodeMaintenanceStatus): Promise<WriteOutcome> {
-    const full: Record<string, unknown> = { conditions: null, waitForCompletion: null, drain: null, ...status };
+    const body = [
+      { op: 'replace', path: '/metadata/resourceVersion', value: resourceVersion },
+      { op: 'add', path: '/status', value: status },
+    ];
     return this.write('patch nodemaintenances/status', `writing status of NodeMaintenance ${namespace}/${name}`, () =>
       this.custom.patchNamespacedCustomObjectStatus(
-        {
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural: NODE_MAINTENANCE_PLURAL,
-          name,
-          body: { metadata: { resourceVersion }, status: full },
-          fieldManager: this.opts.fieldManager,
-        },
-        mergePatch,
+        { group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL, name, body, fieldManager: this.opts.fieldManager },
+        jsonPatch,
       ),
     );
   }

@@ -28,5 +28,7 @@ const stop = (): void => {
     () => process.exit(1),
   );
 };
+// The kubelet's own timers do not hold the process open (they are unref'd for in-process use).
+setInterval(() => undefined, 1 << 30);
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
