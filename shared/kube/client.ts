@@ -67,7 +67,9 @@ function failureOf(err: unknown): HttpFailure {
     }
     return { status: e.code, message, retryAfter: e.headers?.['retry-after'] };
   }
-  return { status: 0, message: err instanceof Error ? err.message : String(err), retryAfter: undefined };
+  // Network failures: undici's "fetch failed" hides the reason (ECONNREFUSED, certificate errors) in `cause`.
+  const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  return { status: 0, message: `${err instanceof Error ? err.message : String(err)}${cause}`, retryAfter: undefined };
 }
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
