@@ -97,6 +97,10 @@ describe('NodeMaintenance lifecycle on the testbed', () => {
     const table = await nmTable();
     expect(table[1]?.slice(1, 5)).toEqual([node, 'some.one.acme.com', 'True', 'Ready']);
 
+    const events = await kubectl(['get', 'events', '-n', ns, '--field-selector', 'involvedObject.name=my-maintenance-operation,reason=ConditionChanged', '--sort-by=.metadata.creationTimestamp', '-o', 'jsonpath={range .items[*]}{.type}/{.message}{"\\n"}{end}']);
+    // Several events share a second, so compare as a sorted list: each phase change exactly once.
+    expect(events.stdout.trim().split('\n').sort()).toEqual(['Normal/Cordon', 'Normal/Draining', 'Normal/Pending', 'Normal/Ready', 'Normal/Scheduled', 'Normal/WaitForPodCompletion']);
+
     await deleteNM(ns, 'my-maintenance-operation');
     expect(await gone(ns, 'my-maintenance-operation')).toBe(true);
     expect(await isUnschedulable(node)).toBe(false);
@@ -140,6 +144,8 @@ describe('NodeMaintenance lifecycle on the testbed', () => {
       if (phase === 'Draining') expect(nm.status?.conditions?.find((c) => c.type === 'Ready')?.message).toContain(`cannot delete pod with no controller: ${ns}/bare`);
       expect(await isUnschedulable(node)).toBe(true);
     }
+    const row = (await nmTable()).find((r) => r[0] === `del-${phase.toLowerCase()}`);
+    expect(row?.slice(1, 5)).toEqual([node, 'ops.example.com', phase === 'Ready' ? 'True' : 'False', phase]);
     await deleteNM(ns, `del-${phase.toLowerCase()}`);
     await gone(ns, `del-${phase.toLowerCase()}`);
     expect(await isUnschedulable(node)).toBe(false);

@@ -59,7 +59,8 @@ program
       log(`up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       process.stdout.write(`${cp.kubeconfigPath}\n`);
     } catch (err) {
-      await stopTestbedDir(dir);
+      // Keep DIR: the error may name kubelet.log or a component log in it; `down` removes it.
+      await stopTestbedDir(dir, { keepDir: true });
       throw err;
     }
   });

@@ -46,12 +46,16 @@ export function startComponent(name: string, binary: string, args: string[], log
   return { name, pid: child.pid, logFile, exited, hasExited: () => done };
 }
 
-function lastLines(file: string, n: number): string {
+/** The log line that explains a failure: the last klog error/fatal line or etcd error entry, else the last line. */
+function failureLine(file: string): string {
+  let lines: string[];
   try {
-    return readFileSync(file, 'utf8').trim().split('\n').slice(-n).join(' | ');
+    lines = readFileSync(file, 'utf8').trim().split('\n');
   } catch {
-    return '';
+    return 'no log written';
   }
+  const error = lines.findLast((line) => /^[EF]\d{4} |"level":"(?:error|fatal|panic)"/.test(line));
+  return (error ?? lines.at(-1) ?? '').trim() || 'empty log';
 }
 
 /** Polls `probe` until it returns true; fails early if the component exits or the deadline passes. */
@@ -60,11 +64,11 @@ export async function waitUntilReady(component: RunningComponent, probe: () => P
   for (;;) {
     if (component.hasExited()) {
       const code = await component.exited;
-      throw new ComponentError(component.name, component.logFile, `exited during start (code ${code}): ${lastLines(component.logFile, 3)}`);
+      throw new ComponentError(component.name, component.logFile, `exited during start (code ${code}): ${failureLine(component.logFile)}`);
     }
     if (await probe().catch(() => false)) return;
     if (Date.now() > deadline) {
-      throw new ComponentError(component.name, component.logFile, `not ready after ${Math.round(timeoutMs / 1000)} s: ${lastLines(component.logFile, 3)}`);
+      throw new ComponentError(component.name, component.logFile, `not ready after ${Math.round(timeoutMs / 1000)} s: ${failureLine(component.logFile)}`);
     }
     await new Promise((r) => setTimeout(r, 150));
   }

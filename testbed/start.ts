@@ -71,8 +71,11 @@ function isOurProcess(rec: PidRecord): boolean {
   }
 }
 
-/** Stops every process a testbed in `dir` started (newest first) and removes `dir`. */
-export async function stopTestbedDir(dir: string): Promise<string[]> {
+/**
+ * Stops every process a testbed in `dir` started (newest first) and removes `dir`, or keeps it
+ * (`keepDir`) when a failed start has just named one of its log files.
+ */
+export async function stopTestbedDir(dir: string, options: { keepDir?: boolean } = {}): Promise<string[]> {
   const stopped: string[] = [];
   for (const rec of readPids(dir).reverse()) {
     if (isOurProcess(rec)) {
@@ -80,7 +83,7 @@ export async function stopTestbedDir(dir: string): Promise<string[]> {
       stopped.push(`${rec.name} (pid ${rec.pid})`);
     }
   }
-  rmSync(dir, { recursive: true, force: true });
+  if (!options.keepDir) rmSync(dir, { recursive: true, force: true });
   return stopped;
 }
 
@@ -123,15 +126,27 @@ export interface ControlPlaneOptions {
   dir: string;
   /** Binary directory; defaults to the build cache. */
   bin?: string;
+  /** kube-apiserver's secure port. @default KMAINT_TESTBED_API_PORT when set, else a free port */
+  apiPort?: number;
   /** Seconds without a heartbeat before node-lifecycle-controller marks a node NotReady. @default 50 */
   nodeMonitorGraceSeconds?: number;
   log?: (line: string) => void;
+}
+
+/** The port forced by KMAINT_TESTBED_API_PORT (bad-input tests occupy it on purpose), if any. */
+function apiPortFromEnv(): number | undefined {
+  const raw = process.env['KMAINT_TESTBED_API_PORT'];
+  if (raw === undefined || raw === '') return undefined;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`KMAINT_TESTBED_API_PORT must be a port number (1-65535), got "${raw}"`);
+  return port;
 }
 
 /** Starts the four control-plane components; returns once all answer their health checks. */
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
   const dir = resolve(opts.dir);
   const bin = opts.bin ?? binDir();
+  const forcedApiPort = opts.apiPort ?? apiPortFromEnv();
   const log = opts.log ?? (() => undefined);
   if (existsSync(dir)) {
     const stopped = await stopTestbedDir(dir);
@@ -152,7 +167,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     { mode: 0o600 },
   );
   writeFileSync(join(dir, 'audit-policy.yaml'), AUDIT_POLICY);
-  const [etcdClient, etcdPeer, apiPort, kcmPort, schedPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [etcdClient, etcdPeer, freeApiPort, kcmPort, schedPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const apiPort = forcedApiPort ?? freeApiPort;
   const server = `https://127.0.0.1:${apiPort}`;
   const kubeconfigs: Record<string, string> = {};
   for (const [user, token] of Object.entries(tokens)) {
@@ -253,7 +269,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     ]);
     log('kube-controller-manager and kube-scheduler healthy');
   } catch (err) {
-    await stopTestbedDir(dir).catch(() => undefined);
+    // Keep the directory: the error names a log file in it. The next `up` or `down` clears it.
+    await stopTestbedDir(dir, { keepDir: true }).catch(() => undefined);
     throw err;
   }
   return {
