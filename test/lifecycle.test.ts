@@ -119,6 +119,7 @@ describe('NodeMaintenance lifecycle on the testbed', () => {
 
   it.each([
     { phase: 'Pending', config: { maxParallelOperations: 0 } },
+    { phase: 'Scheduled', config: undefined },
     { phase: 'WaitForPodCompletion', config: undefined },
     { phase: 'Draining', config: undefined },
     { phase: 'Ready', config: undefined },
@@ -139,6 +140,12 @@ describe('NodeMaintenance lifecycle on the testbed', () => {
       const nm = await getNM(ns, 'del-pending');
       expect(phaseOf(nm)).toBe('Pending');
       expect(nm?.status?.conditions?.[0]?.message).toBe('waiting: maxParallelOperations 0 reached (0 in progress)');
+    } else if (phase === 'Scheduled') {
+      // Only the scheduler ran: no finalizer yet and the node untouched, so deletion is immediate.
+      await pass('scheduler');
+      const nm = await getNM(ns, 'del-scheduled');
+      expect([phaseOf(nm), nm?.metadata.finalizers]).toEqual(['Scheduled', undefined]);
+      expect(await isUnschedulable(node)).toBe(false);
     } else {
       const nm = await untilPhase(ns, `del-${phase.toLowerCase()}`, phase);
       if (phase === 'Draining') expect(nm.status?.conditions?.find((c) => c.type === 'Ready')?.message).toContain(`cannot delete pod with no controller: ${ns}/bare`);
