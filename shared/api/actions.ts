@@ -3,7 +3,7 @@
 // cordon, its pods' evictions, its events) form a unit applied in plan order, so "record, then mutate"
 // holds; units run concurrently. The applier threads the resourceVersion each write returns into the next
 // write to that object. A failed write to the NodeMaintenance or its Node stops the rest of the unit.
-import type { Condition, NodeMaintenanceStatus } from './types.ts';
+import type { Condition, NodeMaintenance, NodeMaintenanceStatus } from './types.ts';
 
 /** Identifies a NodeMaintenance and the resourceVersion the plan saw. */
 export interface MaintenanceRef {
@@ -11,6 +11,16 @@ export interface MaintenanceRef {
   name: string;
   uid?: string;
   resourceVersion: string;
+}
+
+/** The reference a plan keeps to `nm`: its identity and the resourceVersion the plan saw. */
+export function maintenanceRef(nm: NodeMaintenance): MaintenanceRef {
+  return {
+    namespace: nm.metadata.namespace ?? '',
+    name: nm.metadata.name,
+    ...(nm.metadata.uid !== undefined ? { uid: nm.metadata.uid } : {}),
+    resourceVersion: nm.metadata.resourceVersion ?? '',
+  };
 }
 
 export interface NodeRef {

@@ -1,7 +1,7 @@
 // The cleanup pass's pure plan: release deleted requests (uncordon if we cordoned, drop the finalizer),
 // release requests whose node is gone, and garbage-collect stale Ready requests.
 import type { V1Node } from '@kubernetes/client-node';
-import type { Action, MaintenanceRef } from '../api/actions.ts';
+import { maintenanceRef, type Action } from '../api/actions.ts';
 import { ANNOTATION_GC_IGNORE, ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_READY_TIME, FINALIZER, Phase } from '../api/constants.ts';
 import type { NodeMaintenance } from '../api/types.ts';
 import { maintenanceKey, maintenancePhase } from '../scheduling/index.ts';
@@ -24,14 +24,6 @@ export interface CleanupPlan {
   idle: boolean;
 }
 
-function refOf(nm: NodeMaintenance): MaintenanceRef {
-  return {
-    namespace: nm.metadata.namespace ?? '',
-    name: nm.metadata.name,
-    resourceVersion: nm.metadata.resourceVersion ?? '',
-    ...(nm.metadata.uid ? { uid: nm.metadata.uid } : {}),
-  };
-}
 
 const HOLDING_PHASES: ReadonlySet<string> = new Set([Phase.Ready, Phase.RequestorFailed]);
 
@@ -43,7 +35,7 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
   let collected = 0;
   const sorted = [...snapshot.maintenances].sort((a, b) => (maintenanceKey(a) < maintenanceKey(b) ? -1 : 1));
   for (const nm of sorted) {
-    const ref = refOf(nm);
+    const ref = maintenanceRef(nm);
     const key = maintenanceKey(nm);
     const ours = (nm.metadata.finalizers ?? []).includes(FINALIZER);
     const node = snapshot.nodes.get(nm.spec.nodeName);

@@ -2,7 +2,7 @@
 // advancing each request as far as the snapshot allows in one pass.
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import type { Action, MaintenanceRef } from '../api/actions.ts';
+import { maintenanceRef, type Action } from '../api/actions.ts';
 import {
   ANNOTATION_DRAIN_START,
   ANNOTATION_INITIAL_UNSCHEDULABLE,
@@ -52,14 +52,6 @@ export interface DrainerPlan {
   idle: boolean;
 }
 
-function refOf(nm: NodeMaintenance): MaintenanceRef {
-  return {
-    namespace: nm.metadata.namespace ?? '',
-    name: nm.metadata.name,
-    resourceVersion: nm.metadata.resourceVersion ?? '',
-    ...(nm.metadata.uid ? { uid: nm.metadata.uid } : {}),
-  };
-}
 
 function secondsSince(iso: string | undefined, now: Date): number | undefined {
   if (!iso) return undefined;
@@ -81,7 +73,7 @@ function listHead(items: readonly string[], max = 3): string {
 
 /** Plans one request; returns its actions and whether it is still in flight. */
 function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, ledger: BudgetLedger, now: Date): { actions: Action[]; inFlight: boolean; ready: boolean } {
-  const ref = refOf(nm);
+  const ref = maintenanceRef(nm);
   const eventTarget = { kind: 'NodeMaintenance' as const, namespace: ref.namespace, name: ref.name, ...(ref.uid ? { uid: ref.uid } : {}) };
   const start = maintenancePhase(nm);
   const annotations = nm.metadata.annotations ?? {};

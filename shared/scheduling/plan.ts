@@ -1,6 +1,6 @@
 // The scheduler pass's plan: initialise new requests as Pending, admit what the limits allow, explain the rest.
-import { EVENT_REASON_CONDITION_CHANGED, Phase, PHASE_UNINITIALIZED } from '#api';
-import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
+import { EVENT_REASON_CONDITION_CHANGED, Phase, PHASE_UNINITIALIZED, maintenanceRef } from '#api';
+import type { Action, NodeMaintenance } from '#api';
 import { admitRanked, limitWaitReason } from './admit.ts';
 import { computeBudget } from './limits.ts';
 import type { SchedulingLimits } from './limits.ts';
@@ -29,14 +29,6 @@ interface Wait {
   onLimit: boolean;
 }
 
-function maintenanceRef(nm: NodeMaintenance): MaintenanceRef {
-  return {
-    namespace: nm.metadata.namespace ?? '',
-    name: nm.metadata.name,
-    ...(nm.metadata.uid !== undefined ? { uid: nm.metadata.uid } : {}),
-    resourceVersion: nm.metadata.resourceVersion ?? '',
-  };
-}
 
 /** Upstream's ConditionChanged event: type Normal, message = the new phase. */
 function phaseEvent(nm: NodeMaintenance, phase: string): Action {
