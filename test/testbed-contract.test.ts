@@ -109,27 +109,54 @@ spec:
   });
 
   it('kubectl cordon/uncordon, and kubectl drain is held by a PDB until a replacement is Ready, leaving only DaemonSet and mirror pods', async () => {
-    // The node running the most pods of web/frontend, whose PDB allows one disruption at a time.
-    const frontend = (await core.listNamespacedPod({ namespace: 'web', labelSelector: 'app.kubernetes.io/name=frontend' })).items;
-    const byNode = new Map<string, number>();
-    for (const p of frontend) byNode.set(p.spec?.nodeName ?? '', (byNode.get(p.spec?.nodeName ?? '') ?? 0) + 1);
-    const [node, count] = [...byNode.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0] as [string, number];
-    expect(count).toBeGreaterThanOrEqual(1);
+    // Two replicas pinned to node A by a label, a budget allowing one disruption; node B gets the label
+    // only afterwards, so the drain must wait for a replacement there before the second eviction.
+    const general = (await core.listNode({ labelSelector: 'kmaint.io/pool=general' })).items.map((n) => n.metadata?.name ?? '').sort();
+    const [nodeA, nodeB] = general as [string, string];
+    const label = async (node: string, value: string | null): Promise<void> => {
+      await kubectl(['label', 'node', node, `contract-drain${value === null ? '-' : `=${value}`}`, '--overwrite']);
+    };
+    await label(nodeA, 'yes');
+    const labels = { app: 'drainee' };
+    await apps.createNamespacedDeployment({
+      namespace: ns,
+      body: {
+        metadata: { name: 'drainee' },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels, annotations: { 'kmaint.io/sim-termination-seconds': '0' } },
+            spec: { nodeSelector: { 'contract-drain': 'yes' }, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m' } } }] },
+          },
+        },
+      },
+    });
+    await policy.createNamespacedPodDisruptionBudget({ namespace: ns, body: { metadata: { name: 'drainee' }, spec: { minAvailable: 1, selector: { matchLabels: labels } } } });
+    await waitFor('2 drainee pods Ready on node A and the budget at 1', async () => {
+      const pods = (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=drainee' })).items.filter(podReady);
+      const pdb = await policy.readNamespacedPodDisruptionBudget({ namespace: ns, name: 'drainee' });
+      return pods.length === 2 && pods.every((p) => p.spec?.nodeName === nodeA) && pdb.status?.disruptionsAllowed === 1 ? true : undefined;
+    });
+    await label(nodeB, 'yes');
 
-    expect((await kubectl(['cordon', node])).stdout.trim()).toBe(`node/${node} cordoned`);
-    expect((await core.readNode({ name: node })).spec?.unschedulable).toBe(true);
-    expect((await kubectl(['uncordon', node])).stdout.trim()).toBe(`node/${node} uncordoned`);
-    expect((await core.readNode({ name: node })).spec?.unschedulable).toBeUndefined();
+    expect((await kubectl(['cordon', nodeA])).stdout.trim()).toBe(`node/${nodeA} cordoned`);
+    expect((await core.readNode({ name: nodeA })).spec?.unschedulable).toBe(true);
+    expect((await kubectl(['uncordon', nodeA])).stdout.trim()).toBe(`node/${nodeA} uncordoned`);
+    expect((await core.readNode({ name: nodeA })).spec?.unschedulable).toBeUndefined();
 
-    const drain = await kubectl(['drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=180s'], { timeoutMs: 200_000 });
+    const drain = await kubectl(['drain', nodeA, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=180s'], { timeoutMs: 200_000 });
     expect(drain.code).toBe(0);
-    expect(drain.stdout).toContain(`node/${node} drained`);
-    if (count >= 2) expect(drain.stderr).toContain('Cannot evict pod as it would violate the pod\'s disruption budget');
-    const left = (await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` })).items.filter((p) => !p.metadata?.deletionTimestamp);
+    expect(drain.stdout).toContain(`node/${nodeA} drained`);
+    expect(drain.stderr).toContain("Cannot evict pod as it would violate the pod's disruption budget.");
+    const left = (await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeA}` })).items.filter((p) => !p.metadata?.deletionTimestamp);
     const kinds = left.map((p) => (p.metadata?.annotations?.['kubernetes.io/config.mirror'] ? 'mirror' : p.metadata?.ownerReferences?.[0]?.kind ?? 'none'));
-    expect(kinds.length).toBeGreaterThan(0);
     expect([...new Set(kinds)].sort()).toEqual(['DaemonSet', 'mirror']);
-    await kubectl(['uncordon', node]);
+    const drainees = (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=drainee' })).items.filter(podReady);
+    expect(drainees.map((p) => p.spec?.nodeName)).toEqual([nodeB, nodeB]);
+    await kubectl(['uncordon', nodeA]);
+    await label(nodeA, null);
+    await label(nodeB, null);
   });
 
   it('the audit helper reports exactly the requests a test made, by user and verb', async () => {
