@@ -7,7 +7,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['shared/**/*.test.ts', 'sim/**/*.test.ts', 'testbed/**/*.test.ts', 'cli/**/*.test.ts'],
+          include: ['shared/**/*.test.ts', 'sim/**/*.test.ts', 'testbed/**/*.test.ts', 'cli/**/*.test.ts', 'functions/**/*.test.ts'],
         },
       },
       {

@@ -5,7 +5,7 @@ import { PolicyV1Api } from '@kubernetes/client-node';
 import { ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_READY_TIME, FINALIZER } from '../shared/api/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass } from '../shared/pass/index.ts';
-import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, waitFor } from './support/cluster.ts';
+import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
 import {
   KMAINT_NS,
   admin,
@@ -253,7 +253,7 @@ describe('NodeMaintenance lifecycle on the testbed', () => {
     const mark = audit.mark();
     for (const fn of ['scheduler', 'drainer', 'cleanup'] as const) await pass(fn);
     await audit.sync();
-    const writes = audit.entries({ since: mark, user: 'kmaint' }).filter((e) => !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'leases');
+    const writes = audit.entries({ since: mark, user: testbed().kmaintUser }).filter((e) => !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'leases');
     expect(writes).toEqual([]);
   });
 

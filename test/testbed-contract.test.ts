@@ -2,8 +2,8 @@
 // held by a PodDisruptionBudget, the eviction API's 429, and an audit log that counts exact requests.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppsV1Api, CoreV1Api, PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
-import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { AppsV1Api, CoreV1Api, KubeConfig, PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
+import { adminKubeConfig, auditLog, kubectl, testbed, waitFor } from './support/cluster.ts';
 
 const ns = `contract-${randomBytes(3).toString('hex')}`;
 
@@ -163,7 +163,10 @@ spec:
     const audit = auditLog();
     await audit.sync();
     const mark = audit.mark();
-    const core2 = kmaintKubeConfig().makeApiClient(CoreV1Api);
+    // The testbed's static-token user `kmaint` (system:masters), not kmaint's ServiceAccount, which may not read nodes.
+    const staticUser = new KubeConfig();
+    staticUser.loadFromFile(`${testbed().dir}/kubeconfig-kmaint`);
+    const core2 = staticUser.makeApiClient(CoreV1Api);
     const node = testbed().nodes[0] as string;
     await core2.readNode({ name: node });
     await core2.readNode({ name: node });

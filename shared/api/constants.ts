@@ -45,6 +45,13 @@ export const EVENT_REASON_INVALID_CONFIG = 'InvalidConfig';
 
 /** Condition kmaint writes on the MaintenanceOperatorConfig when a value cannot be used. */
 export const CONFIG_CONDITION_VALID = 'Valid';
+/** Condition kmaint writes on the MaintenanceOperatorConfig while some Node is selected by more than one pool. */
+export const CONFIG_CONDITION_POOLS_OVERLAP = 'PoolsOverlap';
+/** Warning event on the MaintenanceOperatorConfig when the set of Nodes in several pools changes to a non-empty one. */
+export const EVENT_REASON_POOLS_OVERLAP = 'PoolsOverlap';
+
+/** The well-known Node label naming a Node's zone; `spec.zoneLabel` may name another. */
+export const DEFAULT_ZONE_LABEL = 'topology.kubernetes.io/zone';
 
 /** Pods with this label are kmaint's own and are never evicted. */
 export const OWN_POD_LABEL_KEY = 'app.kubernetes.io/name';

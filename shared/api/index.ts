@@ -4,15 +4,21 @@ export type * from './types.ts';
 export type * from './actions.ts';
 export { describeAction, maintenanceRef } from './actions.ts';
 export {
+  POOL_NAME_PATTERN,
   REQUESTOR_ID_PATTERN,
+  WINDOW_DURATION_PATTERN,
   conditionSchema,
   drainSpecSchema,
   drainStatusSchema,
   intOrStringSchema,
+  labelSelectorRequirementSchema,
+  labelSelectorSchema,
   logLevelSchema,
   maintenanceOperatorConfigSchema,
   maintenanceOperatorConfigSpecSchema,
   maintenanceOperatorConfigStatusSchema,
+  maintenancePoolSchema,
+  maintenanceWindowSchema,
   nodeMaintenanceSchema,
   nodeMaintenanceSpecSchema,
   nodeMaintenanceStatusSchema,

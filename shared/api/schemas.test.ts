@@ -77,14 +77,19 @@ function isIntOrStringAnyOf(anyOf: unknown): boolean {
 
 /** Keys the walkers understand; any other key is a validation this test would miss, so it fails instead. */
 const CRD_KEYS = new Set([
-  'type', 'format', 'description', 'example', 'properties', 'items', 'required', 'enum', 'default', 'anyOf',
+  'type', 'format', 'description', 'example', 'properties', 'items', 'additionalProperties', 'required', 'enum', 'default', 'anyOf',
   'minimum', 'maximum', 'minLength', 'maxLength', 'pattern',
   'x-kubernetes-int-or-string', 'x-kubernetes-validations', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys',
 ]);
 const ZOD_KEYS = new Set([
   'type', 'format', 'properties', 'items', 'required', 'enum', 'default', 'anyOf',
-  'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'additionalProperties',
+  'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'additionalProperties', 'propertyNames',
 ]);
+
+/** A map (`additionalProperties` is a schema): its values are compared at `path{}`. */
+function isMap(node: SchemaNode): boolean {
+  return isNode(node.additionalProperties);
+}
 
 function checkKeys(node: SchemaNode, known: Set<string>, path: string): void {
   const unknown = Object.keys(node).filter((key) => !known.has(key));
@@ -110,6 +115,8 @@ function crdFacets(node: SchemaNode, path: string): Facets {
 
 function zodFacets(node: SchemaNode, path: string): Facets {
   checkKeys(node, ZOD_KEYS, path);
+  // z.record(z.string(), …) spells out that keys are strings; JSON object keys always are.
+  if ('propertyNames' in node && JSON.stringify(node.propertyNames) !== '{"type":"string"}') throw new Error(`${path}: keys other than strings`);
   if ('anyOf' in node) {
     if (!isIntOrStringAnyOf(node.anyOf)) throw new Error(`${path}: a union other than integer|string`);
     const facets: Facets = { type: 'int-or-string' };
@@ -137,7 +144,7 @@ function zodFacets(node: SchemaNode, path: string): Facets {
   return facets;
 }
 
-/** Every node under `root` keyed by field path (`a.b`, `list[]`, `list[].x`). */
+/** Every node under `root` keyed by field path (`a.b`, `list[]`, `list[].x`, `map{}`). */
 function flatten(root: SchemaNode, rootPath: string, facetsOf: (node: SchemaNode, path: string) => Facets): Map<string, Facets> {
   const out = new Map<string, Facets>();
   const visit = (node: SchemaNode, path: string): void => {
@@ -149,6 +156,7 @@ function flatten(root: SchemaNode, rootPath: string, facetsOf: (node: SchemaNode
       }
     }
     if (isNode(node.items)) visit(node.items, `${path}[]`);
+    if (isNode(node.additionalProperties)) visit(node.additionalProperties, `${path}{}`);
   };
   visit(root, rootPath);
   return out;
@@ -225,12 +233,48 @@ const EXPECTED_NODE_MAINTENANCE: Record<string, Facets> = {
   'status.drain.waitForEviction[]': { type: 'string' },
 };
 
+const WINDOW_DURATION = '^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$';
+
+/** kmaint's own window fields, the same under spec.windows[] and spec.pools[].windows[]. */
+function windowsAt(prefix: string): Record<string, Facets> {
+  return {
+    [prefix]: { type: 'array' },
+    [`${prefix}[]`]: { type: 'object', required: ['duration', 'schedule'] },
+    [`${prefix}[].schedule`]: { type: 'string', minLength: 1 },
+    [`${prefix}[].duration`]: { type: 'string', pattern: WINDOW_DURATION },
+    [`${prefix}[].timeZone`]: { type: 'string', minLength: 1 },
+  };
+}
+
+/** kmaint extensions of the config spec (issue 7): optional fields an upstream object never carries. */
+const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
+  'spec.pools': { type: 'array' },
+  'spec.pools[]': { type: 'object', required: ['name', 'nodeSelector'] },
+  'spec.pools[].name': { type: 'string', maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
+  'spec.pools[].nodeSelector': { type: 'object' },
+  'spec.pools[].nodeSelector.matchLabels': { type: 'object' },
+  'spec.pools[].nodeSelector.matchLabels{}': { type: 'string' },
+  'spec.pools[].nodeSelector.matchExpressions': { type: 'array' },
+  'spec.pools[].nodeSelector.matchExpressions[]': { type: 'object', required: ['key', 'operator'] },
+  'spec.pools[].nodeSelector.matchExpressions[].key': { type: 'string' },
+  'spec.pools[].nodeSelector.matchExpressions[].operator': { type: 'string', enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] },
+  'spec.pools[].nodeSelector.matchExpressions[].values': { type: 'array' },
+  'spec.pools[].nodeSelector.matchExpressions[].values[]': { type: 'string' },
+  'spec.pools[].maxParallelOperations': { type: 'int-or-string' },
+  'spec.pools[].maxUnavailable': { type: 'int-or-string' },
+  ...windowsAt('spec.pools[].windows'),
+  'spec.maxUnavailablePerZone': { type: 'int-or-string' },
+  'spec.zoneLabel': { type: 'string', minLength: 1 },
+  ...windowsAt('spec.windows'),
+};
+
 const EXPECTED_CONFIG: Record<string, Facets> = {
   spec: { type: 'object' },
   'spec.maxParallelOperations': { type: 'int-or-string', default: 1 },
   'spec.maxUnavailable': { type: 'int-or-string' },
   'spec.logLevel': { type: 'string', enum: ['debug', 'info', 'error'], default: 'info' },
   'spec.maxNodeMaintenanceTimeSeconds': { type: 'integer', format: 'int32', minimum: 0, default: 3600 },
+  ...KMAINT_CONFIG_EXTENSIONS,
   status: { type: 'object' },
   'status.conditions': { type: 'array' },
   ...conditionsAt('status.conditions'),
@@ -279,7 +323,7 @@ describe.each(KINDS)('$kind: CRD and zod schema', ({ file, schema, expected }) =
     expect(differences(crd, zod)).toEqual([]);
   });
 
-  it('hold exactly the upstream fields', () => {
+  it('hold exactly the upstream fields (plus the kmaint extensions listed)', () => {
     expect([...crd.keys()].sort()).toEqual(Object.keys(expected).sort());
   });
 
@@ -291,7 +335,7 @@ describe.each(KINDS)('$kind: CRD and zod schema', ({ file, schema, expected }) =
   it('rejects unknown keys in every spec and status object (zod)', () => {
     const loose: string[] = [];
     const visit = (node: SchemaNode, path: string): void => {
-      if (node.type === 'object' && node.additionalProperties !== false) loose.push(path);
+      if (node.type === 'object' && node.additionalProperties !== false && !isMap(node)) loose.push(path);
       if (isNode(node.properties)) for (const [name, sub] of Object.entries(node.properties)) if (isNode(sub)) visit(sub, `${path}.${name}`);
       if (isNode(node.items)) visit(node.items, `${path}[]`);
     };
@@ -322,12 +366,18 @@ describe('CRD-only validation', () => {
     { file: NM_FILE, key: 'x-kubernetes-list-type', expected: { 'spec.additionalRequestors': 'set', 'status.conditions': 'map' } },
     { file: NM_FILE, key: 'x-kubernetes-list-map-keys', expected: { 'status.conditions': ['type'] } },
     { file: CONFIG_FILE, key: 'x-kubernetes-validations', expected: {} },
-    { file: CONFIG_FILE, key: 'x-kubernetes-list-type', expected: { 'status.conditions': 'map' } },
-    { file: CONFIG_FILE, key: 'x-kubernetes-list-map-keys', expected: { 'status.conditions': ['type'] } },
+    { file: CONFIG_FILE, key: 'x-kubernetes-list-type', expected: { 'spec.pools': 'map', 'status.conditions': 'map' } },
+    { file: CONFIG_FILE, key: 'x-kubernetes-list-map-keys', expected: { 'spec.pools': ['name'], 'status.conditions': ['type'] } },
     {
       file: CONFIG_FILE,
       key: 'x-kubernetes-int-or-string',
-      expected: { 'spec.maxParallelOperations': true, 'spec.maxUnavailable': true },
+      expected: {
+        'spec.maxParallelOperations': true,
+        'spec.maxUnavailable': true,
+        'spec.pools[].maxParallelOperations': true,
+        'spec.pools[].maxUnavailable': true,
+        'spec.maxUnavailablePerZone': true,
+      },
     },
   ])('$file: $key exactly where upstream has it', ({ file, key, expected }) => {
     expect(extensionsOf(file, key)).toEqual(expected);
@@ -473,5 +523,49 @@ describe('zod behaviour matches the API server', () => {
     { rule: 'an unknown key', spec: { maxParalelOperations: 2 } },
   ])('MaintenanceOperatorConfig rejects $rule', ({ spec }) => {
     expect(maintenanceOperatorConfigSchema.safeParse({ metadata: aMeta, spec }).success).toBe(false);
+  });
+});
+
+describe('zod behaviour of the kmaint config extensions matches the CRD', () => {
+  const pool = { name: 'gpu', nodeSelector: { matchLabels: { 'kmaint.io/pool': 'gpu' } } };
+  const window = { schedule: '0 2 * * SAT', duration: '4h' };
+
+  it('accepts pools, a zone limit and windows as written, adding no defaults', () => {
+    const spec = {
+      pools: [{ ...pool, maxUnavailable: 1, windows: [{ ...window, timeZone: 'Europe/Berlin' }] }, { name: 'cpu', nodeSelector: {}, maxParallelOperations: '25%' }],
+      maxUnavailablePerZone: '50%',
+      zoneLabel: 'example.com/rack',
+      windows: [{ schedule: '0/15 * * * *', duration: '1h30m0s' }],
+    };
+    expect(maintenanceOperatorConfigSchema.parse({ metadata: aMeta, spec }).spec).toEqual({ ...spec, maxParallelOperations: 1, logLevel: 'info', maxNodeMaintenanceTimeSeconds: 3600 });
+  });
+
+  it.each([
+    { rule: 'duplicate pool names (list-type map, key name)', spec: { pools: [pool, pool] } },
+    { rule: 'a pool without nodeSelector', spec: { pools: [{ name: 'gpu' }] } },
+    { rule: 'a pool name that is not a DNS label', spec: { pools: [{ ...pool, name: 'GPU_pool' }] } },
+    { rule: 'a pool name of 64 characters', spec: { pools: [{ ...pool, name: 'a'.repeat(64) }] } },
+    { rule: 'a Gt operator', spec: { pools: [{ name: 'gpu', nodeSelector: { matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] } }] } },
+    { rule: 'an unknown selector key', spec: { pools: [{ name: 'gpu', nodeSelector: { matchFields: [] } }] } },
+    { rule: 'a fractional pool limit', spec: { pools: [{ ...pool, maxUnavailable: 0.5 }] } },
+    { rule: 'a window without duration', spec: { windows: [{ schedule: '0 2 * * *' }] } },
+    { rule: 'a duration in seconds', spec: { windows: [{ ...window, duration: '90s' }] } },
+    { rule: 'an empty schedule', spec: { windows: [{ ...window, schedule: '' }] } },
+    { rule: 'an empty zone label', spec: { zoneLabel: '' } },
+  ])('rejects $rule', ({ spec }) => {
+    expect(maintenanceOperatorConfigSchema.safeParse({ metadata: aMeta, spec }).success).toBe(false);
+  });
+
+  it.each([
+    ['30m', true],
+    ['4h', true],
+    ['1h30m', true],
+    ['1h30m0s', true],
+    ['90s', false],
+    ['1h30', false],
+    ['', false],
+  ])('duration %j matches the CRD pattern (RE2): %s', (duration, accepted) => {
+    expect(RE2JS.matches('^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$', duration)).toBe(accepted);
+    expect(maintenanceOperatorConfigSchema.safeParse({ metadata: aMeta, spec: { windows: [{ ...window, duration }] } }).success).toBe(accepted);
   });
 });

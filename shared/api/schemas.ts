@@ -120,11 +120,54 @@ export const nodeMaintenanceSchema = z.strictObject({
 
 export const logLevelSchema = z.enum(['debug', 'info', 'error']);
 
+/** A pool name: a DNS-1123 label, as it appears in wait messages (`pool gpu: …`). */
+export const POOL_NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** A window length as metav1.Duration prints hours and minutes (`30m`, `4h`, `1h30m`, `1h30m0s`), as Karpenter's budgets. */
+export const WINDOW_DURATION_PATTERN = /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/;
+
+/** metav1.LabelSelectorRequirement; operator syntax and label syntax are checked when the config loads. */
+export const labelSelectorRequirementSchema = z.strictObject({
+  key: z.string(),
+  operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
+  values: z.array(z.string()).optional(),
+});
+
+/** metav1.LabelSelector: matchLabels and matchExpressions ANDed; an empty selector selects every Node. */
+export const labelSelectorSchema = z.strictObject({
+  matchLabels: z.record(z.string(), z.string()).optional(),
+  matchExpressions: z.array(labelSelectorRequirementSchema).optional(),
+});
+
+/** kmaint extension: new requests start only while a window is open: from each cron start for `duration`. */
+export const maintenanceWindowSchema = z.strictObject({
+  schedule: z.string().min(1),
+  duration: z.string().regex(WINDOW_DURATION_PATTERN),
+  timeZone: z.string().min(1).optional(),
+});
+
+/** kmaint extension: a pool of Nodes chosen by selector, with limits that narrow the cluster-wide ones. */
+export const maintenancePoolSchema = z.strictObject({
+  name: z.string().max(63).regex(POOL_NAME_PATTERN),
+  nodeSelector: labelSelectorSchema,
+  maxParallelOperations: intOrStringSchema.optional(),
+  maxUnavailable: intOrStringSchema.optional(),
+  windows: z.array(maintenanceWindowSchema).optional(),
+});
+
+/** `x-kubernetes-list-type: map` keyed by `name`: one pool per name. */
+const poolListSchema = z.array(maintenancePoolSchema).refine((pools) => new Set(pools.map((p) => p.name)).size === pools.length, {
+  message: 'duplicate pool names are not allowed (list-type map, key name)',
+});
+
 export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   maxParallelOperations: intOrStringSchema.default(1).optional(),
   maxUnavailable: intOrStringSchema.optional(),
   logLevel: logLevelSchema.default('info').optional(),
   maxNodeMaintenanceTimeSeconds: nonNegativeInt32().default(3600).optional(),
+  pools: poolListSchema.optional(),
+  maxUnavailablePerZone: intOrStringSchema.optional(),
+  zoneLabel: z.string().min(1).optional(),
+  windows: z.array(maintenanceWindowSchema).optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

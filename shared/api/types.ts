@@ -5,10 +5,13 @@ import type {
   drainSpecSchema,
   drainStatusSchema,
   intOrStringSchema,
+  labelSelectorSchema,
   logLevelSchema,
   maintenanceOperatorConfigSchema,
   maintenanceOperatorConfigSpecSchema,
   maintenanceOperatorConfigStatusSchema,
+  maintenancePoolSchema,
+  maintenanceWindowSchema,
   nodeMaintenanceSchema,
   nodeMaintenanceSpecSchema,
   nodeMaintenanceStatusSchema,
@@ -33,3 +36,6 @@ export type LogLevel = z.infer<typeof logLevelSchema>;
 export type MaintenanceOperatorConfigSpec = z.infer<typeof maintenanceOperatorConfigSpecSchema>;
 export type MaintenanceOperatorConfigStatus = z.infer<typeof maintenanceOperatorConfigStatusSchema>;
 export type MaintenanceOperatorConfig = z.infer<typeof maintenanceOperatorConfigSchema>;
+export type LabelSelectorSpec = z.infer<typeof labelSelectorSchema>;
+export type MaintenanceWindowSpec = z.infer<typeof maintenanceWindowSchema>;
+export type MaintenancePoolSpec = z.infer<typeof maintenancePoolSchema>;

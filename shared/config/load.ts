@@ -2,6 +2,8 @@
 import { DEFAULTS, maintenanceOperatorConfigSchema } from '#api';
 import type { IntOrString, LogLevel } from '#api';
 import type { z } from 'zod';
+import { loadAdmissionRules } from './admission.ts';
+import type { AdmissionRules } from './admission.ts';
 import { resolveIntOrPercent } from './int-or-percent.ts';
 
 export interface ResolvedConfig {
@@ -12,6 +14,8 @@ export interface ResolvedConfig {
   /** Age after the ready-time annotation at which a NodeMaintenance is garbage-collected. */
   maxNodeMaintenanceTimeSeconds: number;
   logLevel: LogLevel;
+  /** kmaint's pools, zone limit and windows; absent when the spec uses none of them, so scheduling is exactly upstream's. */
+  admission?: AdmissionRules;
 }
 
 export interface LoadedConfig {
@@ -35,7 +39,8 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 
 /**
  * Parses the config object (absent = defaults) and resolves its limits against `nodeCount` nodes.
- * A spec that fails the schema makes both limits null; so does each value that cannot be resolved.
+ * A spec that fails the schema makes both limits null; so does each value that cannot be resolved, and any
+ * extension value that leaves pool membership or the zone limit unknown (see loadAdmissionRules).
  */
 export function loadConfig(obj: unknown, nodeCount: number): LoadedConfig {
   if (obj === undefined || obj === null) return { config: { ...DEFAULT_CONFIG }, problems: [] };
@@ -60,5 +65,12 @@ export function loadConfig(obj: unknown, nodeCount: number): LoadedConfig {
     maxNodeMaintenanceTimeSeconds: spec.maxNodeMaintenanceTimeSeconds ?? DEFAULTS.maxNodeMaintenanceTimeSeconds,
     logLevel: spec.logLevel ?? DEFAULTS.logLevel,
   };
+  const admission = loadAdmissionRules(spec, nodeCount);
+  if (admission.rules !== undefined) config.admission = admission.rules;
+  if (admission.problems.length > 0) {
+    problems.push(...admission.problems);
+    config.maxParallelOperations = null;
+    config.maxUnavailable = null;
+  }
   return { config, problems };
 }

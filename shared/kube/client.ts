@@ -16,6 +16,7 @@ import {
 } from '@kubernetes/client-node';
 import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../api/constants.ts';
 import type { Condition, MaintenanceOperatorConfig, NodeMaintenance, NodeMaintenanceStatus } from '../api/types.ts';
+import { withOneConnectionPool } from './connection-pool.ts';
 import { KubeRequestError } from './errors.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
 
@@ -99,10 +100,11 @@ export class KubeClient {
   private readonly opts: Required<Omit<KubeClientOptions, 'signal'>> & { signal?: AbortSignal };
 
   constructor(kubeConfig: KubeConfig, opts: KubeClientOptions = {}) {
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
-    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
-    this.policy = kubeConfig.makeApiClient(PolicyV1Api);
-    this.coordination = kubeConfig.makeApiClient(CoordinationV1Api);
+    const pooled = withOneConnectionPool(kubeConfig);
+    this.core = pooled.makeApiClient(CoreV1Api);
+    this.custom = pooled.makeApiClient(CustomObjectsApi);
+    this.policy = pooled.makeApiClient(PolicyV1Api);
+    this.coordination = pooled.makeApiClient(CoordinationV1Api);
     this.opts = {
       retry: opts.retry ?? DEFAULT_RETRY,
       pageSize: opts.pageSize ?? 500,

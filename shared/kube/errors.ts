@@ -15,3 +15,15 @@ export class KubeRequestError extends KmaintError {
     super(`${doing}: ${status ? `HTTP ${status}: ` : ''}${detail}`, options);
   }
 }
+
+/** Reaching an EKS cluster failed before any Kubernetes request: credentials, signing, or DescribeCluster. */
+export class EksAuthError extends KmaintError {
+  override name = 'EksAuthError';
+  constructor(
+    readonly clusterName: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}

@@ -5,4 +5,5 @@ export { applyActions } from './apply.ts';
 export type { ApplyOptions, ApplyResult } from './apply.ts';
 export { acquirePassLease, releasePassLease } from './lease.ts';
 export type { LeaseOutcome } from './lease.ts';
-export { planConfigReport } from './config-report.ts';
+export { planConfigReport, describeOverlaps, OVERLAP_NODES_NAMED } from './config-report.ts';
+export type { ConfigReportExtras } from './config-report.ts';

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Action } from '../api/actions.ts';
 import { describeAction } from '../api/actions.ts';
+import { FINALIZER } from '../api/constants.ts';
 import { loadConfig } from '../config/index.ts';
 import type { KubeClient } from '../kube/index.ts';
 import { planCleanup, planDrainer } from '../lifecycle/index.ts';
@@ -61,6 +62,8 @@ export interface PassSummary {
   becameReady: number;
   released: number;
   collected: number;
+  /** Deleted requests still carrying our finalizer and no other requestor: work for cleanup. */
+  awaitingCleanup: number;
   configProblems: string[];
   /** Every planned action, one line each (dry runs and debug logs). */
   plan: string[];
@@ -75,6 +78,7 @@ interface Planned {
   becameReady: number;
   released: number;
   collected: number;
+  awaitingCleanup: number;
   configProblems: string[];
   maintenances: ReadonlyMap<string, import('../api/types.ts').NodeMaintenance>;
 }
@@ -83,11 +87,16 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<
   const base = await readBase(opts.client, opts.namespace);
   const loaded = loadConfig(base.config, base.nodeList.length);
   const maintenances = new Map(base.maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm]));
-  const empty = { inFlight: false, waiting: 0, admitted: 0, becameReady: 0, released: 0, collected: 0, configProblems: loaded.problems, maintenances };
+  const awaitingCleanup = base.maintenances.filter(
+    (nm) => nm.metadata.deletionTimestamp && (nm.metadata.finalizers ?? []).includes(FINALIZER) && (nm.spec.additionalRequestors ?? []).length === 0,
+  ).length;
+  const empty = { inFlight: false, waiting: 0, admitted: 0, becameReady: 0, released: 0, collected: 0, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? [])], maintenances };
   if (fn === 'scheduler') {
     const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances });
-    const plan = planScheduling(state, { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems }, now);
-    const report = planConfigReport(base.config, loaded.problems, now);
+    const { admission } = loaded.config;
+    const limits = { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems };
+    const plan = planScheduling(state, admission === undefined ? limits : { ...limits, admission }, now);
+    const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: admission?.scopedProblems ?? [], poolOverlaps: plan.poolOverlaps });
     return { ...empty, actions: [...report, ...plan.actions], waiting: plan.waiting.length, admitted: plan.admitted.length };
   }
   if (fn === 'drainer') {
@@ -125,6 +134,7 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     becameReady: 0,
     released: 0,
     collected: 0,
+    awaitingCleanup: 0,
     configProblems: [],
     plan: [],
   };
@@ -167,6 +177,7 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     summary.becameReady = planned.becameReady;
     summary.released = planned.released;
     summary.collected = planned.collected;
+    summary.awaitingCleanup = planned.awaitingCleanup;
     summary.configProblems = planned.configProblems;
     if (opts.dryRun) {
       summary.workRemains = planned.actions.length > 0 || planned.inFlight;

@@ -1,7 +1,12 @@
 // The admission walk (upstream step 6) with upstream's flaw fixed: a request skipped for the availability
 // budget does not use up a slot, so a lower-ranked request on an already-unavailable Node can still start.
+// Each request passes the ordered GATES (windows, cluster limits, pool and zone limits) or waits on the first that refuses.
 import type { NodeMaintenance } from '#api';
+import { firstRefusal, recordAdmission, startTally } from './gates.ts';
 import type { ValidBudget } from './limits.ts';
+import { NO_SCOPES } from './scopes.ts';
+import type { Scopes } from './scopes.ts';
+import { maintenanceKey } from './state.ts';
 import type { SchedulingState } from './state.ts';
 import { admittedMessage, waitReason } from './wait-reasons.ts';
 
@@ -18,53 +23,60 @@ export interface AdmissionResult {
   skipped: NodeMaintenance[];
   slotsLeft: number;
   canBecomeUnavailableLeft: number;
+  /**
+   * Why each skipped request waits, by key: the first gate refusing it on the counts after the whole walk, so
+   * the next pass, which sees this pass's admissions in progress, says the same.
+   */
+  why: ReadonlyMap<string, string>;
 }
 
 /**
- * Walks every winner, best first. A slot is spent only on admission. A request on a Node that is already
- * unavailable takes a slot but no availability budget; one on an available Node also needs
- * canBecomeUnavailable > 0, otherwise it is skipped and the walk goes on.
+ * Walks every winner, best first, through the gates. A slot is spent only on admission. A request on a Node
+ * that is already unavailable takes a slot but no availability budget (in the cluster, its pool or its zone);
+ * one on an available Node also needs availability budget in each, otherwise it is skipped and the walk goes on.
+ * Without `scopes` only the cluster's two limits apply, exactly as upstream.
  */
-export function admitRanked(state: SchedulingState, budget: ValidBudget, winners: readonly NodeMaintenance[]): AdmissionResult {
-  let slotsLeft = budget.availableSlots;
-  let canBecomeUnavailableLeft = budget.canBecomeUnavailable;
-  let newlyUnavailable = 0;
+export function admitRanked(state: SchedulingState, budget: ValidBudget, winners: readonly NodeMaintenance[], scopes: Scopes = NO_SCOPES): AdmissionResult {
+  const tally = startTally(state, budget, scopes);
   const admitted: Admission[] = [];
-  const skipped: NodeMaintenance[] = [];
+  const skipped: Array<{ maintenance: NodeMaintenance; whyThen: string }> = [];
 
   for (const maintenance of winners) {
-    if (slotsLeft === 0) {
-      skipped.push(maintenance);
+    const node = maintenance.spec.nodeName;
+    const refusal = firstRefusal(tally, node);
+    if (refusal !== undefined) {
+      skipped.push({ maintenance, whyThen: refusal });
       continue;
     }
-    const nodeAlreadyUnavailable = state.nodesUnavailable.has(maintenance.spec.nodeName);
-    if (!nodeAlreadyUnavailable) {
-      if (canBecomeUnavailableLeft === 0) {
-        skipped.push(maintenance);
-        continue;
-      }
-      canBecomeUnavailableLeft -= 1;
-      newlyUnavailable += 1;
-    }
-    slotsLeft -= 1;
+    const nodeAlreadyUnavailable = state.nodesUnavailable.has(node);
+    recordAdmission(tally, node);
     admitted.push({
       maintenance,
       message: admittedMessage({
-        slot: budget.inProgress + admitted.length + 1,
+        slot: budget.inProgress + tally.admitted,
         maxParallelOperations: budget.maxParallelOperations,
         nodeAlreadyUnavailable,
-        unavailable: budget.unavailable + newlyUnavailable,
+        unavailable: budget.unavailable + tally.newlyUnavailable,
         maxUnavailable: budget.maxUnavailable,
       }),
     });
   }
-  return { admitted, skipped, slotsLeft, canBecomeUnavailableLeft };
+  // Counts only tighten during the walk, so a request refused then is refused now; its earlier reason is the fallback.
+  const why = new Map(skipped.map(({ maintenance, whyThen }) => [maintenanceKey(maintenance), firstRefusal(tally, maintenance.spec.nodeName) ?? whyThen]));
+  return {
+    admitted,
+    skipped: skipped.map((s) => s.maintenance),
+    slotsLeft: budget.availableSlots - tally.admitted,
+    canBecomeUnavailableLeft: budget.canBecomeUnavailable - tally.newlyUnavailable,
+    why,
+  };
 }
 
 /**
- * Why a candidate that was not admitted waits, judged on the state after this pass's admissions (so the
- * next pass, which sees them in progress, says the same). With a slot left, a request still waiting must be
- * on an available Node with the availability budget spent.
+ * Why a candidate that was not admitted waits on the cluster's own limits, judged on the state after this
+ * pass's admissions (so the next pass, which sees them in progress, says the same). With a slot left, a
+ * request still waiting on them must be on an available Node with the availability budget spent. The plan
+ * reads `AdmissionResult.why`, which also covers windows, pools and zones; the texts are the same.
  */
 export function limitWaitReason(state: SchedulingState, budget: ValidBudget, result: AdmissionResult): string {
   const inProgressAfter = budget.inProgress + result.admitted.length;

@@ -1,4 +1,4 @@
-// Public surface of shared/scheduling: the pure scheduler (state, budget, ranking, admission, plan, invariants).
+// Public surface of shared/scheduling: the pure scheduler (state, budget, scopes, gates, ranking, admission, plan, invariants).
 export type { SchedulingState } from './state.ts';
 export {
   buildSchedulingState,
@@ -22,4 +22,8 @@ export { waitReason, waitingMessage, admittedMessage } from './wait-reasons.ts';
 export type { SchedulingPlan } from './plan.ts';
 export { planScheduling } from './plan.ts';
 export { checkSchedulingInvariants } from './invariants.ts';
+export type { PoolMembership, PoolOverlap } from './pools.ts';
+export type { PoolScope, ScopeCount, ScopeLimit, Scopes, ZoneScope } from './scopes.ts';
+export type { WindowStatus } from './windows.ts';
+export type { Gate, Tally } from './gates.ts';
 export { SchedulingInvariantError } from './errors.ts';

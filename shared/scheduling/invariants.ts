@@ -4,16 +4,20 @@ import type { NodeMaintenance } from '#api';
 import { SchedulingInvariantError } from './errors.ts';
 import type { SchedulingLimits } from './limits.ts';
 import type { SchedulingPlan } from './plan.ts';
+import { resolveScopes } from './scopes.ts';
+import type { ScopeCount, ScopeLimit } from './scopes.ts';
 import { maintenanceKey } from './state.ts';
 import type { SchedulingState } from './state.ts';
+import type { WindowStatus } from './windows.ts';
 
 /**
  * Throws SchedulingInvariantError listing every violation: admitted requests that were not candidates, two
  * admitted on one Node, maxParallelOperations or maxUnavailable exceeded by this plan's admissions (a cluster
  * already above a limit may stay there, but nothing may be added), admissions under an invalid config, and
- * writes that do not match the admitted and waiting lists.
+ * writes that do not match the admitted and waiting lists. With `limits.admission`: the same for each pool and
+ * zone, and no admission in a scope that is invalid or (at `now`) outside its windows.
  */
-export function checkSchedulingInvariants(state: SchedulingState, limits: SchedulingLimits, plan: SchedulingPlan): void {
+export function checkSchedulingInvariants(state: SchedulingState, limits: SchedulingLimits, plan: SchedulingPlan, now?: Date): void {
   const violations: string[] = [];
   const unscheduled = new Map(state.unscheduled.map((nm) => [maintenanceKey(nm), nm]));
 
@@ -50,6 +54,8 @@ export function checkSchedulingInvariants(state: SchedulingState, limits: Schedu
     }
   }
 
+  if (limits.admission !== undefined && admitted.length > 0) violations.push(...scopeViolations(state, limits, admittedNodes, now));
+
   const admittedKeys = new Set(plan.admitted);
   const waitingKeys = new Set(plan.waiting.map((w) => w.key));
   for (const key of unscheduled.keys()) {
@@ -78,4 +84,59 @@ export function checkSchedulingInvariants(state: SchedulingState, limits: Schedu
   if (plan.idle && plan.actions.length > 0) violations.push('plan is idle but has actions');
 
   if (violations.length > 0) throw new SchedulingInvariantError(violations);
+}
+
+function windowViolation(scope: string, status: WindowStatus, admitted: number): string | undefined {
+  if (status.kind === 'open' || status.kind === 'unrestricted') return undefined;
+  return `${admitted} admitted in ${scope} while its windows are ${status.kind}`;
+}
+
+/** An invalid limit is reported by the caller (the scope admits nothing at all). */
+function limitViolations(scope: string, field: string, limit: ScopeLimit, before: number, added: number): string[] {
+  if (added === 0 || limit.kind !== 'limit') return [];
+  return before + added > limit.max ? [`${scope}: ${before} + ${added} exceeds ${field} ${limit.max}`] : [];
+}
+
+/** Pool, zone and window rules, counted afresh from the admitted Nodes. */
+function scopeViolations(state: SchedulingState, limits: SchedulingLimits, admittedNodes: ReadonlySet<string>, now: Date | undefined): string[] {
+  const violations: string[] = [];
+  const scopes = resolveScopes(state, limits.admission, now ?? new Date(0));
+  const tally = (groupOf: (node: string) => string | undefined): Map<string, { inProgress: number; newlyUnavailable: number }> => {
+    const out = new Map<string, { inProgress: number; newlyUnavailable: number }>();
+    for (const node of admittedNodes) {
+      const group = groupOf(node);
+      if (group === undefined) continue;
+      const entry = out.get(group) ?? { inProgress: 0, newlyUnavailable: 0 };
+      entry.inProgress += 1;
+      if (!state.nodesUnavailable.has(node)) entry.newlyUnavailable += 1;
+      out.set(group, entry);
+    }
+    return out;
+  };
+  const unavailable = (count: ScopeCount): number => count.inProgress + count.cordonedOrNotReady;
+
+  if (now === undefined) {
+    const hasWindows = limits.admission?.windows !== undefined || limits.admission?.pools.some((p) => p.windows !== undefined);
+    if (hasWindows) violations.push('windows are configured but no `now` was given to check them');
+  } else {
+    const clusterWindow = windowViolation('the cluster', scopes.clusterWindow, admittedNodes.size);
+    if (clusterWindow !== undefined) violations.push(clusterWindow);
+  }
+  for (const [name, added] of tally((node) => scopes.poolOf.get(node))) {
+    const pool = scopes.pools.get(name);
+    if (pool === undefined) continue;
+    const scope = `pool ${name}`;
+    if (pool.problem !== undefined) violations.push(`${added.inProgress} admitted in ${scope}, which has an invalid value`);
+    const window = now === undefined ? undefined : windowViolation(scope, pool.window, added.inProgress);
+    if (window !== undefined) violations.push(window);
+    violations.push(...limitViolations(scope, 'maxParallelOperations', pool.maxParallelOperations, pool.count.inProgress, added.inProgress));
+    violations.push(...limitViolations(scope, 'maxUnavailable', pool.maxUnavailable, unavailable(pool.count), added.newlyUnavailable));
+  }
+  for (const [zone, added] of tally((node) => scopes.zoneOf.get(node))) {
+    const scope = scopes.zones.get(zone);
+    if (scope === undefined) continue;
+    if (scope.maxUnavailable.kind === 'invalid') violations.push(`${added.inProgress} admitted in zone ${zone}, whose maxUnavailablePerZone is invalid`);
+    else violations.push(...limitViolations(`zone ${zone}`, 'maxUnavailablePerZone', scope.maxUnavailable, unavailable(scope.count), added.newlyUnavailable));
+  }
+  return violations;
 }

@@ -1,4 +1,5 @@
 // Budget math: how many requests may start now and how many more Nodes may become unavailable. Pure, fails closed.
+import type { AdmissionRules } from '#config';
 import type { SchedulingState } from './state.ts';
 
 /**
@@ -12,6 +13,8 @@ export interface SchedulingLimits {
   maxUnavailable: number | 'unlimited' | null;
   /** Why a limit is null, one sentence each; carried into every wait message. */
   problems?: string[];
+  /** Pools, zone limit and windows (kmaint extensions); absent: the two limits above alone, exactly as upstream. */
+  admission?: AdmissionRules;
 }
 
 export type SchedulingBudget =

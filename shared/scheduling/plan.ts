@@ -1,11 +1,14 @@
 // The scheduler pass's plan: initialise new requests as Pending, admit what the limits allow, explain the rest.
 import { EVENT_REASON_CONDITION_CHANGED, Phase, PHASE_UNINITIALIZED, maintenanceRef } from '#api';
 import type { Action, NodeMaintenance } from '#api';
-import { admitRanked, limitWaitReason } from './admit.ts';
+import { admitRanked } from './admit.ts';
+import { SchedulingInvariantError } from './errors.ts';
 import { computeBudget } from './limits.ts';
 import type { SchedulingLimits } from './limits.ts';
+import type { PoolOverlap } from './pools.ts';
 import { firstPerNode, rankCandidates } from './rank.ts';
 import { withReadyCondition } from './ready-condition.ts';
+import { resolveScopes } from './scopes.ts';
 import { compareStrings, maintenanceKey, maintenancePhase } from './state.ts';
 import type { SchedulingState } from './state.ts';
 import { waitingMessage, waitReason } from './wait-reasons.ts';
@@ -18,14 +21,16 @@ export interface SchedulingPlan {
   waiting: Array<{ key: string; why: string }>;
   /** Nothing to schedule and nothing to write. */
   idle: boolean;
-  /** Some candidate waits on a limit (or on an invalid limit): work remains that only a freed slot can unblock. */
+  /** Some candidate waits on a limit, a closed window or an invalid value: work remains that only time or a freed slot can unblock. */
   blocked: boolean;
+  /** Nodes selected by more than one pool (each belongs to the first), for the config report; [] without pools. */
+  poolOverlaps: PoolOverlap[];
 }
 
 interface Wait {
   maintenance: NodeMaintenance;
   why: string;
-  /** Waits on maxParallelOperations, maxUnavailable or an invalid config (as opposed to its Node). */
+  /** Waits on a limit, a window or an invalid config (as opposed to its Node). */
   onLimit: boolean;
 }
 
@@ -63,6 +68,7 @@ function splitByNode(state: SchedulingState): { candidates: NodeMaintenance[]; w
 
 export function planScheduling(state: SchedulingState, limits: SchedulingLimits, now: Date): SchedulingPlan {
   const budget = computeBudget(state, limits);
+  const scopes = resolveScopes(state, limits.admission, now);
   const { candidates, waits } = splitByNode(state);
   const ranked = rankCandidates(state, candidates);
   const actions: Action[] = [];
@@ -72,17 +78,22 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
     for (const nm of ranked) waits.push({ maintenance: nm, why: waitReason.configInvalid(budget.problem), onLimit: true });
   } else {
     const { winners, losers } = firstPerNode(ranked);
-    const result = admitRanked(state, budget, winners);
-    const limitWhy = limitWaitReason(state, budget, result);
-    for (const nm of result.skipped) waits.push({ maintenance: nm, why: limitWhy, onLimit: true });
+    const result = admitRanked(state, budget, winners, scopes);
+    const whyOf = (nm: NodeMaintenance): string => {
+      const why = result.why.get(maintenanceKey(nm));
+      // admitRanked gives every skipped winner a reason; a missing one is a bug, never an empty message.
+      if (why === undefined) throw new SchedulingInvariantError([`${maintenanceKey(nm)} was skipped without a wait reason`]);
+      return why;
+    };
+    for (const nm of result.skipped) waits.push({ maintenance: nm, why: whyOf(nm), onLimit: true });
     const admittedKeys = new Set(result.admitted.map((a) => maintenanceKey(a.maintenance)));
     for (const { maintenance, winner } of losers) {
       // Winner admitted: the next pass sees it in progress and says the same. Winner waiting: the runner-up
-      // waits on the same limit; naming the winner would change the text whenever the ranking does.
+      // waits on the same gate (same Node, same scopes); naming the winner would change the text whenever the ranking does.
       if (admittedKeys.has(maintenanceKey(winner))) {
         waits.push({ maintenance, why: waitReason.nodeTaken(maintenance.spec.nodeName, maintenanceKey(winner)), onLimit: false });
       } else {
-        waits.push({ maintenance, why: limitWhy, onLimit: true });
+        waits.push({ maintenance, why: whyOf(winner), onLimit: true });
       }
     }
 
@@ -118,5 +129,6 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
     waiting: waits.map((w) => ({ key: maintenanceKey(w.maintenance), why: w.why })),
     idle: candidates.length === 0 && actions.length === 0,
     blocked: waits.some((w) => w.onLimit),
+    poolOverlaps: [...scopes.overlaps],
   };
 }

@@ -4,6 +4,8 @@ import type { V1Node } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
 import { CONDITION_READY, PHASE_UNINITIALIZED } from '#api';
 import type { Action, NodeMaintenance, NodeMaintenanceStatus } from '#api';
+import { loadConfig } from '#config';
+import type { AdmissionRules } from '#config';
 import { checkSchedulingInvariants } from './invariants.ts';
 import type { SchedulingLimits } from './limits.ts';
 import { planScheduling } from './plan.ts';
@@ -21,12 +23,14 @@ export interface NodeOptions {
   unschedulable?: boolean;
   /** Status of the Ready node condition; 'absent' leaves it out (counts as ready). @default 'True' */
   ready?: 'True' | 'False' | 'Unknown' | 'absent';
+  /** metadata.labels. @default none */
+  labels?: Record<string, string>;
 }
 
 export function aNode(opts: NodeOptions): V1Node {
   const ready = opts.ready ?? 'True';
   return {
-    metadata: { name: opts.name },
+    metadata: { name: opts.name, ...(opts.labels !== undefined ? { labels: opts.labels } : {}) },
     spec: opts.unschedulable === true ? { unschedulable: true } : {},
     status: { conditions: ready === 'absent' ? [] : [{ type: 'Ready', status: ready }] },
   };
@@ -107,16 +111,38 @@ export function limits(maxParallelOperations: number | null, maxUnavailable: num
   return { maxParallelOperations, maxUnavailable, ...(problems !== undefined ? { problems } : {}) };
 }
 
+/**
+ * `base` plus the admission rules of a config `spec` (pools, zones, windows), read by the real loader. A problem
+ * that would invalidate the whole config throws: tests of scoped problems still get their rules.
+ */
+export function withAdmission(base: SchedulingLimits, spec: Record<string, unknown>): SchedulingLimits {
+  const loaded = loadConfig({ metadata: { name: 'default', namespace: 'kmaint' }, spec }, 1000);
+  if (loaded.problems.length > 0) throw new Error(`spec has problems: ${loaded.problems.join('; ')}`);
+  const admission: AdmissionRules | undefined = loaded.config.admission;
+  if (admission === undefined) throw new Error('spec uses no admission extension');
+  return { ...base, admission };
+}
+
+/** The zone label the generated nodes carry. */
+export const ZONE = 'topology.kubernetes.io/zone';
+/** The pool label the testbed's generated nodes carry (general, gpu, control-plane). */
+export const POOL = 'kmaint.io/pool';
+
+/** A ready, schedulable Node labelled with `pool` and `zone` (either left out when undefined). */
+export function aPoolNode(name: string, pool: string | undefined, zone: string | undefined, more: Partial<NodeOptions> = {}): V1Node {
+  return aNode({ name, labels: { ...(pool !== undefined ? { [POOL]: pool } : {}), ...(zone !== undefined ? { [ZONE]: zone } : {}) }, ...more });
+}
+
 /** A request (Pending unless `more.phase` says otherwise) created on day `day` of December 2025. */
 export function pending(name: string, nodeName: string, day: number, more: Partial<MaintenanceOptions> = {}): NodeMaintenance {
   return aMaintenance({ name, nodeName, created: `2025-12-${String(day).padStart(2, '0')}T00:00:00Z`, ...more });
 }
 
-/** One planner pass at NOW, always followed by the invariant check. */
-export function planChecked(nodes: readonly V1Node[], maintenances: readonly NodeMaintenance[], lim: SchedulingLimits): SchedulingPlan {
+/** One planner pass at `now` (default NOW), always followed by the invariant check. */
+export function planChecked(nodes: readonly V1Node[], maintenances: readonly NodeMaintenance[], lim: SchedulingLimits, now: Date = NOW): SchedulingPlan {
   const state = buildSchedulingState({ nodes, maintenances });
-  const plan = planScheduling(state, lim, NOW);
-  checkSchedulingInvariants(state, lim, plan);
+  const plan = planScheduling(state, lim, now);
+  checkSchedulingInvariants(state, lim, plan, now);
   return plan;
 }
 
@@ -132,6 +158,8 @@ export interface PlanRow {
   blocked: boolean;
   /** @default false */
   idle?: boolean;
+  /** The clock of this row. @default NOW */
+  now?: Date;
 }
 
 function admittedMessages(plan: SchedulingPlan): Record<string, string> {
@@ -147,7 +175,7 @@ function admittedMessages(plan: SchedulingPlan): Record<string, string> {
 /** Each row twice: the plan itself, and a second pass over the written result, which must write nothing. */
 export function itPlansEachRow(rows: readonly PlanRow[]): void {
   it.each(rows)('$rule', (row) => {
-    const plan = planChecked(row.nodes, row.maintenances, row.limits);
+    const plan = planChecked(row.nodes, row.maintenances, row.limits, row.now);
 
     expect(plan.admitted).toEqual(Object.keys(row.admitted));
     expect(admittedMessages(plan)).toEqual(row.admitted);
@@ -157,8 +185,8 @@ export function itPlansEachRow(rows: readonly PlanRow[]): void {
   });
 
   it.each(rows)('second pass over the written result writes nothing: $rule', (row) => {
-    const first = planChecked(row.nodes, row.maintenances, row.limits);
-    const second = planChecked(row.nodes, withStatusesApplied(row.maintenances, first.actions), row.limits);
+    const first = planChecked(row.nodes, row.maintenances, row.limits, row.now);
+    const second = planChecked(row.nodes, withStatusesApplied(row.maintenances, first.actions), row.limits, row.now);
 
     expect(second.actions).toEqual([]);
     expect(second.admitted).toEqual([]);

@@ -14,6 +14,18 @@ export const waitReason = {
   maxParallelOperations: (max: number, inProgress: number): string => `maxParallelOperations ${max} reached (${inProgress} in progress)`,
   maxUnavailable: (max: number | 'unlimited', underMaintenance: number, cordonedOrNotReady: number): string =>
     `maxUnavailable ${max} reached (${underMaintenance} under maintenance + ${cordonedOrNotReady} cordoned or not ready)`,
+  // kmaint's narrower scopes (issue 7). `limit` reads '1', or '1 (25% of 4 nodes)' for a percentage.
+  poolInvalid: (pool: string, problem: string): string => `pool ${pool} admits nothing: ${problem}`,
+  poolParallel: (pool: string, limit: string, inProgress: number): string => `pool ${pool}: maxParallelOperations ${limit} reached (${inProgress} in progress)`,
+  poolUnavailable: (pool: string, limit: string, underMaintenance: number, cordonedOrNotReady: number): string =>
+    `pool ${pool}: maxUnavailable ${limit} reached (${underMaintenance} under maintenance + ${cordonedOrNotReady} cordoned or not ready)`,
+  zoneInvalid: (zone: string, problem: string): string => `zone ${zone} admits nothing: ${problem}`,
+  zoneUnavailable: (zone: string, limit: string, underMaintenance: number, cordonedOrNotReady: number): string =>
+    `zone ${zone}: maxUnavailablePerZone ${limit} reached (${underMaintenance} under maintenance + ${cordonedOrNotReady} cordoned or not ready)`,
+  /** `scope` is 'cluster' or 'pool <name>'; the time is the next start in UTC, which stays the same until the window opens. */
+  windowClosed: (scope: string, nextOpen: string): string => `window ${scope} next opens at ${nextOpen}`,
+  windowNever: (scope: string): string => `window ${scope} never opens`,
+  windowInvalid: (scope: string, problem: string): string => `window ${scope} admits nothing: ${problem}`,
 } as const;
 
 /**

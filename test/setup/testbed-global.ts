@@ -1,4 +1,5 @@
-// Vitest global setup: one testbed (real control plane + simulated kubelet, small profile) for the whole run.
+// Vitest global setup: one testbed (real control plane + simulated kubelet, small profile) for the whole run,
+// with kmaint installed from crds/ and infra/base; tests run kmaint as its ServiceAccount, not as an admin.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { startTestbed } from '../../testbed/testbed.ts';
 import { binaryPath } from '../../testbed/versions.ts';
 import type { TestbedInfo } from '../support/testbed-info.ts';
+import { KMAINT_SERVICE_ACCOUNT_USER, installKmaint, writeServiceAccountKubeconfig } from './install-kmaint.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = mkdtempSync(join(tmpdir(), 'kmaint-testbed-'));
@@ -17,18 +19,27 @@ export default async function setup(project: TestProject): Promise<() => Promise
     heartbeatIntervalMs: 5000,
     log: (line) => process.stderr.write(`[testbed] ${line}\n`),
   });
-  process.stderr.write(`[testbed] up in ${((Date.now() - started) / 1000).toFixed(1)} s at ${tb.controlPlane.server} (${dir})\n`);
-  const info: TestbedInfo = {
-    dir,
-    server: tb.controlPlane.server,
-    caFile: tb.controlPlane.caFile,
-    kubeconfigPath: tb.kubeconfigPath,
-    kmaintKubeconfigPath: tb.controlPlane.kubeconfigFor('kmaint'),
-    auditPath: tb.audit.path,
-    kubectl: binaryPath('kubectl'),
-    nodes: tb.cluster.nodes.map((n) => n.metadata?.name ?? ''),
-  };
-  project.provide('testbed', info);
+  try {
+    const target = { kubectl: binaryPath('kubectl'), kubeconfigPath: tb.kubeconfigPath, server: tb.controlPlane.server, caFile: tb.controlPlane.caFile, dir };
+    await installKmaint(target);
+    const kmaintKubeconfigPath = await writeServiceAccountKubeconfig(target);
+    process.stderr.write(`[testbed] up with kmaint installed in ${((Date.now() - started) / 1000).toFixed(1)} s at ${tb.controlPlane.server} (${dir})\n`);
+    const info: TestbedInfo = {
+      dir,
+      server: tb.controlPlane.server,
+      caFile: tb.controlPlane.caFile,
+      kubeconfigPath: tb.kubeconfigPath,
+      kmaintKubeconfigPath,
+      kmaintUser: KMAINT_SERVICE_ACCOUNT_USER,
+      auditPath: tb.audit.path,
+      kubectl: target.kubectl,
+      nodes: tb.cluster.nodes.map((n) => n.metadata?.name ?? ''),
+    };
+    project.provide('testbed', info);
+  } catch (err) {
+    await tb.stop();
+    throw err;
+  }
   return async () => {
     await tb.stop();
   };

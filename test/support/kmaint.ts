@@ -1,4 +1,4 @@
-// Test-side helpers to drive kmaint's real passes (as the `kmaint` user) and manipulate its objects.
+// Test-side helpers to drive kmaint's real passes (as its ServiceAccount, infra/base RBAC) and manipulate its objects.
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../../shared/api/index.ts';
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../../shared/api/index.ts';

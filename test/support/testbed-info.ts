@@ -5,8 +5,10 @@ export interface TestbedInfo {
   caFile: string;
   /** Admin kubeconfig. */
   kubeconfigPath: string;
-  /** Kubeconfig of the static-token user `kmaint`, the identity kmaint's passes use in tests. */
+  /** Kubeconfig of ServiceAccount kmaint/kmaint (infra/base RBAC, TokenRequest token): the identity kmaint's passes use in tests. */
   kmaintKubeconfigPath: string;
+  /** The audit log's user name for that identity: `system:serviceaccount:kmaint:kmaint`. */
+  kmaintUser: string;
   auditPath: string;
   /** The kubectl built with the control plane (client and server versions agree). */
   kubectl: string;

@@ -1,0 +1,95 @@
+// The one Lambda surface of a pass function: parse the event, run passes within the invocation's time budget,
+// chain, log the summary and its EMF metrics, return it. Each functions/<name>/handler.ts is this for one name.
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { DestinationStream } from 'pino';
+import { KubeClient, type AwsCredentialsProvider } from '#kube';
+import { runPass, type PassFunction, type PassLogger, type PassSummary } from '#pass';
+import { runWithinBudget, type BudgetRunSummary, type Sleep } from '#runtime';
+import { lambdaChainStarter } from './chain-start.ts';
+import { cachedKubeConfig } from './cluster.ts';
+import { emfLine } from './emf.ts';
+import { parseKmaintEvent } from './event.ts';
+import { createLambdaLogger } from './log.ts';
+import { logRequestId } from './middleware/log-request-id.ts';
+import { reportErrors, type RejectedEvent } from './middleware/report-errors.ts';
+import { loadLambdaSettings, logLevelOf, type LambdaSettings } from './settings.ts';
+
+export type PassHandlerResult = BudgetRunSummary | RejectedEvent;
+
+/** One pass of `fn` as the handler wants it run. */
+export type HandlerPassRunner = (fn: PassFunction, opts: { dryRun: boolean; logger: PassLogger; signal?: AbortSignal }) => Promise<PassSummary>;
+
+export interface PassHandlerDeps {
+  /** @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** @default runPass with a KubeClient for the configured cluster */
+  runPass?: HandlerPassRunner;
+  /** Log lines. @default stdout */
+  logDestination?: DestinationStream;
+  /** The EMF line. @default stdout */
+  writeMetrics?: (line: string) => void;
+  /** @default new LambdaClient({ region: AWS_REGION }) */
+  lambda?: LambdaClient;
+  /** AWS credentials for the EKS token. @default the SDK's node provider chain */
+  credentials?: AwsCredentialsProvider;
+  sleep?: Sleep;
+  clock?: () => number;
+}
+
+/** Stop the handler this long before Lambda's own timeout if a pass hangs (passes are stopped far earlier). */
+const TIMEOUT_EARLY_MS = 2000;
+
+interface Prepared {
+  settings: LambdaSettings;
+  runPass: HandlerPassRunner;
+  lambda: () => LambdaClient;
+}
+
+/** Settings, cluster access and the Lambda client, made once per container on the first invocation. */
+function prepare(env: Readonly<Record<string, string | undefined>>, deps: PassHandlerDeps): Prepared {
+  const settings = loadLambdaSettings(env);
+  const kubeConfig = cachedKubeConfig(settings.cluster, deps.credentials);
+  let lambda = deps.lambda;
+  const runOnCluster: HandlerPassRunner = async (fn, o) => {
+    const client = new KubeClient(await kubeConfig(), o.signal ? { signal: o.signal } : {});
+    return runPass(fn, { client, namespace: settings.namespace, now: () => new Date(), logger: o.logger, dryRun: o.dryRun, ...(o.signal ? { signal: o.signal } : {}) });
+  };
+  const region = settings.cluster.kind === 'eks' ? settings.cluster.region : env['AWS_REGION'];
+  return { settings, runPass: deps.runPass ?? runOnCluster, lambda: () => (lambda ??= new LambdaClient(region ? { region } : {})) };
+}
+
+export function createPassHandler(fn: PassFunction, deps: PassHandlerDeps = {}) {
+  const env = deps.env ?? process.env;
+  const log = createLambdaLogger({ level: logLevelOf(env), ...(deps.logDestination ? { destination: deps.logDestination } : {}) });
+  const logger = log.logger.child({ fn });
+  const writeMetrics = deps.writeMetrics ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  let prepared: Prepared | undefined;
+
+  return middy<unknown, PassHandlerResult, Error, Context>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
+    .use(logRequestId({ log }))
+    .use(reportErrors({ logger }))
+    .handler(async (raw, context, { signal }): Promise<PassHandlerResult> => {
+      const event = parseKmaintEvent(raw);
+      prepared ??= prepare(env, deps);
+      const { settings, runPass: passRunner, lambda } = prepared;
+      const run = await runWithinBudget({
+        fn,
+        runPass: (f, sig) => passRunner(f, { dryRun: event.dryRun, logger, ...(sig ? { signal: sig } : {}) }),
+        remainingMs: () => context.getRemainingTimeInMillis(),
+        safetyMarginMs: settings.safetyMarginMs,
+        dryRun: event.dryRun,
+        ...(event.maxPasses !== undefined ? { maxPasses: event.maxPasses } : {}),
+        chain: { enabled: settings.chain.enabled, depth: event.chainDepth, maxDepth: settings.chain.maxDepth },
+        startChain: lambdaChainStarter(lambda, settings.chain.functionNames, fn),
+        signal,
+        ...(deps.sleep ? { sleep: deps.sleep } : {}),
+        ...(deps.clock ? { clock: deps.clock } : {}),
+      });
+      const { passes, ...totals } = run;
+      logger.info({ run: { ...totals, passes: passes.length, event: event.kind, chainDepth: event.chainDepth } }, `${fn} run ${run.stopped} after ${passes.length} passes`);
+      if (!event.dryRun) writeMetrics(emfLine(run, { namespace: settings.metricsNamespace, requestId: context.awsRequestId, timestamp: (deps.clock ?? Date.now)() }));
+      return run;
+    });
+}

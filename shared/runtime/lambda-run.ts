@@ -1,0 +1,147 @@
+// One function's passes inside a time-boxed invocation (AWS Lambda): repeat with backoff while work remains,
+// stop with a safety margin before the time runs out, then decide the chain and start it.
+import type { PassFunction, PassSummary } from '../pass/index.ts';
+import { decideChain, type ChainDecision, type ChainSettings } from './chain.ts';
+import { abortableSleep, type Sleep } from './sleep.ts';
+
+/** Runs one pass of `fn`; injected so the same budget logic serves any runner (real client, tests). */
+export type PassRunner = (fn: PassFunction, signal?: AbortSignal) => Promise<PassSummary>;
+
+/** Starts `target` asynchronously with the chain depth it should run at. */
+export type ChainStarter = (target: PassFunction, depth: number) => Promise<void>;
+
+export interface BudgetRunOptions {
+  fn: PassFunction;
+  runPass: PassRunner;
+  /** Milliseconds left in the invocation, e.g. Lambda's `context.getRemainingTimeInMillis`. */
+  remainingMs: () => number;
+  /** Kept free at the end, on top of the longest pass seen so far. @default 10000 */
+  safetyMarginMs?: number;
+  /** Stop after this many passes. @default unlimited */
+  maxPasses?: number;
+  /** Passes plan only; nothing is chained. @default false */
+  dryRun?: boolean;
+  /** First wait between passes while work remains; doubles while nothing changes. @default 500 */
+  intervalMs?: number;
+  /** @default 5000 */
+  maxIntervalMs?: number;
+  /** Milliseconds clock used to time passes. @default Date.now */
+  clock?: () => number;
+  sleep?: Sleep;
+  signal?: AbortSignal;
+  chain: ChainSettings;
+  /** Starts the chained function; without it the decision is only reported. */
+  startChain?: ChainStarter;
+}
+
+export type ChainOutcome =
+  | ChainDecision
+  | { kind: 'failed'; target: PassFunction; depth: number; reason: string; error: string };
+
+export interface BudgetRunSummary {
+  fn: PassFunction;
+  /** idle: nothing left to do; time-budget: the next pass might not finish in time; failed: every write failed. */
+  stopped: 'idle' | 'time-budget' | 'max-passes' | 'failed';
+  passes: PassSummary[];
+  durationMs: number;
+  /** Time left when the run stopped. */
+  remainingMs: number;
+  workRemains: boolean;
+  admitted: number;
+  becameReady: number;
+  released: number;
+  collected: number;
+  conflicts: number;
+  apiErrors: number;
+  errors: number;
+  /** Actions applied over all passes, by kind. */
+  actions: Record<string, number>;
+  chain: ChainOutcome;
+}
+
+const sum = (passes: readonly PassSummary[], pick: (p: PassSummary) => number): number => passes.reduce((a, p) => a + pick(p), 0);
+
+function everyWriteFailed(s: PassSummary): boolean {
+  return s.errors.length > 0 && s.planned > 0 && Object.keys(s.actions).length === 0;
+}
+
+/** Runs passes of `opts.fn` until idle or the time budget is spent, then chains as decided. */
+export async function runWithinBudget(opts: BudgetRunOptions): Promise<BudgetRunSummary> {
+  const clock = opts.clock ?? Date.now;
+  const sleep = opts.sleep ?? abortableSleep;
+  const margin = opts.safetyMarginMs ?? 10_000;
+  const firstInterval = opts.intervalMs ?? 500;
+  const started = clock();
+  const passes: PassSummary[] = [];
+  let longestPassMs = 0;
+  let interval = firstInterval;
+  let stopped: BudgetRunSummary['stopped'];
+  for (;;) {
+    if (opts.maxPasses !== undefined && passes.length >= opts.maxPasses) {
+      stopped = 'max-passes';
+      break;
+    }
+    // A pass is started only if one as long as the longest so far still ends before the margin.
+    if (opts.remainingMs() < margin + longestPassMs) {
+      stopped = 'time-budget';
+      break;
+    }
+    const passStarted = clock();
+    const summary = await opts.runPass(opts.fn, opts.signal);
+    longestPassMs = Math.max(longestPassMs, clock() - passStarted);
+    passes.push(summary);
+    if (!summary.workRemains) {
+      stopped = 'idle';
+      break;
+    }
+    if (everyWriteFailed(summary)) {
+      stopped = 'failed';
+      break;
+    }
+    // Progress resets the backoff: the next step is likely ready soon.
+    const progressed = Object.keys(summary.actions).length > 0;
+    interval = progressed || passes.length === 1 ? firstInterval : Math.min(interval * 2, opts.maxIntervalMs ?? 5000);
+    if (opts.remainingMs() - interval < margin + longestPassMs) {
+      stopped = 'time-budget';
+      break;
+    }
+    await sleep(interval, opts.signal);
+  }
+
+  const last = passes.at(-1);
+  const facts = {
+    admitted: sum(passes, (p) => p.admitted),
+    becameReady: sum(passes, (p) => p.becameReady),
+    awaitingCleanup: last?.awaitingCleanup ?? 0,
+    dryRun: opts.dryRun === true,
+  };
+  const decision = decideChain(opts.fn, facts, opts.chain);
+  let chain: ChainOutcome = decision;
+  if (decision.kind === 'invoke' && opts.startChain) {
+    try {
+      await opts.startChain(decision.target, decision.depth);
+    } catch (err) {
+      // The state is in the objects: the target's next scheduled run does the same work.
+      chain = { ...decision, kind: 'failed', error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+  const actions: Record<string, number> = {};
+  for (const p of passes) for (const [k, v] of Object.entries(p.actions)) actions[k] = (actions[k] ?? 0) + v;
+  return {
+    fn: opts.fn,
+    stopped,
+    passes,
+    durationMs: clock() - started,
+    remainingMs: opts.remainingMs(),
+    workRemains: last?.workRemains ?? true,
+    admitted: facts.admitted,
+    becameReady: facts.becameReady,
+    released: sum(passes, (p) => p.released),
+    collected: sum(passes, (p) => p.collected),
+    conflicts: sum(passes, (p) => p.conflicts),
+    apiErrors: sum(passes, (p) => p.apiErrors),
+    errors: sum(passes, (p) => p.errors.length),
+    actions,
+    chain,
+  };
+}

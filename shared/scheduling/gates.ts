@@ -1,0 +1,163 @@
+// The admission gates: every rule a request must pass to start now, in the order that picks its wait reason,
+// and the walk's running counts they read. With no pools, zones or windows only the two cluster gates can refuse.
+import type { ValidBudget } from './limits.ts';
+import type { PoolScope, ScopeCount, ScopeLimit, Scopes } from './scopes.ts';
+import type { SchedulingState } from './state.ts';
+import { rfc3339Seconds } from './ready-condition.ts';
+import { waitReason } from './wait-reasons.ts';
+import type { WindowStatus } from './windows.ts';
+
+/** Counts after the admissions the walk has made so far; local to one walk, the snapshot is never touched. */
+export interface Tally {
+  readonly state: SchedulingState;
+  readonly budget: ValidBudget;
+  readonly scopes: Scopes;
+  /** Requests admitted so far (each takes a cluster slot). */
+  admitted: number;
+  /** Of those, how many were on an available Node (each takes availability budget). */
+  newlyUnavailable: number;
+  readonly cluster: ScopeCount;
+  readonly pools: Map<string, ScopeCount>;
+  readonly zones: Map<string, ScopeCount>;
+}
+
+export function startTally(state: SchedulingState, budget: ValidBudget, scopes: Scopes): Tally {
+  let cordonedOrNotReady = 0;
+  for (const node of state.nodesUnavailable) if (!state.nodesUnderMaintenance.has(node)) cordonedOrNotReady += 1;
+  return {
+    state,
+    budget,
+    scopes,
+    admitted: 0,
+    newlyUnavailable: 0,
+    cluster: { inProgress: budget.inProgress, cordonedOrNotReady },
+    pools: new Map([...scopes.pools].map(([name, pool]) => [name, { ...pool.count }])),
+    zones: new Map([...scopes.zones].map(([zone, scope]) => [zone, { ...scope.count }])),
+  };
+}
+
+/** Counts one admission on `node` in every scope it belongs to. */
+export function recordAdmission(tally: Tally, node: string): void {
+  const wasUnavailable = tally.state.nodesUnavailable.has(node);
+  tally.admitted += 1;
+  if (!wasUnavailable) tally.newlyUnavailable += 1;
+  const pool = tally.scopes.poolOf.get(node);
+  const zone = tally.scopes.zoneOf.get(node);
+  const counts = [tally.cluster, pool === undefined ? undefined : tally.pools.get(pool), zone === undefined ? undefined : tally.zones.get(zone)];
+  for (const count of counts) {
+    if (count === undefined) continue;
+    count.inProgress += 1;
+    if (wasUnavailable) count.cordonedOrNotReady -= 1;
+  }
+}
+
+export interface Gate {
+  readonly name: string;
+  /** Why a request on `node` may not start now, or undefined when this gate lets it through. */
+  refuse(tally: Tally, node: string): string | undefined;
+}
+
+function windowRefusal(scope: string, status: WindowStatus): string | undefined {
+  switch (status.kind) {
+    case 'unrestricted':
+    case 'open':
+      return undefined;
+    case 'closed':
+      return waitReason.windowClosed(scope, rfc3339Seconds(status.nextOpen));
+    case 'never':
+      return waitReason.windowNever(scope);
+    case 'invalid':
+      return waitReason.windowInvalid(scope, status.problem);
+  }
+}
+
+function poolOf(tally: Tally, node: string): { scope: PoolScope; count: ScopeCount } | undefined {
+  const name = tally.scopes.poolOf.get(node);
+  const scope = name === undefined ? undefined : tally.scopes.pools.get(name);
+  const count = name === undefined ? undefined : tally.pools.get(name);
+  return scope === undefined || count === undefined ? undefined : { scope, count };
+}
+
+/** The limit is reached for one more request taking it: in progress (parallel) or unavailable. */
+function reached(limit: ScopeLimit, used: number): limit is Extract<ScopeLimit, { kind: 'limit' }> {
+  return limit.kind === 'limit' && used >= limit.max;
+}
+
+/** In the order a waiting request's reason is chosen: the first gate that refuses names it. */
+export const GATES: readonly Gate[] = [
+  // Outside the cluster's windows nothing new starts whatever the counts, and the message says when that changes.
+  { name: 'window cluster', refuse: (t) => windowRefusal('cluster', t.scopes.clusterWindow) },
+  // A pool with a value that cannot be used admits nothing (fail closed); fixing it comes before anything else there.
+  {
+    name: 'pool invalid',
+    refuse: (t, node) => {
+      const pool = poolOf(t, node)?.scope;
+      return pool?.problem === undefined ? undefined : waitReason.poolInvalid(pool.name, pool.problem);
+    },
+  },
+  // A pool's windows narrow the cluster's for its Nodes, for the same reason as the cluster's.
+  {
+    name: 'window pool',
+    refuse: (t, node) => {
+      const pool = poolOf(t, node)?.scope;
+      return pool === undefined ? undefined : windowRefusal(`pool ${pool.name}`, pool.window);
+    },
+  },
+  // Upstream's two limits next: with nothing else configured they alone decide, with exactly today's texts.
+  {
+    name: 'parallel',
+    refuse: (t) =>
+      t.budget.availableSlots - t.admitted === 0 ? waitReason.maxParallelOperations(t.budget.maxParallelOperations, t.cluster.inProgress) : undefined,
+  },
+  // A request on an already-unavailable Node takes a slot but no availability budget (upstream's slot flaw fixed).
+  {
+    name: 'unavailable',
+    refuse: (t, node) =>
+      !t.state.nodesUnavailable.has(node) && t.budget.canBecomeUnavailable - t.newlyUnavailable === 0
+        ? waitReason.maxUnavailable(t.budget.maxUnavailable, t.cluster.inProgress, t.cluster.cordonedOrNotReady)
+        : undefined,
+  },
+  // A pool's limits only narrow the cluster's, so they speak once the cluster's let the request through.
+  {
+    name: 'pool parallel',
+    refuse: (t, node) => {
+      const pool = poolOf(t, node);
+      if (pool === undefined) return undefined;
+      const limit = pool.scope.maxParallelOperations;
+      return reached(limit, pool.count.inProgress) ? waitReason.poolParallel(pool.scope.name, limit.text, pool.count.inProgress) : undefined;
+    },
+  },
+  {
+    name: 'pool unavailable',
+    refuse: (t, node) => {
+      const pool = poolOf(t, node);
+      if (pool === undefined || t.state.nodesUnavailable.has(node)) return undefined;
+      const limit = pool.scope.maxUnavailable;
+      const { inProgress, cordonedOrNotReady } = pool.count;
+      return reached(limit, inProgress + cordonedOrNotReady) ? waitReason.poolUnavailable(pool.scope.name, limit.text, inProgress, cordonedOrNotReady) : undefined;
+    },
+  },
+  // Zones last: a zone cuts across pools, and its limit guards the failure domain once every other rule agrees.
+  {
+    name: 'zone',
+    refuse: (t, node) => {
+      const zone = t.scopes.zoneOf.get(node);
+      const scope = zone === undefined ? undefined : t.scopes.zones.get(zone);
+      const count = zone === undefined ? undefined : t.zones.get(zone);
+      if (zone === undefined || scope === undefined || count === undefined) return undefined;
+      if (scope.maxUnavailable.kind === 'invalid') return waitReason.zoneInvalid(zone, scope.maxUnavailable.problem);
+      if (t.state.nodesUnavailable.has(node)) return undefined;
+      const limit = scope.maxUnavailable;
+      return reached(limit, count.inProgress + count.cordonedOrNotReady) ? waitReason.zoneUnavailable(zone, limit.text, count.inProgress, count.cordonedOrNotReady) : undefined;
+    },
+  },
+];
+
+/** The first gate's refusal for a request on `node`, or undefined when every gate lets it through. */
+export function firstRefusal(tally: Tally, node: string): string | undefined {
+  for (const gate of GATES) {
+    const why = gate.refuse(tally, node);
+    if (why !== undefined) return why;
+  }
+  return undefined;
+}

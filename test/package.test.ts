@@ -1,0 +1,129 @@
+// `npm run package` as a user runs it, with no AWS credentials: the CloudFormation template osls writes (schedules,
+// IAM statements, handlers, limits), the zips, and the bundled handler run as Lambda would against the testbed.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testbed } from './support/cluster.ts';
+import { installCrds } from './support/kmaint.ts';
+
+const run = promisify(execFile);
+const FUNCTIONS = ['scheduler', 'drainer', 'cleanup'] as const;
+const LOGICAL = { scheduler: 'Scheduler', drainer: 'Drainer', cleanup: 'Cleanup' } as const;
+
+/** The environment without any AWS credential or profile, so nothing can reach an account. */
+function offlineEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
+  return { ...env, AWS_CONFIG_FILE: '/nonexistent', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent' };
+}
+
+/** Names of the entries of a zip file, read from its central directory. */
+function zipEntries(path: string): Array<{ name: string; size: number }> {
+  const buf = readFileSync(path);
+  const eocd = buf.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = buf.readUInt16LE(eocd + 10);
+  let at = buf.readUInt32LE(eocd + 16);
+  const entries: Array<{ name: string; size: number }> = [];
+  for (let i = 0; i < count; i++) {
+    const nameLength = buf.readUInt16LE(at + 28);
+    entries.push({ name: buf.toString('utf8', at + 46, at + 46 + nameLength), size: buf.readUInt32LE(at + 24) });
+    at += 46 + nameLength + buf.readUInt16LE(at + 30) + buf.readUInt16LE(at + 32);
+  }
+  return entries;
+}
+
+type Template = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+const arn = (service: string, resource: string) => ({ 'Fn::Join': [':', ['arn', { Ref: 'AWS::Partition' }, service, { Ref: 'AWS::Region' }, { Ref: 'AWS::AccountId' }, ...resource.split(':')]] });
+
+describe('npm run package', () => {
+  let template: Template;
+  let packageOutput = '';
+  beforeAll(async () => {
+    const r = await run('npm', ['run', 'package'], { env: offlineEnv(), timeout: 180_000, maxBuffer: 16 * 1024 * 1024 });
+    packageOutput = r.stdout + r.stderr;
+    template = JSON.parse(readFileSync('.serverless/cloudformation-template-update-stack.json', 'utf8')) as Template;
+  }, 200_000);
+
+  it('bundles each handler and packages the service offline', () => {
+    for (const fn of FUNCTIONS) expect(packageOutput).toContain(`.build/${fn}/handler.mjs`);
+    expect(packageOutput).toContain('Service packaged');
+  });
+
+  it('puts each function on its EventBridge schedule, rate(1 minute) by default', () => {
+    const rules = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Events::Rule');
+    expect(rules.map((r) => r.Properties).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
+      ['Cleanup', 'Drainer', 'Scheduler'].map((fn) => ({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED', Targets: [{ Arn: { 'Fn::GetAtt': [`${fn}LambdaFunction`, 'Arn'] }, Id: `${fn.toLowerCase()}Schedule` }] })),
+    );
+  });
+
+  it('gives the role exactly: its log groups, invoking drainer and cleanup, describing its cluster', () => {
+    const role = template.Resources['IamRoleLambdaExecution']?.Properties as { Policies: Array<{ PolicyDocument: { Statement: unknown[] } }>; ManagedPolicyArns?: unknown };
+    expect(role.Policies).toHaveLength(1);
+    expect(role.ManagedPolicyArns).toBeUndefined();
+    expect(role.Policies[0]?.PolicyDocument.Statement).toEqual([
+      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:CreateLogGroup', 'logs:TagResource'], Resource: [{ 'Fn::Sub': 'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/kmaint-dev*:*' }] },
+      { Effect: 'Allow', Action: ['logs:PutLogEvents'], Resource: [{ 'Fn::Sub': 'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/kmaint-dev*:*:*' }] },
+      { Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [arn('lambda', 'function:kmaint-dev-drainer'), arn('lambda', 'function:kmaint-dev-cleanup')] },
+      { Effect: 'Allow', Action: ['eks:DescribeCluster'], Resource: arn('eks', 'cluster/my-eks-cluster') },
+    ]);
+  });
+
+  it.each(FUNCTIONS)('%s: handler, runtime, reserved concurrency 1, no retries, chain names in its environment', (fn) => {
+    const p = template.Resources[`${LOGICAL[fn]}LambdaFunction`]?.Properties as Record<string, unknown>;
+    expect([p['Handler'], p['Runtime'], p['Architectures'], p['ReservedConcurrentExecutions'], p['Timeout'], p['MemorySize'], p['FunctionName']]).toEqual([`.build/${fn}/handler.handler`, 'nodejs22.x', ['arm64'], 1, 120, 512, `kmaint-dev-${fn}`]);
+    expect((p['Environment'] as { Variables: Record<string, string> }).Variables).toEqual({
+      KMAINT_CLUSTER_NAME: 'my-eks-cluster',
+      KMAINT_CLUSTER_ENDPOINT: '',
+      KMAINT_CLUSTER_CA: '',
+      KMAINT_NAMESPACE: 'kmaint',
+      KMAINT_CHAIN: 'on',
+      KMAINT_CHAIN_MAX_DEPTH: '3',
+      KMAINT_SAFETY_MARGIN_MS: '10000',
+      KMAINT_LOG_LEVEL: 'info',
+      KMAINT_FN_SCHEDULER: 'kmaint-dev-scheduler',
+      KMAINT_FN_DRAINER: 'kmaint-dev-drainer',
+      KMAINT_FN_CLEANUP: 'kmaint-dev-cleanup',
+    });
+    const invokeConfig = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::EventInvokeConfig' && JSON.stringify(r.Properties['FunctionName']) === JSON.stringify({ Ref: `${LOGICAL[fn]}LambdaFunction` }));
+    expect([invokeConfig?.Properties['MaximumRetryAttempts'], invokeConfig?.Properties['MaximumEventAgeInSeconds']]).toEqual([0, 300]);
+  });
+
+  it.each(FUNCTIONS)('%s.zip holds only its bundle and is under 5 MB', (fn) => {
+    const zip = `.serverless/${fn}.zip`;
+    expect(statSync(zip).size).toBeLessThan(5 * 1024 * 1024);
+    expect(zipEntries(zip)).toEqual([{ name: `.build/${fn}/handler.mjs`, size: statSync(`.build/${fn}/handler.mjs`).size }]);
+  });
+
+  it('takes the cluster, rate and stage from parameters', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'kmaint-package-'));
+    await run('npx', ['osls', 'package', '--stage', 'prod', '--param=cluster=prod-eks', '--param=rate=rate(5 minutes)', '--package', out], { env: { ...offlineEnv(), SLS_TELEMETRY_DISABLED: '1' }, timeout: 120_000 });
+    const t = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+    rmSync(out, { recursive: true });
+    const rules = Object.values(t.Resources).filter((r) => r.Type === 'AWS::Events::Rule');
+    expect(rules.map((r) => r.Properties['ScheduleExpression'])).toEqual(['rate(5 minutes)', 'rate(5 minutes)', 'rate(5 minutes)']);
+    expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('"cluster/prod-eks"');
+    expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('"function","kmaint-prod-drainer"');
+  });
+
+  it('the bundled scheduler runs as Lambda would load it, against the testbed', async () => {
+    await installCrds();
+    const script = [
+      "const { handler } = await import(process.argv[1]);",
+      "const event = { version: '0', id: 'e1', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: 'eu-west-1', resources: [], detail: {} };",
+      "const deadline = Date.now() + 60000;",
+      "const context = { awsRequestId: 'req-bundle', functionName: 'kmaint-dev-scheduler', getRemainingTimeInMillis: () => deadline - Date.now() };",
+      "const answer = await handler(event, context);",
+      "process.stdout.write('ANSWER ' + JSON.stringify(answer) + '\\n');",
+    ].join('\n');
+    const env = { PATH: process.env['PATH'] ?? '', KMAINT_KUBECONFIG: testbed().kmaintKubeconfigPath, KMAINT_CHAIN: 'off', AWS_REGION: 'eu-west-1' };
+    const r = await run(process.execPath, ['--input-type=module', '-e', script, `${process.cwd()}/.build/scheduler/handler.mjs`], { env, timeout: 90_000 });
+    const lines = r.stdout.trim().split('\n');
+    const answer = JSON.parse((lines.find((l) => l.startsWith('ANSWER ')) ?? '').slice(7)) as { fn: string; stopped: string; errors: number };
+    expect([answer.fn, answer.stopped, answer.errors]).toEqual(['scheduler', 'idle', 0]);
+    const logLines = lines.filter((l) => !l.startsWith('ANSWER ')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logLines.every((l) => l['requestId'] === 'req-bundle')).toBe(true);
+    expect(logLines.filter((l) => '_aws' in l).map((l) => l['Function'])).toEqual(['scheduler']);
+  });
+});

@@ -1,0 +1,232 @@
+// Least privilege, both ways: kmaint's passes, run as the ServiceAccount infra/base creates, use every rule of
+// its ClusterRole and Role and are refused nothing; infra/base applies and its CronJobs create Jobs on schedule.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BatchV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { suspendCronJobs } from './setup/install-kmaint.ts';
+import { adminKubeConfig, auditLog, kubectl, testbed, waitFor } from './support/cluster.ts';
+import {
+  KMAINT_NS,
+  admin,
+  bindPod,
+  createNM,
+  driveUntil,
+  generalNodes,
+  getNM,
+  installCrds,
+  isUnschedulable,
+  pass,
+  podsOn,
+  removeAllNMs,
+  setConfig,
+  setUnschedulable,
+  untilPhase,
+} from './support/kmaint.ts';
+
+const ns = `rbac-${randomBytes(3).toString('hex')}`;
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+interface PolicyRule {
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  verbs: string[];
+}
+
+interface Manifest {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: PolicyRule[];
+  spec?: Record<string, unknown>;
+}
+
+/** What `kubectl apply -k infra/base` applies, as parsed objects. */
+async function builtBase(): Promise<Manifest[]> {
+  const built = await kubectl(['kustomize', 'infra/base']);
+  expect(built.stderr).toBe('');
+  return parseAllDocuments(built.stdout).map((d) => d.toJS() as Manifest);
+}
+
+/** Each verb × resource a role grants, as the audit log names requests ("create pods/eviction"), sorted. */
+function grants(manifests: Manifest[], kind: 'ClusterRole' | 'Role'): string[] {
+  const role = manifests.find((m) => m.kind === kind && m.metadata.name === 'kmaint');
+  return (role?.rules ?? []).flatMap((r) => (r.resources ?? []).flatMap((res) => r.verbs.map((v) => `${v} ${res}`))).sort();
+}
+
+/**
+ * The calls kmaint makes, all of them: admit, cordon, drain (evict, blocked by a budget, delete a finished pod),
+ * Ready, garbage-collect, uncordon, remove the finalizer; report an invalid config. Passes run as the ServiceAccount.
+ */
+async function lifecycleAsServiceAccount(node: string, policy: PolicyV1Api): Promise<void> {
+  await createNM(ns, 'rbac-drain', { requestorID: 'rbac.example.com', nodeName: node, drainSpec: { force: true, podSelector: 'drain=yes' } });
+  await driveUntil('drain blocked by the budget', async () => {
+    const msg = (await getNM(ns, 'rbac-drain'))?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
+    return msg.includes(`pod ${ns}/guarded waits for PodDisruptionBudget ${ns}/guard`) ? true : undefined;
+  });
+  await policy.patchNamespacedPodDisruptionBudget({ namespace: ns, name: 'guard', body: { spec: { minAvailable: 0 } } }, mergePatch);
+  await untilPhase(ns, 'rbac-drain', 'Ready');
+  expect((await podsOn(node)).filter((p) => p.metadata?.namespace === ns && !p.metadata.deletionTimestamp)).toEqual([]);
+  // Garbage collection deletes the stale request; cleanup then uncordons and removes the finalizer.
+  expect((await pass('cleanup', { now: new Date(Date.now() + 3601_000) })).collected).toBe(1);
+  await driveUntil('rbac-drain gone', async () => ((await getNM(ns, 'rbac-drain')) === undefined ? true : undefined));
+  expect(await isUnschedulable(node)).toBe(false);
+  // An invalid config is reported on its status and by a Warning event in kmaint's namespace.
+  await setConfig({ maxParallelOperations: 'abc%' });
+  expect((await pass('scheduler')).configProblems).toEqual([expect.stringContaining('maxParallelOperations')]);
+  await setConfig(undefined);
+}
+
+describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)', () => {
+  let node = '';
+  beforeAll(async () => {
+    await installCrds();
+    await admin().core.createNamespace({ body: { metadata: { name: ns } } });
+    node = (await generalNodes())[0] as string;
+  });
+  afterAll(async () => {
+    await removeAllNMs(ns);
+    await setConfig(undefined);
+    await setUnschedulable(node, false);
+    await kubectl(['delete', 'namespace', ns, '--wait=false']);
+  });
+
+  it('the ClusterRole and Role grant exactly these verbs and resources, without wildcards', async () => {
+    const manifests = await builtBase();
+    expect(grants(manifests, 'ClusterRole')).toEqual([
+      'create events',
+      'create pods/eviction',
+      'delete nodemaintenances',
+      'delete pods',
+      'list nodemaintenances',
+      'list nodes',
+      'list poddisruptionbudgets',
+      'list pods',
+      'patch nodemaintenances',
+      'patch nodemaintenances/status',
+      'patch nodes',
+    ]);
+    expect(grants(manifests, 'Role')).toEqual(['create leases', 'get leases', 'get maintenanceoperatorconfigs', 'patch maintenanceoperatorconfigs/status', 'update leases']);
+    const rules = manifests.filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role').flatMap((m) => m.rules ?? []);
+    expect(rules.flatMap((r) => [...(r.apiGroups ?? []), ...(r.resources ?? []), ...r.verbs]).filter((s) => s.includes('*'))).toEqual([]);
+    expect(manifests.filter((m) => m.kind === 'Role').map((m) => m.metadata.namespace)).toEqual([KMAINT_NS]);
+  });
+
+  it('a full lifecycle as the ServiceAccount uses every granted rule at least once and is refused nothing', async () => {
+    const policy = adminKubeConfig().makeApiClient(PolicyV1Api);
+    // Without its leases the first pass of each function must create them.
+    await kubectl(['delete', 'lease', '-n', KMAINT_NS, 'kmaint-scheduler', 'kmaint-drainer', 'kmaint-cleanup', '--ignore-not-found']);
+    await setConfig(undefined);
+    // Drained: one pod evicted at once, one held by a budget until it is relaxed, one finished pod deleted.
+    await bindPod(ns, 'evictee', node, { labels: { drain: 'yes' } });
+    await bindPod(ns, 'guarded', node, { labels: { drain: 'yes', guard: 'yes' } });
+    await admin().core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'finished', labels: { drain: 'yes' }, annotations: { 'kmaint.io/sim-run-seconds': '0', 'kmaint.io/sim-termination-seconds': '0' } },
+        spec: { nodeName: node, restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m' } } }] },
+      },
+    });
+    await policy.createNamespacedPodDisruptionBudget({ namespace: ns, body: { metadata: { name: 'guard' }, spec: { minAvailable: 1, selector: { matchLabels: { guard: 'yes' } } } } });
+    await waitFor('evictee and guarded running, finished Succeeded, the budget at 0', async () => {
+      const phases = Object.fromEntries((await podsOn(node)).filter((p) => p.metadata?.namespace === ns).map((p) => [p.metadata?.name, p.status?.phase]));
+      const pdb = await policy.readNamespacedPodDisruptionBudget({ namespace: ns, name: 'guard' });
+      const ready = phases['evictee'] === 'Running' && phases['guarded'] === 'Running' && phases['finished'] === 'Succeeded';
+      return ready && pdb.status?.currentHealthy === 1 && pdb.status.disruptionsAllowed === 0 ? true : undefined;
+    });
+
+    const audit = auditLog();
+    await audit.sync();
+    const mark = audit.mark();
+    const user = testbed().kmaintUser;
+    const refused = (): string[] => audit.entries({ since: mark, user }).filter((e) => e.code === 403).map((e) => `${e.verb} ${e.uri}`);
+    try {
+      await lifecycleAsServiceAccount(node, policy);
+    } catch (err) {
+      // A missing rule shows as a flow that never finishes: name the refused requests rather than the timeout.
+      await audit.sync();
+      if (refused().length > 0) throw new Error(`ServiceAccount kmaint was refused: ${refused().join('; ')}`, { cause: err });
+      throw err;
+    }
+    await audit.sync();
+
+    const manifests = await builtBase();
+    const granted = [...new Set([...grants(manifests, 'ClusterRole'), ...grants(manifests, 'Role')])].sort();
+    const requests = audit.entries({ since: mark, user });
+    expect(refused()).toEqual([]);
+    expect([...new Set(requests.map((e) => `${e.verb} ${e.resource}`))].sort()).toEqual(granted);
+    // The Role's rules are used only in kmaint's namespace, and only on the config named `default`.
+    const namespaced = requests.filter((e) => e.resource === 'leases' || e.resource.startsWith('maintenanceoperatorconfigs'));
+    expect([...new Set(namespaced.map((e) => e.namespace))]).toEqual([KMAINT_NS]);
+    expect([...new Set(namespaced.filter((e) => e.resource !== 'leases').map((e) => e.name))]).toEqual(['default']);
+    expect([...new Set(namespaced.filter((e) => e.verb === 'create').map((e) => e.name))].sort()).toEqual(['kmaint-cleanup', 'kmaint-drainer', 'kmaint-scheduler']);
+  });
+
+  it.each(['scheduler', 'drainer', 'cleanup'])('CronJob kmaint-%s runs `kmaint run %s` every minute as the ServiceAccount, non-root, read-only, bounded', async (fn) => {
+    const cronJob = (await builtBase()).find((m) => m.kind === 'CronJob' && m.metadata.name === `kmaint-${fn}`);
+    const spec = cronJob?.spec as {
+      schedule: string;
+      concurrencyPolicy: string;
+      startingDeadlineSeconds: number;
+      jobTemplate: { spec: { activeDeadlineSeconds: number; template: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> } } };
+    };
+    const pod = spec.jobTemplate.spec.template.spec as {
+      serviceAccountName: string;
+      securityContext: { runAsNonRoot: boolean; runAsUser: number };
+      containers: Array<{ image: string; command: string[]; resources: { requests: Record<string, string> }; securityContext: { readOnlyRootFilesystem: boolean; allowPrivilegeEscalation: boolean } }>;
+    };
+    const c = pod.containers[0];
+    expect([cronJob?.metadata.namespace, spec.schedule, spec.concurrencyPolicy, spec.startingDeadlineSeconds, spec.jobTemplate.spec.activeDeadlineSeconds]).toEqual([KMAINT_NS, '* * * * *', 'Forbid', 50, 100]);
+    expect(spec.jobTemplate.spec.template.metadata.labels['app.kubernetes.io/name']).toBe('kmaint');
+    expect([pod.serviceAccountName, pod.securityContext.runAsNonRoot, pod.securityContext.runAsUser, pod.containers.length]).toEqual(['kmaint', true, 1000, 1]);
+    expect([c?.image, c?.command, c?.resources.requests]).toEqual(['kmaint:latest', ['kmaint', 'run', fn, '--timeout', '50s'], { cpu: '100m', memory: '128Mi' }]);
+    expect([c?.securityContext.readOnlyRootFilesystem, c?.securityContext.allowPrivilegeEscalation]).toEqual([true, false]);
+  });
+
+  it(
+    'kubectl apply -k infra/base succeeds and a CronJob creates a Job on schedule',
+    async () => {
+      // The global setup installed the base (its CronJobs suspended); without the sample config this apply recreates it.
+      await setConfig(undefined);
+      const applied = await kubectl(['apply', '-k', 'infra/base']);
+      expect([applied.code, applied.stderr]).toEqual([0, '']);
+      expect(applied.stdout.trim().split('\n')).toEqual([
+        'namespace/kmaint unchanged',
+        'serviceaccount/kmaint unchanged',
+        'role.rbac.authorization.k8s.io/kmaint unchanged',
+        'clusterrole.rbac.authorization.k8s.io/kmaint unchanged',
+        'rolebinding.rbac.authorization.k8s.io/kmaint unchanged',
+        'clusterrolebinding.rbac.authorization.k8s.io/kmaint unchanged',
+        'cronjob.batch/kmaint-cleanup unchanged',
+        'cronjob.batch/kmaint-drainer unchanged',
+        'cronjob.batch/kmaint-scheduler unchanged',
+        'maintenanceoperatorconfig.maintenance.nvidia.com/default created',
+      ]);
+      const batch = adminKubeConfig().makeApiClient(BatchV1Api);
+      try {
+        await batch.patchNamespacedCronJob({ namespace: KMAINT_NS, name: 'kmaint-scheduler', body: { spec: { schedule: '* * * * *', suspend: false } } }, mergePatch);
+        // The kube-controller-manager's cronjob controller starts one at the next full minute.
+        const job = await waitFor(
+          'a Job of CronJob kmaint-scheduler',
+          async (): Promise<V1Job | undefined> => (await batch.listNamespacedJob({ namespace: KMAINT_NS })).items.find((j) => j.metadata?.ownerReferences?.some((o) => o.name === 'kmaint-scheduler')),
+          75_000,
+          1000,
+        );
+        expect(job.metadata?.ownerReferences?.map((o) => [o.apiVersion, o.kind, o.name, o.controller])).toEqual([['batch/v1', 'CronJob', 'kmaint-scheduler', true]]);
+        // Started for a tick of the schedule: a full minute, named after it as the cronjob controller does.
+        const scheduled = job.metadata?.annotations?.['batch.kubernetes.io/cronjob-scheduled-timestamp'] ?? '';
+        expect(scheduled).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/);
+        expect(job.metadata?.name).toBe(`kmaint-scheduler-${Date.parse(scheduled) / 60_000}`);
+        const template = job.spec?.template.spec;
+        expect([template?.serviceAccountName, template?.containers.map((c) => c.command)]).toEqual(['kmaint', [['kmaint', 'run', 'scheduler', '--timeout', '50s']]]);
+        expect(job.spec?.template.metadata?.labels?.['app.kubernetes.io/name']).toBe('kmaint');
+      } finally {
+        // Suspended again, as the global setup left them: their image does not exist on the testbed.
+        await suspendCronJobs(testbed(), true);
+        await kubectl(['delete', 'jobs', '-n', KMAINT_NS, '--all', '--ignore-not-found']);
+        await setConfig(undefined);
+      }
+    },
+    150_000,
+  );
+});
