@@ -6,6 +6,7 @@ import { PASS_FUNCTIONS, runPass, type PassFunction, type PassSummary } from '..
 import { runUntilIdle } from '../shared/runtime/index.ts';
 import { DEFAULT_NAMESPACE } from '../shared/api/index.ts';
 import { parseDuration } from './duration.ts';
+import { demoCommand, simCommand } from './demo.ts';
 import { UsageError } from './errors.ts';
 import { renderSummary } from './render.ts';
 
@@ -78,9 +79,24 @@ program
 
 program
   .command('demo')
-  .description('the demo on an embedded simulated cluster (not built yet: issue 5)')
-  .action(() => {
-    throw new UsageError('the demo needs the embedded simulated cluster, which is not built yet (issue 5); see README "Status" for running kmaint on a testbed');
+  .description('kmaint maintaining an embedded simulated cluster: two requestors, live progress, invariants checked')
+  .option('--nodes <n>', 'nodes in the simulated cluster, at least 9 (default: 24)')
+  .option('--speed <x>', 'simulated seconds per real second', '60')
+  .option('--seed <n>', 'seed of the generated cluster and requests', '1')
+  .option('--keep', 'leave the cluster running afterwards and print a kubeconfig')
+  .action(async (cmd: Record<string, unknown>) => {
+    process.exitCode = await demoCommand(cmd, program.opts<GlobalFlags>().logLevel);
+  });
+
+program
+  .command('sim')
+  .description('run the embedded simulated cluster in the foreground until interrupted')
+  .option('--nodes <n>', 'nodes in the simulated cluster (default: 24)')
+  .option('--speed <x>', 'simulated seconds per real second', '1')
+  .option('--seed <n>', 'seed of the generated cluster', '1')
+  .requiredOption('--kubeconfig-out <file>', 'where to write the kubeconfig once the cluster is ready')
+  .action(async (cmd: Record<string, unknown>) => {
+    process.exitCode = await simCommand(cmd, program.opts<GlobalFlags>().logLevel);
   });
 
 async function main(argv: string[]): Promise<number> {

@@ -102,9 +102,11 @@ export class NodeFleet implements NodeDirectory {
     });
     const now = this.clock.now();
     const { heartbeatIntervalMs: lease, nodeStatusIntervalMs: status } = this.options;
+    // Offsets spread over one whole interval keep the fleet's write rate steady (N per interval); spread
+    // over half of it, the nodes wrote in bursts at twice that rate, then not at all.
     all.forEach((node, i) => {
-      node.nextLeaseAt = now + lease / 2 + spreadOffset(i, all.length, lease / 2);
-      node.nextStatusAt = now + status / 2 + spreadOffset(i, all.length, status / 2);
+      node.nextLeaseAt = now + spreadOffset(i + 1, all.length, lease);
+      node.nextStatusAt = now + spreadOffset(i + 1, all.length, status);
     });
   }
 

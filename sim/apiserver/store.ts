@@ -1,0 +1,240 @@
+// The in-memory object store: objects kept as JSON text, one global resourceVersion, key order for paging,
+// a pods-by-node index, and a bounded event history that watches replay from.
+import type { JsonObject } from './json-value.ts';
+import { keyOf, type KindInfo } from './kinds.ts';
+import { fieldValuesOf, type Selectable } from './selectors.ts';
+import { stringMapAt, objectAt, stringAt } from './json-value.ts';
+
+/** One stored version of an object. Immutable: a write replaces the record. */
+export interface StoredObject extends Selectable {
+  /** `namespace/name` for namespaced kinds, `name` otherwise; the list order is this key's byte order. */
+  readonly key: string;
+  readonly uid: string;
+  readonly resourceVersion: number;
+  readonly json: string;
+}
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreEvent {
+  readonly type: EventType;
+  readonly kind: KindInfo;
+  /** The new version; for DELETED the last version, stamped with the deletion's resourceVersion. */
+  readonly object: StoredObject;
+  /** The version before a MODIFIED or DELETED event, so watches can tell objects leaving their selector. */
+  readonly previous: StoredObject | undefined;
+}
+
+export function objectKey(namespace: string, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/** All objects of one kind, with their keys in order for paging and (pods) an index by spec.nodeName. */
+export class Collection {
+  readonly objects = new Map<string, StoredObject>();
+  private readonly ordered: string[] = [];
+  /** Keys deleted from `objects` but still in `ordered` (compacted lazily). */
+  private readonly removed = new Set<string>();
+  private unsorted = false;
+  readonly byNode: Map<string, Set<string>> | undefined;
+  private readonly nodeFieldIndex: number;
+
+  constructor(readonly kind: KindInfo) {
+    this.nodeFieldIndex = kind.fieldLabels.indexOf('spec.nodeName');
+    this.byNode = this.nodeFieldIndex >= 0 ? new Map() : undefined;
+  }
+
+  get size(): number {
+    return this.objects.size;
+  }
+
+  private nodeOf(o: StoredObject | undefined): string | undefined {
+    return o && this.nodeFieldIndex >= 0 ? o.fields[this.nodeFieldIndex] : undefined;
+  }
+
+  set(o: StoredObject): StoredObject | undefined {
+    const before = this.objects.get(o.key);
+    if (!before) {
+      if (this.removed.has(o.key)) this.removed.delete(o.key);
+      else {
+        const last = this.ordered[this.ordered.length - 1];
+        if (last !== undefined && last > o.key) this.unsorted = true;
+        this.ordered.push(o.key);
+      }
+    }
+    this.objects.set(o.key, o);
+    const oldNode = this.nodeOf(before);
+    const newNode = this.nodeOf(o);
+    if (this.byNode && oldNode !== newNode) {
+      if (oldNode !== undefined) this.byNode.get(oldNode)?.delete(o.key);
+      if (newNode !== undefined) {
+        let set = this.byNode.get(newNode);
+        if (!set) this.byNode.set(newNode, (set = new Set()));
+        set.add(o.key);
+      }
+    }
+    return before;
+  }
+
+  delete(key: string): StoredObject | undefined {
+    const before = this.objects.get(key);
+    if (!before) return undefined;
+    this.objects.delete(key);
+    this.removed.add(key);
+    const node = this.nodeOf(before);
+    if (node !== undefined) {
+      const set = this.byNode?.get(node);
+      set?.delete(key);
+      if (set?.size === 0) this.byNode?.delete(node);
+    }
+    return before;
+  }
+
+  /** Keys in byte order. TimSort makes the usual case (a sorted prefix and a few new keys) close to linear. */
+  keysInOrder(): readonly string[] {
+    if (this.removed.size > 0) {
+      let w = 0;
+      for (const k of this.ordered) if (!this.removed.has(k)) this.ordered[w++] = k;
+      this.ordered.length = w;
+      this.removed.clear();
+    }
+    if (this.unsorted) {
+      this.ordered.sort();
+      this.unsorted = false;
+    }
+    return this.ordered;
+  }
+
+  /** Index of the first key >= `from` in `keysInOrder()`. */
+  lowerBound(from: string): number {
+    const keys = this.keysInOrder();
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((keys[mid] as string) < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+export interface StoreOptions {
+  /** Events kept for watches to resume from; older resource versions get 410 Gone. @default 50000 */
+  historySize?: number;
+}
+
+export class Store {
+  private rv = 1000;
+  private readonly collections = new Map<string, Collection>();
+  private readonly history: StoreEvent[] = [];
+  /** resourceVersion of history[0]; history is contiguous because every write takes the next version. */
+  private historyStart = 1001;
+  private readonly historySize: number;
+  private readonly listeners = new Set<(e: StoreEvent) => void>();
+
+  constructor(options: StoreOptions = {}) {
+    this.historySize = options.historySize ?? 50_000;
+  }
+
+  get resourceVersion(): number {
+    return this.rv;
+  }
+
+  collection(kind: KindInfo): Collection {
+    const key = keyOf(kind);
+    let c = this.collections.get(key);
+    if (!c) this.collections.set(key, (c = new Collection(kind)));
+    return c;
+  }
+
+  /** Re-derives selectable fields after a CRD update changed the kind (same objects, no events). */
+  reindex(kind: KindInfo): void {
+    const old = this.collections.get(keyOf(kind));
+    if (!old) return;
+    const c = new Collection(kind);
+    for (const o of old.objects.values()) c.set(toStored(kind, JSON.parse(o.json) as JsonObject, o.resourceVersion));
+    this.collections.set(keyOf(kind), c);
+  }
+
+  /** Forgets a kind entirely (its CRD was deleted); no events. */
+  dropCollection(kind: KindInfo): void {
+    this.collections.delete(keyOf(kind));
+  }
+
+  get(kind: KindInfo, namespace: string, name: string): StoredObject | undefined {
+    return this.collections.get(keyOf(kind))?.objects.get(objectKey(namespace, name));
+  }
+
+  /** The next resourceVersion, for a write about to happen. */
+  private nextVersion(): number {
+    return ++this.rv;
+  }
+
+  /** Stores `obj` (its metadata.resourceVersion is overwritten) and emits ADDED or MODIFIED. */
+  put(kind: KindInfo, obj: JsonObject): StoredObject {
+    const rv = this.nextVersion();
+    const meta = objectAt(obj, 'metadata') ?? {};
+    meta['resourceVersion'] = String(rv);
+    const stored = toStored(kind, obj, rv);
+    const previous = this.collection(kind).set(stored);
+    this.emit({ type: previous ? 'MODIFIED' : 'ADDED', kind, object: stored, previous });
+    return stored;
+  }
+
+  /** Removes the object and emits DELETED with the last version stamped with a new resourceVersion. */
+  remove(kind: KindInfo, namespace: string, name: string): StoredObject | undefined {
+    const c = this.collections.get(keyOf(kind));
+    const previous = c?.delete(objectKey(namespace, name));
+    if (!previous) return undefined;
+    const rv = this.nextVersion();
+    const obj = JSON.parse(previous.json) as JsonObject;
+    (objectAt(obj, 'metadata') ?? {})['resourceVersion'] = String(rv);
+    const last = toStored(kind, obj, rv);
+    this.emit({ type: 'DELETED', kind, object: last, previous });
+    return last;
+  }
+
+  subscribe(listener: (e: StoreEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Events after `resourceVersion`, or undefined when they are no longer kept (410 Gone). */
+  eventsSince(resourceVersion: number): readonly StoreEvent[] | undefined {
+    if (resourceVersion >= this.rv) return [];
+    if (resourceVersion + 1 < this.historyStart) return undefined;
+    return this.history.slice(resourceVersion + 1 - this.historyStart);
+  }
+
+  /** Oldest resourceVersion a watch can still start from. */
+  get oldestResourceVersion(): number {
+    return this.historyStart - 1;
+  }
+
+  private emit(e: StoreEvent): void {
+    this.history.push(e);
+    if (this.history.length > this.historySize * 1.1) {
+      const drop = this.history.length - this.historySize;
+      this.history.splice(0, drop);
+      this.historyStart += drop;
+    }
+    for (const l of this.listeners) l(e);
+  }
+}
+
+export function toStored(kind: KindInfo, obj: JsonObject, rv: number): StoredObject {
+  const meta = objectAt(obj, 'metadata');
+  const namespace = kind.namespaced ? (stringAt(meta, 'namespace') ?? '') : '';
+  const name = stringAt(meta, 'name') ?? '';
+  return {
+    key: objectKey(namespace, name),
+    namespace,
+    name,
+    uid: stringAt(meta, 'uid') ?? '',
+    resourceVersion: rv,
+    json: JSON.stringify(obj),
+    labels: stringMapAt(meta, 'labels'),
+    fields: fieldValuesOf(kind, obj),
+  };
+}

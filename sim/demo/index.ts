@@ -1,0 +1,5 @@
+// Public surface of sim/demo: the demo run, its events and summary, and its pure parts.
+export { runDemo, DEMO_LIMITS, DEMO_USERS, type DemoOptions, type DemoOutput, type DemoView, type DemoSummary, type DemoResult } from './run-demo.ts';
+export { DemoObserver, checkDemoInvariants, type DemoEvent, type RequestRow, type InvariantReport } from './observer.ts';
+export { planDemoRequests, seedExampleSpec, SEED_REQUESTOR, UPGRADE_REQUESTOR, type DemoPlan, type PlannedRequest } from './requestors.ts';
+export type { RequestorEvent } from './requestor-agents.ts';

@@ -1,0 +1,221 @@
+// The demo: an embedded cluster on an accelerated clock, two requestors, and kmaint's scheduler, drainer and
+// cleanup passes run in a loop until every request is done; then the summary and the invariant check.
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { API_VERSION, CONFIG_KIND, CONFIG_NAME, CONFIG_PLURAL, DEFAULT_NAMESPACE, GROUP, VERSION } from '../../shared/api/index.ts';
+import { KubeClient } from '../../shared/kube/index.ts';
+import { PASS_FUNCTIONS, runPass, type PassSummary } from '../../shared/pass/index.ts';
+import { buildSchedulingState } from '../../shared/scheduling/index.ts';
+import { acceleratedClock } from '../clock.ts';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../embedded.ts';
+import { silentLogger, type SimLogger } from '../kubelet/logger.ts';
+import { checkDemoInvariants, DemoObserver, type DemoEvent, type InvariantReport, type RequestRow } from './observer.ts';
+import { RequestorAgents, type RequestorEvent } from './requestor-agents.ts';
+import { planDemoRequests } from './requestors.ts';
+
+export const DEMO_LIMITS = { maxParallelOperations: 3, maxUnavailable: 4 } as const;
+/** A replacement pod runs and turns Ready this long after binding (image pull, readiness probe): budgets wait on it. */
+const POD_START_MS = 15_000;
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+export interface DemoOptions {
+  /** @default 60 (a simulated minute per second) */
+  speed?: number;
+  /** @default 1 */
+  seed?: number;
+  /** @default the demo profile's 24 */
+  nodes?: number;
+  /** Leave the cluster running: the result carries it, the caller stops it. @default false */
+  keep?: boolean;
+  /** Give up after this much wall time. @default 120000 */
+  wallLimitMs?: number;
+  onEvent?: (e: DemoOutput) => void;
+  /** After every observation, for live views. */
+  onView?: (v: DemoView) => void;
+  logger?: SimLogger;
+}
+
+export type DemoOutput = { kind: 'setup'; atMs: number; message: string } | DemoEvent | RequestorEvent;
+
+export interface DemoView {
+  simMs: number;
+  wallMs: number;
+  speed: number;
+  nodes: number;
+  rows: RequestRow[];
+  inProgress: number;
+  unavailable: number;
+  evictions: number;
+  budgetWaits: number;
+}
+
+export interface DemoSummary {
+  nodes: number;
+  zones: number;
+  podsAtStart: number;
+  /** Nodes whose request reached Ready, by requestor. */
+  maintained: Record<string, number>;
+  simMs: number;
+  wallMs: number;
+  speed: number;
+  evictions: number;
+  /** Evictions the API server refused (429: a budget moved between the drainer's read and its request). */
+  refusedEvictions: number;
+  /** Pods a drain had to leave for later because a PodDisruptionBudget allowed no disruption, by budget. */
+  budgetWaits: { pods: number; byBudget: Record<string, number> };
+  /** Requests that waited for maxParallelOperations or maxUnavailable before admission, and the longest wait. */
+  limitWaits: { requests: number; longestMs: number };
+  passes: number;
+  /** Every request the sim API server answered, by verb, and by client. */
+  apiByVerb: Record<string, number>;
+  apiByUser: Record<string, number>;
+  peakInProgress: number;
+  peakUnavailable: number;
+  limits: typeof DEMO_LIMITS;
+  preCordoned: string | undefined;
+  invariants: InvariantReport;
+}
+
+export interface DemoResult {
+  summary: DemoSummary;
+  /** Only with `keep`: the running cluster. */
+  cluster?: EmbeddedCluster;
+}
+
+/** Users of the demo's own clients, so the request log attributes every request. */
+export const DEMO_USERS = { kmaint: 'kmaint', requestors: 'requestors', observer: 'demo-observer' } as const;
+
+export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
+  const speed = opts.speed ?? 60;
+  const seed = opts.seed ?? 1;
+  const emit = opts.onEvent ?? (() => undefined);
+  const log = opts.logger ?? silentLogger;
+  const clock = acceleratedClock(speed);
+  // Polls LIST the whole cluster: at most one every ~50 ms of real time whatever the speed.
+  const pollMs = Math.max(1000, 50 * speed);
+  const idleMs = Math.max(5000, 50 * speed);
+  const wallStart = Date.now();
+  const wallLimit = wallStart + (opts.wallLimitMs ?? 120_000);
+
+  const sim = await startEmbeddedCluster({ clock, seed, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}), pollIntervalMs: pollMs, podStartDelayMs: POD_START_MS, namespaces: [DEFAULT_NAMESPACE], logger: log });
+  try {
+    const simStart = clock.nowMs();
+    const zones = new Set(sim.cluster.nodes.map((n) => n.metadata?.labels?.['topology.kubernetes.io/zone'] ?? '')).size;
+    emit({ kind: 'setup', atMs: 0, message: `cluster up: ${sim.cluster.nodes.length} nodes in ${zones} zones, ${sim.podsReady} pods running (${((Date.now() - wallStart) / 1000).toFixed(1)} s wall)` });
+
+    const admin = sim.kubeConfig;
+    const custom = admin.makeApiClient(CustomObjectsApi);
+    const core = admin.makeApiClient(CoreV1Api);
+    await custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: DEFAULT_NAMESPACE,
+      plural: CONFIG_PLURAL,
+      body: { apiVersion: API_VERSION, kind: CONFIG_KIND, metadata: { name: CONFIG_NAME, namespace: DEFAULT_NAMESPACE }, spec: { ...DEMO_LIMITS } },
+    });
+    emit({ kind: 'setup', atMs: 0, message: `MaintenanceOperatorConfig ${DEFAULT_NAMESPACE}/${CONFIG_NAME}: maxParallelOperations ${DEMO_LIMITS.maxParallelOperations}, maxUnavailable ${DEMO_LIMITS.maxUnavailable}` });
+
+    const plan = planDemoRequests(sim.cluster.nodes, (await core.listPodForAllNamespaces()).items, seed);
+    if (plan.preCordoned) {
+      await core.patchNode({ name: plan.preCordoned, body: { spec: { unschedulable: true } } }, mergePatch);
+      emit({ kind: 'setup', atMs: 0, message: `${plan.preCordoned} was cordoned by an admin before any request: kmaint must leave it cordoned` });
+    }
+    const initial = new Map((await core.listNode()).items.map((n) => [n.metadata?.name ?? '', n.spec?.unschedulable === true]));
+
+    const observerClient = new KubeClient(sim.apiserver.kubeConfig({ user: DEMO_USERS.observer }));
+    const agents = new RequestorAgents(sim.apiserver.kubeConfig({ user: DEMO_USERS.requestors }), clock, sim.kubelet, plan.requests, (e) => emit({ ...e, atMs: e.atMs - simStart }));
+    await agents.createAll();
+    const byRequestor = new Map<string, number>();
+    for (const r of plan.requests) byRequestor.set(r.spec.requestorID, (byRequestor.get(r.spec.requestorID) ?? 0) + 1);
+    emit({ kind: 'setup', atMs: 0, message: `requests created: ${[...byRequestor].map(([who, n]) => `${n} by ${who}`).join(', ')}` });
+
+    const client = new KubeClient(sim.apiserver.kubeConfig({ user: DEMO_USERS.kmaint }), { sleep: (ms, signal) => clock.sleep(ms, signal) });
+    const passOpts = { client, namespace: DEFAULT_NAMESPACE, now: () => clock.now(), holder: 'kmaint-demo' };
+    const observer = new DemoObserver();
+    let evictions = 0;
+    let passes = 0;
+    const count = (s: PassSummary): void => {
+      passes++;
+      evictions += s.actions['evictPod'] ?? 0;
+      for (const e of s.errors) log.warn({ fn: s.fn, error: e }, 'demo: pass error');
+    };
+    const observe = async (): Promise<{ done: boolean }> => {
+      const [maintenances, nodes] = await Promise.all([observerClient.listMaintenances(), observerClient.listNodes()]);
+      const atMs = clock.nowMs() - simStart;
+      for (const e of observer.observe(maintenances, nodes, atMs)) emit(e);
+      await agents.tick(maintenances);
+      const state = buildSchedulingState({ nodes, maintenances });
+      opts.onView?.({
+        simMs: atMs,
+        wallMs: Date.now() - wallStart,
+        speed,
+        nodes: nodes.length,
+        rows: observer.view(),
+        inProgress: state.nodesUnderMaintenance.size,
+        unavailable: new Set([...state.nodesUnavailable, ...state.nodesUnderMaintenance]).size,
+        evictions,
+        budgetWaits: observer.budgetWaits().pods,
+      });
+      return { done: agents.done() && maintenances.length === 0 };
+    };
+
+    let finished = false;
+    while (Date.now() < wallLimit) {
+      let progressed = false;
+      for (const fn of PASS_FUNCTIONS) {
+        const s = await runPass(fn, passOpts);
+        count(s);
+        progressed ||= Object.keys(s.actions).length > 0;
+        if ((await observe()).done) finished = true;
+      }
+      if (finished) break;
+      if (!progressed) await clock.sleep(idleMs);
+    }
+
+    const final = new Map((await core.listNode()).items.map((n) => [n.metadata?.name ?? '', n.spec?.unschedulable === true]));
+    const rows = observer.view();
+    const maintained: Record<string, number> = {};
+    for (const r of rows) if (r.readyMs !== undefined) maintained[r.requestor] = (maintained[r.requestor] ?? 0) + 1;
+    const waited = rows.filter((r) => r.admittedMs !== undefined && r.admittedMs > r.firstSeenMs);
+    const counts = sim.apiserver.requestCounts();
+    const apiByVerb: Record<string, number> = {};
+    for (const [key, n] of Object.entries(counts.byVerb)) {
+      const verb = key.split(' ')[0] ?? key;
+      apiByVerb[verb] = (apiByVerb[verb] ?? 0) + n;
+    }
+    const apiByUser: Record<string, number> = {};
+    for (const e of sim.apiserver.requests()) apiByUser[e.user] = (apiByUser[e.user] ?? 0) + 1;
+    const summary: DemoSummary = {
+      nodes: sim.cluster.nodes.length,
+      zones,
+      podsAtStart: sim.podsReady,
+      maintained,
+      simMs: clock.nowMs() - simStart,
+      wallMs: Date.now() - wallStart,
+      speed,
+      evictions,
+      refusedEvictions: sim.apiserver.requests({ verb: 'create', resource: 'pods/eviction' }).filter((e) => e.code === 429).length,
+      budgetWaits: observer.budgetWaits(),
+      limitWaits: { requests: waited.length, longestMs: Math.max(0, ...waited.map((r) => (r.admittedMs ?? 0) - r.firstSeenMs)) },
+      passes,
+      apiByVerb,
+      apiByUser,
+      peakInProgress: observer.peakInProgress,
+      peakUnavailable: observer.peakUnavailable,
+      limits: DEMO_LIMITS,
+      preCordoned: plan.preCordoned,
+      invariants: checkDemoInvariants({
+        peakInProgress: observer.peakInProgress,
+        maxParallelOperations: DEMO_LIMITS.maxParallelOperations,
+        initialUnschedulable: initial,
+        finalUnschedulable: final,
+        unfinished: finished ? [] : [...new Set([...agents.unfinished(), ...rows.filter((r) => r.releasedMs === undefined).map((r) => r.key)])].sort(),
+      }),
+    };
+    if (opts.keep) return { summary, cluster: sim };
+    await sim.stop();
+    return { summary };
+  } catch (err) {
+    await sim.stop();
+    throw err;
+  }
+}
