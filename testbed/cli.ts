@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { createCluster, generateCluster, type ProfileName } from '../sim/generator/index.ts';
 import { ensureBinaries } from './build.ts';
+import { ComponentError, failureLine } from './processes.ts';
 import { startControlPlane, stopTestbedDir } from './start.ts';
 import { kubeConfigFrom, waitForCluster, waitForNodesRegistered } from './testbed.ts';
 
@@ -53,9 +54,21 @@ program
       const pids = JSON.parse(readFileSync(join(dir, 'pids.json'), 'utf8')) as unknown[];
       writeFileSync(join(dir, 'pids.json'), JSON.stringify([...pids, { name: 'sim-kubelet', pid: kubelet.pid, binary: process.execPath }], null, 2));
       const admin = kubeConfigFrom(cp.kubeconfigPath);
-      await waitForNodesRegistered(admin, cluster.nodes.length, 300_000, join(dir, 'kubelet.log'));
-      await createCluster(admin, cluster);
-      await waitForCluster(admin, cluster, 600_000, log);
+      const kubeletLog = join(dir, 'kubelet.log');
+      // A kubelet that dies ends `up` at once, not after the registration or readiness timeout.
+      const kubeletDied = new Promise<never>((_, reject) => {
+        kubelet.once('exit', (code, signal) => {
+          reject(new ComponentError('sim-kubelet', kubeletLog, `exited during start (${signal ?? `code ${code}`}): ${failureLine(kubeletLog)}`));
+        });
+      });
+      await Promise.race([
+        kubeletDied,
+        (async () => {
+          await waitForNodesRegistered(admin, cluster.nodes.length, 300_000, kubeletLog);
+          await createCluster(admin, cluster);
+          await waitForCluster(admin, cluster, 600_000, log);
+        })(),
+      ]);
       log(`up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       process.stdout.write(`${cp.kubeconfigPath}\n`);
     } catch (err) {

@@ -47,7 +47,7 @@ export function startComponent(name: string, binary: string, args: string[], log
 }
 
 /** The log line that explains a failure: the last klog error/fatal line or etcd error entry, else the last line. */
-function failureLine(file: string): string {
+export function failureLine(file: string): string {
   let lines: string[];
   try {
     lines = readFileSync(file, 'utf8').trim().split('\n');
@@ -55,7 +55,7 @@ function failureLine(file: string): string {
     return 'no log written';
   }
   const error = lines.findLast((line) => /^[EF]\d{4} |"level":"(?:error|fatal|panic)"/.test(line));
-  return (error ?? lines.at(-1) ?? '').trim() || 'empty log';
+  return (error ?? lines.at(-1) ?? '').trim() || 'no output';
 }
 
 /** Polls `probe` until it returns true; fails early if the component exits or the deadline passes. */

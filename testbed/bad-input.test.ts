@@ -1,0 +1,228 @@
+// Bad input to `testbed up`, `down` and `testbed:build`: each failure ends with one stderr line naming
+// the component and its log file and a non-zero exit, never a hang; a stale DIR is stopped and replaced.
+import { spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { binariesAreCurrent } from './build.ts';
+import { isAlive } from './processes.ts';
+import { startControlPlane, stopTestbedDir, testbedPids } from './start.ts';
+import { binDir, binaryPath } from './versions.ts';
+
+const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
+/** A child still running after this is a hang: it is killed and the test fails. */
+const HANG_MS = 40_000;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  lastLine: string;
+}
+
+function runTs(script: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`${script} ${args.join(' ')} hung for ${HANG_MS / 1000} s; stderr so far: ${stderr}`));
+    }, HANG_MS);
+    child.on('error', fail);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr, lastLine: stderr.trim().split('\n').at(-1) ?? '' });
+    });
+  });
+}
+
+const cli = (args: string[], env?: NodeJS.ProcessEnv) => runTs('testbed/cli.ts', args, env);
+const build = (env: NodeJS.ProcessEnv) => runTs('testbed/build.ts', [], env);
+
+const scratch = mkdtempSync(join(tmpdir(), 'kmaint-bad-input-'));
+const servers: Server[] = [];
+afterAll(async () => {
+  for (const dir of readdirSync(scratch)) await stopTestbedDir(join(scratch, dir));
+  for (const s of servers) s.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function anEmptyDir(name: string): string {
+  const dir = join(scratch, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+function anExecutable(path: string, script: string): void {
+  writeFileSync(path, `#!/bin/sh\n${script}\n`);
+  chmodSync(path, 0o755);
+}
+
+function occupiedPort(): Promise<number> {
+  return new Promise((done) => {
+    const server = createServer();
+    servers.push(server);
+    server.listen(0, '127.0.0.1', () => done((server.address() as { port: number }).port));
+  });
+}
+
+/** TCP ports in LISTEN state, each with the socket inode (from /proc/net/tcp and tcp6). */
+function listeningSockets(): Map<string, number> {
+  const byInode = new Map<string, number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols[3] !== '0A') continue;
+      byInode.set(cols[9] ?? '', parseInt(cols[1]?.split(':')[1] ?? '', 16));
+    }
+  }
+  return byInode;
+}
+
+/** The ports the given processes listen on, found through their socket file descriptors. */
+function portsOf(pids: number[]): number[] {
+  const listening = listeningSockets();
+  const ports = new Set<number>();
+  for (const pid of pids) {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' }))?.[1];
+      const port = inode ? listening.get(inode) : undefined;
+      if (port !== undefined) ports.add(port);
+    }
+  }
+  return [...ports].sort((a, b) => a - b);
+}
+
+/** The pid `up` records for `name` in DIR/pids.json, as soon as it is there. */
+async function recordedPid(dir: string, name: string, up: Promise<Run>): Promise<number> {
+  let exited = false;
+  void up.then(() => (exited = true));
+  while (!exited) {
+    try {
+      const rec = testbedPids(dir).find((p) => p.name === name);
+      if (rec) return rec.pid;
+    } catch {
+      // pids.json is being written
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`up exited before recording ${name}: ${(await up).stderr}`);
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+describe('testbed:build without a usable Go toolchain', () => {
+  it.each([
+    {
+      rule: 'no go on PATH: exit 1 and a line saying what to install',
+      goScript: undefined,
+      expected: 'testbed:build: the Go toolchain (go >= 1.25) is not on PATH: install it (https://go.dev/dl or apt-get install golang-go) and retry',
+    },
+    {
+      rule: 'a failed go build (module proxy unreachable): exit 1 and the step with go\'s own error',
+      goScript: [
+        'if [ "$1" = version ]; then echo "go version go1.25.0 linux/amd64"; exit 0; fi',
+        'echo \'go: go.etcd.io/etcd/server/v3@v3.6.5: dial tcp: lookup proxy.golang.org: no such host\' >&2',
+        'exit 1',
+      ].join('\n'),
+      expected: 'testbed:build: building etcd failed (go exit 1): go: go.etcd.io/etcd/server/v3@v3.6.5: dial tcp: lookup proxy.golang.org: no such host',
+    },
+  ])('$rule', async ({ goScript, expected }) => {
+    const root = anEmptyDir(`build-${goScript ? 'fails' : 'no-go'}`);
+    const path = anEmptyDir(`build-${goScript ? 'fails' : 'no-go'}/path`);
+    if (goScript) anExecutable(join(path, 'go'), goScript);
+    const run = await build({ ...process.env, PATH: path, KMAINT_TESTBED_BIN: join(root, 'bin') });
+    expect({ code: run.code, lastLine: run.lastLine }).toEqual({ code: 1, lastLine: expected });
+  });
+});
+
+describe.skipIf(!binariesAreCurrent())('testbed up/down with built binaries (npm run testbed:build)', () => {
+  it('a port in use: kube-apiserver exits during start; one line names it and its log, exit 1, logs kept, nothing left running', async () => {
+    const port = await occupiedPort();
+    const dir = join(scratch, 'port-in-use');
+    const run = await cli(['up', '--dir', dir], { ...process.env, KMAINT_TESTBED_API_PORT: String(port) });
+    const cause = `"command failed" err="failed to create listener: failed to listen on 127.0.0.1:${port}: listen tcp 127.0.0.1:${port}: bind: address already in use"`;
+    expect(run.code).toBe(1);
+    expect(run.lastLine).toMatch(
+      new RegExp(`^testbed: kube-apiserver: exited during start \\(code 1\\): E\\d{4} [\\d:.]+ +\\d+ run\\.go:\\d+\\] ${escape(cause)} \\(log: ${escape(dir)}/kube-apiserver\\.log\\)$`),
+    );
+    expect(readFileSync(join(dir, 'kube-apiserver.log'), 'utf8')).toContain(cause);
+    expect(testbedPids(dir).map((p) => [p.name, isAlive(p.pid)])).toEqual([
+      ['etcd', false],
+      ['kube-apiserver', false],
+    ]);
+  }, 45_000);
+
+  it('a component that exits during start (fake kube-apiserver): one line names it and its log, exit 1', async () => {
+    const bin = anEmptyDir('fake-bin');
+    for (const c of ['etcd', 'kube-controller-manager', 'kube-scheduler', 'kubectl'] as const) symlinkSync(binaryPath(c, binDir()), join(bin, c));
+    copyFileSync(join(binDir(), '.stamp'), join(bin, '.stamp'));
+    anExecutable(join(bin, 'kube-apiserver'), 'echo "fake kube-apiserver: unknown flag: --etcd-servers" >&2\nexit 1');
+    const dir = join(scratch, 'apiserver-exits');
+    const run = await cli(['up', '--dir', dir], { ...process.env, KMAINT_TESTBED_BIN: bin });
+    expect({ code: run.code, lastLine: run.lastLine }).toEqual({
+      code: 1,
+      lastLine: `testbed: kube-apiserver: exited during start (code 1): fake kube-apiserver: unknown flag: --etcd-servers (log: ${dir}/kube-apiserver.log)`,
+    });
+    expect(testbedPids(dir).filter((p) => isAlive(p.pid))).toEqual([]);
+  }, 45_000);
+
+  it('a simulated kubelet that dies during start ends up at once: one line names it and kubelet.log, exit 1', async () => {
+    const dir = join(scratch, 'kubelet-dies');
+    const up = cli(['up', '--dir', dir]);
+    const kubelet = await recordedPid(dir, 'sim-kubelet', up);
+    process.kill(kubelet, 'SIGKILL');
+    const run = await up;
+    expect({ code: run.code, lastLine: run.lastLine }).toEqual({
+      code: 1,
+      lastLine: `testbed: sim-kubelet: exited during start (SIGKILL): no output (log: ${dir}/kubelet.log)`,
+    });
+    expect(testbedPids(dir).filter((p) => isAlive(p.pid))).toEqual([]);
+  }, 45_000);
+
+  describe('a stale DIR, then down', () => {
+    const dir = join(scratch, 'stale');
+
+    it('up on a DIR whose control plane was never stopped stops those processes by pid and starts clean', async () => {
+      const stale = await startControlPlane({ dir });
+      const [etcd, api, kcm, sched] = stale.components.map((c) => c.pid);
+      const run = await cli(['up', '--dir', dir]);
+      expect(run.code).toBe(0);
+      expect(run.stderr.split('\n')).toContain(
+        `[testbed] stale testbed in ${dir}: stopped kube-scheduler (pid ${sched}), kube-controller-manager (pid ${kcm}), kube-apiserver (pid ${api}), etcd (pid ${etcd})`,
+      );
+      expect(run.stdout).toBe(`${dir}/kubeconfig\n`);
+      expect(stale.components.filter((c) => isAlive(c.pid)).map((c) => c.name)).toEqual([]);
+      const fresh = testbedPids(dir);
+      expect(fresh.map((p) => [p.name, isAlive(p.pid), stale.components.some((c) => c.pid === p.pid)])).toEqual([
+        ['etcd', true, false],
+        ['kube-apiserver', true, false],
+        ['kube-controller-manager', true, false],
+        ['kube-scheduler', true, false],
+        ['sim-kubelet', true, false],
+      ]);
+    }, 45_000);
+
+    it('down stops exactly the recorded processes, leaves no listening port (kubeconfig\'s included) and removes DIR', async () => {
+      const pids = testbedPids(dir);
+      const apiPort = Number(/server: https:\/\/127\.0\.0\.1:(\d+)/.exec(readFileSync(join(dir, 'kubeconfig'), 'utf8'))?.[1]);
+      const ports = portsOf(pids.map((p) => p.pid));
+      expect(ports).toContain(apiPort);
+      const run = await cli(['down', '--dir', dir]);
+      expect({ code: run.code, lastLine: run.lastLine }).toEqual({
+        code: 0,
+        lastLine: `[testbed] stopped ${[...pids].reverse().map((p) => `${p.name} (pid ${p.pid})`).join(', ')}`,
+      });
+      expect(pids.filter((p) => isAlive(p.pid))).toEqual([]);
+      const stillListening = new Set(listeningSockets().values());
+      expect(ports.filter((p) => stillListening.has(p))).toEqual([]);
+      expect(existsSync(dir)).toBe(false);
+    }, 45_000);
+  });
+});
