@@ -10,3 +10,4 @@ export type { StoredObject, StoreEvent, EventType } from './store.ts';
 export type { KindInfo } from './kinds.ts';
 export { readCrdFiles } from './crds.ts';
 export { humanDuration } from './table.ts';
+export type { Json, JsonObject } from './json-value.ts';
