@@ -50,10 +50,23 @@ function printPass(label: string, m: PassMeasurement, audit: TimedRequest[], loa
   const reads = new Map<string, number>();
   for (const r of audit.filter((r) => r.verb === 'list' || r.verb === 'get')) reads.set(`${r.verb.toUpperCase()} ${r.resource}`, (reads.get(`${r.verb.toUpperCase()} ${r.resource}`) ?? 0) + 1);
   print(`    reads: ${[...reads].map(([k, n]) => (k.startsWith('LIST') && k !== 'LIST pods' ? `${k} (${n} page${n === 1 ? '' : 's'})` : `${k} ×${n}`)).join(', ')}`);
+  const snapshotReads = audit.filter((r) => r.verb === 'list' || (r.verb === 'get' && r.resource !== 'leases'));
+  if (snapshotReads.length > 0) {
+    const start = audit.reduce((t, r) => Math.min(t, r.receivedMs), Infinity);
+    const readsDone = snapshotReads.reduce((t, r) => Math.max(t, r.completedMs), 0);
+    const phases = [`reads ${ms(readsDone - start)} (lease to last LIST page answered)`];
+    if (writes.length > 0) {
+      const first = writes.reduce((t, w) => Math.min(t, w.receivedMs), Infinity);
+      const last = writes.reduce((t, w) => Math.max(t, w.completedMs), 0);
+      const latency = writes.map((w) => w.completedMs - w.receivedMs).sort((x, y) => x - y);
+      phases.push(`plan ${ms(first - readsDone)}`, `writes ${ms(last - first)} (${((writes.length / (last - first)) * 1000).toFixed(0)}/s; API server time per write p50 ${ms(latency[Math.floor(latency.length / 2)] ?? 0)})`);
+    }
+    print(`    phases from the audit log: ${phases.join(', ')}`);
+  }
   if (writes.length > 0) {
     const perObject = new Map<string, number>();
     for (const w of writes.filter((w) => w.resource === 'nodemaintenances/status')) perObject.set(w.name, (perObject.get(w.name) ?? 0) + 1);
-    const maxPerObject = Math.max(0, ...perObject.values());
+    const maxPerObject = [...perObject.values()].reduce((a, b) => Math.max(a, b), 0);
     print(`    object writes ${writes.length} (${((writes.length / m.wallMs) * 1000).toFixed(0)}/s over the pass), peak ${peakInFlight(writes)} in flight at the API server; status writes per written object: max ${maxPerObject}`);
   }
 }
