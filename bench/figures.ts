@@ -1,6 +1,6 @@
 // Formatting of benchmark figures, and running one measured pass in a child process.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +41,9 @@ let bundled: string | undefined;
 /** bench/child-pass.ts and everything it imports as one ES module (esbuild ships with tsx). */
 function bundledChild(): string {
   if (bundled) return bundled;
-  const out = join(mkdtempSync(join(tmpdir(), 'kmaint-bench-bundle-')), 'child-pass.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'kmaint-bench-bundle-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const out = join(dir, 'child-pass.mjs');
   execFileSync(resolve(REPO, 'node_modules/.bin/esbuild'), [
     resolve(REPO, 'bench/child-pass.ts'),
     '--bundle',
