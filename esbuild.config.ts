@@ -1,4 +1,5 @@
-// Bundles each Lambda handler into .build/<function>/handler.mjs (one ESM file, no node_modules) for osls to zip.
+// Bundles each Lambda handler into .build/<function>/handler.mjs (one ESM file, no node_modules) for osls to zip,
+// or the CLI into dist/kmaint.mjs.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
 import { PASS_FUNCTIONS } from './shared/pass/index.ts';
@@ -13,10 +14,14 @@ const banner = [
   'const __dirname = __kmaintDirname(__filename);',
 ].join('\n');
 
-rmSync('.build', { recursive: true, force: true });
+// `tsx esbuild.config.ts` bundles the Lambda handlers; `tsx esbuild.config.ts cli` bundles the kmaint command into
+// dist/kmaint.mjs, which the container image runs with plain node: no tsx loader thread, ~140 MB less RSS.
+const cli = process.argv[2] === 'cli';
+const outdir = cli ? 'dist' : '.build';
+rmSync(outdir, { recursive: true, force: true });
 const result = await build({
-  entryPoints: PASS_FUNCTIONS.map((fn) => ({ in: `functions/${fn}/handler.ts`, out: `${fn}/handler` })),
-  outdir: '.build',
+  entryPoints: cli ? [{ in: 'cli/main.ts', out: 'kmaint' }] : PASS_FUNCTIONS.map((fn) => ({ in: `functions/${fn}/handler.ts`, out: `${fn}/handler` })),
+  outdir,
   outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',

@@ -1,14 +1,18 @@
 // The `kmaint` command: parses flags, calls one shared/runtime or shared/pass function, renders its summary.
+// The embedded simulated cluster (demo, sim) and the AWS SDK are loaded only by the commands that use them.
 import { Command, CommanderError, Option } from 'commander';
 import pino from 'pino';
 import { KubeClient, loadKubeConfig } from '../shared/kube/index.ts';
 import { PASS_FUNCTIONS, runPass, type PassFunction, type PassSummary } from '../shared/pass/index.ts';
 import { runUntilIdle } from '../shared/runtime/index.ts';
-import { DEFAULT_NAMESPACE } from '../shared/api/index.ts';
+import { CONFIG_NAME, DEFAULT_NAMESPACE } from '../shared/api/index.ts';
 import { parseDuration } from './duration.ts';
-import { demoCommand, simCommand } from './demo.ts';
-import { UsageError } from './errors.ts';
-import { renderSummary } from './render.ts';
+import { UsageError, exitCodeOf, invalidConfigError, reasonLine } from './errors.ts';
+import { invokeFunction, lambdaFunctionName, manualEvent, type InvokeFlags } from './invoke.ts';
+import { planFunctions } from './plan.ts';
+import { renderPlan, renderRunSummary, renderSummary } from './render.ts';
+import { readStatus } from './status.ts';
+import { renderStatusJson, renderStatusText } from './status-render.ts';
 
 interface GlobalFlags {
   kubeconfig?: string;
@@ -25,23 +29,43 @@ function passFunction(name: string): PassFunction {
   return name as PassFunction;
 }
 
+/** Logs go to stderr; stdout carries only the command's output. */
+function stderrLogger(flags: GlobalFlags): pino.Logger {
+  return pino({ level: flags.logLevel, redact: ['*.token', '*.authorization', '*.password'] }, pino.destination(2));
+}
+
 function setup(flags: GlobalFlags): { client: KubeClient; logger: pino.Logger } {
   const kubeConfig = loadKubeConfig({ ...(flags.kubeconfig ? { path: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
-  const logger = pino({ level: flags.logLevel, redact: ['*.token', '*.authorization', '*.password'] }, pino.destination(2));
-  return { client: new KubeClient(kubeConfig), logger };
+  return { client: new KubeClient(kubeConfig), logger: stderrLogger(flags) };
 }
 
 function output(flags: GlobalFlags, summaries: PassSummary[]): void {
   for (const s of summaries) process.stdout.write(flags.output === 'json' ? `${JSON.stringify(s)}\n` : renderSummary(s));
 }
 
+/** Exit 2 once the output is written when a pass found the MaintenanceOperatorConfig unusable. */
+function checkConfig(flags: GlobalFlags, summaries: readonly PassSummary[]): void {
+  const err = invalidConfigError(
+    summaries.flatMap((s) => s.configProblems),
+    `MaintenanceOperatorConfig ${flags.namespace}/${CONFIG_NAME}`,
+  );
+  if (err) throw err;
+}
+
+/** Colours and cutting to the terminal's width only for text on a terminal (and never with NO_COLOR set). */
+function terminal(flags: GlobalFlags): { colour: boolean; width?: number } {
+  const tty = flags.output === 'text' && process.stdout.isTTY === true;
+  return { colour: tty && !process.env['NO_COLOR'], ...(tty && process.stdout.columns ? { width: process.stdout.columns } : {}) };
+}
+
 const program = new Command('kmaint')
   .description('Coordinated Kubernetes node maintenance without a long-running controller')
   .addOption(new Option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)'))
   .addOption(new Option('--context <name>', 'kubeconfig context'))
-  .addOption(new Option('-n, --namespace <ns>', 'namespace of the MaintenanceOperatorConfig and leases').default(process.env['KMAINT_NAMESPACE'] ?? DEFAULT_NAMESPACE))
-  .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default(process.stdout.isTTY ? 'text' : 'json'))
+  .addOption(new Option('-n, --namespace <ns>', 'namespace of the MaintenanceOperatorConfig and leases (env KMAINT_NAMESPACE)').default(process.env['KMAINT_NAMESPACE'] ?? DEFAULT_NAMESPACE))
+  .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default(process.stdout.isTTY ? 'text' : 'json', 'text on a terminal, else json'))
   .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(['debug', 'info', 'warn', 'error', 'silent']).default('warn'))
+  .addHelpText('after', '\nExit codes: 0 ok, 1 a pass or invocation failed, 2 usage or configuration error (one line on stderr).')
   .exitOverride()
   .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 
@@ -56,6 +80,7 @@ program
     const { client, logger } = setup(flags);
     const summary = await runPass(fn, { client, namespace: flags.namespace, now: () => new Date(), logger, ...(cmd.dryRun ? { dryRun: true } : {}) });
     output(flags, [summary]);
+    checkConfig(flags, [summary]);
     if (summary.errors.length > 0) process.exitCode = 1;
   });
 
@@ -74,7 +99,61 @@ program
     output(flags, run.passes.filter((p) => p.planned > 0 || p.outcome === 'lease-held' || p.errors.length > 0));
     const line = { run: { rounds: run.rounds, stopped: run.stopped, durationMs: run.durationMs, passes: run.passes.length } };
     process.stdout.write(flags.output === 'json' ? `${JSON.stringify(line)}\n` : `run ${run.stopped} after ${run.rounds} rounds (${run.passes.length} passes, ${run.durationMs} ms)\n`);
+    checkConfig(flags, run.passes);
     if (run.stopped === 'failed') process.exitCode = 1;
+  });
+
+program
+  .command('plan')
+  .description('dry run of every function (or one): each decision with its reason, and why each Pending request waits; writes nothing')
+  .argument('[function]', `one of ${PASS_FUNCTIONS.join(', ')} (default: all three)`)
+  .action(async (name: string | undefined) => {
+    const flags = program.opts<GlobalFlags>();
+    const functions = name === undefined ? [...PASS_FUNCTIONS] : [passFunction(name)];
+    const { client, logger } = setup(flags);
+    const summaries = await planFunctions(functions, { client, namespace: flags.namespace, now: () => new Date(), logger });
+    process.stdout.write(flags.output === 'json' ? summaries.map((s) => `${JSON.stringify(s)}\n`).join('') : renderPlan(summaries));
+    checkConfig(flags, summaries);
+  });
+
+program
+  .command('status')
+  .description('table of NodeMaintenance requests: node, requestor, phase, age, drain progress, and why each waits')
+  .action(async () => {
+    const flags = program.opts<GlobalFlags>();
+    const { client, logger } = setup(flags);
+    const view = await readStatus(client, flags.namespace, new Date());
+    logger.debug({ requests: view.rows.length, apiRequests: client.counts.byVerb }, 'status read');
+    process.stdout.write(flags.output === 'json' ? renderStatusJson(view) : renderStatusText(view, terminal(flags)));
+  });
+
+program
+  .command('invoke')
+  .description('invoke a deployed kmaint Lambda function once (RequestResponse) and print its run summary')
+  .argument('<function>', `one of ${PASS_FUNCTIONS.join(', ')}`)
+  .option('--function-name <name>', 'Lambda function name or ARN (default: $KMAINT_FN_<FUNCTION>, else kmaint-<stage>-<function>)')
+  .option('--stage <stage>', 'serverless.yml stage the function was deployed with (env KMAINT_STAGE)')
+  .option('--region <region>', 'AWS region (default: AWS_REGION or the AWS profile)')
+  .option('--dry-run', 'the function plans and writes nothing')
+  .option('--max-passes <n>', 'passes the function may run, 1 to 1000')
+  .action(async (name: string, cmd: InvokeFlags & { region?: string }) => {
+    const flags = program.opts<GlobalFlags>();
+    const fn = passFunction(name);
+    const functionName = lambdaFunctionName(fn, cmd, process.env);
+    const event = manualEvent(cmd);
+    // The SDK's multi-line notice about the local Node.js version would break the one-line stderr contract.
+    process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+    const { LambdaClient } = await import('@aws-sdk/client-lambda');
+    const lambda = new LambdaClient(cmd.region ? { region: cmd.region } : {});
+    try {
+      const summary = await invokeFunction({ lambda, functionName, event, logger: stderrLogger(flags) });
+      process.stdout.write(flags.output === 'json' ? `${JSON.stringify(summary)}\n` : renderRunSummary(functionName, summary));
+      const err = invalidConfigError(summary.passes.flatMap((p) => p.configProblems));
+      if (err) throw err;
+      if (summary.stopped === 'failed') process.exitCode = 1;
+    } finally {
+      lambda.destroy();
+    }
   });
 
 program
@@ -85,6 +164,7 @@ program
   .option('--seed <n>', 'seed of the generated cluster and requests', '1')
   .option('--keep', 'leave the cluster running afterwards and print a kubeconfig')
   .action(async (cmd: Record<string, unknown>) => {
+    const { demoCommand } = await import('./demo.ts');
     process.exitCode = await demoCommand(cmd, program.opts<GlobalFlags>().logLevel);
   });
 
@@ -96,6 +176,7 @@ program
   .option('--seed <n>', 'seed of the generated cluster', '1')
   .requiredOption('--kubeconfig-out <file>', 'where to write the kubeconfig once the cluster is ready')
   .action(async (cmd: Record<string, unknown>) => {
+    const { simCommand } = await import('./demo.ts');
     process.exitCode = await simCommand(cmd, program.opts<GlobalFlags>().logLevel);
   });
 
@@ -105,9 +186,8 @@ async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`kmaint: ${message.split('\n')[0]}\n`);
-    return err instanceof UsageError || (err instanceof Error && err.name === 'KubeConfigError') ? 2 : 1;
+    process.stderr.write(`${reasonLine(err)}\n`);
+    return exitCodeOf(err);
   }
 }
 

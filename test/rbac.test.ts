@@ -75,6 +75,21 @@ async function lifecycleAsServiceAccount(node: string, policy: PolicyV1Api): Pro
   await setConfig({ maxParallelOperations: 'abc%' });
   expect((await pass('scheduler')).configProblems).toEqual([expect.stringContaining('maxParallelOperations')]);
   await setConfig(undefined);
+  // The node-annotation handshake: Reboot_Required makes the scheduler create a request in kmaint's namespace (the
+  // Role's create); back to Idle before it drains, the next scheduler pass deletes it (it has no finalizer yet).
+  await annotateNode(node, { [DESIRED_STATE]: 'Reboot_Required' });
+  expect((await pass('scheduler')).actions).toEqual({ createMaintenance: 1 });
+  expect((await getNM(KMAINT_NS, `handshake-${node}`))?.spec.nodeName).toBe(node);
+  await annotateNode(node, { [DESIRED_STATE]: 'Idle' });
+  expect((await pass('scheduler')).actions.deleteMaintenance).toBe(1);
+  expect(await getNM(KMAINT_NS, `handshake-${node}`)).toBeUndefined();
+  await annotateNode(node, { [DESIRED_STATE]: null });
+}
+
+const DESIRED_STATE = 'kmaint.io/desired-state';
+
+async function annotateNode(node: string, annotations: Record<string, string | null>): Promise<void> {
+  await admin().core.patchNode({ name: node, body: { metadata: { annotations } } }, mergePatch);
 }
 
 describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)', () => {
@@ -85,6 +100,8 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     node = (await generalNodes())[0] as string;
   });
   afterAll(async () => {
+    await annotateNode(node, { [DESIRED_STATE]: null });
+    await removeAllNMs(KMAINT_NS);
     await removeAllNMs(ns);
     await setConfig(undefined);
     await setUnschedulable(node, false);
@@ -106,7 +123,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
       'patch nodemaintenances/status',
       'patch nodes',
     ]);
-    expect(grants(manifests, 'Role')).toEqual(['create leases', 'get leases', 'get maintenanceoperatorconfigs', 'patch maintenanceoperatorconfigs/status', 'update leases']);
+    expect(grants(manifests, 'Role')).toEqual(['create leases', 'create nodemaintenances', 'get leases', 'get maintenanceoperatorconfigs', 'patch maintenanceoperatorconfigs/status', 'update leases']);
     const rules = manifests.filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role').flatMap((m) => m.rules ?? []);
     expect(rules.flatMap((r) => [...(r.apiGroups ?? []), ...(r.resources ?? []), ...r.verbs]).filter((s) => s.includes('*'))).toEqual([]);
     expect(manifests.filter((m) => m.kind === 'Role').map((m) => m.metadata.namespace)).toEqual([KMAINT_NS]);
@@ -160,6 +177,9 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     expect([...new Set(namespaced.map((e) => e.namespace))]).toEqual([KMAINT_NS]);
     expect([...new Set(namespaced.filter((e) => e.resource !== 'leases').map((e) => e.name))]).toEqual(['default']);
     expect([...new Set(namespaced.filter((e) => e.verb === 'create').map((e) => e.name))].sort()).toEqual(['kmaint-cleanup', 'kmaint-drainer', 'kmaint-scheduler']);
+    // The Role's create of NodeMaintenances: only the handshake's request, only in kmaint's namespace.
+    const created = requests.filter((e) => e.verb === 'create' && e.resource === 'nodemaintenances');
+    expect(created.map((e) => [e.namespace, e.code])).toEqual([[KMAINT_NS, 201]]);
   });
 
   it.each(['scheduler', 'drainer', 'cleanup'])('CronJob kmaint-%s runs `kmaint run %s` every minute as the ServiceAccount, non-root, read-only, bounded', async (fn) => {

@@ -148,7 +148,7 @@ describe('refused events', () => {
 
   it('an environment it cannot run with fails the invocation with a message naming the variable', async () => {
     const h = harness('scheduler', [{ admitted: 1 }], { env: { KMAINT_KUBECONFIG: '', KMAINT_CLUSTER_NAME: '' } });
-    await expect(h.call(aScheduledEvent())).rejects.toThrow('function environment: KMAINT_CLUSTER_NAME: set it (EKS) or KMAINT_KUBECONFIG');
+    await expect(h.call(aScheduledEvent())).rejects.toThrow('function environment: KMAINT_CLUSTER_NAME: set it (EKS), KMAINT_KUBECONFIG or KMAINT_KUBECONFIG_SECRET_ARN');
     expect(h.logs.records().map((r) => [r['msg'], r['requestId']])).toEqual([['run failed', 'req-42']]);
   });
 

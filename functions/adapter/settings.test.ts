@@ -5,6 +5,7 @@ import { loadLambdaSettings, logLevelOf, type LambdaSettings } from './settings.
 
 const NAMES = { KMAINT_FN_SCHEDULER: 'k-scheduler', KMAINT_FN_DRAINER: 'k-drainer', KMAINT_FN_CLEANUP: 'k-cleanup' };
 const CA = Buffer.from('-----BEGIN CERTIFICATE-----').toString('base64');
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kmaint/kubeconfig-AbCdEf';
 
 describe('loadLambdaSettings', () => {
   it('fills every default for an EKS cluster found by DescribeCluster', () => {
@@ -21,6 +22,9 @@ describe('loadLambdaSettings', () => {
   it.each<[string, Record<string, string>, Partial<LambdaSettings>]>([
     ['endpoint and CA from the environment skip DescribeCluster', { KMAINT_CLUSTER_NAME: 'prod', AWS_REGION: 'eu-west-1', KMAINT_CLUSTER_ENDPOINT: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com', KMAINT_CLUSTER_CA: CA, ...NAMES }, { cluster: { kind: 'eks', clusterName: 'prod', region: 'eu-west-1', endpoint: { server: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com', caData: CA } } }],
     ['a kubeconfig path wins over EKS', { KMAINT_KUBECONFIG: '/var/task/kubeconfig', KMAINT_CLUSTER_NAME: 'prod', ...NAMES }, { cluster: { kind: 'kubeconfig', path: '/var/task/kubeconfig' } }],
+    ['a KMAINT_KUBECONFIG over several lines is the kubeconfig itself', { KMAINT_KUBECONFIG: 'apiVersion: v1\nclusters: []\n', ...NAMES }, { cluster: { kind: 'kubeconfig-text', text: 'apiVersion: v1\nclusters: []' } }],
+    ['a KMAINT_KUBECONFIG holding a JSON object is the kubeconfig itself', { KMAINT_KUBECONFIG: '{"apiVersion":"v1"}', ...NAMES }, { cluster: { kind: 'kubeconfig-text', text: '{"apiVersion":"v1"}' } }],
+    ['a kubeconfig secret wins over EKS, needing no AWS_REGION (the ARN has it)', { KMAINT_KUBECONFIG_SECRET_ARN: SECRET_ARN, KMAINT_CLUSTER_NAME: 'prod', ...NAMES }, { cluster: { kind: 'kubeconfig-secret', secretArn: SECRET_ARN } }],
     ['empty values count as unset (serverless writes "" for unset parameters)', { KMAINT_KUBECONFIG: '/k', KMAINT_CLUSTER_ENDPOINT: '', KMAINT_CLUSTER_CA: ' ', KMAINT_NAMESPACE: '', ...NAMES }, { namespace: 'kmaint', cluster: { kind: 'kubeconfig', path: '/k' } }],
     ['KMAINT_CHAIN=off needs no function names', { KMAINT_KUBECONFIG: '/k', KMAINT_CHAIN: 'off' }, { chain: { enabled: false, maxDepth: 3, functionNames: { scheduler: undefined, drainer: undefined, cleanup: undefined } } }],
     ['numbers and levels are read from strings', { KMAINT_KUBECONFIG: '/k', ...NAMES, KMAINT_CHAIN_MAX_DEPTH: '1', KMAINT_SAFETY_MARGIN_MS: '20000', KMAINT_LOG_LEVEL: 'debug' }, { safetyMarginMs: 20_000, logLevel: 'debug' }],
@@ -29,7 +33,9 @@ describe('loadLambdaSettings', () => {
   });
 
   it.each<[string, Record<string, string>, string]>([
-    ['no way to reach a cluster', { ...NAMES }, 'function environment: KMAINT_CLUSTER_NAME: set it (EKS) or KMAINT_KUBECONFIG'],
+    ['no way to reach a cluster', { ...NAMES }, 'function environment: KMAINT_CLUSTER_NAME: set it (EKS), KMAINT_KUBECONFIG or KMAINT_KUBECONFIG_SECRET_ARN'],
+    ['a secret that is not a Secrets Manager ARN', { KMAINT_KUBECONFIG_SECRET_ARN: 'kmaint/kubeconfig', ...NAMES }, 'function environment: KMAINT_KUBECONFIG_SECRET_ARN: expected arn:aws:secretsmanager:<region>:<account>:secret:<name>'],
+    ['both a kubeconfig and a secret', { KMAINT_KUBECONFIG: '/k', KMAINT_KUBECONFIG_SECRET_ARN: SECRET_ARN, ...NAMES }, 'function environment: KMAINT_KUBECONFIG_SECRET_ARN: set it or KMAINT_KUBECONFIG, not both'],
     ['EKS without a region', { KMAINT_CLUSTER_NAME: 'prod', ...NAMES }, 'function environment: AWS_REGION: required to reach an EKS cluster'],
     ['an endpoint without a CA', { KMAINT_KUBECONFIG: '/k', KMAINT_CLUSTER_ENDPOINT: 'https://x.example', ...NAMES }, 'function environment: KMAINT_CLUSTER_CA: set both KMAINT_CLUSTER_ENDPOINT and KMAINT_CLUSTER_CA, or neither (eks:DescribeCluster)'],
     ['an http endpoint', { KMAINT_CLUSTER_NAME: 'prod', AWS_REGION: 'eu-west-1', KMAINT_CLUSTER_ENDPOINT: 'http://x.example', KMAINT_CLUSTER_CA: CA, ...NAMES }, 'function environment: KMAINT_CLUSTER_ENDPOINT: Invalid URL'],

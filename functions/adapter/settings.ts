@@ -1,11 +1,14 @@
 // The function's environment, parsed once per container into typed settings with every default filled in.
 import { z } from 'zod';
 import type { PassFunction } from '#pass';
-import type { EksEndpoint } from '#kube';
+import { secretArnRegion, type EksEndpoint } from '#kube';
 import { LambdaSettingsError } from './errors.ts';
 
 export type ClusterAccess =
   | { kind: 'kubeconfig'; path: string }
+  /** KMAINT_KUBECONFIG holding the kubeconfig itself (YAML over several lines, or JSON). */
+  | { kind: 'kubeconfig-text'; text: string }
+  | { kind: 'kubeconfig-secret'; secretArn: string }
   | { kind: 'eks'; clusterName: string; region: string; endpoint?: EksEndpoint };
 
 export interface LambdaSettings {
@@ -38,6 +41,7 @@ const envSchema = z
   .object({
     KMAINT_NAMESPACE: optional.transform((s) => s ?? 'kmaint'),
     KMAINT_KUBECONFIG: optional,
+    KMAINT_KUBECONFIG_SECRET_ARN: optional.refine((s) => s === undefined || secretArnRegion(s) !== undefined, 'expected arn:aws:secretsmanager:<region>:<account>:secret:<name>'),
     KMAINT_CLUSTER_NAME: optional,
     KMAINT_CLUSTER_ENDPOINT: optional.pipe(z.url({ protocol: /^https$/ }).optional()),
     KMAINT_CLUSTER_CA: optional.pipe(z.base64().optional()),
@@ -52,8 +56,10 @@ const envSchema = z
     KMAINT_METRICS_NAMESPACE: optional.transform((s) => s ?? 'kmaint'),
   })
   .superRefine((env, ctx) => {
-    if (!env.KMAINT_KUBECONFIG && !env.KMAINT_CLUSTER_NAME) ctx.addIssue({ code: 'custom', path: ['KMAINT_CLUSTER_NAME'], message: 'set it (EKS) or KMAINT_KUBECONFIG' });
-    if (!env.KMAINT_KUBECONFIG && env.KMAINT_CLUSTER_NAME && !env.AWS_REGION) ctx.addIssue({ code: 'custom', path: ['AWS_REGION'], message: 'required to reach an EKS cluster' });
+    const kubeconfig = env.KMAINT_KUBECONFIG ?? env.KMAINT_KUBECONFIG_SECRET_ARN;
+    if (env.KMAINT_KUBECONFIG && env.KMAINT_KUBECONFIG_SECRET_ARN) ctx.addIssue({ code: 'custom', path: ['KMAINT_KUBECONFIG_SECRET_ARN'], message: 'set it or KMAINT_KUBECONFIG, not both' });
+    if (!kubeconfig && !env.KMAINT_CLUSTER_NAME) ctx.addIssue({ code: 'custom', path: ['KMAINT_CLUSTER_NAME'], message: 'set it (EKS), KMAINT_KUBECONFIG or KMAINT_KUBECONFIG_SECRET_ARN' });
+    if (!kubeconfig && env.KMAINT_CLUSTER_NAME && !env.AWS_REGION) ctx.addIssue({ code: 'custom', path: ['AWS_REGION'], message: 'required to reach an EKS cluster' });
     if (!env.KMAINT_CLUSTER_ENDPOINT !== !env.KMAINT_CLUSTER_CA) ctx.addIssue({ code: 'custom', path: [env.KMAINT_CLUSTER_ENDPOINT ? 'KMAINT_CLUSTER_CA' : 'KMAINT_CLUSTER_ENDPOINT'], message: 'set both KMAINT_CLUSTER_ENDPOINT and KMAINT_CLUSTER_CA, or neither (eks:DescribeCluster)' });
     if (env.KMAINT_CHAIN !== 'off') {
       for (const key of ['KMAINT_FN_DRAINER', 'KMAINT_FN_CLEANUP'] as const) {
@@ -61,6 +67,11 @@ const envSchema = z
       }
     }
   });
+
+/** A path is one line; a kubeconfig's text spans lines (YAML) or is a JSON object. */
+function isKubeConfigText(value: string): boolean {
+  return value.includes('\n') || value.startsWith('{');
+}
 
 /** Parses the environment; a problem names each variable and what it needs. */
 export function loadLambdaSettings(env: Readonly<Record<string, string | undefined>>): LambdaSettings {
@@ -70,9 +81,13 @@ export function loadLambdaSettings(env: Readonly<Record<string, string | undefin
     throw new LambdaSettingsError(`function environment: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues, { cause: parsed.error });
   }
   const e = parsed.data;
-  const cluster: ClusterAccess = e.KMAINT_KUBECONFIG
-    ? { kind: 'kubeconfig', path: e.KMAINT_KUBECONFIG }
-    : {
+  const cluster: ClusterAccess = e.KMAINT_KUBECONFIG_SECRET_ARN
+    ? { kind: 'kubeconfig-secret', secretArn: e.KMAINT_KUBECONFIG_SECRET_ARN }
+    : e.KMAINT_KUBECONFIG
+      ? isKubeConfigText(e.KMAINT_KUBECONFIG)
+        ? { kind: 'kubeconfig-text', text: e.KMAINT_KUBECONFIG }
+        : { kind: 'kubeconfig', path: e.KMAINT_KUBECONFIG }
+      : {
         kind: 'eks',
         clusterName: e.KMAINT_CLUSTER_NAME as string,
         region: e.AWS_REGION as string,

@@ -3,7 +3,7 @@
 // cordon, its pods' evictions, its events) form a unit applied in plan order, so "record, then mutate"
 // holds; units run concurrently. The applier threads the resourceVersion each write returns into the next
 // write to that object. A failed write to the NodeMaintenance or its Node stops the rest of the unit.
-import type { Condition, NodeMaintenance, NodeMaintenanceStatus } from './types.ts';
+import type { Condition, NodeMaintenance, NodeMaintenanceSpec, NodeMaintenanceStatus } from './types.ts';
 
 /** Identifies a NodeMaintenance and the resourceVersion the plan saw. */
 export interface MaintenanceRef {
@@ -55,12 +55,26 @@ export type Action =
   | { kind: 'deletePod'; pod: PodRef; maintenance: MaintenanceRef; gracePeriodSeconds?: number; reason: string }
   /** Replace the MaintenanceOperatorConfig's status conditions (problems with its values). */
   | { kind: 'writeConfigStatus'; target: { namespace: string; name: string; resourceVersion: string }; conditions: Condition[]; reason: string }
-  /** Delete a NodeMaintenance (garbage collection). */
+  /** Delete a NodeMaintenance (garbage collection, or a handshake request its Node no longer wants). */
   | { kind: 'deleteMaintenance'; target: MaintenanceRef; reason: string }
-  /** An event on a NodeMaintenance (or on the config object when `target.kind` says so). */
+  /** Create a NodeMaintenance (a handshake request). An object of that name already there is a conflict, decided again next pass. */
+  | {
+      kind: 'createMaintenance';
+      target: { namespace: string; name: string };
+      labels: Record<string, string>;
+      annotations: Record<string, string>;
+      spec: NodeMaintenanceSpec;
+      reason: string;
+    }
+  /**
+   * Merge-patch a Node's annotations (null deletes), preconditioned on the resourceVersion the plan saw. With
+   * `maintenance` the write joins that request's unit, after its own writes; without, it is a unit of its own.
+   */
+  | { kind: 'patchNodeAnnotations'; node: NodeRef; annotations: Record<string, string | null>; maintenance?: MaintenanceRef; reason: string }
+  /** An event on a NodeMaintenance, the config object or a Node, as `target.kind` says (a Node's `namespace` is ''). */
   | {
       kind: 'emitEvent';
-      target: { kind: 'NodeMaintenance' | 'MaintenanceOperatorConfig'; namespace: string; name: string; uid?: string };
+      target: { kind: 'NodeMaintenance' | 'MaintenanceOperatorConfig' | 'Node'; namespace: string; name: string; uid?: string };
       type: 'Normal' | 'Warning';
       eventReason: string;
       message: string;
@@ -88,7 +102,13 @@ export function describeAction(action: Action): string {
       return `delete ${action.target.namespace}/${action.target.name}: ${action.reason}`;
     case 'writeConfigStatus':
       return `status MaintenanceOperatorConfig ${action.target.namespace}/${action.target.name}: ${action.reason}`;
+    case 'createMaintenance':
+      return `create ${action.target.namespace}/${action.target.name} for node ${action.spec.nodeName}: ${action.reason}`;
+    case 'patchNodeAnnotations':
+      return `annotate node ${action.node.name} ${Object.entries(action.annotations)
+        .map(([key, value]) => (value === null ? `-${key}` : `${key}=${value}`))
+        .join(' ')}: ${action.reason}`;
     case 'emitEvent':
-      return `event ${action.type} ${action.eventReason} on ${action.target.namespace}/${action.target.name}: ${action.message}`;
+      return `event ${action.type} ${action.eventReason} on ${action.target.kind === 'Node' ? `node ${action.target.name}` : `${action.target.namespace}/${action.target.name}`}: ${action.message}`;
   }
 }

@@ -4,10 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as constants from './constants.ts';
 import {
+  ANNOTATION_CURRENT_STATE,
+  ANNOTATION_DESIRED_STATE,
   ANNOTATION_DRAIN_START,
   ANNOTATION_GC_IGNORE,
+  ANNOTATION_HANDSHAKE_PROBLEM,
   ANNOTATION_INITIAL_UNSCHEDULABLE,
   ANNOTATION_READY_TIME,
+  ANNOTATION_REQUESTOR,
   ANNOTATION_WAIT_POD_COMPLETION_START,
   API_VERSION,
   CONDITION_READY,
@@ -17,6 +21,7 @@ import {
   CONFIG_KIND,
   CONFIG_NAME,
   CONFIG_PLURAL,
+  DEFAULT_HANDSHAKE_REQUESTOR,
   DEFAULT_NAMESPACE,
   DEFAULT_ZONE_LABEL,
   DEFAULTS,
@@ -24,10 +29,14 @@ import {
   EVENT_REASON_DRAIN_REFUSED,
   EVENT_REASON_DRAIN_TIMEOUT,
   EVENT_REASON_EVICTION_BLOCKED,
+  EVENT_REASON_HANDSHAKE_REFUSED,
   EVENT_REASON_INVALID_CONFIG,
   EVENT_REASON_POOLS_OVERLAP,
   FINALIZER,
   GROUP,
+  HANDSHAKE_REQUEST_PREFIX,
+  HandshakeState,
+  LABEL_HANDSHAKE,
   NODE_MAINTENANCE_KIND,
   NODE_MAINTENANCE_PLURAL,
   OWN_POD_LABEL_KEY,
@@ -142,6 +151,26 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'DEFAULT_ZONE_LABEL', actual: DEFAULT_ZONE_LABEL, expected: 'topology.kubernetes.io/zone' },
   { name: 'OWN_POD_LABEL_KEY', actual: OWN_POD_LABEL_KEY, expected: 'app.kubernetes.io/name' },
   { name: 'OWN_POD_LABEL_VALUE', actual: OWN_POD_LABEL_VALUE, expected: 'kmaint' },
+  { name: 'ANNOTATION_DESIRED_STATE', actual: ANNOTATION_DESIRED_STATE, expected: 'kmaint.io/desired-state' },
+  { name: 'ANNOTATION_CURRENT_STATE', actual: ANNOTATION_CURRENT_STATE, expected: 'kmaint.io/current-state' },
+  { name: 'ANNOTATION_REQUESTOR', actual: ANNOTATION_REQUESTOR, expected: 'kmaint.io/requestor' },
+  { name: 'DEFAULT_HANDSHAKE_REQUESTOR', actual: DEFAULT_HANDSHAKE_REQUESTOR, expected: 'node-agent.kmaint.io' },
+  { name: 'ANNOTATION_HANDSHAKE_PROBLEM', actual: ANNOTATION_HANDSHAKE_PROBLEM, expected: 'kmaint.io/handshake-problem' },
+  { name: 'LABEL_HANDSHAKE', actual: LABEL_HANDSHAKE, expected: 'kmaint.io/handshake' },
+  { name: 'HANDSHAKE_REQUEST_PREFIX', actual: HANDSHAKE_REQUEST_PREFIX, expected: 'handshake-' },
+  { name: 'EVENT_REASON_HANDSHAKE_REFUSED', actual: EVENT_REASON_HANDSHAKE_REFUSED, expected: 'HandshakeRefused' },
+];
+
+// The SR-IOV parallel-node-config design, beside the repository: <repo>/../shared/seeds/.
+const SRIOV_DESIGN = readFileSync(fileURLToPath(new URL('../shared/seeds/sriov-parallel-node-config-design.md', REPO_ROOT)), 'utf8');
+
+/** The handshake states, with the Go constant of the design that spells each one. */
+const HANDSHAKE_STATES: Array<{ name: keyof typeof HandshakeState; expected: string; goConstant: string }> = [
+  { name: 'Idle', expected: 'Idle', goConstant: 'DrainIdle' },
+  { name: 'DrainRequired', expected: 'Drain_Required', goConstant: 'DrainRequired' },
+  { name: 'RebootRequired', expected: 'Reboot_Required', goConstant: 'RebootRequired' },
+  { name: 'Draining', expected: 'Draining', goConstant: 'Draining' },
+  { name: 'DrainComplete', expected: 'DrainComplete', goConstant: 'DrainComplete' },
 ];
 
 describe('upstream wire strings', () => {
@@ -177,7 +206,20 @@ describe("kmaint's own strings", () => {
   });
 
   it('annotation keys of our own live under kmaint.io/', () => {
-    expect(ANNOTATION_DRAIN_START.startsWith('kmaint.io/')).toBe(true);
+    for (const key of [ANNOTATION_DRAIN_START, ANNOTATION_DESIRED_STATE, ANNOTATION_CURRENT_STATE, ANNOTATION_REQUESTOR, ANNOTATION_HANDSHAKE_PROBLEM, LABEL_HANDSHAKE]) {
+      expect(key.startsWith('kmaint.io/'), key).toBe(true);
+    }
+  });
+});
+
+describe('handshake states of the SR-IOV design', () => {
+  it.each(HANDSHAKE_STATES)('HandshakeState.$name is exactly "$expected", as the design\'s $goConstant', ({ name, expected, goConstant }) => {
+    expect(HandshakeState[name]).toBe(expected);
+    expect(SRIOV_DESIGN).toMatch(new RegExp(`\\b${goConstant}\\s+= "${expected}"`));
+  });
+
+  it('HandshakeState holds exactly those states', () => {
+    expect(Object.keys(HandshakeState)).toEqual(HANDSHAKE_STATES.map((row) => row.name));
   });
 });
 
@@ -187,6 +229,7 @@ it('every export of constants.ts is classified as upstream or kmaint-only', () =
     ...KMAINT_STRINGS.map((row) => row.name),
     'API_VERSION',
     'DEFAULTS',
+    'HandshakeState',
   ]);
   expect(Object.keys(constants).filter((name) => !classified.has(name))).toEqual([]);
   expect(Object.keys(DEFAULTS).sort()).toEqual(UPSTREAM_DEFAULTS.map((row) => row.name).sort());

@@ -50,6 +50,33 @@ export const CONFIG_CONDITION_POOLS_OVERLAP = 'PoolsOverlap';
 /** Warning event on the MaintenanceOperatorConfig when the set of Nodes in several pools changes to a non-empty one. */
 export const EVENT_REASON_POOLS_OVERLAP = 'PoolsOverlap';
 
+/**
+ * kmaint extension: the node-annotation handshake of the SR-IOV parallel-node-config design, for node-local agents
+ * that may patch only their own Node. The agent writes the desired state (and optionally who it is); kmaint writes
+ * the current state. Values are the design's, letter for letter.
+ */
+export const ANNOTATION_DESIRED_STATE = 'kmaint.io/desired-state';
+export const ANNOTATION_CURRENT_STATE = 'kmaint.io/current-state';
+/** The requestorID of the NodeMaintenance kmaint creates for the agent; DEFAULT_HANDSHAKE_REQUESTOR when unset. */
+export const ANNOTATION_REQUESTOR = 'kmaint.io/requestor';
+export const DEFAULT_HANDSHAKE_REQUESTOR = 'node-agent.kmaint.io';
+/** Why kmaint refuses the Node's handshake; set and cleared by kmaint only, so each refusal is reported once. */
+export const ANNOTATION_HANDSHAKE_PROBLEM = 'kmaint.io/handshake-problem';
+/** On a NodeMaintenance kmaint created for the handshake; the value is the desired state it serves. */
+export const LABEL_HANDSHAKE = 'kmaint.io/handshake';
+/** Handshake requests are named this prefix + the Node's name (hashed when too long), in kmaint's namespace. */
+export const HANDSHAKE_REQUEST_PREFIX = 'handshake-';
+export const HandshakeState = {
+  Idle: 'Idle',
+  DrainRequired: 'Drain_Required',
+  RebootRequired: 'Reboot_Required',
+  Draining: 'Draining',
+  DrainComplete: 'DrainComplete',
+} as const;
+export type HandshakeState = (typeof HandshakeState)[keyof typeof HandshakeState];
+/** Warning event on the Node when its desired state cannot be served (invalid value, requestor or config). */
+export const EVENT_REASON_HANDSHAKE_REFUSED = 'HandshakeRefused';
+
 /** The well-known Node label naming a Node's zone; `spec.zoneLabel` may name another. */
 export const DEFAULT_ZONE_LABEL = 'topology.kubernetes.io/zone';
 

@@ -19,6 +19,7 @@ export {
   maintenanceOperatorConfigStatusSchema,
   maintenancePoolSchema,
   maintenanceWindowSchema,
+  nodeHandshakeSchema,
   nodeMaintenanceSchema,
   nodeMaintenanceSpecSchema,
   nodeMaintenanceStatusSchema,

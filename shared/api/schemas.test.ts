@@ -246,6 +246,18 @@ function windowsAt(prefix: string): Record<string, Facets> {
   };
 }
 
+/** The handshake's drainSpec template: the NodeMaintenance drainSpec, field for field, under `prefix`. */
+function nodeHandshakeAt(prefix: string): Record<string, Facets> {
+  return {
+    [prefix]: { type: 'object' },
+    ...Object.fromEntries(
+      Object.entries(EXPECTED_NODE_MAINTENANCE)
+        .filter(([path]) => path.startsWith('spec.drainSpec'))
+        .map(([path, facets]) => [`${prefix}.${path.slice('spec.'.length)}`, facets]),
+    ),
+  };
+}
+
 /** kmaint extensions of the config spec (issue 7): optional fields an upstream object never carries. */
 const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.pools': { type: 'array' },
@@ -263,9 +275,11 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.pools[].maxParallelOperations': { type: 'int-or-string' },
   'spec.pools[].maxUnavailable': { type: 'int-or-string' },
   ...windowsAt('spec.pools[].windows'),
+  ...nodeHandshakeAt('spec.pools[].nodeHandshake'),
   'spec.maxUnavailablePerZone': { type: 'int-or-string' },
   'spec.zoneLabel': { type: 'string', minLength: 1 },
   ...windowsAt('spec.windows'),
+  ...nodeHandshakeAt('spec.nodeHandshake'),
 };
 
 const EXPECTED_CONFIG: Record<string, Facets> = {
@@ -540,7 +554,27 @@ describe('zod behaviour of the kmaint config extensions matches the CRD', () => 
     expect(maintenanceOperatorConfigSchema.parse({ metadata: aMeta, spec }).spec).toEqual({ ...spec, maxParallelOperations: 1, logLevel: 'info', maxNodeMaintenanceTimeSeconds: 3600 });
   });
 
+  it('accepts handshake drainSpec templates cluster-wide and per pool, filling the drainSpec defaults as the CRD does', () => {
+    const spec = {
+      nodeHandshake: { drainSpec: { podSelector: 'sriov=true' } },
+      pools: [{ ...pool, nodeHandshake: { drainSpec: { force: true, podEvictionFilters: [{ byResourceNameRegex: 'nvidia.com/.*' }] } } }, { name: 'cpu', nodeSelector: {}, nodeHandshake: {} }],
+    };
+    expect(maintenanceOperatorConfigSchema.parse({ metadata: aMeta, spec }).spec).toEqual({
+      nodeHandshake: { drainSpec: { podSelector: 'sriov=true', force: false, timeoutSeconds: 300, deleteEmptyDir: false } },
+      pools: [
+        { ...pool, nodeHandshake: { drainSpec: { force: true, podEvictionFilters: [{ byResourceNameRegex: 'nvidia.com/.*' }], timeoutSeconds: 300, deleteEmptyDir: false } } },
+        { name: 'cpu', nodeSelector: {}, nodeHandshake: {} },
+      ],
+      maxParallelOperations: 1,
+      logLevel: 'info',
+      maxNodeMaintenanceTimeSeconds: 3600,
+    });
+  });
+
   it.each([
+    { rule: 'an unknown nodeHandshake key', spec: { nodeHandshake: { rebootDrainSpec: {} } } },
+    { rule: 'an unknown key in the handshake drainSpec', spec: { nodeHandshake: { drainSpec: { timeoutSecond: 5 } } } },
+    { rule: 'a negative handshake drain timeout in a pool', spec: { pools: [{ ...pool, nodeHandshake: { drainSpec: { timeoutSeconds: -1 } } }] } },
     { rule: 'duplicate pool names (list-type map, key name)', spec: { pools: [pool, pool] } },
     { rule: 'a pool without nodeSelector', spec: { pools: [{ name: 'gpu' }] } },
     { rule: 'a pool name that is not a DNS label', spec: { pools: [{ ...pool, name: 'GPU_pool' }] } },

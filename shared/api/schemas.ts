@@ -145,6 +145,14 @@ export const maintenanceWindowSchema = z.strictObject({
   timeZone: z.string().min(1).optional(),
 });
 
+/**
+ * kmaint extension: how the node-annotation handshake drains. `drainSpec` is the template of the requests created
+ * for `kmaint.io/desired-state: Drain_Required` (Reboot_Required always drains every pod it may).
+ */
+export const nodeHandshakeSchema = z.strictObject({
+  drainSpec: drainSpecSchema.optional(),
+});
+
 /** kmaint extension: a pool of Nodes chosen by selector, with limits that narrow the cluster-wide ones. */
 export const maintenancePoolSchema = z.strictObject({
   name: z.string().max(63).regex(POOL_NAME_PATTERN),
@@ -152,6 +160,7 @@ export const maintenancePoolSchema = z.strictObject({
   maxParallelOperations: intOrStringSchema.optional(),
   maxUnavailable: intOrStringSchema.optional(),
   windows: z.array(maintenanceWindowSchema).optional(),
+  nodeHandshake: nodeHandshakeSchema.optional(),
 });
 
 /** `x-kubernetes-list-type: map` keyed by `name`: one pool per name. */
@@ -168,6 +177,7 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   maxUnavailablePerZone: intOrStringSchema.optional(),
   zoneLabel: z.string().min(1).optional(),
   windows: z.array(maintenanceWindowSchema).optional(),
+  nodeHandshake: nodeHandshakeSchema.optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

@@ -12,6 +12,7 @@ import type {
   maintenanceOperatorConfigStatusSchema,
   maintenancePoolSchema,
   maintenanceWindowSchema,
+  nodeHandshakeSchema,
   nodeMaintenanceSchema,
   nodeMaintenanceSpecSchema,
   nodeMaintenanceStatusSchema,
@@ -39,3 +40,4 @@ export type MaintenanceOperatorConfig = z.infer<typeof maintenanceOperatorConfig
 export type LabelSelectorSpec = z.infer<typeof labelSelectorSchema>;
 export type MaintenanceWindowSpec = z.infer<typeof maintenanceWindowSchema>;
 export type MaintenancePoolSpec = z.infer<typeof maintenancePoolSchema>;
+export type NodeHandshakeSpec = z.infer<typeof nodeHandshakeSchema>;

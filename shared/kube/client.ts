@@ -4,6 +4,8 @@ import {
   ApiException,
   CoordinationV1Api,
   CoreV1Api,
+  createConfiguration,
+  ServerConfiguration,
   CustomObjectsApi,
   PatchStrategy,
   PolicyV1Api,
@@ -18,6 +20,7 @@ import {
 import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../api/constants.ts';
 import type { Condition, MaintenanceOperatorConfig, NodeMaintenance, NodeMaintenanceStatus } from '../api/types.ts';
 import { KubeRequestError } from './errors.ts';
+import { LeanNodeListProcessor } from './lean-nodes.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
 
 /** The result of a write: conflicts, missing objects and budget refusals are outcomes, not exceptions. */
@@ -120,7 +123,11 @@ export class KubeClient {
 
   constructor(kubeConfig: KubeConfig, opts: KubeClientOptions = {}) {
     const pooled = withOneConnectionPool(kubeConfig);
-    this.core = pooled.makeApiClient(CoreV1Api);
+    // LIST nodes skips client-node's typed copy of every field (lean-nodes.ts); the rest is makeApiClient's setup.
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster');
+    const coreConfig = createConfiguration({ baseServer: new ServerConfiguration(cluster.server, {}), authMethods: { default: pooled } });
+    this.core = new CoreV1Api(coreConfig, undefined, new LeanNodeListProcessor());
     this.custom = pooled.makeApiClient(CustomObjectsApi);
     this.policy = pooled.makeApiClient(PolicyV1Api);
     this.coordination = pooled.makeApiClient(CoordinationV1Api);
@@ -227,6 +234,8 @@ export class KubeClient {
           limit: this.opts.pageSize,
           ...(c ? { _continue: c } : {}),
         })) as { items: NodeMaintenance[]; metadata?: { continue?: string } };
+        // kmaint never reads managedFields; not keeping them is a third of a 10,000-request list's memory.
+        for (const nm of res.items) delete (nm.metadata as { managedFields?: unknown }).managedFields;
         return res;
       });
     } catch (err) {
@@ -386,6 +395,20 @@ export class KubeClient {
     const name = lease.metadata?.name ?? '';
     return this.write('update leases', `updating lease ${namespace}/${name}`, () =>
       this.coordination.replaceNamespacedLease({ namespace, name, body: lease }),
+    );
+  }
+
+  /** POST of a NodeMaintenance (the handshake's request); one of that name already there is a `conflict` (409 AlreadyExists). */
+  createMaintenance(namespace: string, body: NodeMaintenance): Promise<WriteOutcome> {
+    return this.write('create nodemaintenances', `creating NodeMaintenance ${namespace}/${body.metadata.name}`, () =>
+      this.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL, body, fieldManager: this.opts.fieldManager }),
+    );
+  }
+
+  /** Merge patch of a Node's annotations (null deletes a key), preconditioned on the Node's `resourceVersion`. */
+  patchNodeAnnotations(name: string, resourceVersion: string, annotations: Record<string, string | null>): Promise<WriteOutcome> {
+    return this.write('patch nodes', `annotating node ${name}`, () =>
+      this.core.patchNode({ name, body: { metadata: { resourceVersion, annotations } }, fieldManager: this.opts.fieldManager }, mergePatch),
     );
   }
 }

@@ -4,7 +4,9 @@ export type { KubeClientOptions, RequestCounts, WriteOutcome } from './client.ts
 export { EksAuthError, KubeRequestError } from './errors.ts';
 export { DEFAULT_RETRY, isRetryable, retryDelayMs } from './retry.ts';
 export type { RetryPolicy } from './retry.ts';
-export { loadKubeConfig } from './kubeconfig.ts';
+export { KubeConfigError, kubeConfigFromText, loadKubeConfig } from './kubeconfig.ts';
+export { kubeConfigFromSecret, secretArnRegion } from './kubeconfig-secret.ts';
+export type { SecretKubeConfigOptions } from './kubeconfig-secret.ts';
 export { EKS_CLUSTER_ID_HEADER, EKS_PRESIGN_EXPIRES_SECONDS, EKS_TOKEN_PREFIX, EksTokenSource, signEksToken } from './eks-token.ts';
 export type { AwsCredentials, AwsCredentialsProvider, EksToken, EksTokenSourceOptions } from './eks-token.ts';
 export { describeEksCluster, eksKubeConfig } from './eks-kubeconfig.ts';

@@ -1,10 +1,21 @@
-// Loading a kubeconfig: an explicit path, KUBECONFIG, in-cluster service account, or ~/.kube/config.
+// Loading a kubeconfig: an explicit path, KUBECONFIG, in-cluster service account, or ~/.kube/config; or its text
+// (from an environment variable or a secret), whose content never reaches an error message.
 import { existsSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KmaintError } from '../errors/index.ts';
 
 export class KubeConfigError extends KmaintError {
   override name = 'KubeConfigError';
+}
+
+/** Switches to `context` when given; refuses a config that names no cluster. `source` names it in messages. */
+function selectContext(kc: KubeConfig, source: string, context: string | undefined): KubeConfig {
+  if (context) {
+    if (!kc.getContexts().some((c) => c.name === context)) throw new KubeConfigError(`kubeconfig ${source} has no context "${context}"`);
+    kc.setCurrentContext(context);
+  }
+  if (!kc.getCurrentCluster()) throw new KubeConfigError(`kubeconfig ${source} names no cluster`);
+  return kc;
 }
 
 export function loadKubeConfig(opts: { path?: string; context?: string } = {}): KubeConfig {
@@ -21,10 +32,40 @@ export function loadKubeConfig(opts: { path?: string; context?: string } = {}): 
     if (err instanceof KubeConfigError) throw err;
     throw new KubeConfigError(`loading kubeconfig ${path ?? '(default)'}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
-  if (opts.context) {
-    if (!kc.getContexts().some((c) => c.name === opts.context)) throw new KubeConfigError(`kubeconfig has no context "${opts.context}"`);
-    kc.setCurrentContext(opts.context);
+  return selectContext(kc, path ?? '(default)', opts.context);
+}
+
+/** The parts of a js-yaml YAMLException we may repeat: where, never what (its message quotes the text). */
+interface YamlMark {
+  line: number;
+  column: number;
+}
+
+function yamlMarkOf(err: unknown): YamlMark | undefined {
+  if (!(err instanceof Error) || err.name !== 'YAMLException') return undefined;
+  const mark = (err as { mark?: { line?: unknown; column?: unknown } }).mark;
+  return typeof mark?.line === 'number' && typeof mark.column === 'number' ? { line: mark.line, column: mark.column } : { line: -1, column: -1 };
+}
+
+/**
+ * A kubeconfig from its YAML or JSON text. `source` says where the text came from ("from KMAINT_KUBECONFIG",
+ * "from secret arn:..."). The text may hold credentials, so a syntax error reports only its position and does
+ * not keep the parser's error as `cause` (the parser quotes the offending lines).
+ */
+export function kubeConfigFromText(text: string, opts: { source: string; context?: string }): KubeConfig {
+  const kc = new KubeConfig();
+  if (text.trim() === '') throw new KubeConfigError(`kubeconfig ${opts.source} is empty`);
+  try {
+    kc.loadFromString(text);
+  } catch (err) {
+    const mark = yamlMarkOf(err);
+    if (mark) {
+      const where = mark.line >= 0 ? ` (line ${mark.line + 1}, column ${mark.column + 1})` : '';
+      throw new KubeConfigError(`kubeconfig ${opts.source} is not valid YAML${where}`);
+    }
+    // client-node's structural errors name fields and indices only ("clusters[0].cluster is missing").
+    throw new KubeConfigError(`kubeconfig ${opts.source}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
-  if (!kc.getCurrentCluster()) throw new KubeConfigError(`kubeconfig ${path ?? '(default)'} names no cluster`);
-  return kc;
+  if (kc.getContexts().length === 0 && kc.getClusters().length === 0) throw new KubeConfigError(`kubeconfig ${opts.source} is not a kubeconfig (no clusters, no contexts)`);
+  return selectContext(kc, opts.source, opts.context);
 }

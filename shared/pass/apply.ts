@@ -36,9 +36,11 @@ function objectKey(a: Action): string {
     case 'writeStatus':
     case 'patchMaintenanceMeta':
     case 'deleteMaintenance':
+    case 'createMaintenance':
       return `nm/${a.target.namespace}/${a.target.name}`;
     case 'cordonNode':
     case 'uncordonNode':
+    case 'patchNodeAnnotations':
       return `node/${a.node.name}`;
     case 'evictPod':
     case 'deletePod':
@@ -56,13 +58,17 @@ function unitKey(a: Action): string {
     case 'writeStatus':
     case 'patchMaintenanceMeta':
     case 'deleteMaintenance':
+    case 'createMaintenance':
       return `nm/${a.target.namespace}/${a.target.name}`;
     case 'cordonNode':
     case 'uncordonNode':
     case 'evictPod':
     case 'deletePod':
       return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
+    case 'patchNodeAnnotations':
+      return a.maintenance ? `nm/${a.maintenance.namespace}/${a.maintenance.name}` : `node/${a.node.name}`;
     case 'emitEvent':
+      if (a.target.kind === 'Node') return `node/${a.target.name}`;
       return a.target.kind === 'NodeMaintenance' ? `nm/${a.target.namespace}/${a.target.name}` : `config/${a.target.namespace}/${a.target.name}`;
     case 'writeConfigStatus':
       return `config/${a.target.namespace}/${a.target.name}`;
@@ -117,7 +123,21 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
     }
     case 'writeConfigStatus':
       return c.writeConfigStatus(a.target.namespace, a.target.name, rv.get(key) ?? a.target.resourceVersion, a.conditions);
+    case 'createMaintenance':
+      return c.createMaintenance(a.target.namespace, {
+        apiVersion: API_VERSION,
+        kind: NODE_MAINTENANCE_KIND,
+        metadata: { name: a.target.name, namespace: a.target.namespace, labels: a.labels, annotations: a.annotations },
+        spec: a.spec,
+      });
+    case 'patchNodeAnnotations':
+      return c.patchNodeAnnotations(a.node.name, rv.get(key) ?? a.node.resourceVersion, a.annotations);
     case 'emitEvent': {
+      if (a.target.kind === 'Node') {
+        // A cluster-scoped object's events live in `default`, as the kubelet's own Node events do.
+        const involved = { apiVersion: 'v1', kind: 'Node', name: a.target.name, namespace: '', ...(a.target.uid ? { uid: a.target.uid } : {}) };
+        return c.createEvent({ namespace: 'default', involved, type: a.type, reason: a.eventReason, message: a.message, now: opts.now, component: opts.component });
+      }
       const involved = {
         apiVersion: API_VERSION,
         kind: a.target.kind === 'NodeMaintenance' ? NODE_MAINTENANCE_KIND : CONFIG_KIND,

@@ -1,6 +1,6 @@
 // Public surface of shared/pass: one pass of one function, and the pieces it is made of.
 export { runPass, PASS_FUNCTIONS } from './run-pass.ts';
-export type { PassFunction, PassLogger, PassOptions, PassSummary } from './run-pass.ts';
+export type { PassFunction, PassLogger, PassOptions, PassSummary, PassWait } from './run-pass.ts';
 export { applyActions } from './apply.ts';
 export type { ApplyOptions, ApplyResult } from './apply.ts';
 export { acquirePassLease, releasePassLease } from './lease.ts';

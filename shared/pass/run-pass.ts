@@ -6,8 +6,9 @@ import { describeAction } from '../api/actions.ts';
 import { FINALIZER } from '../api/constants.ts';
 import { loadConfig } from '../config/index.ts';
 import type { KubeClient } from '../kube/index.ts';
+import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { planCleanup, planDrainer } from '../lifecycle/index.ts';
-import { buildSchedulingState, planScheduling } from '../scheduling/index.ts';
+import { buildSchedulingState, planScheduling, waitingMessage } from '../scheduling/index.ts';
 import { applyActions, type ApplyResult } from './apply.ts';
 import { planConfigReport } from './config-report.ts';
 import { acquirePassLease, releasePassLease } from './lease.ts';
@@ -39,6 +40,15 @@ export interface PassOptions {
   signal?: AbortSignal;
 }
 
+/** A request the scheduler leaves Pending, and why. */
+export interface PassWait {
+  /** namespace/name */
+  request: string;
+  node: string;
+  /** The Ready condition message the scheduler writes for it ("waiting: ..."). */
+  reason: string;
+}
+
 export interface PassSummary {
   fn: PassFunction;
   passId: string;
@@ -67,6 +77,11 @@ export interface PassSummary {
   configProblems: string[];
   /** Every planned action, one line each (dry runs and debug logs). */
   plan: string[];
+  /**
+   * Scheduler dry runs only: every request left Pending with its wait reason, also those whose reason is
+   * unchanged (no action). Absent otherwise, so real passes' summaries and logs stay small at 10,000 requests.
+   */
+  waits?: PassWait[];
   leaseHolder?: string;
 }
 
@@ -74,6 +89,7 @@ interface Planned {
   actions: Action[];
   inFlight: boolean;
   waiting: number;
+  waits?: PassWait[];
   admitted: number;
   becameReady: number;
   released: number;
@@ -97,7 +113,10 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<
     const limits = { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems };
     const plan = planScheduling(state, admission === undefined ? limits : { ...limits, admission }, now);
     const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: admission?.scopedProblems ?? [], poolOverlaps: plan.poolOverlaps });
-    return { ...empty, actions: [...report, ...plan.actions], waiting: plan.waiting.length, admitted: plan.admitted.length };
+    const waits = plan.waiting.map(({ key, why }) => ({ request: key, node: maintenances.get(key)?.spec.nodeName ?? '', reason: waitingMessage(why) }));
+    // The node-annotation handshake: after the scheduling writes, so a Node says Draining only once its request's admission is written.
+    const handshake = planHandshake({ nodes: base.nodeList, maintenances: base.maintenances, admittedThisPass: new Set(plan.admitted) }, loadHandshakeConfig(base.config, opts.namespace));
+    return { ...empty, actions: [...report, ...plan.actions, ...handshake.actions], waiting: plan.waiting.length, waits, admitted: plan.admitted.length };
   }
   if (fn === 'drainer') {
     const { podsByNode, pdbs } = await readDrainPods(opts.client, base);
@@ -146,7 +165,7 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     }
     summary.apiErrors = opts.client.counts.errors - errorsBefore;
     summary.retries = opts.client.counts.retries - retriesBefore;
-    opts.logger?.info({ summary: { ...summary, plan: undefined } }, `${fn} pass ${summary.outcome}`);
+    opts.logger?.info({ summary: { ...summary, plan: undefined, waits: undefined } }, `${fn} pass ${summary.outcome}`);
     return summary;
   };
 
@@ -180,6 +199,7 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     summary.awaitingCleanup = planned.awaitingCleanup;
     summary.configProblems = planned.configProblems;
     if (opts.dryRun) {
+      if (planned.waits) summary.waits = planned.waits;
       summary.workRemains = planned.actions.length > 0 || planned.inFlight;
       return finish();
     }

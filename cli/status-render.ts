@@ -1,0 +1,77 @@
+// How `kmaint status` shows its rows: a table with a drain progress bar on a terminal, one JSON object per line
+// otherwise.
+import type { StatusRow, StatusView } from './status.ts';
+import { renderTable, type Cell, type Colour } from './table.ts';
+
+/** Age as kubectl prints it: 45s, 5m30s, 12m, 3h20m, 30h, 2d5h, 12d. */
+export function ageText(seconds: number | null): string {
+  if (seconds === null) return '-';
+  const s = Math.max(0, Math.floor(seconds));
+  const m = Math.floor(s / 60);
+  const h = Math.floor(m / 60);
+  const d = Math.floor(h / 24);
+  if (s < 120) return `${s}s`;
+  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+  if (h < 3) return `${m}m`;
+  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
+  if (h < 48) return `${h}h`;
+  if (d < 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
+  return `${d}d`;
+}
+
+/** `████░░░░░░  40% 3 of 5 pods left` (left to evict of those selected); '-' before the drain starts. */
+export function drainText(drain: StatusRow['drain'], width = 10): string {
+  if (!drain) return '-';
+  const pct = Math.max(0, Math.min(100, drain.drainProgress));
+  const filled = Math.round((pct / 100) * width);
+  return `${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${String(pct).padStart(3)}% ${drain.podsLeft} of ${drain.evictionPods} pods left`;
+}
+
+export function phaseText(row: StatusRow): string {
+  return `${row.phase || 'new'}${row.deleting ? ' (deleting)' : ''}`;
+}
+
+function phaseColour(row: StatusRow): Colour {
+  if (row.deleting) return 'dim';
+  switch (row.phase) {
+    case '':
+    case 'Pending':
+      return 'yellow';
+    case 'Ready':
+      return 'green';
+    case 'RequestorFailed':
+      return 'red';
+    default:
+      return 'cyan';
+  }
+}
+
+/** `3 requests: 1 Pending, 1 Draining, 1 Ready` in the order phases first appear. */
+export function countsLine(rows: readonly StatusRow[]): string {
+  const byPhase = new Map<string, number>();
+  for (const r of rows) byPhase.set(r.phase || 'new', (byPhase.get(r.phase || 'new') ?? 0) + 1);
+  const parts = [...byPhase].map(([phase, n]) => `${n} ${phase}`);
+  return `${rows.length} request${rows.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
+export const STATUS_HEADERS = ['REQUEST', 'NODE', 'REQUESTOR', 'PHASE', 'AGE', 'DRAIN', 'MESSAGE'] as const;
+
+/** The text view: config line, counts, table. Ends with a newline. */
+export function renderStatusText(view: StatusView, opts: { colour?: boolean; width?: number } = {}): string {
+  if (view.rows.length === 0) return `${view.config}\nno NodeMaintenance requests\n`;
+  const cells = view.rows.map((r): Cell[] => [
+    { text: r.request },
+    { text: r.node },
+    { text: r.requestor },
+    { text: phaseText(r), colour: phaseColour(r) },
+    { text: ageText(r.ageSeconds) },
+    { text: drainText(r.drain), ...(r.drain ? { colour: 'cyan' as const } : {}) },
+    { text: r.message || (r.deleting ? 'deleted, cleanup pending' : '') },
+  ]);
+  return `${[view.config, countsLine(view.rows), ...renderTable(STATUS_HEADERS, cells, opts)].join('\n')}\n`;
+}
+
+/** One JSON object per request and line. */
+export function renderStatusJson(view: StatusView): string {
+  return view.rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+}

@@ -1,0 +1,83 @@
+// `kmaint status`: one row per NodeMaintenance request (node, requestor, phase, age, drain progress, and the Ready
+// condition's message, which says why a Pending request waits), and a header with the limits in force.
+import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
+import { CONFIG_NAME } from '../shared/api/index.ts';
+import { loadConfig } from '../shared/config/index.ts';
+import type { KubeClient } from '../shared/kube/index.ts';
+import { isBeingDeleted, maintenanceKey, maintenancePhase, readyCondition } from '../shared/scheduling/index.ts';
+
+export interface StatusRow {
+  /** namespace/name */
+  request: string;
+  namespace: string;
+  name: string;
+  node: string;
+  requestor: string;
+  /** The Ready condition's reason; '' for a request no pass has seen yet. */
+  phase: string;
+  createdAt: string | null;
+  ageSeconds: number | null;
+  /** Deleted by its requestor, held by the finalizer until cleanup releases it. */
+  deleting: boolean;
+  /** status.drain (evictionPods = pods to evict when the drain started), with `podsLeft` = waitForEviction's length. */
+  drain: { totalPods: number; evictionPods: number; drainProgress: number; podsLeft: number } | null;
+  /** The Ready condition's message: why it waits, what it is doing, or what went wrong. */
+  message: string;
+}
+
+export function statusRow(nm: NodeMaintenance, now: Date): StatusRow {
+  const created = nm.metadata.creationTimestamp;
+  const createdMs = created === undefined ? NaN : Date.parse(created);
+  const drain = nm.status?.drain;
+  return {
+    request: maintenanceKey(nm),
+    namespace: nm.metadata.namespace ?? '',
+    name: nm.metadata.name,
+    node: nm.spec.nodeName,
+    requestor: nm.spec.requestorID,
+    phase: maintenancePhase(nm),
+    createdAt: created ?? null,
+    ageSeconds: Number.isNaN(createdMs) ? null : Math.max(0, Math.floor((now.getTime() - createdMs) / 1000)),
+    deleting: isBeingDeleted(nm),
+    drain: drain ? { totalPods: drain.totalPods, evictionPods: drain.evictionPods, drainProgress: drain.drainProgress, podsLeft: drain.waitForEviction?.length ?? 0 } : null,
+    message: readyCondition(nm)?.message ?? '',
+  };
+}
+
+/** Rows in namespace/name order. */
+export function statusRows(maintenances: readonly NodeMaintenance[], now: Date): StatusRow[] {
+  return maintenances.map((nm) => statusRow(nm, now)).sort((a, b) => (a.request < b.request ? -1 : a.request > b.request ? 1 : 0));
+}
+
+/** The cluster-wide limits the scheduler applies, or why it admits nothing. */
+export function configLine(config: MaintenanceOperatorConfig | undefined, nodeCount: number, namespace: string): string {
+  const name = `MaintenanceOperatorConfig ${namespace}/${CONFIG_NAME}`;
+  const loaded = loadConfig(config, nodeCount);
+  const problems = [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? [])];
+  if (problems.length > 0) return `${name} has problems: ${problems.join('; ')}`;
+  const { maxParallelOperations, maxUnavailable, admission } = loaded.config;
+  const extensions = [
+    ...(admission && admission.pools.length > 0 ? [`pools ${admission.pools.map((p) => p.name).join(', ')}`] : []),
+    ...(admission?.maxUnavailablePerZone !== undefined ? [`maxUnavailablePerZone ${String(admission.maxUnavailablePerZone)}`] : []),
+    ...(admission?.windows !== undefined ? ['maintenance windows'] : []),
+  ];
+  const limits = `maxParallelOperations ${String(maxParallelOperations)}, maxUnavailable ${String(maxUnavailable)}${extensions.map((e) => `, ${e}`).join('')}`;
+  return config === undefined ? `${name} not found: defaults apply (${limits})` : `${name}: ${limits}`;
+}
+
+export interface StatusView {
+  config: string;
+  rows: StatusRow[];
+}
+
+/**
+ * Reads nodes (for percentages), requests and the config at once. When several reads fail, the first in that order
+ * is reported, so an unreachable server always gives the same message.
+ */
+export async function readStatus(client: KubeClient, namespace: string, now: Date): Promise<StatusView> {
+  const reads = [client.listNodes(), client.listMaintenances(), client.getConfig(namespace)] as const;
+  await Promise.allSettled(reads);
+  // Every read has settled, so Promise.all rejects with the first failure in array order, not the first in time.
+  const [nodes, maintenances, config] = await Promise.all(reads);
+  return { config: configLine(config, nodes.length, namespace), rows: statusRows(maintenances, now) };
+}
