@@ -70,6 +70,20 @@ describe('npm run package', () => {
     ]);
   });
 
+  it('grants reading a kubeconfig secret only when kubeconfigSecretArn is set (default: not set, no policy)', () => {
+    const t = template as Template & { Conditions?: Record<string, unknown> };
+    expect(t.Conditions).toEqual({ KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] } });
+    expect(template.Resources['KubeconfigSecretReadPolicy']).toEqual({
+      Type: 'AWS::IAM::Policy',
+      Condition: 'KubeconfigFromSecret',
+      Properties: {
+        PolicyName: 'kmaint-dev-kubeconfig-secret',
+        Roles: [{ Ref: 'IamRoleLambdaExecution' }],
+        PolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: '' }] },
+      },
+    });
+  });
+
   it.each(FUNCTIONS)('%s: handler, runtime, reserved concurrency 1, no retries, chain names in its environment', (fn) => {
     const p = template.Resources[`${LOGICAL[fn]}LambdaFunction`]?.Properties as Record<string, unknown>;
     expect([p['Handler'], p['Runtime'], p['Architectures'], p['ReservedConcurrentExecutions'], p['Timeout'], p['MemorySize'], p['FunctionName']]).toEqual([`.build/${fn}/handler.handler`, 'nodejs22.x', ['arm64'], 1, 120, 512, `kmaint-dev-${fn}`]);
@@ -82,6 +96,7 @@ describe('npm run package', () => {
       KMAINT_CHAIN_MAX_DEPTH: '3',
       KMAINT_SAFETY_MARGIN_MS: '10000',
       KMAINT_LOG_LEVEL: 'info',
+      KMAINT_KUBECONFIG_SECRET_ARN: '',
       KMAINT_FN_SCHEDULER: 'kmaint-dev-scheduler',
       KMAINT_FN_DRAINER: 'kmaint-dev-drainer',
       KMAINT_FN_CLEANUP: 'kmaint-dev-cleanup',
@@ -96,15 +111,19 @@ describe('npm run package', () => {
     expect(zipEntries(zip)).toEqual([{ name: `.build/${fn}/handler.mjs`, size: statSync(`.build/${fn}/handler.mjs`).size }]);
   });
 
-  it('takes the cluster, rate and stage from parameters', async () => {
+  it('takes the cluster, rate, stage and kubeconfig secret from parameters', async () => {
+    const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:kmaint-kubeconfig-AbCdEf';
     const out = mkdtempSync(join(tmpdir(), 'kmaint-package-'));
-    await run('npx', ['osls', 'package', '--stage', 'prod', '--param=cluster=prod-eks', '--param=rate=rate(5 minutes)', '--package', out], { env: { ...offlineEnv(), SLS_TELEMETRY_DISABLED: '1' }, timeout: 120_000 });
+    await run('npx', ['osls', 'package', '--stage', 'prod', '--param=cluster=prod-eks', '--param=rate=rate(5 minutes)', `--param=kubeconfigSecretArn=${SECRET}`, '--package', out], { env: { ...offlineEnv(), SLS_TELEMETRY_DISABLED: '1' }, timeout: 120_000 });
     const t = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
     rmSync(out, { recursive: true });
     const rules = Object.values(t.Resources).filter((r) => r.Type === 'AWS::Events::Rule');
     expect(rules.map((r) => r.Properties['ScheduleExpression'])).toEqual(['rate(5 minutes)', 'rate(5 minutes)', 'rate(5 minutes)']);
     expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('"cluster/prod-eks"');
     expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('"function","kmaint-prod-drainer"');
+    expect((t as Template & { Conditions?: unknown }).Conditions).toEqual({ KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': [SECRET, ''] }] } });
+    expect(t.Resources['KubeconfigSecretReadPolicy']?.Properties['PolicyDocument']).toEqual({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: SECRET }] });
+    expect((t.Resources['SchedulerLambdaFunction']?.Properties['Environment'] as { Variables: Record<string, string> }).Variables['KMAINT_KUBECONFIG_SECRET_ARN']).toBe(SECRET);
   });
 
   it('the bundled scheduler runs as Lambda would load it, against the testbed', async () => {
@@ -126,4 +145,28 @@ describe('npm run package', () => {
     expect(logLines.every((l) => l['requestId'] === 'req-bundle')).toBe(true);
     expect(logLines.filter((l) => '_aws' in l).map((l) => l['Function'])).toEqual(['scheduler']);
   });
+});
+
+describe('npm run build:cli (the container image runs this bundle)', () => {
+  it('bundles the CLI into one file that runs a pass against the testbed with no node_modules beside it', async () => {
+    const build = await run('npm', ['run', 'build:cli'], { timeout: 180_000 });
+    expect(build.stdout).toContain('dist/kmaint.mjs');
+    const alone = mkdtempSync(join(tmpdir(), 'kmaint-cli-bundle-'));
+    const bundle = join(alone, 'kmaint.mjs');
+    await run('cp', ['dist/kmaint.mjs', bundle]);
+    try {
+      await installCrds();
+      const env = { PATH: process.env['PATH'] ?? '', HOME: alone };
+      const r = await run(process.execPath, [bundle, '--kubeconfig', testbed().kmaintKubeconfigPath, '-o', 'json', 'pass', 'scheduler', '--dry-run'], { cwd: alone, env, timeout: 90_000 });
+      const summary = JSON.parse(r.stdout.trim().split('\n')[0] ?? '') as { fn: string; outcome: string; errors: string[] };
+      expect([summary.fn, summary.outcome, summary.errors]).toEqual(['scheduler', 'dry-run', []]);
+      const bad = await run(process.execPath, [bundle, 'pass', 'nosuch'], { cwd: alone, env, timeout: 30_000 }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+      );
+      expect(bad).toEqual({ code: 2, stderr: 'kmaint: unknown function "nosuch": expected one of scheduler, drainer, cleanup\n' });
+    } finally {
+      rmSync(alone, { recursive: true, force: true });
+    }
+  }, 240_000);
 });
