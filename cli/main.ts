@@ -191,4 +191,9 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// `kmaint status | head`: the reader went away; stop quietly as other commands do, not with a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
 process.exitCode = await main(process.argv);
