@@ -106,7 +106,7 @@ program
 program
   .command('plan')
   .description('dry run of every function (or one): each decision with its reason, and why each Pending request waits; writes nothing')
-  .argument('[function]', `one of ${PASS_FUNCTIONS.join(', ')} (default: all three)`)
+  .argument('[function]', `one of ${PASS_FUNCTIONS.join(', ')} (default: all)`)
   .action(async (name: string | undefined) => {
     const flags = program.opts<GlobalFlags>();
     const functions = name === undefined ? [...PASS_FUNCTIONS] : [passFunction(name)];

@@ -1,11 +1,11 @@
-// Admission beyond the cluster-wide limits on the testbed: pools by the kmaint.io/pool label, a zone limit and
-// maintenance windows, through the real scheduler pass; the wait messages are read back from the objects.
+// Admission beyond the cluster-wide limits, on the testbed and on the sim: pools by the kmaint.io/pool label, a zone
+// limit and maintenance windows, through the real scheduler pass; the wait messages are read back from the objects.
 import { randomBytes } from 'node:crypto';
 import type { V1Node } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, VERSION, CONFIG_PLURAL } from '../shared/api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
-import { kubectl } from './support/cluster.ts';
+import { clusterKind, kubectl } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, getNM, installCrds, nodes, pass, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
 
 const ns = `adm-${randomBytes(3).toString('hex')}`;
@@ -42,12 +42,12 @@ async function configStatus(): Promise<MaintenanceOperatorConfig['status']> {
   return cfg.status;
 }
 
-describe('admission with pools, zones and windows on the testbed', () => {
+describe(`admission with pools, zones and windows on the ${clusterKind()}`, () => {
   beforeAll(async () => {
     await installCrds();
     await admin().core.createNamespace({ body: { metadata: { name: ns } } });
     all = await nodes();
-    // Exact messages count cordoned nodes; every node of the shared testbed must start schedulable.
+    // Exact messages count cordoned nodes; every node of the cluster must start schedulable.
     expect(all.filter((n) => n.spec?.unschedulable === true).map(nameOf)).toEqual([]);
     expect(inPool('general').length).toBeGreaterThanOrEqual(4);
     expect(inPool('gpu').length).toBeGreaterThanOrEqual(1);

@@ -157,6 +157,7 @@ describe('kmaint CLI against the testbed', () => {
         `  ${ns}/second (${node}) ${waitMessage}`,
         'drainer: nothing to do',
         'cleanup: nothing to do',
+        'reaper: nothing to do',
         '',
       ].join('\n'),
     );
@@ -167,7 +168,7 @@ describe('kmaint CLI against the testbed', () => {
     expect((await asKmaint(['pass', 'scheduler'])).code).toBe(0);
     expect((await getNM(ns, 'second'))?.status?.conditions?.find((c) => c.type === 'Ready')?.message).toBe(waitMessage);
     const text = await asKmaint(['plan', '-o', 'text']);
-    expect(text.stdout).toBe(['scheduler: 1 request waiting', `  ${ns}/second (${node}) ${waitMessage}`, 'drainer: nothing to do', 'cleanup: nothing to do', ''].join('\n'));
+    expect(text.stdout).toBe(['scheduler: 1 request waiting', `  ${ns}/second (${node}) ${waitMessage}`, 'drainer: nothing to do', 'cleanup: nothing to do', 'reaper: nothing to do', ''].join('\n'));
     const json = await asKmaint(['plan', '-o', 'json']);
     expect([json.code, json.stderr]).toEqual([0, '']);
     const summaries = jsonLines(json.stdout);
@@ -175,6 +176,7 @@ describe('kmaint CLI against the testbed', () => {
       ['scheduler', 'dry-run', 0],
       ['drainer', 'dry-run', 0],
       ['cleanup', 'dry-run', 0],
+      ['reaper', 'dry-run', 0],
     ]);
     expect(summaries[0]?.['waits']).toEqual([{ request: `${ns}/second`, node, reason: waitMessage }]);
   });
@@ -284,9 +286,9 @@ describe('kmaint CLI against the testbed', () => {
   });
 
   it.concurrent.each([
-    { name: 'an unknown function (pass)', args: ['pass', 'nope'], code: 2, stderr: 'kmaint: unknown function "nope": expected one of scheduler, drainer, cleanup\n' },
-    { name: 'an unknown function (plan)', args: ['plan', 'nope'], code: 2, stderr: 'kmaint: unknown function "nope": expected one of scheduler, drainer, cleanup\n' },
-    { name: 'an unknown function (invoke)', args: ['invoke', 'nope'], code: 2, stderr: 'kmaint: unknown function "nope": expected one of scheduler, drainer, cleanup\n' },
+    { name: 'an unknown function (pass)', args: ['pass', 'nope'], code: 2, stderr: 'kmaint: unknown function "nope": expected one of scheduler, drainer, cleanup, reaper\n' },
+    { name: 'an unknown function (plan)', args: ['plan', 'nope'], code: 2, stderr: 'kmaint: unknown function "nope": expected one of scheduler, drainer, cleanup, reaper\n' },
+    { name: 'an unknown function (invoke)', args: ['invoke', 'nope'], code: 2, stderr: 'kmaint: unknown function "nope": expected one of scheduler, drainer, cleanup, reaper\n' },
     { name: 'a missing kubeconfig', args: ['--kubeconfig', '/nonexistent/kubeconfig', 'status'], code: 2, stderr: 'kmaint: kubeconfig /nonexistent/kubeconfig does not exist\n' },
     { name: 'an unknown context', args: ['--context', 'nope', 'plan'], code: 2, stderr: `kmaint: kubeconfig ${'KMAINT_KC'} has no context "nope"\n` },
     { name: 'a bad duration', args: ['run', 'all', '--timeout', 'soon'], code: 2, stderr: 'kmaint: invalid duration "soon": use e.g. 30s, 5m, 1h\n' },

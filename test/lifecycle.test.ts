@@ -1,11 +1,11 @@
-// The NodeMaintenance lifecycle end to end: kmaint's real passes through client-node against the testbed.
+// The NodeMaintenance lifecycle end to end: kmaint's real passes through client-node, on the testbed and on the sim.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyV1Api } from '@kubernetes/client-node';
 import { ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_READY_TIME, FINALIZER } from '../shared/api/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass } from '../shared/pass/index.ts';
-import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { adminKubeConfig, auditLog, clusterKind, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
 import {
   KMAINT_NS,
   admin,
@@ -40,7 +40,7 @@ async function nmTable(): Promise<string[][]> {
   return r.stdout.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
 }
 
-describe('NodeMaintenance lifecycle on the testbed', () => {
+describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
   beforeAll(async () => {
     await installCrds();
     await admin().core.createNamespace({ body: { metadata: { name: ns } } });
@@ -221,7 +221,7 @@ describe('NodeMaintenance lifecycle on the testbed', () => {
       const msg = nm?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
       return phaseOf(nm) === 'Draining' && msg.includes(`waits for PodDisruptionBudget ${ns}/guard`) ? msg : undefined;
     });
-    expect(blocked).toBe(`draining: 1 of 1 pods left; pod ${ns}/guarded-a waits for PodDisruptionBudget ${ns}/guard (allows 0 disruptions: needs 1 healthy, has 1 of 1 expected)`);
+    expect(blocked).toBe(`draining: 1 of 1 pods left; pod ${ns}/guarded-a waits for PodDisruptionBudget ${ns}/guard (allows 0 disruptions: needs 1 healthy, has 1 of 1 expected): a single replica: its only pod cannot leave without breaking the budget`);
     await policy.patchNamespacedPodDisruptionBudget({ namespace: ns, name: 'guard', body: { spec: { minAvailable: 0 } } }, (await import('@kubernetes/client-node')).setHeaderOptions('Content-Type', 'application/merge-patch+json'));
     await untilPhase(ns, 'guarded', 'Ready');
     expect((await podsOn(node)).filter((p) => p.metadata?.namespace === ns && !p.metadata.deletionTimestamp)).toEqual([]);

@@ -10,8 +10,8 @@ import { testbed } from './support/cluster.ts';
 import { installCrds } from './support/kmaint.ts';
 
 const run = promisify(execFile);
-const FUNCTIONS = ['scheduler', 'drainer', 'cleanup'] as const;
-const LOGICAL = { scheduler: 'Scheduler', drainer: 'Drainer', cleanup: 'Cleanup' } as const;
+const FUNCTIONS = ['scheduler', 'drainer', 'cleanup', 'reaper'] as const;
+const LOGICAL = { scheduler: 'Scheduler', drainer: 'Drainer', cleanup: 'Cleanup', reaper: 'Reaper' } as const;
 
 /** The environment without any AWS credential or profile, so nothing can reach an account. */
 function offlineEnv(): NodeJS.ProcessEnv {
@@ -54,11 +54,11 @@ describe('npm run package', () => {
   it('puts each function on its EventBridge schedule, rate(1 minute) by default', () => {
     const rules = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Events::Rule');
     expect(rules.map((r) => r.Properties).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
-      ['Cleanup', 'Drainer', 'Scheduler'].map((fn) => ({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED', Targets: [{ Arn: { 'Fn::GetAtt': [`${fn}LambdaFunction`, 'Arn'] }, Id: `${fn.toLowerCase()}Schedule` }] })),
+      ['Cleanup', 'Drainer', 'Reaper', 'Scheduler'].map((fn) => ({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED', Targets: [{ Arn: { 'Fn::GetAtt': [`${fn}LambdaFunction`, 'Arn'] }, Id: `${fn.toLowerCase()}Schedule` }] })),
     );
   });
 
-  it('gives the role exactly: its log groups, invoking drainer and cleanup, describing its cluster', () => {
+  it('gives the role exactly: its log groups, invoking drainer and cleanup, describing its cluster, terminating only its cluster\'s tagged instances', () => {
     const role = template.Resources['IamRoleLambdaExecution']?.Properties as { Policies: Array<{ PolicyDocument: { Statement: unknown[] } }>; ManagedPolicyArns?: unknown };
     expect(role.Policies).toHaveLength(1);
     expect(role.ManagedPolicyArns).toBeUndefined();
@@ -67,6 +67,14 @@ describe('npm run package', () => {
       { Effect: 'Allow', Action: ['logs:PutLogEvents'], Resource: [{ 'Fn::Sub': 'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/kmaint-dev*:*:*' }] },
       { Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [arn('lambda', 'function:kmaint-dev-drainer'), arn('lambda', 'function:kmaint-dev-cleanup')] },
       { Effect: 'Allow', Action: ['eks:DescribeCluster'], Resource: arn('eks', 'cluster/my-eks-cluster') },
+      { Effect: 'Allow', Action: ['autoscaling:DescribeAutoScalingInstances'], Resource: '*' },
+      { Effect: 'Allow', Action: ['ec2:TerminateInstances'], Resource: arn('ec2', 'instance/*'), Condition: { StringEquals: { 'aws:ResourceTag/eks:cluster-name': 'my-eks-cluster' } } },
+      {
+        Effect: 'Allow',
+        Action: ['autoscaling:TerminateInstanceInAutoScalingGroup'],
+        Resource: arn('autoscaling', 'autoScalingGroup:*:autoScalingGroupName/*'),
+        Condition: { StringEquals: { 'aws:ResourceTag/eks:cluster-name': 'my-eks-cluster' } },
+      },
     ]);
   });
 
@@ -100,6 +108,7 @@ describe('npm run package', () => {
       KMAINT_FN_SCHEDULER: 'kmaint-dev-scheduler',
       KMAINT_FN_DRAINER: 'kmaint-dev-drainer',
       KMAINT_FN_CLEANUP: 'kmaint-dev-cleanup',
+      KMAINT_FN_REAPER: 'kmaint-dev-reaper',
     });
     const invokeConfig = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::EventInvokeConfig' && JSON.stringify(r.Properties['FunctionName']) === JSON.stringify({ Ref: `${LOGICAL[fn]}LambdaFunction` }));
     expect([invokeConfig?.Properties['MaximumRetryAttempts'], invokeConfig?.Properties['MaximumEventAgeInSeconds']]).toEqual([0, 300]);
@@ -118,8 +127,9 @@ describe('npm run package', () => {
     const t = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
     rmSync(out, { recursive: true });
     const rules = Object.values(t.Resources).filter((r) => r.Type === 'AWS::Events::Rule');
-    expect(rules.map((r) => r.Properties['ScheduleExpression'])).toEqual(['rate(5 minutes)', 'rate(5 minutes)', 'rate(5 minutes)']);
+    expect(rules.map((r) => r.Properties['ScheduleExpression'])).toEqual(['rate(5 minutes)', 'rate(5 minutes)', 'rate(5 minutes)', 'rate(5 minutes)']);
     expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('"cluster/prod-eks"');
+    expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('{"StringEquals":{"aws:ResourceTag/eks:cluster-name":"prod-eks"}}');
     expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('"function","kmaint-prod-drainer"');
     expect((t as Template & { Conditions?: unknown }).Conditions).toEqual({ KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': [SECRET, ''] }] } });
     expect(t.Resources['KubeconfigSecretReadPolicy']?.Properties['PolicyDocument']).toEqual({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: SECRET }] });
@@ -164,7 +174,7 @@ describe('npm run build:cli (the container image runs this bundle)', () => {
         () => ({ code: 0, stderr: '' }),
         (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
       );
-      expect(bad).toEqual({ code: 2, stderr: 'kmaint: unknown function "nosuch": expected one of scheduler, drainer, cleanup\n' });
+      expect(bad).toEqual({ code: 2, stderr: 'kmaint: unknown function "nosuch": expected one of scheduler, drainer, cleanup, reaper\n' });
     } finally {
       rmSync(alone, { recursive: true, force: true });
     }

@@ -49,8 +49,8 @@ async function builtBase(): Promise<Manifest[]> {
 }
 
 /** Each verb × resource a role grants, as the audit log names requests ("create pods/eviction"), sorted. */
-function grants(manifests: Manifest[], kind: 'ClusterRole' | 'Role'): string[] {
-  const role = manifests.find((m) => m.kind === kind && m.metadata.name === 'kmaint');
+function grants(manifests: Manifest[], kind: 'ClusterRole' | 'Role', name = 'kmaint'): string[] {
+  const role = manifests.find((m) => m.kind === kind && m.metadata.name === name);
   return (role?.rules ?? []).flatMap((r) => (r.resources ?? []).flatMap((res) => r.verbs.map((v) => `${v} ${res}`))).sort();
 }
 
@@ -59,6 +59,8 @@ function grants(manifests: Manifest[], kind: 'ClusterRole' | 'Role'): string[] {
  * Ready, garbage-collect, uncordon, remove the finalizer; report an invalid config. Passes run as the ServiceAccount.
  */
 async function lifecycleAsServiceAccount(node: string, policy: PolicyV1Api): Promise<void> {
+  // medik8s: an expired lease of another tool on the node is taken over (list, update) and released at cleanup (delete).
+  await createExpiredMedik8sLease(node);
   await createNM(ns, 'rbac-drain', { requestorID: 'rbac.example.com', nodeName: node, drainSpec: { force: true, podSelector: 'drain=yes' } });
   await driveUntil('drain blocked by the budget', async () => {
     const msg = (await getNM(ns, 'rbac-drain'))?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
@@ -71,6 +73,13 @@ async function lifecycleAsServiceAccount(node: string, policy: PolicyV1Api): Pro
   expect((await pass('cleanup', { now: new Date(Date.now() + 3601_000) })).collected).toBe(1);
   await driveUntil('rbac-drain gone', async () => ((await getNM(ns, 'rbac-drain')) === undefined ? true : undefined));
   expect(await isUnschedulable(node)).toBe(false);
+  expect((await kubectl(['get', 'lease', '-n', MEDIK8S_NS, `node-${node}`, '--ignore-not-found', '-o', 'name'])).stdout).toBe('');
+  // A second request on a node without a medik8s lease creates one (create), then cleanup releases it again.
+  await createNM(ns, 'rbac-lease', { requestorID: 'rbac.example.com', nodeName: node });
+  await untilPhase(ns, 'rbac-lease', 'Ready');
+  expect((await kubectl(['get', 'lease', '-n', MEDIK8S_NS, `node-${node}`, '-o', 'jsonpath={.spec.holderIdentity}'])).stdout).toBe(`kmaint/${ns}/rbac-lease`);
+  await kubectl(['delete', 'nodemaintenance', '-n', ns, 'rbac-lease', '--wait=false']);
+  await driveUntil('rbac-lease gone', async () => ((await getNM(ns, 'rbac-lease')) === undefined ? true : undefined));
   // An invalid config is reported on its status and by a Warning event in kmaint's namespace.
   await setConfig({ maxParallelOperations: 'abc%' });
   expect((await pass('scheduler')).configProblems).toEqual([expect.stringContaining('maxParallelOperations')]);
@@ -87,6 +96,15 @@ async function lifecycleAsServiceAccount(node: string, policy: PolicyV1Api): Pro
 }
 
 const DESIRED_STATE = 'kmaint.io/desired-state';
+const MEDIK8S_NS = 'medik8s-leases';
+
+/** A medik8s lease on `node` whose holder stopped renewing it an hour ago: free to take over. */
+async function createExpiredMedik8sLease(node: string): Promise<void> {
+  const renewed = new Date(Date.now() - 7200_000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: `node-${node}`, namespace: MEDIK8S_NS }, spec: { holderIdentity: 'old-tool', leaseDurationSeconds: 3600, renewTime: renewed } };
+  const created = await kubectl(['create', '-f', '-'], { input: JSON.stringify(lease) });
+  expect([created.code, created.stderr]).toEqual([0, '']);
+}
 
 async function annotateNode(node: string, annotations: Record<string, string | null>): Promise<void> {
   await admin().core.patchNode({ name: node, body: { metadata: { annotations } } }, mergePatch);
@@ -106,6 +124,8 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     await setConfig(undefined);
     await setUnschedulable(node, false);
     await kubectl(['delete', 'namespace', ns, '--wait=false']);
+    // Waited for: a terminating medik8s-leases would make later files' cordons wait on a lease they cannot create.
+    await kubectl(['delete', 'namespace', MEDIK8S_NS, '--ignore-not-found', '--wait=true']);
   });
 
   it('the ClusterRole and Role grant exactly these verbs and resources, without wildcards', async () => {
@@ -115,6 +135,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
       'create pods/eviction',
       'delete nodemaintenances',
       'delete pods',
+      'get namespaces',
       'list nodemaintenances',
       'list nodes',
       'list poddisruptionbudgets',
@@ -123,6 +144,11 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
       'patch nodemaintenances/status',
       'patch nodes',
     ]);
+    // Bound only inside medik8s-leases (infra/medik8s); the namespace GET is limited to that one name.
+    expect(grants(manifests, 'ClusterRole', 'kmaint-medik8s-leases')).toEqual(['create leases', 'delete leases', 'list leases', 'update leases']);
+    const clusterRole = manifests.find((m) => m.kind === 'ClusterRole' && m.metadata.name === 'kmaint');
+    expect(clusterRole?.rules?.filter((r) => r.resources?.includes('namespaces')).map((r) => r.resourceNames)).toEqual([[MEDIK8S_NS]]);
+    expect(manifests.filter((m) => m.kind === 'ClusterRoleBinding').map((m) => (m as unknown as { roleRef: { name: string } }).roleRef.name)).toEqual(['kmaint']);
     expect(grants(manifests, 'Role')).toEqual(['create leases', 'create nodemaintenances', 'get leases', 'get maintenanceoperatorconfigs', 'patch maintenanceoperatorconfigs/status', 'update leases']);
     const rules = manifests.filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role').flatMap((m) => m.rules ?? []);
     expect(rules.flatMap((r) => [...(r.apiGroups ?? []), ...(r.resources ?? []), ...r.verbs]).filter((s) => s.includes('*'))).toEqual([]);
@@ -133,6 +159,10 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     const policy = adminKubeConfig().makeApiClient(PolicyV1Api);
     // Without its leases the first pass of each function must create them.
     await kubectl(['delete', 'lease', '-n', KMAINT_NS, 'kmaint-scheduler', 'kmaint-drainer', 'kmaint-cleanup', '--ignore-not-found']);
+    // A medik8s tool's namespace, and infra/medik8s binding kmaint's lease rights inside it.
+    await kubectl(['create', 'namespace', MEDIK8S_NS]);
+    const bound = await kubectl(['apply', '-k', 'infra/medik8s']);
+    expect([bound.code, bound.stdout.trim(), bound.stderr]).toEqual([0, 'rolebinding.rbac.authorization.k8s.io/kmaint created', '']);
     await setConfig(undefined);
     // Drained: one pod evicted at once, one held by a budget until it is relaxed, one finished pod deleted.
     await bindPod(ns, 'evictee', node, { labels: { drain: 'yes' } });
@@ -168,12 +198,16 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     await audit.sync();
 
     const manifests = await builtBase();
-    const granted = [...new Set([...grants(manifests, 'ClusterRole'), ...grants(manifests, 'Role')])].sort();
+    const granted = [...new Set([...grants(manifests, 'ClusterRole'), ...grants(manifests, 'ClusterRole', 'kmaint-medik8s-leases'), ...grants(manifests, 'Role')])].sort();
     const requests = audit.entries({ since: mark, user });
     expect(refused()).toEqual([]);
     expect([...new Set(requests.map((e) => `${e.verb} ${e.resource}`))].sort()).toEqual(granted);
-    // The Role's rules are used only in kmaint's namespace, and only on the config named `default`.
-    const namespaced = requests.filter((e) => e.resource === 'leases' || e.resource.startsWith('maintenanceoperatorconfigs'));
+    // The Role's rules are used only in kmaint's namespace, and only on the config named `default`; leases elsewhere only
+    // in medik8s-leases, only the node's, and the only namespace read is that one.
+    const medik8s = requests.filter((e) => e.resource === 'leases' && e.namespace === MEDIK8S_NS);
+    expect([...new Set(medik8s.filter((e) => e.verb !== 'list').map((e) => `${e.verb} ${e.name}`))].sort()).toEqual([`create node-${node}`, `delete node-${node}`, `update node-${node}`]);
+    expect([...new Set(requests.filter((e) => e.resource === 'namespaces').map((e) => `${e.verb} ${e.name}`))]).toEqual([`get ${MEDIK8S_NS}`]);
+    const namespaced = requests.filter((e) => (e.resource === 'leases' && e.namespace !== MEDIK8S_NS) || e.resource.startsWith('maintenanceoperatorconfigs'));
     expect([...new Set(namespaced.map((e) => e.namespace))]).toEqual([KMAINT_NS]);
     expect([...new Set(namespaced.filter((e) => e.resource !== 'leases').map((e) => e.name))]).toEqual(['default']);
     expect([...new Set(namespaced.filter((e) => e.verb === 'create').map((e) => e.name))].sort()).toEqual(['kmaint-cleanup', 'kmaint-drainer', 'kmaint-scheduler']);
@@ -182,7 +216,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     expect(created.map((e) => [e.namespace, e.code])).toEqual([[KMAINT_NS, 201]]);
   });
 
-  it.each(['scheduler', 'drainer', 'cleanup'])('CronJob kmaint-%s runs `kmaint run %s` every minute as the ServiceAccount, non-root, read-only, bounded', async (fn) => {
+  it.each(['scheduler', 'drainer', 'cleanup', 'reaper'])('CronJob kmaint-%s runs `kmaint run %s` every minute as the ServiceAccount, non-root, read-only, bounded', async (fn) => {
     const cronJob = (await builtBase()).find((m) => m.kind === 'CronJob' && m.metadata.name === `kmaint-${fn}`);
     const spec = cronJob?.spec as {
       schedule: string;
@@ -215,10 +249,12 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
         'serviceaccount/kmaint unchanged',
         'role.rbac.authorization.k8s.io/kmaint unchanged',
         'clusterrole.rbac.authorization.k8s.io/kmaint unchanged',
+        'clusterrole.rbac.authorization.k8s.io/kmaint-medik8s-leases unchanged',
         'rolebinding.rbac.authorization.k8s.io/kmaint unchanged',
         'clusterrolebinding.rbac.authorization.k8s.io/kmaint unchanged',
         'cronjob.batch/kmaint-cleanup unchanged',
         'cronjob.batch/kmaint-drainer unchanged',
+        'cronjob.batch/kmaint-reaper unchanged',
         'cronjob.batch/kmaint-scheduler unchanged',
         'maintenanceoperatorconfig.maintenance.nvidia.com/default created',
       ]);

@@ -1,9 +1,13 @@
-// The testbed is a real control plane: CRDs with printer columns and validation, cordon, kubectl drain
-// held by a PodDisruptionBudget, the eviction API's 429, and an audit log that counts exact requests.
+// What a real control plane does and the behaviour suite relies on, checked on both clusters (the testbed is the judge,
+// the sim must answer the same): CRDs with printer columns and validation, cordon, kubectl drain held by a
+// PodDisruptionBudget, the eviction API's 429, request counts by user and verb, and RBAC (testbed only).
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsV1Api, CoreV1Api, KubeConfig, PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
-import { adminKubeConfig, auditLog, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { KMAINT_NS } from './support/kmaint.ts';
+import { adminKubeConfig, auditLog, clusterKind, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { rawApi } from './support/raw-api.ts';
+import { testbedOnlyTests } from './support/testbed-only.ts';
 
 const ns = `contract-${randomBytes(3).toString('hex')}`;
 
@@ -11,7 +15,8 @@ function podReady(p: V1Pod): boolean {
   return p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true && !p.metadata?.deletionTimestamp;
 }
 
-describe('testbed contract (real kube-apiserver, kcm, scheduler; simulated kubelet)', () => {
+describe(`cluster contract on the ${clusterKind()}`, () => {
+  const testbedOnly = testbedOnlyTests();
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
   const apps = adminKubeConfig().makeApiClient(AppsV1Api);
   const policy = adminKubeConfig().makeApiClient(PolicyV1Api);
@@ -176,4 +181,23 @@ spec:
     expect(audit.countByVerb({ since: mark, user: 'kmaint' })).toEqual({ 'get nodes': 2, 'list pods': 1, 'patch nodes': 1 });
     expect(audit.entries({ since: mark, user: 'kmaint', verb: 'patch' }).map((e) => [e.resource, e.name, e.code])).toEqual([['nodes', node, 200]]);
   });
+
+  testbedOnly.it('RBAC: the kmaint ServiceAccount is refused what infra/base does not grant, with the real 403', 'RBAC enforcement', async () => {
+    const r = await rawApi('GET', `/api/v1/namespaces/${KMAINT_NS}/secrets`, { as: 'kmaint' });
+    expect([r.status, r.body]).toEqual([
+      403,
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `secrets is forbidden: User "${testbed().kmaintUser}" cannot list resource "secrets" in API group "" in the namespace "${KMAINT_NS}"`,
+        reason: 'Forbidden',
+        details: { kind: 'secrets' },
+        code: 403,
+      },
+    ]);
+  });
+
+  testbedOnly.report();
 });

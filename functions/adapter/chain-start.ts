@@ -4,7 +4,7 @@ import type { PassFunction } from '#pass';
 import type { ChainStarter } from '#runtime';
 import type { ChainEvent } from './event.ts';
 
-export function lambdaChainStarter(lambda: () => LambdaClient, functionNames: Record<PassFunction, string | undefined>, from: PassFunction): ChainStarter {
+export function lambdaChainStarter(lambda: () => LambdaClient, functionNames: Partial<Record<PassFunction, string | undefined>>, from: PassFunction): ChainStarter {
   return async (target, depth) => {
     const FunctionName = functionNames[target];
     if (!FunctionName) throw new Error(`starting ${target}: KMAINT_FN_${target.toUpperCase()} is not set`);

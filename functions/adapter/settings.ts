@@ -15,7 +15,7 @@ export interface LambdaSettings {
   /** Namespace of the MaintenanceOperatorConfig and the pass leases. */
   namespace: string;
   cluster: ClusterAccess;
-  chain: { enabled: boolean; maxDepth: number; functionNames: Record<PassFunction, string | undefined> };
+  chain: { enabled: boolean; maxDepth: number; functionNames: Partial<Record<PassFunction, string | undefined>> };
   safetyMarginMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   metricsNamespace: string;

@@ -34,6 +34,23 @@ export interface PodRef {
   uid?: string;
 }
 
+/**
+ * A coordination.k8s.io Lease to write as a whole: created when `resourceVersion` is absent, else replaced with
+ * that resourceVersion as the precondition. `owner` becomes the Lease's owner reference to its Node.
+ */
+export interface NodeLeaseWrite {
+  namespace: string;
+  name: string;
+  resourceVersion?: string;
+  holder: string;
+  durationSeconds: number;
+  /** MicroTime strings (RFC 3339 with microseconds). */
+  acquireTime: string;
+  renewTime: string;
+  transitions: number;
+  owner: { name: string; uid: string };
+}
+
 export type Action =
   /** Replace the NodeMaintenance status (status subresource). `phaseFrom`/`phaseTo` set when the Ready reason changes. */
   | { kind: 'writeStatus'; target: MaintenanceRef; status: NodeMaintenanceStatus; phaseFrom?: string; phaseTo?: string; reason: string }
@@ -79,7 +96,11 @@ export type Action =
       eventReason: string;
       message: string;
       reason: string;
-    };
+    }
+  /** Take or renew the medik8s node lease for a request, before its node is cordoned (joins the request's unit). */
+  | { kind: 'takeNodeLease'; lease: NodeLeaseWrite; maintenance: MaintenanceRef; reason: string }
+  /** Give the medik8s node lease back: delete it, preconditioned on the resourceVersion the plan saw. */
+  | { kind: 'releaseNodeLease'; lease: { namespace: string; name: string; resourceVersion: string }; maintenance: MaintenanceRef; reason: string };
 
 export type ActionKind = Action['kind'];
 
@@ -108,6 +129,10 @@ export function describeAction(action: Action): string {
       return `annotate node ${action.node.name} ${Object.entries(action.annotations)
         .map(([key, value]) => (value === null ? `-${key}` : `${key}=${value}`))
         .join(' ')}: ${action.reason}`;
+    case 'takeNodeLease':
+      return `take lease ${action.lease.namespace}/${action.lease.name} as ${action.lease.holder} for ${action.lease.durationSeconds} s: ${action.reason}`;
+    case 'releaseNodeLease':
+      return `release lease ${action.lease.namespace}/${action.lease.name}: ${action.reason}`;
     case 'emitEvent':
       return `event ${action.type} ${action.eventReason} on ${action.target.kind === 'Node' ? `node ${action.target.name}` : `${action.target.namespace}/${action.target.name}`}: ${action.message}`;
   }

@@ -159,6 +159,27 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'LABEL_HANDSHAKE', actual: LABEL_HANDSHAKE, expected: 'kmaint.io/handshake' },
   { name: 'HANDSHAKE_REQUEST_PREFIX', actual: HANDSHAKE_REQUEST_PREFIX, expected: 'handshake-' },
   { name: 'EVENT_REASON_HANDSHAKE_REFUSED', actual: EVENT_REASON_HANDSHAKE_REFUSED, expected: 'HandshakeRefused' },
+  { name: 'EVENT_REASON_NODE_LEASE_HELD', actual: constants.EVENT_REASON_NODE_LEASE_HELD, expected: 'NodeLeaseHeld' },
+  { name: 'MEDIK8S_LEASE_NAMESPACE', actual: constants.MEDIK8S_LEASE_NAMESPACE, expected: 'medik8s-leases' },
+  { name: 'MEDIK8S_LEASE_PREFIX', actual: constants.MEDIK8S_LEASE_PREFIX, expected: 'node-' },
+  { name: 'MEDIK8S_HOLDER_PREFIX', actual: constants.MEDIK8S_HOLDER_PREFIX, expected: 'kmaint/' },
+  { name: 'ANNOTATION_MEDIK8S_LEASE', actual: constants.ANNOTATION_MEDIK8S_LEASE, expected: 'kmaint.io/medik8s-lease' },
+  { name: 'ANNOTATION_CORDONED_BY', actual: constants.ANNOTATION_CORDONED_BY, expected: 'kmaint.io/cordoned-by' },
+  { name: 'ANNOTATION_CORDON_REASON', actual: constants.ANNOTATION_CORDON_REASON, expected: 'kmaint.io/cordon-reason' },
+  { name: 'ANNOTATION_CORDON_RECORDED', actual: constants.ANNOTATION_CORDON_RECORDED, expected: 'kmaint.io/cordon-recorded' },
+  // The reaper (issue 9).
+  { name: 'REAPER_REQUESTOR', actual: constants.REAPER_REQUESTOR, expected: 'reaper.kmaint.io' },
+  { name: 'REAP_REQUEST_PREFIX', actual: constants.REAP_REQUEST_PREFIX, expected: 'reap-' },
+  { name: 'LABEL_REAPER', actual: constants.LABEL_REAPER, expected: 'kmaint.io/reaper' },
+  { name: 'ANNOTATION_REAPER_PROVIDER_ID', actual: constants.ANNOTATION_REAPER_PROVIDER_ID, expected: 'kmaint.io/reaper-provider-id' },
+  { name: 'ANNOTATION_REAPER_FORCE_RETRY', actual: constants.ANNOTATION_REAPER_FORCE_RETRY, expected: 'kmaint.io/reaper-force-retry-on-error' },
+  { name: 'ANNOTATION_REAPER_DECISION', actual: constants.ANNOTATION_REAPER_DECISION, expected: 'kmaint.io/reaper-decision' },
+  { name: 'ANNOTATION_REAPED', actual: constants.ANNOTATION_REAPED, expected: 'kmaint.io/reaped' },
+  { name: 'EVENT_REASON_REAP_SKIPPED', actual: constants.EVENT_REASON_REAP_SKIPPED, expected: 'ReapSkipped' },
+  { name: 'EVENT_REASON_REAP_REQUESTED', actual: constants.EVENT_REASON_REAP_REQUESTED, expected: 'ReapRequested' },
+  { name: 'EVENT_REASON_INSTANCE_TERMINATED', actual: constants.EVENT_REASON_INSTANCE_TERMINATED, expected: 'InstanceTerminated' },
+  { name: 'EVENT_REASON_TERMINATION_FAILED', actual: constants.EVENT_REASON_TERMINATION_FAILED, expected: 'TerminationFailed' },
+  { name: 'EVENT_REASON_FORCE_DELETED', actual: constants.EVENT_REASON_FORCE_DELETED, expected: 'ForceDeleted' },
 ];
 
 // The SR-IOV parallel-node-config design, beside the repository: <repo>/../shared/seeds/.

@@ -96,3 +96,53 @@ export const DEFAULTS = {
   maxNodeMaintenanceTimeSeconds: 3600,
   logLevel: 'info',
 } as const;
+
+/** Warning event on a NodeMaintenance when the drainer must wait for the medik8s node lease before cordoning. */
+export const EVENT_REASON_NODE_LEASE_HELD = 'NodeLeaseHeld';
+/**
+ * The medik8s node lease convention (medik8s/common lease manager, used by the node-maintenance-operator and the
+ * remediation operators): a coordination.k8s.io Lease `node-<node name>` in this namespace, owned by the Node, whose
+ * holderIdentity names the tool working on the node. kmaint takes it before cordoning when the namespace exists.
+ */
+export const MEDIK8S_LEASE_NAMESPACE = 'medik8s-leases';
+export const MEDIK8S_LEASE_PREFIX = 'node-';
+/** kmaint's holderIdentity on a medik8s node lease is this prefix + the NodeMaintenance's namespace/name. */
+export const MEDIK8S_HOLDER_PREFIX = 'kmaint/';
+/** On a NodeMaintenance: the medik8s lease kmaint took for it (namespace/name), so cleanup knows to release it. */
+export const ANNOTATION_MEDIK8S_LEASE = 'kmaint.io/medik8s-lease';
+/**
+ * On a Node kmaint cordoned: who cordoned it (`kmaint/<namespace>/<name>` of the NodeMaintenance) and why. Cleanup
+ * uncordons only a node whose record still names that request; another tool's record (or none) keeps the cordon.
+ */
+export const ANNOTATION_CORDONED_BY = 'kmaint.io/cordoned-by';
+export const ANNOTATION_CORDON_REASON = 'kmaint.io/cordon-reason';
+
+/** kmaint extension: the unhealthy-node reaper (issue 9). The requestorID of every reap request. */
+export const REAPER_REQUESTOR = 'reaper.kmaint.io';
+/** Reap requests are named this prefix + the Node's name (hashed when too long), in kmaint's namespace. */
+export const REAP_REQUEST_PREFIX = 'reap-';
+/** On a NodeMaintenance the reaper created (value "true"). */
+export const LABEL_REAPER = 'kmaint.io/reaper';
+/** On a reap request: the Node's spec.providerID when the request was made; the instance terminated once it is Ready. */
+export const ANNOTATION_REAPER_PROVIDER_ID = 'kmaint.io/reaper-provider-id';
+/** On a reap request: after its drain timeout, remaining pods are deleted with grace period 0 ("true"). */
+export const ANNOTATION_REAPER_FORCE_RETRY = 'kmaint.io/reaper-force-retry-on-error';
+/** On a Node: the reaper's last reason not to reap it, so each decision is reported once (set and cleared by kmaint). */
+export const ANNOTATION_REAPER_DECISION = 'kmaint.io/reaper-decision';
+/**
+ * On a Node: when the reaper finished with it (instance terminated, or drained with provider none). Such a Node is
+ * not reaped again while it lingers; remove the annotation to make it a candidate again.
+ */
+export const ANNOTATION_REAPED = 'kmaint.io/reaped';
+/** Node events: a reason not to reap (Normal), the reap request created (Normal), termination results. */
+export const EVENT_REASON_REAP_SKIPPED = 'ReapSkipped';
+export const EVENT_REASON_REAP_REQUESTED = 'ReapRequested';
+export const EVENT_REASON_INSTANCE_TERMINATED = 'InstanceTerminated';
+export const EVENT_REASON_TERMINATION_FAILED = 'TerminationFailed';
+/** On a reap request: pods deleted with grace period 0 after the drain timeout (forceRetryOnError). */
+export const EVENT_REASON_FORCE_DELETED = 'ForceDeleted';
+/**
+ * On a NodeMaintenance: "true" once kmaint wrote its kmaint.io/cordoned-by record on the node for it. A request
+ * without it was cordoned by a kmaint that kept no node record, and cleanup falls back to the node-initial-state rule.
+ */
+export const ANNOTATION_CORDON_RECORDED = 'kmaint.io/cordon-recorded';

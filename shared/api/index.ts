@@ -26,5 +26,8 @@ export {
   objectMetaSchema,
   ownerReferenceSchema,
   podEvictionFilterSchema,
+  reaperSchema,
+  DEFAULT_REAP_PREDICATE,
+  DEFAULT_UNHEALTHY_PREDICATE,
   waitForPodCompletionSpecSchema,
 } from './schemas.ts';

@@ -5,7 +5,7 @@ import { RE2JS } from 're2js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { maintenanceOperatorConfigSchema, nodeMaintenanceSchema } from './schemas.ts';
+import { DEFAULT_REAP_PREDICATE, DEFAULT_UNHEALTHY_PREDICATE, maintenanceOperatorConfigSchema, nodeMaintenanceSchema } from './schemas.ts';
 
 type SchemaNode = { [key: string]: unknown };
 
@@ -258,6 +258,24 @@ function nodeHandshakeAt(prefix: string): Record<string, Facets> {
   };
 }
 
+/** The reaper (issue 9): spec.reaper with node-reaper's defaults and the reap drainSpec. */
+const REAPER_EXTENSION: Record<string, Facets> = {
+  'spec.reaper': { type: 'object' },
+  'spec.reaper.enabled': { type: 'boolean', default: false },
+  'spec.reaper.dryRun': { type: 'boolean', default: true },
+  'spec.reaper.reapPredicate': { type: 'string', minLength: 1, default: DEFAULT_REAP_PREDICATE },
+  'spec.reaper.unhealthyPredicate': { type: 'string', minLength: 1, default: DEFAULT_UNHEALTHY_PREDICATE },
+  'spec.reaper.unhealthyForSeconds': { type: 'integer', format: 'int32', minimum: 0, default: 300 },
+  'spec.reaper.maxNodesUnhealthy': { type: 'int-or-string', default: 1 },
+  'spec.reaper.maxNodesUnhealthyInSameZone': { type: 'int-or-string', default: 1 },
+  'spec.reaper.newNodeGracePeriodSeconds': { type: 'integer', format: 'int32', minimum: 0, default: 300 },
+  'spec.reaper.drainTimeoutSeconds': { type: 'integer', format: 'int32', minimum: 0, default: 310 },
+  'spec.reaper.forceRetryOnError': { type: 'boolean', default: true },
+  'spec.reaper.skipReaping': { type: 'boolean', default: false },
+  'spec.reaper.provider': { type: 'string', enum: ['providerID', 'none'], default: 'providerID' },
+  ...Object.fromEntries(Object.entries(nodeHandshakeAt('spec.reaper')).filter(([path]) => path.startsWith('spec.reaper.drainSpec'))),
+};
+
 /** kmaint extensions of the config spec (issue 7): optional fields an upstream object never carries. */
 const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.pools': { type: 'array' },
@@ -280,6 +298,7 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.zoneLabel': { type: 'string', minLength: 1 },
   ...windowsAt('spec.windows'),
   ...nodeHandshakeAt('spec.nodeHandshake'),
+  ...REAPER_EXTENSION,
 };
 
 const EXPECTED_CONFIG: Record<string, Facets> = {
@@ -391,6 +410,8 @@ describe('CRD-only validation', () => {
         'spec.pools[].maxParallelOperations': true,
         'spec.pools[].maxUnavailable': true,
         'spec.maxUnavailablePerZone': true,
+        'spec.reaper.maxNodesUnhealthy': true,
+        'spec.reaper.maxNodesUnhealthyInSameZone': true,
       },
     },
   ])('$file: $key exactly where upstream has it', ({ file, key, expected }) => {

@@ -168,6 +168,33 @@ const poolListSchema = z.array(maintenancePoolSchema).refine((pools) => new Set(
   message: 'duplicate pool names are not allowed (list-type map, key name)',
 });
 
+/** The seed's reapPredicate in CEL: not cordoned, not a master, Ready not True (absent counts as Unknown). */
+export const DEFAULT_REAP_PREDICATE =
+  "!cordoned && labels[?'kubernetes.io/role'].orValue('') != 'master' && conditions[?'Ready'].orValue('Unknown') != 'True'";
+/**
+ * The seed's unhealthyPredicate in CEL. OutOfDisk is left out: Kubernetes stopped reporting it (1.13), and the seed's
+ * `!= 'False'` on an absent condition would count every Node unhealthy. Absent pressure conditions count as False.
+ */
+export const DEFAULT_UNHEALTHY_PREDICATE =
+  "cordoned || conditions[?'MemoryPressure'].orValue('False') != 'False' || conditions[?'DiskPressure'].orValue('False') != 'False' || conditions[?'Ready'].orValue('Unknown') != 'True'";
+
+/** kmaint extension: the unhealthy-node reaper (issue 9). Off unless `enabled`; defaults mirror node-reaper's. */
+export const reaperSchema = z.strictObject({
+  enabled: z.boolean().default(false).optional(),
+  dryRun: z.boolean().default(true).optional(),
+  reapPredicate: z.string().min(1).default(DEFAULT_REAP_PREDICATE).optional(),
+  unhealthyPredicate: z.string().min(1).default(DEFAULT_UNHEALTHY_PREDICATE).optional(),
+  unhealthyForSeconds: nonNegativeInt32().default(300).optional(),
+  maxNodesUnhealthy: intOrStringSchema.default(1).optional(),
+  maxNodesUnhealthyInSameZone: intOrStringSchema.default(1).optional(),
+  newNodeGracePeriodSeconds: nonNegativeInt32().default(300).optional(),
+  drainSpec: drainSpecSchema.optional(),
+  drainTimeoutSeconds: nonNegativeInt32().default(310).optional(),
+  forceRetryOnError: z.boolean().default(true).optional(),
+  skipReaping: z.boolean().default(false).optional(),
+  provider: z.enum(['providerID', 'none']).default('providerID').optional(),
+});
+
 export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   maxParallelOperations: intOrStringSchema.default(1).optional(),
   maxUnavailable: intOrStringSchema.optional(),
@@ -178,6 +205,7 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   zoneLabel: z.string().min(1).optional(),
   windows: z.array(maintenanceWindowSchema).optional(),
   nodeHandshake: nodeHandshakeSchema.optional(),
+  reaper: reaperSchema.optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

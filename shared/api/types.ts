@@ -19,6 +19,7 @@ import type {
   objectMetaSchema,
   ownerReferenceSchema,
   podEvictionFilterSchema,
+  reaperSchema,
   waitForPodCompletionSpecSchema,
 } from './schemas.ts';
 
@@ -41,3 +42,4 @@ export type LabelSelectorSpec = z.infer<typeof labelSelectorSchema>;
 export type MaintenanceWindowSpec = z.infer<typeof maintenanceWindowSchema>;
 export type MaintenancePoolSpec = z.infer<typeof maintenancePoolSchema>;
 export type NodeHandshakeSpec = z.infer<typeof nodeHandshakeSchema>;
+export type ReaperSpec = z.infer<typeof reaperSchema>;

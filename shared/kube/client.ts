@@ -385,7 +385,7 @@ export class KubeClient {
   }
 
   createLease(namespace: string, lease: V1Lease): Promise<WriteOutcome> {
-    return this.write('create leases', `creating lease ${namespace}/${lease.metadata?.name ?? ''}`, () =>
+    return this.writeLease('create leases', `creating lease ${namespace}/${lease.metadata?.name ?? ''}`, namespace, lease, () =>
       this.coordination.createNamespacedLease({ namespace, body: lease }),
     );
   }
@@ -393,9 +393,34 @@ export class KubeClient {
   /** PUT of a lease read earlier (its resourceVersion is the precondition). */
   replaceLease(namespace: string, lease: V1Lease): Promise<WriteOutcome> {
     const name = lease.metadata?.name ?? '';
-    return this.write('update leases', `updating lease ${namespace}/${name}`, () =>
+    return this.writeLease('update leases', `updating lease ${namespace}/${name}`, namespace, lease, () =>
       this.coordination.replaceNamespacedLease({ namespace, name, body: lease }),
     );
+  }
+
+  /**
+   * A lease write retried after an attempt whose answer was lost (connection closed, 5xx) may meet its own first
+   * attempt: the retry's 409 is then about our write. Read the lease back; our holder and renew time on it mean the
+   * write landed. Otherwise one lost answer left the lease held by a pass that believed it lost, and every pass of that
+   * function waited out the lease (test/faults.test.ts, issue 8).
+   */
+  private async writeLease(key: string, doing: string, namespace: string, lease: V1Lease, fn: () => Promise<V1Lease>): Promise<WriteOutcome> {
+    let answerLost = false;
+    const out = await this.write(key, doing, async () => {
+      try {
+        return await fn();
+      } catch (err) {
+        const { status } = failureOf(err);
+        if (status !== 429 && isRetryable(status)) answerLost = true;
+        throw err;
+      }
+    });
+    if (out.kind !== 'conflict' || !answerLost) return out;
+    const current = await this.getLease(namespace, lease.metadata?.name ?? '').catch(() => undefined);
+    const time = (t: unknown): number => (t === undefined || t === null ? NaN : new Date(t as string).getTime());
+    if (current?.spec?.holderIdentity !== lease.spec?.holderIdentity || time(current?.spec?.renewTime) !== time(lease.spec?.renewTime)) return out;
+    const rv = current?.metadata?.resourceVersion;
+    return rv ? { kind: 'ok', resourceVersion: rv } : { kind: 'ok' };
   }
 
   /** POST of a NodeMaintenance (the handshake's request); one of that name already there is a `conflict` (409 AlreadyExists). */
@@ -409,6 +434,34 @@ export class KubeClient {
   patchNodeAnnotations(name: string, resourceVersion: string, annotations: Record<string, string | null>): Promise<WriteOutcome> {
     return this.write('patch nodes', `annotating node ${name}`, () =>
       this.core.patchNode({ name, body: { metadata: { resourceVersion, annotations } }, fieldManager: this.opts.fieldManager }, mergePatch),
+    );
+  }
+
+  /** Whether namespace `name` exists (GET, 404 = no); other failures throw. */
+  async namespaceExists(name: string): Promise<boolean> {
+    try {
+      await this.call('get namespaces', () => this.core.readNamespace({ name }));
+      return true;
+    } catch (err) {
+      const f = (err as { httpFailure?: HttpFailure }).httpFailure;
+      if (f?.status === 404) return false;
+      this.rethrow(`reading namespace ${name}`, err);
+    }
+  }
+
+  /** The Leases of one namespace, all pages. */
+  async listLeases(namespace: string): Promise<V1Lease[]> {
+    try {
+      return await this.list('list leases', (c) => this.coordination.listNamespacedLease({ namespace, limit: this.opts.pageSize, ...(c ? { _continue: c } : {}) }));
+    } catch (err) {
+      this.rethrow(`listing leases in ${namespace}`, err);
+    }
+  }
+
+  /** DELETE of a Lease, preconditioned on `resourceVersion` (a lease someone else took in between is a `conflict`). */
+  deleteLease(namespace: string, name: string, resourceVersion: string): Promise<WriteOutcome> {
+    return this.write('delete leases', `deleting lease ${namespace}/${name}`, () =>
+      this.coordination.deleteNamespacedLease({ namespace, name, body: { preconditions: { resourceVersion } } }),
     );
   }
 }

@@ -11,10 +11,12 @@ const unreadyDbPod = (name: string): V1Pod => aPod({ name, labels: db });
 const SPEND: BudgetDecision = { kind: 'spend', budget: 'default/db-pdb' };
 const FREE: BudgetDecision = { kind: 'free' };
 const FREE_UNDER_BUDGET: BudgetDecision = { kind: 'free', budget: 'default/db-pdb' };
-const blocked = (pod: string, why: string): BudgetDecision => ({
+const NOT_PROCESSED: BudgetDecision = { kind: 'blocked', budget: 'default/db-pdb', message: 'pod default/a waits for PodDisruptionBudget default/db-pdb (not yet processed by the disruption controller)' };
+const AT_LIMIT = 'at its limit: other disruptions are in progress';
+const blocked = (pod: string, why: string, diagnosis: string): BudgetDecision => ({
   kind: 'blocked',
   budget: 'default/db-pdb',
-  message: `pod default/${pod} waits for PodDisruptionBudget default/db-pdb (${why})`,
+  message: `pod default/${pod} waits for PodDisruptionBudget default/db-pdb (${why}): ${diagnosis}`,
 });
 
 interface Row {
@@ -50,7 +52,7 @@ const rows: Row[] = [
     rule: 'a budget with an empty selector ({}) covers every pod in its namespace (policy/v1)',
     pdbs: [aPdb({ name: 'db-pdb', selector: {}, disruptionsAllowed: 0, desiredHealthy: 2, currentHealthy: 2 })],
     pods: [aReadyPod({ name: 'unlabelled' })],
-    decisions: [blocked('unlabelled', 'allows 0 disruptions: needs 2 healthy, has 2 of 2 expected')],
+    decisions: [blocked('unlabelled', 'allows 0 disruptions: needs 2 healthy, has 2 of 2 expected', AT_LIMIT)],
   },
   {
     rule: 'a budget with an invalid selector covers no pod',
@@ -80,43 +82,43 @@ const rows: Row[] = [
     rule: 'a budget allowing 1 disruption grants one eviction per pass, then blocks with its numbers',
     pdbs: [aPdb({ name: 'db-pdb', disruptionsAllowed: 1 })],
     pods: [dbPod('a'), dbPod('b')],
-    decisions: [SPEND, blocked('b', 'allows 1 disruptions: needs 1 healthy, has 2 of 2 expected')],
+    decisions: [SPEND, blocked('b', 'allows 1 disruptions: needs 1 healthy, has 2 of 2 expected', AT_LIMIT)],
   },
   {
     rule: 'a budget allowing 2 disruptions grants two evictions, then blocks',
     pdbs: [aPdb({ name: 'db-pdb', disruptionsAllowed: 2, desiredHealthy: 1, currentHealthy: 3, expectedPods: 3 })],
     pods: [dbPod('a'), dbPod('b'), dbPod('c')],
-    decisions: [SPEND, SPEND, blocked('c', 'allows 2 disruptions: needs 1 healthy, has 3 of 3 expected')],
+    decisions: [SPEND, SPEND, blocked('c', 'allows 2 disruptions: needs 1 healthy, has 3 of 3 expected', AT_LIMIT)],
   },
   {
     rule: 'a budget allowing 0 disruptions blocks a healthy pod (429)',
     pdbs: [aPdb({ name: 'db-pdb', disruptionsAllowed: 0, desiredHealthy: 2, currentHealthy: 2 })],
     pods: [dbPod('a')],
-    decisions: [blocked('a', 'allows 0 disruptions: needs 2 healthy, has 2 of 2 expected')],
+    decisions: [blocked('a', 'allows 0 disruptions: needs 2 healthy, has 2 of 2 expected', AT_LIMIT)],
   },
   {
     rule: 'a negative disruptionsAllowed blocks (the server answers 403)',
     pdbs: [aPdb({ name: 'db-pdb', disruptionsAllowed: -1, desiredHealthy: 2, currentHealthy: 1 })],
     pods: [dbPod('a')],
-    decisions: [blocked('a', 'allows -1 disruptions: needs 2 healthy, has 1 of 2 expected')],
+    decisions: [blocked('a', 'allows -1 disruptions: needs 2 healthy, has 1 of 2 expected', 'held by unhealthy pods: 1 of the 2 expected pods is not healthy')],
   },
   {
     rule: 'a budget the disruption controller has not observed yet blocks even with allowance (429)',
     pdbs: [aPdb({ name: 'db-pdb', generation: 2, observedGeneration: 1, disruptionsAllowed: 5 })],
     pods: [dbPod('a')],
-    decisions: [blocked('a', 'not yet processed by the disruption controller')],
+    decisions: [NOT_PROCESSED],
   },
   {
     rule: 'a budget without observedGeneration counts as not observed',
     pdbs: [{ ...aPdb({ name: 'db-pdb', disruptionsAllowed: 5 }), status: { disruptionsAllowed: 5, desiredHealthy: 1, currentHealthy: 2, expectedPods: 2 } }],
     pods: [dbPod('a')],
-    decisions: [blocked('a', 'not yet processed by the disruption controller')],
+    decisions: [NOT_PROCESSED],
   },
   {
     rule: 'an unready pod goes free (IfHealthyBudget) while the application is healthy: currentHealthy >= desiredHealthy > 0',
     pdbs: [aPdb({ name: 'db-pdb', disruptionsAllowed: 0, desiredHealthy: 2, currentHealthy: 2 })],
     pods: [unreadyDbPod('sick'), dbPod('a')],
-    decisions: [FREE_UNDER_BUDGET, blocked('a', 'allows 0 disruptions: needs 2 healthy, has 2 of 2 expected')],
+    decisions: [FREE_UNDER_BUDGET, blocked('a', 'allows 0 disruptions: needs 2 healthy, has 2 of 2 expected', AT_LIMIT)],
   },
   {
     rule: 'an unready pod goes free under IfHealthyBudget even before the budget is observed',
@@ -128,13 +130,13 @@ const rows: Row[] = [
     rule: 'an unready pod of a disrupted application (currentHealthy < desiredHealthy) needs the budget',
     pdbs: [aPdb({ name: 'db-pdb', disruptionsAllowed: 0, desiredHealthy: 2, currentHealthy: 1 })],
     pods: [unreadyDbPod('sick')],
-    decisions: [blocked('sick', 'allows 0 disruptions: needs 2 healthy, has 1 of 2 expected')],
+    decisions: [blocked('sick', 'allows 0 disruptions: needs 2 healthy, has 1 of 2 expected', 'held by unhealthy pods: 1 of the 2 expected pods is not healthy')],
   },
   {
     rule: 'an unready pod spends the budget when desiredHealthy is 0',
     pdbs: [aPdb({ name: 'db-pdb', disruptionsAllowed: 1, desiredHealthy: 0, currentHealthy: 0 })],
     pods: [unreadyDbPod('sick'), unreadyDbPod('sick-2')],
-    decisions: [SPEND, blocked('sick-2', 'allows 1 disruptions: needs 0 healthy, has 0 of 2 expected')],
+    decisions: [SPEND, blocked('sick-2', 'allows 1 disruptions: needs 0 healthy, has 0 of 2 expected', 'held by unhealthy pods: 2 of the 2 expected pods are not healthy')],
   },
   {
     rule: 'an unready pod goes free under AlwaysAllow, whatever the budget says',
@@ -152,7 +154,7 @@ const rows: Row[] = [
     rule: 'AlwaysAllow does not free a healthy pod',
     pdbs: [aPdb({ name: 'db-pdb', disruptionsAllowed: 0, desiredHealthy: 2, currentHealthy: 2, unhealthyPodEvictionPolicy: 'AlwaysAllow' })],
     pods: [dbPod('a')],
-    decisions: [blocked('a', 'allows 0 disruptions: needs 2 healthy, has 2 of 2 expected')],
+    decisions: [blocked('a', 'allows 0 disruptions: needs 2 healthy, has 2 of 2 expected', AT_LIMIT)],
   },
   {
     rule: 'a pod whose Ready condition is False counts as unready',
@@ -164,19 +166,19 @@ const rows: Row[] = [
     rule: 'free evictions do not use up the allowance',
     pdbs: [aPdb({ name: 'db-pdb', disruptionsAllowed: 1, desiredHealthy: 1, currentHealthy: 2 })],
     pods: [unreadyDbPod('sick'), dbPod('a'), dbPod('b')],
-    decisions: [FREE_UNDER_BUDGET, SPEND, blocked('b', 'allows 1 disruptions: needs 1 healthy, has 2 of 2 expected')],
+    decisions: [FREE_UNDER_BUDGET, SPEND, blocked('b', 'allows 1 disruptions: needs 1 healthy, has 2 of 2 expected', AT_LIMIT)],
   },
   {
     rule: 'each budget keeps its own allowance',
     pdbs: [aPdb({ name: 'db-pdb', disruptionsAllowed: 1 }), aPdb({ name: 'web-pdb', selector: { matchLabels: { app: 'web' } }, disruptionsAllowed: 1 })],
     pods: [dbPod('a'), aReadyPod({ name: 'w', labels: { app: 'web' } }), dbPod('b')],
-    decisions: [SPEND, { kind: 'spend', budget: 'default/web-pdb' }, blocked('b', 'allows 1 disruptions: needs 1 healthy, has 2 of 2 expected')],
+    decisions: [SPEND, { kind: 'spend', budget: 'default/web-pdb' }, blocked('b', 'allows 1 disruptions: needs 1 healthy, has 2 of 2 expected', AT_LIMIT)],
   },
   {
     rule: 'a Pending pod is deleted without a budget check (canIgnorePDB)',
     pdbs: [aPdb({ name: 'db-pdb', disruptionsAllowed: 0 })],
     pods: [aPod({ name: 'starting', labels: db, phase: 'Pending' }), dbPod('a')],
-    decisions: [FREE, blocked('a', 'allows 0 disruptions: needs 1 healthy, has 2 of 2 expected')],
+    decisions: [FREE, blocked('a', 'allows 0 disruptions: needs 1 healthy, has 2 of 2 expected', AT_LIMIT)],
   },
   {
     rule: 'Succeeded and Failed pods are deleted without a budget check',

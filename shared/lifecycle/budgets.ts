@@ -1,7 +1,8 @@
 // PodDisruptionBudget accounting for one pass: which budget covers a pod, and how many evictions it allows now.
 // Mirrors the eviction API's rules so the drainer asks only for evictions the server would grant.
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { labelSelectorFromObject, matchesLabels, type LabelSelector, type LabelSelectorObject } from '../selectors/index.ts';
+import { formatLabelSelector, labelSelectorFromObject, matchesLabels, type LabelSelector, type LabelSelectorObject } from '../selectors/index.ts';
+import { diagnoseBudget } from './budget-diagnosis.ts';
 
 export interface BudgetDecision {
   kind: 'free' | 'spend' | 'blocked' | 'refused';
@@ -40,7 +41,11 @@ export function budgetNumbers(pdb: V1PodDisruptionBudget): string {
 export class BudgetLedger {
   private readonly byNamespace = new Map<string, IndexedBudget[]>();
 
-  constructor(pdbs: readonly V1PodDisruptionBudget[]) {
+  /** `selectedPods`: by budget key, the pods a blocking budget selects (budgetsToExplain names the budgets to read). */
+  constructor(
+    pdbs: readonly V1PodDisruptionBudget[],
+    private readonly selectedPods: ReadonlyMap<string, readonly V1Pod[]> = new Map(),
+  ) {
     for (const pdb of pdbs) {
       const ns = pdb.metadata?.namespace ?? '';
       const parsed = pdb.spec?.selector ? labelSelectorFromObject(pdb.spec.selector as LabelSelectorObject) : undefined;
@@ -88,7 +93,33 @@ export class BudgetLedger {
       return { kind: 'spend', budget: b.key };
     }
     const processed = (s?.observedGeneration ?? 0) >= (b.pdb.metadata?.generation ?? 0);
-    const why = processed ? budgetNumbers(b.pdb) : 'not yet processed by the disruption controller';
-    return { kind: 'blocked', budget: b.key, message: `pod ${podKey} waits for PodDisruptionBudget ${b.key} (${why})` };
+    if (!processed) return { kind: 'blocked', budget: b.key, message: `pod ${podKey} waits for PodDisruptionBudget ${b.key} (not yet processed by the disruption controller)` };
+    const diagnosis = diagnoseBudget(b.pdb, this.selectedPods.get(b.key));
+    return { kind: 'blocked', budget: b.key, message: `pod ${podKey} waits for PodDisruptionBudget ${b.key} (${budgetNumbers(b.pdb)}): ${diagnosis.message}` };
   }
+}
+
+/** A budget whose pods the drainer reads to explain it: its namespace and its selector as a LIST labelSelector. */
+export interface BudgetToExplain {
+  key: string;
+  namespace: string;
+  labelSelector: string;
+}
+
+/**
+ * Pure: the budgets that already allow no eviction and cover a running pod in `pods` (those on nodes being drained),
+ * sorted by key: the only ones whose selected pods are worth a LIST, to say why they hold.
+ */
+export function budgetsToExplain(pdbs: readonly V1PodDisruptionBudget[], pods: readonly V1Pod[]): BudgetToExplain[] {
+  const out: BudgetToExplain[] = [];
+  for (const pdb of pdbs) {
+    const processed = (pdb.status?.observedGeneration ?? 0) >= (pdb.metadata?.generation ?? 0);
+    if (!processed || (pdb.status?.disruptionsAllowed ?? 0) > 0 || !pdb.spec?.selector) continue;
+    const parsed = labelSelectorFromObject(pdb.spec.selector as LabelSelectorObject);
+    if (!parsed.ok) continue;
+    const ns = pdb.metadata?.namespace ?? '';
+    if (!pods.some((p) => p.metadata?.namespace === ns && !ignoresBudgets(p) && matchesLabels(parsed.selector, p.metadata?.labels ?? {}))) continue;
+    out.push({ key: budgetKey(pdb), namespace: ns, labelSelector: formatLabelSelector(parsed.selector) });
+  }
+  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

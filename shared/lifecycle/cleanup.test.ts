@@ -1,9 +1,10 @@
-import type { V1Node } from '@kubernetes/client-node';
+import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION_GC_IGNORE, ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_READY_TIME, Phase } from '../api/constants.ts';
+import { ANNOTATION_CORDON_REASON, ANNOTATION_CORDON_RECORDED, ANNOTATION_CORDONED_BY, ANNOTATION_GC_IGNORE, ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_MEDIK8S_LEASE, ANNOTATION_READY_TIME, Phase } from '../api/constants.ts';
 import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
 import { NOW } from '../scheduling/test-builders.ts';
 import { planCleanup, type CleanupPlan } from './cleanup.ts';
+import type { Medik8sLeases } from './node-lease.ts';
 import { aLifecycleMaintenance, aNodeWithUid, type LifecycleMaintenanceOptions } from './test-builders.ts';
 
 const CONFIG = { maxNodeMaintenanceTimeSeconds: 3600 };
@@ -11,6 +12,20 @@ const ref = (name = 'nm-1'): MaintenanceRef => ({ namespace: 'default', name, re
 
 const cordoned = aNodeWithUid({ name: 'worker-01', unschedulable: true });
 const schedulable = aNodeWithUid({ name: 'worker-01' });
+/** A node with kmaint's cordon record for `request` (kmaint/default/<request>); cordoned unless `unschedulable: false`. */
+function recorded(by: string, unschedulable = true, name = 'worker-01'): V1Node {
+  const node = aNodeWithUid({ name, unschedulable });
+  return { ...node, metadata: { ...node.metadata, annotations: { [ANNOTATION_CORDONED_BY]: by, [ANNOTATION_CORDON_REASON]: 'NodeMaintenance default/nm-1 (requestor requestor-a)' } } };
+}
+const cordonedByUs = recorded('kmaint/default/nm-1');
+
+const dropRecord = (name = 'nm-1'): Action => ({
+  kind: 'patchNodeAnnotations',
+  node: { name: 'worker-01', resourceVersion: '7' },
+  annotations: { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null },
+  maintenance: ref(name),
+  reason: `default/${name} deleted; drop its cordon record`,
+});
 
 function nm(opts: Partial<LifecycleMaintenanceOptions> = {}): NodeMaintenance {
   return aLifecycleMaintenance({ name: 'nm-1', nodeName: 'worker-01', ...opts });
@@ -33,6 +48,17 @@ function release(phase: string, removesRecord: boolean): Action {
   };
 }
 
+/** Drops node-initial-state and the cordon-recorded marker with the finalizer. */
+function releaseRecorded(phase: string): Action {
+  return {
+    kind: 'patchMaintenanceMeta',
+    target: ref(),
+    annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: null, [ANNOTATION_CORDON_RECORDED]: null },
+    removeFinalizer: true,
+    reason: `default/nm-1 deleted in phase ${phase}`,
+  };
+}
+
 function plan(actions: Action[], more: Partial<CleanupPlan> = {}): CleanupPlan {
   return { actions, held: [], released: 0, collected: 0, idle: actions.length === 0, ...more };
 }
@@ -49,10 +75,34 @@ const PHASES = [Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase
 // Deletion in every phase the drainer reaches: undo only what the record says we did, then drop the finalizer.
 const deletionRows: Row[] = PHASES.flatMap((phase) => [
   {
-    rule: `${phase}: node was schedulable before us and is cordoned -> uncordon, then drop record and finalizer`,
+    rule: `${phase}: node was schedulable before us and is cordoned by us -> uncordon, drop the node's record, then the request's record and finalizer`,
+    nodes: [cordonedByUs],
+    maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([uncordon, dropRecord(), release(phase, true)], { released: 1 }),
+  },
+  {
+    rule: `${phase}: we recorded our cordon, the node is cordoned but our record is gone (another tool's cordon) -> it stays cordoned`,
+    nodes: [cordoned],
+    maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false', [ANNOTATION_CORDON_RECORDED]: 'true' } })],
+    expected: plan([releaseRecorded(phase)], { released: 1 }),
+  },
+  {
+    rule: `${phase}: node cordoned and its record names another tool -> it stays cordoned, their record stays`,
+    nodes: [recorded('node-maintenance')],
+    maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([release(phase, true)], { released: 1 }),
+  },
+  {
+    rule: `${phase}: cordoned by a kmaint that kept no node record (no marker, no record on the node) -> node-initial-state rule, uncordon`,
     nodes: [cordoned],
     maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
     expected: plan([uncordon, release(phase, true)], { released: 1 }),
+  },
+  {
+    rule: `${phase}: our record on a node someone uncordoned -> no uncordon, the record is dropped`,
+    nodes: [recorded('kmaint/default/nm-1', false)],
+    maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([dropRecord(), release(phase, true)], { released: 1 }),
   },
   {
     rule: `${phase}: node was schedulable before us but someone uncordoned it -> no uncordon`,
@@ -92,15 +142,15 @@ const additionalRequestorRows: Row[] = [
   },
   {
     rule: 'Ready with an emptied additionalRequestors list: released',
-    nodes: [cordoned],
+    nodes: [cordonedByUs],
     maintenances: [nm({ phase: 'Ready', deleting: true, spec: { additionalRequestors: [] }, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
-    expected: plan([uncordon, release('Ready', true)], { released: 1 }),
+    expected: plan([uncordon, dropRecord(), release('Ready', true)], { released: 1 }),
   },
   ...[Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase.Draining].map((phase) => ({
     rule: `${phase} with additionalRequestors: released anyway, as upstream`,
-    nodes: [cordoned],
+    nodes: [cordonedByUs],
     maintenances: [nm({ phase, deleting: true, spec: { additionalRequestors: OTHERS }, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
-    expected: plan([uncordon, release(phase, true)], { released: 1 }),
+    expected: plan([uncordon, dropRecord(), release(phase, true)], { released: 1 }),
   })),
 ];
 
@@ -194,9 +244,9 @@ const gcRows: Row[] = [
   },
   {
     rule: 'GC: a stale Ready object already being deleted is released, not deleted again',
-    nodes: [cordoned],
+    nodes: [cordonedByUs],
     maintenances: [nm({ phase: 'Ready', deleting: true, annotations: { [ANNOTATION_READY_TIME]: '2025-01-01T00:00:00Z', [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
-    expected: plan([uncordon, release('Ready', true)], { released: 1 }),
+    expected: plan([uncordon, dropRecord(), release('Ready', true)], { released: 1 }),
   },
 ];
 
@@ -221,7 +271,7 @@ const otherRows: Row[] = [
   },
   {
     rule: 'several requests: planned in namespace/name order',
-    nodes: [cordoned, aNodeWithUid({ name: 'worker-02' })],
+    nodes: [recorded('kmaint/default/nm-a'), aNodeWithUid({ name: 'worker-02' })],
     maintenances: [
       aLifecycleMaintenance({ name: 'nm-b', nodeName: 'worker-02', phase: 'Ready', deleting: true }),
       aLifecycleMaintenance({ name: 'nm-a', nodeName: 'worker-01', phase: 'Draining', deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } }),
@@ -229,6 +279,7 @@ const otherRows: Row[] = [
     expected: plan(
       [
         { ...uncordon, maintenance: ref('nm-a'), reason: 'default/nm-a deleted; node was schedulable before maintenance' },
+        dropRecord('nm-a'),
         { kind: 'patchMaintenanceMeta', target: ref('nm-a'), annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: null }, removeFinalizer: true, reason: 'default/nm-a deleted in phase Draining' },
         { kind: 'patchMaintenanceMeta', target: ref('nm-b'), removeFinalizer: true, reason: 'default/nm-b deleted in phase Ready' },
       ],
@@ -236,6 +287,63 @@ const otherRows: Row[] = [
     ),
   },
 ];
+
+function aLease(holder: string, resourceVersion = '55'): V1Lease {
+  return {
+    metadata: { name: 'node-worker-01', namespace: 'medik8s-leases', resourceVersion },
+    spec: { holderIdentity: holder, leaseDurationSeconds: 3600, renewTime: new Date('2025-12-31T23:30:00Z') },
+  };
+}
+const leases = (...items: V1Lease[]): Medik8sLeases => ({ kind: 'present', leases: new Map(items.map((l) => [l.metadata?.name ?? '', l])) });
+const withLease = (phase: string): NodeMaintenance =>
+  nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false', [ANNOTATION_MEDIK8S_LEASE]: 'medik8s-leases/node-worker-01' } });
+const releaseBoth: Action = {
+  kind: 'patchMaintenanceMeta',
+  target: ref(),
+  annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: null, [ANNOTATION_MEDIK8S_LEASE]: null },
+  removeFinalizer: true,
+  reason: 'default/nm-1 deleted in phase Ready',
+};
+const releaseLease: Action = { kind: 'releaseNodeLease', lease: { namespace: 'medik8s-leases', name: 'node-worker-01', resourceVersion: '55' }, maintenance: ref(), reason: 'default/nm-1 deleted' };
+
+const medik8sRows: Array<Row & { medik8s: Medik8sLeases }> = [
+  {
+    rule: 'the medik8s lease we hold is released after the uncordon, before the finalizer goes',
+    nodes: [cordonedByUs],
+    maintenances: [withLease('Ready')],
+    medik8s: leases(aLease('kmaint/default/nm-1')),
+    expected: plan([uncordon, dropRecord(), releaseLease, releaseBoth], { released: 1 }),
+  },
+  {
+    rule: 'a medik8s lease another tool took after ours expired is theirs: not released',
+    nodes: [cordonedByUs],
+    maintenances: [withLease('Ready')],
+    medik8s: leases(aLease('node-maintenance')),
+    expected: plan([uncordon, dropRecord(), releaseBoth], { released: 1 }),
+  },
+  {
+    rule: 'the medik8s lease is already gone (or its namespace): nothing to release',
+    nodes: [cordonedByUs],
+    maintenances: [withLease('Ready')],
+    medik8s: { kind: 'absent' },
+    expected: plan([uncordon, dropRecord(), releaseBoth], { released: 1 }),
+  },
+  {
+    rule: 'medik8s leases unreadable: the finalizer stays until the lease can be released, and says why',
+    nodes: [cordonedByUs],
+    maintenances: [withLease('Ready')],
+    medik8s: { kind: 'unreadable', message: 'leases.coordination.k8s.io is forbidden' },
+    expected: plan([], { held: [{ key: 'default/nm-1', why: 'cannot read the medik8s node lease to release it: leases.coordination.k8s.io is forbidden' }] }),
+  },
+];
+
+describe('planCleanup with medik8s node leases', () => {
+  it.each(medik8sRows)('$rule', ({ nodes, maintenances, medik8s, expected }) => {
+    const result = planCleanup({ nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), maintenances, medik8s }, CONFIG, NOW);
+
+    expect(result).toEqual(expected);
+  });
+});
 
 describe('planCleanup', () => {
   describe.each([

@@ -2,13 +2,27 @@
 // release requests whose node is gone, and garbage-collect stale Ready requests.
 import type { V1Node } from '@kubernetes/client-node';
 import { maintenanceRef, type Action } from '../api/actions.ts';
-import { ANNOTATION_GC_IGNORE, ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_READY_TIME, FINALIZER, Phase } from '../api/constants.ts';
+import {
+  ANNOTATION_CORDON_REASON,
+  ANNOTATION_CORDON_RECORDED,
+  ANNOTATION_CORDONED_BY,
+  ANNOTATION_GC_IGNORE,
+  ANNOTATION_INITIAL_UNSCHEDULABLE,
+  ANNOTATION_MEDIK8S_LEASE,
+  ANNOTATION_READY_TIME,
+  FINALIZER,
+  MEDIK8S_LEASE_NAMESPACE,
+  Phase,
+} from '../api/constants.ts';
 import type { NodeMaintenance } from '../api/types.ts';
 import { maintenanceKey, maintenancePhase } from '../scheduling/index.ts';
+import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node-lease.ts';
 
 export interface CleanupSnapshot {
   nodes: ReadonlyMap<string, V1Node>;
   maintenances: readonly NodeMaintenance[];
+  /** The medik8s node leases (read when a deleted request recorded one); undefined reads as none. */
+  medik8s?: Medik8sLeases;
 }
 
 export interface CleanupConfig {
@@ -53,21 +67,38 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
         held.push({ key, why: `waiting for additional requestors: ${others.join(', ')}` });
         continue;
       }
-      // Undo only what the record says we did: uncordon if the node was schedulable before us.
-      const wasSchedulable = nm.metadata.annotations?.[ANNOTATION_INITIAL_UNSCHEDULABLE] === 'false';
-      if (wasSchedulable && node.spec?.unschedulable === true) {
-        actions.push({
-          kind: 'uncordonNode',
-          node: { name: nm.spec.nodeName, resourceVersion: node.metadata?.resourceVersion ?? '' },
-          maintenance: ref,
-          reason: `${key} deleted; node was schedulable before maintenance`,
-        });
+      const leaseRecorded = nm.metadata.annotations?.[ANNOTATION_MEDIK8S_LEASE] !== undefined;
+      if (leaseRecorded && snapshot.medik8s?.kind === 'unreadable') {
+        // Keep the finalizer until the lease we took can be given back.
+        held.push({ key, why: `cannot read the medik8s node lease to release it: ${snapshot.medik8s.message}` });
+        continue;
       }
-      const hasRecord = nm.metadata.annotations?.[ANNOTATION_INITIAL_UNSCHEDULABLE] !== undefined;
+      // Undo only what the records say we did: uncordon if the node was schedulable before us and its cordon is still ours
+      // (kmaint.io/cordoned-by names this request); a cordon another tool claimed, or made after someone uncordoned, stays.
+      const nodeRef = { name: nm.spec.nodeName, resourceVersion: node.metadata?.resourceVersion ?? '' };
+      const wasSchedulable = nm.metadata.annotations?.[ANNOTATION_INITIAL_UNSCHEDULABLE] === 'false';
+      const ourCordon = cordonedBy(node) === holderFor(nm);
+      // A request cordoned by a kmaint that kept no node record: the node-initial-state rule alone, as before.
+      const legacy = nm.metadata.annotations?.[ANNOTATION_CORDON_RECORDED] === undefined && cordonedBy(node) === undefined;
+      if (wasSchedulable && (ourCordon || legacy) && node.spec?.unschedulable === true) {
+        actions.push({ kind: 'uncordonNode', node: nodeRef, maintenance: ref, reason: `${key} deleted; node was schedulable before maintenance` });
+      }
+      if (ourCordon) {
+        actions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null }, maintenance: ref, reason: `${key} deleted; drop its cordon record` });
+      }
+      if (leaseRecorded && snapshot.medik8s?.kind === 'present') {
+        const name = nodeLeaseName(nm.spec.nodeName);
+        const lease = snapshot.medik8s.leases.get(name);
+        // Only a lease we still hold: one that expired and was taken by another tool is theirs now.
+        if (lease && lease.spec?.holderIdentity === holderFor(nm)) {
+          actions.push({ kind: 'releaseNodeLease', lease: { namespace: MEDIK8S_LEASE_NAMESPACE, name, resourceVersion: lease.metadata?.resourceVersion ?? '' }, maintenance: ref, reason: `${key} deleted` });
+        }
+      }
+      const records = [ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_MEDIK8S_LEASE, ANNOTATION_CORDON_RECORDED].filter((k) => nm.metadata.annotations?.[k] !== undefined);
       actions.push({
         kind: 'patchMaintenanceMeta',
         target: ref,
-        ...(hasRecord ? { annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: null } } : {}),
+        ...(records.length > 0 ? { annotations: Object.fromEntries(records.map((k) => [k, null])) } : {}),
         removeFinalizer: true,
         reason: `${key} deleted in phase ${phase || '(new)'}`,
       });

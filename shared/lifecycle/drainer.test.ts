@@ -50,6 +50,14 @@ function firstMeta(annotations: Record<string, string | null>): Action {
   };
 }
 const cordon: Action = { kind: 'cordonNode', node: { name: NODE, resourceVersion: '7' }, maintenance: ref(), reason: 'cordon for default/nm-1' };
+/** Who cordons the node, written on it just before the cordon. */
+const cordonRecord: Action = {
+  kind: 'patchNodeAnnotations',
+  node: { name: NODE, resourceVersion: '7' },
+  annotations: { 'kmaint.io/cordoned-by': 'kmaint/default/nm-1', 'kmaint.io/cordon-reason': 'NodeMaintenance default/nm-1 (requestor requestor-a)' },
+  maintenance: ref(),
+  reason: 'record who cordons the node',
+};
 function evict(pod: string, reason = 'drain', name = 'nm-1'): Action {
   return { kind: 'evictPod', pod: { namespace: 'default', name: pod }, maintenance: ref(name), reason };
 }
@@ -109,7 +117,8 @@ const cordonRows: Row[] = [
     nodes: [schedulableNode],
     maintenances: [nm({ phase: 'Scheduled', finalizer: false, annotations: {} })].map(withoutRecord),
     actions: [
-      firstMeta({ [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false', [ANNOTATION_READY_TIME]: NOW_S }),
+      firstMeta({ 'kmaint.io/cordon-recorded': 'true', [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false', [ANNOTATION_READY_TIME]: NOW_S }),
+      cordonRecord,
       cordon,
       moved('Scheduled', 'Ready', { conditions: [ready('Ready', '', NOW_S)] }),
       changed('Cordon'),
@@ -125,7 +134,8 @@ const cordonRows: Row[] = [
     maintenances: [nm({ phase: 'Scheduled', finalizer: false, spec: { drainSpec: {} } })].map(withoutRecord),
     pods: [aPod({ name: 'web-1' })],
     actions: [
-      firstMeta({ [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false', [ANNOTATION_DRAIN_START]: NOW_S }),
+      firstMeta({ 'kmaint.io/cordon-recorded': 'true', [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false', [ANNOTATION_DRAIN_START]: NOW_S }),
+      cordonRecord,
       cordon,
       evict('web-1'),
       moved('Scheduled', 'Draining', {
@@ -171,7 +181,8 @@ const cordonRows: Row[] = [
     nodes: [schedulableNode],
     maintenances: [nm({ phase: 'Scheduled' })],
     actions: [
-      meta({ [ANNOTATION_READY_TIME]: NOW_S }),
+      meta({ 'kmaint.io/cordon-recorded': 'true', [ANNOTATION_READY_TIME]: NOW_S }),
+      cordonRecord,
       cordon,
       moved('Scheduled', 'Ready', { conditions: [ready('Ready', '', NOW_S)] }),
       changed('Cordon'),
@@ -457,13 +468,13 @@ const budgetRows: Row[] = [
       rewrote(
         {
           conditions: [
-            ready('Draining', 'draining: 2 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected)', EARLIER),
+            ready('Draining', 'draining: 2 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress', EARLIER),
           ],
           drain: { totalPods: 2, evictionPods: 2, drainProgress: 0, waitForEviction: ['default/db-0', 'default/db-1'] },
         },
-        'draining: 2 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected)',
+        'draining: 2 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress',
       ),
-      budgetBlocked('pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected)'),
+      budgetBlocked('pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress'),
     ],
     summary: IN_FLIGHT,
     // The eviction spent the disruption; the controller then counts db-0 as gone.
@@ -472,13 +483,13 @@ const budgetRows: Row[] = [
       rewrote(
         {
           conditions: [
-            ready('Draining', 'draining: 2 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected)', EARLIER),
+            ready('Draining', 'draining: 2 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected): held by unhealthy pods: 1 of the 2 expected pods is not healthy', EARLIER),
           ],
           drain: { totalPods: 2, evictionPods: 2, drainProgress: 0, waitForEviction: ['default/db-0', 'default/db-1'] },
         },
-        'draining: 2 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected)',
+        'draining: 2 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected): held by unhealthy pods: 1 of the 2 expected pods is not healthy',
       ),
-      budgetBlocked('pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected)'),
+      budgetBlocked('pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected): held by unhealthy pods: 1 of the 2 expected pods is not healthy'),
     ],
   },
   {
@@ -562,14 +573,14 @@ const budgetRows: Row[] = [
       rewrote(
         {
           conditions: [
-            ready('Draining', 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected)', EARLIER),
+            ready('Draining', 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress', EARLIER),
           ],
           drain: { totalPods: 1, evictionPods: 1, drainProgress: 0, waitForEviction: ['default/db-1'] },
         },
-        'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected)',
+        'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress',
         'nm-b',
       ),
-      budgetBlocked('pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected)', 'nm-b'),
+      budgetBlocked('pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress', 'nm-b'),
     ],
     summary: { inFlight: 2, becameReady: 0, idle: false },
     pdbsAfter: [aPdb({ name: 'db-pdb', disruptionsAllowed: 0, desiredHealthy: 1, currentHealthy: 1, expectedPods: 2 })],
@@ -577,14 +588,14 @@ const budgetRows: Row[] = [
       rewrote(
         {
           conditions: [
-            ready('Draining', 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected)', EARLIER),
+            ready('Draining', 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected): held by unhealthy pods: 1 of the 2 expected pods is not healthy', EARLIER),
           ],
           drain: { totalPods: 1, evictionPods: 1, drainProgress: 0, waitForEviction: ['default/db-1'] },
         },
-        'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected)',
+        'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected): held by unhealthy pods: 1 of the 2 expected pods is not healthy',
         'nm-b',
       ),
-      budgetBlocked('pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected)', 'nm-b'),
+      budgetBlocked('pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected): held by unhealthy pods: 1 of the 2 expected pods is not healthy', 'nm-b'),
     ],
   },
   {
@@ -592,7 +603,7 @@ const budgetRows: Row[] = [
     maintenances: [
       nm({
         phase: 'Draining',
-        message: 'draining: 1 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 2 healthy, has 2 of 2 expected)',
+        message: 'draining: 1 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 2 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress',
         annotations: { [ANNOTATION_DRAIN_START]: '2025-12-31T23:55:00Z' },
         spec: { drainSpec: {} },
         drain: { totalPods: 2, evictionPods: 2, drainProgress: 50, waitForEviction: ['default/db-1'] },
@@ -605,11 +616,11 @@ const budgetRows: Row[] = [
       rewrote(
         {
           conditions: [
-            ready('Draining', 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 2 healthy, has 2 of 2 expected)', EARLIER),
+            ready('Draining', 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 2 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress', EARLIER),
           ],
           drain: { totalPods: 1, evictionPods: 1, drainProgress: 0, waitForEviction: ['default/db-1'] },
         },
-        'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 2 healthy, has 2 of 2 expected)',
+        'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 2 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress',
       ),
       {
         kind: 'emitEvent',
@@ -619,7 +630,7 @@ const budgetRows: Row[] = [
         message: 'drain did not finish within 300 s (1 pods left); retrying with a new window',
         reason: 'drain timeout',
       },
-      budgetBlocked('pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 2 healthy, has 2 of 2 expected)'),
+      budgetBlocked('pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 2 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress'),
     ],
     summary: IN_FLIGHT,
   },

@@ -4,8 +4,12 @@ import { isDeepStrictEqual } from 'node:util';
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { maintenanceRef, type Action } from '../api/actions.ts';
 import {
+  ANNOTATION_CORDON_REASON,
+  ANNOTATION_CORDON_RECORDED,
+  ANNOTATION_CORDONED_BY,
   ANNOTATION_DRAIN_START,
   ANNOTATION_INITIAL_UNSCHEDULABLE,
+  ANNOTATION_MEDIK8S_LEASE,
   ANNOTATION_READY_TIME,
   ANNOTATION_WAIT_POD_COMPLETION_START,
   CONDITION_REQUESTOR_FAILED,
@@ -14,13 +18,17 @@ import {
   EVENT_REASON_DRAIN_REFUSED,
   EVENT_REASON_DRAIN_TIMEOUT,
   EVENT_REASON_EVICTION_BLOCKED,
+  EVENT_REASON_NODE_LEASE_HELD,
   FINALIZER,
+  MEDIK8S_LEASE_NAMESPACE,
   Phase,
 } from '../api/constants.ts';
 import type { NodeMaintenance, NodeMaintenanceStatus } from '../api/types.ts';
 import { computeDrainStatus, podsBlockingCompletion, selectPodsForDrain } from '../drain/index.ts';
 import { maintenanceKey, maintenancePhase, readyCondition, rfc3339Seconds, withReadyCondition } from '../scheduling/index.ts';
 import { BudgetLedger } from './budgets.ts';
+import { reapForceDeletes } from '../reaper/force-retry.ts';
+import { cordonedBy, holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik8sLeases } from './node-lease.ts';
 
 /** Phases the drainer moves (objects being deleted belong to cleanup). */
 export const DRAINER_PHASES: ReadonlySet<string> = new Set([
@@ -41,6 +49,10 @@ export interface DrainerSnapshot {
   /** Pods by node name, for the nodes of requests in PHASES_NEEDING_PODS. */
   podsByNode: ReadonlyMap<string, readonly V1Pod[]>;
   pdbs: readonly V1PodDisruptionBudget[];
+  /** By budget key: the pods of budgets that allow no eviction (budgetsToExplain), to say why they hold. */
+  budgetPods?: ReadonlyMap<string, readonly V1Pod[]>;
+  /** The medik8s node leases; undefined reads as a cluster without the medik8s-leases namespace. */
+  medik8s?: Medik8sLeases;
 }
 
 export interface DrainerPlan {
@@ -69,6 +81,43 @@ function requestorFailed(nm: NodeMaintenance): boolean {
 
 function listHead(items: readonly string[], max = 3): string {
   return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
+}
+
+type LeaseClaim = { kind: 'none' } | { kind: 'take'; lease: ReturnType<typeof leaseWrite> } | { kind: 'wait'; message: string };
+
+/** Before cordoning: take (or renew) the medik8s node lease when its namespace exists, or wait for its live holder. */
+function claimNodeLease(nm: NodeMaintenance, node: V1Node, medik8s: Medik8sLeases | undefined, now: Date): LeaseClaim {
+  if (medik8s === undefined || medik8s.kind === 'absent') return { kind: 'none' };
+  const name = nodeLeaseName(node.metadata?.name ?? '');
+  if (medik8s.kind === 'unreadable') {
+    return { kind: 'wait', message: `waiting to cordon: cannot read the medik8s node lease ${MEDIK8S_LEASE_NAMESPACE}/${name}: ${medik8s.message}` };
+  }
+  const holder = holderFor(nm);
+  const view = viewLease(medik8s.leases.get(name), holder, now);
+  if (view.state === 'held') {
+    // An absolute time, so the message (and the status) changes only when the holder renews.
+    return { kind: 'wait', message: `waiting to cordon: the medik8s node lease ${MEDIK8S_LEASE_NAMESPACE}/${name} is held by ${view.holder} until ${rfc3339Seconds(view.until)}` };
+  }
+  if (view.state === 'ours' && !view.renewDue) return { kind: 'none' };
+  return { kind: 'take', lease: leaseWrite(node, view, holder, now) };
+}
+
+/**
+ * While the maintenance holds the node: renew our medik8s lease when half of it is used up, and drop our cordon record
+ * once someone has uncordoned the node (a later cordon is then theirs, and cleanup leaves it).
+ */
+function keepHold(nm: NodeMaintenance, node: V1Node, medik8s: Medik8sLeases | undefined, ref: ReturnType<typeof maintenanceRef>, now: Date): Action[] {
+  const out: Action[] = [];
+  const holder = holderFor(nm);
+  const nodeRef = { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
+  if (cordonedBy(node) === holder && node.spec?.unschedulable !== true) {
+    out.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null }, maintenance: ref, reason: 'node uncordoned by someone else: the cordon is no longer ours' });
+  }
+  if (medik8s?.kind === 'present' && nm.metadata.annotations?.[ANNOTATION_MEDIK8S_LEASE] !== undefined) {
+    const view = viewLease(medik8s.leases.get(nodeLeaseName(nodeRef.name)), holder, now);
+    if (view.state === 'ours' && view.renewDue) out.push({ kind: 'takeNodeLease', lease: leaseWrite(node, view, holder, now), maintenance: ref, reason: 'renew the medik8s node lease' });
+  }
+  return out;
 }
 
 /** Plans one request; returns its actions and whether it is still in flight. */
@@ -110,7 +159,28 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
         const unschedulable = node.spec?.unschedulable === true;
         // Record the node's prior state before cordoning: cleanup undoes only what we did.
         if (annotations[ANNOTATION_INITIAL_UNSCHEDULABLE] === undefined) metaAnnotations[ANNOTATION_INITIAL_UNSCHEDULABLE] = String(unschedulable);
-        if (!unschedulable) nodeActions.push({ kind: 'cordonNode', node: nodeRef, maintenance: ref, reason: `cordon for ${ref.namespace}/${ref.name}` });
+        // Another tool working on the node (the medik8s node lease) goes first: wait, and say for whom.
+        const claim = claimNodeLease(nm, node, snapshot.medik8s, now);
+        if (claim.kind === 'wait') {
+          message = claim.message;
+          inFlight = true;
+          if (message !== (readyCondition(nm)?.message ?? '')) {
+            warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: EVENT_REASON_NODE_LEASE_HELD, message, reason: 'medik8s node lease not available' });
+          }
+          break;
+        }
+        if (claim.kind === 'take') {
+          // Recorded on the request before the lease is taken, so cleanup always looks for it.
+          if (annotations[ANNOTATION_MEDIK8S_LEASE] === undefined) metaAnnotations[ANNOTATION_MEDIK8S_LEASE] = `${claim.lease.namespace}/${claim.lease.name}`;
+          nodeActions.push({ kind: 'takeNodeLease', lease: claim.lease, maintenance: ref, reason: `before cordoning node ${nodeRef.name}` });
+        }
+        if (!unschedulable) {
+          // Who cordoned the node and why, on the node itself, before the cordon: cleanup uncordons only on this record.
+          const record = { [ANNOTATION_CORDONED_BY]: holderFor(nm), [ANNOTATION_CORDON_REASON]: `NodeMaintenance ${ref.namespace}/${ref.name} (requestor ${nm.spec.requestorID})` };
+          if (annotations[ANNOTATION_CORDON_RECORDED] === undefined) metaAnnotations[ANNOTATION_CORDON_RECORDED] = 'true';
+          nodeActions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: record, maintenance: ref, reason: 'record who cordons the node' });
+          nodeActions.push({ kind: 'cordonNode', node: nodeRef, maintenance: ref, reason: `cordon for ${ref.namespace}/${ref.name}` });
+        }
       }
       advance(Phase.WaitForPodCompletion);
       continue;
@@ -173,7 +243,10 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
       }
       const blocked: string[] = [];
       const refusals = selection.refused.map((r) => r.message);
-      for (const p of selection.evict) {
+      // forceRetryOnError (reap requests only): after the timeout, delete instead of evicting; see shared/reaper.
+      const forced = timedOut ? reapForceDeletes(nm, selection.evict, ref, timeout) : undefined;
+      if (forced) podActions.push(...forced.actions);
+      for (const p of forced ? [] : selection.evict) {
         const d = ledger.decide(p);
         if (d.kind === 'blocked') blocked.push(d.message ?? '');
         else if (d.kind === 'refused') refusals.push(d.message ?? '');
@@ -192,6 +265,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
       if (blocked.length > 0) parts.push(listHead(blocked, 2));
       if (refusals.length > 0) parts.push(`refused: ${listHead(refusals, 2)}`);
       for (const problem of selection.problems) parts.push(problem);
+      if (forced) parts.push(forced.message);
       message = parts.join('; ');
       if (timedOut) {
         // As upstream: report the timeout, then start a fresh window instead of giving up.
@@ -213,6 +287,8 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
     }
     break;
   }
+
+  if (start !== Phase.Scheduled && start !== Phase.Cordon) nodeActions.push(...keepHold(nm, node, snapshot.medik8s, ref, now));
 
   const actions: Action[] = [];
   if (addFinalizer || ownerNode || Object.keys(metaAnnotations).length > 0) {
@@ -249,7 +325,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
 
 /** Plans every request the drainer owns, in namespace/name order. Pure: inputs are not mutated. */
 export function planDrainer(snapshot: DrainerSnapshot, now: Date): DrainerPlan {
-  const ledger = new BudgetLedger(snapshot.pdbs);
+  const ledger = new BudgetLedger(snapshot.pdbs, snapshot.budgetPods);
   const actions: Action[] = [];
   let inFlight = 0;
   let becameReady = 0;

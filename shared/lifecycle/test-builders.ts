@@ -155,6 +155,17 @@ export function afterApplying(snapshot: DrainerSnapshot, actions: readonly Actio
         if (node) node.spec = { ...node.spec, unschedulable: action.kind === 'cordonNode' };
         break;
       }
+      case 'patchNodeAnnotations': {
+        const node = nodes.get(action.node.name);
+        if (!node) break;
+        const annotations = { ...node.metadata?.annotations };
+        for (const [key, value] of Object.entries(action.annotations)) {
+          if (value === null) delete annotations[key];
+          else annotations[key] = value;
+        }
+        node.metadata = { ...node.metadata, annotations };
+        break;
+      }
       case 'evictPod':
         evicted.add(keyOf(action.pod.namespace, action.pod.name));
         break;
@@ -173,5 +184,5 @@ export function afterApplying(snapshot: DrainerSnapshot, actions: readonly Actio
         .map((p) => (evicted.has(keyOf(p.metadata?.namespace, p.metadata?.name)) ? { ...p, metadata: { ...p.metadata, deletionTimestamp: new Date('2026-01-01T00:00:00Z') } } : p)),
     );
   }
-  return { nodes, maintenances, podsByNode, pdbs: snapshot.pdbs };
+  return { ...snapshot, nodes, maintenances, podsByNode };
 }

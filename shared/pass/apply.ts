@@ -49,6 +49,9 @@ function objectKey(a: Action): string {
       return `event/${a.target.kind}/${a.target.namespace}/${a.target.name}`;
     case 'writeConfigStatus':
       return `config/${a.target.namespace}/${a.target.name}`;
+    case 'takeNodeLease':
+    case 'releaseNodeLease':
+      return `lease/${a.lease.namespace}/${a.lease.name}`;
   }
 }
 
@@ -64,6 +67,8 @@ function unitKey(a: Action): string {
     case 'uncordonNode':
     case 'evictPod':
     case 'deletePod':
+    case 'takeNodeLease':
+    case 'releaseNodeLease':
       return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
     case 'patchNodeAnnotations':
       return a.maintenance ? `nm/${a.maintenance.namespace}/${a.maintenance.name}` : `node/${a.node.name}`;
@@ -132,6 +137,31 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
       });
     case 'patchNodeAnnotations':
       return c.patchNodeAnnotations(a.node.name, rv.get(key) ?? a.node.resourceVersion, a.annotations);
+    case 'takeNodeLease': {
+      // The medik8s convention: the Lease is owned by its Node, so it goes with the Node.
+      const l = a.lease;
+      const body = {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: {
+          name: l.name,
+          namespace: l.namespace,
+          ...(l.resourceVersion !== undefined ? { resourceVersion: rv.get(key) ?? l.resourceVersion } : {}),
+          ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: l.owner.name, uid: l.owner.uid }],
+        },
+        spec: {
+          holderIdentity: l.holder,
+          leaseDurationSeconds: l.durationSeconds,
+          // MicroTime strings go on the wire as they are; client-node types them as Date.
+          acquireTime: l.acquireTime as unknown as Date,
+          renewTime: l.renewTime as unknown as Date,
+          leaseTransitions: l.transitions,
+        },
+      };
+      return l.resourceVersion === undefined ? c.createLease(l.namespace, body) : c.replaceLease(l.namespace, body);
+    }
+    case 'releaseNodeLease':
+      return c.deleteLease(a.lease.namespace, a.lease.name, rv.get(key) ?? a.lease.resourceVersion);
     case 'emitEvent': {
       if (a.target.kind === 'Node') {
         // A cluster-scoped object's events live in `default`, as the kubelet's own Node events do.

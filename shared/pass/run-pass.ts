@@ -7,14 +7,16 @@ import { FINALIZER } from '../api/constants.ts';
 import { loadConfig } from '../config/index.ts';
 import type { KubeClient } from '../kube/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
-import { planCleanup, planDrainer } from '../lifecycle/index.ts';
+import { needsMedik8sLeases, planCleanup, planDrainer } from '../lifecycle/index.ts';
 import { buildSchedulingState, planScheduling, waitingMessage } from '../scheduling/index.ts';
 import { applyActions, type ApplyResult } from './apply.ts';
 import { planConfigReport } from './config-report.ts';
 import { acquirePassLease, releasePassLease } from './lease.ts';
-import { readBase, readDrainPods } from './snapshot.ts';
+import { readBase, readDrainPods, readMedik8sLeases } from './snapshot.ts';
+import type { InstanceProviders } from '../reaper/index.ts';
+import { planReaperPass, reaperMode, reaperProblems, reaperProviders, terminate, type ReaperPassPlan } from './reaper-pass.ts';
 
-export const PASS_FUNCTIONS = ['scheduler', 'drainer', 'cleanup'] as const;
+export const PASS_FUNCTIONS = ['scheduler', 'drainer', 'cleanup', 'reaper'] as const;
 export type PassFunction = (typeof PASS_FUNCTIONS)[number];
 
 export interface PassLogger {
@@ -35,6 +37,8 @@ export interface PassOptions {
   holder?: string;
   /** @default 120 */
   leaseSeconds?: number;
+  /** Instance providers of the reaper, by providerID prefix. @default aws (AWS SDK clients made on first use) */
+  reaperProviders?: InstanceProviders;
   /** Concurrent object units while applying. @default 16 */
   concurrency?: number;
   signal?: AbortSignal;
@@ -97,6 +101,8 @@ interface Planned {
   awaitingCleanup: number;
   configProblems: string[];
   maintenances: ReadonlyMap<string, import('../api/types.ts').NodeMaintenance>;
+  /** The reaper pass only: its terminations, carried out before the writes that follow them. */
+  reaper?: ReaperPassPlan;
 }
 
 async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<Planned> {
@@ -106,24 +112,33 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<
   const awaitingCleanup = base.maintenances.filter(
     (nm) => nm.metadata.deletionTimestamp && (nm.metadata.finalizers ?? []).includes(FINALIZER) && (nm.spec.additionalRequestors ?? []).length === 0,
   ).length;
-  const empty = { inFlight: false, waiting: 0, admitted: 0, becameReady: 0, released: 0, collected: 0, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? [])], maintenances };
+  // Reaper problems go on the config's Valid condition with the others; the scheduler and the reaper write the same one.
+  const reaperIssues = fn === 'scheduler' || fn === 'reaper' ? reaperProblems(base.config) : [];
+  const empty = { inFlight: false, waiting: 0, admitted: 0, becameReady: 0, released: 0, collected: 0, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues], maintenances };
   if (fn === 'scheduler') {
     const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances });
     const { admission } = loaded.config;
     const limits = { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems };
     const plan = planScheduling(state, admission === undefined ? limits : { ...limits, admission }, now);
-    const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: admission?.scopedProblems ?? [], poolOverlaps: plan.poolOverlaps });
+    const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(admission?.scopedProblems ?? []), ...reaperIssues], poolOverlaps: plan.poolOverlaps });
     const waits = plan.waiting.map(({ key, why }) => ({ request: key, node: maintenances.get(key)?.spec.nodeName ?? '', reason: waitingMessage(why) }));
     // The node-annotation handshake: after the scheduling writes, so a Node says Draining only once its request's admission is written.
     const handshake = planHandshake({ nodes: base.nodeList, maintenances: base.maintenances, admittedThisPass: new Set(plan.admitted) }, loadHandshakeConfig(base.config, opts.namespace));
     return { ...empty, actions: [...report, ...plan.actions, ...handshake.actions], waiting: plan.waiting.length, waits, admitted: plan.admitted.length };
   }
+  if (fn === 'reaper') {
+    const reaper = planReaperPass(base, opts.namespace, reaperProviders(opts.reaperProviders), now);
+    const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues] });
+    return { ...empty, actions: [...report, ...reaper.actions], reaper };
+  }
   if (fn === 'drainer') {
-    const { podsByNode, pdbs } = await readDrainPods(opts.client, base);
-    const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs }, now);
+    const { podsByNode, pdbs, budgetPods } = await readDrainPods(opts.client, base);
+    const medik8s = await readMedik8sLeases(opts.client, needsMedik8sLeases(base.maintenances, 'drainer'));
+    const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s }, now);
     return { ...empty, actions: plan.actions, inFlight: plan.inFlight > 0, becameReady: plan.becameReady };
   }
-  const plan = planCleanup({ nodes: base.nodes, maintenances: base.maintenances }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
+  const medik8s = await readMedik8sLeases(opts.client, needsMedik8sLeases(base.maintenances, 'cleanup'));
+  const plan = planCleanup({ nodes: base.nodes, maintenances: base.maintenances, medik8s }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
   return { ...empty, actions: plan.actions, released: plan.released, collected: plan.collected };
 }
 
@@ -169,8 +184,11 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     return summary;
   };
 
+  // A disabled reaper costs one GET of the config: no lease, no lists, no writes; its dryRun writes events only.
+  const reaper = fn === 'reaper' ? await reaperMode(opts.client, opts.namespace) : undefined;
+  if (reaper === 'disabled') return finish();
   let lease: import('@kubernetes/client-node').V1Lease | undefined;
-  if (!opts.dryRun) {
+  if (!opts.dryRun && reaper !== 'dry-run') {
     const got = await acquirePassLease(opts.client, {
       namespace: opts.namespace,
       fn,
@@ -189,8 +207,8 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
   try {
     const now = opts.now();
     const planned = await planFor(fn, opts, now);
-    summary.planned = planned.actions.length;
-    summary.plan = planned.actions.map(describeAction);
+    summary.planned = planned.actions.length + (planned.reaper?.terminations.length ?? 0);
+    summary.plan = [...planned.actions.map(describeAction), ...(planned.reaper?.lines ?? [])];
     summary.waiting = planned.waiting;
     summary.admitted = planned.admitted;
     summary.becameReady = planned.becameReady;
@@ -203,7 +221,9 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
       summary.workRemains = planned.actions.length > 0 || planned.inFlight;
       return finish();
     }
-    const result: ApplyResult = await applyActions(planned.actions, {
+    // Terminations first: a reap request is deleted only once its instance is terminated.
+    const terminated = planned.reaper ? await terminate(planned.reaper.terminations, reaperProviders(opts.reaperProviders), now, opts.signal) : undefined;
+    const result: ApplyResult = await applyActions(terminated ? [...planned.actions, ...terminated.actions] : planned.actions, {
       client: opts.client,
       maintenances: planned.maintenances,
       now,
@@ -215,9 +235,9 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     summary.actions = result.applied;
     summary.conflicts = result.conflicts;
     summary.blocked = result.blocked.length;
-    summary.errors = result.errors.map((e) => `${e.action}: ${e.error}`);
+    summary.errors = [...(terminated?.errors ?? []), ...result.errors.map((e) => `${e.action}: ${e.error}`)];
     const applied = Object.values(result.applied).reduce((a, b) => a + b, 0);
-    summary.workRemains = planned.inFlight || result.conflicts > 0 || result.errors.length > 0 || result.blocked.length > 0 || (applied > 0 && fn !== 'cleanup') || planned.released > 0;
+    summary.workRemains = planned.inFlight || result.conflicts > 0 || result.errors.length > 0 || result.blocked.length > 0 || (applied > 0 && fn !== 'cleanup' && fn !== 'reaper') || planned.released > 0 || (planned.reaper?.requested ?? 0) > 0;
     return finish();
   } finally {
     if (lease) await releasePassLease(opts.client, lease).catch(() => undefined);

@@ -2,7 +2,8 @@
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/types.ts';
 import type { KubeClient } from '../kube/index.ts';
-import { PHASES_NEEDING_PODS } from '../lifecycle/index.ts';
+import { MEDIK8S_LEASE_NAMESPACE } from '../api/constants.ts';
+import { budgetsToExplain, PHASES_NEEDING_PODS, type Medik8sLeases } from '../lifecycle/index.ts';
 import { maintenancePhase } from '../scheduling/index.ts';
 
 export interface BaseSnapshot {
@@ -22,7 +23,7 @@ export async function readDrainPods(
   client: KubeClient,
   base: BaseSnapshot,
   concurrency = 8,
-): Promise<{ podsByNode: Map<string, V1Pod[]>; pdbs: V1PodDisruptionBudget[] }> {
+): Promise<{ podsByNode: Map<string, V1Pod[]>; pdbs: V1PodDisruptionBudget[]; budgetPods: Map<string, V1Pod[]> }> {
   const nodes = [
     ...new Set(
       base.maintenances
@@ -31,7 +32,8 @@ export async function readDrainPods(
     ),
   ].sort();
   const podsByNode = new Map<string, V1Pod[]>();
-  if (nodes.length === 0) return { podsByNode, pdbs: [] };
+  const budgetPods = new Map<string, V1Pod[]>();
+  if (nodes.length === 0) return { podsByNode, pdbs: [], budgetPods };
   const queue = [...nodes];
   const worker = async (): Promise<void> => {
     for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
@@ -39,5 +41,24 @@ export async function readDrainPods(
     }
   };
   const [pdbs] = await Promise.all([client.listPodDisruptionBudgets(), ...Array.from({ length: Math.min(concurrency, nodes.length) }, () => worker())]);
-  return { podsByNode, pdbs };
+  // Budgets that already allow no eviction of a pod here: their pods say why (unhealthy, several controllers).
+  for (const b of budgetsToExplain(pdbs, [...podsByNode.values()].flat())) {
+    budgetPods.set(b.key, await client.listPods({ fieldSelector: `metadata.namespace=${b.namespace}`, ...(b.labelSelector ? { labelSelector: b.labelSelector } : {}) }));
+  }
+  return { podsByNode, pdbs, budgetPods };
+}
+
+/**
+ * The medik8s node leases, read only when `needed`: one GET of the namespace (absent = no medik8s tool here) and one
+ * LIST of its leases. A failure to read them is reported, never guessed around: no cordon until they can be read.
+ */
+export async function readMedik8sLeases(client: KubeClient, needed: boolean): Promise<Medik8sLeases> {
+  if (!needed) return { kind: 'absent' };
+  try {
+    if (!(await client.namespaceExists(MEDIK8S_LEASE_NAMESPACE))) return { kind: 'absent' };
+    const leases = await client.listLeases(MEDIK8S_LEASE_NAMESPACE);
+    return { kind: 'present', leases: new Map(leases.map((l) => [l.metadata?.name ?? '', l])) };
+  } catch (err) {
+    return { kind: 'unreadable', message: err instanceof Error ? err.message : String(err) };
+  }
 }

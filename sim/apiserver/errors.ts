@@ -159,10 +159,12 @@ export const fieldErrors = {
 /** 422 Invalid: `Kind.group "name" is invalid: field: body` (several errors in brackets), each one a cause. */
 export function invalid(kind: string, group: string, name: string, errors: readonly FieldError[]): ApiError {
   const qualifiedKind = group ? `${kind}.${group}` : kind;
-  const texts = errors.map((e) => `${e.field}: ${e.body}`);
+  // The message lists each distinct error once (an aggregate's Error()); the causes keep every one.
+  const texts = [...new Set(errors.map((e) => `${e.field}: ${e.body}`))];
   const joined = texts.length === 1 ? (texts[0] ?? '') : `[${texts.join(', ')}]`;
   return failure(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${joined}`, {
-    name,
+    // Empty fields are left out (omitempty), as for a create without a name.
+    ...(name ? { name } : {}),
     ...(group ? { group } : {}),
     kind,
     causes: errors.map((e) => ({ reason: e.type, message: e.body, field: e.field })),

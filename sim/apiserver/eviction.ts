@@ -6,6 +6,7 @@ import { parseDeleteOptions, deleteObject, type DeleteOptions } from './deletion
 import { badRequest, conflict, forbidden, notFound, rawFailure, tooManyRequests, type ApiError } from './errors.ts';
 import { arrayAt, isObject, numberAt, objectAt, stringAt, type Json, type JsonObject } from './json-value.ts';
 import { formatTime, metaOf } from './object-meta.ts';
+import { frozenObject } from './store.ts';
 
 const MAX_DISRUPTED_PODS = 2000;
 const VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget.";
@@ -65,11 +66,12 @@ function matchingBudgets(ctx: SimContext, namespace: string, labels: Readonly<Re
   for (let i = c.lowerBound(`${namespace}/`); i < keys.length && (keys[i] as string).startsWith(`${namespace}/`); i++) {
     const stored = c.objects.get(keys[i] as string);
     if (!stored) continue;
-    const pdb = JSON.parse(stored.json) as JsonObject;
-    const selector = objectAt(objectAt(pdb, 'spec'), 'selector');
+    // Every budget of the namespace is tested on each eviction: read from the store's parsed copies (a what-if at
+    // 150,000 pods spent a tenth of its time re-parsing them), and a private copy only of the one that matches.
+    const selector = objectAt(objectAt(frozenObject(stored), 'spec'), 'selector');
     if (!selector) continue; // a nil selector matches nothing
     const parsed = labelSelectorFromObject(selector as LabelSelectorObject);
-    if (parsed.ok && matchesLabels(parsed.selector, labels)) out.push(pdb);
+    if (parsed.ok && matchesLabels(parsed.selector, labels)) out.push(JSON.parse(stored.json) as JsonObject);
   }
   return out;
 }

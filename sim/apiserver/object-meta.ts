@@ -76,6 +76,34 @@ export function carryServerMeta(next: JsonObject, old: JsonObject): void {
   delete next['selfLink'];
 }
 
+/** The fields of ObjectMeta; anything else under metadata is an unknown field the decoder drops. */
+const OBJECT_META_FIELDS: ReadonlySet<string> = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+]);
+
+/** Drops unknown metadata fields and returns their paths (`metadata.bogus`), in key order. */
+export function dropUnknownMeta(meta: JsonObject): string[] {
+  const unknown = Object.keys(meta)
+    .filter((k) => !OBJECT_META_FIELDS.has(k))
+    .sort();
+  for (const k of unknown) delete meta[k];
+  return unknown.map((k) => `metadata.${k}`);
+}
+
 const META_ORDER = [
   'name',
   'generateName',

@@ -3,7 +3,7 @@ import { bindPod } from './binding.ts';
 import type { SimContext } from './context.ts';
 import { deleteCollection, deleteObject, parseDeleteOptions } from './deletion.ts';
 import { aggregatedDiscovery, AGGREGATED_CONTENT_TYPE, apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo, wantsAggregated } from './discovery.ts';
-import { ApiError, badRequest, methodNotAllowed, notFound, resourceNotFound, successStatus } from './errors.ts';
+import { ApiError, badRequest, fieldErrors, invalid, methodNotAllowed, notFound, resourceNotFound, successStatus } from './errors.ts';
 import { evictPod } from './eviction.ts';
 import { parseJson, type Json, type JsonObject } from './json-value.ts';
 import { apiVersionOf, type KindInfo } from './kinds.ts';
@@ -14,7 +14,7 @@ import { checkFieldLabels, parseFieldSelector, parseLabels, type ObjectFilter } 
 import type { StoredObject } from './store.ts';
 import { toTable, type IncludeObject } from './table.ts';
 import { startWatch, type WatchSink } from './watch.ts';
-import { createObject, patchObject, updateObject, type WriteResult } from './writes.ts';
+import { createObject, patchObject, updateObject, type FieldValidation, type WriteResult } from './writes.ts';
 
 export interface ApiRequest {
   method: string;
@@ -35,7 +35,7 @@ export interface RequestInfo {
 }
 
 export type Reply =
-  | { type: 'body'; code: number; pieces: string[]; contentType: string; headers?: Record<string, string> }
+  | { type: 'body'; code: number; pieces: string[]; contentType: string; headers?: Record<string, string | string[]> }
   | { type: 'watch'; contentType: string; start: (sink: WatchSink) => () => void };
 
 const JSON_TYPE = 'application/json';
@@ -141,7 +141,24 @@ function objectReply(ctx: SimContext, kind: KindInfo, req: ApiRequest, code: num
 }
 
 function writeReply(ctx: SimContext, kind: KindInfo, req: ApiRequest, code: number, result: WriteResult): Reply {
-  return objectReply(ctx, kind, req, code, result.stored?.json ?? JSON.stringify(result.object));
+  const reply = objectReply(ctx, kind, req, code, result.stored?.json ?? JSON.stringify(result.object));
+  // One Warning header per text, as the API server sends them (299 = miscellaneous persistent warning).
+  if (reply.type === 'body' && result.warnings) reply.headers = { ...reply.headers, Warning: result.warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
+  return reply;
+}
+
+const FIELD_VALIDATION: readonly FieldValidation[] = ['Ignore', 'Warn', 'Strict'];
+
+/** The fieldValidation query parameter of a create, update or patch; absent means Warn, as on the API server. */
+function fieldValidation(method: string, query: URLSearchParams): FieldValidation {
+  const v = query.get('fieldValidation');
+  if (v === null || v === '') return 'Warn';
+  const found = FIELD_VALIDATION.find((f) => f === v);
+  if (!found) {
+    const options = method === 'POST' ? 'CreateOptions' : method === 'PUT' ? 'UpdateOptions' : 'PatchOptions';
+    throw invalid(options, 'meta.k8s.io', '', [fieldErrors.notSupported('fieldValidation', v, ['', 'Ignore', 'Strict', 'Warn'])]);
+  }
+  return found;
 }
 
 function body(req: ApiRequest): Json | undefined {
@@ -221,7 +238,7 @@ export function resourceReply(ctx: SimContext, req: ApiRequest, parsed: Extract<
   if (kind.namespaced && name !== undefined && ns === undefined) throw resourceNotFound();
   // Namespaced objects are created through their namespace's path only.
   if (kind.namespaced && ns === undefined && req.method === 'POST') throw methodNotAllowed();
-  const opts = { dryRun: dryRun(query) };
+  const opts = { dryRun: dryRun(query), ...(['POST', 'PUT', 'PATCH'].includes(req.method) ? { fieldValidation: fieldValidation(req.method, query) } : {}) };
   switch (req.method) {
     case 'GET': {
       if (!name) return listReply(ctx, kind, req, ns);

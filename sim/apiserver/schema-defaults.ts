@@ -40,42 +40,52 @@ function applyDefaults(value: Json, schema: Schema | undefined): void {
   }
 }
 
-/** Drops fields the schema does not declare (unless it preserves unknown fields), recursively. */
-function prune(value: Json, schema: Schema | undefined, embedded: boolean): void {
+/**
+ * Drops fields the schema does not declare (unless it preserves unknown fields), recursively, and appends their
+ * paths to `dropped` (`spec.bogus`, `spec.items[0].x`) in key order, as the API server reports unknown fields.
+ */
+function prune(value: Json, schema: Schema | undefined, embedded: boolean, path: string, dropped: string[]): void {
   if (!schema) return;
   if (isObject(value)) {
     const props = propertiesOf(schema);
     const additional = additionalOf(schema);
     const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true || schema['additionalProperties'] === true;
-    for (const k of Object.keys(value)) {
+    for (const k of Object.keys(value).sort()) {
       if (embedded && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
       const prop = props?.[k];
-      if (isObject(prop)) prune(value[k] as Json, prop, prop['x-kubernetes-embedded-resource'] === true);
-      else if (additional) prune(value[k] as Json, additional, additional['x-kubernetes-embedded-resource'] === true);
-      else if (!preserve) delete value[k];
+      const at = path ? `${path}.${k}` : k;
+      if (isObject(prop)) prune(value[k] as Json, prop, prop['x-kubernetes-embedded-resource'] === true, at, dropped);
+      else if (additional) prune(value[k] as Json, additional, additional['x-kubernetes-embedded-resource'] === true, at, dropped);
+      else if (!preserve) {
+        delete value[k];
+        dropped.push(at);
+      }
     }
   } else if (Array.isArray(value)) {
     const items = itemsOf(schema);
-    for (const item of value) prune(item, items, items?.['x-kubernetes-embedded-resource'] === true);
+    value.forEach((item, i) => prune(item, items, items?.['x-kubernetes-embedded-resource'] === true, `${path}[${i}]`, dropped));
   }
 }
 
 /**
- * Defaults and prunes a custom resource in place. At the root, apiVersion, kind and metadata are the API
- * server's, not the schema's: they are neither pruned nor defaulted here.
+ * Defaults and prunes a custom resource in place and returns the paths of the unknown fields it dropped. At the
+ * root, apiVersion, kind and metadata are the API server's, not the schema's: they are neither pruned nor defaulted.
  */
-export function defaultAndPrune(obj: JsonObject, schema: Schema | undefined): void {
-  if (!schema) return;
+export function defaultAndPrune(obj: JsonObject, schema: Schema | undefined): string[] {
+  if (!schema) return [];
   const { apiVersion, kind, metadata, ...rest } = obj;
   const body: JsonObject = rest;
-  prune(body, schema, false);
+  const unknown: string[] = [];
+  prune(body, schema, false, '', unknown);
   applyDefaults(body, schema);
-  prune(body, schema, false);
+  // Defaults never carry unknown fields a client sent; what this pass drops is not reported.
+  prune(body, schema, false, '', []);
   for (const k of Object.keys(obj)) delete obj[k];
   if (apiVersion !== undefined) obj['apiVersion'] = apiVersion;
   if (kind !== undefined) obj['kind'] = kind;
   if (metadata !== undefined) obj['metadata'] = metadata;
   Object.assign(obj, body);
+  return unknown;
 }
 
 /** Whether any node of the schema carries x-kubernetes-validations (CEL rules). */

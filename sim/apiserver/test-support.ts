@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { binaryPath } from '../../testbed/versions.ts';
@@ -48,11 +48,15 @@ export function at(obj: Json | undefined, path: string): Json | undefined {
 
 const run = promisify(execFile);
 
-/** The kubectl the testbed builds (same version as its apiserver), else /usr/bin/kubectl, else undefined. */
+/** The kubectl the testbed builds (same version as its apiserver), else the first kubectl on PATH, else undefined. */
 export function kubectlBinary(): string | undefined {
   const built = binaryPath('kubectl');
   if (existsSync(built)) return built;
-  return existsSync('/usr/bin/kubectl') ? '/usr/bin/kubectl' : undefined;
+  return (process.env['PATH'] ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((d) => join(d, 'kubectl'))
+    .find((p) => existsSync(p));
 }
 
 export interface KubectlResult {

@@ -7,16 +7,22 @@ import { crdKinds } from './crds.ts';
 import { alreadyExists, badRequest, conflict, fieldErrors, forbidden, invalid, notFound, unsupportedMediaType, type FieldError } from './errors.ts';
 import { deepEqual, isObject, numberAt, objectAt, stringAt, type Json, type JsonObject } from './json-value.ts';
 import { apiVersionOf, keyOf, type KindInfo } from './kinds.ts';
-import { carryServerMeta, generateName, metaOf, nameErrors, normalise, prepareCreateMeta, specPart } from './object-meta.ts';
+import { carryServerMeta, dropUnknownMeta, generateName, metaOf, nameErrors, normalise, prepareCreateMeta, specPart } from './object-meta.ts';
 import { jsonPatch, mergePatch } from './patch.ts';
 import { defaultAndPrune } from './schema-defaults.ts';
 import { validateCustom } from './schema-validation.ts';
 import type { StoredObject } from './store.ts';
+import { truncateTimes } from './wire-time.ts';
 import { strategicMergePatch } from './strategic-merge.ts';
+
+/** The `fieldValidation` query parameter: what to do with fields the kind does not declare. */
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
 export interface WriteOptions {
   /** dryRun=All: everything but the store write. */
   dryRun?: boolean;
+  /** Unknown fields are dropped; Warn reports them as warnings, Strict refuses the write. @default 'Warn' */
+  fieldValidation?: FieldValidation;
 }
 
 export interface WriteResult {
@@ -24,6 +30,8 @@ export interface WriteResult {
   stored: StoredObject | undefined;
   /** The write ended a deletion (last finalizer removed): the object is gone. */
   deleted?: boolean;
+  /** Warning texts for the response (`unknown field "spec.x"`), with fieldValidation=Warn. */
+  warnings?: string[];
 }
 
 function gr(kind: KindInfo): { group: string; resource: string } {
@@ -35,17 +43,42 @@ function requireObject(body: Json | undefined): JsonObject {
   return body;
 }
 
-/** Defaulting, pruning and validation of a kind's object; throws 422 Invalid. */
-function defaultAndValidate(kind: KindInfo, obj: JsonObject, old: JsonObject | undefined, extra: FieldError[]): void {
+/**
+ * `fieldValidation` on the fields dropped as unknown: Strict refuses them as the decoder does (400 on create and
+ * update, 422 on a patch, whose result is decoded), Warn returns them as warnings, Ignore says nothing.
+ */
+function unknownFieldWarnings(kind: KindInfo, obj: JsonObject, unknown: readonly string[], options: WriteOptions & { fromPatch?: boolean }): string[] {
+  const mode = options.fieldValidation ?? 'Warn';
+  if (unknown.length === 0 || mode === 'Ignore') return [];
+  const texts = unknown.map((f) => `unknown field "${f}"`);
+  if (mode === 'Strict') {
+    const detail = `strict decoding error: ${texts.join(', ')}`;
+    if (options.fromPatch) throw invalid('', '', '', [fieldErrors.invalid('patch', JSON.stringify(obj), detail)]);
+    throw badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${detail}`);
+  }
+  return texts;
+}
+
+/**
+ * Drops unknown fields (metadata's for every kind, the schema's for custom resources), defaults and validates a
+ * kind's object; throws 400 (strict decoding) or 422 Invalid, else returns the unknown-field warnings.
+ */
+function defaultAndValidate(kind: KindInfo, obj: JsonObject, old: JsonObject | undefined, extra: FieldError[], options: WriteOptions & { fromPatch?: boolean }): string[] {
   const name = stringAt(metaOf(obj), 'name') ?? '';
+  const unknown = dropUnknownMeta(metaOf(obj));
   const errs: FieldError[] = [...extra];
+  let warnings: string[];
   if (kind.custom) {
-    defaultAndPrune(obj, kind.custom.schema);
+    unknown.push(...defaultAndPrune(obj, kind.custom.schema));
+    warnings = unknownFieldWarnings(kind, obj, unknown, options);
     errs.push(...validateCustom(obj, old, kind.custom.schema));
   } else {
+    warnings = unknownFieldWarnings(kind, obj, unknown, options);
     defaultBuiltin(kind, obj);
+    truncateTimes(obj);
   }
   if (errs.length > 0) throw invalid(kind.kind, kind.group, name, errs);
+  return warnings;
 }
 
 export function namespaceGate(ctx: SimContext, kind: KindInfo, namespace: string, name: string): void {
@@ -72,13 +105,14 @@ export function createObject(ctx: SimContext, kind: KindInfo, namespace: string,
   namespaceGate(ctx, kind, namespace, name);
   prepareCreateMeta(kind, meta, namespace, ctx.clock.now());
   const errs = [...nameErrors(kind, name), ...admitCreate(ctx, kind, obj)];
-  defaultAndValidate(kind, obj, undefined, errs);
+  const warnings = defaultAndValidate(kind, obj, undefined, errs, options);
   if (ctx.store.get(kind, kind.namespaced ? namespace : '', name)) throw alreadyExists(gr(kind), name);
   const normalised = normalise(kind, obj, apiVersionOf(kind));
-  if (options.dryRun) return { object: normalised, stored: undefined };
+  const extra = warnings.length > 0 ? { warnings } : {};
+  if (options.dryRun) return { object: normalised, stored: undefined, ...extra };
   const stored = ctx.store.put(kind, normalised);
   afterWrite(ctx, kind, normalised);
-  return { object: normalised, stored };
+  return { object: normalised, stored, ...extra };
 }
 
 /** Side effects of a stored write: a CRD (re)defines what is served; a new namespace gets its default SA. */
@@ -151,23 +185,26 @@ export function updateObject(
     const before = new Set((Array.isArray(oldMeta['finalizers']) ? oldMeta['finalizers'] : []).map(String));
     const added = (Array.isArray(nextMeta['finalizers']) ? nextMeta['finalizers'] : []).map(String).filter((f) => !before.has(f));
     if (added.length > 0) {
-      errs.push(fieldErrors.forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`));
+      const error = fieldErrors.forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`);
+      // The generic metadata check and the kind's own update validation both report it (the message says it once).
+      errs.push(error, error);
     }
   }
-  defaultAndValidate(kind, next, old, errs);
+  const warnings = defaultAndValidate(kind, next, old, errs, options);
+  const extra = warnings.length > 0 ? { warnings } : {};
   if (kind.tracksGeneration && !deepEqual(specPart(kind, next), specPart(kind, old))) nextMeta['generation'] = (numberAt(oldMeta, 'generation') ?? 0) + 1;
   nextMeta['resourceVersion'] = String(existing.resourceVersion);
   const normalised = normalise(kind, next, apiVersionOf(kind));
-  if (deepEqual(normalised, normalise(kind, old, apiVersionOf(kind)))) return { object: old, stored: existing };
-  if (options.dryRun) return { object: normalised, stored: undefined };
+  if (deepEqual(normalised, normalise(kind, old, apiVersionOf(kind)))) return { object: old, stored: existing, ...extra };
+  if (options.dryRun) return { object: normalised, stored: undefined, ...extra };
   const finalizers = Array.isArray(nextMeta['finalizers']) ? nextMeta['finalizers'] : [];
   if (stringAt(oldMeta, 'deletionTimestamp') && finalizers.length === 0 && (numberAt(oldMeta, 'deletionGracePeriodSeconds') ?? 0) === 0) {
     ctx.store.remove(kind, namespace, name);
-    return { object: normalised, stored: undefined, deleted: true };
+    return { object: normalised, stored: undefined, deleted: true, ...extra };
   }
   const stored = ctx.store.put(kind, normalised);
   afterWrite(ctx, kind, normalised);
-  return { object: normalised, stored };
+  return { object: normalised, stored, ...extra };
 }
 
 export const PATCH_TYPES = {

@@ -131,7 +131,7 @@ export class PodRunner implements PodSink {
         firstSeenMs: this.firstSeen.get(view.uid) ?? this.clock.now(),
         ...(terminatingSinceMs !== undefined ? { terminatingSinceMs } : {}),
         deleteIssued: this.deleteIssued.has(view.uid),
-        neverReady: this.neverReady.lookup(view) === true,
+        neverReady: view.neverReady === true || this.neverReady.lookup(view) === true,
         ...(override !== undefined ? { terminationOverrideSeconds: override } : {}),
       },
       this.timing,

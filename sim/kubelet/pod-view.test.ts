@@ -65,6 +65,15 @@ describe('toPodView', () => {
     expect(isStale(current, { ...current, resourceVersion: rv })).toBe(stale);
   });
 
+  it.each([
+    ['true', true],
+    ['false', undefined],
+    ['yes', undefined],
+  ])('kmaint.io/sim-never-ready: %s -> neverReady %s', (value, expected) => {
+    const pod = { metadata: { uid: 'u', name: 'p', namespace: 'n', annotations: { 'kmaint.io/sim-never-ready': value } }, spec: { containers: [] } };
+    expect(toPodView(pod as unknown as V1Pod).neverReady).toBe(expected);
+  });
+
   it('timeMs takes Date, string, or nothing', () => {
     expect(timeMs(new Date(5))).toBe(5);
     expect(timeMs('1970-01-01T00:00:01Z')).toBe(1000);

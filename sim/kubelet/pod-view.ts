@@ -2,6 +2,12 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { ANNOTATION_CONFIG_MIRROR, ANNOTATION_SIM_RUN_SECONDS, ANNOTATION_SIM_TERMINATION_SECONDS } from '../generator/sim-keys.ts';
 
+/**
+ * On a pod: "true" makes it run but never turn Ready, as a readiness probe that never succeeds (tests of the
+ * eviction API's unhealthy-pod rules use it on both clusters).
+ */
+export const ANNOTATION_SIM_NEVER_READY = 'kmaint.io/sim-never-ready';
+
 export interface PodView {
   uid: string;
   namespace: string;
@@ -29,6 +35,8 @@ export interface PodView {
   runSeconds?: number;
   /** Annotation kmaint.io/sim-termination-seconds. */
   terminationSeconds?: number;
+  /** Annotation kmaint.io/sim-never-ready: "true". */
+  neverReady?: boolean;
   containers: ReadonlyArray<{ name: string; image: string }>;
   initContainers: ReadonlyArray<{ name: string; image: string }>;
 }
@@ -76,6 +84,7 @@ export function toPodView(pod: V1Pod): PodView {
     job: isJob || runSeconds !== undefined,
     ...(runSeconds !== undefined ? { runSeconds } : {}),
     ...(terminationSeconds !== undefined ? { terminationSeconds } : {}),
+    ...(annotations[ANNOTATION_SIM_NEVER_READY] === 'true' ? { neverReady: true } : {}),
     containers: (pod.spec?.containers ?? []).map((c) => ({ name: c.name, image: c.image ?? '' })),
     initContainers: (pod.spec?.initContainers ?? []).map((c) => ({ name: c.name, image: c.image ?? '' })),
   };

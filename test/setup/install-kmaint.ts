@@ -10,7 +10,7 @@ const run = promisify(execFile);
 
 export const KMAINT_SERVICE_ACCOUNT = { namespace: 'kmaint', name: 'kmaint' } as const;
 export const KMAINT_SERVICE_ACCOUNT_USER = `system:serviceaccount:${KMAINT_SERVICE_ACCOUNT.namespace}:${KMAINT_SERVICE_ACCOUNT.name}`;
-export const KMAINT_CRONJOBS = ['kmaint-scheduler', 'kmaint-drainer', 'kmaint-cleanup'] as const;
+export const KMAINT_CRONJOBS = ['kmaint-scheduler', 'kmaint-drainer', 'kmaint-cleanup', 'kmaint-reaper'] as const;
 
 /** Outlives any test run; the suite takes minutes. */
 const TOKEN_SECONDS = 3 * 3600;

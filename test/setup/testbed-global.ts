@@ -8,10 +8,12 @@ import { startTestbed } from '../../testbed/testbed.ts';
 import { binaryPath } from '../../testbed/versions.ts';
 import type { TestbedInfo } from '../support/testbed-info.ts';
 import { KMAINT_SERVICE_ACCOUNT_USER, installKmaint, writeServiceAccountKubeconfig } from './install-kmaint.ts';
+import { projectTiming } from './project-timing.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = mkdtempSync(join(tmpdir(), 'kmaint-testbed-'));
   const started = Date.now();
+  let timing: () => string = () => '';
   const tb = await startTestbed({
     dir,
     profile: 'small',
@@ -25,6 +27,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const kmaintKubeconfigPath = await writeServiceAccountKubeconfig(target);
     process.stderr.write(`[testbed] up with kmaint installed in ${((Date.now() - started) / 1000).toFixed(1)} s at ${tb.controlPlane.server} (${dir})\n`);
     const info: TestbedInfo = {
+      cluster: 'testbed',
       dir,
       server: tb.controlPlane.server,
       caFile: tb.controlPlane.caFile,
@@ -36,11 +39,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
       nodes: tb.cluster.nodes.map((n) => n.metadata?.name ?? ''),
     };
     project.provide('testbed', info);
+    timing = projectTiming(project, dir);
   } catch (err) {
     await tb.stop();
     throw err;
   }
   return async () => {
+    const files = timing();
     await tb.stop();
+    process.stderr.write(`[testbed] ${files}; testbed up ${((Date.now() - started) / 1000).toFixed(1)} s in all\n`);
   };
 }

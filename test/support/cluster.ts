@@ -1,16 +1,51 @@
-// Test-side helpers for talking to the shared testbed as a real client would: kubectl, client-node, the audit log.
+// Test-side helpers for talking to the cluster under test as a real client would: kubectl, client-node, and the
+// request log (the testbed's audit log, or the sim's in-process request log, behind one interface).
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
-import { AuditLog } from '../../testbed/audit.ts';
-import type { TestbedInfo } from './testbed-info.ts';
+import { AuditLog, type AuditEntry, type AuditFilter } from '../../testbed/audit.ts';
+import type { TestbedInfo, TestClusterKind } from './testbed-info.ts';
 
 const run = promisify(execFile);
 
+/** What tests read where the testbed has its audit log: requests by user, verb, resource and code since a mark. */
+export interface ClusterAudit {
+  /** Current end of the log; pass it as `since`. Call `sync()` first. */
+  mark(): number;
+  entries(filter?: AuditFilter): AuditEntry[];
+  /** Requests counted by "verb resource" (e.g. `{ "list nodes": 1, "patch nodes": 2 }`). */
+  countByVerb(filter?: AuditFilter): Record<string, number>;
+  /** Resolves once every request answered before the call is in the log. */
+  sync(timeoutMs?: number): Promise<void>;
+}
+
+/** A cluster started for one test file (the sim project starts one per file, in the file's worker). */
+export interface FileCluster {
+  info: TestbedInfo;
+  audit(): ClusterAudit;
+}
+
+let fileCluster: FileCluster | undefined;
+
+/** Called by a per-file setup (test/setup/sim-file.ts) before the test file is collected. */
+export function useFileCluster(cluster: FileCluster): void {
+  fileCluster = cluster;
+}
+
+/** The cluster this test file runs on (the name is historical: on the sim project it is the sim's info). */
 export function testbed(): TestbedInfo {
-  return inject('testbed');
+  if (fileCluster) return fileCluster.info;
+  const info = inject('testbed');
+  if (!info) throw new Error('no cluster for this test file: run it in the testbed or sim vitest project (see vitest.config.ts)');
+  return info;
+}
+
+/** Which cluster this test file runs on. */
+export function clusterKind(): TestClusterKind {
+  return testbed().cluster;
 }
 
 export function adminKubeConfig(): KubeConfig {
@@ -25,7 +60,8 @@ export function kmaintKubeConfig(): KubeConfig {
   return kc;
 }
 
-export function auditLog(): AuditLog {
+export function auditLog(): ClusterAudit {
+  if (fileCluster) return fileCluster.audit();
   const tb = testbed();
   const token = /token: (\S+)/.exec(readFileSync(tb.kubeconfigPath, 'utf8'))?.[1] ?? '';
   return new AuditLog(tb.auditPath, { server: tb.server, caFile: tb.caFile, token });
@@ -37,10 +73,13 @@ export interface KubectlResult {
   stderr: string;
 }
 
-/** Runs the testbed's kubectl with the admin kubeconfig; never throws on a non-zero exit. */
+/**
+ * Runs the cluster's kubectl with the admin kubeconfig; never throws on a non-zero exit. The discovery cache lives in
+ * the run's directory: both clusters listen on 127.0.0.1 and a port reused by the other would find stale entries.
+ */
 export async function kubectl(args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
   const tb = testbed();
-  const child = run(tb.kubectl, ['--kubeconfig', tb.kubeconfigPath, ...args], { timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 * 1024 * 1024 });
+  const child = run(tb.kubectl, ['--kubeconfig', tb.kubeconfigPath, '--cache-dir', join(tb.dir, 'kubectl-cache'), ...args], { timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 * 1024 * 1024 });
   if (opts.input !== undefined) {
     child.child.stdin?.end(opts.input);
   }

@@ -1,0 +1,72 @@
+// The aws provider against mocked EC2 and Auto Scaling APIs: which call terminates which instance, and errors.
+import { AutoScalingClient, DescribeAutoScalingInstancesCommand, TerminateInstanceInAutoScalingGroupCommand } from '@aws-sdk/client-auto-scaling';
+import { EC2Client, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { mockClient } from 'aws-sdk-client-mock';
+import 'aws-sdk-client-mock-vitest/extend';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { awsProvider, parseAwsProviderID } from './aws-provider.ts';
+
+const ec2 = mockClient(EC2Client);
+const asg = mockClient(AutoScalingClient);
+const regions: Array<string | undefined> = [];
+const provider = awsProvider({
+  clients: (region) => {
+    regions.push(region);
+    return { ec2: new EC2Client({ region: region ?? 'eu-west-1' }), autoScaling: new AutoScalingClient({ region: region ?? 'eu-west-1' }) };
+  },
+});
+
+beforeEach(() => {
+  ec2.reset();
+  asg.reset();
+  regions.length = 0;
+});
+
+describe('parseAwsProviderID', () => {
+  it.each<[string, unknown]>([
+    ['aws:///eu-west-1a/i-0123456789abcdef0', { zone: 'eu-west-1a', region: 'eu-west-1', instanceId: 'i-0123456789abcdef0' }],
+    ['aws:///us-west-2-lax-1a/i-0123456789abcdef0', { zone: 'us-west-2-lax-1a', region: 'us-west-2', instanceId: 'i-0123456789abcdef0' }],
+    ['aws:///us-gov-west-1b/i-01234567', { zone: 'us-gov-west-1b', region: 'us-gov-west-1', instanceId: 'i-01234567' }],
+    ['aws:////i-0123456789abcdef0', { zone: '', region: undefined, instanceId: 'i-0123456789abcdef0' }],
+    ['aws:///eu-west-1a/fargate-ip-10-0-0-1', undefined],
+    ['gce://proj/zone/vm', undefined],
+  ])('%s', (id, expected) => {
+    expect(parseAwsProviderID(id)).toEqual(expected);
+  });
+});
+
+describe('awsProvider.terminate', () => {
+  it('an instance in no Auto Scaling group: EC2 TerminateInstances once, in the zone\'s region', async () => {
+    asg.on(DescribeAutoScalingInstancesCommand).resolves({ AutoScalingInstances: [] });
+    ec2.on(TerminateInstancesCommand).resolves({ TerminatingInstances: [{ InstanceId: 'i-0123456789abcdef0', CurrentState: { Name: 'shutting-down' } }] });
+    await expect(provider.terminate('aws:///eu-central-1b/i-0123456789abcdef0')).resolves.toBe('terminated EC2 instance i-0123456789abcdef0 (shutting-down)');
+    expect(ec2).toHaveReceivedCommandTimes(TerminateInstancesCommand, 1);
+    expect(ec2).toHaveReceivedCommandWith(TerminateInstancesCommand, { InstanceIds: ['i-0123456789abcdef0'] });
+    expect(asg).toHaveReceivedCommandTimes(TerminateInstanceInAutoScalingGroupCommand, 0);
+    expect(regions).toEqual(['eu-central-1']);
+  });
+
+  it('an instance in an Auto Scaling group: TerminateInstanceInAutoScalingGroup without decrementing desired capacity', async () => {
+    asg.on(DescribeAutoScalingInstancesCommand).resolves({ AutoScalingInstances: [{ InstanceId: 'i-0123456789abcdef0', AutoScalingGroupName: 'eks-general', AvailabilityZone: 'eu-west-1a', LifecycleState: 'InService', HealthStatus: 'UNHEALTHY', ProtectedFromScaleIn: false }] });
+    asg.on(TerminateInstanceInAutoScalingGroupCommand).resolves({});
+    await expect(provider.terminate('aws:///eu-west-1a/i-0123456789abcdef0')).resolves.toBe('terminated i-0123456789abcdef0 in Auto Scaling group eks-general (desired capacity kept)');
+    expect(asg).toHaveReceivedCommandWith(DescribeAutoScalingInstancesCommand, { InstanceIds: ['i-0123456789abcdef0'] });
+    expect(asg).toHaveReceivedCommandTimes(TerminateInstanceInAutoScalingGroupCommand, 1);
+    expect(asg).toHaveReceivedCommandWith(TerminateInstanceInAutoScalingGroupCommand, { InstanceId: 'i-0123456789abcdef0', ShouldDecrementDesiredCapacity: false });
+    expect(ec2).toHaveReceivedCommandTimes(TerminateInstancesCommand, 0);
+  });
+
+  it('an API failure is a ReaperProviderError naming the instance, with the SDK error as cause', async () => {
+    asg.on(DescribeAutoScalingInstancesCommand).resolves({});
+    const denied = Object.assign(new Error('You are not authorized to perform this operation.'), { name: 'UnauthorizedOperation' });
+    ec2.on(TerminateInstancesCommand).rejects(denied);
+    const err = await provider.terminate('aws:///eu-west-1a/i-0123456789abcdef0').catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'ReaperProviderError', providerID: 'aws:///eu-west-1a/i-0123456789abcdef0', message: 'terminating i-0123456789abcdef0: You are not authorized to perform this operation.' });
+    expect((err as Error).cause).toBe(denied);
+  });
+
+  it('a providerID that is not an AWS instance is refused before any call', async () => {
+    await expect(provider.terminate('aws:///eu-west-1a/fargate-ip-10-0-0-1')).rejects.toThrow('not an AWS providerID of the form aws:///<zone>/<instance-id>');
+    expect([ec2.calls().length, asg.calls().length]).toEqual([0, 0]);
+  });
+});

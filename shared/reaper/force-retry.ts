@@ -1,0 +1,43 @@
+// forceRetryOnError, the drainer's hook for reap requests: once a reap request's drain times out, the pods still to
+// evict are deleted with grace period 0 instead (the Node is about to be terminated anyway), and the request says so.
+// Only requests made by the reaper (requestor reaper.kmaint.io) with the force-retry annotation qualify.
+import type { V1Pod } from '@kubernetes/client-node';
+import { ANNOTATION_REAPER_FORCE_RETRY, EVENT_REASON_FORCE_DELETED, REAPER_REQUESTOR } from '#api';
+import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
+
+export interface ForcedDeletes {
+  /** deletePod (grace period 0) for each pod, then a Warning event on the request. */
+  actions: Action[];
+  /** The part of the Ready condition message that says what was done. */
+  message: string;
+}
+
+export function forceRetryApplies(nm: NodeMaintenance): boolean {
+  return nm.spec.requestorID === REAPER_REQUESTOR && nm.metadata.annotations?.[ANNOTATION_REAPER_FORCE_RETRY] === 'true';
+}
+
+/**
+ * For a timed-out drain of `nm`: undefined unless forceRetryOnError applies to it (then the drainer evicts as
+ * usual); else the deletes replacing the evictions of `pods`, in their order. Pure.
+ */
+export function reapForceDeletes(nm: NodeMaintenance, pods: readonly V1Pod[], ref: MaintenanceRef, timeoutSeconds: number): ForcedDeletes | undefined {
+  if (!forceRetryApplies(nm) || pods.length === 0) return undefined;
+  const names = pods.map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
+  const message = `forceRetryOnError: deleted ${pods.length} pod${pods.length === 1 ? '' : 's'} with grace period 0 after the drain timeout of ${timeoutSeconds} s: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
+  const actions: Action[] = pods.map((p) => ({
+    kind: 'deletePod',
+    pod: { namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '', ...(p.metadata?.uid ? { uid: p.metadata.uid } : {}) },
+    maintenance: ref,
+    gracePeriodSeconds: 0,
+    reason: `forceRetryOnError: drain timed out after ${timeoutSeconds} s`,
+  }));
+  actions.push({
+    kind: 'emitEvent',
+    target: { kind: 'NodeMaintenance', namespace: ref.namespace, name: ref.name, ...(ref.uid ? { uid: ref.uid } : {}) },
+    type: 'Warning',
+    eventReason: EVENT_REASON_FORCE_DELETED,
+    message,
+    reason: 'forceRetryOnError',
+  });
+  return { actions, message };
+}

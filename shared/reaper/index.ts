@@ -1,0 +1,20 @@
+// Public surface of shared/reaper: the unhealthy-node reaper's config, pure plan, providers and drainer hook.
+export { compilePredicate, PREDICATE_VARIABLES } from './cel.ts';
+export type { CompileResult, NodeFacts, Predicate, PredicateResult } from './cel.ts';
+export { DEFAULT_REAP_DRAIN_SPEC, REAPER_STOPPED, loadReaperConfig } from './config.ts';
+export type { LoadedReaper, ReaperConfig } from './config.ts';
+export { nodeFacts, unhealthySince } from './node-view.ts';
+export { clusterGuard, countUnhealthy, zoneGuard } from './guards.ts';
+export type { UnhealthyCounts } from './guards.ts';
+export { describeTermination, isReapRequest, planReaper, reapRequestName } from './plan.ts';
+export type { ReaperDecision, ReaperPlan, ReaperSnapshot, Termination } from './plan.ts';
+export { chooseProvider, providerMap, providerPrefix } from './providers.ts';
+export type { InstanceProvider, InstanceProviders, ProviderChoice } from './providers.ts';
+export { awsProvider, parseAwsProviderID } from './aws-provider.ts';
+export type { AwsInstance, AwsProviderOptions } from './aws-provider.ts';
+export { executeTerminations } from './terminate.ts';
+export type { TerminationResult } from './terminate.ts';
+export { forceRetryApplies, reapForceDeletes } from './force-retry.ts';
+export type { ForcedDeletes } from './force-retry.ts';
+export { ReaperProviderError } from './errors.ts';
+export { defaultInstanceProviders } from './shipped-providers.ts';

@@ -1,0 +1,243 @@
+// The reaper's pure plan: which unhealthy Nodes get a reap request, why every other candidate does not, and
+// which Ready reap requests have their instance terminated. Termination itself happens in terminate.ts.
+import { createHash } from 'node:crypto';
+import type { V1Node } from '@kubernetes/client-node';
+import {
+  ANNOTATION_GC_IGNORE,
+  ANNOTATION_REAPED,
+  ANNOTATION_REAPER_DECISION,
+  ANNOTATION_REAPER_FORCE_RETRY,
+  ANNOTATION_REAPER_PROVIDER_ID,
+  EVENT_REASON_REAP_REQUESTED,
+  EVENT_REASON_REAP_SKIPPED,
+  LABEL_REAPER,
+  Phase,
+  REAP_REQUEST_PREFIX,
+  REAPER_REQUESTOR,
+  maintenanceRef,
+} from '#api';
+import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
+import { maintenancePhase } from '../scheduling/index.ts';
+import type { NodeFacts } from './cel.ts';
+import type { ReaperConfig } from './config.ts';
+import { clusterGuard, countUnhealthy, zoneGuard, type UnhealthyCounts } from './guards.ts';
+import { nodeCreatedAt, nodeFacts, unhealthySince } from './node-view.ts';
+import { chooseProvider, type InstanceProviders } from './providers.ts';
+
+export interface ReaperSnapshot {
+  nodes: readonly V1Node[];
+  maintenances: readonly NodeMaintenance[];
+  /** kmaint's namespace: reap requests are created there. */
+  namespace: string;
+  /** Providers by prefix: a candidate whose providerID no provider serves is not reaped. */
+  providers: InstanceProviders;
+}
+
+/** A Ready reap request whose instance is to be terminated, then the request deleted. */
+export interface Termination {
+  maintenance: MaintenanceRef;
+  node: string;
+  nodeUid?: string;
+  providerID: string;
+  /** The Node's resourceVersion as the plan saw it ('' when the Node is gone: nothing to annotate). */
+  nodeResourceVersion: string;
+  /** `none`: terminate nothing, only delete the request. */
+  provider: 'providerID' | 'none';
+}
+
+export interface ReaperDecision {
+  node: string;
+  /** Why it is not reaped (undefined: a reap request is made). */
+  skipped?: string;
+}
+
+export interface ReaperPlan {
+  actions: Action[];
+  terminations: Termination[];
+  /** Every candidate (Node matching reapPredicate, not already being reaped) and what was decided, by Node name. */
+  decisions: ReaperDecision[];
+  counts: UnhealthyCounts;
+}
+
+const MAX_NAME = 253;
+const HASH_LENGTH = 8;
+
+/** `reap-<node>`; a name that would be too long keeps a prefix of the Node's name and adds a hash of all of it. */
+export function reapRequestName(node: string): string {
+  const plain = `${REAP_REQUEST_PREFIX}${node}`;
+  if (plain.length <= MAX_NAME) return plain;
+  const hash = createHash('sha256').update(node).digest('hex').slice(0, HASH_LENGTH);
+  return `${plain.slice(0, MAX_NAME - HASH_LENGTH - 1).replace(/[-.]+$/, '')}-${hash}`;
+}
+
+export function isReapRequest(nm: NodeMaintenance): boolean {
+  return nm.spec.requestorID === REAPER_REQUESTOR;
+}
+
+function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+interface Candidate {
+  node: V1Node;
+  facts: NodeFacts;
+}
+
+interface GateContext {
+  config: ReaperConfig;
+  now: Date;
+  counts: UnhealthyCounts;
+  /** Requests by other requestors, by Node name. */
+  others: ReadonlyMap<string, NodeMaintenance[]>;
+  providers: InstanceProviders;
+}
+
+/** Reasons not to reap, in order; the first that applies is the one reported. Each message is stable while nothing changes. */
+const GATES: ReadonlyArray<(c: Candidate, ctx: GateContext) => string | undefined> = [
+  // Reaped already: its instance is gone (or it was drained with provider none) and the Node object lingers.
+  (c) => {
+    const at = c.node.metadata?.annotations?.[ANNOTATION_REAPED];
+    return at !== undefined ? `reaped at ${at}; waiting for the Node to be removed (remove ${ANNOTATION_REAPED} to reap it again)` : undefined;
+  },
+  // A Node someone else is maintaining is theirs: reaping it would fight their request.
+  (c, ctx) => {
+    const other = ctx.others.get(c.facts.name)?.[0];
+    return other ? `already in maintenance: ${other.metadata.namespace ?? ''}/${other.metadata.name} by ${other.spec.requestorID}` : undefined;
+  },
+  // New Nodes report NotReady while they boot.
+  (c, ctx) => {
+    const created = nodeCreatedAt(c.node);
+    const grace = ctx.config.newNodeGracePeriodSeconds;
+    if (created === undefined) return grace > 0 ? 'no creationTimestamp, so the new-node grace period cannot be checked' : undefined;
+    const ends = created + grace * 1000;
+    return ctx.now.getTime() < ends ? `new node: created ${rfc3339(created)}, within the grace period of ${grace} s (until ${rfc3339(ends)})` : undefined;
+  },
+  // A state younger than unhealthyForSeconds may be a flap.
+  (c, ctx) => {
+    const since = unhealthySince(c.node);
+    const hold = ctx.config.unhealthyForSeconds;
+    if (since === undefined) return 'no lastTransitionTime on its conditions, so how long it has been unhealthy is unknown';
+    const due = since + hold * 1000;
+    return ctx.now.getTime() < due ? `unhealthy since ${rfc3339(since)}, not yet for unhealthyForSeconds ${hold} (due ${rfc3339(due)})` : undefined;
+  },
+  // Never start a drain that cannot end in a termination (unless only quarantining, or provider none).
+  (c, ctx) => {
+    if (ctx.config.skipReaping || ctx.config.provider === 'none') return undefined;
+    const choice = chooseProvider(c.facts.providerID, ctx.providers);
+    return choice.ok ? undefined : choice.problem;
+  },
+  // Many unhealthy Nodes is an outage, not an isolated failure: stop everywhere.
+  (_c, ctx) => clusterGuard(ctx.counts, ctx.config.maxNodesUnhealthy),
+  // Many unhealthy Nodes in one zone is a zone problem: stop in that zone.
+  (c, ctx) => zoneGuard(ctx.counts, c.facts.zone, ctx.config.maxNodesUnhealthyInSameZone),
+];
+
+function nodeEvent(node: V1Node, type: 'Normal' | 'Warning', eventReason: string, message: string, reason: string): Action {
+  const uid = node.metadata?.uid;
+  return { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: node.metadata?.name ?? '', ...(uid ? { uid } : {}) }, type, eventReason, message, reason };
+}
+
+function nodeRef(node: V1Node): { name: string; resourceVersion: string } {
+  return { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
+}
+
+/**
+ * Plans one reaper pass. Candidates are Nodes matching reapPredicate without a reap request; each either passes
+ * every gate and gets one (dryRun: only an event saying so) or gets a Node event with the first gate's reason —
+ * once per change of reason (kmaint.io/reaper-decision records the last one; dryRun writes no annotation, so its
+ * events repeat each pass). Ready reap requests become terminations. Pure: inputs are not mutated.
+ */
+export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: Date): ReaperPlan {
+  const nodes = [...snapshot.nodes].sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
+  const facts = nodes.map((n) => nodeFacts(n, now, config.zoneLabel));
+  // A predicate that cannot be evaluated counts the Node unhealthy: the guards fail closed.
+  const unhealthy = facts.map((f) => {
+    const r = config.unhealthyPredicate.evaluate(f);
+    return !r.ok || r.value;
+  });
+  const counts = countUnhealthy(facts.map((f) => f.zone), unhealthy);
+
+  const reaping = new Map<string, NodeMaintenance>();
+  const others = new Map<string, NodeMaintenance[]>();
+  for (const nm of snapshot.maintenances) {
+    if (isReapRequest(nm)) reaping.set(nm.spec.nodeName, nm);
+    else if (!nm.metadata.deletionTimestamp) others.set(nm.spec.nodeName, [...(others.get(nm.spec.nodeName) ?? []), nm]);
+  }
+  const ctx: GateContext = { config, now, counts, others, providers: snapshot.providers };
+  const actions: Action[] = [];
+  const decisions: ReaperDecision[] = [];
+
+  nodes.forEach((node, i) => {
+    const f = facts[i] as NodeFacts;
+    const recorded = node.metadata?.annotations?.[ANNOTATION_REAPER_DECISION];
+    const clearRecord = (): void => {
+      if (recorded !== undefined && !config.dryRun) {
+        actions.push({ kind: 'patchNodeAnnotations', node: nodeRef(node), annotations: { [ANNOTATION_REAPER_DECISION]: null }, reason: 'the reaper no longer holds this node back' });
+      }
+    };
+    if (reaping.has(f.name)) return; // being reaped: its request reports progress
+    const match = config.reapPredicate.evaluate(f);
+    let skipped: string | undefined;
+    if (!match.ok) skipped = `reapPredicate could not be evaluated: ${match.error}`;
+    else if (!match.value) return clearRecord();
+    else skipped = GATES.map((gate) => gate({ node, facts: f }, ctx)).find((why) => why !== undefined);
+
+    if (skipped !== undefined) {
+      decisions.push({ node: f.name, skipped });
+      const message = `not reaped: ${skipped}${config.dryRun ? ' (dry run)' : ''}`;
+      if (config.dryRun) {
+        actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_SKIPPED, message, 'reaper decision'));
+      } else if (recorded !== skipped) {
+        actions.push({ kind: 'patchNodeAnnotations', node: nodeRef(node), annotations: { [ANNOTATION_REAPER_DECISION]: skipped }, reason: 'record the reaper decision, reported once' });
+        actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_SKIPPED, message, 'reaper decision'));
+      }
+      return;
+    }
+    decisions.push({ node: f.name });
+    const name = reapRequestName(f.name);
+    if (config.dryRun) {
+      actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_REQUESTED, `dry run: would request ${snapshot.namespace}/${name} to drain the node and terminate ${f.providerID || 'its instance'}`, 'reaper decision'));
+      return;
+    }
+    clearRecord();
+    const annotations: Record<string, string> = { [ANNOTATION_REAPER_PROVIDER_ID]: f.providerID };
+    if (config.forceRetryOnError) annotations[ANNOTATION_REAPER_FORCE_RETRY] = 'true';
+    // Quarantine only: the Ready request stays, so garbage collection must not uncordon the Node.
+    if (config.skipReaping) annotations[ANNOTATION_GC_IGNORE] = 'true';
+    actions.push({
+      kind: 'createMaintenance',
+      target: { namespace: snapshot.namespace, name },
+      labels: { [LABEL_REAPER]: 'true' },
+      annotations,
+      spec: { requestorID: REAPER_REQUESTOR, nodeName: f.name, cordon: true, drainSpec: config.drainSpec },
+      reason: `reap node ${f.name}: matches reapPredicate, unhealthy for at least ${config.unhealthyForSeconds} s, within the guards`,
+    });
+    actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_REQUESTED, `reap requested: ${snapshot.namespace}/${name} drains the node, then ${config.skipReaping ? 'leaves it cordoned (skipReaping)' : `terminates ${f.providerID || 'its instance'}`}`, 'reap requested'));
+  });
+
+  const terminations: Termination[] = [];
+  if (!config.dryRun && !config.skipReaping) {
+    const nodesByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
+    for (const nm of [...reaping.values()].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
+      if (nm.metadata.deletionTimestamp || maintenancePhase(nm) !== Phase.Ready) continue;
+      const node = nodesByName.get(nm.spec.nodeName);
+      const uid = node?.metadata?.uid;
+      terminations.push({
+        maintenance: maintenanceRef(nm),
+        node: nm.spec.nodeName,
+        ...(uid ? { nodeUid: uid } : {}),
+        nodeResourceVersion: node?.metadata?.resourceVersion ?? '',
+        providerID: nm.metadata.annotations?.[ANNOTATION_REAPER_PROVIDER_ID] ?? node?.spec?.providerID ?? '',
+        provider: config.provider,
+      });
+    }
+  }
+  return { actions, terminations, decisions, counts };
+}
+
+/** One line per termination for dry runs and the pass summary. */
+export function describeTermination(t: Termination): string {
+  return t.provider === 'none'
+    ? `delete ${t.maintenance.namespace}/${t.maintenance.name}: drained node ${t.node}, nothing terminated (provider none)`
+    : `terminate ${t.providerID || '(no providerID)'} of node ${t.node}, then delete ${t.maintenance.namespace}/${t.maintenance.name}`;
+}

@@ -1,0 +1,36 @@
+// Instance providers: what terminates the machine behind a Node, chosen by the prefix of its spec.providerID.
+// Unknown prefixes are reported, never guessed.
+
+/** One cloud's way of terminating the instance behind a providerID. */
+export interface InstanceProvider {
+  /** The spec.providerID prefix it serves (the text before the first colon), e.g. `aws`. */
+  readonly prefix: string;
+  /** Terminates the instance; resolves with one line saying what was done, rejects with what failed. */
+  terminate(providerID: string, signal?: AbortSignal): Promise<string>;
+}
+
+/** Providers by prefix. */
+export type InstanceProviders = ReadonlyMap<string, InstanceProvider>;
+
+export type ProviderChoice = { ok: true; provider: InstanceProvider } | { ok: false; problem: string };
+
+/** `aws` of `aws:///eu-west-1a/i-0abc`; '' when there is no colon. */
+export function providerPrefix(providerID: string): string {
+  const colon = providerID.indexOf(':');
+  return colon <= 0 ? '' : providerID.slice(0, colon);
+}
+
+/** The provider serving `providerID`, or a problem naming the prefix and the prefixes kmaint knows. */
+export function chooseProvider(providerID: string, providers: InstanceProviders): ProviderChoice {
+  if (providerID === '') return { ok: false, problem: 'the Node has no spec.providerID, so no instance can be terminated' };
+  const prefix = providerPrefix(providerID);
+  const provider = providers.get(prefix);
+  if (provider) return { ok: true, provider };
+  const known = [...providers.keys()].sort().join(', ') || 'none';
+  return { ok: false, problem: `no provider for providerID prefix ${JSON.stringify(prefix)} of ${JSON.stringify(providerID)} (known: ${known})` };
+}
+
+/** Providers by prefix, from a list. */
+export function providerMap(list: readonly InstanceProvider[]): InstanceProviders {
+  return new Map(list.map((p) => [p.prefix, p]));
+}

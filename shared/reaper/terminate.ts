@@ -1,0 +1,65 @@
+// Carries out the plan's terminations: terminate through the provider its providerID names, then (only on success)
+// delete the reap request. Each outcome is a Node event; a failure keeps the request, so the next pass tries again.
+import { ANNOTATION_REAPED, EVENT_REASON_INSTANCE_TERMINATED, EVENT_REASON_TERMINATION_FAILED } from '#api';
+import type { Action } from '#api';
+import type { Termination } from './plan.ts';
+import { chooseProvider, type InstanceProviders } from './providers.ts';
+
+export interface TerminationResult {
+  /** Request deletions and Node events, for the pass's applier. */
+  actions: Action[];
+  terminated: number;
+  /** One line per failed termination. */
+  errors: string[];
+}
+
+function event(t: Termination, type: 'Normal' | 'Warning', eventReason: string, message: string): Action {
+  return {
+    kind: 'emitEvent',
+    target: { kind: 'Node', namespace: '', name: t.node, ...(t.nodeUid ? { uid: t.nodeUid } : {}) },
+    type,
+    eventReason,
+    message,
+    reason: 'reaper termination',
+  };
+}
+
+/**
+ * Terminates one at a time, in plan order (a handful per pass; the provider's API bounds the rate anyway). After a
+ * termination the Node is annotated kmaint.io/reaped (so it is not reaped again while the Node object lingers), then
+ * the request deleted — one unit: if the annotation cannot be written, the request stays and the next pass retries.
+ */
+export async function executeTerminations(terminations: readonly Termination[], providers: InstanceProviders, now: Date, signal?: AbortSignal): Promise<TerminationResult> {
+  const at = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const result: TerminationResult = { actions: [], terminated: 0, errors: [] };
+  for (const t of terminations) {
+    signal?.throwIfAborted();
+    const request = `${t.maintenance.namespace}/${t.maintenance.name}`;
+    let done: string;
+    if (t.provider === 'none') {
+      done = 'nothing terminated (provider none)';
+    } else {
+      const choice = chooseProvider(t.providerID, providers);
+      if (!choice.ok) {
+        result.errors.push(`${request}: ${choice.problem}`);
+        result.actions.push(event(t, 'Warning', EVENT_REASON_TERMINATION_FAILED, `reap request ${request} is Ready but ${choice.problem}; it stays until this is fixed`));
+        continue;
+      }
+      try {
+        done = await choice.provider.terminate(t.providerID, signal);
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        result.errors.push(`${request}: ${message}`);
+        result.actions.push(event(t, 'Warning', EVENT_REASON_TERMINATION_FAILED, `reap request ${request}: ${message}; retried next pass`));
+        continue;
+      }
+      result.terminated++;
+    }
+    result.actions.push(event(t, 'Normal', EVENT_REASON_INSTANCE_TERMINATED, `${done}; deleting reap request ${request}`));
+    if (t.nodeResourceVersion !== '') {
+      result.actions.push({ kind: 'patchNodeAnnotations', node: { name: t.node, resourceVersion: t.nodeResourceVersion }, annotations: { [ANNOTATION_REAPED]: at }, maintenance: t.maintenance, reason: 'record the reap before deleting the request' });
+    }
+    result.actions.push({ kind: 'deleteMaintenance', target: t.maintenance, reason: `reaped: ${done}` });
+  }
+  return result;
+}

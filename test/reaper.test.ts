@@ -1,0 +1,274 @@
+// The reaper on the testbed: a NotReady Node gets a reap request, is drained through the lifecycle and its instance
+// terminated once (AWS SDK mocked at the process boundary, the provider injected); the same-zone guard stops reaping
+// and says why on both Nodes; dryRun writes nothing but events (audit log). kmaint runs as its ServiceAccount.
+//
+// NotReady: the shared testbed gives no handle to stop one Node's simulated kubelet, so the test patches the Node's
+// Ready condition to False with a lastTransitionTime an hour ago (status subresource, as admin) and re-applies it
+// before every pass, since the simulated kubelet rewrites its Node status periodically.
+import { randomBytes } from 'node:crypto';
+import { AutoScalingClient, DescribeAutoScalingInstancesCommand } from '@aws-sdk/client-auto-scaling';
+import { EC2Client, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { PatchStrategy, PolicyV1Api, setHeaderOptions, type CoreV1Event, type V1Node } from '@kubernetes/client-node';
+import { mockClient } from 'aws-sdk-client-mock';
+import 'aws-sdk-client-mock-vitest/extend';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION, type NodeMaintenance } from '../shared/api/index.ts';
+import { KubeClient } from '../shared/kube/index.ts';
+import { runPass, type PassFunction, type PassSummary } from '../shared/pass/index.ts';
+import { awsProvider, providerMap } from '../shared/reaper/index.ts';
+import { adminKubeConfig, auditLog, kmaintKubeConfig, testbed, waitFor } from './support/cluster.ts';
+import { KMAINT_NS, admin, bindPod, generalNodes, getNM, nodes, podsOn, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+
+const ns = `reap-${randomBytes(3).toString('hex')}`;
+const strategic = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const ZONE = 'topology.kubernetes.io/zone';
+const DECISION = 'kmaint.io/reaper-decision';
+const REAPED = 'kmaint.io/reaped';
+
+const ec2 = mockClient(EC2Client);
+const asg = mockClient(AutoScalingClient);
+const providers = providerMap([awsProvider({ clients: () => ({ ec2: new EC2Client({ region: 'us-east-1' }), autoScaling: new AutoScalingClient({ region: 'us-east-1' }) }) })]);
+const client = new KubeClient(kmaintKubeConfig());
+
+/** Node names made NotReady by the test: re-applied before every pass, restored after each test. */
+const notReady = new Set<string>();
+
+function hourAgo(): string {
+  return new Date(Date.now() - 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+async function patchReady(node: string, status: 'True' | 'False', lastTransitionTime: string): Promise<void> {
+  const condition = { type: 'Ready', status, reason: status === 'True' ? 'KubeletReady' : 'KubeletNotReady', message: status === 'True' ? 'kubelet is posting ready status' : 'reaper test: node made NotReady', lastHeartbeatTime: new Date().toISOString(), lastTransitionTime };
+  await admin().core.patchNodeStatus({ name: node, body: { status: { conditions: [condition] } } }, strategic);
+}
+
+async function keepNotReady(): Promise<void> {
+  const since = hourAgo();
+  for (const node of notReady) {
+    const current = (await admin().core.readNode({ name: node })).status?.conditions?.find((c) => c.type === 'Ready');
+    // Keep the first lastTransitionTime: the condition has held since then.
+    if (current?.status !== 'False') await patchReady(node, 'False', since);
+  }
+}
+
+async function reaperPass(): Promise<PassSummary> {
+  await keepNotReady();
+  return runPass('reaper', { client, namespace: KMAINT_NS, now: () => new Date(), reaperProviders: providers });
+}
+
+/** Rounds of every pass (the reaper with the mocked provider) until `check` answers. */
+async function driveUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+  return waitFor(what, async () => {
+    for (const fn of ['scheduler', 'drainer', 'cleanup'] as PassFunction[]) {
+      await keepNotReady();
+      await runPass(fn, { client, namespace: KMAINT_NS, now: () => new Date() });
+    }
+    await reaperPass();
+    return check();
+  }, timeoutMs, 300);
+}
+
+async function reapRequests(): Promise<NodeMaintenance[]> {
+  const list = (await admin().custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: KMAINT_NS, plural: NODE_MAINTENANCE_PLURAL })) as { items: NodeMaintenance[] };
+  return list.items.filter((nm) => nm.spec.requestorID === 'reaper.kmaint.io');
+}
+
+/** When the current test started, to the second (events keep second precision): earlier tests' events are older. */
+let testStart = new Date(0);
+
+async function nodeEvents(node: string, reason: string): Promise<CoreV1Event[]> {
+  const items = (await admin().core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.kind=Node,involvedObject.name=${node},reason=${reason}` })).items;
+  return items.filter((e) => new Date(e.lastTimestamp ?? 0).getTime() >= testStart.getTime());
+}
+
+function instanceId(node: V1Node): string {
+  return (node.spec?.providerID ?? '').split('/').at(-1) ?? '';
+}
+
+/** Two general Nodes sharing a zone, and the zone. */
+async function twoInOneZone(): Promise<{ zone: string; a: string; b: string }> {
+  const general = new Set(await generalNodes());
+  const byZone = new Map<string, string[]>();
+  for (const n of await nodes()) {
+    const name = n.metadata?.name ?? '';
+    if (!general.has(name)) continue;
+    const zone = n.metadata?.labels?.[ZONE] ?? '';
+    byZone.set(zone, [...(byZone.get(zone) ?? []), name].sort());
+  }
+  const [zone, names] = [...byZone].find(([, list]) => list.length >= 2) ?? ['', []];
+  return { zone, a: names[0] ?? '', b: names[1] ?? '' };
+}
+
+const REAPER = { enabled: true, dryRun: false, unhealthyForSeconds: 60, newNodeGracePeriodSeconds: 0, drainTimeoutSeconds: 60 };
+
+describe('the reaper on the testbed', () => {
+  beforeAll(async () => {
+    await admin().core.createNamespace({ body: { metadata: { name: ns } } });
+  });
+
+  beforeEach(async () => {
+    testStart = new Date(Math.floor(Date.now() / 1000) * 1000);
+    ec2.reset();
+    asg.reset();
+    asg.on(DescribeAutoScalingInstancesCommand).resolves({ AutoScalingInstances: [] });
+    ec2.on(TerminateInstancesCommand).callsFake((input: { InstanceIds?: string[] }) => ({ TerminatingInstances: (input.InstanceIds ?? []).map((InstanceId) => ({ InstanceId, CurrentState: { Name: 'shutting-down' } })) }));
+    // The guards count every Node: start from a healthy, uncordoned cluster.
+    const unhealthy = (await nodes()).filter((n) => n.spec?.unschedulable === true || n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True').map((n) => n.metadata?.name);
+    expect(unhealthy).toEqual([]);
+  });
+
+  afterEach(async () => {
+    const restored = [...notReady];
+    notReady.clear();
+    for (const node of restored) {
+      await patchReady(node, 'True', new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
+      await setUnschedulable(node, false);
+    }
+    for (const n of await nodes()) {
+      const annotations = n.metadata?.annotations ?? {};
+      if (annotations[DECISION] !== undefined || annotations[REAPED] !== undefined) {
+        await admin().core.patchNode({ name: n.metadata?.name ?? '', body: { metadata: { annotations: { [DECISION]: null, [REAPED]: null } } } }, mergePatch);
+      }
+    }
+    await setConfig(undefined);
+    await removeAllNMs(KMAINT_NS);
+  });
+
+  afterAll(async () => {
+    await admin().core.deleteNamespace({ name: ns });
+  });
+
+  it('a Node NotReady for longer than unhealthyForSeconds gets one reap request, is drained, and its instance is terminated once', async () => {
+    const [node] = await generalNodes();
+    if (!node) throw new Error('no general node');
+    const target = await admin().core.readNode({ name: node });
+    await bindPod(ns, 'victim', node, { labels: { app: 'victim' } });
+    await waitFor('victim bound and running', async () => ((await podsOn(node)).find((p) => p.metadata?.name === 'victim')?.status?.phase === 'Running' ? true : undefined));
+    await setConfig({ reaper: { ...REAPER, maxNodesUnhealthy: 1, maxNodesUnhealthyInSameZone: 1 } });
+    notReady.add(node);
+
+    const first = await reaperPass();
+    expect([first.errors, first.actions]).toEqual([[], { createMaintenance: 1, emitEvent: 1 }]);
+    const [request] = await reapRequests();
+    expect([request?.metadata.name, request?.metadata.namespace, request?.spec]).toEqual([
+      `reap-${node}`,
+      KMAINT_NS,
+      { requestorID: 'reaper.kmaint.io', nodeName: node, cordon: true, drainSpec: { force: true, deleteEmptyDir: true, timeoutSeconds: 60 } },
+    ]);
+    expect(request?.metadata.annotations?.['kmaint.io/reaper-provider-id']).toBe(target.spec?.providerID);
+    // One request per Node: a second reaper pass adds nothing while it is in progress.
+    expect((await reaperPass()).planned).toBe(0);
+
+    await driveUntil(`reap-${node} Ready, terminated and deleted`, async () => ((await getNM(KMAINT_NS, `reap-${node}`)) === undefined ? true : undefined));
+    // Through the whole lifecycle: one ConditionChanged event per phase on the request.
+    const changes = (await admin().core.listNamespacedEvent({ namespace: KMAINT_NS, fieldSelector: `involvedObject.name=reap-${node},reason=ConditionChanged` })).items;
+    expect([...new Set(changes.map((e) => e.message ?? ''))].sort()).toEqual(['Cordon', 'Draining', 'Pending', 'Ready', 'Scheduled', 'WaitForPodCompletion']);
+    expect((await podsOn(node)).filter((p) => p.metadata?.namespace === ns)).toEqual([]);
+    const reapedAt = (await admin().core.readNode({ name: node })).metadata?.annotations?.[REAPED] ?? '';
+    expect(reapedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    // The Node object lingers NotReady (no cloud here deletes it): it is not reaped again, and that is said once
+    // (by the pass after the request was released; this one writes nothing).
+    const after = await reaperPass();
+    expect([after.errors, after.actions]).toEqual([[], {}]);
+    expect(await reapRequests()).toEqual([]);
+    expect((await nodeEvents(node, 'ReapSkipped')).map((e) => e.message)).toEqual([`not reaped: reaped at ${reapedAt}; waiting for the Node to be removed (remove ${REAPED} to reap it again)`]);
+    expect(ec2).toHaveReceivedCommandTimes(TerminateInstancesCommand, 1);
+    expect(ec2).toHaveReceivedCommandWith(TerminateInstancesCommand, { InstanceIds: [instanceId(target)] });
+    expect((await nodeEvents(node, 'InstanceTerminated')).map((e) => e.message)).toEqual([`terminated EC2 instance ${instanceId(target)} (shutting-down); deleting reap request ${KMAINT_NS}/reap-${node}`]);
+  });
+
+  it('forceRetryOnError: after drainTimeoutSeconds a pod whose budget never allows eviction is deleted, and the request says so', async () => {
+    const [node] = await generalNodes();
+    if (!node) throw new Error('no general node');
+    const target = await admin().core.readNode({ name: node });
+    const policy = adminKubeConfig().makeApiClient(PolicyV1Api);
+    await bindPod(ns, 'held', node, { labels: { app: 'held' } });
+    await policy.createNamespacedPodDisruptionBudget({ namespace: ns, body: { metadata: { name: 'held' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'held' } } } } });
+    await waitFor('held running, its budget allowing no disruption', async () => {
+      const running = (await podsOn(node)).find((p) => p.metadata?.name === 'held')?.status?.phase === 'Running';
+      const pdb = await policy.readNamespacedPodDisruptionBudget({ namespace: ns, name: 'held' });
+      return running && pdb.status?.currentHealthy === 1 && pdb.status.disruptionsAllowed === 0 ? true : undefined;
+    });
+    await setConfig({ reaper: { ...REAPER, drainTimeoutSeconds: 3, maxNodesUnhealthy: 1, maxNodesUnhealthyInSameZone: 1 } });
+    notReady.add(node);
+
+    await driveUntil(`reap-${node} force-drained, terminated and deleted`, async () => ((await getNM(KMAINT_NS, `reap-${node}`)) === undefined ? true : undefined));
+    const events = (await admin().core.listNamespacedEvent({ namespace: KMAINT_NS, fieldSelector: `involvedObject.name=reap-${node}` })).items;
+    const said = (reason: string) => events.filter((e) => e.reason === reason).map((e) => [e.type, e.message]);
+    expect(said('EvictionBlocked').length).toBeGreaterThan(0);
+    expect(said('ForceDeleted')).toEqual([['Warning', `forceRetryOnError: deleted 1 pod with grace period 0 after the drain timeout of 3 s: ${ns}/held`]]);
+    expect((await podsOn(node)).filter((p) => p.metadata?.namespace === ns)).toEqual([]);
+    expect(ec2).toHaveReceivedCommandTimes(TerminateInstancesCommand, 1);
+    expect(ec2).toHaveReceivedCommandWith(TerminateInstancesCommand, { InstanceIds: [instanceId(target)] });
+    await policy.deleteNamespacedPodDisruptionBudget({ namespace: ns, name: 'held' });
+  });
+
+  it('two unhealthy Nodes in one zone with maxNodesUnhealthyInSameZone 1: nothing is reaped and both Nodes say why', async () => {
+    const { zone, a, b } = await twoInOneZone();
+    expect([a === '', b === '']).toEqual([false, false]);
+    const zoneSize = (await nodes()).filter((n) => n.metadata?.labels?.[ZONE] === zone).length;
+    await setConfig({ reaper: { ...REAPER, maxNodesUnhealthy: 10, maxNodesUnhealthyInSameZone: 1 } });
+    notReady.add(a);
+    notReady.add(b);
+
+    const summary = await reaperPass();
+    expect([summary.errors, summary.actions]).toEqual([[], { patchNodeAnnotations: 2, emitEvent: 2 }]);
+    expect(await reapRequests()).toEqual([]);
+    const why = `zone guard: 2 of ${zoneSize} nodes in zone ${zone} are unhealthy, more than maxNodesUnhealthyInSameZone 1`;
+    for (const node of [a, b]) {
+      expect((await nodeEvents(node, 'ReapSkipped')).map((e) => [e.type, e.message])).toEqual([['Normal', `not reaped: ${why}`]]);
+      expect((await admin().core.readNode({ name: node })).metadata?.annotations?.[DECISION]).toBe(why);
+    }
+    // Said once: an unchanged cluster makes the next pass write nothing.
+    const again = await reaperPass();
+    expect([again.planned, again.actions]).toEqual([0, {}]);
+    expect(ec2.calls()).toEqual([]);
+  });
+
+  it('dryRun writes nothing but events (audit log of kmaint\'s ServiceAccount)', async () => {
+    const [node] = await generalNodes();
+    if (!node) throw new Error('no general node');
+    await setConfig({ reaper: { ...REAPER, dryRun: true } });
+    notReady.add(node);
+    await keepNotReady();
+    const audit = auditLog();
+    await audit.sync();
+    const mark = audit.mark();
+
+    const summary = await reaperPass();
+    await audit.sync();
+    const writes = audit.entries({ since: mark, user: testbed().kmaintUser }).filter((e) => !['get', 'list', 'watch'].includes(e.verb));
+    expect(writes.map((e) => `${e.verb} ${e.resource} ${e.namespace ?? ''} ${e.code}`)).toEqual(['create events default 201']);
+    expect(summary.actions).toEqual({ emitEvent: 1 });
+    expect(await reapRequests()).toEqual([]);
+    expect((await nodeEvents(node, 'ReapRequested')).map((e) => e.message)).toEqual([
+      `dry run: would request ${KMAINT_NS}/reap-${node} to drain the node and terminate ${(await admin().core.readNode({ name: node })).spec?.providerID ?? ''}`,
+    ]);
+    expect(ec2.calls()).toEqual([]);
+  });
+
+  it('an invalid predicate is reported on the config object (Valid False, field named), the same by the reaper and the scheduler', async () => {
+    await setConfig({ reaper: { enabled: true, dryRun: false, reapPredicate: "providerID.matches('(a+)+$')" } });
+    const problem = "spec.reaper.reapPredicate: matches() runs on the JavaScript regex engine, which user patterns can stall (ReDoS); use re2Matches() (RE2) instead (at column 1); the reaper is stopped until this is fixed";
+    const summary = await reaperPass();
+    expect([summary.configProblems, summary.actions, summary.errors]).toEqual([[problem], { writeConfigStatus: 1, emitEvent: 1 }, []]);
+    const config = (await admin().custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: KMAINT_NS, plural: 'maintenanceoperatorconfigs', name: 'default' })) as { status?: { conditions?: Array<{ type: string; status: string; reason: string; message: string }> } };
+    expect(config.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message])).toEqual([['Valid', 'False', 'InvalidValue', problem]]);
+    // The scheduler reports the same condition: nothing to rewrite, no flapping between the two passes.
+    const scheduler = await runPass('scheduler', { client, namespace: KMAINT_NS, now: () => new Date() });
+    expect([scheduler.configProblems, scheduler.actions.writeConfigStatus]).toEqual([[problem], undefined]);
+    expect(await reapRequests()).toEqual([]);
+  });
+
+  it('disabled (no spec.reaper): a reaper pass is one GET of the config, no lease, no writes', async () => {
+    await setConfig({ maxParallelOperations: 1 });
+    const audit = auditLog();
+    await audit.sync();
+    const mark = audit.mark();
+    const summary = await runPass('reaper', { client, namespace: KMAINT_NS, now: () => new Date(), reaperProviders: providers });
+    await audit.sync();
+    expect(audit.entries({ since: mark, user: testbed().kmaintUser }).map((e) => `${e.verb} ${e.resource} ${e.name ?? ''}`)).toEqual(['get maintenanceoperatorconfigs default']);
+    expect([summary.planned, summary.actions, summary.workRemains]).toEqual([0, {}, false]);
+  });
+});
