@@ -64,8 +64,9 @@ export type Action =
       ownerNode?: { name: string; uid: string };
       reason: string;
     }
-  | { kind: 'cordonNode'; node: NodeRef; maintenance: MaintenanceRef; reason: string }
-  | { kind: 'uncordonNode'; node: NodeRef; maintenance: MaintenanceRef; reason: string }
+  /** `annotations` (null = remove) go in the same patch: the record of who cordoned is never apart from the cordon. */
+  | { kind: 'cordonNode'; node: NodeRef; maintenance: MaintenanceRef; reason: string; annotations?: Record<string, string | null> }
+  | { kind: 'uncordonNode'; node: NodeRef; maintenance: MaintenanceRef; reason: string; annotations?: Record<string, string | null> }
   /** Evict through pods/eviction (respects PodDisruptionBudgets). */
   | { kind: 'evictPod'; pod: PodRef; maintenance: MaintenanceRef; reason: string }
   /** Plain delete: finished pods, which need no budget check. */
@@ -104,6 +105,14 @@ export type Action =
 
 export type ActionKind = Action['kind'];
 
+/** " key=value -key" for a node patch's annotations, "" without any. */
+function annotationList(annotations: Record<string, string | null> | undefined): string {
+  if (annotations === undefined) return '';
+  return ` ${Object.entries(annotations)
+    .map(([key, value]) => (value === null ? `-${key}` : `${key}=${value}`))
+    .join(' ')}`;
+}
+
 /** One line for dry runs, logs and events. */
 export function describeAction(action: Action): string {
   switch (action.kind) {
@@ -112,9 +121,9 @@ export function describeAction(action: Action): string {
     case 'patchMaintenanceMeta':
       return `patch ${action.target.namespace}/${action.target.name}${action.addFinalizer ? ' +finalizer' : ''}${action.removeFinalizer ? ' -finalizer' : ''}${action.ownerNode ? ' +owner' : ''}${action.annotations ? ` annotations ${Object.keys(action.annotations).join(',')}` : ''}: ${action.reason}`;
     case 'cordonNode':
-      return `cordon node ${action.node.name}: ${action.reason}`;
+      return `cordon node ${action.node.name}${annotationList(action.annotations)}: ${action.reason}`;
     case 'uncordonNode':
-      return `uncordon node ${action.node.name}: ${action.reason}`;
+      return `uncordon node ${action.node.name}${annotationList(action.annotations)}: ${action.reason}`;
     case 'evictPod':
       return `evict pod ${action.pod.namespace}/${action.pod.name}: ${action.reason}`;
     case 'deletePod':
@@ -126,9 +135,7 @@ export function describeAction(action: Action): string {
     case 'createMaintenance':
       return `create ${action.target.namespace}/${action.target.name} for node ${action.spec.nodeName}: ${action.reason}`;
     case 'patchNodeAnnotations':
-      return `annotate node ${action.node.name} ${Object.entries(action.annotations)
-        .map(([key, value]) => (value === null ? `-${key}` : `${key}=${value}`))
-        .join(' ')}: ${action.reason}`;
+      return `annotate node ${action.node.name}${annotationList(action.annotations)}: ${action.reason}`;
     case 'takeNodeLease':
       return `take lease ${action.lease.namespace}/${action.lease.name} as ${action.lease.holder} for ${action.lease.durationSeconds} s: ${action.reason}`;
     case 'releaseNodeLease':

@@ -308,10 +308,12 @@ export class KubeClient {
   }
 
   /** Sets spec.unschedulable, preconditioned on the node's resourceVersion. */
-  setUnschedulable(name: string, resourceVersion: string, unschedulable: boolean): Promise<WriteOutcome> {
+  /** Cordon or uncordon, with `annotations` (null = remove) in the same merge patch. */
+  setUnschedulable(name: string, resourceVersion: string, unschedulable: boolean, annotations?: Record<string, string | null>): Promise<WriteOutcome> {
+    const metadata = annotations === undefined ? { resourceVersion } : { resourceVersion, annotations };
     return this.write('patch nodes', `${unschedulable ? 'cordoning' : 'uncordoning'} node ${name}`, () =>
       this.core.patchNode(
-        { name, body: { metadata: { resourceVersion }, spec: { unschedulable: unschedulable ? true : null } }, fieldManager: this.opts.fieldManager },
+        { name, body: { metadata, spec: { unschedulable: unschedulable ? true : null } }, fieldManager: this.opts.fieldManager },
         mergePatch,
       ),
     );

@@ -38,6 +38,9 @@ const uncordon: Action = {
   reason: 'default/nm-1 deleted; node was schedulable before maintenance',
 };
 
+/** The uncordon that also drops our cordon record from the node: one patch. */
+const uncordonDroppingRecord: Action = { ...uncordon, annotations: { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null } };
+
 function release(phase: string, removesRecord: boolean): Action {
   return {
     kind: 'patchMaintenanceMeta',
@@ -75,10 +78,10 @@ const PHASES = [Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase
 // Deletion in every phase the drainer reaches: undo only what the record says we did, then drop the finalizer.
 const deletionRows: Row[] = PHASES.flatMap((phase) => [
   {
-    rule: `${phase}: node was schedulable before us and is cordoned by us -> uncordon, drop the node's record, then the request's record and finalizer`,
+    rule: `${phase}: node was schedulable before us and is cordoned by us -> uncordon and drop the node's record in one patch, then the request's record and finalizer`,
     nodes: [cordonedByUs],
     maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
-    expected: plan([uncordon, dropRecord(), release(phase, true)], { released: 1 }),
+    expected: plan([uncordonDroppingRecord, release(phase, true)], { released: 1 }),
   },
   {
     rule: `${phase}: we recorded our cordon, the node is cordoned but our record is gone (another tool's cordon) -> it stays cordoned`,
@@ -144,13 +147,13 @@ const additionalRequestorRows: Row[] = [
     rule: 'Ready with an emptied additionalRequestors list: released',
     nodes: [cordonedByUs],
     maintenances: [nm({ phase: 'Ready', deleting: true, spec: { additionalRequestors: [] }, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
-    expected: plan([uncordon, dropRecord(), release('Ready', true)], { released: 1 }),
+    expected: plan([uncordonDroppingRecord, release('Ready', true)], { released: 1 }),
   },
   ...[Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase.Draining].map((phase) => ({
     rule: `${phase} with additionalRequestors: released anyway, as upstream`,
     nodes: [cordonedByUs],
     maintenances: [nm({ phase, deleting: true, spec: { additionalRequestors: OTHERS }, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
-    expected: plan([uncordon, dropRecord(), release(phase, true)], { released: 1 }),
+    expected: plan([uncordonDroppingRecord, release(phase, true)], { released: 1 }),
   })),
 ];
 
@@ -246,7 +249,7 @@ const gcRows: Row[] = [
     rule: 'GC: a stale Ready object already being deleted is released, not deleted again',
     nodes: [cordonedByUs],
     maintenances: [nm({ phase: 'Ready', deleting: true, annotations: { [ANNOTATION_READY_TIME]: '2025-01-01T00:00:00Z', [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
-    expected: plan([uncordon, dropRecord(), release('Ready', true)], { released: 1 }),
+    expected: plan([uncordonDroppingRecord, release('Ready', true)], { released: 1 }),
   },
 ];
 
@@ -278,8 +281,7 @@ const otherRows: Row[] = [
     ],
     expected: plan(
       [
-        { ...uncordon, maintenance: ref('nm-a'), reason: 'default/nm-a deleted; node was schedulable before maintenance' },
-        dropRecord('nm-a'),
+        { ...uncordonDroppingRecord, maintenance: ref('nm-a'), reason: 'default/nm-a deleted; node was schedulable before maintenance' },
         { kind: 'patchMaintenanceMeta', target: ref('nm-a'), annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: null }, removeFinalizer: true, reason: 'default/nm-a deleted in phase Draining' },
         { kind: 'patchMaintenanceMeta', target: ref('nm-b'), removeFinalizer: true, reason: 'default/nm-b deleted in phase Ready' },
       ],
@@ -312,21 +314,21 @@ const medik8sRows: Array<Row & { medik8s: Medik8sLeases }> = [
     nodes: [cordonedByUs],
     maintenances: [withLease('Ready')],
     medik8s: leases(aLease('kmaint/default/nm-1')),
-    expected: plan([uncordon, dropRecord(), releaseLease, releaseBoth], { released: 1 }),
+    expected: plan([uncordonDroppingRecord, releaseLease, releaseBoth], { released: 1 }),
   },
   {
     rule: 'a medik8s lease another tool took after ours expired is theirs: not released',
     nodes: [cordonedByUs],
     maintenances: [withLease('Ready')],
     medik8s: leases(aLease('node-maintenance')),
-    expected: plan([uncordon, dropRecord(), releaseBoth], { released: 1 }),
+    expected: plan([uncordonDroppingRecord, releaseBoth], { released: 1 }),
   },
   {
     rule: 'the medik8s lease is already gone (or its namespace): nothing to release',
     nodes: [cordonedByUs],
     maintenances: [withLease('Ready')],
     medik8s: { kind: 'absent' },
-    expected: plan([uncordon, dropRecord(), releaseBoth], { released: 1 }),
+    expected: plan([uncordonDroppingRecord, releaseBoth], { released: 1 }),
   },
   {
     rule: 'medik8s leases unreadable: the finalizer stays until the lease can be released, and says why',

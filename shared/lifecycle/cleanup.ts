@@ -80,11 +80,12 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
       const ourCordon = cordonedBy(node) === holderFor(nm);
       // A request cordoned by a kmaint that kept no node record: the node-initial-state rule alone, as before.
       const legacy = nm.metadata.annotations?.[ANNOTATION_CORDON_RECORDED] === undefined && cordonedBy(node) === undefined;
+      const dropRecord = ourCordon ? { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null } : undefined;
       if (wasSchedulable && (ourCordon || legacy) && node.spec?.unschedulable === true) {
-        actions.push({ kind: 'uncordonNode', node: nodeRef, maintenance: ref, reason: `${key} deleted; node was schedulable before maintenance` });
-      }
-      if (ourCordon) {
-        actions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null }, maintenance: ref, reason: `${key} deleted; drop its cordon record` });
+        // The record goes in the uncordon's own patch: a second node write would race the controllers reacting to it.
+        actions.push({ kind: 'uncordonNode', node: nodeRef, maintenance: ref, reason: `${key} deleted; node was schedulable before maintenance`, ...(dropRecord ? { annotations: dropRecord } : {}) });
+      } else if (dropRecord) {
+        actions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: dropRecord, maintenance: ref, reason: `${key} deleted; drop its cordon record` });
       }
       if (leaseRecorded && snapshot.medik8s?.kind === 'present') {
         const name = nodeLeaseName(nm.spec.nodeName);

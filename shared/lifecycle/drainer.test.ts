@@ -49,14 +49,13 @@ function firstMeta(annotations: Record<string, string | null>): Action {
     reason: 'finalizer before touching the node',
   };
 }
-const cordon: Action = { kind: 'cordonNode', node: { name: NODE, resourceVersion: '7' }, maintenance: ref(), reason: 'cordon for default/nm-1' };
-/** Who cordons the node, written on it just before the cordon. */
-const cordonRecord: Action = {
-  kind: 'patchNodeAnnotations',
+/** The cordon, with who cordons the node and why in the same patch. */
+const cordon: Action = {
+  kind: 'cordonNode',
   node: { name: NODE, resourceVersion: '7' },
-  annotations: { 'kmaint.io/cordoned-by': 'kmaint/default/nm-1', 'kmaint.io/cordon-reason': 'NodeMaintenance default/nm-1 (requestor requestor-a)' },
   maintenance: ref(),
-  reason: 'record who cordons the node',
+  reason: 'cordon for default/nm-1',
+  annotations: { 'kmaint.io/cordoned-by': 'kmaint/default/nm-1', 'kmaint.io/cordon-reason': 'NodeMaintenance default/nm-1 (requestor requestor-a)' },
 };
 function evict(pod: string, reason = 'drain', name = 'nm-1'): Action {
   return { kind: 'evictPod', pod: { namespace: 'default', name: pod }, maintenance: ref(name), reason };
@@ -118,7 +117,6 @@ const cordonRows: Row[] = [
     maintenances: [nm({ phase: 'Scheduled', finalizer: false, annotations: {} })].map(withoutRecord),
     actions: [
       firstMeta({ 'kmaint.io/cordon-recorded': 'true', [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false', [ANNOTATION_READY_TIME]: NOW_S }),
-      cordonRecord,
       cordon,
       moved('Scheduled', 'Ready', { conditions: [ready('Ready', '', NOW_S)] }),
       changed('Cordon'),
@@ -135,7 +133,6 @@ const cordonRows: Row[] = [
     pods: [aPod({ name: 'web-1' })],
     actions: [
       firstMeta({ 'kmaint.io/cordon-recorded': 'true', [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false', [ANNOTATION_DRAIN_START]: NOW_S }),
-      cordonRecord,
       cordon,
       evict('web-1'),
       moved('Scheduled', 'Draining', {
@@ -182,7 +179,6 @@ const cordonRows: Row[] = [
     maintenances: [nm({ phase: 'Scheduled' })],
     actions: [
       meta({ 'kmaint.io/cordon-recorded': 'true', [ANNOTATION_READY_TIME]: NOW_S }),
-      cordonRecord,
       cordon,
       moved('Scheduled', 'Ready', { conditions: [ready('Ready', '', NOW_S)] }),
       changed('Cordon'),

@@ -175,11 +175,11 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
           nodeActions.push({ kind: 'takeNodeLease', lease: claim.lease, maintenance: ref, reason: `before cordoning node ${nodeRef.name}` });
         }
         if (!unschedulable) {
-          // Who cordoned the node and why, on the node itself, before the cordon: cleanup uncordons only on this record.
+          // Who cordoned the node and why, on the node itself, in the cordon's own patch: cleanup uncordons only on this
+          // record. One write: a second one would race the controllers that react to the cordon (the unschedulable taint).
           const record = { [ANNOTATION_CORDONED_BY]: holderFor(nm), [ANNOTATION_CORDON_REASON]: `NodeMaintenance ${ref.namespace}/${ref.name} (requestor ${nm.spec.requestorID})` };
           if (annotations[ANNOTATION_CORDON_RECORDED] === undefined) metaAnnotations[ANNOTATION_CORDON_RECORDED] = 'true';
-          nodeActions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: record, maintenance: ref, reason: 'record who cordons the node' });
-          nodeActions.push({ kind: 'cordonNode', node: nodeRef, maintenance: ref, reason: `cordon for ${ref.namespace}/${ref.name}` });
+          nodeActions.push({ kind: 'cordonNode', node: nodeRef, maintenance: ref, reason: `cordon for ${ref.namespace}/${ref.name}`, annotations: record });
         }
       }
       advance(Phase.WaitForPodCompletion);

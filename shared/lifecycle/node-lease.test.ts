@@ -84,23 +84,22 @@ const take = (over: Record<string, unknown> = {}, reason = 'before cordoning nod
   maintenance: ref,
   reason,
 });
-const record: Action = { kind: 'patchNodeAnnotations', node: { name: 'worker-01', resourceVersion: '7' }, annotations: RECORD, maintenance: ref, reason: 'record who cordons the node' };
-const cordon: Action = { kind: 'cordonNode', node: { name: 'worker-01', resourceVersion: '7' }, maintenance: ref, reason: 'cordon for default/nm-1' };
+/** The cordon, with the record of who cordons the node in the same patch. */
+const cordon: Action = { kind: 'cordonNode', node: { name: 'worker-01', resourceVersion: '7' }, maintenance: ref, reason: 'cordon for default/nm-1', annotations: RECORD };
 
 describe('planDrainer and the medik8s node lease', () => {
   const scheduled = aLifecycleMaintenance({ name: 'nm-1', nodeName: 'worker-01', phase: 'Scheduled' });
   const plan = (medik8s: Medik8sLeases, node: V1Node = schedulable, nm = scheduled): Action[] =>
     planDrainer({ nodes: new Map([['worker-01', node]]), maintenances: [nm], podsByNode: new Map(), pdbs: [], medik8s }, NOW).actions;
 
-  it('namespace absent: no lease; the cordon record goes on the node just before the cordon', () => {
+  it('namespace absent: no lease; the cordon record goes on the node in the cordon patch itself', () => {
     expect(plan({ kind: 'absent' }).filter((a) => a.kind !== 'writeStatus' && a.kind !== 'emitEvent')).toEqual([
       { kind: 'patchMaintenanceMeta', target: ref, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false', 'kmaint.io/cordon-recorded': 'true', [ANNOTATION_READY_TIME]: NOW_S }, reason: 'record progress' },
-      record,
       cordon,
     ]);
   });
 
-  it('namespace present, no lease: record it on the request, take it, then record and cordon', () => {
+  it('namespace present, no lease: record it on the request, take it, then cordon with the record', () => {
     expect(plan(present()).filter((a) => a.kind !== 'writeStatus' && a.kind !== 'emitEvent')).toEqual([
       {
         kind: 'patchMaintenanceMeta',
@@ -109,7 +108,6 @@ describe('planDrainer and the medik8s node lease', () => {
         reason: 'record progress',
       },
       take(),
-      record,
       cordon,
     ]);
   });

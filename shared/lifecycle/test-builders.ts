@@ -150,14 +150,12 @@ export function afterApplying(snapshot: DrainerSnapshot, actions: readonly Actio
         break;
       }
       case 'cordonNode':
-      case 'uncordonNode': {
-        const node = nodes.get(action.node.name);
-        if (node) node.spec = { ...node.spec, unschedulable: action.kind === 'cordonNode' };
-        break;
-      }
+      case 'uncordonNode':
       case 'patchNodeAnnotations': {
         const node = nodes.get(action.node.name);
         if (!node) break;
+        if (action.kind !== 'patchNodeAnnotations') node.spec = { ...node.spec, unschedulable: action.kind === 'cordonNode' };
+        if (action.annotations === undefined) break;
         const annotations = { ...node.metadata?.annotations };
         for (const [key, value] of Object.entries(action.annotations)) {
           if (value === null) delete annotations[key];

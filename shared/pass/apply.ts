@@ -114,9 +114,9 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
         metaPatch(a, opts.maintenances.get(`${a.target.namespace}/${a.target.name}`)),
       );
     case 'cordonNode':
-      return c.setUnschedulable(a.node.name, rv.get(key) ?? a.node.resourceVersion, true);
+      return c.setUnschedulable(a.node.name, rv.get(key) ?? a.node.resourceVersion, true, a.annotations);
     case 'uncordonNode':
-      return c.setUnschedulable(a.node.name, rv.get(key) ?? a.node.resourceVersion, false);
+      return c.setUnschedulable(a.node.name, rv.get(key) ?? a.node.resourceVersion, false, a.annotations);
     case 'evictPod':
       return c.evictPod(a.pod.namespace, a.pod.name);
     case 'deletePod':

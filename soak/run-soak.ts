@@ -1,0 +1,257 @@
+// One seeded soak on a running cluster: the fault proxy in front of its API server, kmaint's passes through it,
+// requestors and an administrator around it, and the invariant checker sampling the cluster until the end.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
+import type { NodeMaintenance } from '../shared/api/index.ts';
+import { createRng, deriveSeed } from '../sim/generator/prng.ts';
+import { FAULT_KINDS, kubeConfigThroughProxy, proxyCertificate, startFaultProxy, uniformFaults, type FaultKind, type FaultRule } from '../testbed/fault-proxy/index.ts';
+import { clientsOf, liftHandCordons, runAdministrator, runRequestor, workerNames, writeConfig, type NodeControl, type World } from './actors.ts';
+import { checkEnd, checkSample, type ClusterSample } from './invariants.ts';
+import { drivePasses, type PassTally } from './passes.ts';
+
+export interface SoakOptions {
+  seed: number;
+  /** Time with requestors creating and the administrator at work; the wind-down comes after. */
+  activeMs: number;
+  /** Longest wind-down: every request must be Ready and released within it. @default 180000 */
+  windDownMs?: number;
+  admin: KubeConfig;
+  kmaint: KubeConfig;
+  /** The API server behind the proxy and the CA that signed it ('' for plain HTTP). */
+  server: string;
+  caPem: string;
+  /** Namespace of the MaintenanceOperatorConfig and the pass leases. */
+  kmaintNamespace: string;
+  /** @default 0.05 */
+  faultRate?: number;
+  /** @default 3 (copies of each function at once) */
+  copies?: number;
+  /** Share of passes killed after their 1st to 6th write. @default 0.1 */
+  killRate?: number;
+  /** Lease duration of the soak's passes: how long a killed pass holds its function up. @default 5 */
+  leaseSeconds?: number;
+  /** NotReady episodes and node deletions need the simulated kubelet; without it they are not played. */
+  nodeControl?: NodeControl;
+  log?: (line: string) => void;
+}
+
+export interface SoakReport {
+  seed: number;
+  durationMs: number;
+  passes: PassTally;
+  requests: number;
+  faults: Record<FaultKind, number>;
+  samples: number;
+  checks: number;
+  violations: string[];
+  created: number;
+  completed: number;
+  world: Pick<World, 'requestorFailedSet' | 'configChanges' | 'handCordons' | 'notReadyEpisodes' | 'nodesDeleted' | 'actorErrors'>;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** How long after reading the config a pass may still write an admission (4 attempts, Retry-After up to 5 s). */
+const PASS_LAG_MS = 25_000;
+
+/**
+ * The soak's faults: `rate` spread over every kind, except that no 409 is invented on the pass leases (one there
+ * claims another pass wrote the lease, and the pass giving it back rightly leaves it to expire).
+ */
+export function soakFaultRules(rate: number): FaultRule[] {
+  const each = rate / 5;
+  return [
+    { resources: ['leases'], rates: { '500': each, '503': each, '429': each, 'drop-before': each, 'drop-after': each }, latencyMs: 1, jitterMs: 20 },
+    ...uniformFaults(rate, { latencyMs: 1, jitterMs: 20, retryAfterSeconds: 1 }),
+  ];
+}
+
+export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
+  const started = Date.now();
+  const log = opts.log ?? (() => undefined);
+  const admin = clientsOf(opts.admin);
+  const namespace = `soak-${opts.seed}-${started.toString(36)}`;
+  await admin.core.createNamespace({ body: { metadata: { name: namespace } } });
+  const initialNodes = (await admin.core.listNode()).items;
+  const initial = new Map(initialNodes.map((n) => [n.metadata?.name ?? '', n.spec?.unschedulable === true]));
+  const world: World = {
+    namespace,
+    kmaintNamespace: opts.kmaintNamespace,
+    nodes: workerNames(initialNodes),
+    requested: new Map(),
+    handCordoned: new Set(),
+    handCordonedAny: new Set(),
+    deletedNodes: new Set(),
+    deletedByRequestors: new Set(),
+    maxParallel: 3,
+    limitLog: [],
+    created: 0,
+    completed: 0,
+    requestorFailedSet: 0,
+    configChanges: 0,
+    handCordons: 0,
+    notReadyEpisodes: 0,
+    nodesDeleted: 0,
+    actorErrors: [],
+    readySeen: new Set(),
+  };
+  await writeConfig(admin, world, { maxParallelOperations: 3 });
+
+  const cert = proxyCertificate();
+  const proxy = await startFaultProxy({ upstream: opts.server, ...(opts.caPem ? { upstreamCa: opts.caPem } : {}), tls: cert, seed: deriveSeed(opts.seed, 'proxy'), rules: soakFaultRules(opts.faultRate ?? 0.05) });
+  const tally: PassTally = { passes: 0, leaseHeld: 0, killed: 0, thrown: [], writes: 0, conflicts: 0, writeErrors: 0 };
+  const violations: string[] = [];
+  let samples = 0;
+  let checks = 0;
+  let creating = true;
+  let actorsRunning = true;
+  let passesRunning = true;
+  let sampling = true;
+  const activeEnd = started + opts.activeMs;
+  const windDownEnd = activeEnd + (opts.windDownMs ?? 180_000);
+
+  const listSample = async (): Promise<ClusterSample> => {
+    // Requests first, then nodes, then pods: a cordon follows its request's admission, an uncordon precedes the finalizer's removal.
+    const nms = ((await admin.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL })) as { items: NodeMaintenance[] }).items;
+    const nodes = (await admin.core.listNode()).items;
+    const pods = (await admin.core.listPodForAllNamespaces()).items;
+    return { nms, nodes, pods };
+  };
+
+  /**
+   * The limits any pass could have acted on between `from` and now: a pass reads the config once, at its start, and
+   * may write its admissions up to PASS_LAG_MS later (retries with Retry-After included).
+   */
+  const limitsOver = (from: number): { maxParallel: number; zeroThroughout: boolean } => {
+    const since = from - PASS_LAG_MS;
+    const effective = [...world.limitLog.filter((e) => e.at <= since).slice(-1), ...world.limitLog.filter((e) => e.at > since)];
+    if (effective.length === 0) return { maxParallel: world.maxParallel, zeroThroughout: false };
+    return { maxParallel: Math.max(...effective.map((e) => e.maxParallel)), zeroThroughout: effective.every((e) => e.zeroUnavailable) };
+  };
+  const initiallyCordoned = new Set([...initial].filter(([, c]) => c).map(([n]) => n));
+
+  const checker = async (): Promise<void> => {
+    let prev: ClusterSample | undefined;
+    let prevStart = Date.now();
+    while (sampling) {
+      const start = Date.now();
+      const handCordonedAtStart = new Set(world.handCordoned);
+      const anyPrevInterval = new Set(world.handCordonedAny);
+      world.handCordonedAny = new Set(world.handCordoned);
+      let now: ClusterSample;
+      try {
+        now = await listSample();
+      } catch (err) {
+        world.actorErrors.push(`sampling: ${(err instanceof Error ? err.message : String(err)).split('\n').slice(0, 3).join(' ')}`);
+        await sleep(200);
+        continue;
+      }
+      const limits = limitsOver(prevStart);
+      const result = checkSample(prev ?? now, now, {
+        maxParallelSince: limits.maxParallel,
+        zeroUnavailableThroughout: limits.zeroThroughout,
+        handCordonedAny: new Set([...anyPrevInterval, ...world.handCordonedAny]),
+        handCordonedAll: new Set([...handCordonedAtStart].filter((n) => world.handCordoned.has(n))),
+        initiallyCordoned,
+        deletedNodes: world.deletedNodes,
+        deletedByRequestors: world.deletedByRequestors,
+      });
+      samples++;
+      checks += result.checks;
+      for (const v of result.violations) {
+        violations.push(`${((Date.now() - started) / 1000).toFixed(1)} s: ${v}`);
+        log(`VIOLATION ${v}`);
+      }
+      prev = now;
+      prevStart = start;
+      await sleep(150);
+    }
+  };
+
+  const rng = (label: string): ReturnType<typeof createRng> => createRng(deriveSeed(opts.seed, label));
+  const requestorCount = rng('requestors').int(3, 5);
+  const ids = Array.from({ length: requestorCount }, (_, i) => `requestor-${i + 1}`);
+  const through = kubeConfigThroughProxy(opts.kmaint, proxy.url, cert.cert);
+  log(`soak seed ${opts.seed}: ${world.nodes.length} worker nodes, ${requestorCount} requestors, ${opts.copies ?? 3} copies of each pass, ${((opts.faultRate ?? 0.05) * 100).toFixed(1)}% faults, namespace ${namespace}`);
+
+  const checking = checker();
+  const passing = drivePasses({ kubeConfig: through, namespace: opts.kmaintNamespace, rng: rng('passes'), copies: opts.copies ?? 3, killRate: opts.killRate ?? 0.1, leaseSeconds: opts.leaseSeconds ?? 5, isRunning: () => passesRunning }, tally);
+  const requestors = ids.map((id) => runRequestor(admin, world, id, ids.filter((o) => o !== id), rng(id), () => creating, () => actorsRunning));
+  const administrator = runAdministrator(admin, world, rng('administrator'), opts.nodeControl, () => creating);
+  let progressAt = Date.now();
+  try {
+    while (Date.now() < activeEnd) {
+      await sleep(1000);
+      if (Date.now() - progressAt > 15_000) {
+        progressAt = Date.now();
+        log(`${Math.round((Date.now() - started) / 1000)} s: ${world.created} requests created, ${world.completed} Ready, ${tally.passes} passes (${tally.killed} killed), ${proxy.faultTotal()} faults, ${violations.length} violations`);
+      }
+    }
+    creating = false;
+    log(`winding down: ${world.requested.size} requests still open`);
+    await administrator;
+    await Promise.race([Promise.all(requestors), sleep(Math.max(0, windDownEnd - Date.now()))]);
+    actorsRunning = false;
+    await Promise.all(requestors);
+    await liftHandCordons(admin, world);
+    // The last releases need their cleanup passes.
+    const endBy = Date.now() + 15_000;
+    for (;;) {
+      const left = ((await admin.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL })) as { items: NodeMaintenance[] }).items;
+      if (left.length === 0 || Date.now() > endBy) break;
+      await sleep(500);
+    }
+  } finally {
+    passesRunning = false;
+    creating = false;
+    actorsRunning = false;
+    await passing;
+    sampling = false;
+    await checking;
+    await proxy.close();
+  }
+  const end = await listSample();
+  const endResult = checkEnd(end, initial, world.deletedNodes);
+  checks += endResult.checks;
+  violations.push(...endResult.violations.map((v) => `end: ${v}`));
+  violations.push(...tally.thrown.map((t) => `pass threw: ${t}`));
+  await admin.core.deleteNamespace({ name: namespace }).catch(() => undefined);
+  return {
+    seed: opts.seed,
+    durationMs: Date.now() - started,
+    passes: tally,
+    requests: proxy.counts.requests,
+    faults: { ...proxy.counts.faults },
+    samples,
+    checks,
+    violations,
+    created: world.created,
+    completed: world.completed,
+    world: { requestorFailedSet: world.requestorFailedSet, configChanges: world.configChanges, handCordons: world.handCordons, notReadyEpisodes: world.notReadyEpisodes, nodesDeleted: world.nodesDeleted, actorErrors: world.actorErrors },
+  };
+}
+
+/** The table the runner prints. */
+export function formatSoakTable(r: SoakReport): string {
+  const faultTotal = FAULT_KINDS.reduce((s, k) => s + r.faults[k], 0);
+  const rows: Array<[string, string]> = [
+    ['seed', String(r.seed)],
+    ['time', `${(r.durationMs / 1000).toFixed(1)} s`],
+    ['passes', `${r.passes.passes} (${r.passes.leaseHeld} found the lease held)`],
+    ['killed passes', String(r.passes.killed)],
+    ['writes', String(r.passes.writes)],
+    ['API requests via proxy', String(r.requests)],
+    ['injected faults', `${faultTotal} (${(r.requests ? (faultTotal / r.requests) * 100 : 0).toFixed(1)}%): ${FAULT_KINDS.map((k) => `${k} ${r.faults[k]}`).join(', ')}`],
+    ['conflicts', String(r.passes.conflicts)],
+    ['write errors reported', String(r.passes.writeErrors)],
+    ['requests created', String(r.created)],
+    ['requests completed', `${r.completed} reached Ready`],
+    ['actors', `${r.world.configChanges} config changes, ${r.world.handCordons} hand cordons, ${r.world.requestorFailedSet} RequestorFailed, ${r.world.notReadyEpisodes} NotReady episodes, ${r.world.nodesDeleted} nodes deleted`],
+    ['invariant checks', `${r.checks} over ${r.samples} samples`],
+    ['violations', String(r.violations.length)],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
+  for (const v of r.violations.slice(0, 20)) lines.push(`  violation: ${v}`);
+  if (r.world.actorErrors.length > 0) lines.push(`actor errors (not kmaint's): ${r.world.actorErrors.length}; first: ${r.world.actorErrors.slice(0, 3).join(' | ')}`);
+  return lines.join('\n');
+}
