@@ -128,3 +128,14 @@ export function checkEnd(end: ClusterSample, initial: ReadonlyMap<string, boolea
   }
   return { violations, checks };
 }
+
+/**
+ * Nodes as read after the requests, except that a node not cordoned in the read before them is given as that earlier
+ * read: cordoned only when both reads agree (see the samplers in run-soak.ts and test/faults.test.ts).
+ */
+export function bothReadsCordoned(before: ReadonlyMap<string, V1Node>, after: readonly V1Node[]): V1Node[] {
+  return after.map((n) => {
+    const earlier = before.get(n.metadata?.name ?? '');
+    return earlier !== undefined && earlier.spec?.unschedulable !== true ? earlier : n;
+  });
+}

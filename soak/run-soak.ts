@@ -6,7 +6,7 @@ import type { NodeMaintenance } from '../shared/api/index.ts';
 import { createRng, deriveSeed } from '../sim/generator/prng.ts';
 import { FAULT_KINDS, kubeConfigThroughProxy, proxyCertificate, startFaultProxy, uniformFaults, type FaultKind, type FaultRule } from '../testbed/fault-proxy/index.ts';
 import { clientsOf, liftHandCordons, runAdministrator, runRequestor, workerNames, writeConfig, type NodeControl, type World } from './actors.ts';
-import { checkEnd, checkSample, type ClusterSample } from './invariants.ts';
+import { bothReadsCordoned, checkEnd, checkSample, type ClusterSample } from './invariants.ts';
 import { drivePasses, type PassTally } from './passes.ts';
 
 export interface SoakOptions {
@@ -110,9 +110,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const windDownEnd = activeEnd + (opts.windDownMs ?? 180_000);
 
   const listSample = async (): Promise<ClusterSample> => {
-    // Requests first, then nodes, then pods: a cordon follows its request's admission, an uncordon precedes the finalizer's removal.
+    // The LISTs are not one snapshot. A cordon comes after its request's finalizer and an uncordon before the
+    // finalizer's removal, so nodes are read on both sides of the requests and a node counts as cordoned only when
+    // both reads say so: a cordon made or lifted while the requests were read is seen by the next sample.
+    const nodesBefore = new Map((await admin.core.listNode()).items.map((n) => [n.metadata?.name ?? '', n]));
     const nms = ((await admin.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL })) as { items: NodeMaintenance[] }).items;
-    const nodes = (await admin.core.listNode()).items;
+    const nodes = bothReadsCordoned(nodesBefore, (await admin.core.listNode()).items);
     const pods = (await admin.core.listPodForAllNamespaces()).items;
     return { nms, nodes, pods };
   };

@@ -133,7 +133,9 @@ describe('kmaint CLI against the testbed', () => {
     const r = await asKmaint(['pass', 'drainer', '--dry-run', '-o', 'text']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('drainer pass');
-    expect(r.stdout).toContain(`would cordon node ${node}: cordon for ${ns}/by-cli`);
+    expect(r.stdout).toContain(
+      `would cordon node ${node} kmaint.io/cordoned-by=kmaint/${ns}/by-cli kmaint.io/cordon-reason=NodeMaintenance ${ns}/by-cli (requestor cli.example.com): cordon for ${ns}/by-cli`,
+    );
     expect(phaseOf(await getNM(ns, 'by-cli'))).toBe('Scheduled');
   });
 

@@ -10,9 +10,9 @@ import type { NodeMaintenance } from '../shared/api/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass, type PassFunction } from '../shared/pass/index.ts';
 import { kubeConfigThroughProxy, proxyCertificate, startFaultProxy, uniformFaults, type FaultProxy, type FaultRule, type ProxyCertificate } from '../testbed/fault-proxy/index.ts';
-import { checkEnd, checkSample, type ActorFacts, type ClusterSample } from '../soak/invariants.ts';
+import { bothReadsCordoned, checkEnd, checkSample, type ActorFacts, type ClusterSample } from '../soak/invariants.ts';
 import { formatSoakTable, runSoak } from '../soak/run-soak.ts';
-import { adminKubeConfig, kmaintKubeConfig, kubectl, testbed } from './support/cluster.ts';
+import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, testbed } from './support/cluster.ts';
 import { KMAINT_NS, admin, bindPod, createNM, deleteNM, installCrds, nodes, phaseOf, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 const ns = `faults-${randomBytes(3).toString('hex')}`;
@@ -77,7 +77,15 @@ describe('kmaint through a fault-injecting proxy on the testbed', () => {
       const client = new KubeClient(kc);
       // Pods kmaint must not touch: everything on the requested nodes outside drainSpec.podSelector, by uid.
       const podsBefore = (await admin().core.listPodForAllNamespaces()).items.filter((p) => requested.includes(p.spec?.nodeName ?? ''));
-      const untouchable = new Map(podsBefore.filter((p) => p.metadata?.labels?.['app'] !== 'drain-me').map((p) => [`${p.metadata?.namespace}/${nameOf(p)}`, p.metadata?.uid ?? '']));
+      // A Job's pod ends by itself (a CronJob's activeDeadlineSeconds, history limits): what kmaint did to it is
+      // checked in the audit log below instead.
+      const endsByItself = (p: V1Pod): boolean => (p.metadata?.ownerReferences ?? []).some((o) => o.kind === 'Job');
+      const untouchable = new Map(
+        podsBefore.filter((p) => p.metadata?.labels?.['app'] !== 'drain-me' && !endsByItself(p)).map((p) => [`${p.metadata?.namespace}/${nameOf(p)}`, p.metadata?.uid ?? '']),
+      );
+      const audit = auditLog();
+      await audit.sync();
+      const auditMark = audit.mark();
       expect(untouchable.size).toBeGreaterThanOrEqual(requested.length);
 
       const request = (name: string, node: string): Promise<unknown> =>
@@ -92,9 +100,10 @@ describe('kmaint through a fault-injecting proxy on the testbed', () => {
       let sampling = true;
       const sample = async (): Promise<void> => {
         while (sampling) {
-          // Requests first, then nodes: a cordon always follows its request's admission, an uncordon precedes the finalizer's removal.
+          // Nodes on both sides of the requests: a node counts as cordoned only when both reads say so (bothReadsCordoned).
+          const nodesBefore = new Map((await admin().core.listNode()).items.map((n) => [nameOf(n), n]));
           const nms = await listNMs();
-          const nodeList: V1Node[] = (await admin().core.listNode()).items;
+          const nodeList: V1Node[] = bothReadsCordoned(nodesBefore, (await admin().core.listNode()).items);
           samples++;
           const inProgress = new Set(nms.filter((nm) => !NOT_IN_PROGRESS.has(phaseOf(nm) ?? '') || nm.metadata.deletionTimestamp).map((nm) => nm.spec.nodeName));
           peakInProgress = Math.max(peakInProgress, inProgress.size);
@@ -172,6 +181,12 @@ describe('kmaint through a fault-injecting proxy on the testbed', () => {
       expect(await listNMs()).toEqual([]);
       expect(finalSchedulability).toEqual(Object.fromEntries(initialUnschedulable));
       expect(touched).toEqual([]);
+      // Every eviction and pod deletion kmaint's ServiceAccount sent was of a pod in the drain selection.
+      await audit.sync();
+      const drainPods = new Set(requested.flatMap((node) => [`drain-${node}`, `drain2-${node}`]));
+      const podWrites = audit.entries({ since: auditMark, user: testbed().kmaintUser }).filter((e) => (e.resource === 'pods/eviction' && e.verb === 'create') || (e.resource === 'pods' && e.verb === 'delete'));
+      expect(podWrites.filter((e) => e.namespace !== ns || !drainPods.has(e.name ?? '')).map((e) => `${e.verb} ${e.resource} ${e.namespace ?? ''}/${e.name ?? ''}`)).toEqual([]);
+      expect(podWrites.length).toBeGreaterThanOrEqual(drainPods.size);
       expect(drainLeft).toEqual([]);
       expect(peakInProgress).toBe(MAX_PARALLEL);
       // The run was really under faults, of every kind.
@@ -258,6 +273,17 @@ describe('the soak invariant checker', () => {
     ['nothing wrong: pods of a deleted node, an admission within the limit', sample({ pods: [pod('keep', 'n1', { 'kmaint-soak/role': 'keep' })], nms: [nm('b', 'n2', 'Pending')] }), sample({ nms: [nm('b', 'n2', 'Scheduled')] }), { deletedNodes: new Set(['n1']) }, []],
   ])('names %s', (_name, prev, now, override, expected) => {
     expect(checkSample(prev, now, { ...facts, ...override }).violations).toEqual(expected);
+  });
+
+  it('a node counts as cordoned only when the reads before and after the requests both say so', () => {
+    const before = new Map([['n1', node('n1')], ['n2', node('n2', true)], ['n3', node('n3', true)]]);
+    const merged = bothReadsCordoned(before, [node('n1', true), node('n2', true), node('n3'), node('n4', true)]);
+    expect(merged.map((n) => [n.metadata?.name, n.spec?.unschedulable === true])).toEqual([
+      ['n1', false],
+      ['n2', true],
+      ['n3', false],
+      ['n4', true],
+    ]);
   });
 
   it('the end state: requests left and nodes not back to their initial schedulability', () => {
