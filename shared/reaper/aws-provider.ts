@@ -1,7 +1,7 @@
 // The `aws` instance provider: `aws:///<zone>/<instance-id>` -> TerminateInstanceInAutoScalingGroup (desired capacity
 // kept, so the group replaces the Node) when the instance is in an Auto Scaling group, else EC2 TerminateInstances.
-import { AutoScalingClient, DescribeAutoScalingInstancesCommand, TerminateInstanceInAutoScalingGroupCommand } from '@aws-sdk/client-auto-scaling';
-import { EC2Client, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import type { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
+import type { EC2Client } from '@aws-sdk/client-ec2';
 import { ReaperProviderError } from './errors.ts';
 import type { InstanceProvider } from './providers.ts';
 
@@ -29,14 +29,27 @@ export interface AwsProviderOptions {
   clients?: (region: string | undefined) => { ec2: EC2Client; autoScaling: AutoScalingClient };
 }
 
-function defaultClients(): (region: string | undefined) => { ec2: EC2Client; autoScaling: AutoScalingClient } {
+interface AwsSdk {
+  autoScaling: typeof import('@aws-sdk/client-auto-scaling');
+  ec2: typeof import('@aws-sdk/client-ec2');
+}
+
+let sdk: Promise<AwsSdk> | undefined;
+
+/** The EC2 and Auto Scaling clients load on the first termination: every other pass (and process) goes without them (~70 MB). */
+function loadSdk(): Promise<AwsSdk> {
+  sdk ??= Promise.all([import('@aws-sdk/client-auto-scaling'), import('@aws-sdk/client-ec2')]).then(([autoScaling, ec2]) => ({ autoScaling, ec2 }));
+  return sdk;
+}
+
+function defaultClients(aws: AwsSdk): (region: string | undefined) => { ec2: EC2Client; autoScaling: AutoScalingClient } {
   const byRegion = new Map<string, { ec2: EC2Client; autoScaling: AutoScalingClient }>();
   return (region) => {
     const key = region ?? '';
     let clients = byRegion.get(key);
     if (!clients) {
       const config = region ? { region } : {};
-      clients = { ec2: new EC2Client(config), autoScaling: new AutoScalingClient(config) };
+      clients = { ec2: new aws.ec2.EC2Client(config), autoScaling: new aws.autoScaling.AutoScalingClient(config) };
       byRegion.set(key, clients);
     }
     return clients;
@@ -44,13 +57,17 @@ function defaultClients(): (region: string | undefined) => { ec2: EC2Client; aut
 }
 
 export function awsProvider(opts: AwsProviderOptions = {}): InstanceProvider {
-  const clients = opts.clients ?? defaultClients();
+  let clients = opts.clients;
   return {
     prefix: 'aws',
     async terminate(providerID: string, signal?: AbortSignal): Promise<string> {
       const instance = parseAwsProviderID(providerID);
       if (!instance) throw new ReaperProviderError(providerID, 'not an AWS providerID of the form aws:///<zone>/<instance-id>');
+      const aws = await loadSdk();
+      clients ??= defaultClients(aws);
       const { ec2, autoScaling } = clients(instance.region);
+      const { DescribeAutoScalingInstancesCommand, TerminateInstanceInAutoScalingGroupCommand } = aws.autoScaling;
+      const { TerminateInstancesCommand } = aws.ec2;
       const send = signal ? { abortSignal: signal } : {};
       const { instanceId } = instance;
       try {
