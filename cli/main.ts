@@ -13,6 +13,7 @@ import { planFunctions } from './plan.ts';
 import { renderPlan, renderRunSummary, renderSummary } from './render.ts';
 import { readStatus } from './status.ts';
 import { renderStatusJson, renderStatusText } from './status-render.ts';
+import { registerWhatIfCommands } from './whatif/commands.ts';
 
 interface GlobalFlags {
   kubeconfig?: string;
@@ -179,6 +180,9 @@ program
     const { simCommand } = await import('./demo.ts');
     process.exitCode = await simCommand(cmd, program.opts<GlobalFlags>().logLevel);
   });
+
+// What-if planning: `kmaint snapshot`, `kmaint simulate` (cli/whatif/).
+registerWhatIfCommands(program);
 
 async function main(argv: string[]): Promise<number> {
   try {

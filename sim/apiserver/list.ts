@@ -4,7 +4,7 @@ import type { SimContext } from './context.ts';
 import { badRequest } from './errors.ts';
 import { apiVersionOf, type KindInfo } from './kinds.ts';
 import { matchesFilter, nodeNameEquality, type ObjectFilter } from './selectors.ts';
-import type { Collection, StoredObject } from './store.ts';
+import { lowerBound, type StoredObject } from './store.ts';
 
 export interface ListQuery {
   filter: ObjectFilter;
@@ -42,49 +42,44 @@ function decodeContinue(token: string): ContinueState {
   return s as ContinueState;
 }
 
-/** Candidate keys in order: one node's pods from the index, one namespace's range, or everything. */
-function candidateKeys(ctx: SimContext, kind: KindInfo, filter: ObjectFilter, from: string): { keys: readonly string[]; start: number; prefix: string } {
+/**
+ * Candidate keys in order, every one an object: one node's pods from the node index, one namespace's keys from the
+ * namespace index, or everything.
+ */
+function candidateKeys(ctx: SimContext, kind: KindInfo, filter: ObjectFilter, from: string): { keys: readonly string[]; start: number } {
   const c = ctx.store.collection(kind);
   const node = nodeNameEquality(filter);
   if (node !== undefined && c.byNode) {
     const keys = [...(c.byNode.get(node) ?? [])].sort();
     let start = 0;
     while (start < keys.length && (keys[start] as string) < from) start++;
-    return { keys, start, prefix: '' };
+    return { keys, start };
   }
-  const prefix = filter.namespace !== undefined && kind.namespaced ? `${filter.namespace}/` : '';
-  const begin = from > prefix ? from : prefix;
-  return { keys: c.keysInOrder(), start: c.lowerBound(begin), prefix };
-}
-
-/** Index just past the keys starting with `prefix` (`ns/`): '0' is the character after '/'. */
-function rangeEnd(c: Collection, prefix: string): number {
-  return c.lowerBound(`${prefix.slice(0, -1)}0`);
+  const keys = filter.namespace !== undefined && kind.namespaced ? c.keysInNamespace(filter.namespace) : c.keysInOrder();
+  return { keys, start: lowerBound(keys, from) };
 }
 
 export function listObjects(ctx: SimContext, kind: KindInfo, query: ListQuery): ListPage {
   const c = ctx.store.collection(kind);
   const state = query.continueToken ? decodeContinue(query.continueToken) : undefined;
   const resourceVersion = state?.rv ?? ctx.store.resourceVersion;
-  const { keys, start, prefix } = candidateKeys(ctx, kind, query.filter, state?.start ?? '');
+  const { keys, start } = candidateKeys(ctx, kind, query.filter, state?.start ?? '');
   const limit = query.limit !== undefined && query.limit > 0 ? query.limit : Infinity;
   const unfiltered = query.filter.labels.requirements.length === 0 && query.filter.fields.length === 0;
   const items: StoredObject[] = [];
   let i = start;
   for (; i < keys.length; i++) {
-    const key = keys[i] as string;
-    if (prefix && !key.startsWith(prefix)) break;
-    const o = c.objects.get(key);
+    const o = c.objects.get(keys[i] as string);
     if (!o || !matchesFilter(kind, query.filter, o)) continue;
     if (items.length === limit) break;
     items.push(o);
   }
   const page: ListPage = { items, resourceVersion };
-  if (i < keys.length && items.length === limit && (!prefix || (keys[i] as string).startsWith(prefix))) {
+  if (i < keys.length && items.length === limit) {
     const last = items[items.length - 1] as StoredObject;
     page.continueToken = encodeContinue({ v: 'meta.k8s.io/v1', rv: resourceVersion, start: `${last.key}\u0000` });
-    // keysInOrder() is compacted, so every key in the range is an object: count by position.
-    if (unfiltered && keys === c.keysInOrder()) page.remainingItemCount = (prefix ? rangeEnd(c, prefix) : keys.length) - i;
+    // Every candidate key is an object: count the rest by position.
+    if (unfiltered) page.remainingItemCount = keys.length - i;
   }
   return page;
 }

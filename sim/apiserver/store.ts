@@ -29,13 +29,61 @@ export function objectKey(namespace: string, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 
-/** All objects of one kind, with their keys in order for paging and (pods) an index by spec.nodeName. */
-export class Collection {
-  readonly objects = new Map<string, StoredObject>();
-  private readonly ordered: string[] = [];
-  /** Keys deleted from `objects` but still in `ordered` (compacted lazily). */
+/** Keys kept in byte order lazily: appended as they come, deletions marked, compacted and sorted when read. */
+class OrderedKeys {
+  private readonly keys: string[] = [];
+  /** Keys deleted but still in `keys` (compacted on the next read). */
   private readonly removed = new Set<string>();
   private unsorted = false;
+
+  add(key: string): void {
+    if (this.removed.delete(key)) return;
+    const last = this.keys[this.keys.length - 1];
+    if (last !== undefined && last > key) this.unsorted = true;
+    this.keys.push(key);
+  }
+
+  remove(key: string): void {
+    this.removed.add(key);
+  }
+
+  /** The keys in byte order. TimSort makes the usual case (a sorted prefix and a few new keys) close to linear. */
+  sorted(): readonly string[] {
+    if (this.removed.size > 0) {
+      let w = 0;
+      for (const k of this.keys) if (!this.removed.has(k)) this.keys[w++] = k;
+      this.keys.length = w;
+      this.removed.clear();
+    }
+    if (this.unsorted) {
+      this.keys.sort();
+      this.unsorted = false;
+    }
+    return this.keys;
+  }
+}
+
+/** Index of the first key >= `from` in sorted `keys`. */
+export function lowerBound(keys: readonly string[], from: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] as string) < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * All objects of one kind, with their keys in order for paging, the keys of each namespace in order (a namespace's
+ * LIST reads only its own keys: a what-if at 150,000 pods re-sorted every pod key for each namespaced LIST), and
+ * for pods an index by spec.nodeName.
+ */
+export class Collection {
+  readonly objects = new Map<string, StoredObject>();
+  private readonly all = new OrderedKeys();
+  private readonly byNamespace = new Map<string, OrderedKeys>();
   readonly byNode: Map<string, Set<string>> | undefined;
   private readonly nodeFieldIndex: number;
 
@@ -52,15 +100,17 @@ export class Collection {
     return o && this.nodeFieldIndex >= 0 ? o.fields[this.nodeFieldIndex] : undefined;
   }
 
+  private namespaceKeys(namespace: string): OrderedKeys {
+    let keys = this.byNamespace.get(namespace);
+    if (!keys) this.byNamespace.set(namespace, (keys = new OrderedKeys()));
+    return keys;
+  }
+
   set(o: StoredObject): StoredObject | undefined {
     const before = this.objects.get(o.key);
     if (!before) {
-      if (this.removed.has(o.key)) this.removed.delete(o.key);
-      else {
-        const last = this.ordered[this.ordered.length - 1];
-        if (last !== undefined && last > o.key) this.unsorted = true;
-        this.ordered.push(o.key);
-      }
+      this.all.add(o.key);
+      if (this.kind.namespaced) this.namespaceKeys(o.namespace).add(o.key);
     }
     this.objects.set(o.key, o);
     const oldNode = this.nodeOf(before);
@@ -80,7 +130,8 @@ export class Collection {
     const before = this.objects.get(key);
     if (!before) return undefined;
     this.objects.delete(key);
-    this.removed.add(key);
+    this.all.remove(key);
+    if (this.kind.namespaced) this.namespaceKeys(before.namespace).remove(key);
     const node = this.nodeOf(before);
     if (node !== undefined) {
       const set = this.byNode?.get(node);
@@ -90,32 +141,19 @@ export class Collection {
     return before;
   }
 
-  /** Keys in byte order. TimSort makes the usual case (a sorted prefix and a few new keys) close to linear. */
+  /** Keys in byte order, every one an object. */
   keysInOrder(): readonly string[] {
-    if (this.removed.size > 0) {
-      let w = 0;
-      for (const k of this.ordered) if (!this.removed.has(k)) this.ordered[w++] = k;
-      this.ordered.length = w;
-      this.removed.clear();
-    }
-    if (this.unsorted) {
-      this.ordered.sort();
-      this.unsorted = false;
-    }
-    return this.ordered;
+    return this.all.sorted();
+  }
+
+  /** The keys of one namespace in byte order, every one an object (namespaced kinds). */
+  keysInNamespace(namespace: string): readonly string[] {
+    return this.byNamespace.get(namespace)?.sorted() ?? [];
   }
 
   /** Index of the first key >= `from` in `keysInOrder()`. */
   lowerBound(from: string): number {
-    const keys = this.keysInOrder();
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((keys[mid] as string) < from) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return lowerBound(this.keysInOrder(), from);
   }
 }
 

@@ -20,6 +20,8 @@ export const generateOptionsSchema = z
     prebound: z.boolean().optional(),
     /** Pods per node in prebound mode, mirror and daemon pods included; @default 30. */
     podsPerNode: z.number().int().min(1).max(110).optional(),
+    /** terminationGracePeriodSeconds of every generated pod (the kubelet stops a deleted pod after it); @default 5. */
+    graceSeconds: z.number().int().min(0).optional(),
   })
   .strict();
 
@@ -35,7 +37,7 @@ export function generateCluster(options: GenerateOptions): GeneratedCluster {
   if (opts.profile !== 'large') {
     if (prebound) throw new RangeError(`prebound mode is only for the large profile, not ${opts.profile}`);
     const { namespaces, workloads } = standardWorkloads(opts.profile, nodes, rng);
-    return finish(opts.profile, opts.seed, nodes, namespaces, workloads);
+    return finish(opts.profile, opts.seed, nodes, namespaces, workloads, undefined, 0, opts.graceSeconds);
   }
 
   const { plan, gpuPods, total } = planPrebound(nodes, opts.podsPerNode ?? spec.podsPerNode);
@@ -53,7 +55,7 @@ export function generateCluster(options: GenerateOptions): GeneratedCluster {
   w.jobs.push(job('batch', 'nightly-etl', rng.int(900, 1800), { cpu: '10m', memory: '16Mi' }));
   const namespaces = [...benchNamespaces(plan.apps.length), 'ops', 'ml', 'data', 'batch'];
 
-  if (prebound) return finish('large', opts.seed, nodes, namespaces, w, plan, total);
+  if (prebound) return finish('large', opts.seed, nodes, namespaces, w, plan, total, opts.graceSeconds);
 
   // Controller mode: the same pods, made by Deployments and DaemonSets and placed by the scheduler.
   for (const app of plan.apps) w.deployments.push(deployment(app.namespace, app.name, app.pods, { cpu: '10m', memory: '16Mi' }));
@@ -72,7 +74,16 @@ export function generateCluster(options: GenerateOptions): GeneratedCluster {
   for (const name of NODE_DAEMONS) w.daemonSets.push(daemonSet('ops', name, { cpu: '10m', memory: '16Mi' }));
   const mirrorRng = createRng(deriveSeed(opts.seed, 'mirror'));
   for (const node of nodes) w.pods.push(...mirrorPodsFor(node, mirrorRng));
-  return finish('large', opts.seed, nodes, namespaces, w);
+  return finish('large', opts.seed, nodes, namespaces, w, undefined, 0, opts.graceSeconds);
+}
+
+/** Every pod template and bound pod of `w` with this grace period (prebound pods get it from the plan). */
+function withGrace(w: Workloads, seconds: number): void {
+  for (const owner of [...w.deployments, ...w.statefulSets, ...w.daemonSets, ...w.jobs]) {
+    const spec = owner.spec?.template.spec;
+    if (spec) spec.terminationGracePeriodSeconds = seconds;
+  }
+  for (const p of w.pods) if (p.spec) p.spec.terminationGracePeriodSeconds = seconds;
 }
 
 function finish(
@@ -83,14 +94,16 @@ function finish(
   workloads: Workloads,
   prebound?: PreboundPlan,
   preboundTotal = 0,
+  graceSeconds?: number,
 ): GeneratedCluster {
+  if (graceSeconds !== undefined) withGrace(workloads, graceSeconds);
   return {
     profile,
     seed,
     nodes,
     namespaces: namespaceObjects(namespaces),
     workloads,
-    ...(prebound ? { prebound } : {}),
+    ...(prebound ? { prebound: graceSeconds !== undefined ? { ...prebound, graceSeconds } : prebound } : {}),
     expectedPods: countExpectedPods(nodes, workloads) + preboundTotal,
   };
 }

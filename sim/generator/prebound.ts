@@ -73,6 +73,7 @@ export function* preboundPods(cluster: GeneratedCluster): Generator<V1Pod> {
   const plan = cluster.prebound;
   if (!plan) return;
   const rng = createRng(deriveSeed(cluster.seed, 'prebound'));
+  const shape: PodShape = plan.graceSeconds !== undefined ? { ...POD_SHAPE, terminationGracePeriodSeconds: plan.graceSeconds } : POD_SHAPE;
   const appCount = plan.apps.length;
   let appSlot = 0;
   for (const node of cluster.nodes) {
@@ -82,14 +83,14 @@ export function* preboundPods(cluster: GeneratedCluster): Generator<V1Pod> {
       const slot = slots[i] as Slot;
       switch (slot.kind) {
         case 'mirror':
-          yield mirrorPod(slot.component, nodeName, rng.hex(32), POD_SHAPE);
+          yield mirrorPod(slot.component, nodeName, rng.hex(32), shape);
           break;
         case 'daemon':
-          yield barePod('ops', `${slot.name}-${nodeName}`, slot.name, nodeName, POD_SHAPE);
+          yield barePod('ops', `${slot.name}-${nodeName}`, slot.name, nodeName, shape);
           break;
         case 'gpu':
           yield barePod(GPU_APP.namespace, `${GPU_APP.name}-${nodeName}-${i}`, GPU_APP.name, nodeName, {
-            ...POD_SHAPE,
+            ...shape,
             gpus: 1,
             rdma: 1,
             tolerations: GPU_TOLERATION,
@@ -98,7 +99,7 @@ export function* preboundPods(cluster: GeneratedCluster): Generator<V1Pod> {
         case 'app': {
           const app = plan.apps[appSlot % appCount] as PreboundApp;
           appSlot++;
-          yield barePod(app.namespace, `${app.name}-${nodeName}-${i}`, app.name, nodeName, POD_SHAPE);
+          yield barePod(app.namespace, `${app.name}-${nodeName}-${i}`, app.name, nodeName, shape);
           break;
         }
       }

@@ -34,6 +34,8 @@ export interface PreboundApp {
 export interface PreboundPlan {
   podsPerNode: number;
   apps: PreboundApp[];
+  /** terminationGracePeriodSeconds of the bound pods; @default the generator's 5. */
+  graceSeconds?: number;
 }
 
 export interface GeneratedCluster {

@@ -1,0 +1,49 @@
+// The what-if report for a terminal: makespans first, then where the time went.
+import type { WhatIfReport } from '../../sim/whatif/index.ts';
+
+/** "0s", "5.5s", "4m 07s", "2h 03m 00s". */
+export function formatDuration(ms: number): string {
+  const totalSeconds = ms / 1000;
+  if (totalSeconds < 60) return `${Number.isInteger(totalSeconds) ? totalSeconds : totalSeconds.toFixed(1)}s`;
+  const s = Math.round(totalSeconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = String(s % 60).padStart(2, '0');
+  return h > 0 ? `${h}h ${String(m).padStart(2, '0')}m ${sec}s` : `${m}m ${sec}s`;
+}
+
+const plural = (n: number, noun: string, nouns = `${noun}s`): string => `${n.toLocaleString('en-US')} ${n === 1 ? noun : nouns}`;
+/** Admissions listed in text output; --output json lists them all. */
+const ADMISSIONS_SHOWN = 20;
+
+export function renderReport(r: WhatIfReport): string {
+  const lines: string[] = [];
+  const limit = (v: number | 'unlimited' | null): string => (v === null ? 'invalid' : String(v));
+  lines.push(`kmaint simulate: a rolling maintenance of ${plural(r.nodes, 'node')} of ${plural(r.cluster.nodes, 'node')} (${plural(r.cluster.pods, 'pod')}, ${plural(r.cluster.budgets, 'PodDisruptionBudget')}; ${r.source})`);
+  lines.push(`  limits: maxParallelOperations ${limit(r.limits.maxParallelOperations)}, maxUnavailable ${limit(r.limits.maxUnavailable)}; hold ${formatDuration(r.settings.holdMs)}, replacement pods Ready ${formatDuration(r.settings.podStartMs)} after binding`);
+  for (const p of r.limits.problems) lines.push(`  config problem: ${p}`);
+  if (r.outcome === 'done') lines.push(`predicted makespan: ${formatDuration(r.makespanMs ?? 0)} simulated`);
+  else lines.push(`predicted makespan: none — ${r.outcome === 'stuck' ? 'the maintenance cannot finish' : 'not finished'} after ${formatDuration(r.simulatedMs)} simulated (${plural(r.unfinished.length, 'request')} left)`);
+  lines.push(`ideal makespan:     ${r.idealMakespanMs === undefined ? 'none (the limits admit nothing)' : formatDuration(r.idealMakespanMs)} (each node's longest grace period${r.settings.holdMs > 0 ? ' plus the hold' : ''}, under the limits, no budget waits)`);
+  const shown = r.admissionOrder.slice(0, ADMISSIONS_SHOWN).map((a) => `${a.node} +${formatDuration(a.admittedMs)}`);
+  const more = r.admissionOrder.length > ADMISSIONS_SHOWN ? `, … ${r.admissionOrder.length - ADMISSIONS_SHOWN} more (--output json lists all)` : '';
+  lines.push(`admission order: ${shown.join(', ')}${more}`);
+  if (r.budgetWaits.length === 0) lines.push('budget waits: none (no eviction waited for a PodDisruptionBudget)');
+  else {
+    lines.push(`budget waits (top ${r.budgetWaits.length} by total wait):`);
+    const width = Math.max(...r.budgetWaits.map((w) => w.budget.length));
+    for (const w of r.budgetWaits) lines.push(`  ${w.budget.padEnd(width)}  ${plural(w.pods, 'pod')} waited, ${formatDuration(w.totalWaitMs)} in all, longest ${formatDuration(w.longestWaitMs)}`);
+  }
+  lines.push(
+    r.limitWaits.requests === 0
+      ? 'limit waits: none (every request was admitted at once)'
+      : `limit waits: ${plural(r.limitWaits.requests, 'request')} waited for a slot, longest ${formatDuration(r.limitWaits.longestMs)}, mean ${formatDuration(r.limitWaits.meanMs)}`,
+  );
+  lines.push(`peak unavailable nodes by pool: ${r.peakUnavailableByPool.map((p) => `${p.pool} ${p.peak}`).join(', ')} (cluster ${r.peakUnavailable}; ${r.peakInProgress} in maintenance at most)`);
+  lines.push(`cluster: ${plural(r.evictions, 'eviction')}, ${plural(r.activity.replacementsCreated, 'replacement pod')}${r.activity.unschedulable > 0 ? `, ${plural(r.activity.unschedulable, 'pod')} left without a node` : ''}`);
+  for (const u of r.unfinished.slice(0, 5)) lines.push(`  not finished: ${u.request} (${u.node}) ${u.phase}: ${u.message}`);
+  if (r.unfinished.length > 5) lines.push(`  … and ${r.unfinished.length - 5} more`);
+  lines.push(`kmaint: ${plural(r.passes.run, 'pass', 'passes')} in ${plural(r.passes.rounds, 'round')}; ${formatDuration(r.simulatedMs)} simulated in ${formatDuration(r.wallMs)} wall (${formatDuration(r.loadMs)} of it loading the cluster)`);
+  for (const e of r.passes.errors.slice(0, 3)) lines.push(`  pass error: ${e}`);
+  return `${lines.join('\n')}\n`;
+}

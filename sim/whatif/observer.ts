@@ -1,0 +1,147 @@
+// What a what-if measures, from the store's events: when each request was admitted, drained, Ready and released;
+// which pods a drain evicted late and which budget held them; how many nodes were unavailable per pool.
+import type { V1Node } from '@kubernetes/client-node';
+import type { NodeMaintenance } from '../../shared/api/index.ts';
+import { isInProgress, isNodeUnavailable, maintenancePhase } from '../../shared/scheduling/index.ts';
+import type { JsonObject, StoreEvent } from '../apiserver/index.ts';
+import type { PodRecord } from './pod-record.ts';
+
+export interface RequestTimes {
+  key: string;
+  node: string;
+  createdMs: number;
+  admittedMs?: number;
+  drainStartMs?: number;
+  readyMs?: number;
+  releasedMs?: number;
+}
+
+export interface Eviction {
+  pod: string;
+  node: string;
+  atMs: number;
+  budgets: string[];
+}
+
+/** Phases at or after the start of the drain. */
+const DRAINING = new Set(['Draining', 'Ready']);
+
+export class WhatIfObserver {
+  readonly requests = new Map<string, RequestTimes>();
+  readonly evictions: Eviction[] = [];
+  /** Admission order, as namespace/name. */
+  readonly admitted: string[] = [];
+  private readonly inProgressByNode = new Map<string, Set<string>>();
+  private readonly nodeDown = new Map<string, boolean>();
+  private readonly unavailable = new Set<string>();
+  private readonly poolCount = new Map<string, number>();
+  readonly poolPeak = new Map<string, number>();
+  peakUnavailable = 0;
+  peakInProgress = 0;
+  private inProgress = 0;
+  private open = 0;
+
+  constructor(
+    private readonly now: () => number,
+    /** The pool a node belongs to, for the peaks. */
+    private readonly poolOf: (node: string) => string,
+    /** The budgets selecting a pod. */
+    private readonly budgetsOf: (podKey: string) => string[],
+    /** A request reached Ready (the requestor's cue). */
+    private readonly onReady: (nm: NodeMaintenance) => void,
+  ) {}
+
+  /** Nodes as they are before the run. */
+  seedNodes(nodes: readonly V1Node[]): void {
+    for (const n of nodes) {
+      const name = n.metadata?.name ?? '';
+      const pool = this.poolOf(name);
+      this.poolCount.set(pool, this.poolCount.get(pool) ?? 0);
+      this.poolPeak.set(pool, this.poolPeak.get(pool) ?? 0);
+      this.nodeDown.set(name, isNodeUnavailable(n));
+      this.recount(name);
+    }
+  }
+
+  /** The node has a request in progress. */
+  inMaintenance(node: string): boolean {
+    return (this.inProgressByNode.get(node)?.size ?? 0) > 0;
+  }
+
+  /** Every request has been released (deleted by its requestor and let go by cleanup). */
+  get done(): boolean {
+    return this.open === 0;
+  }
+
+  /** Requests released so far. */
+  get released(): number {
+    return this.requests.size - this.open;
+  }
+
+  onStoreEvent(e: StoreEvent): void {
+    if (e.kind.resource === 'nodes' && e.kind.group === '' && e.type !== 'DELETED') {
+      const node = JSON.parse(e.object.json) as V1Node;
+      const name = node.metadata?.name ?? '';
+      this.nodeDown.set(name, isNodeUnavailable(node));
+      this.recount(name);
+    } else if (e.kind.resource === 'nodemaintenances') {
+      this.onMaintenance(JSON.parse(e.object.json) as JsonObject as unknown as NodeMaintenance, e.type === 'DELETED');
+    }
+  }
+
+  /** kmaint evicting a pod from a node it maintains (the pod turned terminating). */
+  onPod(r: PodRecord, previous: PodRecord | undefined, gone: boolean): void {
+    if (gone || !r.terminating || previous?.terminating !== false || r.nodeName === undefined) return;
+    if (!this.inProgressByNode.get(r.nodeName)?.size) return;
+    this.evictions.push({ pod: r.key, node: r.nodeName, atMs: this.now(), budgets: this.budgetsOf(r.key) });
+  }
+
+  private onMaintenance(nm: NodeMaintenance, gone: boolean): void {
+    const key = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+    const now = this.now();
+    let t = this.requests.get(key);
+    if (!t) {
+      t = { key, node: nm.spec.nodeName, createdMs: now };
+      this.requests.set(key, t);
+      this.open++;
+    }
+    const phase = maintenancePhase(nm);
+    const active = !gone && isInProgress(nm);
+    if (active && t.admittedMs === undefined) {
+      t.admittedMs = now;
+      this.admitted.push(key);
+    }
+    if (!gone && DRAINING.has(phase) && t.drainStartMs === undefined) t.drainStartMs = now;
+    if (!gone && phase === 'Ready' && t.readyMs === undefined) {
+      t.readyMs = now;
+      this.onReady(nm);
+    }
+    if (gone && t.releasedMs === undefined) {
+      t.releasedMs = now;
+      this.open--;
+    }
+    const onNode = this.inProgressByNode.get(t.node) ?? new Set<string>();
+    const had = onNode.has(key);
+    if (active) onNode.add(key);
+    else onNode.delete(key);
+    this.inProgressByNode.set(t.node, onNode);
+    if (had !== active) {
+      this.inProgress += active ? 1 : -1;
+      this.peakInProgress = Math.max(this.peakInProgress, this.inProgress);
+    }
+    this.recount(t.node);
+  }
+
+  /** Unavailable as kmaint counts it: cordoned, not Ready, or under maintenance. */
+  private recount(node: string): void {
+    const down = (this.nodeDown.get(node) ?? false) || (this.inProgressByNode.get(node)?.size ?? 0) > 0;
+    if (down === this.unavailable.has(node)) return;
+    const pool = this.poolOf(node);
+    if (down) this.unavailable.add(node);
+    else this.unavailable.delete(node);
+    const count = (this.poolCount.get(pool) ?? 0) + (down ? 1 : -1);
+    this.poolCount.set(pool, count);
+    this.poolPeak.set(pool, Math.max(this.poolPeak.get(pool) ?? 0, count));
+    this.peakUnavailable = Math.max(this.peakUnavailable, this.unavailable.size);
+  }
+}
