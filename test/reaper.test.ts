@@ -2,9 +2,11 @@
 // terminated once (AWS SDK mocked at the process boundary, the provider injected); the same-zone guard stops reaping
 // and says why on both Nodes; dryRun writes nothing but events (audit log). kmaint runs as its ServiceAccount.
 //
-// NotReady: the shared testbed gives no handle to stop one Node's simulated kubelet, so the test patches the Node's
-// Ready condition to False with a lastTransitionTime an hour ago (status subresource, as admin) and re-applies it
-// before every pass, since the simulated kubelet rewrites its Node status periodically.
+// NotReady: the reap flow and the join flow make the Node's simulated kubelet report Ready=False (its control handle,
+// sim/kubelet/control.ts) and wait out a short unhealthyForSeconds. The guard, force-retry and dryRun tests need a
+// condition that has held for an hour at once, so they patch the Node's Ready condition to False with a
+// lastTransitionTime an hour ago (status subresource, as admin) and re-apply it before every pass (the simulated
+// kubelet rewrites its Node status periodically).
 import { randomBytes } from 'node:crypto';
 import { AutoScalingClient, DescribeAutoScalingInstancesCommand } from '@aws-sdk/client-auto-scaling';
 import { EC2Client, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
@@ -16,8 +18,8 @@ import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION, type NodeMaintenance } from '.
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass, type PassFunction, type PassSummary } from '../shared/pass/index.ts';
 import { awsProvider, providerMap } from '../shared/reaper/index.ts';
-import { adminKubeConfig, auditLog, kmaintKubeConfig, testbed, waitFor } from './support/cluster.ts';
-import { KMAINT_NS, admin, bindPod, generalNodes, getNM, nodes, podsOn, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { adminKubeConfig, auditLog, kmaintKubeConfig, setKubeletNodeReady, testbed, waitFor } from './support/cluster.ts';
+import { KMAINT_NS, admin, bindPod, createNM, deleteNM, generalNodes, getNM, nodes, podsOn, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 const ns = `reap-${randomBytes(3).toString('hex')}`;
 const strategic = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
@@ -33,6 +35,19 @@ const client = new KubeClient(kmaintKubeConfig());
 
 /** Node names made NotReady by the test: re-applied before every pass, restored after each test. */
 const notReady = new Set<string>();
+/** Node names whose simulated kubelet reports NotReady: made Ready again after each test. */
+const kubeletNotReady = new Set<string>();
+
+/** The Node's kubelet reports Ready=False, and the condition has held for `seconds` (lastTransitionTime is to the second). */
+async function kubeletReportsNotReady(node: string, seconds: number): Promise<void> {
+  kubeletNotReady.add(node);
+  await setKubeletNodeReady(node, false);
+  await waitFor(`${node} NotReady for ${seconds} s`, async () => {
+    const ready = (await admin().core.readNode({ name: node })).status?.conditions?.find((c) => c.type === 'Ready');
+    const since = ready?.status === 'False' ? new Date(ready.lastTransitionTime ?? 0).getTime() : undefined;
+    return since !== undefined && Date.now() >= since + (seconds + 1) * 1000 ? true : undefined;
+  }, 30_000, 250);
+}
 
 function hourAgo(): string {
   return new Date(Date.now() - 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -119,6 +134,16 @@ describe('the reaper on the testbed', () => {
   });
 
   afterEach(async () => {
+    for (const node of kubeletNotReady) await setKubeletNodeReady(node, true);
+    const revived = [...kubeletNotReady];
+    kubeletNotReady.clear();
+    for (const node of revived) await setUnschedulable(node, false);
+    // Ready again before the next test counts the Nodes (the not-ready taints go later, at the node lifecycle
+    // controller's eviction rate; pods tolerate them for 300 s, longer than this file runs).
+    await waitFor('the revived Nodes Ready', async () => {
+      const ready = await Promise.all(revived.map(async (node) => (await admin().core.readNode({ name: node })).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True'));
+      return ready.every(Boolean) ? true : undefined;
+    }, 30_000, 250);
     const restored = [...notReady];
     notReady.clear();
     for (const node of restored) {
@@ -133,7 +158,7 @@ describe('the reaper on the testbed', () => {
     }
     // The reaper's Node events of this test go too: the next test's start may fall in the same second as the last of them.
     const said = await admin().core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.kind=Node' });
-    for (const e of said.items.filter((x) => x.reason === 'ReapSkipped' || x.reason === 'InstanceTerminated')) {
+    for (const e of said.items.filter((x) => ['ReapSkipped', 'InstanceTerminated', 'ReapJoined'].includes(x.reason ?? ''))) {
       await admin().core.deleteNamespacedEvent({ namespace: 'default', name: e.metadata?.name ?? '' });
     }
     await setConfig(undefined);
@@ -150,8 +175,8 @@ describe('the reaper on the testbed', () => {
     const target = await admin().core.readNode({ name: node });
     await bindPod(ns, 'victim', node, { labels: { app: 'victim' } });
     await waitFor('victim bound and running', async () => ((await podsOn(node)).find((p) => p.metadata?.name === 'victim')?.status?.phase === 'Running' ? true : undefined));
-    await setConfig({ reaper: { ...REAPER, maxNodesUnhealthy: 1, maxNodesUnhealthyInSameZone: 1 } });
-    notReady.add(node);
+    await setConfig({ reaper: { ...REAPER, unhealthyForSeconds: 3, maxNodesUnhealthy: 1, maxNodesUnhealthyInSameZone: 1 } });
+    await kubeletReportsNotReady(node, 3);
 
     const first = await reaperPass();
     expect([first.errors, first.actions]).toEqual([[], { createMaintenance: 1, emitEvent: 1 }]);
@@ -278,5 +303,53 @@ describe('the reaper on the testbed', () => {
     await audit.sync();
     expect(audit.entries({ since: mark, user: testbed().kmaintUser }).map((e) => `${e.verb} ${e.resource} ${e.name ?? ''}`)).toEqual(['get maintenanceoperatorconfigs default']);
     expect([summary.planned, summary.actions, summary.workRemains]).toEqual([0, {}, false]);
+  });
+
+  it('another requestor\'s request on the unhealthy Node: left alone (said once) unless joinExistingRequests; joined through additionalRequestors, terminated once Ready, then left to its owner', async () => {
+    const [node] = await generalNodes();
+    if (!node) throw new Error('no general node');
+    const target = await admin().core.readNode({ name: node });
+    const owner = `upgrade-${node}`;
+    await createNM(KMAINT_NS, owner, { requestorID: 'upgrade.example.com', nodeName: node, cordon: true });
+    await setConfig({ reaper: { ...REAPER, unhealthyForSeconds: 3, maxNodesUnhealthy: 1, maxNodesUnhealthyInSameZone: 1 } });
+    await kubeletReportsNotReady(node, 3);
+
+    // Off (the default): the Node is not reaped, and the Node says why.
+    const off = await reaperPass();
+    expect([off.errors, off.actions]).toEqual([[], { patchNodeAnnotations: 1, emitEvent: 1 }]);
+    expect((await nodeEvents(node, 'ReapSkipped')).map((e) => e.message)).toEqual([
+      `not reaped: already in maintenance: ${KMAINT_NS}/${owner} by upgrade.example.com (spec.reaper.joinExistingRequests is off)`,
+    ]);
+
+    // On: the reaper joins the request instead of making its own; the request and the Node say so.
+    await setConfig({ reaper: { ...REAPER, unhealthyForSeconds: 3, maxNodesUnhealthy: 1, maxNodesUnhealthyInSameZone: 1, joinExistingRequests: true } });
+    const on = await reaperPass();
+    expect([on.errors, on.actions]).toEqual([[], { patchMaintenanceMeta: 1, emitEvent: 2, patchNodeAnnotations: 1 }]);
+    const joined = await getNM(KMAINT_NS, owner);
+    expect([joined?.spec.additionalRequestors, joined?.metadata.annotations?.['kmaint.io/reaper-provider-id']]).toEqual([['reaper.kmaint.io'], target.spec?.providerID]);
+    const said = `reap joined ${KMAINT_NS}/${owner} of upgrade.example.com as an additional requestor: it drains the node; the reaper terminates ${target.spec?.providerID ?? ''} once it is Ready, then leaves the list`;
+    expect((await nodeEvents(node, 'ReapJoined')).map((e) => e.message)).toEqual([said]);
+    const onRequest = (await admin().core.listNamespacedEvent({ namespace: KMAINT_NS, fieldSelector: `involvedObject.name=${owner},reason=ReapJoined` })).items;
+    expect(onRequest.map((e) => e.message)).toEqual([said]);
+    expect(await reapRequests()).toEqual([]);
+    expect((await admin().core.readNode({ name: node })).metadata?.annotations?.[DECISION]).toBeUndefined();
+
+    // The owner's request runs its lifecycle; once Ready the instance is terminated once and the reaper leaves.
+    await driveUntil(`${owner} left by the reaper`, async () => {
+      const nm = await getNM(KMAINT_NS, owner);
+      return nm && (nm.spec.additionalRequestors ?? []).length === 0 ? nm : undefined;
+    });
+    expect(ec2).toHaveReceivedCommandTimes(TerminateInstancesCommand, 1);
+    expect(ec2).toHaveReceivedCommandWith(TerminateInstancesCommand, { InstanceIds: [instanceId(target)] });
+    expect((await nodeEvents(node, 'InstanceTerminated')).map((e) => e.message)).toEqual([`terminated EC2 instance ${instanceId(target)} (shutting-down); leaving ${KMAINT_NS}/${owner} (additionalRequestors)`]);
+    const left = await getNM(KMAINT_NS, owner);
+    expect([left?.status?.conditions?.find((c) => c.type === 'Ready')?.reason, left?.metadata.annotations?.['kmaint.io/reaper-provider-id'], left?.metadata.deletionTimestamp]).toEqual(['Ready', undefined, undefined]);
+    expect((await admin().core.readNode({ name: node })).metadata?.annotations?.[REAPED]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    expect(await reapRequests()).toEqual([]);
+
+    // The owner finishes as usual: nothing of the reaper holds its deletion.
+    await deleteNM(KMAINT_NS, owner);
+    await driveUntil(`${owner} gone`, async () => ((await getNM(KMAINT_NS, owner)) === undefined ? true : undefined));
+    expect(ec2).toHaveReceivedCommandTimes(TerminateInstancesCommand, 1);
   });
 });

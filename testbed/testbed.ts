@@ -1,7 +1,7 @@
 // startTestbed(): the control plane, the simulated kubelet and a generated cluster, ready for tests.
 import { KubeConfig, CoreV1Api, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { createCluster, generateCluster, type GeneratedCluster, type ProfileName } from '../sim/generator/index.ts';
-import { SimKubelet } from '../sim/kubelet/index.ts';
+import { SimKubelet, serveKubeletControl } from '../sim/kubelet/index.ts';
 import { ensureBinaries } from './build.ts';
 import { startControlPlane, type ControlPlane } from './start.ts';
 import type { AuditLog } from './audit.ts';
@@ -26,6 +26,8 @@ export interface Testbed {
   controlPlane: ControlPlane;
   audit: AuditLog;
   kubelet: SimKubelet;
+  /** Loopback handle on the kubelet for other processes (sim/kubelet/control.ts): make a Node NotReady. */
+  kubeletControlUrl: string;
   cluster: GeneratedCluster;
   stop(): Promise<void>;
 }
@@ -96,6 +98,7 @@ export async function startTestbed(opts: TestbedOptions): Promise<Testbed> {
     await createCluster(admin, cluster);
     await waitForCluster(admin, cluster, opts.readyTimeoutMs ?? 120_000, log);
     const k = kubelet;
+    const control = await serveKubeletControl(k);
     return {
       dir: cp.dir,
       kubeconfigPath: cp.kubeconfigPath,
@@ -103,8 +106,10 @@ export async function startTestbed(opts: TestbedOptions): Promise<Testbed> {
       controlPlane: cp,
       audit: cp.audit,
       kubelet: k,
+      kubeletControlUrl: control.url,
       cluster,
       stop: async () => {
+        await control.close();
         await k.stop();
         await cp.stop();
       },

@@ -54,7 +54,7 @@ export interface NodeLeaseWrite {
 export type Action =
   /** Replace the NodeMaintenance status (status subresource). `phaseFrom`/`phaseTo` set when the Ready reason changes. */
   | { kind: 'writeStatus'; target: MaintenanceRef; status: NodeMaintenanceStatus; phaseFrom?: string; phaseTo?: string; reason: string }
-  /** Merge-patch NodeMaintenance metadata: annotations (null deletes), finalizer add/remove, Node owner reference. */
+  /** Merge-patch a NodeMaintenance: annotations (null deletes), finalizer add/remove, Node owner reference, additionalRequestors. */
   | {
       kind: 'patchMaintenanceMeta';
       target: MaintenanceRef;
@@ -62,6 +62,8 @@ export type Action =
       addFinalizer?: boolean;
       removeFinalizer?: boolean;
       ownerNode?: { name: string; uid: string };
+      /** Replaces spec.additionalRequestors whole, preconditioned like every other write (a conflict is decided again next pass). */
+      additionalRequestors?: string[];
       reason: string;
     }
   /** `annotations` (null = remove) go in the same patch: the record of who cordoned is never apart from the cordon. */
@@ -119,7 +121,7 @@ export function describeAction(action: Action): string {
     case 'writeStatus':
       return `status ${action.target.namespace}/${action.target.name}${action.phaseTo !== undefined ? ` ${action.phaseFrom || '(new)'} -> ${action.phaseTo}` : ''}: ${action.reason}`;
     case 'patchMaintenanceMeta':
-      return `patch ${action.target.namespace}/${action.target.name}${action.addFinalizer ? ' +finalizer' : ''}${action.removeFinalizer ? ' -finalizer' : ''}${action.ownerNode ? ' +owner' : ''}${action.annotations ? ` annotations ${Object.keys(action.annotations).join(',')}` : ''}: ${action.reason}`;
+      return `patch ${action.target.namespace}/${action.target.name}${action.addFinalizer ? ' +finalizer' : ''}${action.removeFinalizer ? ' -finalizer' : ''}${action.ownerNode ? ' +owner' : ''}${action.additionalRequestors ? ` additionalRequestors=[${action.additionalRequestors.join(',')}]` : ''}${action.annotations ? ` annotations ${Object.keys(action.annotations).join(',')}` : ''}: ${action.reason}`;
     case 'cordonNode':
       return `cordon node ${action.node.name}${annotationList(action.annotations)}: ${action.reason}`;
     case 'uncordonNode':

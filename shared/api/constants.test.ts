@@ -177,6 +177,7 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'ANNOTATION_REAPED', actual: constants.ANNOTATION_REAPED, expected: 'kmaint.io/reaped' },
   { name: 'EVENT_REASON_REAP_SKIPPED', actual: constants.EVENT_REASON_REAP_SKIPPED, expected: 'ReapSkipped' },
   { name: 'EVENT_REASON_REAP_REQUESTED', actual: constants.EVENT_REASON_REAP_REQUESTED, expected: 'ReapRequested' },
+  { name: 'EVENT_REASON_REAP_JOINED', actual: constants.EVENT_REASON_REAP_JOINED, expected: 'ReapJoined' },
   { name: 'EVENT_REASON_INSTANCE_TERMINATED', actual: constants.EVENT_REASON_INSTANCE_TERMINATED, expected: 'InstanceTerminated' },
   { name: 'EVENT_REASON_TERMINATION_FAILED', actual: constants.EVENT_REASON_TERMINATION_FAILED, expected: 'TerminationFailed' },
   { name: 'EVENT_REASON_FORCE_DELETED', actual: constants.EVENT_REASON_FORCE_DELETED, expected: 'ForceDeleted' },

@@ -134,9 +134,10 @@ export const ANNOTATION_REAPER_DECISION = 'kmaint.io/reaper-decision';
  * not reaped again while it lingers; remove the annotation to make it a candidate again.
  */
 export const ANNOTATION_REAPED = 'kmaint.io/reaped';
-/** Node events: a reason not to reap (Normal), the reap request created (Normal), termination results. */
+/** Node events: a reason not to reap (Normal), the reap request created or another requestor's joined (Normal), termination results. */
 export const EVENT_REASON_REAP_SKIPPED = 'ReapSkipped';
 export const EVENT_REASON_REAP_REQUESTED = 'ReapRequested';
+export const EVENT_REASON_REAP_JOINED = 'ReapJoined';
 export const EVENT_REASON_INSTANCE_TERMINATED = 'InstanceTerminated';
 export const EVENT_REASON_TERMINATION_FAILED = 'TerminationFailed';
 /** On a reap request: pods deleted with grace period 0 after the drain timeout (forceRetryOnError). */

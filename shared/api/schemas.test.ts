@@ -272,6 +272,7 @@ const REAPER_EXTENSION: Record<string, Facets> = {
   'spec.reaper.drainTimeoutSeconds': { type: 'integer', format: 'int32', minimum: 0, default: 310 },
   'spec.reaper.forceRetryOnError': { type: 'boolean', default: true },
   'spec.reaper.skipReaping': { type: 'boolean', default: false },
+  'spec.reaper.joinExistingRequests': { type: 'boolean', default: false },
   'spec.reaper.provider': { type: 'string', enum: ['providerID', 'none'], default: 'providerID' },
   ...Object.fromEntries(Object.entries(nodeHandshakeAt('spec.reaper')).filter(([path]) => path.startsWith('spec.reaper.drainSpec'))),
 };

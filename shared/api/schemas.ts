@@ -192,6 +192,7 @@ export const reaperSchema = z.strictObject({
   drainTimeoutSeconds: nonNegativeInt32().default(310).optional(),
   forceRetryOnError: z.boolean().default(true).optional(),
   skipReaping: z.boolean().default(false).optional(),
+  joinExistingRequests: z.boolean().default(false).optional(),
   provider: z.enum(['providerID', 'none']).default('providerID').optional(),
 });
 

@@ -97,7 +97,7 @@ function metaPatch(a: Extract<Action, { kind: 'patchMaintenanceMeta' }>, current
     const others = (current?.metadata.ownerReferences ?? []).filter((o) => !(o.kind === 'Node' && o.apiVersion === 'v1'));
     metadata['ownerReferences'] = [...others, { apiVersion: 'v1', kind: 'Node', name: a.ownerNode.name, uid: a.ownerNode.uid }];
   }
-  return { metadata };
+  return a.additionalRequestors ? { metadata, spec: { additionalRequestors: a.additionalRequestors } } : { metadata };
 }
 
 async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions): Promise<WriteOutcome> {

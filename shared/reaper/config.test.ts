@@ -31,6 +31,7 @@ describe('loadReaperConfig', () => {
       drainSpec: { force: true, deleteEmptyDir: true, timeoutSeconds: 310 },
       forceRetryOnError: true,
       skipReaping: false,
+      joinExistingRequests: false,
       provider: 'providerID',
       zoneLabel: 'topology.kubernetes.io/zone',
     });

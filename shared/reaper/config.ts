@@ -20,6 +20,8 @@ export interface ReaperConfig {
   drainSpec: DrainSpec;
   forceRetryOnError: boolean;
   skipReaping: boolean;
+  /** Join another requestor's request for a Node to reap (its additionalRequestors) instead of leaving the Node alone. */
+  joinExistingRequests: boolean;
   provider: 'providerID' | 'none';
   /** Node label naming the zone (the config's zoneLabel). */
   zoneLabel: string;
@@ -85,6 +87,7 @@ export function loadReaperConfig(obj: unknown): LoadedReaper {
       drainSpec: { ...(reaper.drainSpec ?? DEFAULT_REAP_DRAIN_SPEC), timeoutSeconds: drainTimeoutSeconds },
       forceRetryOnError: reaper.forceRetryOnError ?? true,
       skipReaping: reaper.skipReaping ?? false,
+      joinExistingRequests: reaper.joinExistingRequests ?? false,
       provider: reaper.provider ?? 'providerID',
       zoneLabel: spec.zoneLabel ?? DEFAULT_ZONE_LABEL,
     },

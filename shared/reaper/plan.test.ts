@@ -85,7 +85,7 @@ describe('planReaper: every decision not to reap is a Node event with its reason
       cluster(aReaperNode({ name: 'c-1', zone: 'c', ...notReady })),
       [aRequest('upgrade-c-1', 'c-1', 'upgrade.example.com', 'Pending')],
       {},
-      [['c-1', 'already in maintenance: kmaint/upgrade-c-1 by upgrade.example.com']],
+      [['c-1', 'already in maintenance: kmaint/upgrade-c-1 by upgrade.example.com (spec.reaper.joinExistingRequests is off)']],
     ],
     [
       'within the new-node grace period',
@@ -222,3 +222,70 @@ describe('planReaper: reap requests in progress and Ready', () => {
     expect(p.terminations).toEqual([expect.objectContaining({ node: 'c-1', provider: 'none' }) as unknown]);
   });
 });
+
+describe('planReaper: joining another requestor\'s request (joinExistingRequests)', () => {
+  const sick = aReaperNode({ name: 'c-1', zone: 'c', ready: 'False', readyForSeconds: 600, annotations: { 'kmaint.io/reaper-decision': 'old reason' } });
+  const id = `aws:///c/${instanceIdOf('c-1')}`;
+  const upgrade = (phase: string, more: Partial<NodeMaintenance['spec']> = {}, meta: Partial<NodeMaintenance['metadata']> = {}): NodeMaintenance => {
+    const nm = aRequest('upgrade-c-1', 'c-1', 'upgrade.example.com', phase, meta);
+    return { ...nm, spec: { ...nm.spec, ...more } };
+  };
+  const message = `reap joined kmaint/upgrade-c-1 of upgrade.example.com as an additional requestor: it drains the node; the reaper terminates ${id} once it is Ready, then leaves the list`;
+
+  it('adds reaper.kmaint.io to the request\'s additionalRequestors (whole list, its resourceVersion) with the providerID, says so on the request and the Node, and clears the old decision', () => {
+    const p = plan(cluster(sick), [upgrade('Pending', { additionalRequestors: ['audit.example.com'] })], { joinExistingRequests: true });
+    expect(p.decisions).toEqual([{ node: 'c-1' }]);
+    expect(p.actions).toEqual([
+      {
+        kind: 'patchMaintenanceMeta',
+        target: { namespace: 'kmaint', name: 'upgrade-c-1', uid: 'uid-upgrade-c-1', resourceVersion: '11' },
+        additionalRequestors: ['audit.example.com', 'reaper.kmaint.io'],
+        annotations: { 'kmaint.io/reaper-provider-id': id },
+        reason: 'join to reap node c-1 (spec.reaper.joinExistingRequests)',
+      },
+      { kind: 'emitEvent', target: { kind: 'NodeMaintenance', namespace: 'kmaint', name: 'upgrade-c-1', uid: 'uid-upgrade-c-1' }, type: 'Normal', eventReason: 'ReapJoined', message, reason: 'reap joined' },
+      { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: 'c-1', uid: 'uid-c-1' }, type: 'Normal', eventReason: 'ReapJoined', message, reason: 'reap joined' },
+      { kind: 'patchNodeAnnotations', node: { name: 'c-1', resourceVersion: '7' }, annotations: { 'kmaint.io/reaper-decision': null }, reason: 'the reaper no longer holds this node back' },
+    ]);
+  });
+
+  it('dryRun: only a Node event saying what it would do', () => {
+    const p = plan(cluster(sick), [upgrade('Pending')], { joinExistingRequests: true, dryRun: true });
+    expect(p.actions).toEqual([
+      {
+        kind: 'emitEvent',
+        target: { kind: 'Node', namespace: '', name: 'c-1', uid: 'uid-c-1' },
+        type: 'Normal',
+        eventReason: 'ReapJoined',
+        message: `dry run: would join kmaint/upgrade-c-1 of upgrade.example.com as an additional requestor; the reaper terminates ${id} once it is Ready, then leaves the list`,
+        reason: 'reaper decision',
+      },
+    ]);
+  });
+
+  it('the other gates still apply before joining (the same-zone guard)', () => {
+    const p = plan(cluster(sick, aReaperNode({ name: 'c-2', zone: 'c', ready: 'False', readyForSeconds: 600 })), [upgrade('Pending')], { joinExistingRequests: true, maxNodesUnhealthy: 5 });
+    expect(p.actions.filter((a) => a.kind === 'patchMaintenanceMeta')).toEqual([]);
+    expect(p.decisions.map((d) => [d.node, d.skipped?.startsWith('zone guard: 2 of 2 nodes in zone c')])).toEqual([['c-1', true], ['c-2', true]]);
+  });
+
+  it('a joined request before Ready: nothing to do; Ready: terminate, then leave; the Node already reaped: only leave', () => {
+    const joined = (phase: string, meta: Partial<NodeMaintenance['metadata']> = {}) => upgrade(phase, { additionalRequestors: ['audit.example.com', 'reaper.kmaint.io'] }, { annotations: { 'kmaint.io/reaper-provider-id': id }, ...meta });
+    expect(plan(cluster(sick), [joined('Draining')], { joinExistingRequests: true })).toMatchObject({ actions: [], terminations: [], decisions: [] });
+    const termination = {
+      maintenance: { namespace: 'kmaint', name: 'upgrade-c-1', uid: 'uid-upgrade-c-1', resourceVersion: '11' },
+      node: 'c-1',
+      nodeUid: 'uid-c-1',
+      nodeResourceVersion: '7',
+      providerID: id,
+      provider: 'providerID',
+      joined: { additionalRequestors: ['audit.example.com'], terminate: true },
+    };
+    expect(plan(cluster(sick), [joined('Ready')]).terminations).toEqual([termination]);
+    // The owner deleted it while Ready: the deletion waits for the list, and the reaper still finishes.
+    expect(plan(cluster(sick), [joined('Ready', { deletionTimestamp: '2026-01-01T11:59:00Z' })]).terminations).toEqual([termination]);
+    const reaped = aReaperNode({ name: 'c-1', zone: 'c', ready: 'False', annotations: { 'kmaint.io/reaped': '2026-01-01T11:58:00Z' } });
+    expect(plan(cluster(reaped), [joined('Ready')]).terminations).toEqual([{ ...termination, joined: { additionalRequestors: ['audit.example.com'], terminate: false } }]);
+  });
+});
+

@@ -8,6 +8,7 @@ import {
   ANNOTATION_REAPER_DECISION,
   ANNOTATION_REAPER_FORCE_RETRY,
   ANNOTATION_REAPER_PROVIDER_ID,
+  EVENT_REASON_REAP_JOINED,
   EVENT_REASON_REAP_REQUESTED,
   EVENT_REASON_REAP_SKIPPED,
   LABEL_REAPER,
@@ -43,6 +44,12 @@ export interface Termination {
   nodeResourceVersion: string;
   /** `none`: terminate nothing, only delete the request. */
   provider: 'providerID' | 'none';
+  /**
+   * Another requestor's request the reaper joined (joinExistingRequests): afterwards the reaper leaves it — its
+   * additionalRequestors become this list — instead of deleting it. `terminate: false` when the Node already carries
+   * kmaint.io/reaped (terminated by an earlier pass whose leave did not land): only leave.
+   */
+  joined?: { additionalRequestors: string[]; terminate: boolean };
 }
 
 export interface ReaperDecision {
@@ -74,6 +81,11 @@ export function isReapRequest(nm: NodeMaintenance): boolean {
   return nm.spec.requestorID === REAPER_REQUESTOR;
 }
 
+/** Another requestor's request the reaper joined through its additionalRequestors. */
+export function isJoinedRequest(nm: NodeMaintenance): boolean {
+  return nm.spec.requestorID !== REAPER_REQUESTOR && (nm.spec.additionalRequestors ?? []).includes(REAPER_REQUESTOR);
+}
+
 function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -99,10 +111,11 @@ const GATES: ReadonlyArray<(c: Candidate, ctx: GateContext) => string | undefine
     const at = c.node.metadata?.annotations?.[ANNOTATION_REAPED];
     return at !== undefined ? `reaped at ${at}; waiting for the Node to be removed (remove ${ANNOTATION_REAPED} to reap it again)` : undefined;
   },
-  // A Node someone else is maintaining is theirs: reaping it would fight their request.
+  // A Node someone else is maintaining is theirs: reaping it would fight their request (unless configured to join it).
   (c, ctx) => {
     const other = ctx.others.get(c.facts.name)?.[0];
-    return other ? `already in maintenance: ${other.metadata.namespace ?? ''}/${other.metadata.name} by ${other.spec.requestorID}` : undefined;
+    if (!other || ctx.config.joinExistingRequests) return undefined;
+    return `already in maintenance: ${other.metadata.namespace ?? ''}/${other.metadata.name} by ${other.spec.requestorID} (spec.reaper.joinExistingRequests is off)`;
   },
   // New Nodes report NotReady while they boot.
   (c, ctx) => {
@@ -158,9 +171,12 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
   const counts = countUnhealthy(facts.map((f) => f.zone), unhealthy);
 
   const reaping = new Map<string, NodeMaintenance>();
+  const joined = new Map<string, NodeMaintenance>();
   const others = new Map<string, NodeMaintenance[]>();
-  for (const nm of snapshot.maintenances) {
+  const byName = [...snapshot.maintenances].sort((a, b) => ((a.metadata.namespace ?? '') + '/' + a.metadata.name < (b.metadata.namespace ?? '') + '/' + b.metadata.name ? -1 : 1));
+  for (const nm of byName) {
     if (isReapRequest(nm)) reaping.set(nm.spec.nodeName, nm);
+    else if (isJoinedRequest(nm)) joined.set(nm.spec.nodeName, nm);
     else if (!nm.metadata.deletionTimestamp) others.set(nm.spec.nodeName, [...(others.get(nm.spec.nodeName) ?? []), nm]);
   }
   const ctx: GateContext = { config, now, counts, others, providers: snapshot.providers };
@@ -175,7 +191,7 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
         actions.push({ kind: 'patchNodeAnnotations', node: nodeRef(node), annotations: { [ANNOTATION_REAPER_DECISION]: null }, reason: 'the reaper no longer holds this node back' });
       }
     };
-    if (reaping.has(f.name)) return; // being reaped: its request reports progress
+    if (reaping.has(f.name) || joined.has(f.name)) return; // being reaped: its request reports progress
     const match = config.reapPredicate.evaluate(f);
     let skipped: string | undefined;
     if (!match.ok) skipped = `reapPredicate could not be evaluated: ${match.error}`;
@@ -194,6 +210,12 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
       return;
     }
     decisions.push({ node: f.name });
+    const other = config.joinExistingRequests ? others.get(f.name)?.[0] : undefined;
+    if (other) {
+      actions.push(...joinRequest(node, f.providerID, other, config));
+      if (!config.dryRun) clearRecord();
+      return;
+    }
     const name = reapRequestName(f.name);
     if (config.dryRun) {
       actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_REQUESTED, `dry run: would request ${snapshot.namespace}/${name} to drain the node and terminate ${f.providerID || 'its instance'}`, 'reaper decision'));
@@ -218,8 +240,11 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
   const terminations: Termination[] = [];
   if (!config.dryRun && !config.skipReaping) {
     const nodesByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
-    for (const nm of [...reaping.values()].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
-      if (nm.metadata.deletionTimestamp || maintenancePhase(nm) !== Phase.Ready) continue;
+    const ready = [...reaping.values(), ...joined.values()].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+    for (const nm of ready) {
+      const mine = isReapRequest(nm);
+      // A joined request the owner deleted while Ready waits for its additionalRequestors: the reaper still finishes.
+      if ((mine && nm.metadata.deletionTimestamp) || maintenancePhase(nm) !== Phase.Ready) continue;
       const node = nodesByName.get(nm.spec.nodeName);
       const uid = node?.metadata?.uid;
       terminations.push({
@@ -229,14 +254,53 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
         nodeResourceVersion: node?.metadata?.resourceVersion ?? '',
         providerID: nm.metadata.annotations?.[ANNOTATION_REAPER_PROVIDER_ID] ?? node?.spec?.providerID ?? '',
         provider: config.provider,
+        ...(mine
+          ? {}
+          : {
+              joined: {
+                additionalRequestors: (nm.spec.additionalRequestors ?? []).filter((r) => r !== REAPER_REQUESTOR),
+                terminate: node?.metadata?.annotations?.[ANNOTATION_REAPED] === undefined,
+              },
+            }),
       });
     }
   }
   return { actions, terminations, decisions, counts };
 }
 
+/**
+ * Joining another requestor's request for a Node to reap: reaper.kmaint.io added to its additionalRequestors (the
+ * whole list, preconditioned on the resourceVersion seen), the providerID recorded on it in the same write, and one
+ * event on the Node and on the request. dryRun: only the Node event.
+ */
+function joinRequest(node: V1Node, providerID: string, nm: NodeMaintenance, config: ReaperConfig): Action[] {
+  const ref = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+  const then = config.skipReaping ? 'keeps the Node cordoned by staying on its list (skipReaping)' : `terminates ${providerID || 'its instance'} once it is Ready, then leaves the list`;
+  if (config.dryRun) {
+    return [nodeEvent(node, 'Normal', EVENT_REASON_REAP_JOINED, `dry run: would join ${ref} of ${nm.spec.requestorID} as an additional requestor; the reaper ${then}`, 'reaper decision')];
+  }
+  const message = `reap joined ${ref} of ${nm.spec.requestorID} as an additional requestor: it drains the node; the reaper ${then}`;
+  const uid = nm.metadata.uid;
+  return [
+    {
+      kind: 'patchMaintenanceMeta',
+      target: maintenanceRef(nm),
+      additionalRequestors: [...(nm.spec.additionalRequestors ?? []), REAPER_REQUESTOR],
+      annotations: { [ANNOTATION_REAPER_PROVIDER_ID]: providerID },
+      reason: `join to reap node ${nm.spec.nodeName} (spec.reaper.joinExistingRequests)`,
+    },
+    { kind: 'emitEvent', target: { kind: 'NodeMaintenance', namespace: nm.metadata.namespace ?? '', name: nm.metadata.name, ...(uid ? { uid } : {}) }, type: 'Normal', eventReason: EVENT_REASON_REAP_JOINED, message, reason: 'reap joined' },
+    nodeEvent(node, 'Normal', EVENT_REASON_REAP_JOINED, message, 'reap joined'),
+  ];
+}
+
 /** One line per termination for dry runs and the pass summary. */
 export function describeTermination(t: Termination): string {
+  if (t.joined) {
+    const leave = `leave ${t.maintenance.namespace}/${t.maintenance.name} (additionalRequestors)`;
+    if (!t.joined.terminate) return `${leave}: node ${t.node} was reaped already`;
+    return t.provider === 'none' ? `${leave}: drained node ${t.node}, nothing terminated (provider none)` : `terminate ${t.providerID || '(no providerID)'} of node ${t.node}, then ${leave}`;
+  }
   return t.provider === 'none'
     ? `delete ${t.maintenance.namespace}/${t.maintenance.name}: drained node ${t.node}, nothing terminated (provider none)`
     : `terminate ${t.providerID || '(no providerID)'} of node ${t.node}, then delete ${t.maintenance.namespace}/${t.maintenance.name}`;

@@ -47,4 +47,38 @@ describe('executeTerminations', () => {
       ],
     });
   });
+
+  it('a joined request: terminate, record kmaint.io/reaped, then leave it (additionalRequestors without the reaper) instead of deleting it; already reaped: only leave', async () => {
+    calls.length = 0;
+    const joined = (node: string, terminate: boolean): Termination => ({
+      ...t(node, `aws:///a/i-${node}`),
+      maintenance: { namespace: 'ops', name: `upgrade-${node}`, uid: `uid-upgrade-${node}`, resourceVersion: '6' },
+      joined: { additionalRequestors: ['audit.example.com'], terminate },
+    });
+    const r = await executeTerminations([joined('n5', true), joined('n6', false)], providerMap([aws]), new Date('2026-01-01T12:00:00.250Z'));
+    expect(calls).toEqual(['aws:///a/i-n5']);
+    const leave = (node: string, done: string) => ({
+      kind: 'patchMaintenanceMeta',
+      target: { namespace: 'ops', name: `upgrade-${node}`, uid: `uid-upgrade-${node}`, resourceVersion: '6' },
+      additionalRequestors: ['audit.example.com'],
+      annotations: { 'kmaint.io/reaper-provider-id': null },
+      reason: `reaped: ${done}; the reaper leaves the request`,
+    });
+    expect(r).toEqual({
+      terminated: 1,
+      errors: [],
+      actions: [
+        event('n5', 'Normal', 'InstanceTerminated', 'terminated EC2 instance i-n5; leaving ops/upgrade-n5 (additionalRequestors)'),
+        {
+          kind: 'patchNodeAnnotations',
+          node: { name: 'n5', resourceVersion: '9' },
+          annotations: { 'kmaint.io/reaped': '2026-01-01T12:00:00Z' },
+          maintenance: { namespace: 'ops', name: 'upgrade-n5', uid: 'uid-upgrade-n5', resourceVersion: '6' },
+          reason: 'record the reap before leaving the request',
+        },
+        leave('n5', 'terminated EC2 instance i-n5'),
+        leave('n6', 'the node was reaped already'),
+      ],
+    });
+  });
 });

@@ -1,6 +1,7 @@
 // Carries out the plan's terminations: terminate through the provider its providerID names, then (only on success)
-// delete the reap request. Each outcome is a Node event; a failure keeps the request, so the next pass tries again.
-import { ANNOTATION_REAPED, EVENT_REASON_INSTANCE_TERMINATED, EVENT_REASON_TERMINATION_FAILED } from '#api';
+// delete the reap request, or leave a joined request (its additionalRequestors). Each outcome is a Node event; a
+// failure keeps the request as it is, so the next pass tries again.
+import { ANNOTATION_REAPED, ANNOTATION_REAPER_PROVIDER_ID, EVENT_REASON_INSTANCE_TERMINATED, EVENT_REASON_TERMINATION_FAILED } from '#api';
 import type { Action } from '#api';
 import type { Termination } from './plan.ts';
 import { chooseProvider, type InstanceProviders } from './providers.ts';
@@ -24,6 +25,17 @@ function event(t: Termination, type: 'Normal' | 'Warning', eventReason: string, 
   };
 }
 
+/** The reaper leaves a joined request: its additionalRequestors without reaper.kmaint.io; the owner decides the rest. */
+function leave(t: Termination, done: string): Action {
+  return {
+    kind: 'patchMaintenanceMeta',
+    target: t.maintenance,
+    additionalRequestors: t.joined?.additionalRequestors ?? [],
+    annotations: { [ANNOTATION_REAPER_PROVIDER_ID]: null },
+    reason: `reaped: ${done}; the reaper leaves the request`,
+  };
+}
+
 /**
  * Terminates one at a time, in plan order (a handful per pass; the provider's API bounds the rate anyway). After a
  * termination the Node is annotated kmaint.io/reaped (so it is not reaped again while the Node object lingers), then
@@ -35,6 +47,10 @@ export async function executeTerminations(terminations: readonly Termination[], 
   for (const t of terminations) {
     signal?.throwIfAborted();
     const request = `${t.maintenance.namespace}/${t.maintenance.name}`;
+    if (t.joined && !t.joined.terminate) {
+      result.actions.push(leave(t, 'the node was reaped already'));
+      continue;
+    }
     let done: string;
     if (t.provider === 'none') {
       done = 'nothing terminated (provider none)';
@@ -55,11 +71,11 @@ export async function executeTerminations(terminations: readonly Termination[], 
       }
       result.terminated++;
     }
-    result.actions.push(event(t, 'Normal', EVENT_REASON_INSTANCE_TERMINATED, `${done}; deleting reap request ${request}`));
+    result.actions.push(event(t, 'Normal', EVENT_REASON_INSTANCE_TERMINATED, t.joined ? `${done}; leaving ${request} (additionalRequestors)` : `${done}; deleting reap request ${request}`));
     if (t.nodeResourceVersion !== '') {
-      result.actions.push({ kind: 'patchNodeAnnotations', node: { name: t.node, resourceVersion: t.nodeResourceVersion }, annotations: { [ANNOTATION_REAPED]: at }, maintenance: t.maintenance, reason: 'record the reap before deleting the request' });
+      result.actions.push({ kind: 'patchNodeAnnotations', node: { name: t.node, resourceVersion: t.nodeResourceVersion }, annotations: { [ANNOTATION_REAPED]: at }, maintenance: t.maintenance, reason: t.joined ? 'record the reap before leaving the request' : 'record the reap before deleting the request' });
     }
-    result.actions.push({ kind: 'deleteMaintenance', target: t.maintenance, reason: `reaped: ${done}` });
+    result.actions.push(t.joined ? leave(t, done) : { kind: 'deleteMaintenance', target: t.maintenance, reason: `reaped: ${done}` });
   }
   return result;
 }

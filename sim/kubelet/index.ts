@@ -1,4 +1,5 @@
 // Public surface of sim/kubelet: the simulated kubelet and its pure building blocks.
+export { serveKubeletControl, setKubeletNodeReady, type KubeletControlServer, type KubeletControls } from './control.ts';
 export { SimKubelet, type SimKubeletOptions, type NodeConditionInput, type ScenarioResult } from './sim-kubelet.ts';
 export type { SimNode } from './node-fleet.ts';
 export { realClock, type Clock, type TimerHandle } from './clock.ts';

@@ -143,6 +143,11 @@ export class NodeFleet implements NodeDirectory {
     return node;
   }
 
+  has(name: string): boolean {
+    const node = this.nodes.get(name);
+    return node !== undefined && !node.gone;
+  }
+
   all(): IterableIterator<SimNode> {
     return this.nodes.values();
   }

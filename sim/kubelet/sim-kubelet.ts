@@ -136,6 +136,11 @@ export class SimKubelet {
     if (options.stopHeartbeats ?? true) node.heartbeating = false;
   }
 
+  /** Whether this kubelet runs node `name` (and it was not deleted). */
+  hasNode(name: string): boolean {
+    return this.fleet.has(name);
+  }
+
   /** Adds or replaces a condition by type (it may also replace the kubelet's own, e.g. Ready=Unknown). */
   async setNodeCondition(name: string, condition: NodeConditionInput): Promise<void> {
     const node = this.fleet.get(name);

@@ -37,6 +37,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       auditPath: tb.audit.path,
       kubectl: target.kubectl,
       nodes: tb.cluster.nodes.map((n) => n.metadata?.name ?? ''),
+      kubeletControl: tb.kubeletControlUrl,
     };
     project.provide('testbed', info);
     timing = projectTiming(project, dir);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
+import { setKubeletNodeReady as setKubeletNodeReadyAt } from '../../sim/kubelet/control.ts';
 import { AuditLog, type AuditEntry, type AuditFilter } from '../../testbed/audit.ts';
 import type { TestbedInfo, TestClusterKind } from './testbed-info.ts';
 
@@ -106,4 +107,14 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>,
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/**
+ * Makes one Node's simulated kubelet report Ready=False (heartbeats go on, so the Node stays NotReady rather than
+ * Unknown), or Ready again. Only where the cluster offers the kubelet's control handle (the testbed).
+ */
+export async function setKubeletNodeReady(node: string, ready: boolean): Promise<void> {
+  const url = testbed().kubeletControl;
+  if (!url) throw new Error(`the ${clusterKind()} cluster offers no simulated-kubelet control handle`);
+  await setKubeletNodeReadyAt(url, node, ready, { stopHeartbeats: false, ...(ready ? {} : { message: 'test: kubelet reports NotReady' }) });
 }

@@ -24,6 +24,8 @@ export interface TestbedInfo {
   /** The kubectl built with the testbed (client and server versions agree), else the system kubectl on the sim. */
   kubectl: string;
   nodes: string[];
+  /** The simulated kubelet's control handle (sim/kubelet/control.ts), where the cluster offers one (the testbed). */
+  kubeletControl?: string;
 }
 
 declare module 'vitest' {

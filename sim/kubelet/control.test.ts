@@ -1,0 +1,53 @@
+// The kubelet control handle over loopback HTTP: what it passes to the kubelet, and its answers to bad requests.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveKubeletControl, setKubeletNodeReady, type KubeletControlServer, type KubeletControls } from './control.ts';
+
+const calls: Array<[string, boolean, Record<string, unknown>]> = [];
+const controls: KubeletControls = {
+  hasNode: (name) => name === 'node-001',
+  setNodeReady: (name, ready, options = {}) => {
+    calls.push([name, ready, options]);
+    return Promise.resolve();
+  },
+};
+let server: KubeletControlServer;
+
+beforeAll(async () => {
+  server = await serveKubeletControl(controls);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function post(path: string, body: string): Promise<[number, string]> {
+  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  return [res.status, await res.text()];
+}
+
+describe('kubelet control handle', () => {
+  it('listens on 127.0.0.1 and passes ready and its options to the kubelet', async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    calls.length = 0;
+    await setKubeletNodeReady(server.url, 'node-001', false, { stopHeartbeats: false, message: 'm' });
+    await setKubeletNodeReady(server.url, 'node-001', true);
+    expect(calls).toEqual([
+      ['node-001', false, { stopHeartbeats: false, message: 'm' }],
+      ['node-001', true, {}],
+    ]);
+  });
+
+  it.each<[string, string, string, number, string]>([
+    ['an unknown node', '/nodes/node-999/ready', '{"ready":false}', 404, '{"error":"the simulated kubelet does not run node node-999"}'],
+    ['a body without ready', '/nodes/node-001/ready', '{"stopHeartbeats":true}', 400, '{"error":"body: ready: Invalid input: expected boolean, received undefined"}'],
+    ['an unknown field', '/nodes/node-001/ready', '{"ready":true,"zone":"a"}', 400, '{"error":"body: (root): Unrecognized key: \\"zone\\""}'],
+    ['a route it does not serve', '/nodes/node-001/cordon', '{}', 404, '{"error":"no route POST /nodes/node-001/cordon (POST /nodes/<name>/ready)"}'],
+  ])('refuses %s', async (_what, path, body, code, answer) => {
+    calls.length = 0;
+    expect(await post(path, body)).toEqual([code, answer]);
+    expect(calls).toEqual([]);
+  });
+
+  it('the client names the node and the answer on failure', async () => {
+    await expect(setKubeletNodeReady(server.url, 'node-999', false)).rejects.toThrow('simulated kubelet control: node node-999 ready=false: HTTP 404 {"error":"the simulated kubelet does not run node node-999"}');
+  });
+});
