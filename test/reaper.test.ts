@@ -2,8 +2,8 @@
 // terminated once (AWS SDK mocked at the process boundary, the provider injected); the same-zone guard stops reaping
 // and says why on both Nodes; dryRun writes nothing but events (audit log). kmaint runs as its ServiceAccount.
 //
-// NotReady: the reap flow and the join flow make the Node's simulated kubelet report Ready=False (its control handle,
-// sim/kubelet/control.ts) and wait out a short unhealthyForSeconds. The guard, force-retry and dryRun tests need a
+// NotReady: the reap, zone-guard and join tests make the Node's simulated kubelet report Ready=False (its control
+// handle, sim/kubelet/control.ts) and wait out a short unhealthyForSeconds. The force-retry and dryRun tests need a
 // condition that has held for an hour at once, so they patch the Node's Ready condition to False with a
 // lastTransitionTime an hour ago (status subresource, as admin) and re-apply it before every pass (the simulated
 // kubelet rewrites its Node status periodically).
@@ -241,9 +241,8 @@ describe('the reaper on the testbed', () => {
     const { zone, a, b } = await twoInOneZone();
     expect([a === '', b === '']).toEqual([false, false]);
     const zoneSize = (await nodes()).filter((n) => n.metadata?.labels?.[ZONE] === zone).length;
-    await setConfig({ reaper: { ...REAPER, maxNodesUnhealthy: 10, maxNodesUnhealthyInSameZone: 1 } });
-    notReady.add(a);
-    notReady.add(b);
+    await setConfig({ reaper: { ...REAPER, unhealthyForSeconds: 3, maxNodesUnhealthy: 10, maxNodesUnhealthyInSameZone: 1 } });
+    await Promise.all([kubeletReportsNotReady(a, 3), kubeletReportsNotReady(b, 3)]);
 
     const summary = await reaperPass();
     expect([summary.errors, summary.actions]).toEqual([[], { patchNodeAnnotations: 2, emitEvent: 2 }]);
