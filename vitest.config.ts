@@ -19,6 +19,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          // Two workers on two cores: the unit files are CPU-bound and independent.
+          maxWorkers: 2,
           include: ['shared/**/*.test.ts', 'sim/**/*.test.ts', 'testbed/**/*.test.ts', 'cli/**/*.test.ts', 'functions/**/*.test.ts'],
         },
       },
@@ -32,6 +34,8 @@ export default defineConfig({
                 setupFiles: ['test/setup/file-timing.ts'],
                 testTimeout: 120_000,
                 hookTimeout: 180_000,
+                // The same group as unit, so the same maxWorkers; fileParallelism keeps its files one at a time.
+                maxWorkers: 2,
                 // One shared control plane: files would race for its nodes, config and leases. Vitest runs such a
                 // project on its own, after the others.
                 fileParallelism: false,

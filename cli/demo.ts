@@ -10,12 +10,13 @@ import { runDemo } from '../sim/demo/index.ts';
 import { DEFAULT_NAMESPACE } from '../shared/api/index.ts';
 import { LiveView, eventLine, summaryLines } from './demo-render.ts';
 import { UsageError } from './errors.ts';
+import { summaryRows, writeReport } from './report-file.ts';
 
 const int = (name: string, min: number) =>
   z.coerce.number({ error: `--${name} must be a number` }).int(`--${name} must be a whole number`).min(min, `--${name} must be at least ${min}`);
 const speed = z.coerce.number({ error: '--speed must be a number' }).positive('--speed must be above 0').max(10_000, '--speed must be at most 10000');
 
-const demoFlagsSchema = z.strictObject({ nodes: int('nodes', 9).max(1000, '--nodes must be at most 1000').optional(), speed: speed.default(60), seed: int('seed', 0).default(1), keep: z.boolean().default(false) });
+const demoFlagsSchema = z.strictObject({ nodes: int('nodes', 9).max(1000, '--nodes must be at most 1000').optional(), speed: speed.default(60), seed: int('seed', 0).default(1), keep: z.boolean().default(false), report: z.string().min(1, '--report needs a file name').optional() });
 const simFlagsSchema = z.strictObject({ nodes: int('nodes', 3).optional(), speed: speed.default(1), seed: int('seed', 0).default(1), kubeconfigOut: z.string().min(1) });
 
 function parseFlags<T>(schema: z.ZodType<T>, raw: unknown): T {
@@ -46,7 +47,7 @@ export async function demoCommand(raw: Record<string, unknown>, logLevel: string
   const flags = parseFlags(demoFlagsSchema, raw);
   const logger = stderrLogger(logLevel);
   const live = process.stdout.isTTY ? new LiveView(process.stdout) : undefined;
-  const { summary, cluster } = await runDemo({
+  const { summary, timeline, cluster } = await runDemo({
     speed: flags.speed,
     seed: flags.seed,
     keep: flags.keep,
@@ -56,7 +57,13 @@ export async function demoCommand(raw: Record<string, unknown>, logLevel: string
     ...(live ? { onView: (v) => live.view(v) } : {}),
   });
   live?.finish();
-  process.stdout.write(`\n${summaryLines(summary).join('\n')}\n`);
+  const lines = summaryLines(summary);
+  process.stdout.write(`\n${lines.join('\n')}\n`);
+  if (flags.report !== undefined) {
+    const [headline = '', ...rest] = lines;
+    writeReport(flags.report, { title: 'kmaint demo: timeline', subtitle: headline, timeline, summary: summaryRows(rest) });
+    process.stdout.write(`report written to ${flags.report}\n`);
+  }
   if (cluster) {
     const path = join(mkdtempSync(join(tmpdir(), 'kmaint-demo-')), 'kubeconfig');
     writeKubeconfig(cluster, path);

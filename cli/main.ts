@@ -10,9 +10,10 @@ import { parseDuration } from './duration.ts';
 import { UsageError, exitCodeOf, invalidConfigError, reasonLine } from './errors.ts';
 import { invokeFunction, lambdaFunctionName, manualEvent, type InvokeFlags } from './invoke.ts';
 import { planFunctions } from './plan.ts';
+import { pushRunIfConfigured } from './push-metrics.ts';
 import { renderPlan, renderRunSummary, renderSummary } from './render.ts';
-import { readStatus } from './status.ts';
-import { renderStatusJson, renderStatusText } from './status-render.ts';
+import { explainRequest, parseRequestRef, readExplainSnapshot } from './explain.ts';
+import { statusCommand, type StatusFlags } from './status-command.ts';
 import { registerWhatIfCommands } from './whatif/commands.ts';
 
 interface GlobalFlags {
@@ -96,7 +97,11 @@ program
     const functions = name === 'all' ? [...PASS_FUNCTIONS] : [passFunction(name)];
     const timeoutMs = parseDuration(cmd.timeout);
     const { client, logger } = setup(flags);
-    const run = await runUntilIdle({ client, namespace: flags.namespace, now: () => new Date(), logger, functions, timeoutMs });
+    const run = await runUntilIdle({ client, namespace: flags.namespace, now: () => new Date(), logger, functions, timeoutMs }).catch(async (error: unknown) => {
+      await pushRunIfConfigured(process.env, { error, functions }, logger);
+      throw error;
+    });
+    await pushRunIfConfigured(process.env, { passes: run.passes, durationMs: run.durationMs, failed: run.stopped === 'failed' }, logger);
     output(flags, run.passes.filter((p) => p.planned > 0 || p.outcome === 'lease-held' || p.errors.length > 0));
     const line = { run: { rounds: run.rounds, stopped: run.stopped, durationMs: run.durationMs, passes: run.passes.length } };
     process.stdout.write(flags.output === 'json' ? `${JSON.stringify(line)}\n` : `run ${run.stopped} after ${run.rounds} rounds (${run.passes.length} passes, ${run.durationMs} ms)\n`);
@@ -120,12 +125,25 @@ program
 program
   .command('status')
   .description('table of NodeMaintenance requests: node, requestor, phase, age, drain progress, and why each waits')
-  .action(async () => {
+  .option('-w, --watch', 'keep reading: redraw on a terminal, else print a new table (or JSON lines) only when something changed')
+  .option('--interval <duration>', 'with --watch: time between reads', '2s')
+  .option('--timeout <duration>', 'with --watch: stop after this long (default: until Ctrl-C)')
+  .action(async (cmd: StatusFlags) => {
     const flags = program.opts<GlobalFlags>();
     const { client, logger } = setup(flags);
-    const view = await readStatus(client, flags.namespace, new Date());
-    logger.debug({ requests: view.rows.length, apiRequests: client.counts.byVerb }, 'status read');
-    process.stdout.write(flags.output === 'json' ? renderStatusJson(view) : renderStatusText(view, terminal(flags)));
+    await statusCommand(cmd, { client, logger, namespace: flags.namespace, output: flags.output, terminal: terminal(flags), tty: process.stdout.isTTY === true });
+  });
+
+program
+  .command('explain')
+  .description('the whole chain for one request: each admission gate with its numbers, each pod on the node and what holds it, and what has to happen next (plain text)')
+  .argument('<namespace/name>', 'the NodeMaintenance')
+  .action(async (ref: string) => {
+    const flags = program.opts<GlobalFlags>();
+    const target = parseRequestRef(ref);
+    const { client } = setup(flags);
+    const snapshot = await readExplainSnapshot(client, flags.namespace, target);
+    process.stdout.write(`${explainRequest(snapshot, new Date()).join('\n')}\n`);
   });
 
 program
@@ -164,6 +182,7 @@ program
   .option('--speed <x>', 'simulated seconds per real second', '60')
   .option('--seed <n>', 'seed of the generated cluster and requests', '1')
   .option('--keep', 'leave the cluster running afterwards and print a kubeconfig')
+  .option('--report <file>', 'also write a self-contained HTML timeline report (Gantt chart of every node, unavailable nodes against the limits)')
   .action(async (cmd: Record<string, unknown>) => {
     const { demoCommand } = await import('./demo.ts');
     process.exitCode = await demoCommand(cmd, program.opts<GlobalFlags>().logLevel);

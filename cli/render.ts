@@ -1,6 +1,7 @@
 // Human rendering of pass summaries, plans and Lambda run summaries for a terminal (JSON lines are written as-is).
 import type { PassSummary } from '../shared/pass/index.ts';
 import type { BudgetRunSummary } from '../shared/runtime/index.ts';
+import { compactFigures } from '../shared/metrics/index.ts';
 
 function counts(rec: Record<string, number>): string {
   const parts = Object.entries(rec).map(([k, v]) => `${k}=${v}`);
@@ -12,6 +13,7 @@ const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' 
 export function renderSummary(s: PassSummary): string {
   if (s.outcome === 'lease-held') return `${s.fn}: another pass holds the lease (${s.leaseHolder ?? 'unknown'}); nothing done\n`;
   const lines = [`${s.fn} pass ${s.passId} ${s.outcome} in ${s.durationMs} ms: ${s.planned} planned, actions ${counts(s.actions)}, requests ${counts(s.requests)}`];
+  if (s.metrics) lines.push(`  ${compactFigures(s.metrics)}`);
   if (s.outcome === 'dry-run') for (const p of s.plan) lines.push(`  would ${p}`);
   for (const w of s.waits ?? []) lines.push(`  ${w.request} (${w.node}) ${w.reason}`);
   if (s.conflicts > 0) lines.push(`  ${s.conflicts} conflicts (decided again next pass)`);

@@ -75,3 +75,11 @@ export function renderStatusText(view: StatusView, opts: { colour?: boolean; wid
 export function renderStatusJson(view: StatusView): string {
   return view.rows.map((r) => `${JSON.stringify(r)}\n`).join('');
 }
+
+/** What a watch compares to decide the view changed: everything but the ages, which change every second. */
+export function statusChangeKey(view: StatusView): string {
+  return JSON.stringify([view.config, view.rows.map(({ ageSeconds: _age, ...rest }) => rest)]);
+}
+
+/** On a terminal: home the cursor and clear the screen before each table, as `watch` does. */
+export const CLEAR_SCREEN = '\x1b[H\x1b[2J';

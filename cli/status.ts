@@ -81,3 +81,55 @@ export async function readStatus(client: KubeClient, namespace: string, now: Dat
   const [nodes, maintenances, config] = await Promise.all(reads);
   return { config: configLine(config, nodes.length, namespace), rows: statusRows(maintenances, now) };
 }
+
+export interface WatchOptions {
+  read: () => Promise<StatusView>;
+  render: (view: StatusView) => string;
+  write: (text: string) => void;
+  /** Redraw every interval (terminal) instead of printing a new table only when the view changed. */
+  redraw: boolean;
+  intervalMs: number;
+  /** Stop after this long; undefined: until `signal` aborts. */
+  timeoutMs?: number;
+  signal: AbortSignal;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+}
+
+/**
+ * `kmaint status --watch`: reads and renders until aborted or the timeout. Without `redraw` a table is written only
+ * when something but the ages changed, so a log or pipe gets one table per change. Returns the tables written.
+ */
+export async function watchStatus(opts: WatchOptions, changeKey: (view: StatusView) => string): Promise<number> {
+  const sleep = opts.sleep ?? abortableSleep;
+  const stop = opts.timeoutMs === undefined ? undefined : Date.now() + opts.timeoutMs;
+  let last: string | undefined;
+  let written = 0;
+  while (!opts.signal.aborted) {
+    const view = await opts.read();
+    if (opts.signal.aborted) break;
+    const key = changeKey(view);
+    if (opts.redraw || key !== last) {
+      opts.write(opts.render(view));
+      written++;
+      last = key;
+    }
+    const wait = stop === undefined ? opts.intervalMs : Math.min(opts.intervalMs, stop - Date.now());
+    if (wait <= 0) break;
+    await sleep(wait, opts.signal);
+    if (stop !== undefined && Date.now() >= stop) break;
+  }
+  return written;
+}

@@ -4,7 +4,7 @@ import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type Kube
 import { CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../shared/api/index.ts';
 import type { Rng } from '../sim/generator/prng.ts';
-import { DRAIN_SELECTOR, SOAK_ROLE, WAIT_SELECTOR } from './invariants.ts';
+import { BUDGET_GROUPS, DRAIN_SELECTOR, SOAK_BUDGET, SOAK_ROLE, WAIT_SELECTOR } from './invariants.ts';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -25,7 +25,7 @@ export interface World {
   deletedByRequestors: Set<string>;
   maxParallel: number;
   /** Every config written, when its write completed: the checker reads the limits in force over a window. */
-  limitLog: Array<{ at: number; maxParallel: number; zeroUnavailable: boolean }>;
+  limitLog: LimitRecord[];
   created: number;
   completed: number;
   requestorFailedSet: number;
@@ -37,6 +37,22 @@ export interface World {
   /** Requests seen Ready by their requestor (names). */
   readySeen: Set<string>;
 }
+
+/** The limits of one config written by the administrator, from when its write completed. */
+export interface LimitRecord {
+  at: number;
+  maxParallel: number;
+  zeroUnavailable: boolean;
+  /** Cluster maxUnavailable when a number; undefined = unlimited. */
+  maxUnavailable?: number;
+  maxUnavailablePerZone?: number;
+  /** maxUnavailable of the gpu pool (nodes labelled kmaint.io/pool=gpu) when the config has that pool. */
+  gpuPoolUnavailable?: number;
+}
+
+/** The pool the administrator sometimes configures, by the generator's pool label. */
+export const POOL_LABEL = 'kmaint.io/pool';
+export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 
 export interface Clients {
   core: CoreV1Api;
@@ -58,11 +74,11 @@ async function attempt(world: World, what: string, fn: () => Promise<unknown>): 
   }
 }
 
-async function bindPod(c: Clients, world: World, name: string, node: string, role: string): Promise<void> {
+export async function bindPod(c: Clients, world: World, name: string, node: string, role: string, extraLabels: Record<string, string> = {}): Promise<void> {
   await c.core.createNamespacedPod({
     namespace: world.namespace,
     body: {
-      metadata: { name, namespace: world.namespace, labels: { [SOAK_ROLE]: role }, annotations: { 'kmaint.io/sim-termination-seconds': '0' } },
+      metadata: { name, namespace: world.namespace, labels: { [SOAK_ROLE]: role, ...extraLabels }, annotations: { 'kmaint.io/sim-termination-seconds': '0' } },
       spec: { nodeName: node, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '1m' } } }] },
     },
   });
@@ -94,7 +110,8 @@ export async function runRequestor(c: Clients, world: World, id: string, others:
           ...(rng.next() < 0.2 && others.length > 0 ? { additionalRequestors: [`${rng.pick(others)}.soak.kmaint.io`] } : {}),
         };
         await attempt(world, `binding pods for ${name}`, async () => {
-          await bindPod(c, world, `${name}-drain`, node, 'drain');
+          // Drained pods sit in PodDisruptionBudgets (one of BUDGET_GROUPS each): evictions meet real budgets.
+          await bindPod(c, world, `${name}-drain`, node, 'drain', { [SOAK_BUDGET]: rng.pick(BUDGET_GROUPS) });
           await bindPod(c, world, `${name}-keep`, node, 'keep');
           if (waits) await bindPod(c, world, `${name}-wait`, node, 'wait');
         });
@@ -160,13 +177,26 @@ export async function writeConfig(c: Clients, world: World, spec: Record<string,
   await c.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: world.kmaintNamespace, plural: CONFIG_PLURAL, name: 'default' }).catch(() => undefined);
   await c.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: world.kmaintNamespace, plural: CONFIG_PLURAL, body });
   world.maxParallel = parallel;
-  world.limitLog.push({ at: Date.now(), maxParallel: parallel, zeroUnavailable: spec['maxUnavailable'] === 0 });
+  const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+  const pools = Array.isArray(spec['pools']) ? (spec['pools'] as Array<{ name?: string; maxUnavailable?: unknown }>) : [];
+  const gpu = num(pools.find((p) => p.name === 'gpu')?.maxUnavailable);
+  const perZone = num(spec['maxUnavailablePerZone']);
+  const maxUnavailable = num(spec['maxUnavailable']);
+  world.limitLog.push({
+    at: Date.now(),
+    maxParallel: parallel,
+    zeroUnavailable: spec['maxUnavailable'] === 0,
+    ...(maxUnavailable !== undefined ? { maxUnavailable } : {}),
+    ...(perZone !== undefined ? { maxUnavailablePerZone: perZone } : {}),
+    ...(gpu !== undefined ? { gpuPoolUnavailable: gpu } : {}),
+  });
   world.configChanges++;
 }
 
 export interface NodeControl {
   setNodeReady(name: string, ready: boolean): Promise<void>;
-  deleteNode(name: string): Promise<void>;
+  /** Absent where nothing would collect the requests of a deleted Node (the sim has no ownerReference garbage collector). */
+  deleteNode?: (name: string) => Promise<void>;
 }
 
 /** The administrator: every few seconds one change (config, hand cordon, a node NotReady or deleted mid-drain). */
@@ -199,7 +229,13 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
       const parallel = rng.int(1, 5);
       const zero = zeroUntil === 0 && rng.next() < 0.3;
       if (zero) zeroUntil = now + rng.int(5000, 15000);
-      await attempt(world, 'changing the config', () => writeConfig(c, world, { maxParallelOperations: parallel, ...(zero || zeroUntil > 0 ? { maxUnavailable: 0 } : {}) }));
+      // Availability limits above 0 now and then (cluster, per zone, the gpu pool), small enough to hold requests back.
+      const limits: Record<string, unknown> = {};
+      if (zero || zeroUntil > 0) limits['maxUnavailable'] = 0;
+      else if (rng.next() < 0.35) limits['maxUnavailable'] = rng.int(4, 9);
+      if (rng.next() < 0.3) limits['maxUnavailablePerZone'] = rng.int(2, 4);
+      if (rng.next() < 0.3) limits['pools'] = [{ name: 'gpu', nodeSelector: { matchLabels: { [POOL_LABEL]: 'gpu' } }, maxUnavailable: rng.int(1, 2) }];
+      await attempt(world, 'changing the config', () => writeConfig(c, world, { maxParallelOperations: parallel, ...limits }));
     } else if (choice < 0.6) {
       const free = world.nodes.filter((n) => !world.handCordoned.has(n) && !world.requested.has(n) && !world.deletedNodes.has(n));
       if (free.length === 0) continue;
@@ -216,7 +252,8 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
       notReadyUntil.set(node, now + rng.int(5000, 20000));
       world.notReadyEpisodes++;
       await attempt(world, `${node} NotReady`, () => nodeControl.setNodeReady(node, false));
-    } else if (nodeControl && world.nodesDeleted < 2) {
+    } else if (nodeControl?.deleteNode && world.nodesDeleted < 2) {
+      const deleteNode = nodeControl.deleteNode;
       // A node deleted mid-drain: its instance is gone for good.
       const draining = await c.custom
         .listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: world.namespace, plural: NODE_MAINTENANCE_PLURAL })
@@ -228,7 +265,7 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
       world.nodes = world.nodes.filter((n) => n !== node);
       world.nodesDeleted++;
       notReadyUntil.delete(node);
-      await attempt(world, `deleting node ${node}`, () => nodeControl.deleteNode(node));
+      await attempt(world, `deleting node ${node}`, () => deleteNode(node));
     }
   }
   // Leave the cluster as the administrator found it: the first config back, hand cordons lifted once their requests are gone.

@@ -10,6 +10,9 @@ export const SOAK_ROLE = 'kmaint-soak/role';
 export const DRAIN_SELECTOR = `${SOAK_ROLE}=drain`;
 /** Pods every waitForPodCompletion request waits for (the requestor deletes them). */
 export const WAIT_SELECTOR = `${SOAK_ROLE}=wait`;
+/** Label of the PodDisruptionBudget group of a drained pod; each group has a budget with minAvailable 1 and an anchor pod. */
+export const SOAK_BUDGET = 'kmaint-soak/budget';
+export const BUDGET_GROUPS = ['g1', 'g2', 'g3'] as const;
 
 export interface ClusterSample {
   nms: NodeMaintenance[];
@@ -33,7 +36,37 @@ export interface ActorFacts {
   deletedNodes: ReadonlySet<string>;
   /** Pods the requestors deleted themselves (waitForPodCompletion's pods), namespace/name. */
   deletedByRequestors: ReadonlySet<string>;
+  /**
+   * maxUnavailable limits above 0 in force the whole time since the previous sample (cluster, each pool, each zone),
+   * each at the largest value it had; a scope unlimited at any moment of the interval is left out.
+   */
+  unavailableLimits?: readonly UnavailableLimit[];
 }
+
+/** One scope's maxUnavailable: `members` says which nodes count against it. */
+export interface UnavailableLimit {
+  /** `cluster`, `pool NAME`, `zone NAME`: the words of the violation. */
+  scope: string;
+  limit: number;
+  members: (node: V1Node) => boolean;
+}
+
+/**
+ * What a Pending request's Ready message may say: a wait naming the limit or the reason that holds it
+ * (shared/scheduling/wait-reasons.ts), or a malformed object's report (shared/pass/malformed.ts).
+ */
+const WAIT_MESSAGES: readonly RegExp[] = [
+  /^waiting: maxParallelOperations \d+ reached \(\d+ in progress\)$/,
+  /^waiting: maxUnavailable (\d+|unlimited) reached \(\d+ under maintenance \+ \d+ cordoned or not ready\)$/,
+  /^waiting: pool \S+: (maxParallelOperations|maxUnavailable) .+ reached /,
+  /^waiting: zone \S+: maxUnavailablePerZone .+ reached /,
+  /^waiting: (pool|zone) \S+ admits nothing: /,
+  /^waiting: another request for node \S+ is in progress \(\S+\)$/,
+  /^waiting: node \S+ not found$/,
+  /^waiting: config invalid: /,
+  /^waiting: window /,
+  /^invalid NodeMaintenance, kmaint leaves it alone until it is fixed: /,
+];
 
 const key = (o: { metadata?: { namespace?: string; name?: string } }): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 const phaseOf = (nm: NodeMaintenance): string => nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';
@@ -69,9 +102,11 @@ export function checkSample(prev: ClusterSample, now: ClusterSample, facts: Acto
   const nodesNow = new Map(now.nodes.map((n) => [n.metadata?.name ?? '', n]));
   const nodesPrev = new Map(prev.nodes.map((n) => [n.metadata?.name ?? '', n]));
 
-  // 1. Admissions: nothing new enters progress while as many are in progress as the largest limit allowed.
-  const before = new Set(prev.nms.filter(inProgress).map(key));
-  const during = now.nms.filter(inProgress);
+  // 1. Admissions: nothing new enters progress while as many are in progress as the largest limit allowed. A request
+  // whose Node is gone holds nothing (upstream and kmaint count nodes under maintenance among existing Nodes); the
+  // garbage collector deletes it with its Node.
+  const before = new Set(prev.nms.filter((nm) => inProgress(nm) && nodesPrev.has(nm.spec.nodeName)).map(key));
+  const during = now.nms.filter((nm) => inProgress(nm) && nodesNow.has(nm.spec.nodeName));
   const entrants = during.filter((nm) => !before.has(key(nm)));
   checks++;
   if (entrants.length > 0 && new Set(during.map((nm) => nm.spec.nodeName)).size > facts.maxParallelSince) {
@@ -84,6 +119,32 @@ export function checkSample(prev: ClusterSample, now: ClusterSample, facts: Acto
       const node = nodesPrev.get(nm.spec.nodeName);
       if (node && !unavailable(node)) violations.push(`${key(nm)} admitted under maxUnavailable 0 on available node ${nm.spec.nodeName}`);
     }
+  }
+  // 2b. maxUnavailable above 0 (cluster, pool, zone): the nodes unavailable in both samples (cordoned, not Ready or under
+  // maintenance; not flapping within ~1 s) were unavailable when the entrants of the interval were admitted, and each
+  // entrant on a node available before took one more: together they may not exceed the limit.
+  const prevBusy = new Set(prev.nms.filter(inProgress).map((nm) => nm.spec.nodeName));
+  const nowBusy = new Set(during.map((nm) => nm.spec.nodeName));
+  const entrantNodes = new Set(entrants.map((nm) => nm.spec.nodeName));
+  for (const scope of facts.unavailableLimits ?? []) {
+    checks++;
+    const inScope = (name: string): boolean => {
+      const n = nodesNow.get(name) ?? nodesPrev.get(name);
+      return n !== undefined && scope.members(n);
+    };
+    const taking = [...entrantNodes].filter((name) => inScope(name) && !unavailable(nodesPrev.get(name)) && !prevBusy.has(name));
+    if (taking.length === 0) continue;
+    const held = [...nodesNow.keys()].filter((name) => inScope(name) && !entrantNodes.has(name) && (unavailable(nodesPrev.get(name)) || prevBusy.has(name)) && (unavailable(nodesNow.get(name)) || nowBusy.has(name)));
+    if (held.length + taking.length > scope.limit) {
+      violations.push(`${scope.scope} maxUnavailable ${scope.limit}: ${taking.sort().join(', ')} admitted while ${held.length} nodes were unavailable (${held.sort().slice(0, 8).join(', ')})`);
+    }
+  }
+  // 2c. A request the scheduler leaves Pending says which limit or reason holds it.
+  for (const nm of now.nms) {
+    if (phaseOf(nm) !== 'Pending' || nm.metadata.deletionTimestamp) continue;
+    checks++;
+    const message = nm.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
+    if (!WAIT_MESSAGES.some((re) => re.test(message))) violations.push(`${key(nm)} Pending with a message naming no limit: ${JSON.stringify(message)}`);
   }
   // 3 and 4. Cordons: ours are held by a request; an administrator's are never lifted by kmaint.
   for (const [name, node] of nodesNow) {
@@ -138,4 +199,36 @@ export function bothReadsCordoned(before: ReadonlyMap<string, V1Node>, after: re
     const earlier = before.get(n.metadata?.name ?? '');
     return earlier !== undefined && earlier.spec?.unschedulable !== true ? earlier : n;
   });
+}
+
+/** One pod write kmaint's identity made, from the API server's audit log. */
+export interface PodWrite {
+  verb: 'delete' | 'evict';
+  namespace: string;
+  name: string;
+  code: number;
+}
+
+/**
+ * No eviction bypasses a budget: the eviction API answers for every budget, so the only way around one is a plain
+ * DELETE, which kmaint may send for finished pods alone. `lastPhase` is each pod's phase in the last sample that saw
+ * it (namespace/name); `budgeted` the pods some budget covered. Evictions of budgeted pods are counted by answer.
+ */
+export function checkPodWrites(writes: readonly PodWrite[], lastPhase: ReadonlyMap<string, string>, budgeted: ReadonlySet<string>): CheckResult & { evictions: number; refusedByBudget: number } {
+  const violations: string[] = [];
+  let evictions = 0;
+  let refusedByBudget = 0;
+  for (const w of writes) {
+    const k = `${w.namespace}/${w.name}`;
+    if (w.verb === 'evict') {
+      if (!budgeted.has(k)) continue;
+      if (w.code === 201) evictions++;
+      else if (w.code === 429) refusedByBudget++;
+      continue;
+    }
+    if (w.code >= 300) continue;
+    const phase = lastPhase.get(k);
+    if (phase !== 'Succeeded' && phase !== 'Failed') violations.push(`pod ${k}${budgeted.has(k) ? ' (in a PodDisruptionBudget)' : ''}, ${phase ?? 'never sampled'}, deleted by kmaint without the eviction API`);
+  }
+  return { violations, checks: writes.length, evictions, refusedByBudget };
 }

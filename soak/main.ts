@@ -1,13 +1,18 @@
-// `npm run soak -- --seed S --minutes M [--nodes N] [--fault-rate R]`: a seeded soak of kmaint on a fresh testbed
-// (issue 8). Progress on stderr, the table on stdout; exit 0 with no violation, 1 with any, 2 on bad usage.
+// `npm run soak -- --seed S --minutes M [--nodes N] [--fault-rate R] [--cluster testbed|sim]`: a seeded soak of kmaint on a
+// fresh testbed (default) or the embedded simulated cluster (issue 8). Progress on stderr, the table on stdout; exit 0 with no
+// violation, 1 with any, 2 on bad usage.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { installKmaint, writeServiceAccountKubeconfig } from '../test/setup/install-kmaint.ts';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { realClock } from '../sim/clock.ts';
+import { startEmbeddedCluster } from '../sim/embedded.ts';
+import { installKmaint, KMAINT_SERVICE_ACCOUNT_USER, writeServiceAccountKubeconfig } from '../test/setup/install-kmaint.ts';
+import { AuditLog } from '../testbed/audit.ts';
 import { kubeConfigFrom, startTestbed } from '../testbed/testbed.ts';
 import { binaryPath } from '../testbed/versions.ts';
-import { formatSoakTable, runSoak } from './run-soak.ts';
+import { formatSoakTable, runSoak, type SoakOptions, type SoakReport } from './run-soak.ts';
 
 const log = (line: string): void => void process.stderr.write(`[soak] ${line}\n`);
 
@@ -28,11 +33,48 @@ interface Options {
   copies: number;
 }
 
-async function main(opts: Options): Promise<number> {
-  if (opts.cluster === 'sim') {
-    process.stderr.write('soak: --cluster sim is not built yet; use --cluster testbed\n');
-    return 2;
+/** The soak's settings that do not depend on the cluster. */
+function common(opts: Options): Pick<SoakOptions, 'seed' | 'activeMs' | 'kmaintNamespace' | 'faultRate' | 'copies' | 'log'> {
+  return { seed: opts.seed, activeMs: opts.minutes * 60_000, kmaintNamespace: 'kmaint', faultRate: opts.faultRate, copies: opts.copies, log };
+}
+
+function finish(report: SoakReport): number {
+  process.stdout.write(`${formatSoakTable(report)}\n`);
+  return report.violations.length === 0 ? 0 : 1;
+}
+
+/**
+ * The embedded simulated cluster (sim/): its API server on loopback over plain HTTP behind the same fault proxy, its
+ * kubelet taking nodes NotReady and deleting them, its request log standing in for the audit log. No Go toolchain.
+ */
+async function onSim(opts: Options): Promise<number> {
+  log(`starting the embedded simulated cluster of ${opts.nodes} nodes`);
+  const sim = await startEmbeddedCluster({ clock: realClock(), profile: 'small', seed: opts.seed, nodes: opts.nodes, pollIntervalMs: 250, readyTimeoutMs: 300_000 });
+  try {
+    const server = sim.apiserver;
+    await sim.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'kmaint' } } });
+    const report = await runSoak({
+      ...common(opts),
+      admin: sim.kubeConfig,
+      kmaint: server.kubeConfig({ user: KMAINT_SERVICE_ACCOUNT_USER }),
+      server: server.url,
+      caPem: '',
+      // No node deletions: the sim has no ownerReference garbage collector, so the request of a deleted Node (owned by
+      // it) would stay for good, where the testbed's kube-controller-manager deletes it.
+      nodeControl: { setNodeReady: (name, ready) => sim.kubelet.setNodeReady(name, ready) },
+      audit: {
+        log: { sync: () => Promise.resolve(), mark: () => server.mark(), entries: (f) => server.requests(f).map(({ fault: _fault, ...e }) => e) },
+        kmaintUser: KMAINT_SERVICE_ACCOUNT_USER,
+      },
+    });
+    return finish(report);
+  } finally {
+    await sim.stop();
   }
+}
+
+async function main(opts: Options): Promise<number> {
+  if (opts.cluster === 'sim') return onSim(opts);
   const dir = mkdtempSync(join(tmpdir(), 'kmaint-soak-'));
   log(`starting a testbed of ${opts.nodes} nodes in ${dir}`);
   const tb = await startTestbed({ dir, profile: 'small', seed: opts.seed, nodes: opts.nodes, heartbeatIntervalMs: 5000, readyTimeoutMs: 600_000, log: (l) => log(`testbed: ${l}`) });
@@ -45,24 +87,20 @@ async function main(opts: Options): Promise<number> {
     const target = { kubectl: binaryPath('kubectl'), kubeconfigPath: tb.kubeconfigPath, server: tb.controlPlane.server, caFile: tb.controlPlane.caFile, dir };
     await installKmaint(target);
     const kmaintPath = await writeServiceAccountKubeconfig(target);
+    const token = /token: (\S+)/.exec(readFileSync(tb.kubeconfigPath, 'utf8'))?.[1] ?? '';
     const report = await runSoak({
-      seed: opts.seed,
-      activeMs: opts.minutes * 60_000,
+      ...common(opts),
       admin: tb.kubeConfig,
       kmaint: kubeConfigFrom(kmaintPath),
       server: tb.controlPlane.server,
       caPem: readFileSync(tb.controlPlane.caFile, 'utf8'),
-      kmaintNamespace: 'kmaint',
-      faultRate: opts.faultRate,
-      copies: opts.copies,
       nodeControl: {
         setNodeReady: (name, ready) => tb.kubelet.setNodeReady(name, ready),
         deleteNode: (name) => tb.kubelet.deleteNode(name),
       },
-      log,
+      audit: { log: new AuditLog(tb.audit.path, { server: tb.controlPlane.server, caFile: tb.controlPlane.caFile, token }), kmaintUser: KMAINT_SERVICE_ACCOUNT_USER },
     });
-    process.stdout.write(`${formatSoakTable(report)}\n`);
-    return report.violations.length === 0 ? 0 : 1;
+    return finish(report);
   } finally {
     process.off('SIGINT', stopOnSignal);
     process.off('SIGTERM', stopOnSignal);

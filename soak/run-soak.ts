@@ -1,12 +1,13 @@
 // One seeded soak on a running cluster: the fault proxy in front of its API server, kmaint's passes through it,
 // requestors and an administrator around it, and the invariant checker sampling the cluster until the end.
-import type { KubeConfig } from '@kubernetes/client-node';
+import { PatchStrategy, PolicyV1Api, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import type { AuditEntry, AuditFilter } from '../testbed/audit.ts';
 import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { createRng, deriveSeed } from '../sim/generator/prng.ts';
 import { FAULT_KINDS, kubeConfigThroughProxy, proxyCertificate, startFaultProxy, uniformFaults, type FaultKind, type FaultRule } from '../testbed/fault-proxy/index.ts';
-import { clientsOf, liftHandCordons, runAdministrator, runRequestor, workerNames, writeConfig, type NodeControl, type World } from './actors.ts';
-import { bothReadsCordoned, checkEnd, checkSample, type ClusterSample } from './invariants.ts';
+import { bindPod, clientsOf, liftHandCordons, POOL_LABEL, runAdministrator, runRequestor, workerNames, writeConfig, ZONE_LABEL, type LimitRecord, type NodeControl, type World } from './actors.ts';
+import { BUDGET_GROUPS, bothReadsCordoned, checkEnd, checkPodWrites, checkSample, SOAK_BUDGET, type ClusterSample, type PodWrite, type UnavailableLimit } from './invariants.ts';
 import { drivePasses, type PassTally } from './passes.ts';
 
 export interface SoakOptions {
@@ -32,7 +33,16 @@ export interface SoakOptions {
   leaseSeconds?: number;
   /** NotReady episodes and node deletions need the simulated kubelet; without it they are not played. */
   nodeControl?: NodeControl;
+  /** The API server's audit log and kmaint's user in it: kmaint's pod writes are checked against the budgets. */
+  audit?: { log: SoakAuditLog; kmaintUser: string };
   log?: (line: string) => void;
+}
+
+/** What the soak reads of an audit log (testbed/audit.ts). */
+export interface SoakAuditLog {
+  sync(timeoutMs?: number): Promise<void>;
+  mark(): number;
+  entries(filter?: AuditFilter): AuditEntry[];
 }
 
 export interface SoakReport {
@@ -46,10 +56,13 @@ export interface SoakReport {
   violations: string[];
   created: number;
   completed: number;
+  /** Evictions of budgeted pods kmaint's passes made, by the API server's answer; undefined without an audit log. */
+  budgets?: { evictions: number; refusedByBudget: number; podWrites: number };
   world: Pick<World, 'requestorFailedSet' | 'configChanges' | 'handCordons' | 'notReadyEpisodes' | 'nodesDeleted' | 'actorErrors'>;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 /** How long after reading the config a pass may still write an admission (4 attempts, Retry-After up to 5 s). */
 const PASS_LAG_MS = 25_000;
 
@@ -63,6 +76,22 @@ export function soakFaultRules(rate: number): FaultRule[] {
     { resources: ['leases'], rates: { '500': each, '503': each, '429': each, 'drop-before': each, 'drop-after': each }, latencyMs: 1, jitterMs: 20 },
     ...uniformFaults(rate, { latencyMs: 1, jitterMs: 20, retryAfterSeconds: 1 }),
   ];
+}
+
+/**
+ * The maxUnavailable limits above 0 in force through every config of a window, each at its largest value: a scope
+ * unlimited by one of the configs is not checked over that window (an admission under it was allowed).
+ */
+export function unavailableLimitsOver(effective: readonly LimitRecord[], zones: readonly string[]): UnavailableLimit[] {
+  const largest = (values: Array<number | undefined>): number | undefined => (values.some((v) => v === undefined) ? undefined : Math.max(...(values as number[])));
+  const out: UnavailableLimit[] = [];
+  const cluster = largest(effective.map((e) => e.maxUnavailable));
+  if (cluster !== undefined && cluster > 0) out.push({ scope: 'cluster', limit: cluster, members: () => true });
+  const gpu = largest(effective.map((e) => e.gpuPoolUnavailable));
+  if (gpu !== undefined) out.push({ scope: 'pool gpu', limit: gpu, members: (n) => n.metadata?.labels?.[POOL_LABEL] === 'gpu' });
+  const perZone = largest(effective.map((e) => e.maxUnavailablePerZone));
+  if (perZone !== undefined) for (const zone of zones) out.push({ scope: `zone ${zone}`, limit: perZone, members: (n) => n.metadata?.labels?.[ZONE_LABEL] === zone });
+  return out;
 }
 
 export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
@@ -95,6 +124,30 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     readySeen: new Set(),
   };
   await writeConfig(admin, world, { maxParallelOperations: 3 });
+  // PodDisruptionBudgets over the drained pods: one per group with an anchor pod on a node no request names (a
+  // control-plane node) and minAvailable 2, so the last drained pod of a group waits for the next one to be created:
+  // budgets hold evictions back while requestors create. At the wind-down minAvailable drops to 1 (the anchor alone).
+  const anchorNode = initialNodes.find((n) => !world.nodes.includes(n.metadata?.name ?? ''))?.metadata?.name;
+  const policy = opts.admin.makeApiClient(PolicyV1Api);
+  const budgetsAt = async (minAvailable: number): Promise<void> => {
+    if (anchorNode === undefined) return;
+    for (const g of BUDGET_GROUPS) {
+      await policy.patchNamespacedPodDisruptionBudget({ namespace, name: `budget-${g}`, body: { spec: { minAvailable } } }, mergePatch).catch((err: unknown) => {
+        world.actorErrors.push(`relaxing budget-${g}: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    }
+  };
+  if (anchorNode !== undefined) {
+    for (const g of BUDGET_GROUPS) {
+      await policy.createNamespacedPodDisruptionBudget({ namespace, body: { metadata: { name: `budget-${g}`, namespace }, spec: { minAvailable: 2, selector: { matchLabels: { [SOAK_BUDGET]: g } } } } });
+      await bindPod(admin, world, `anchor-${g}`, anchorNode, 'anchor', { [SOAK_BUDGET]: g });
+    }
+  }
+  await opts.audit?.log.sync();
+  const auditMark = opts.audit?.log.mark() ?? 0;
+  /** Each pod's phase in the last sample that saw it, and the pods in a budget (ours: namespace/name). */
+  const lastPhase = new Map<string, string>();
+  const budgeted = new Set<string>();
 
   const cert = proxyCertificate();
   const proxy = await startFaultProxy({ upstream: opts.server, ...(opts.caPem ? { upstreamCa: opts.caPem } : {}), tls: cert, seed: deriveSeed(opts.seed, 'proxy'), rules: soakFaultRules(opts.faultRate ?? 0.05) });
@@ -124,13 +177,14 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
    * The limits any pass could have acted on between `from` and now: a pass reads the config once, at its start, and
    * may write its admissions up to PASS_LAG_MS later (retries with Retry-After included).
    */
-  const limitsOver = (from: number): { maxParallel: number; zeroThroughout: boolean } => {
+  const limitsOver = (from: number): { maxParallel: number; zeroThroughout: boolean; unavailable: UnavailableLimit[] } => {
     const since = from - PASS_LAG_MS;
     const effective = [...world.limitLog.filter((e) => e.at <= since).slice(-1), ...world.limitLog.filter((e) => e.at > since)];
-    if (effective.length === 0) return { maxParallel: world.maxParallel, zeroThroughout: false };
-    return { maxParallel: Math.max(...effective.map((e) => e.maxParallel)), zeroThroughout: effective.every((e) => e.zeroUnavailable) };
+    if (effective.length === 0) return { maxParallel: world.maxParallel, zeroThroughout: false, unavailable: [] };
+    return { maxParallel: Math.max(...effective.map((e) => e.maxParallel)), zeroThroughout: effective.every((e) => e.zeroUnavailable), unavailable: unavailableLimitsOver(effective, zones) };
   };
   const initiallyCordoned = new Set([...initial].filter(([, c]) => c).map(([n]) => n));
+  const zones = [...new Set(initialNodes.map((n) => n.metadata?.labels?.[ZONE_LABEL]).filter((z): z is string => z !== undefined))].sort();
 
   const checker = async (): Promise<void> => {
     let prev: ClusterSample | undefined;
@@ -157,12 +211,18 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         initiallyCordoned,
         deletedNodes: world.deletedNodes,
         deletedByRequestors: world.deletedByRequestors,
+        unavailableLimits: limits.unavailable,
       });
       samples++;
       checks += result.checks;
       for (const v of result.violations) {
         violations.push(`${((Date.now() - started) / 1000).toFixed(1)} s: ${v}`);
         log(`VIOLATION ${v}`);
+      }
+      for (const p of now.pods) {
+        const k = `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
+        lastPhase.set(k, p.status?.phase ?? '');
+        if (p.metadata?.namespace === namespace && p.metadata.labels?.[SOAK_BUDGET] !== undefined) budgeted.add(k);
       }
       prev = now;
       prevStart = start;
@@ -191,6 +251,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     }
     creating = false;
     log(`winding down: ${world.requested.size} requests still open`);
+    await budgetsAt(1);
     await administrator;
     await Promise.race([Promise.all(requestors), sleep(Math.max(0, windDownEnd - Date.now()))]);
     actorsRunning = false;
@@ -217,6 +278,20 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   checks += endResult.checks;
   violations.push(...endResult.violations.map((v) => `end: ${v}`));
   violations.push(...tally.thrown.map((t) => `pass threw: ${t}`));
+  let budgets: SoakReport['budgets'];
+  if (opts.audit) {
+    await opts.audit.log.sync();
+    const writes: PodWrite[] = opts.audit.log
+      .entries({ since: auditMark, user: opts.audit.kmaintUser })
+      // The soak's own pods never finish on their own (pause containers): a plain delete of one is never of a finished pod.
+      // Pods of the generated workloads (Jobs finishing between two samples) are left to the selection rule of checkSample.
+      .filter((e) => e.namespace === namespace && ((e.resource === 'pods/eviction' && e.verb === 'create') || (e.resource === 'pods' && e.verb === 'delete')))
+      .map((e) => ({ verb: e.resource === 'pods' ? 'delete' : 'evict', namespace: e.namespace ?? '', name: e.name ?? '', code: e.code }));
+    const podResult = checkPodWrites(writes, lastPhase, budgeted);
+    checks += podResult.checks;
+    violations.push(...podResult.violations);
+    budgets = { evictions: podResult.evictions, refusedByBudget: podResult.refusedByBudget, podWrites: writes.length };
+  }
   await admin.core.deleteNamespace({ name: namespace }).catch(() => undefined);
   return {
     seed: opts.seed,
@@ -229,6 +304,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     violations,
     created: world.created,
     completed: world.completed,
+    ...(budgets ? { budgets } : {}),
     world: { requestorFailedSet: world.requestorFailedSet, configChanges: world.configChanges, handCordons: world.handCordons, notReadyEpisodes: world.notReadyEpisodes, nodesDeleted: world.nodesDeleted, actorErrors: world.actorErrors },
   };
 }
@@ -249,6 +325,7 @@ export function formatSoakTable(r: SoakReport): string {
     ['requests created', String(r.created)],
     ['requests completed', `${r.completed} reached Ready`],
     ['actors', `${r.world.configChanges} config changes, ${r.world.handCordons} hand cordons, ${r.world.requestorFailedSet} RequestorFailed, ${r.world.notReadyEpisodes} NotReady episodes, ${r.world.nodesDeleted} nodes deleted`],
+    ['budgets', r.budgets ? `${r.budgets.evictions} evictions of budgeted pods allowed, ${r.budgets.refusedByBudget} refused (429) by the API server; ${r.budgets.podWrites} pod writes by kmaint checked in the audit log` : 'not checked (no audit log)'],
     ['invariant checks', `${r.checks} over ${r.samples} samples`],
     ['violations', String(r.violations.length)],
   ];

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testbed } from './support/cluster.ts';
 import { installCrds } from './support/kmaint.ts';
+import { PHASES, WAIT_GATES } from '../shared/metrics/index.ts';
 
 const run = promisify(execFile);
 const FUNCTIONS = ['scheduler', 'drainer', 'cleanup', 'reaper'] as const;
@@ -35,6 +36,10 @@ function zipEntries(path: string): Array<{ name: string; size: number }> {
 }
 
 type Template = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+/** The template's CloudWatch alarms by logical id. */
+function alarmsOf(t: Template): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(Object.entries(t.Resources).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm').map(([id, r]) => [id, r.Properties]));
+}
 const arn = (service: string, resource: string) => ({ 'Fn::Join': [':', ['arn', { Ref: 'AWS::Partition' }, service, { Ref: 'AWS::Region' }, { Ref: 'AWS::AccountId' }, ...resource.split(':')]] });
 
 describe('npm run package', () => {
@@ -80,7 +85,7 @@ describe('npm run package', () => {
 
   it('grants reading a kubeconfig secret only when kubeconfigSecretArn is set (default: not set, no policy)', () => {
     const t = template as Template & { Conditions?: Record<string, unknown> };
-    expect(t.Conditions).toEqual({ KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] } });
+    expect(t.Conditions).toEqual({ KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] }, AlarmTopicSet: { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] } });
     expect(template.Resources['KubeconfigSecretReadPolicy']).toEqual({
       Type: 'AWS::IAM::Policy',
       Condition: 'KubeconfigFromSecret',
@@ -120,10 +125,65 @@ describe('npm run package', () => {
     expect(zipEntries(zip)).toEqual([{ name: `.build/${fn}/handler.mjs`, size: statSync(`.build/${fn}/handler.mjs`).size }]);
   });
 
+  it('alarms on the EMF metrics: a request stuck N after creation, a budget blocking a drain M, failed passes or invocations', () => {
+    const metric = (Id: string, name: string, dims: Record<string, string>, Stat: string) => ({
+      Id,
+      ReturnData: false,
+      MetricStat: { Period: 300, Stat, Metric: { Namespace: name === 'Errors' ? 'AWS/Lambda' : 'kmaint', MetricName: name, Dimensions: Object.entries(dims).map(([Name, Value]) => ({ Name, Value })) } },
+    });
+    const noTopic = [{ 'Fn::If': ['AlarmTopicSet', '', { Ref: 'AWS::NoValue' }] }];
+    const phases = { new: 'New', pending: 'Pending', scheduled: 'Scheduled', cordon: 'Cordon', waiting: 'WaitForPodCompletion', draining: 'Draining' };
+    expect(alarmsOf(template)).toEqual({
+      StuckMaintenanceAlarm: {
+        AlarmName: 'kmaint-dev-maintenance-stuck',
+        AlarmDescription: 'A NodeMaintenance created more than 86400 s ago is still New, Pending, Scheduled, Cordon, WaitForPodCompletion or Draining (kmaint status says why)',
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: '86400',
+        EvaluationPeriods: 3,
+        TreatMissingData: 'notBreaching',
+        AlarmActions: noTopic,
+        Metrics: [
+          { Id: 'stuck', Expression: 'MAX([new, pending, scheduled, cordon, waiting, draining])', Label: 'oldest unfinished request (s)' },
+          ...Object.entries(phases).map(([id, Phase]) => metric(id, 'OldestRequestAge', { Function: 'scheduler', Phase }, 'Maximum')),
+        ],
+      },
+      BudgetBlockingAlarm: {
+        AlarmName: 'kmaint-dev-budget-blocking',
+        AlarmDescription: 'A PodDisruptionBudget has held a drain for more than 3600 s (the request names the budget and its numbers)',
+        Namespace: 'kmaint',
+        MetricName: 'OldestWait',
+        Dimensions: [{ Name: 'Function', Value: 'drainer' }, { Name: 'Gate', Value: 'budget' }],
+        Statistic: 'Maximum',
+        Period: 300,
+        EvaluationPeriods: 2,
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: '3600',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: noTopic,
+      },
+      PassFailuresAlarm: {
+        AlarmName: 'kmaint-dev-pass-failures',
+        AlarmDescription: 'kmaint passes or invocations keep failing (the function logs carry the failing request)',
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Threshold: 1,
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 2,
+        TreatMissingData: 'notBreaching',
+        AlarmActions: noTopic,
+        Metrics: [
+          { Id: 'failures', Expression: 'SUM([fs, fd, fc, fr, es, ed, ec, er])', Label: 'failed passes and invocations' },
+          ...(['scheduler', 'drainer', 'cleanup', 'reaper'] as const).map((fn) => metric(`f${fn[0]}`, 'FailedPasses', { Function: fn }, 'Sum')),
+          ...(['scheduler', 'drainer', 'cleanup', 'reaper'] as const).map((fn) => metric(`e${fn[0]}`, 'Errors', { FunctionName: `kmaint-dev-${fn}` }, 'Sum')),
+        ],
+      },
+    });
+  });
+
   it('takes the cluster, rate, stage and kubeconfig secret from parameters', async () => {
     const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:kmaint-kubeconfig-AbCdEf';
+    const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:kmaint-alarms';
     const out = mkdtempSync(join(tmpdir(), 'kmaint-package-'));
-    await run('npx', ['osls', 'package', '--stage', 'prod', '--param=cluster=prod-eks', '--param=rate=rate(5 minutes)', `--param=kubeconfigSecretArn=${SECRET}`, '--package', out], { env: { ...offlineEnv(), SLS_TELEMETRY_DISABLED: '1' }, timeout: 120_000 });
+    await run('npx', ['osls', 'package', '--stage', 'prod', '--param=cluster=prod-eks', '--param=rate=rate(5 minutes)', `--param=kubeconfigSecretArn=${SECRET}`, `--param=alarmTopicArn=${TOPIC}`, '--param=stuckAfterSeconds=7200', '--param=budgetBlockedAfterSeconds=900', '--package', out], { env: { ...offlineEnv(), SLS_TELEMETRY_DISABLED: '1' }, timeout: 120_000 });
     const t = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
     rmSync(out, { recursive: true });
     const rules = Object.values(t.Resources).filter((r) => r.Type === 'AWS::Events::Rule');
@@ -131,7 +191,11 @@ describe('npm run package', () => {
     expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('"cluster/prod-eks"');
     expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('{"StringEquals":{"aws:ResourceTag/eks:cluster-name":"prod-eks"}}');
     expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('"function","kmaint-prod-drainer"');
-    expect((t as Template & { Conditions?: unknown }).Conditions).toEqual({ KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': [SECRET, ''] }] } });
+    expect((t as Template & { Conditions?: unknown }).Conditions).toEqual({ KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': [SECRET, ''] }] }, AlarmTopicSet: { 'Fn::Not': [{ 'Fn::Equals': [TOPIC, ''] }] } });
+    const alarms = alarmsOf(t);
+    expect([alarms['StuckMaintenanceAlarm']?.['Threshold'], alarms['BudgetBlockingAlarm']?.['Threshold'], alarms['PassFailuresAlarm']?.['Threshold']]).toEqual(['7200', '900', 1]);
+    for (const a of Object.values(alarms)) expect(a['AlarmActions']).toEqual([{ 'Fn::If': ['AlarmTopicSet', TOPIC, { Ref: 'AWS::NoValue' }] }]);
+    expect(alarms['PassFailuresAlarm']?.['AlarmName']).toBe('kmaint-prod-pass-failures');
     expect(t.Resources['KubeconfigSecretReadPolicy']?.Properties['PolicyDocument']).toEqual({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: SECRET }] });
     expect((t.Resources['SchedulerLambdaFunction']?.Properties['Environment'] as { Variables: Record<string, string> }).Variables['KMAINT_KUBECONFIG_SECRET_ARN']).toBe(SECRET);
   });
@@ -153,7 +217,11 @@ describe('npm run package', () => {
     expect([answer.fn, answer.stopped, answer.errors]).toEqual(['scheduler', 'idle', 0]);
     const logLines = lines.filter((l) => !l.startsWith('ANSWER ')).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logLines.every((l) => l['requestId'] === 'req-bundle')).toBe(true);
-    expect(logLines.filter((l) => '_aws' in l).map((l) => l['Function'])).toEqual(['scheduler']);
+    // EMF: the run's totals, then one document per phase and per gate (issue 12), then one per API verb used.
+    const emf = logLines.filter((l) => '_aws' in l);
+    expect(emf.every((l) => l['Function'] === 'scheduler')).toBe(true);
+    expect(emf.slice(0, 20).map((l) => l['Phase'] ?? l['Gate'] ?? 'run')).toEqual(['run', ...PHASES, ...WAIT_GATES]);
+    expect(emf.slice(20).every((l) => typeof l['Verb'] === 'string' && typeof l['ApiRequests'] === 'number')).toBe(true);
   });
 });
 

@@ -279,7 +279,10 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
       } finally {
         // Suspended again, as the global setup left them: their image does not exist on the testbed.
         await suspendCronJobs(testbed(), true);
-        await kubectl(['delete', 'jobs', '-n', KMAINT_NS, '--all', '--ignore-not-found']);
+        // Their pods too, before the next file starts: a Job pod the garbage collector removes later would appear to
+        // be drained from whatever node it landed on.
+        await kubectl(['delete', 'jobs', '-n', KMAINT_NS, '--all', '--ignore-not-found', '--cascade=foreground', '--wait=true']);
+        await kubectl(['wait', '--for=delete', 'pods', '-n', KMAINT_NS, '-l', 'batch.kubernetes.io/job-name', '--timeout=60s']);
         await setConfig(undefined);
       }
     },

@@ -31,9 +31,11 @@ export function registerWhatIfCommands(program: Command): void {
     .option('--nodes <selector>', 'a request for each node this label selector picks')
     .option('--hold <duration>', 'how long the requestor works on a node once its request is Ready, then deletes it', '0s')
     .option('--pod-start <duration>', 'how long a replacement pod takes from binding to Ready', '10s')
+    .option('--pass-time <duration>', "how long each of kmaint's passes takes on the cluster (seconds at thousands of nodes)", '100ms')
     .option('--top <n>', 'budgets listed under budget waits', '5')
     .option('--pool-label <key>', 'node label naming the pools when the config defines none', 'kmaint.io/pool')
     .option('--max-simulated <duration>', 'stop after this much simulated time', '168h')
+    .option('--report <file>', 'also write a self-contained HTML timeline report (Gantt chart of every node, unavailable nodes against the limits)')
     .addOption(new Option('--transport <kind>', "kmaint's API calls in-process or over loopback HTTP").choices(['local', 'http']).default('local'))
     .action(async (cmd: Record<string, unknown>) => {
       const { simulateCommand } = await import('./simulate.ts');

@@ -7,6 +7,7 @@ import { maintenanceOperatorConfigSpecSchema, type MaintenanceOperatorConfigSpec
 import { profileSnapshot, readSnapshotFile, simulate, SnapshotError, WhatIfError } from '../../sim/whatif/index.ts';
 import { parseDuration } from '../duration.ts';
 import { UsageError } from '../errors.ts';
+import { summaryRows, writeReport } from '../report-file.ts';
 import type { WhatIfGlobals } from './commands.ts';
 import { renderReport } from './render.ts';
 
@@ -20,10 +21,12 @@ const flagsSchema = z
     nodes: z.string().optional(),
     hold: z.string(),
     podStart: z.string(),
+    passTime: z.string(),
     top: z.coerce.number({ error: '--top must be a number' }).int('--top must be a whole number').min(0, '--top must be at least 0'),
     poolLabel: z.string().min(1),
     maxSimulated: z.string(),
     transport: z.enum(['local', 'http']),
+    report: z.string().min(1, '--report needs a file name').optional(),
   })
   .strict()
   .refine((f) => (f.from === undefined) !== (f.profile === undefined), { message: 'give exactly one of --from <snapshot> or --profile <name>' })
@@ -61,6 +64,7 @@ export async function simulateCommand(raw: Record<string, unknown>, globals: Wha
   const config = f.config !== undefined ? readConfigFile(f.config) : undefined;
   const holdMs = parseDuration(f.hold);
   const podStartMs = parseDuration(f.podStart);
+  const passMs = parseDuration(f.passTime);
   const maxSimMs = parseDuration(f.maxSimulated);
   const from = f.from;
   const profile = f.profile;
@@ -71,6 +75,7 @@ export async function simulateCommand(raw: Record<string, unknown>, globals: Wha
     nodes: f.nodes !== undefined ? { selector: f.nodes } : { all: true },
     holdMs,
     podStartMs,
+    passMs,
     maxSimMs,
     topBudgets: f.top,
     poolLabel: f.poolLabel,
@@ -79,7 +84,15 @@ export async function simulateCommand(raw: Record<string, unknown>, globals: Wha
     if (err instanceof WhatIfError) throw new UsageError(err.message, { cause: err });
     throw err;
   });
-  process.stdout.write(globals.output === 'json' ? `${JSON.stringify(report)}\n` : renderReport(report));
+  // The timeline is the HTML report's data: one span per node and phase, too much for a JSON line at 10,000 nodes.
+  const { timeline, ...findings } = report;
+  const text = renderReport(report);
+  process.stdout.write(globals.output === 'json' ? `${JSON.stringify(findings)}\n` : text);
+  if (f.report !== undefined) {
+    const [headline = '', ...rest] = text.trimEnd().split('\n');
+    writeReport(f.report, { title: 'kmaint simulate: timeline', subtitle: headline, timeline, summary: summaryRows(rest) });
+    if (globals.output !== 'json') process.stdout.write(`report written to ${f.report}\n`);
+  }
   return report.outcome === 'done' ? 0 : 1;
 }
 

@@ -9,7 +9,7 @@ import { runPass, type PassFunction, type PassLogger, type PassSummary } from '#
 import { runWithinBudget, type BudgetRunSummary, type Sleep } from '#runtime';
 import { lambdaChainStarter } from './chain-start.ts';
 import { cachedKubeConfig } from './cluster.ts';
-import { emfLine } from './emf.ts';
+import { emfLines } from './emf.ts';
 import { parseKmaintEvent } from './event.ts';
 import { createLambdaLogger } from './log.ts';
 import { logRequestId } from './middleware/log-request-id.ts';
@@ -28,7 +28,7 @@ export interface PassHandlerDeps {
   runPass?: HandlerPassRunner;
   /** Log lines. @default stdout */
   logDestination?: DestinationStream;
-  /** The EMF line. @default stdout */
+  /** Each EMF line. @default stdout */
   writeMetrics?: (line: string) => void;
   /** @default new LambdaClient({ region: AWS_REGION }) */
   lambda?: LambdaClient;
@@ -89,7 +89,9 @@ export function createPassHandler(fn: PassFunction, deps: PassHandlerDeps = {}) 
       });
       const { passes, ...totals } = run;
       logger.info({ run: { ...totals, passes: passes.length, event: event.kind, chainDepth: event.chainDepth } }, `${fn} run ${run.stopped} after ${passes.length} passes`);
-      if (!event.dryRun) writeMetrics(emfLine(run, { namespace: settings.metricsNamespace, requestId: context.awsRequestId, timestamp: (deps.clock ?? Date.now)() }));
+      if (!event.dryRun) {
+        for (const line of emfLines(run, { namespace: settings.metricsNamespace, requestId: context.awsRequestId, timestamp: (deps.clock ?? Date.now)() })) writeMetrics(line);
+      }
       return run;
     });
 }

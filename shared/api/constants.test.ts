@@ -181,6 +181,8 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'EVENT_REASON_INSTANCE_TERMINATED', actual: constants.EVENT_REASON_INSTANCE_TERMINATED, expected: 'InstanceTerminated' },
   { name: 'EVENT_REASON_TERMINATION_FAILED', actual: constants.EVENT_REASON_TERMINATION_FAILED, expected: 'TerminationFailed' },
   { name: 'EVENT_REASON_FORCE_DELETED', actual: constants.EVENT_REASON_FORCE_DELETED, expected: 'ForceDeleted' },
+  // Objects that bypassed the CRD's validation (issue 8).
+  { name: 'EVENT_REASON_INVALID_MAINTENANCE', actual: constants.EVENT_REASON_INVALID_MAINTENANCE, expected: 'InvalidNodeMaintenance' },
 ];
 
 // The SR-IOV parallel-node-config design, beside the repository: <repo>/../shared/seeds/.

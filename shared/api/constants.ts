@@ -42,6 +42,8 @@ export const EVENT_REASON_DRAIN_TIMEOUT = 'DrainTimeout';
 export const EVENT_REASON_DRAIN_REFUSED = 'DrainRefused';
 export const EVENT_REASON_EVICTION_BLOCKED = 'EvictionBlocked';
 export const EVENT_REASON_INVALID_CONFIG = 'InvalidConfig';
+/** Warning event on a NodeMaintenance that bypassed the CRD's validation (wrong types, no spec): kmaint leaves it alone. */
+export const EVENT_REASON_INVALID_MAINTENANCE = 'InvalidNodeMaintenance';
 
 /** Condition kmaint writes on the MaintenanceOperatorConfig when a value cannot be used. */
 export const CONFIG_CONDITION_VALID = 'Valid';

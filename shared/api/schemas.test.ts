@@ -277,6 +277,26 @@ const REAPER_EXTENSION: Record<string, Facets> = {
   ...Object.fromEntries(Object.entries(nodeHandshakeAt('spec.reaper')).filter(([path]) => path.startsWith('spec.reaper.drainSpec'))),
 };
 
+/** Slurm-aware drain (issue 10): spec.slurm. */
+const SLURM_EXTENSION: Record<string, Facets> = {
+  'spec.slurm': { type: 'object' },
+  'spec.slurm.enabled': { type: 'boolean', default: false },
+  'spec.slurm.url': { type: 'string', minLength: 1 },
+  'spec.slurm.apiVersion': { type: 'string', enum: ['auto', 'v0.0.40', 'v0.0.41', 'v0.0.42'], default: 'auto' },
+  'spec.slurm.tokenEnv': { type: 'string', minLength: 1 },
+  'spec.slurm.tokenSecret': { type: 'object', required: ['name'] },
+  'spec.slurm.tokenSecret.name': { type: 'string', minLength: 1 },
+  'spec.slurm.tokenSecret.key': { type: 'string', minLength: 1, default: 'auth-token' },
+  'spec.slurm.tokenSecretArn': { type: 'string', minLength: 1 },
+  'spec.slurm.reasonPrefix': { type: 'string', minLength: 1, default: 'kmaint:' },
+  'spec.slurm.mode': { type: 'string', enum: ['pod', 'node'], default: 'pod' },
+  'spec.slurm.podSelector': { type: 'string' },
+  'spec.slurm.nameFrom': { type: 'string', enum: ['hostname', 'name', 'label', 'annotation'], default: 'hostname' },
+  'spec.slurm.nameKey': { type: 'string', minLength: 1 },
+  'spec.slurm.drainTimeoutSeconds': { type: 'integer', format: 'int32', minimum: 0, default: 0 },
+  'spec.slurm.whenUnreachable': { type: 'string', enum: ['wait', 'evict'], default: 'wait' },
+};
+
 /** kmaint extensions of the config spec (issue 7): optional fields an upstream object never carries. */
 const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.pools': { type: 'array' },
@@ -300,6 +320,7 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   ...windowsAt('spec.windows'),
   ...nodeHandshakeAt('spec.nodeHandshake'),
   ...REAPER_EXTENSION,
+  ...SLURM_EXTENSION,
 };
 
 const EXPECTED_CONFIG: Record<string, Facets> = {

@@ -196,6 +196,23 @@ export const reaperSchema = z.strictObject({
   provider: z.enum(['providerID', 'none']).default('providerID').optional(),
 });
 
+/** kmaint extension (issue 10): drain Slurm nodes through slurmrestd before evicting their workers. Off unless `enabled`. */
+export const slurmSchema = z.strictObject({
+  enabled: z.boolean().default(false).optional(),
+  url: z.string().min(1).optional(),
+  apiVersion: z.enum(['auto', 'v0.0.40', 'v0.0.41', 'v0.0.42']).default('auto').optional(),
+  tokenEnv: z.string().min(1).optional(),
+  tokenSecret: z.strictObject({ name: z.string().min(1), key: z.string().min(1).default('auth-token').optional() }).optional(),
+  tokenSecretArn: z.string().min(1).optional(),
+  reasonPrefix: z.string().min(1).default('kmaint:').optional(),
+  mode: z.enum(['pod', 'node']).default('pod').optional(),
+  podSelector: z.string().optional(),
+  nameFrom: z.enum(['hostname', 'name', 'label', 'annotation']).default('hostname').optional(),
+  nameKey: z.string().min(1).optional(),
+  drainTimeoutSeconds: nonNegativeInt32().default(0).optional(),
+  whenUnreachable: z.enum(['wait', 'evict']).default('wait').optional(),
+});
+
 export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   maxParallelOperations: intOrStringSchema.default(1).optional(),
   maxUnavailable: intOrStringSchema.optional(),
@@ -207,6 +224,7 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   windows: z.array(maintenanceWindowSchema).optional(),
   nodeHandshake: nodeHandshakeSchema.optional(),
   reaper: reaperSchema.optional(),
+  slurm: slurmSchema.optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

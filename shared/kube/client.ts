@@ -48,6 +48,8 @@ export interface RequestCounts {
   /** By "verb resource", e.g. "list nodes", "patch nodemaintenances/status". */
   byVerb: Record<string, number>;
   errors: number;
+  /** Failed requests (after retries) by the same "verb resource" keys. */
+  errorsByVerb: Record<string, number>;
   retries: number;
 }
 
@@ -111,10 +113,12 @@ function withOneConnectionPool(kubeConfig: KubeConfig): KubeConfig {
 }
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+/** Restarts of one LIST after its continue token expired (410); a cluster compacting that often is reported, not chased. */
+const LIST_RESTARTS = 2;
 const jsonPatch = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
 
 export class KubeClient {
-  readonly counts: RequestCounts = { byVerb: {}, errors: 0, retries: 0 };
+  readonly counts: RequestCounts = { byVerb: {}, errors: 0, errorsByVerb: {}, retries: 0 };
   private readonly core: CoreV1Api;
   private readonly custom: CustomObjectsApi;
   private readonly policy: PolicyV1Api;
@@ -145,6 +149,11 @@ export class KubeClient {
     this.counts.byVerb[key] = (this.counts.byVerb[key] ?? 0) + 1;
   }
 
+  private countError(key: string): void {
+    this.counts.errors++;
+    this.counts.errorsByVerb[key] = (this.counts.errorsByVerb[key] ?? 0) + 1;
+  }
+
   /** Runs one request with retries on transient failures; other failures are rethrown as HttpFailure. */
   private async call<T>(key: string, fn: () => Promise<T>, opts: { retry429?: boolean } = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -156,7 +165,7 @@ export class KubeClient {
         const f = failureOf(err);
         const retry = isRetryable(f.status) && (f.status !== 429 || opts.retry429 !== false) && attempt < this.opts.retry.attempts;
         if (!retry) {
-          this.counts.errors++;
+          this.countError(key);
           throw Object.assign(new Error(f.message, { cause: err }), { httpFailure: f });
         }
         this.counts.retries++;
@@ -165,15 +174,31 @@ export class KubeClient {
     }
   }
 
+  /**
+   * Every page of a LIST. A continue token the API server no longer honours (410 Expired: its resourceVersion was
+   * compacted, after about five minutes) restarts the LIST from its first page, as client-go's pager falls back to a
+   * full list: the pages read so far belong to an older snapshot and are dropped. At most LIST_RESTARTS times a LIST.
+   */
   private async list<T>(key: string, page: (cont: string | undefined) => Promise<{ items: T[]; metadata?: { _continue?: string; continue?: string } }>): Promise<T[]> {
     const items: T[] = [];
     let cont: string | undefined;
-    do {
-      const res = await this.call(key, () => page(cont));
+    let restarts = 0;
+    for (;;) {
+      let res: { items: T[]; metadata?: { _continue?: string; continue?: string } };
+      try {
+        res = await this.call(key, () => page(cont));
+      } catch (err) {
+        const f = (err as { httpFailure?: HttpFailure }).httpFailure;
+        if (f?.status !== 410 || cont === undefined || restarts >= LIST_RESTARTS) throw err;
+        restarts++;
+        items.length = 0;
+        cont = undefined;
+        continue;
+      }
       items.push(...res.items);
       cont = res.metadata?._continue ?? res.metadata?.continue;
-    } while (cont);
-    return items;
+      if (!cont) return items;
+    }
   }
 
   private rethrow(doing: string, err: unknown): never {
@@ -334,7 +359,7 @@ export class KubeClient {
       if (f.status === 429) return { kind: 'blocked', message: f.message };
       if (f.status === 404) return { kind: 'notFound' };
       if (f.status === 500 && f.message.includes('more than one PodDisruptionBudget')) return { kind: 'blocked', message: f.message };
-      this.counts.errors++;
+      this.countError('create pods/eviction');
       return { kind: 'error', error: new KubeRequestError(`evicting pod ${namespace}/${name}`, f.status, f.message, { cause: err }) };
     }
   }
@@ -383,6 +408,19 @@ export class KubeClient {
       const f = (err as { httpFailure?: HttpFailure }).httpFailure;
       if (f?.status === 404) return undefined;
       this.rethrow(`reading lease ${namespace}/${name}`, err);
+    }
+  }
+
+  /** One key of a Secret, decoded; undefined when the Secret or the key is absent (spec.slurm.tokenSecret). */
+  async getSecretKey(namespace: string, name: string, key: string): Promise<string | undefined> {
+    try {
+      const secret = await this.call('get secrets', () => this.core.readNamespacedSecret({ namespace, name }));
+      const value = secret.data?.[key];
+      return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+    } catch (err) {
+      const f = (err as { httpFailure?: HttpFailure }).httpFailure;
+      if (f?.status === 404) return undefined;
+      this.rethrow(`reading secret ${namespace}/${name}`, err);
     }
   }
 

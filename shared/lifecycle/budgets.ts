@@ -16,6 +16,8 @@ interface IndexedBudget {
   pdb: V1PodDisruptionBudget;
   selector: LabelSelector | undefined;
   allowance: number;
+  /** Why it holds, worked out at its first refusal in this pass (it may select thousands of pods). */
+  diagnosis?: string;
 }
 
 /** Pending, finished or already terminating: the eviction API deletes such a pod without a budget check. */
@@ -94,8 +96,8 @@ export class BudgetLedger {
     }
     const processed = (s?.observedGeneration ?? 0) >= (b.pdb.metadata?.generation ?? 0);
     if (!processed) return { kind: 'blocked', budget: b.key, message: `pod ${podKey} waits for PodDisruptionBudget ${b.key} (not yet processed by the disruption controller)` };
-    const diagnosis = diagnoseBudget(b.pdb, this.selectedPods.get(b.key));
-    return { kind: 'blocked', budget: b.key, message: `pod ${podKey} waits for PodDisruptionBudget ${b.key} (${budgetNumbers(b.pdb)}): ${diagnosis.message}` };
+    b.diagnosis ??= diagnoseBudget(b.pdb, this.selectedPods.get(b.key)).message;
+    return { kind: 'blocked', budget: b.key, message: `pod ${podKey} waits for PodDisruptionBudget ${b.key} (${budgetNumbers(b.pdb)}): ${b.diagnosis}` };
   }
 }
 

@@ -63,7 +63,7 @@ function releaseRecorded(phase: string): Action {
 }
 
 function plan(actions: Action[], more: Partial<CleanupPlan> = {}): CleanupPlan {
-  return { actions, held: [], released: 0, collected: 0, idle: actions.length === 0, ...more };
+  return { actions, slurm: [], held: [], released: 0, collected: 0, idle: actions.length === 0, ...more };
 }
 
 interface Row {

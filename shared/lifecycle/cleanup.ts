@@ -17,12 +17,15 @@ import {
 import type { NodeMaintenance } from '../api/types.ts';
 import { maintenanceKey, maintenancePhase } from '../scheduling/index.ts';
 import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node-lease.ts';
+import { planSlurmRelease, type SlurmContext, type SlurmWrite } from '../slurm/index.ts';
 
 export interface CleanupSnapshot {
   nodes: ReadonlyMap<string, V1Node>;
   maintenances: readonly NodeMaintenance[];
   /** The medik8s node leases (read when a deleted request recorded one); undefined reads as none. */
   medik8s?: Medik8sLeases;
+  /** spec.slurm when enabled (read when a deleted request recorded Slurm drains); undefined = Slurm off. */
+  slurm?: SlurmContext;
 }
 
 export interface CleanupConfig {
@@ -31,6 +34,8 @@ export interface CleanupConfig {
 
 export interface CleanupPlan {
   actions: Action[];
+  /** Undrains to send to slurmrestd. */
+  slurm: SlurmWrite[];
   /** Deleted requests held by additionalRequestors. */
   held: Array<{ key: string; why: string }>;
   released: number;
@@ -44,6 +49,7 @@ const HOLDING_PHASES: ReadonlySet<string> = new Set([Phase.Ready, Phase.Requesto
 /** Pure: decides every release and collection for one snapshot. */
 export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, now: Date): CleanupPlan {
   const actions: Action[] = [];
+  const slurm: SlurmWrite[] = [];
   const held: CleanupPlan['held'] = [];
   let released = 0;
   let collected = 0;
@@ -73,6 +79,13 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
         held.push({ key, why: `cannot read the medik8s node lease to release it: ${snapshot.medik8s.message}` });
         continue;
       }
+      // Slurm drains we recorded are lifted first; the finalizer stays until a later pass reads them undrained.
+      const release = planSlurmRelease(nm, snapshot.slurm);
+      if (release.kind === 'hold') {
+        slurm.push(...release.writes);
+        held.push({ key, why: release.why });
+        continue;
+      }
       // Undo only what the records say we did: uncordon if the node was schedulable before us and its cordon is still ours
       // (kmaint.io/cordoned-by names this request); a cordon another tool claimed, or made after someone uncordoned, stays.
       const nodeRef = { name: nm.spec.nodeName, resourceVersion: node.metadata?.resourceVersion ?? '' };
@@ -95,7 +108,7 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
           actions.push({ kind: 'releaseNodeLease', lease: { namespace: MEDIK8S_LEASE_NAMESPACE, name, resourceVersion: lease.metadata?.resourceVersion ?? '' }, maintenance: ref, reason: `${key} deleted` });
         }
       }
-      const records = [ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_MEDIK8S_LEASE, ANNOTATION_CORDON_RECORDED].filter((k) => nm.metadata.annotations?.[k] !== undefined);
+      const records = [ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_MEDIK8S_LEASE, ANNOTATION_CORDON_RECORDED].filter((k) => nm.metadata.annotations?.[k] !== undefined).concat(release.dropAnnotations);
       actions.push({
         kind: 'patchMaintenanceMeta',
         target: ref,
@@ -115,5 +128,5 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
       }
     }
   }
-  return { actions, held, released, collected, idle: actions.length === 0 };
+  return { actions, slurm, held, released, collected, idle: actions.length === 0 && slurm.length === 0 };
 }

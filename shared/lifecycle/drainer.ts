@@ -29,6 +29,7 @@ import { maintenanceKey, maintenancePhase, readyCondition, rfc3339Seconds, withR
 import { BudgetLedger } from './budgets.ts';
 import { reapForceDeletes } from '../reaper/force-retry.ts';
 import { cordonedBy, holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik8sLeases } from './node-lease.ts';
+import { planSlurmGate, type SlurmContext, type SlurmWrite } from '../slurm/index.ts';
 
 /** Phases the drainer moves (objects being deleted belong to cleanup). */
 export const DRAINER_PHASES: ReadonlySet<string> = new Set([
@@ -53,10 +54,14 @@ export interface DrainerSnapshot {
   budgetPods?: ReadonlyMap<string, readonly V1Pod[]>;
   /** The medik8s node leases; undefined reads as a cluster without the medik8s-leases namespace. */
   medik8s?: Medik8sLeases;
+  /** spec.slurm when enabled: its settings and the Slurm nodes as read this pass; undefined = Slurm off. */
+  slurm?: SlurmContext;
 }
 
 export interface DrainerPlan {
   actions: Action[];
+  /** Drains to send to slurmrestd (each already recorded on its request in an earlier pass). */
+  slurm: SlurmWrite[];
   /** Requests still moving (waiting for pods, draining): another pass soon is useful. */
   inFlight: number;
   /** Requests that reached Ready in this plan. */
@@ -121,7 +126,7 @@ function keepHold(nm: NodeMaintenance, node: V1Node, medik8s: Medik8sLeases | un
 }
 
 /** Plans one request; returns its actions and whether it is still in flight. */
-function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, ledger: BudgetLedger, now: Date): { actions: Action[]; inFlight: boolean; ready: boolean } {
+function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, ledger: BudgetLedger, now: Date): { actions: Action[]; slurm: SlurmWrite[]; inFlight: boolean; ready: boolean } {
   const ref = maintenanceRef(nm);
   const eventTarget = { kind: 'NodeMaintenance' as const, namespace: ref.namespace, name: ref.name, ...(ref.uid ? { uid: ref.uid } : {}) };
   const start = maintenancePhase(nm);
@@ -132,6 +137,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   const nodeActions: Action[] = [];
   const podActions: Action[] = [];
   const warnings: Action[] = [];
+  const slurmWrites: SlurmWrite[] = [];
   let status: NodeMaintenanceStatus = structuredClone(nm.status ?? {});
   let phase: string = start;
   let message = '';
@@ -220,6 +226,22 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
       continue;
     }
     if (phase === Phase.Draining) {
+      if (snapshot.slurm) {
+        // Slurm first: no pod leaves the node before its Slurm nodes are Drained (or Slurm can be read at all).
+        const gate = planSlurmGate(nm, node, pods, snapshot.slurm, now);
+        Object.assign(metaAnnotations, gate.annotations);
+        slurmWrites.push(...gate.writes);
+        // Once per new wait message; a warning that lets the drain go on, once as the drain starts.
+        const previous = readyCondition(nm)?.message ?? '';
+        if (gate.warning && (gate.hold ? gate.message !== previous : !previous.startsWith('draining:'))) {
+          warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: gate.warning.eventReason, message: gate.warning.message, reason: 'Slurm drain' });
+        }
+        if (gate.hold) {
+          message = gate.message;
+          inFlight = true;
+          break;
+        }
+      }
       const spec = nm.spec.drainSpec;
       if (!spec) {
         const { drain: _none, ...rest } = status;
@@ -320,13 +342,14 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
     actions.push({ kind: 'emitEvent', target: eventTarget, type: 'Normal', eventReason: EVENT_REASON_CONDITION_CHANGED, message: p, reason: `phase ${p}` });
   }
   actions.push(...warnings);
-  return { actions, inFlight, ready: passed.includes(Phase.Ready) };
+  return { actions, slurm: slurmWrites, inFlight, ready: passed.includes(Phase.Ready) };
 }
 
 /** Plans every request the drainer owns, in namespace/name order. Pure: inputs are not mutated. */
 export function planDrainer(snapshot: DrainerSnapshot, now: Date): DrainerPlan {
   const ledger = new BudgetLedger(snapshot.pdbs, snapshot.budgetPods);
   const actions: Action[] = [];
+  const slurm: SlurmWrite[] = [];
   let inFlight = 0;
   let becameReady = 0;
   const owned = snapshot.maintenances
@@ -337,10 +360,11 @@ export function planDrainer(snapshot: DrainerSnapshot, now: Date): DrainerPlan {
     if (!node) continue; // cleanup releases requests whose node is gone
     const one = planOne(nm, node, snapshot, ledger, now);
     actions.push(...one.actions);
+    slurm.push(...one.slurm);
     if (one.inFlight) inFlight++;
     if (one.ready) becameReady++;
   }
-  return { actions, inFlight, becameReady, idle: actions.length === 0 && inFlight === 0 };
+  return { actions, slurm, inFlight, becameReady, idle: actions.length === 0 && slurm.length === 0 && inFlight === 0 };
 }
 
 export { podKey };

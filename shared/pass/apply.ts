@@ -15,6 +15,8 @@ export interface ApplyResult {
   errors: Array<{ action: string; error: string }>;
   /** Actions not attempted because an earlier write to the same object failed. */
   skipped: number;
+  /** Units ("nm/<namespace>/<name>", "node/<name>", …) whose own writes stopped at one that did not land. */
+  stopped: string[];
 }
 
 export interface ApplyOptions {
@@ -182,7 +184,7 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
 
 /** Groups actions into units (order kept), runs units with bounded concurrency. Never throws on a write failure. */
 export async function applyActions(actions: readonly Action[], opts: ApplyOptions): Promise<ApplyResult> {
-  const result: ApplyResult = { applied: {}, conflicts: 0, notFound: 0, blocked: [], errors: [], skipped: 0 };
+  const result: ApplyResult = { applied: {}, conflicts: 0, notFound: 0, blocked: [], errors: [], skipped: 0, stopped: [] };
   const groups = new Map<string, Action[]>();
   for (const a of actions) {
     const k = unitKey(a);
@@ -214,6 +216,7 @@ export async function applyActions(actions: readonly Action[], opts: ApplyOption
         if (!stopsUnit(a)) continue;
         // The object moved or failed: the rest of this unit is decided again next pass.
         result.skipped += group.length - i - 1;
+        result.stopped.push(next[0]);
         break;
       }
     }

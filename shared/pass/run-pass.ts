@@ -7,13 +7,16 @@ import { FINALIZER } from '../api/constants.ts';
 import { loadConfig } from '../config/index.ts';
 import type { KubeClient } from '../kube/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
-import { needsMedik8sLeases, planCleanup, planDrainer } from '../lifecycle/index.ts';
+import { needsMedik8sLeases, planCleanup, planDrainer, PHASES_NEEDING_PODS } from '../lifecycle/index.ts';
+import { applySlurmWrites, describeSlurmWrite, readSlurm, recordedSlurmNodes, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { buildSchedulingState, planScheduling, waitingMessage } from '../scheduling/index.ts';
 import { applyActions, type ApplyResult } from './apply.ts';
 import { planConfigReport } from './config-report.ts';
+import { planMalformedReleases, planMalformedReports } from './malformed.ts';
 import { acquirePassLease, releasePassLease } from './lease.ts';
 import { readBase, readDrainPods, readMedik8sLeases } from './snapshot.ts';
 import type { InstanceProviders } from '../reaper/index.ts';
+import { measurePass, type PassMetrics, type PassMetricsInput } from '../metrics/index.ts';
 import { planReaperPass, reaperMode, reaperProblems, reaperProviders, terminate, type ReaperPassPlan } from './reaper-pass.ts';
 
 export const PASS_FUNCTIONS = ['scheduler', 'drainer', 'cleanup', 'reaper'] as const;
@@ -39,6 +42,8 @@ export interface PassOptions {
   leaseSeconds?: number;
   /** Instance providers of the reaper, by providerID prefix. @default aws (AWS SDK clients made on first use) */
   reaperProviders?: InstanceProviders;
+  /** Where spec.slurm.tokenEnv is read; simulations pass {} so they never reach a real slurmrestd. @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Concurrent object units while applying. @default 16 */
   concurrency?: number;
   signal?: AbortSignal;
@@ -87,6 +92,8 @@ export interface PassSummary {
    */
   waits?: PassWait[];
   leaseHolder?: string;
+  /** What the pass measured (shared/metrics); absent when it read nothing (lease held, reaper disabled). */
+  metrics?: PassMetrics;
 }
 
 interface Planned {
@@ -103,6 +110,10 @@ interface Planned {
   maintenances: ReadonlyMap<string, import('../api/types.ts').NodeMaintenance>;
   /** The reaper pass only: its terminations, carried out before the writes that follow them. */
   reaper?: ReaperPassPlan;
+  /** Actions repeating what an earlier pass reported (no progress, so no reason to run another pass). */
+  repeated?: number;
+  /** Drainer and cleanup with spec.slurm: drains and undrains for slurmrestd, sent after the Kubernetes writes. */
+  slurm?: { writes: SlurmWrite[]; client?: SlurmRestClient };
 }
 
 async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<Planned> {
@@ -124,7 +135,9 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<
     const waits = plan.waiting.map(({ key, why }) => ({ request: key, node: maintenances.get(key)?.spec.nodeName ?? '', reason: waitingMessage(why) }));
     // The node-annotation handshake: after the scheduling writes, so a Node says Draining only once its request's admission is written.
     const handshake = planHandshake({ nodes: base.nodeList, maintenances: base.maintenances, admittedThisPass: new Set(plan.admitted) }, loadHandshakeConfig(base.config, opts.namespace));
-    return { ...empty, actions: [...report, ...plan.actions, ...handshake.actions], waiting: plan.waiting.length, waits, admitted: plan.admitted.length };
+    // Requests that bypassed validation: the scheduler, which explains every request it does not admit, says why.
+    const malformed = planMalformedReports(base.malformed, now);
+    return { ...empty, actions: [...report, ...plan.actions, ...handshake.actions, ...malformed.actions], waiting: plan.waiting.length, waits, admitted: plan.admitted.length, repeated: malformed.repeated };
   }
   if (fn === 'reaper') {
     const reaper = planReaperPass(base, opts.namespace, reaperProviders(opts.reaperProviders), now);
@@ -134,12 +147,18 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<
   if (fn === 'drainer') {
     const { podsByNode, pdbs, budgetPods } = await readDrainPods(opts.client, base);
     const medik8s = await readMedik8sLeases(opts.client, needsMedik8sLeases(base.maintenances, 'drainer'));
-    const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s }, now);
-    return { ...empty, actions: plan.actions, inFlight: plan.inFlight > 0, becameReady: plan.becameReady };
+    const needsSlurm = base.maintenances.some((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? ''));
+    const slurm = await readSlurm({ config: base.config, needed: needsSlurm, readSecretKey: (name, key) => opts.client.getSecretKey(opts.namespace, name, key), ...(opts.env ? { env: opts.env } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+    const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s, ...(slurm.context ? { slurm: slurm.context } : {}) }, now);
+    return { ...empty, actions: plan.actions, inFlight: plan.inFlight > 0, becameReady: plan.becameReady, slurm: { writes: plan.slurm, ...(slurm.client ? { client: slurm.client } : {}) } };
   }
   const medik8s = await readMedik8sLeases(opts.client, needsMedik8sLeases(base.maintenances, 'cleanup'));
-  const plan = planCleanup({ nodes: base.nodes, maintenances: base.maintenances, medik8s }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
-  return { ...empty, actions: plan.actions, released: plan.released, collected: plan.collected };
+  const needsSlurm = base.maintenances.some((nm) => nm.metadata.deletionTimestamp !== undefined && recordedSlurmNodes(nm).length > 0);
+  const slurm = await readSlurm({ config: base.config, needed: needsSlurm, readSecretKey: (name, key) => opts.client.getSecretKey(opts.namespace, name, key), ...(opts.env ? { env: opts.env } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+  const plan = planCleanup({ nodes: base.nodes, maintenances: base.maintenances, medik8s, ...(slurm.context ? { slurm: slurm.context } : {}) }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
+  // Requests that bypassed validation and are being deleted: released by the cordon record, never left hanging.
+  const malformed = planMalformedReleases(base.malformed, base.nodeList);
+  return { ...empty, actions: [...plan.actions, ...malformed.actions], released: plan.released + malformed.released, collected: plan.collected, slurm: { writes: plan.slurm, ...(slurm.client ? { client: slurm.client } : {}) } };
 }
 
 /** Runs exactly one pass of `fn`. Write failures are counted, never thrown; read failures throw. */
@@ -148,6 +167,8 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
   const passId = randomBytes(4).toString('hex');
   const before = { ...opts.client.counts.byVerb };
   const errorsBefore = opts.client.counts.errors;
+  const errorsByVerbBefore = { ...opts.client.counts.errorsByVerb };
+  let measured: Omit<PassMetricsInput, 'apiErrors'> | undefined;
   const retriesBefore = opts.client.counts.retries;
   const summary: PassSummary = {
     fn,
@@ -179,6 +200,9 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
       if (d > 0) summary.requests[k] = d;
     }
     summary.apiErrors = opts.client.counts.errors - errorsBefore;
+    const apiErrors: Record<string, number> = {};
+    for (const [k, v] of Object.entries(opts.client.counts.errorsByVerb)) if (v - (errorsByVerbBefore[k] ?? 0) > 0) apiErrors[k] = v - (errorsByVerbBefore[k] ?? 0);
+    if (measured) summary.metrics = measurePass({ ...measured, apiErrors });
     summary.retries = opts.client.counts.retries - retriesBefore;
     opts.logger?.info({ summary: { ...summary, plan: undefined, waits: undefined } }, `${fn} pass ${summary.outcome}`);
     return summary;
@@ -208,7 +232,9 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     const now = opts.now();
     const planned = await planFor(fn, opts, now);
     summary.planned = planned.actions.length + (planned.reaper?.terminations.length ?? 0);
-    summary.plan = [...planned.actions.map(describeAction), ...(planned.reaper?.lines ?? [])];
+    const slurmWrites = planned.slurm?.writes ?? [];
+    summary.planned += slurmWrites.length;
+    summary.plan = [...planned.actions.map(describeAction), ...(planned.reaper?.lines ?? []), ...slurmWrites.map(describeSlurmWrite)];
     summary.waiting = planned.waiting;
     summary.admitted = planned.admitted;
     summary.becameReady = planned.becameReady;
@@ -216,14 +242,17 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     summary.collected = planned.collected;
     summary.awaitingCleanup = planned.awaitingCleanup;
     summary.configProblems = planned.configProblems;
+    const read = [...planned.maintenances.values()];
     if (opts.dryRun) {
+      measured = { maintenances: read, actions: planned.actions, evictions: 0, evictionsRefused: 0, now };
       if (planned.waits) summary.waits = planned.waits;
-      summary.workRemains = planned.actions.length > 0 || planned.inFlight;
+      summary.workRemains = planned.actions.length > 0 || slurmWrites.length > 0 || planned.inFlight;
       return finish();
     }
     // Terminations first: a reap request is deleted only once its instance is terminated.
     const terminated = planned.reaper ? await terminate(planned.reaper.terminations, reaperProviders(opts.reaperProviders), now, opts.signal) : undefined;
-    const result: ApplyResult = await applyActions(terminated ? [...planned.actions, ...terminated.actions] : planned.actions, {
+    const actions = terminated ? [...planned.actions, ...terminated.actions] : planned.actions;
+    const result: ApplyResult = await applyActions(actions, {
       client: opts.client,
       maintenances: planned.maintenances,
       now,
@@ -232,12 +261,19 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
       concurrency: opts.concurrency ?? 16,
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
-    summary.actions = result.applied;
+    // Slurm drains were recorded on their requests in an earlier pass; undrains hold the finalizer until confirmed.
+    const slurmResult = await applySlurmWrites(planned.slurm?.client, slurmWrites);
+    summary.actions = { ...result.applied, ...slurmResult.applied };
+    measured = { maintenances: read, actions, stoppedUnits: result.stopped, evictions: result.applied['evictPod'] ?? 0, evictionsRefused: result.blocked.length, now };
     summary.conflicts = result.conflicts;
     summary.blocked = result.blocked.length;
-    summary.errors = [...(terminated?.errors ?? []), ...result.errors.map((e) => `${e.action}: ${e.error}`)];
-    const applied = Object.values(result.applied).reduce((a, b) => a + b, 0);
-    summary.workRemains = planned.inFlight || result.conflicts > 0 || result.errors.length > 0 || result.blocked.length > 0 || (applied > 0 && fn !== 'cleanup' && fn !== 'reaper') || planned.released > 0 || (planned.reaper?.requested ?? 0) > 0;
+    summary.errors = [...(terminated?.errors ?? []), ...result.errors.map((e) => `${e.action}: ${e.error}`), ...slurmResult.errors.map((e) => `${e.action}: ${e.error}`)];
+    const applied = Object.values(result.applied).reduce((a, b) => a + b, 0) - (planned.repeated ?? 0);
+    summary.workRemains = planned.inFlight || slurmWrites.length > 0 || result.conflicts > 0 || result.errors.length > 0 || result.blocked.length > 0 || (applied > 0 && fn !== 'cleanup' && fn !== 'reaper') || planned.released > 0 || (planned.reaper?.requested ?? 0) > 0;
+    // The lease goes back before the summary, so the summary (and its metrics) count that request too.
+    const held = lease;
+    lease = undefined;
+    if (held) await releasePassLease(opts.client, held).catch(() => undefined);
     return finish();
   } finally {
     if (lease) await releasePassLease(opts.client, lease).catch(() => undefined);

@@ -5,17 +5,22 @@ import type { KubeClient } from '../kube/index.ts';
 import { MEDIK8S_LEASE_NAMESPACE } from '../api/constants.ts';
 import { budgetsToExplain, PHASES_NEEDING_PODS, type Medik8sLeases } from '../lifecycle/index.ts';
 import { maintenancePhase } from '../scheduling/index.ts';
+import { setApartMalformed, type MalformedMaintenance } from './malformed.ts';
 
 export interface BaseSnapshot {
   nodes: Map<string, V1Node>;
   nodeList: V1Node[];
+  /** The requests planners read: those of the shape the CRD promises. */
   maintenances: NodeMaintenance[];
+  /** Requests that bypassed the CRD's validation: no planner sees them (malformed.ts). */
+  malformed: MalformedMaintenance[];
   config: MaintenanceOperatorConfig | undefined;
 }
 
 export async function readBase(client: KubeClient, namespace: string): Promise<BaseSnapshot> {
-  const [nodeList, maintenances, config] = await Promise.all([client.listNodes(), client.listMaintenances(), client.getConfig(namespace)]);
-  return { nodes: new Map(nodeList.map((n) => [n.metadata?.name ?? '', n])), nodeList, maintenances, config };
+  const [nodeList, listed, config] = await Promise.all([client.listNodes(), client.listMaintenances(), client.getConfig(namespace)]);
+  const { valid, malformed } = setApartMalformed(listed);
+  return { nodes: new Map(nodeList.map((n) => [n.metadata?.name ?? '', n])), nodeList, maintenances: valid, malformed, config };
 }
 
 /** Pods of each node whose request the drainer may move this pass, with bounded concurrency. */

@@ -5,6 +5,7 @@ describe('#scheduling', () => {
   it('exports exactly its public surface', () => {
     expect(Object.keys(scheduling).sort()).toEqual([
       'FEWER_PENDING_CAP',
+      'GATES',
       'RANKERS',
       'SchedulingInvariantError',
       'admitRanked',
@@ -23,7 +24,10 @@ describe('#scheduling', () => {
       'planScheduling',
       'rankCandidates',
       'readyCondition',
+      'recordAdmission',
+      'resolveScopes',
       'rfc3339Seconds',
+      'startTally',
       'waitReason',
       'waitingMessage',
       'withReadyCondition',

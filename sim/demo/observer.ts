@@ -93,6 +93,11 @@ export class DemoObserver {
     return events;
   }
 
+  /** When the request was first seen, in ms of the run; undefined for one never seen. */
+  firstSeenMs(key: string): number | undefined {
+    return this.rows.get(key)?.firstSeenMs;
+  }
+
   /** Every request seen, in key order. */
   view(): RequestRow[] {
     return [...this.rows.values()].sort((a, b) => (a.key < b.key ? -1 : 1));

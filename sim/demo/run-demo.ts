@@ -8,6 +8,7 @@ import { buildSchedulingState } from '../../shared/scheduling/index.ts';
 import { acceleratedClock } from '../clock.ts';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../embedded.ts';
 import { silentLogger, type SimLogger } from '../kubelet/logger.ts';
+import { TimelineRecorder, type Timeline } from '../report/index.ts';
 import { checkDemoInvariants, DemoObserver, type DemoEvent, type InvariantReport, type RequestRow } from './observer.ts';
 import { RequestorAgents, type RequestorEvent } from './requestor-agents.ts';
 import { planDemoRequests } from './requestors.ts';
@@ -77,6 +78,8 @@ export interface DemoSummary {
 
 export interface DemoResult {
   summary: DemoSummary;
+  /** Every node through the phases observed, and the unavailable count over time (for `--report`). */
+  timeline: Timeline;
   /** Only with `keep`: the running cluster. */
   cluster?: EmbeddedCluster;
 }
@@ -131,6 +134,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     const client = new KubeClient(sim.apiserver.kubeConfig({ user: DEMO_USERS.kmaint }), { sleep: (ms, signal) => clock.sleep(ms, signal) });
     const passOpts = { client, namespace: DEFAULT_NAMESPACE, now: () => clock.now(), holder: 'kmaint-demo' };
     const observer = new DemoObserver();
+    const recorder = new TimelineRecorder();
     let evictions = 0;
     let passes = 0;
     const count = (s: PassSummary): void => {
@@ -141,9 +145,16 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     const observe = async (): Promise<{ done: boolean }> => {
       const [maintenances, nodes] = await Promise.all([observerClient.listMaintenances(), observerClient.listNodes()]);
       const atMs = clock.nowMs() - simStart;
-      for (const e of observer.observe(maintenances, nodes, atMs)) emit(e);
+      for (const e of observer.observe(maintenances, nodes, atMs)) {
+        // A request first seen before any pass wrote its phase was 'new' from then on.
+        const seen = e.kind === 'phase' && e.from === '' ? observer.firstSeenMs(e.key) : undefined;
+        if (seen !== undefined && seen < e.atMs) recorder.phase(e.key, e.node, 'new', seen);
+        recordTransition(recorder, e);
+        emit(e);
+      }
       await agents.tick(maintenances);
       const state = buildSchedulingState({ nodes, maintenances });
+      recorder.counts(atMs, new Set([...state.nodesUnavailable, ...state.nodesUnderMaintenance]).size, state.nodesUnderMaintenance.size);
       opts.onView?.({
         simMs: atMs,
         wallMs: Date.now() - wallStart,
@@ -211,11 +222,19 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
         unfinished: finished ? [] : [...new Set([...agents.unfinished(), ...rows.filter((r) => r.releasedMs === undefined).map((r) => r.key)])].sort(),
       }),
     };
-    if (opts.keep) return { summary, cluster: sim };
+    const timeline = recorder.timeline({ ...DEMO_LIMITS }, summary.simMs);
+    if (opts.keep) return { summary, timeline, cluster: sim };
     await sim.stop();
-    return { summary };
+    return { summary, timeline };
   } catch (err) {
     await sim.stop();
     throw err;
   }
+}
+
+/** The observer's transitions as timeline spans: phases as seen ('' is 'new'), deletion, release. */
+function recordTransition(recorder: TimelineRecorder, e: DemoEvent): void {
+  if (e.kind === 'phase') recorder.phase(e.key, e.node, e.to || 'new', e.atMs);
+  else if (e.kind === 'deleting') recorder.phase(e.key, e.node, 'deleting', e.atMs);
+  else if (e.kind === 'released') recorder.released(e.key, e.atMs);
 }

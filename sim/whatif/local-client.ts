@@ -224,6 +224,12 @@ export class LocalKubeClient extends KubeClient {
     return Promise.resolve(this.written('delete leases', `deleting lease ${namespace}/${name}`, () => this.local.delete(LEASES, namespace, name, { preconditions: { resourceVersion } }).object));
   }
 
+  /** A snapshot holds no Secrets: spec.slurm.tokenSecret reads as absent, so what-if runs never reach Slurm. */
+  override getSecretKey(_namespace: string, _name: string, _key: string): Promise<string | undefined> {
+    this.tally('get secrets');
+    return Promise.resolve(undefined);
+  }
+
   override namespaceExists(name: string): Promise<boolean> {
     this.tally('get namespaces');
     return Promise.resolve(this.readOne(NAMESPACES, '', name) !== undefined);
@@ -259,6 +265,7 @@ const _OVERRIDDEN = [
   'listLeases',
   'deleteLease',
   'namespaceExists',
+  'getSecretKey',
   'createMaintenance',
   'patchNodeAnnotations',
 ] as const satisfies ReadonlyArray<keyof KubeClient>;

@@ -5,6 +5,7 @@ import type { NodeMaintenance } from '../../shared/api/index.ts';
 import { isInProgress, isNodeUnavailable, maintenancePhase } from '../../shared/scheduling/index.ts';
 import type { JsonObject, StoreEvent } from '../apiserver/index.ts';
 import type { PodRecord } from './pod-record.ts';
+import { TimelineRecorder, type Timeline } from '../report/index.ts';
 
 export interface RequestTimes {
   key: string;
@@ -40,6 +41,8 @@ export class WhatIfObserver {
   peakInProgress = 0;
   private inProgress = 0;
   private open = 0;
+  /** Every transition as the store saw it, for the HTML report. */
+  private readonly recorder = new TimelineRecorder();
 
   constructor(
     private readonly now: () => number,
@@ -84,6 +87,7 @@ export class WhatIfObserver {
       const name = node.metadata?.name ?? '';
       this.nodeDown.set(name, isNodeUnavailable(node));
       this.recount(name);
+      this.recordCounts();
     } else if (e.kind.resource === 'nodemaintenances') {
       this.onMaintenance(JSON.parse(e.object.json) as JsonObject as unknown as NodeMaintenance, e.type === 'DELETED');
     }
@@ -130,6 +134,18 @@ export class WhatIfObserver {
       this.peakInProgress = Math.max(this.peakInProgress, this.inProgress);
     }
     this.recount(t.node);
+    if (gone) this.recorder.released(key, now);
+    else this.recorder.phase(key, t.node, nm.metadata.deletionTimestamp ? 'deleting' : phase || 'new', now);
+    this.recordCounts();
+  }
+
+  private recordCounts(): void {
+    this.recorder.counts(this.now(), this.unavailable.size, this.inProgress);
+  }
+
+  /** Every node through the phases seen, and the counts over time, up to `endMs`. */
+  timeline(limits: Timeline['limits'], endMs: number): Timeline {
+    return this.recorder.timeline(limits, endMs);
   }
 
   /** Unavailable as kmaint counts it: cordoned, not Ready, or under maintenance. */

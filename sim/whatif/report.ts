@@ -4,6 +4,7 @@ import type { LoadedConfig } from '../../shared/config/index.ts';
 import type { PassSummary } from '../../shared/pass/index.ts';
 import type { ClusterCounts } from './cluster.ts';
 import type { WhatIfObserver } from './observer.ts';
+import type { Timeline } from '../report/index.ts';
 
 export interface AdmissionEntry {
   node: string;
@@ -28,7 +29,7 @@ export interface WhatIfReport {
   /** Nodes that got a request. */
   nodes: number;
   limits: { maxParallelOperations: number | null; maxUnavailable: number | 'unlimited' | null; problems: string[] };
-  settings: { holdMs: number; podStartMs: number; transport: 'local' | 'http' };
+  settings: { holdMs: number; podStartMs: number; /** Simulated ms charged per pass. */ passMs: number; transport: 'local' | 'http' };
   /** Every request released; otherwise why the run stopped. */
   outcome: 'done' | 'time-limit' | 'stuck';
   /** Simulated ms from creating the requests to the last one released; undefined unless done. */
@@ -51,6 +52,8 @@ export interface WhatIfReport {
   wallMs: number;
   /** Of wallMs, loading the cluster into the sim (before the first pass). */
   loadMs: number;
+  /** Every node through the phases observed and the unavailable count over time: the HTML report's data. */
+  timeline: Timeline;
 }
 
 export interface SummaryInput {
@@ -118,7 +121,8 @@ export function summarise(i: SummaryInput): WhatIfReport {
     }
   }
   const budgetWaits = [...waits.values()].sort((a, b) => b.totalWaitMs - a.totalWaitMs || b.longestWaitMs - a.longestWaitMs || (a.budget < b.budget ? -1 : 1)).slice(0, i.topBudgets);
-  const limitWaited = [...o.requests.values()].filter((t) => t.admittedMs !== undefined && t.admittedMs > t.createdMs).map((t) => (t.admittedMs ?? 0) - t.createdMs);
+  // The first scheduler pass (the first pass of a round) ends passMs after the requests are created: not a wait.
+  const limitWaited = [...o.requests.values()].filter((t) => t.admittedMs !== undefined && t.admittedMs > t.createdMs + i.settings.passMs).map((t) => (t.admittedMs ?? 0) - t.createdMs);
   const released = [...o.requests.values()].map((t) => t.releasedMs ?? 0);
   return {
     source: i.snapshot.source,
@@ -146,5 +150,6 @@ export function summarise(i: SummaryInput): WhatIfReport {
     unfinished: i.open,
     wallMs: i.wallMs,
     loadMs: i.loadMs,
+    timeline: o.timeline({ maxParallelOperations: i.loaded.config.maxParallelOperations, maxUnavailable: i.loaded.config.maxUnavailable }, i.simMs),
   };
 }

@@ -31,6 +31,12 @@ export const WHATIF_NAMESPACE = 'default';
 /** What `kubectl drain --ignore-daemonsets --delete-emptydir-data --force` evicts, with no timeout. */
 export const WHATIF_DRAIN_SPEC: DrainSpec = { force: true, deleteEmptyDir: true, podSelector: '', timeoutSeconds: 0 };
 const DAY_MS = 24 * 3600_000;
+/**
+ * A pass's duration when the caller does not say: a small cluster's passes under a busy control plane (the testbed
+ * scenario of test/whatif-testbed.test.ts measured 6-167 ms a pass by function, 110-300 ms for passes that write, at
+ * load 11-16 on 2 cores; see README.md).
+ */
+export const DEFAULT_PASS_MS = 100;
 
 export interface SimulateOptions {
   /** The cluster; a function is called once and its result dropped after loading (150,000 pods are ~100 MB). */
@@ -54,6 +60,11 @@ export interface SimulateOptions {
   /** Budgets listed in the report, longest total wait first. @default 5 */
   topBudgets?: number;
   cadence?: CadenceSettings;
+  /**
+   * Simulated ms each pass takes (reading, planning, writing): a pass sees the cluster and acts at its end, and a
+   * round lasts as long as its passes. A pass skipped because nothing it reads changed is charged too. @default 100
+   */
+  passMs?: number;
   /** Seeds the names of replacement pods. @default 1 */
   seed?: number;
   onProgress?: (p: { simMs: number; released: number; total: number; wallMs: number }) => void;
@@ -107,6 +118,8 @@ function hasWindows(spec: MaintenanceOperatorConfigSpec | undefined): boolean {
 }
 
 export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
+  const passMs = opts.passMs ?? DEFAULT_PASS_MS;
+  if (!(passMs >= 0)) throw new WhatIfError(`pass time must be 0 or more ms, got ${passMs}`);
   const wallStart = Date.now();
   let snapshot: ClusterSnapshot | undefined = typeof opts.snapshot === 'function' ? opts.snapshot() : opts.snapshot;
   const about = { source: snapshot.source, nodes: snapshot.nodes.length, pods: snapshot.pods.length, budgets: snapshot.podDisruptionBudgets.length };
@@ -189,6 +202,19 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
       return last.objects === v.objects && (fn !== 'drainer' || last.drain === v.drain);
     };
     const maxSimMs = opts.maxSimMs ?? 7 * DAY_MS;
+    // Lets `ms` of simulated time pass, running what falls due on the way at its own time; returns how much ran.
+    const elapse = async (ms: number): Promise<number> => {
+      const until = clock.nowMs() + ms;
+      let ran = 0;
+      while (queue.nextAt() <= until) {
+        const at = queue.nextAt();
+        if (at > clock.nowMs()) await clock.advance(at - clock.nowMs());
+        ran += queue.runDue(clock.nowMs());
+        cluster.settle();
+      }
+      if (until > clock.nowMs()) await clock.advance(until - clock.nowMs());
+      return ran;
+    };
     let nextRoundAt = clock.nowMs();
     let rounds = 0;
     let skipped = 0;
@@ -207,7 +233,10 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
       rounds++;
       let progressed = false;
       let ran = 0;
+      let happened = 0;
       for (const fn of PASS_FUNCTIONS) {
+        // The pass runs for passMs; the cluster moves on meanwhile, and what it reads and writes is taken at the end.
+        happened += await elapse(passMs);
         // The disruption controller has caught up with the pods by the time the drainer reads the budgets.
         if (fn === 'drainer') cluster.settleBudgets();
         if (unchanged(fn)) {
@@ -216,15 +245,15 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
         }
         ran++;
         const before = { ...cluster.versions };
-        const s = await runPass(fn, { client, namespace, now: () => clock.now(), holder: 'kmaint-whatif' });
+        const s = await runPass(fn, { client, namespace, now: () => clock.now(), holder: 'kmaint-whatif', env: {} });
         tally.add(s);
         const acted = Object.keys(s.actions).length > 0;
         lastRun.set(fn, { ...before, progressed: acted });
         progressed ||= acted;
         cluster.settle();
       }
-      // Nothing ran and nothing is due: no pass, no pod, no requestor will ever move again.
-      if (ran === 0 && queue.size === 0) {
+      // No pass ran, nothing happened meanwhile and nothing is due: no pass, no pod, no requestor will move again.
+      if (ran === 0 && happened === 0 && queue.size === 0) {
         stopped = 'stuck';
         break;
       }
@@ -258,7 +287,7 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
       skipped,
       passes: tally,
       open,
-      settings: { holdMs, podStartMs, transport: opts.transport ?? 'local' },
+      settings: { holdMs, podStartMs, passMs, transport: opts.transport ?? 'local' },
       topBudgets: opts.topBudgets ?? 5,
     });
   } finally {

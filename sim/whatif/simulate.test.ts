@@ -1,11 +1,14 @@
 // simulate() on the committed fixture (sim/whatif/fixtures/small-cluster.json): a manual clock makes every run the
-// same, so admission order, makespans and budget waits are exact. Worked out by hand in the comments.
+// same, so admission order, makespans and budget waits are exact. Worked out by hand in the comments, with passes that
+// take no time (passMs 0) unless a test says otherwise.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readSnapshotFile, simulate, WhatIfError, type ClusterSnapshot, type WhatIfReport } from './index.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/small-cluster.json', import.meta.url));
 const PLAN = { maxParallelOperations: 2, maxUnavailable: 2 };
+/** Passes take no simulated time: the hand-worked timelines below count pods and budgets only. */
+const INSTANT = { passMs: 0 };
 
 function withPdb(snapshot: ClusterSnapshot, name: string, change: Partial<ClusterSnapshot['podDisruptionBudgets'][number]>): ClusterSnapshot {
   return { ...snapshot, podDisruptionBudgets: snapshot.podDisruptionBudgets.map((b) => (b.name === name ? { ...b, ...change } : b)) };
@@ -19,7 +22,7 @@ function outcomeOf(r: WhatIfReport): unknown {
 
 describe('kmaint simulate on the fixture', () => {
   it('predicts the makespan, the admission order and the budget waits exactly (manual clock)', async () => {
-    const r = await simulate({ snapshot: readSnapshotFile(FIXTURE), config: PLAN, nodes: { all: true }, podStartMs: 10_000 });
+    const r = await simulate({ snapshot: readSnapshotFile(FIXTURE), config: PLAN, nodes: { all: true }, podStartMs: 10_000, ...INSTANT });
     expect(r.outcome).toBe('done');
     // cp-1 has nothing to evict (a mirror pod) and is released at once, so worker-a and worker-b start at 0.
     // worker-a: frontend (30 s) and api (20 s) go at once: Ready at 30 s. worker-c takes its slot at 30 s.
@@ -61,7 +64,7 @@ describe('kmaint simulate on the fixture', () => {
   });
 
   it("uses the snapshot's config without --config (maxParallelOperations 1: one node at a time)", async () => {
-    const r = await simulate({ snapshot: readSnapshotFile(FIXTURE), nodes: { selector: 'kmaint.io/pool=general' } });
+    const r = await simulate({ snapshot: readSnapshotFile(FIXTURE), nodes: { selector: 'kmaint.io/pool=general' }, ...INSTANT });
     expect(r.limits).toEqual({ maxParallelOperations: 1, maxUnavailable: 'unlimited', problems: [] });
     expect(r.admissionOrder.map((a) => a.node)).toEqual(['worker-a', 'worker-b', 'worker-c', 'worker-d']);
     // a: 30 s. b: db-0 60 s from 30 s. c: db-1 waits for db-0's replacement (Ready at 100 s), goes at 100.5 s, gone
@@ -74,7 +77,7 @@ describe('kmaint simulate on the fixture', () => {
   });
 
   it('holds each node for --hold before the requestor lets it go', async () => {
-    const r = await simulate({ snapshot: readSnapshotFile(FIXTURE), config: PLAN, nodes: { selector: 'kubernetes.io/hostname in (worker-a,worker-d)' }, holdMs: 300_000 });
+    const r = await simulate({ snapshot: readSnapshotFile(FIXTURE), config: PLAN, nodes: { selector: 'kubernetes.io/hostname in (worker-a,worker-d)' }, holdMs: 300_000, ...INSTANT });
     // Ready when the pass after the last pod is gone runs (worker-a's frontend at 30 s, seen at 30.5 s), released
     // 300 s later.
     expect(r.admissionOrder.map((a) => [a.node, a.readyMs, a.releasedMs])).toEqual([
@@ -83,6 +86,41 @@ describe('kmaint simulate on the fixture', () => {
     ]);
     expect(r.makespanMs).toBe(360_000);
     expect(r.idealMakespanMs).toBe(360_000);
+  });
+
+  it.each([
+    // No pass time: admitted, drained and released at once; frontend's 30 s grace is all there is.
+    [0, { admittedMs: 0, readyMs: 30_000, releasedMs: 30_000 }],
+    // 100 ms a pass, four passes a round: admitted when the first scheduler pass ends (0.1 s); the drainer cordons,
+    // then drains in the next round; the drainer pass that finds the pods gone marks it Ready (30.8 s), the cleanup
+    // pass after it sees the requestor's deletion and releases it (30.9 s).
+    [100, { admittedMs: 100, readyMs: 30_800, releasedMs: 30_900 }],
+    [250, { admittedMs: 250, readyMs: 31_500, releasedMs: 31_750 }],
+  ])('charges every pass its time (passMs %i)', async (passMs, times) => {
+    const r = await simulate({ snapshot: readSnapshotFile(FIXTURE), config: PLAN, nodes: { selector: 'kubernetes.io/hostname=worker-a' }, passMs });
+    expect(r.admissionOrder).toEqual([{ node: 'worker-a', request: 'default/whatif-worker-a', ...times }]);
+    expect(r.makespanMs).toBe(times.releasedMs);
+    expect(r.settings.passMs).toBe(passMs);
+    // Admitted by the first scheduler pass: no slot was waited for.
+    expect(r.limitWaits).toEqual({ requests: 0, longestMs: 0, meanMs: 0 });
+  });
+
+  it('is not stuck when the only change of a round comes while its passes run (passMs 150)', async () => {
+    // At 150 ms a pass, a round whose passes were all skipped saw a replacement turn Ready during one of them; that
+    // round once counted as "nothing can move again" and the run stopped with the budget waiting on that pod.
+    const r = await simulate({ snapshot: readSnapshotFile(FIXTURE), config: PLAN, nodes: { all: true }, passMs: 150 });
+    expect(r.outcome).toBe('done');
+    expect(r.makespanMs).toBe(203_750);
+  });
+
+  it('charges 100 ms a pass by default', async () => {
+    const r = await simulate({ snapshot: readSnapshotFile(FIXTURE), config: PLAN, nodes: { selector: 'kubernetes.io/hostname=worker-a' } });
+    expect(r.settings.passMs).toBe(100);
+    expect(r.makespanMs).toBe(30_900);
+  });
+
+  it('refuses a negative pass time', async () => {
+    await expect(simulate({ snapshot: readSnapshotFile(FIXTURE), nodes: { all: true }, passMs: -1 })).rejects.toThrow('pass time must be 0 or more ms, got -1');
   });
 
   it('reports a budget that can never allow the eviction: stuck, with the request and the reason', async () => {

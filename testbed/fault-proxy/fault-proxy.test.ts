@@ -125,7 +125,7 @@ describe('fault proxy', () => {
       if (a.status === 201) created++;
       if (a.status !== 200 && a.status !== 201 && a.status !== 404) clientFailures++;
     }
-    expect(proxy.counts.faults).toEqual({ '500': 34, '503': 20, '429': 9, '409': 5, 'drop-before': 23, 'drop-after': 15 });
+    expect(proxy.counts.faults).toEqual({ '500': 34, '503': 20, '429': 9, '409': 5, 'drop-before': 23, 'drop-after': 15, '410': 0 });
     expect(proxy.faultTotal()).toBe(106);
     expect(clientFailures).toBe(106);
     expect(proxy.counts.requests).toBe(2000);
@@ -135,7 +135,8 @@ describe('fault proxy', () => {
     // Creates dropped after send exist although their client saw an error.
     expect(droppedAfterCreate.length > 0).toBe(true);
     expect(store.objects.size).toBe(created + droppedAfterCreate.length);
-  });
+    // 2,000 loopback round trips: about 2 s alone, past vitest's 5 s default on a machine shared with testbeds.
+  }, 30_000);
 
   it('a drop after send reaches the server: the object exists although the client saw the connection close', async () => {
     const { store, proxy } = await setUp({ seed: 1, rules: [{ verbs: ['create'], rates: { 'drop-after': 1 } }] });
@@ -186,6 +187,18 @@ describe('fault proxy', () => {
     expect(JSON.parse(a.body)).toMatchObject({ kind: 'Status', code, reason, message: `injected fault: ${code} ${reason} on patch configmaps` });
     expect(store.seen).toEqual([]);
     expect(proxy.counts.faults[kind]).toBe(1);
+  });
+
+  it('a 410 on a continued LIST answers as the API server does for an expired continue token', async () => {
+    const { store, proxy } = await setUp({ seed: 1, rules: [{ verbs: ['list'], continued: true, rates: { '410': 1 } }] });
+    const first = await send(proxy.url, 'GET', '/api/v1/namespaces?limit=1');
+    const next = await send(proxy.url, 'GET', '/api/v1/namespaces?limit=1&continue=abc');
+    expect(first.status).toBe(200);
+    expect(next.status).toBe(410);
+    expect(JSON.parse(next.body)).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
+    expect((JSON.parse(next.body) as { message: string }).message.startsWith('injected fault: The provided continue parameter is too old to display a consistent list result.')).toBe(true);
+    expect(store.seen).toEqual(['GET /api/v1/namespaces?limit=1 auth=Bearer t0ken']);
+    expect(proxy.counts.faults['410']).toBe(1);
   });
 
   it('applies latency and jitter before forwarding', async () => {

@@ -59,7 +59,10 @@ export interface FaultProxy {
 // Hop-by-hop headers (RFC 9110 7.6.1) are the connection's own, never forwarded.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
-const STATUS_REASON: Record<'500' | '503' | '429' | '409', string> = {
+type StatusFault = '500' | '503' | '429' | '409' | '410';
+
+const STATUS_REASON: Record<StatusFault, string> = {
+  '410': 'Expired',
   '500': 'InternalError',
   '503': 'ServiceUnavailable',
   '429': 'TooManyRequests',
@@ -73,14 +76,19 @@ function endToEnd(headers: IncomingMessage['headers']): OutgoingHttpHeaders {
 }
 
 /** A metav1.Status the way the API server writes one. */
-function injectedStatus(res: ServerResponse, kind: '500' | '503' | '429' | '409', target: RequestTarget, retryAfterSeconds: number): void {
+function injectedStatus(res: ServerResponse, kind: StatusFault, target: RequestTarget, retryAfterSeconds: number): void {
   const code = Number(kind);
+  // The API server's own words for an expired continue token (storage.NewResourceExpired in the apiserver's etcd3 store).
+  const message =
+    kind === '410'
+      ? `injected fault: The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.`
+      : `injected fault: ${code} ${STATUS_REASON[kind]} on ${target.verb} ${target.resource || '(non-resource)'}`;
   const body = JSON.stringify({
     kind: 'Status',
     apiVersion: 'v1',
     metadata: {},
     status: 'Failure',
-    message: `injected fault: ${code} ${STATUS_REASON[kind]} on ${target.verb} ${target.resource || '(non-resource)'}`,
+    message,
     reason: STATUS_REASON[kind],
     details: { retryAfterSeconds: kind === '429' ? retryAfterSeconds : undefined },
     code,
@@ -155,6 +163,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
         case '503':
         case '429':
         case '409':
+        case '410':
           injected(decision.fault, target, req);
           req.resume();
           injectedStatus(res, decision.fault, target, decision.retryAfterSeconds);

@@ -24,6 +24,18 @@ describe('requestTarget', () => {
   ])('%s %s is %s %s', (method, url, verb, resource) => {
     expect(requestTarget(method, url)).toEqual({ verb, resource });
   });
+
+  it('marks a LIST with a continue token as continued, and only that', () => {
+    expect(requestTarget('GET', '/api/v1/nodes?continue=abc&limit=2')).toStrictEqual({ verb: 'list', resource: 'nodes', continued: true });
+    expect(requestTarget('GET', '/api/v1/nodes?limit=2')).toStrictEqual({ verb: 'list', resource: 'nodes' });
+    expect(requestTarget('GET', '/api/v1/nodes/n1?continue=abc')).toStrictEqual({ verb: 'get', resource: 'nodes' });
+  });
+
+  it('a rule with continued: true applies to continued LISTs only', () => {
+    const rules: FaultRule[] = [{ continued: true, rates: { '410': 1 } }];
+    expect(decideFault(requestTarget('GET', '/api/v1/pods?continue=x'), rules, createRng(1)).fault).toBe('410');
+    expect(decideFault(requestTarget('GET', '/api/v1/pods?limit=2'), rules, createRng(1)).fault).toBe(undefined);
+  });
 });
 
 describe('validateRules', () => {
@@ -31,7 +43,7 @@ describe('validateRules', () => {
     ['a rate above 1', { rates: { '500': 1.5 } }, 'fault rule 0: rate of 500 must be in [0, 1], got 1.5'],
     ['a negative rate', { rates: { '429': -0.1 } }, 'fault rule 0: rate of 429 must be in [0, 1], got -0.1'],
     ['rates summing above 1', { rates: { '500': 0.6, '503': 0.6 } }, 'fault rule 0: rates sum to 1.2, more than 1'],
-    ['an unknown kind', { rates: { '404': 0.1 } as unknown as FaultRule['rates'] }, 'fault rule 0: unknown fault kind "404" (one of 500, 503, 429, 409, drop-before, drop-after)'],
+    ['an unknown kind', { rates: { '404': 0.1 } as unknown as FaultRule['rates'] }, 'fault rule 0: unknown fault kind "404" (one of 500, 503, 429, 409, drop-before, drop-after, 410)'],
     ['a negative latency', { rates: {}, latencyMs: -1 }, 'fault rule 0: latencyMs must be a number >= 0, got -1'],
   ])('rejects %s', (_name, rule, message) => {
     expect(() => validateRules([rule])).toThrow(new RangeError(message));

@@ -2,8 +2,12 @@
 // rates of the first rule that matches it. Pure: the random source is passed in.
 import type { Rng } from '../../sim/generator/prng.ts';
 
-/** Kinds of injected fault. `drop-before`: connection closed before the API server saw the request; `drop-after`: the API server answered (the write happened) and the client saw only a closed connection. */
-export const FAULT_KINDS = ['500', '503', '429', '409', 'drop-before', 'drop-after'] as const;
+/**
+ * Kinds of injected fault. `drop-before`: connection closed before the API server saw the request; `drop-after`: the
+ * API server answered (the write happened) and the client saw only a closed connection; `410`: the API server's answer
+ * to a continue token whose resourceVersion was compacted (meant for rules with `continued: true`).
+ */
+export const FAULT_KINDS = ['500', '503', '429', '409', 'drop-before', 'drop-after', '410'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultRule {
@@ -11,6 +15,8 @@ export interface FaultRule {
   verbs?: readonly string[];
   /** Resources, with subresource as in RBAC: `nodes`, `nodemaintenances/status`, `pods/eviction`. @default every resource */
   resources?: readonly string[];
+  /** Only LISTs carrying a continue token (true) or only requests without one (false). @default either */
+  continued?: boolean;
   /** Probability of each fault kind per request, each in [0, 1], summing to at most 1. */
   rates: Partial<Record<FaultKind, number>>;
   /** Fixed delay before the request is forwarded (or failed). @default 0 */
@@ -28,6 +34,8 @@ export interface RequestTarget {
   verb: string;
   /** `pods`, `pods/eviction`, `nodemaintenances/status`; '' for non-resource paths (/version, /openapi). */
   resource: string;
+  /** Present (true) on a LIST asking for a later page with a continue token. */
+  continued?: true;
 }
 
 export interface FaultDecision {
@@ -56,6 +64,7 @@ export function requestTarget(method: string, url: string): RequestTarget {
     case 'GET':
     case 'HEAD':
       if (watch === 'true' || watch === '1') return { verb: 'watch', resource: full };
+      if (!name && parsed.searchParams.get('continue')) return { verb: 'list', resource: full, continued: true };
       return { verb: name ? 'get' : 'list', resource: full };
     case 'POST':
       return { verb: 'create', resource: full };
@@ -73,6 +82,7 @@ export function requestTarget(method: string, url: string): RequestTarget {
 function matches(rule: FaultRule, target: RequestTarget): boolean {
   if (rule.verbs && !rule.verbs.includes(target.verb)) return false;
   if (rule.resources && !rule.resources.includes(target.resource)) return false;
+  if (rule.continued !== undefined && rule.continued !== (target.continued === true)) return false;
   return true;
 }
 

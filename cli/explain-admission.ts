@@ -1,0 +1,157 @@
+// `kmaint explain`, admission: every gate the scheduler applies to one request, with the counts it reads, judged as
+// the next scheduler pass judges it (shared/scheduling's own plan, gates and tally), and what has to happen next.
+import type { V1Node } from '@kubernetes/client-node';
+import type { NodeMaintenance } from '../shared/api/index.ts';
+import type { ResolvedConfig } from '../shared/config/index.ts';
+import {
+  GATES,
+  computeBudget,
+  maintenanceKey,
+  maintenancePhase,
+  planScheduling,
+  recordAdmission,
+  resolveScopes,
+  startTally,
+  type Gate,
+  type SchedulingLimits,
+  type SchedulingState,
+  type ScopeLimit,
+  type Tally,
+} from '../shared/scheduling/index.ts';
+import type { ExplainSection } from './explain-sections.ts';
+
+const limitText = (limit: ScopeLimit): string => (limit.kind === 'limit' ? limit.text : limit.kind === 'unlimited' ? 'unlimited' : `invalid (${limit.problem})`);
+const unavailableCounts = (inProgress: number, cordoned: number): string => `${inProgress} under maintenance + ${cordoned} cordoned or not ready`;
+
+/** The counts a gate reads when it lets the request through; undefined when the gate does not apply to this node. */
+const PASSING: Record<string, (t: Tally, node: string) => string | undefined> = {
+  'window cluster': (t) => (t.scopes.clusterWindow.kind === 'unrestricted' ? 'cluster window: none configured' : 'cluster window: open'),
+  // A usable pool says nothing here; its limits speak below.
+  'pool invalid': () => undefined,
+  'window pool': (t, node) => {
+    const pool = t.scopes.pools.get(t.scopes.poolOf.get(node) ?? '');
+    if (pool === undefined) return undefined;
+    return `pool ${pool.name} window: ${pool.window.kind === 'unrestricted' ? 'none configured' : 'open'}`;
+  },
+  parallel: (t) => `maxParallelOperations ${t.budget.maxParallelOperations}: ${t.cluster.inProgress} in progress`,
+  unavailable: (t, node) =>
+    t.state.nodesUnavailable.has(node)
+      ? `maxUnavailable ${t.budget.maxUnavailable}: node ${node} is already unavailable, so it takes no availability budget`
+      : `maxUnavailable ${t.budget.maxUnavailable}: ${unavailableCounts(t.cluster.inProgress, t.cluster.cordonedOrNotReady)}`,
+  'pool parallel': (t, node) => {
+    const name = t.scopes.poolOf.get(node);
+    const pool = t.scopes.pools.get(name ?? '');
+    const count = t.pools.get(name ?? '');
+    return pool && count ? `pool ${pool.name} (${pool.nodes} nodes): maxParallelOperations ${limitText(pool.maxParallelOperations)}: ${count.inProgress} in progress` : undefined;
+  },
+  'pool unavailable': (t, node) => {
+    const name = t.scopes.poolOf.get(node);
+    const pool = t.scopes.pools.get(name ?? '');
+    const count = t.pools.get(name ?? '');
+    return pool && count ? `pool ${pool.name}: maxUnavailable ${limitText(pool.maxUnavailable)}: ${unavailableCounts(count.inProgress, count.cordonedOrNotReady)}` : undefined;
+  },
+  zone: (t, node) => {
+    const zone = t.scopes.zoneOf.get(node);
+    const scope = t.scopes.zones.get(zone ?? '');
+    const count = t.zones.get(zone ?? '');
+    return scope && count ? `zone ${scope.zone} (${scope.nodes} nodes): maxUnavailablePerZone ${limitText(scope.maxUnavailable)}: ${unavailableCounts(count.inProgress, count.cordonedOrNotReady)}` : undefined;
+  },
+};
+
+function holders(state: SchedulingState, inScope: (node: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const [node, requests] of [...state.inProgressByNode].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (!inScope(node)) continue;
+    for (const nm of requests) out.push(`${maintenanceKey(nm)} (${node}, ${maintenancePhase(nm) || 'new'}${nm.metadata.deletionTimestamp ? ', deleting' : ''})`);
+  }
+  return out;
+}
+
+function head(items: readonly string[], max = 5): string {
+  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
+}
+
+/** What has to happen before a gate that refuses lets the request through. */
+function nextFor(gate: Gate, t: Tally, node: string, refusal: string, configName: string): string {
+  const cordoned = (inScope: (n: string) => boolean): string[] => [...t.state.nodesUnavailable].filter((n) => inScope(n) && !t.state.nodesUnderMaintenance.has(n)).sort();
+  const finish = (scope: string, inScope: (n: string) => boolean, withCordoned: boolean): string => {
+    const busy = holders(t.state, inScope);
+    const down = withCordoned ? cordoned(inScope) : [];
+    const parts = [
+      ...(busy.length > 0 ? [`a request in progress ${scope}must finish (its requestor deletes it, cleanup releases the node): ${head(busy)}`] : []),
+      ...(down.length > 0 ? [`a cordoned or not-ready node ${scope}must come back: ${head(down)}`] : []),
+    ];
+    return parts.length > 0 ? parts.join('; or ') : `a request admitted by the same pass ${scope}must finish`;
+  };
+  const pool = t.scopes.poolOf.get(node);
+  const zone = t.scopes.zoneOf.get(node);
+  switch (gate.name) {
+    case 'parallel':
+      return finish('', () => true, false);
+    case 'unavailable':
+      return finish('', () => true, true);
+    case 'pool parallel':
+      return finish(`in pool ${pool ?? ''} `, (n) => t.scopes.poolOf.get(n) === pool, false);
+    case 'pool unavailable':
+      return finish(`in pool ${pool ?? ''} `, (n) => t.scopes.poolOf.get(n) === pool, true);
+    case 'zone':
+      return refusal.includes('admits nothing') ? `fix MaintenanceOperatorConfig ${configName}: ${refusal}` : finish(`in zone ${zone ?? ''} `, (n) => t.scopes.zoneOf.get(n) === zone, true);
+    default:
+      // Windows and values that cannot be used: time or a config fix, nothing a request can do.
+      return refusal.includes('admits nothing') ? `fix MaintenanceOperatorConfig ${configName}: ${refusal}` : `${refusal}; nothing new starts before then`;
+  }
+}
+
+export interface AdmissionInput {
+  maintenance: NodeMaintenance;
+  nodes: readonly V1Node[];
+  maintenances: readonly NodeMaintenance[];
+  config: ResolvedConfig;
+  /** Problems that make the cluster limits unusable (loadConfig's). */
+  problems: readonly string[];
+  /** namespace/name of the MaintenanceOperatorConfig. */
+  configName: string;
+}
+
+/** The admission section of a request the scheduler still owns ('' or Pending, not being deleted). */
+export function explainAdmission(input: AdmissionInput, state: SchedulingState, now: Date): ExplainSection {
+  const nm = input.maintenance;
+  const key = maintenanceKey(nm);
+  const node = nm.spec.nodeName;
+  const { maxParallelOperations, maxUnavailable, admission } = input.config;
+  const limits: SchedulingLimits = { maxParallelOperations, maxUnavailable, problems: [...input.problems], ...(admission ? { admission } : {}) };
+  const plan = planScheduling(state, limits, now);
+  const wait = plan.waiting.find((w) => w.key === key);
+  const lines: string[] = [wait ? `verdict: waits: ${wait.why}` : `verdict: the next scheduler pass admits it`];
+  const title = 'admission (as the next scheduler pass decides, after the admissions it would make)';
+
+  const holder = state.inProgressByNode.get(node)?.[0];
+  if (!state.nodes.has(node)) return { title, lines: [...lines, `WAIT  node ${node} not found`], next: `node ${node} must exist (or the requestor deletes this request)` };
+  if (holder !== undefined) return { title, lines: [...lines, `WAIT  node ${node} is held by ${maintenanceKey(holder)} (${maintenancePhase(holder)})`], next: `${maintenanceKey(holder)} must finish on node ${node}` };
+  lines.push(`ok    node ${node} exists and no other request holds it`);
+
+  const budget = computeBudget(state, limits);
+  if (budget.kind === 'invalid') {
+    return { title, lines: [...lines, `WAIT  config invalid: ${budget.problem}`], next: `fix MaintenanceOperatorConfig ${input.configName}: ${budget.problem}` };
+  }
+  const tally = startTally(state, budget, resolveScopes(state, admission, now));
+  // The pass admits best first: counts include what it admits before this request (all of it, when this one waits).
+  const mine = plan.admitted.indexOf(key);
+  const before = mine === -1 ? plan.admitted : plan.admitted.slice(0, mine);
+  const byKey = new Map(state.maintenances.map((m) => [maintenanceKey(m), m]));
+  for (const k of before) recordAdmission(tally, byKey.get(k)?.spec.nodeName ?? '');
+  if (before.length > 0) lines.push(`      (counts include ${before.length} request${before.length === 1 ? '' : 's'} the pass admits first: ${head(before)})`);
+
+  let next: string | undefined;
+  for (const gate of GATES) {
+    const refusal = gate.refuse(tally, node);
+    if (refusal !== undefined) {
+      lines.push(`WAIT  ${refusal}`);
+      next ??= nextFor(gate, tally, node, refusal, input.configName);
+      continue;
+    }
+    const passing = PASSING[gate.name]?.(tally, node);
+    if (passing !== undefined) lines.push(`ok    ${passing}`);
+  }
+  return { title, lines, next: next ?? (wait ? wait.why : 'the next scheduler pass admits it, then the drainer cordons the node') };
+}

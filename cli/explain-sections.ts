@@ -1,0 +1,132 @@
+// `kmaint explain`, the sections after admission: the pods still on the node and what holds each (PodDisruptionBudgets
+// with their numbers, pods waited for), and the waits the Ready condition reports by itself (medik8s lease, ...).
+import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import { DEFAULTS, Phase, type NodeMaintenance } from '../shared/api/index.ts';
+import { podKey, podsBlockingCompletion, selectPodsForDrain } from '../shared/drain/index.ts';
+import { BudgetLedger, budgetNumbers, diagnoseBudget } from '../shared/lifecycle/index.ts';
+import { maintenancePhase, readyCondition } from '../shared/scheduling/index.ts';
+
+export interface ExplainSection {
+  title: string;
+  lines: string[];
+  /** What has to happen next, when this section knows. The first section that says so wins. */
+  next?: string;
+}
+
+export interface PodsInput {
+  maintenance: NodeMaintenance;
+  /** Pods on the request's node. */
+  pods: readonly V1Pod[];
+  pdbs: readonly V1PodDisruptionBudget[];
+  /** By budget key: the pods of budgets that allow no eviction (to say why they hold). */
+  budgetPods: ReadonlyMap<string, readonly V1Pod[]>;
+}
+
+const byKey = (a: V1Pod, b: V1Pod): number => (podKey(a) < podKey(b) ? -1 : podKey(a) > podKey(b) ? 1 : 0);
+
+/** Pods the drainer waits for to complete (waitForPodCompletion), in that phase only. */
+export function explainPodCompletion(input: PodsInput): ExplainSection | undefined {
+  const nm = input.maintenance;
+  const wait = nm.spec.waitForPodCompletion;
+  if (maintenancePhase(nm) !== Phase.WaitForPodCompletion || !wait) return undefined;
+  const result = podsBlockingCompletion(input.pods, wait.podSelector ?? '');
+  if (!result.ok) return { title: 'waiting for pods to complete', lines: [`WAIT  ${result.error}`], next: `fix the request's ${result.error}` };
+  const lines = result.waitingFor.map((p) => `WAIT  ${p} must complete (selector "${wait.podSelector ?? ''}")`);
+  const timeout = wait.timeoutSeconds ?? DEFAULTS.waitTimeoutSeconds;
+  return {
+    title: `waiting for pods to complete (timeout ${timeout > 0 ? `${timeout} s` : 'none'})`,
+    lines: lines.length > 0 ? lines : ['ok    no matching pod left'],
+    ...(lines.length > 0 ? { next: `${result.waitingFor.length} pod${result.waitingFor.length === 1 ? '' : 's'} must complete${timeout > 0 ? ' or the timeout pass' : ''}` } : {}),
+  };
+}
+
+/** Every pod on the node and what the drain does with it; a budget that holds a pod comes with its numbers and class. */
+export function explainDrain(input: PodsInput): ExplainSection | undefined {
+  const nm = input.maintenance;
+  const phase = maintenancePhase(nm);
+  const spec = nm.spec.drainSpec;
+  if (nm.metadata.deletionTimestamp || !(phase === Phase.Scheduled || phase === Phase.Cordon || phase === Phase.WaitForPodCompletion || phase === Phase.Draining)) return undefined;
+  const node = nm.spec.nodeName;
+  if (!spec) return { title: `pods on node ${node}`, lines: ['ok    no drainSpec: no pod is evicted'] };
+  const selection = selectPodsForDrain(input.pods, spec);
+  const ledger = new BudgetLedger(input.pdbs, input.budgetPods);
+  const verdicts = new Map<string, string>();
+  let held: { pod: string; pdb: V1PodDisruptionBudget | undefined } | undefined;
+  let toEvict = 0;
+  for (const p of [...selection.evict].sort(byKey)) {
+    const d = ledger.decide(p);
+    const key = podKey(p);
+    if (d.kind === 'blocked') {
+      verdicts.set(key, `HELD  ${key} ${(d.message ?? '').replace(`pod ${key} `, '')}`);
+      held ??= { pod: key, pdb: input.pdbs.find((b) => `${b.metadata?.namespace ?? ''}/${b.metadata?.name ?? ''}` === d.budget) };
+    } else if (d.kind === 'refused') {
+      verdicts.set(key, `HELD  ${key} refused: ${d.message ?? ''}`);
+    } else {
+      toEvict++;
+      verdicts.set(key, `evict ${key}${d.budget ? ` (PodDisruptionBudget ${d.budget} allows it)` : ' (no PodDisruptionBudget)'}`);
+    }
+  }
+  for (const p of selection.deleteFinished) verdicts.set(podKey(p), `evict ${podKey(p)} (finished: deleted without a budget check)`);
+  for (const r of selection.refused) verdicts.set(podKey(r.pod), `HELD  ${podKey(r.pod)} refused: ${r.message}`);
+  for (const p of selection.terminating) verdicts.set(podKey(p), `gone  ${podKey(p)} terminating`);
+  const lines = [...input.pods].sort(byKey).map((p) => verdicts.get(podKey(p)) ?? `stays ${podKey(p)} (not drained: DaemonSet, mirror or kmaint pod, or not selected by the drainSpec)`);
+  lines.push(...selection.problems.map((problem) => `WAIT  ${problem}`));
+  const title = `pods on node ${node} (${input.pods.length})${phase === Phase.Draining ? '' : ', as the drain will find them'}`;
+  if (held !== undefined && held.pdb !== undefined) {
+    const pdb = held.pdb;
+    const name = `${pdb.metadata?.namespace ?? ''}/${pdb.metadata?.name ?? ''}`;
+    return { title, lines, next: `PodDisruptionBudget ${name} must allow a disruption (${budgetNumbers(pdb)}; ${diagnoseBudget(pdb, input.budgetPods.get(name)).message}); then the drainer evicts ${held.pod}` };
+  }
+  if (phase !== Phase.Draining) return { title, lines };
+  if (selection.refused.length > 0) return { title, lines, next: `the pods the drain refuses must go (or the drainSpec allow them): ${selection.refused.map((r) => podKey(r.pod)).join(', ')}` };
+  const left = toEvict + selection.terminating.length + selection.deleteFinished.length;
+  return { title, lines, next: left > 0 ? `the drainer evicts ${toEvict} pod${toEvict === 1 ? '' : 's'} and waits for ${left === 1 ? 'it' : 'them'} to go; then the request is Ready` : 'the next drainer pass marks it Ready' };
+}
+
+/**
+ * Waits only the Ready condition knows (kmaint read them from another system), by the message. The first entry
+ * that matches explains it: a medik8s node lease held by another tool, a Slurm node draining
+ * (`waiting: Slurm node n3 draining, state ALLOCATED+DRAIN`), or Slurm that cannot be read or drained.
+ */
+const REPORTED_WAITS: ReadonlyArray<{ matches: (message: string) => boolean; title: string; next: (message: string) => string }> = [
+  // Another tool (medik8s) holds the node: its holder must let go (or its lease expire) before kmaint cordons.
+  {
+    matches: (m) => m.startsWith('waiting to cordon: '),
+    title: 'node lease',
+    next: (m) => `the other holder must release the lease or let it expire (${m.slice('waiting to cordon: '.length)})`,
+  },
+  // Slurm (spec.slurm): the node's Slurm nodes must be Drained before any pod on it is evicted.
+  {
+    matches: (m) => m.startsWith('waiting: Slurm node '),
+    title: 'Slurm',
+    next: () => 'the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods',
+  },
+  {
+    matches: (m) => m.startsWith('waiting: ') && /slurmrestd|spec\.slurm|Slurm node/.test(m),
+    title: 'Slurm',
+    next: () => 'kmaint must be able to read and drain the Slurm nodes (the problem above); nothing on the node is evicted until then',
+  },
+];
+
+export function explainReportedWait(nm: NodeMaintenance): ExplainSection | undefined {
+  const message = readyCondition(nm)?.message ?? '';
+  const wait = REPORTED_WAITS.find((w) => w.matches(message));
+  return wait === undefined ? undefined : { title: wait.title, lines: [`WAIT  ${message}`], next: wait.next(message) };
+}
+
+/** What happens next in a phase no section explains further. */
+export function nextByPhase(nm: NodeMaintenance): string {
+  const node = nm.spec.nodeName;
+  if (nm.metadata.deletionTimestamp) return `cleanup uncordons node ${node} (only if kmaint cordoned it) and removes the finalizer`;
+  switch (maintenancePhase(nm)) {
+    case Phase.Scheduled:
+    case Phase.Cordon:
+      return `the drainer cordons node ${node}${nm.spec.waitForPodCompletion ? ', waits for the chosen pods' : ''} and drains it`;
+    case Phase.Ready:
+      return `the requestor (${nm.spec.requestorID}) does its work and deletes the request; cleanup then uncordons node ${node} (only if kmaint cordoned it)`;
+    case Phase.RequestorFailed:
+      return `the requestor reported a failure: a person looks at node ${node} and deletes the request`;
+    default:
+      return 'the drainer moves it on';
+  }
+}

@@ -1,0 +1,125 @@
+// `kmaint explain` on objects as the API server returns them: the gates with their counts on the cluster limits and a
+// zone, a node another request holds, a drain with a pod held by a budget and one that may go, and the phases after.
+import { describe, expect, it } from 'vitest';
+import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
+import { aPod } from '../shared/drain/test-builders.ts';
+import { aPdb, aReadyPod } from '../shared/lifecycle/test-builders.ts';
+import { aMaintenance, aNode } from '../shared/scheduling/test-builders.ts';
+import { explainRequest, parseRequestRef, type ExplainSnapshot } from './explain.ts';
+
+const NOW = new Date('2025-12-01T00:05:00Z');
+const ZONE = 'topology.kubernetes.io/zone';
+
+function config(spec: Record<string, unknown>): MaintenanceOperatorConfig {
+  return { apiVersion: 'maintenance.nvidia.com/v1alpha1', kind: 'MaintenanceOperatorConfig', metadata: { name: 'default', namespace: 'kmaint' }, spec } as MaintenanceOperatorConfig;
+}
+
+function snapshot(maintenance: NodeMaintenance, more: Partial<ExplainSnapshot> = {}): ExplainSnapshot {
+  return { maintenance, nodes: [], maintenances: [maintenance], config: undefined, namespace: 'kmaint', pods: [], pdbs: [], budgetPods: new Map(), ...more };
+}
+
+describe('explainRequest', () => {
+  it('waits on maxParallelOperations: every gate with its numbers, then who must finish', () => {
+    const nodes = ['n1', 'n2', 'n3'].map((name) => aNode({ name, labels: { [ZONE]: name === 'n3' ? 'b' : 'a' } }));
+    const busy = aMaintenance({ name: 'busy', nodeName: 'n1', phase: 'Draining' });
+    const waiting = aMaintenance({ name: 'waiting', nodeName: 'n2', message: 'waiting: maxParallelOperations 1 reached (1 in progress)' });
+    const s = snapshot(waiting, { nodes, maintenances: [busy, waiting], config: config({ maxParallelOperations: 1, maxUnavailable: 2, maxUnavailablePerZone: 1 }) });
+    expect(explainRequest(s, NOW)).toEqual([
+      'NodeMaintenance default/waiting: node n2, requestor requestor-a, phase Pending, age 5m',
+      '  Ready: waiting: maxParallelOperations 1 reached (1 in progress)',
+      'admission (as the next scheduler pass decides, after the admissions it would make):',
+      '  verdict: waits: maxParallelOperations 1 reached (1 in progress)',
+      '  ok    node n2 exists and no other request holds it',
+      '  ok    cluster window: none configured',
+      '  WAIT  maxParallelOperations 1 reached (1 in progress)',
+      '  ok    maxUnavailable 2: 1 under maintenance + 0 cordoned or not ready',
+      '  WAIT  zone a: maxUnavailablePerZone 1 reached (1 under maintenance + 0 cordoned or not ready)',
+      'next: a request in progress must finish (its requestor deletes it, cleanup releases the node): default/busy (n1, Draining)',
+    ]);
+  });
+
+  it('a request the next pass admits: counts before it, and what follows', () => {
+    const nodes = [aNode({ name: 'n1' }), aNode({ name: 'n2', unschedulable: true })];
+    const nm = aMaintenance({ name: 'new', nodeName: 'n1', phase: '' });
+    expect(explainRequest(snapshot(nm, { nodes }), NOW).slice(1)).toEqual([
+      '  Ready: (no message yet)',
+      'admission (as the next scheduler pass decides, after the admissions it would make):',
+      '  verdict: the next scheduler pass admits it',
+      '  ok    node n1 exists and no other request holds it',
+      '  ok    cluster window: none configured',
+      '  ok    maxParallelOperations 1: 0 in progress',
+      '  ok    maxUnavailable unlimited: 0 under maintenance + 1 cordoned or not ready',
+      'next: the next scheduler pass admits it, then the drainer cordons the node',
+    ]);
+  });
+
+  it('a node another request holds, and a node that does not exist', () => {
+    const holder = aMaintenance({ name: 'holder', nodeName: 'n1', phase: 'Ready' });
+    const second = aMaintenance({ name: 'second', nodeName: 'n1' });
+    expect(explainRequest(snapshot(second, { nodes: [aNode({ name: 'n1' })], maintenances: [holder, second] }), NOW).slice(3)).toEqual([
+      '  verdict: waits: another request for node n1 is in progress (default/holder)',
+      '  WAIT  node n1 is held by default/holder (Ready)',
+      'next: default/holder must finish on node n1',
+    ]);
+    expect(explainRequest(snapshot(second, { nodes: [] }), NOW).slice(3)).toEqual(['  verdict: waits: node n1 not found', '  WAIT  node n1 not found', 'next: node n1 must exist (or the requestor deletes this request)']);
+  });
+
+  it('draining: each pod with what holds it, the budget with its numbers and class, and what must happen', () => {
+    const nm = aMaintenance({ name: 'drain', nodeName: 'n1', phase: 'Draining', message: 'draining: 2 of 3 pods left' });
+    nm.spec.drainSpec = { force: true, podSelector: '' };
+    const pods = [
+      aReadyPod({ name: 'db-0', namespace: 'data', labels: { app: 'db' }, nodeName: 'n1' }),
+      aReadyPod({ name: 'web-0', namespace: 'web', labels: { app: 'web' }, nodeName: 'n1' }),
+      aPod({ name: 'agent', namespace: 'kube-system', owner: 'DaemonSet', nodeName: 'n1' }),
+    ];
+    const pdb = aPdb({ name: 'db', namespace: 'data', disruptionsAllowed: 0, desiredHealthy: 2, currentHealthy: 2, expectedPods: 3 });
+    const s = snapshot(nm, { nodes: [aNode({ name: 'n1', unschedulable: true })], pods, pdbs: [pdb] });
+    const numbers = 'allows 0 disruptions: needs 2 healthy, has 2 of 3 expected';
+    const why = 'held by unhealthy pods: 1 of the 3 expected pods is not healthy';
+    expect(explainRequest(s, NOW).slice(1)).toEqual([
+      '  Ready: draining: 2 of 3 pods left',
+      'pods on node n1 (3):',
+      `  HELD  data/db-0 waits for PodDisruptionBudget data/db (${numbers}): ${why}`,
+      '  stays kube-system/agent (not drained: DaemonSet, mirror or kmaint pod, or not selected by the drainSpec)',
+      '  evict web/web-0 (no PodDisruptionBudget)',
+      `next: PodDisruptionBudget data/db must allow a disruption (${numbers}; ${why}); then the drainer evicts data/db-0`,
+    ]);
+  });
+
+  it.each<[string, Partial<Parameters<typeof aMaintenance>[0]>, string]>([
+    ['Ready: the requestor', { phase: 'Ready' }, 'next: the requestor (requestor-a) does its work and deletes the request; cleanup then uncordons node n1 (only if kmaint cordoned it)'],
+    ['deleted: cleanup', { phase: 'Ready', deleting: true }, 'next: cleanup uncordons node n1 (only if kmaint cordoned it) and removes the finalizer'],
+    ['a medik8s lease held: its holder', { phase: 'Cordon', message: 'waiting to cordon: the medik8s node lease medik8s-leases/node-n1 is held by snr until 2025-12-01T00:10:00Z' }, 'next: the other holder must release the lease or let it expire (the medik8s node lease medik8s-leases/node-n1 is held by snr until 2025-12-01T00:10:00Z)'],
+    ['a Slurm node draining: its jobs', { phase: 'Draining', message: 'waiting: Slurm node n3 draining, state ALLOCATED+DRAIN' }, 'next: the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods'],
+    ['slurmrestd unreachable: Slurm must answer', { phase: 'Draining', message: 'waiting: cannot reach slurmrestd at http://127.0.0.1:6820: ECONNREFUSED; nothing is evicted until Slurm node n3 can be drained' }, 'next: kmaint must be able to read and drain the Slurm nodes (the problem above); nothing on the node is evicted until then'],
+  ])('%s', (_rule, opts, next) => {
+    const nm = aMaintenance({ name: 'r', nodeName: 'n1', ...opts });
+    expect(explainRequest(snapshot(nm, { nodes: [aNode({ name: 'n1' })] }), NOW).at(-1)).toBe(next);
+  });
+});
+
+describe('parseRequestRef', () => {
+  it.each([
+    ['ops/fw-1', { namespace: 'ops', name: 'fw-1' }],
+    ['default/a.b', { namespace: 'default', name: 'a.b' }],
+  ])('%s', (ref, parsed) => expect(parseRequestRef(ref)).toEqual(parsed));
+  it.each(['nope', 'a/b/c', '/x', 'A/b'])('%s is a usage error', (ref) => {
+    expect(() => parseRequestRef(ref)).toThrow(`expected <namespace>/<name> of a NodeMaintenance, got "${ref}"`);
+  });
+});
+
+describe('explainRequest: Slurm', () => {
+  it('a Slurm wait is its own section before the pods, and says what must happen next', () => {
+    const nm = aMaintenance({ name: 'job', nodeName: 'n1', phase: 'Draining', message: 'waiting: Slurm node n1 draining, state ALLOCATED+DRAIN' });
+    nm.spec.drainSpec = { force: true, podSelector: 'app=slurmd' };
+    const pods = [aReadyPod({ name: 'slurm-n1', namespace: 'hpc', labels: { app: 'slurmd' }, nodeName: 'n1' })];
+    expect(explainRequest(snapshot(nm, { nodes: [aNode({ name: 'n1', unschedulable: true })], pods }), NOW).slice(1)).toEqual([
+      '  Ready: waiting: Slurm node n1 draining, state ALLOCATED+DRAIN',
+      'Slurm:',
+      '  WAIT  waiting: Slurm node n1 draining, state ALLOCATED+DRAIN',
+      'pods on node n1 (1):',
+      '  evict hpc/slurm-n1 (no PodDisruptionBudget)',
+      'next: the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods',
+    ]);
+  });
+});

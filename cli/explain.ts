@@ -1,0 +1,89 @@
+// `kmaint explain <namespace>/<name>`: the whole chain for one request as plain text — its state, each admission
+// gate with its numbers, each pod still on its node and what holds it, waits reported on the object, and the next
+// thing that has to happen. Reads like a pass (a few LISTs), writes nothing.
+import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import { CONFIG_NAME, type MaintenanceOperatorConfig, type NodeMaintenance } from '../shared/api/index.ts';
+import { loadConfig } from '../shared/config/index.ts';
+import type { KubeClient } from '../shared/kube/index.ts';
+import { budgetsToExplain } from '../shared/lifecycle/index.ts';
+import { buildSchedulingState, isUnscheduled, maintenanceKey, maintenancePhase, readyCondition } from '../shared/scheduling/index.ts';
+import { UsageError } from './errors.ts';
+import { explainAdmission } from './explain-admission.ts';
+import { explainDrain, explainPodCompletion, explainReportedWait, nextByPhase, type ExplainSection, type PodsInput } from './explain-sections.ts';
+import { ageText } from './status-render.ts';
+
+export interface ExplainSnapshot {
+  maintenance: NodeMaintenance;
+  nodes: V1Node[];
+  maintenances: NodeMaintenance[];
+  config: MaintenanceOperatorConfig | undefined;
+  /** Namespace of the MaintenanceOperatorConfig. */
+  namespace: string;
+  pods: V1Pod[];
+  pdbs: V1PodDisruptionBudget[];
+  budgetPods: Map<string, V1Pod[]>;
+}
+
+/** `namespace/name`, or a UsageError (exit 2). */
+export function parseRequestRef(ref: string): { namespace: string; name: string } {
+  const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(ref);
+  if (!m) throw new UsageError(`expected <namespace>/<name> of a NodeMaintenance, got "${ref}"`);
+  return { namespace: m[1] ?? '', name: m[3] ?? '' };
+}
+
+/** The requests, nodes and config as a pass reads them; the node's pods and the budgets only while it is being drained. */
+export async function readExplainSnapshot(client: KubeClient, namespace: string, ref: { namespace: string; name: string }): Promise<ExplainSnapshot> {
+  const [nodes, maintenances, config] = await Promise.all([client.listNodes(), client.listMaintenances(), client.getConfig(namespace)]);
+  const maintenance = maintenances.find((nm) => nm.metadata.namespace === ref.namespace && nm.metadata.name === ref.name);
+  if (maintenance === undefined) throw new UsageError(`NodeMaintenance ${ref.namespace}/${ref.name} not found`);
+  const snapshot: ExplainSnapshot = { maintenance, nodes, maintenances, config, namespace, pods: [], pdbs: [], budgetPods: new Map() };
+  if (isUnscheduled(maintenance) || maintenance.metadata.deletionTimestamp || !nodes.some((n) => n.metadata?.name === maintenance.spec.nodeName)) return snapshot;
+  const [pods, pdbs] = await Promise.all([client.listPods({ fieldSelector: `spec.nodeName=${maintenance.spec.nodeName}` }), client.listPodDisruptionBudgets()]);
+  snapshot.pods = pods;
+  snapshot.pdbs = pdbs;
+  for (const b of budgetsToExplain(pdbs, pods)) {
+    snapshot.budgetPods.set(b.key, await client.listPods({ fieldSelector: `metadata.namespace=${b.namespace}`, ...(b.labelSelector ? { labelSelector: b.labelSelector } : {}) }));
+  }
+  return snapshot;
+}
+
+/** The sections in the order a request meets them; each returns undefined when it has nothing to say in this phase. */
+const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection | undefined> = [
+  // Before admission only the scheduler's gates matter.
+  (s, now) => {
+    if (!isUnscheduled(s.maintenance)) return undefined;
+    const loaded = loadConfig(s.config, s.nodes.length);
+    const state = buildSchedulingState({ nodes: s.nodes, maintenances: s.maintenances });
+    const configName = `${s.namespace}/${CONFIG_NAME}`;
+    return explainAdmission({ maintenance: s.maintenance, nodes: s.nodes, maintenances: s.maintenances, config: loaded.config, problems: loaded.problems, configName }, state, now);
+  },
+  // Waits another system reports (medik8s lease; Slurm goes in that list) come before the pods: they stop the cordon.
+  (s) => explainReportedWait(s.maintenance),
+  (s) => explainPodCompletion(podsInput(s)),
+  (s) => explainDrain(podsInput(s)),
+];
+
+function podsInput(s: ExplainSnapshot): PodsInput {
+  return { maintenance: s.maintenance, pods: s.pods, pdbs: s.pdbs, budgetPods: s.budgetPods };
+}
+
+/** The explanation, one line per array entry. Pure. */
+export function explainRequest(s: ExplainSnapshot, now: Date): string[] {
+  const nm = s.maintenance;
+  const created = Date.parse(nm.metadata.creationTimestamp ?? '');
+  const age = Number.isNaN(created) ? '-' : ageText(Math.floor((now.getTime() - created) / 1000));
+  const phase = maintenancePhase(nm) || 'new';
+  const lines = [
+    `NodeMaintenance ${maintenanceKey(nm)}: node ${nm.spec.nodeName}, requestor ${nm.spec.requestorID}, phase ${phase}${nm.metadata.deletionTimestamp ? ' (deleting)' : ''}, age ${age}`,
+    `  Ready: ${readyCondition(nm)?.message || '(no message yet)'}`,
+  ];
+  let next: string | undefined;
+  for (const section of SECTIONS) {
+    const found = section(s, now);
+    if (found === undefined) continue;
+    lines.push(`${found.title}:`, ...found.lines.map((l) => `  ${l}`));
+    next ??= found.next;
+  }
+  lines.push(`next: ${next ?? nextByPhase(nm)}`);
+  return lines;
+}

@@ -1,0 +1,131 @@
+// The drainer and cleanup with spec.slurm: the Slurm gate sits before every eviction of the drain phase, and cleanup
+// lifts only the drains it recorded.
+import { describe, expect, it } from 'vitest';
+import { ANNOTATION_DRAIN_START, ANNOTATION_INITIAL_UNSCHEDULABLE } from '../api/constants.ts';
+import type { NodeMaintenance } from '../api/index.ts';
+import { aPod } from '../drain/test-builders.ts';
+import { parseLabelSelector } from '../selectors/index.ts';
+import type { SlurmContext, SlurmSettings, SlurmWrite } from '../slurm/index.ts';
+import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START } from '../slurm/index.ts';
+import { planCleanup } from './cleanup.ts';
+import { planDrainer } from './drainer.ts';
+import { aLifecycleMaintenance, aNodeWithUid, LATER } from './test-builders.ts';
+
+const NODE = 'worker-01';
+const selector = parseLabelSelector('app.kubernetes.io/name=slurmd');
+if (!selector.ok) throw new Error(selector.error);
+const SETTINGS: SlurmSettings = { url: 'http://slurm:6820', apiVersion: 'auto', tokenEnv: 'SLURM_JWT', reasonPrefix: 'kmaint:', mode: 'pod', podSelector: selector.selector, nameFrom: 'label', nameKey: 'slurm/node', drainTimeoutSeconds: 0, whenUnreachable: 'wait' };
+const WORKER = aPod({ name: 'slurm-n1', labels: { 'app.kubernetes.io/name': 'slurmd', 'slurm/node': 'n1' }, nodeName: NODE });
+
+function draining(annotations: Record<string, string>): NodeMaintenance {
+  return aLifecycleMaintenance({
+    name: 'nm-1',
+    nodeName: NODE,
+    phase: 'Draining',
+    spec: { drainSpec: { podSelector: '', timeoutSeconds: 0 } },
+    annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false', [ANNOTATION_DRAIN_START]: '2026-01-01T00:00:00Z', ...annotations },
+  });
+}
+function slurm(state: string[], reason = ''): SlurmContext {
+  return { kind: 'on', settings: SETTINGS, view: { kind: 'ok', nodes: new Map([['n1', { name: 'n1', state, reason }]]) } };
+}
+
+interface Row {
+  rule: string;
+  annotations: Record<string, string>;
+  slurm: SlurmContext;
+  kinds: string[];
+  slurmWrites: SlurmWrite[];
+  message: string;
+}
+
+const STARTED = { [ANNOTATION_SLURM_DRAIN_START]: '2026-01-01T00:00:05Z' };
+const ROWS: Row[] = [
+  {
+    rule: 'first pass: the record goes on the request, no drain and no eviction yet',
+    annotations: {},
+    slurm: slurm(['ALLOCATED']),
+    kinds: ['patchMaintenanceMeta', 'writeStatus'],
+    slurmWrites: [],
+    message: 'waiting: Slurm node n1 to be drained, state ALLOCATED',
+  },
+  {
+    rule: 'recorded: the drain is sent with our reason, the worker stays',
+    annotations: { [ANNOTATION_SLURM_DRAINED]: 'n1', ...STARTED },
+    slurm: slurm(['ALLOCATED']),
+    kinds: ['writeStatus'],
+    slurmWrites: [{ kind: 'slurmDrain', node: 'n1', reason: 'kmaint: requestor-a default/nm-1', maintenance: { namespace: 'default', name: 'nm-1' }, why: 'before evicting pod default/slurm-n1' }],
+    message: 'waiting: Slurm node n1 draining, state ALLOCATED',
+  },
+  {
+    rule: 'Drained: the worker is evicted',
+    annotations: { [ANNOTATION_SLURM_DRAINED]: 'n1', ...STARTED },
+    slurm: slurm(['IDLE', 'DRAIN'], 'kmaint: requestor-a default/nm-1'),
+    kinds: ['evictPod', 'writeStatus'],
+    slurmWrites: [],
+    message: 'draining: 1 of 1 pods left',
+  },
+  {
+    rule: 'slurmrestd unreachable: no eviction, the message says why, a SlurmProblem event',
+    annotations: { [ANNOTATION_SLURM_DRAINED]: 'n1', ...STARTED },
+    slurm: { kind: 'on', settings: SETTINGS, view: { kind: 'problem', problem: { kind: 'unreachable', message: 'cannot reach slurmrestd at http://slurm:6820: ECONNREFUSED' } } },
+    kinds: ['writeStatus', 'emitEvent'],
+    slurmWrites: [],
+    message: 'waiting: cannot reach slurmrestd at http://slurm:6820: ECONNREFUSED; nothing is evicted until Slurm node n1 can be drained',
+  },
+];
+
+describe('planDrainer with spec.slurm', () => {
+  it.each(ROWS)('$rule', (row) => {
+    const plan = planDrainer({ nodes: new Map([[NODE, aNodeWithUid({ name: NODE, unschedulable: true })]]), maintenances: [draining(row.annotations)], podsByNode: new Map([[NODE, [WORKER]]]), pdbs: [], slurm: row.slurm }, LATER);
+    const status = plan.actions.find((a) => a.kind === 'writeStatus');
+    expect({
+      kinds: plan.actions.map((a) => a.kind),
+      slurm: plan.slurm,
+      message: status?.kind === 'writeStatus' ? status.status.conditions?.find((c) => c.type === 'Ready')?.message : undefined,
+      inFlight: plan.inFlight,
+    }).toEqual({ kinds: row.kinds, slurm: row.slurmWrites, message: row.message, inFlight: 1 });
+  });
+});
+
+describe('planCleanup with spec.slurm', () => {
+  const deleted = (state: string[], reason: string) => ({
+    nm: aLifecycleMaintenance({ name: 'nm-1', nodeName: NODE, phase: 'Ready', deleting: true, annotations: { [ANNOTATION_SLURM_DRAINED]: 'n1', ...STARTED } }),
+    ctx: slurm(state, reason),
+  });
+
+  it('a recorded drain still carrying our prefix is undrained first; the finalizer stays until a pass reads it undrained', () => {
+    const { nm, ctx } = deleted(['IDLE', 'DRAIN'], 'kmaint: requestor-a default/nm-1');
+    const plan = planCleanup({ nodes: new Map([[NODE, aNodeWithUid({ name: NODE })]]), maintenances: [nm], slurm: ctx }, { maxNodeMaintenanceTimeSeconds: 3600 }, LATER);
+    expect({ actions: plan.actions, slurm: plan.slurm, held: plan.held, released: plan.released }).toEqual({
+      actions: [],
+      slurm: [{ kind: 'slurmUndrain', node: 'n1', maintenance: { namespace: 'default', name: 'nm-1' }, why: 'default/nm-1 deleted; kmaint drained it' }],
+      held: [{ key: 'default/nm-1', why: 'undraining Slurm node n1' }],
+      released: 0,
+    });
+  });
+
+  it('once undrained (24.11 keeps the reason), the record and the finalizer go in one patch', () => {
+    const { nm, ctx } = deleted(['IDLE'], 'kmaint: requestor-a default/nm-1');
+    const plan = planCleanup({ nodes: new Map([[NODE, aNodeWithUid({ name: NODE })]]), maintenances: [nm], slurm: ctx }, { maxNodeMaintenanceTimeSeconds: 3600 }, LATER);
+    expect({ actions: plan.actions, slurm: plan.slurm, released: plan.released }).toEqual({
+      actions: [
+        {
+          kind: 'patchMaintenanceMeta',
+          target: { namespace: 'default', name: 'nm-1', resourceVersion: '100', uid: 'uid-nm-1' },
+          annotations: { [ANNOTATION_SLURM_DRAINED]: null, [ANNOTATION_SLURM_DRAIN_START]: null },
+          removeFinalizer: true,
+          reason: 'default/nm-1 deleted in phase Ready',
+        },
+      ],
+      slurm: [],
+      released: 1,
+    });
+  });
+
+  it("an admin's drain over ours (other reason) is left in place and the request released", () => {
+    const { nm, ctx } = deleted(['IDLE', 'DRAIN'], 'admin: bad dimm');
+    const plan = planCleanup({ nodes: new Map([[NODE, aNodeWithUid({ name: NODE })]]), maintenances: [nm], slurm: ctx }, { maxNodeMaintenanceTimeSeconds: 3600 }, LATER);
+    expect({ kinds: plan.actions.map((a) => a.kind), slurm: plan.slurm, released: plan.released }).toEqual({ kinds: ['patchMaintenanceMeta'], slurm: [], released: 1 });
+  });
+});

@@ -1,0 +1,65 @@
+// One function's passes in one run (a Lambda invocation, a CronJob's `kmaint run`) as the figures its metrics
+// report: counts summed over the passes, the state (phases, waits) as the last measured pass left it.
+import type { PassSummary } from '../pass/index.ts';
+import type { WaitGate } from './wait-gates.ts';
+
+export interface RunMetrics {
+  fn: string;
+  /** The last pass's `now` (milliseconds since the epoch); the run's end when no pass measured anything. */
+  at: number;
+  passes: number;
+  /** Passes that reported write errors. */
+  failedPasses: number;
+  writeErrors: number;
+  conflicts: number;
+  admitted: number;
+  becameReady: number;
+  evictions: number;
+  evictionsRefused: number;
+  drainSeconds: number[];
+  durationMs: number;
+  /** The last measured pass's state; empty when no pass read the cluster (lease held, reaper disabled). */
+  requests: Record<string, number>;
+  oldestSeconds: Record<string, number>;
+  waiting: Partial<Record<WaitGate, number>>;
+  waitingOldestSeconds: Partial<Record<WaitGate, number>>;
+  /** By "verb resource", summed over the passes. */
+  apiRequests: Record<string, number>;
+  apiErrors: Record<string, number>;
+}
+
+function addInto(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+}
+
+/** The run's figures from its passes, all of function `fn`. `endedAt` stamps a run whose passes measured nothing. */
+export function runMetrics(fn: string, passes: readonly PassSummary[], opts: { durationMs: number; endedAt: number }): RunMetrics {
+  const last = passes.findLast((p) => p.metrics !== undefined)?.metrics;
+  const apiRequests: Record<string, number> = {};
+  const apiErrors: Record<string, number> = {};
+  for (const p of passes) {
+    addInto(apiRequests, p.requests);
+    addInto(apiErrors, p.metrics?.apiErrors ?? {});
+  }
+  const sum = (pick: (p: PassSummary) => number): number => passes.reduce((a, p) => a + pick(p), 0);
+  return {
+    fn,
+    at: last?.at ?? opts.endedAt,
+    passes: passes.length,
+    failedPasses: passes.filter((p) => p.errors.length > 0).length,
+    writeErrors: sum((p) => p.errors.length),
+    conflicts: sum((p) => p.conflicts),
+    admitted: sum((p) => p.admitted),
+    becameReady: sum((p) => p.becameReady),
+    evictions: sum((p) => p.metrics?.evictions ?? 0),
+    evictionsRefused: sum((p) => p.metrics?.evictionsRefused ?? 0),
+    drainSeconds: passes.flatMap((p) => p.metrics?.drainSeconds ?? []),
+    durationMs: opts.durationMs,
+    requests: { ...(last?.requests ?? {}) },
+    oldestSeconds: { ...(last?.oldestSeconds ?? {}) },
+    waiting: { ...(last?.waiting ?? {}) },
+    waitingOldestSeconds: { ...(last?.waitingOldestSeconds ?? {}) },
+    apiRequests,
+    apiErrors,
+  };
+}

@@ -1,0 +1,84 @@
+// Requests that bypassed the CRD's validation are set apart with every problem named, and reported once where a write
+// can land (an event each pass where none can).
+import { describe, expect, it } from 'vitest';
+import type { NodeMaintenance } from '#api';
+import type { V1Node } from '@kubernetes/client-node';
+import { malformedMessage, planMalformedReleases, planMalformedReports, setApartMalformed } from './malformed.ts';
+
+const NOW = new Date('2026-11-22T12:00:00Z');
+const meta = (name: string): NodeMaintenance['metadata'] => ({ name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: '7' });
+const good = { metadata: meta('good'), spec: { requestorID: 'a.example.com', nodeName: 'n1' } } as NodeMaintenance;
+const bypassed = (name: string, rest: Record<string, unknown>): NodeMaintenance => ({ metadata: meta(name), ...rest }) as unknown as NodeMaintenance;
+
+describe('setApartMalformed', () => {
+  it.each<[string, NodeMaintenance, string]>([
+    ['no spec', bypassed('a', {}), 'spec: Invalid input: expected object, received undefined'],
+    ['nodeName a number', bypassed('b', { spec: { requestorID: 'a.example.com', nodeName: 42 } }), 'spec.nodeName: Invalid input: expected string, received number'],
+    ['drainSpec a string, cordon a string', bypassed('c', { spec: { requestorID: 'a.example.com', nodeName: 'n1', cordon: 'yes', drainSpec: 'all' } }), 'spec.cordon: Invalid input: expected boolean, received string; spec.drainSpec: Invalid input: expected object, received string'],
+    ['requestorID missing', bypassed('d', { spec: { nodeName: 'n1' } }), 'spec.requestorID: Invalid input: expected string, received undefined'],
+    ['conditions not a list', bypassed('e', { spec: { requestorID: 'a.example.com', nodeName: 'n1' }, status: { conditions: 'Ready' } }), 'status.conditions: Invalid input: expected array, received string'],
+  ])('%s is set apart naming the field', (_name, nm, problem) => {
+    expect(setApartMalformed([good, nm])).toEqual({ valid: [good], malformed: [{ nm, problem }] });
+  });
+});
+
+describe('planMalformedReports', () => {
+  it('a writable object gets a Warning event and the Ready condition once; the next pass writes nothing', () => {
+    const nm = bypassed('a', {});
+    const { actions, repeated } = planMalformedReports(setApartMalformed([nm]).malformed, NOW);
+    const message = malformedMessage('spec: Invalid input: expected object, received undefined');
+    expect(repeated).toBe(0);
+    expect(actions).toEqual([
+      { kind: 'emitEvent', target: { kind: 'NodeMaintenance', namespace: 'ns', name: 'a', uid: 'uid-a' }, type: 'Warning', eventReason: 'InvalidNodeMaintenance', message, reason: 'invalid NodeMaintenance' },
+      {
+        kind: 'writeStatus',
+        target: { namespace: 'ns', name: 'a', uid: 'uid-a', resourceVersion: '7' },
+        status: { conditions: [{ type: 'Ready', status: 'False', reason: 'Pending', message, lastTransitionTime: '2026-11-22T12:00:00Z' }] },
+        reason: 'invalid NodeMaintenance',
+      },
+    ]);
+    const written = { ...nm, status: (actions[1] as { status: unknown }).status } as NodeMaintenance;
+    expect(planMalformedReports(setApartMalformed([written]).malformed, NOW)).toEqual({ actions: [], repeated: 0 });
+  });
+
+  it('an object whose nodeName or requestorID has the wrong type (every write refused) gets the event each pass, counted as repeated', () => {
+    const nm = bypassed('b', { spec: { requestorID: 7, nodeName: 'n1' } });
+    const { actions, repeated } = planMalformedReports(setApartMalformed([nm]).malformed, NOW);
+    expect(actions.map((a) => a.kind)).toEqual(['emitEvent']);
+    expect(repeated).toBe(1);
+  });
+
+  it('an object being deleted is left to its deletion', () => {
+    const nm = bypassed('c', { metadata: { ...meta('c'), deletionTimestamp: '2026-11-22T11:00:00Z' } });
+    expect(planMalformedReports(setApartMalformed([nm]).malformed, NOW)).toEqual({ actions: [], repeated: 0 });
+  });
+});
+
+describe('planMalformedReleases', () => {
+  const node = (name: string, unschedulable: boolean, holder?: string): V1Node => ({
+    metadata: { name, resourceVersion: `rv-${name}`, annotations: holder ? { 'kmaint.io/cordoned-by': holder, 'kmaint.io/cordon-reason': 'x' } : {} },
+    spec: { unschedulable },
+  });
+  const deleting = (name: string, finalizers: string[]): NodeMaintenance => bypassed(name, { metadata: { ...meta(name), deletionTimestamp: '2026-11-22T11:59:00Z', finalizers } });
+  const ref = (name: string) => ({ namespace: 'ns', name, uid: `uid-${name}`, resourceVersion: '7' });
+
+  it('a deleted malformed request holding the finalizer: its recorded cordon is undone (record dropped in the same patch), then the finalizer goes', () => {
+    const a = deleting('a', ['maintenance.nvidia.com/finalizer']);
+    const nodes = [node('n1', true, 'kmaint/ns/a'), node('n2', true, 'kmaint/ns/other'), node('n3', false, 'kmaint/ns/a'), node('n4', true)];
+    expect(planMalformedReleases(setApartMalformed([a]).malformed, nodes)).toEqual({
+      released: 1,
+      actions: [
+        { kind: 'uncordonNode', node: { name: 'n1', resourceVersion: 'rv-n1' }, maintenance: ref('a'), annotations: { 'kmaint.io/cordoned-by': null, 'kmaint.io/cordon-reason': null }, reason: "invalid ns/a deleted; kmaint's cordon record names it" },
+        { kind: 'patchNodeAnnotations', node: { name: 'n3', resourceVersion: 'rv-n3' }, annotations: { 'kmaint.io/cordoned-by': null, 'kmaint.io/cordon-reason': null }, maintenance: ref('a'), reason: 'invalid ns/a deleted; drop its cordon record' },
+        { kind: 'patchMaintenanceMeta', target: ref('a'), removeFinalizer: true, reason: 'invalid ns/a deleted' },
+      ],
+    });
+  });
+
+  it('nothing for one not being deleted, or without kmaint\'s finalizer', () => {
+    const live = bypassed('b', {});
+    const foreign = deleting('c', ['example.com/other']);
+    expect(planMalformedReleases(setApartMalformed([live, foreign]).malformed, [node('n1', true, 'kmaint/ns/b')])).toEqual({ released: 0, actions: [] });
+  });
+});
+

@@ -1,0 +1,161 @@
+// The slurmrestd client: version detection (v0.0.40-v0.0.42, newest first), the token header, and every failure
+// as a value (unreachable, token refused, errors[] in a 500 or even a 200), with messages that never carry the token.
+import { SLURM_API_VERSIONS, type SlurmApiVersion } from './settings.ts';
+
+export interface SlurmNodeInfo {
+  name: string;
+  /** Base state first, then flags: ["ALLOCATED","DRAIN"]. */
+  state: string[];
+  /** "" when none was ever set (24.11 keeps it after an undrain). */
+  reason: string;
+}
+
+export type SlurmProblemKind = 'unreachable' | 'token' | 'server' | 'unknown-node' | 'no-version';
+export interface SlurmProblem {
+  kind: SlurmProblemKind;
+  message: string;
+}
+export type SlurmResult<T> = { ok: true; value: T } | { ok: false; problem: SlurmProblem };
+
+export interface SlurmClientOptions {
+  url: string;
+  token: string;
+  /** @default "auto" */
+  apiVersion?: 'auto' | SlurmApiVersion;
+  /** Per request. @default 5000 */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+interface SlurmError {
+  error?: string;
+  error_number?: number;
+  description?: string;
+}
+
+/** Slurm's "Protocol authentication error": a token it cannot verify. */
+const AUTH_ERROR_NUMBER = 1007;
+/** "Invalid node name specified". */
+const INVALID_NODE_ERROR_NUMBER = 2018;
+
+function errorText(e: SlurmError): string {
+  const parts = [e.error, e.description].filter((p): p is string => typeof p === 'string' && p !== '');
+  return `${parts.join(': ') || 'unknown error'}${e.error_number !== undefined ? ` (error ${e.error_number})` : ''}`;
+}
+
+function causeText(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
+    if (typeof cause?.code === 'string') return cause.code;
+    if (err.name === 'TimeoutError' || err.name === 'AbortError') return 'timed out';
+    return typeof cause?.message === 'string' ? cause.message : err.message;
+  }
+  return String(err);
+}
+
+export class SlurmRestClient {
+  readonly url: string;
+  private readonly token: string;
+  private version: SlurmApiVersion | undefined;
+  private readonly timeoutMs: number;
+  private readonly signal: AbortSignal | undefined;
+  /** Requests sent, by "METHOD path-template", for the pass summary. */
+  readonly counts: Record<string, number> = {};
+
+  constructor(opts: SlurmClientOptions) {
+    this.url = opts.url.replace(/\/+$/, '');
+    this.token = opts.token;
+    this.version = opts.apiVersion === undefined || opts.apiVersion === 'auto' ? undefined : opts.apiVersion;
+    this.timeoutMs = opts.timeoutMs ?? 5000;
+    this.signal = opts.signal;
+  }
+
+  private async call(method: 'GET' | 'POST', path: string, counted: string, body?: unknown): Promise<SlurmResult<{ status: number; json: Record<string, unknown> | undefined; text: string }>> {
+    this.counts[counted] = (this.counts[counted] ?? 0) + 1;
+    const signals = [AbortSignal.timeout(this.timeoutMs), ...(this.signal ? [this.signal] : [])];
+    try {
+      const res = await fetch(`${this.url}${path}`, {
+        method,
+        headers: { 'X-SLURM-USER-TOKEN': this.token, 'Content-Type': 'application/json', Accept: 'application/json' },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.any(signals),
+      });
+      const text = await res.text();
+      let json: Record<string, unknown> | undefined;
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
+      } catch {
+        json = undefined;
+      }
+      return { ok: true, value: { status: res.status, json, text } };
+    } catch (err) {
+      return { ok: false, problem: { kind: 'unreachable', message: `cannot reach slurmrestd at ${this.url}: ${causeText(err)}` } };
+    }
+  }
+
+  /** Status and errors[] of one response, as a problem; undefined when it succeeded. */
+  private problemOf(doing: string, r: { status: number; json: Record<string, unknown> | undefined; text: string }): SlurmProblem | undefined {
+    const errors = Array.isArray(r.json?.['errors']) ? (r.json['errors'] as SlurmError[]) : [];
+    if (r.status === 401) return { kind: 'token', message: `${doing}: slurmrestd refused the request (401 ${r.text.trim() || 'Unauthorized'}): no valid token (check spec.slurm.tokenEnv / tokenSecret)` };
+    if (r.status === 511 || errors.some((e) => e.error_number === AUTH_ERROR_NUMBER)) {
+      return { kind: 'token', message: `${doing}: slurmrestd rejected the token (${r.status} ${errors[0] ? errorText(errors[0]) : 'authentication error'}): check spec.slurm.tokenEnv / tokenSecret` };
+    }
+    if (r.status === 200 && errors.length === 0) return undefined;
+    const first = errors[0];
+    const unknownNode = errors.some((e) => e.error_number === INVALID_NODE_ERROR_NUMBER || /Failure to query node\b/.test(e.description ?? ''));
+    const detail = first ? errorText(first) : `HTTP ${r.status}${r.text ? `: ${r.text.trim().slice(0, 200)}` : ''}`;
+    return { kind: unknownNode ? 'unknown-node' : 'server', message: `${doing}: slurmrestd answered ${r.status}: ${detail}` };
+  }
+
+  /** The API version to use: pinned, or the newest the server offers (one GET each, newest first, until one is not 404). */
+  async apiVersion(): Promise<SlurmResult<SlurmApiVersion>> {
+    if (this.version) return { ok: true, value: this.version };
+    for (const v of SLURM_API_VERSIONS) {
+      const r = await this.call('GET', `/slurm/${v}/ping`, 'GET ping');
+      if (!r.ok) return r;
+      if (r.value.status === 404) continue;
+      const problem = r.value.status === 200 ? undefined : this.problemOf('detecting the API version', r.value);
+      if (problem) return { ok: false, problem };
+      this.version = v;
+      return { ok: true, value: v };
+    }
+    return { ok: false, problem: { kind: 'no-version', message: `slurmrestd at ${this.url} offers none of ${SLURM_API_VERSIONS.join(', ')} (needs Slurm 23.11 or later with openapi/slurmctld)` } };
+  }
+
+  /** Every Slurm node with its state and reason. */
+  async listNodes(): Promise<SlurmResult<SlurmNodeInfo[]>> {
+    const v = await this.apiVersion();
+    if (!v.ok) return v;
+    const r = await this.call('GET', `/slurm/${v.value}/nodes`, 'GET nodes');
+    if (!r.ok) return r;
+    const problem = this.problemOf('listing Slurm nodes', r.value);
+    if (problem) return { ok: false, problem };
+    const raw = Array.isArray(r.value.json?.['nodes']) ? (r.value.json['nodes'] as Array<Record<string, unknown>>) : [];
+    const nodes = raw.map((n) => ({
+      name: typeof n['name'] === 'string' ? n['name'] : '',
+      state: Array.isArray(n['state']) ? (n['state'] as unknown[]).filter((s): s is string => typeof s === 'string') : typeof n['state'] === 'string' ? [n['state']] : [],
+      reason: typeof n['reason'] === 'string' ? n['reason'] : '',
+    }));
+    return { ok: true, value: nodes };
+  }
+
+  private async update(name: string, body: Record<string, unknown>, doing: string): Promise<SlurmResult<void>> {
+    const v = await this.apiVersion();
+    if (!v.ok) return v;
+    const r = await this.call('POST', `/slurm/${v.value}/node/${encodeURIComponent(name)}`, 'POST node', body);
+    if (!r.ok) return r;
+    const problem = this.problemOf(doing, r.value);
+    return problem ? { ok: false, problem } : { ok: true, value: undefined };
+  }
+
+  /** Sets DRAIN with `reason` (a DRAIN without a reason would keep whatever reason the node had). */
+  drain(name: string, reason: string): Promise<SlurmResult<void>> {
+    return this.update(name, { state: ['DRAIN'], reason }, `draining Slurm node ${name}`);
+  }
+
+  /** Clears DRAIN (24.11 keeps the reason text). */
+  undrain(name: string): Promise<SlurmResult<void>> {
+    return this.update(name, { state: ['UNDRAIN'] }, `undraining Slurm node ${name}`);
+  }
+}

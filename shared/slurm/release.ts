@@ -1,0 +1,33 @@
+// Cleanup's Slurm step: undrain only the Slurm nodes this request recorded and whose reason still starts with our
+// prefix (24.11 keeps the reason after an undrain: the record is the owner, the prefix the guard), then drop the record.
+import type { NodeMaintenance } from '../api/types.ts';
+import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, mayUndrain, recordedSlurmNodes } from './ownership.ts';
+import { hasDrainFlag } from './state.ts';
+import type { SlurmContext, SlurmWrite } from './view.ts';
+
+export type SlurmRelease =
+  /** Nothing (left) to undrain: drop these annotations with the finalizer. */
+  | { kind: 'done'; dropAnnotations: string[] }
+  /** Keep the finalizer: undrains sent this pass (confirmed next pass), or Slurm cannot be read. */
+  | { kind: 'hold'; why: string; writes: SlurmWrite[] };
+
+/** Pure: what cleanup does in Slurm for one deleted request. `ctx` undefined means spec.slurm is off. */
+export function planSlurmRelease(nm: NodeMaintenance, ctx: SlurmContext | undefined): SlurmRelease {
+  const annotations = nm.metadata.annotations ?? {};
+  const drop = [ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START].filter((k) => annotations[k] !== undefined);
+  const recorded = recordedSlurmNodes(nm);
+  if (recorded.length === 0) return { kind: 'done', dropAnnotations: drop };
+  const names = recorded.join(', ');
+  if (ctx === undefined) return { kind: 'hold', why: `spec.slurm is not enabled: cannot undrain Slurm node ${names} (drop annotation ${ANNOTATION_SLURM_DRAINED} to release without undraining)`, writes: [] };
+  if (ctx.kind === 'invalid') return { kind: 'hold', why: `cannot undrain Slurm node ${names}: ${ctx.problem}`, writes: [] };
+  if (ctx.view.kind === 'problem') return { kind: 'hold', why: `cannot undrain Slurm node ${names}: ${ctx.view.problem.message}`, writes: [] };
+  const writes: SlurmWrite[] = [];
+  for (const name of recorded) {
+    const info = ctx.view.nodes.get(name);
+    // A node gone from Slurm, undrained already, or re-drained by someone else (other reason) is not ours to lift.
+    if (!info || !hasDrainFlag(info.state) || !mayUndrain(true, info.reason, ctx.settings.reasonPrefix)) continue;
+    writes.push({ kind: 'slurmUndrain', node: name, maintenance: { namespace: nm.metadata.namespace ?? '', name: nm.metadata.name }, why: `${nm.metadata.namespace ?? ''}/${nm.metadata.name} deleted; kmaint drained it` });
+  }
+  if (writes.length > 0) return { kind: 'hold', why: `undraining Slurm node ${writes.map((w) => w.node).join(', ')}`, writes };
+  return { kind: 'done', dropAnnotations: drop };
+}

@@ -1,0 +1,74 @@
+// spec.slurm resolved once: complete typed defaults, and problems for values that cannot work.
+import type { z } from 'zod';
+import type { slurmSchema } from '../api/schemas.ts';
+import type { MaintenanceOperatorConfig } from '../api/types.ts';
+import { secretArnRegion } from '../kube/index.ts';
+import { parseLabelSelector, type LabelSelector } from '../selectors/index.ts';
+
+export type SlurmSpec = z.infer<typeof slurmSchema>;
+export type SlurmApiVersion = 'v0.0.40' | 'v0.0.41' | 'v0.0.42';
+/** Newest first: detection takes the first one the server offers. */
+export const SLURM_API_VERSIONS: readonly SlurmApiVersion[] = ['v0.0.42', 'v0.0.41', 'v0.0.40'];
+
+export interface SlurmSettings {
+  url: string;
+  apiVersion: 'auto' | SlurmApiVersion;
+  tokenEnv?: string;
+  tokenSecret?: { name: string; key: string };
+  /** AWS Secrets Manager secret ARN holding the JWT. */
+  tokenSecretArn?: string;
+  /** @default "kmaint:" */
+  reasonPrefix: string;
+  /** @default "pod" */
+  mode: 'pod' | 'node';
+  /** Pod mode: which pods are Slurm workers. */
+  podSelector?: LabelSelector;
+  /** @default "hostname" in pod mode */
+  nameFrom: 'hostname' | 'name' | 'label' | 'annotation';
+  nameKey?: string;
+  /** 0 waits for ever. @default 0 */
+  drainTimeoutSeconds: number;
+  /** @default "wait" */
+  whenUnreachable: 'wait' | 'evict';
+}
+
+export type LoadedSlurm = { kind: 'off' } | { kind: 'on'; settings: SlurmSettings } | { kind: 'invalid'; problem: string };
+
+/** Reads spec.slurm of the config object (already shaped by the CRD); `invalid` names the field at fault. */
+export function loadSlurmSettings(config: MaintenanceOperatorConfig | undefined): LoadedSlurm {
+  const spec = config?.spec?.slurm;
+  if (!spec || spec.enabled !== true) return { kind: 'off' };
+  const bad = (problem: string): LoadedSlurm => ({ kind: 'invalid', problem: `spec.slurm.${problem}` });
+  if (!spec.url) return bad('url: required when spec.slurm.enabled is true');
+  if (!/^https?:\/\/[^/]+/.test(spec.url)) return bad(`url: must start with http:// or https://, got "${spec.url}"`);
+  if (!spec.tokenEnv && !spec.tokenSecret && !spec.tokenSecretArn) return bad('tokenEnv, spec.slurm.tokenSecret or spec.slurm.tokenSecretArn: one is required');
+  if (spec.tokenSecretArn && !secretArnRegion(spec.tokenSecretArn)) return bad(`tokenSecretArn: "${spec.tokenSecretArn}" is not a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>)`);
+  const mode = spec.mode ?? 'pod';
+  // The CRD defaults nameFrom to hostname; a Node's hostname is its name.
+  const nameFrom = mode === 'node' && (spec.nameFrom ?? 'hostname') === 'hostname' ? 'name' : (spec.nameFrom ?? 'hostname');
+  if ((nameFrom === 'label' || nameFrom === 'annotation') && !spec.nameKey) return bad(`nameKey: required when nameFrom is ${nameFrom}`);
+  let podSelector: LabelSelector | undefined;
+  if (mode === 'pod') {
+    if (spec.podSelector === undefined || spec.podSelector.trim() === '') return bad('podSelector: required in pod mode (an empty selector would take every pod for a Slurm worker)');
+    const parsed = parseLabelSelector(spec.podSelector);
+    if (!parsed.ok) return bad(`podSelector: ${parsed.error}`);
+    podSelector = parsed.selector;
+  }
+  return {
+    kind: 'on',
+    settings: {
+      url: spec.url.replace(/\/+$/, ''),
+      apiVersion: spec.apiVersion ?? 'auto',
+      ...(spec.tokenEnv ? { tokenEnv: spec.tokenEnv } : {}),
+      ...(spec.tokenSecret ? { tokenSecret: { name: spec.tokenSecret.name, key: spec.tokenSecret.key ?? 'auth-token' } } : {}),
+      ...(spec.tokenSecretArn ? { tokenSecretArn: spec.tokenSecretArn } : {}),
+      reasonPrefix: spec.reasonPrefix ?? 'kmaint:',
+      mode,
+      ...(podSelector ? { podSelector } : {}),
+      nameFrom,
+      ...(spec.nameKey ? { nameKey: spec.nameKey } : {}),
+      drainTimeoutSeconds: spec.drainTimeoutSeconds ?? 0,
+      whenUnreachable: spec.whenUnreachable ?? 'wait',
+    },
+  };
+}

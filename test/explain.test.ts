@@ -1,0 +1,199 @@
+// Issue 12 point 3 on the testbed, through the real bin/kmaint.mjs run as kmaint's ServiceAccount: `kmaint explain`
+// for a request waiting on a pool limit and for one whose drain waits on a PodDisruptionBudget (exact text), its exit 2
+// for an unknown object, and `kmaint status --watch` off a terminal (a new table only on change, stopping on SIGINT or
+// --timeout).
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { AppsV1Api, PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { adminKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { admin, createNM, driveUntil, getNM, installCrds, nodes, pass, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
+
+const ns = `ex-${randomBytes(3).toString('hex')}`;
+const POOL = 'kmaint.io/pool';
+const REQUESTOR = 'explain.example.com';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function kmaint(args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['bin/kmaint.mjs', '--kubeconfig', testbed().kmaintKubeconfigPath, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const readyMessage = async (name: string): Promise<string> => (await getNM(ns, name))?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+let general: string[] = [];
+
+describe('kmaint explain and status --watch on the testbed', () => {
+  beforeAll(async () => {
+    await installCrds();
+    await setConfig(undefined);
+    await admin().core.createNamespace({ body: { metadata: { name: ns } } });
+    const all = await nodes();
+    // Exact numbers count cordoned nodes: every node must start schedulable.
+    expect(all.filter((n) => n.spec?.unschedulable === true).map((n) => n.metadata?.name)).toEqual([]);
+    general = all.filter((n) => n.metadata?.labels?.[POOL] === 'general').map((n) => n.metadata?.name ?? '').sort();
+    expect(general.length).toBeGreaterThanOrEqual(2);
+  });
+  afterEach(async () => {
+    await removeAllNMs(ns);
+    await setConfig(undefined);
+  });
+  afterAll(async () => {
+    await kubectl(['delete', 'namespace', ns, '--wait=false']);
+  });
+
+  it('explain: a request waiting on a pool limit shows every gate with its numbers, the one that holds it and who must finish', async () => {
+    const [first, second] = general as [string, string];
+    await setConfig({ maxParallelOperations: 10, pools: [{ name: 'general', nodeSelector: { matchLabels: { [POOL]: 'general' } }, maxUnavailable: 1 }] });
+    await createNM(ns, 'pool-a', { requestorID: REQUESTOR, nodeName: first });
+    expect((await pass('scheduler')).admitted).toBe(1);
+    await createNM(ns, 'pool-b', { requestorID: REQUESTOR, nodeName: second });
+    expect((await pass('scheduler')).waiting).toBe(1);
+    const wait = 'pool general: maxUnavailable 1 reached (1 under maintenance + 0 cordoned or not ready)';
+    expect(await readyMessage('pool-b')).toBe(`waiting: ${wait}`);
+
+    const r = await kmaint(['explain', `${ns}/pool-b`]);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^NodeMaintenance ${escape(`${ns}/pool-b`)}: node ${escape(second)}, requestor explain\\.example\\.com, phase Pending, age \\d+s$`));
+    expect(lines.slice(1)).toEqual([
+      `  Ready: waiting: ${wait}`,
+      'admission (as the next scheduler pass decides, after the admissions it would make):',
+      `  verdict: waits: ${wait}`,
+      `  ok    node ${second} exists and no other request holds it`,
+      '  ok    cluster window: none configured',
+      '  ok    pool general window: none configured',
+      '  ok    maxParallelOperations 10: 1 in progress',
+      '  ok    maxUnavailable unlimited: 1 under maintenance + 0 cordoned or not ready',
+      `  ok    pool general (${general.length} nodes): maxParallelOperations unlimited: 1 in progress`,
+      `  WAIT  ${wait}`,
+      `next: a request in progress in pool general must finish (its requestor deletes it, cleanup releases the node): ${ns}/pool-a (${first}, Scheduled)`,
+      '',
+    ]);
+  });
+
+  it('explain: a drain waiting on a PodDisruptionBudget names the pod, the budget with its numbers and why it holds', async () => {
+    const node = general[0] as string;
+    const labels = { case: 'explain-web' };
+    await adminKubeConfig().makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({ namespace: ns, body: { metadata: { name: 'web' }, spec: { minAvailable: 1, selector: { matchLabels: labels } } } });
+    await adminKubeConfig()
+      .makeApiClient(AppsV1Api)
+      .createNamespacedReplicaSet({
+        namespace: ns,
+        body: {
+          metadata: { name: 'web' },
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: labels },
+            template: {
+              metadata: { labels, annotations: { 'kmaint.io/sim-termination-seconds': '0' } },
+              spec: { nodeName: node, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m' } } }] },
+            },
+          },
+        },
+      });
+    const pod = await waitFor('the web pod running and counted by its budget', async () => {
+      const p = (await admin().core.listNamespacedPod({ namespace: ns, labelSelector: 'case=explain-web' })).items.find((x) => x.status?.phase === 'Running');
+      const s = (await adminKubeConfig().makeApiClient(PolicyV1Api).readNamespacedPodDisruptionBudget({ namespace: ns, name: 'web' })).status;
+      return p && s?.currentHealthy === 1 && s.expectedPods === 1 && s.disruptionsAllowed === 0 ? `${ns}/${p.metadata?.name ?? ''}` : undefined;
+    });
+    await createNM(ns, 'budget', { requestorID: REQUESTOR, nodeName: node, drainSpec: { force: true, podSelector: 'case=explain-web' } });
+    await driveUntil('budget blocked by web', async () => {
+      const nm = await getNM(ns, 'budget');
+      return phaseOf(nm) === 'Draining' && (await readyMessage('budget')).includes('waits for PodDisruptionBudget') ? true : undefined;
+    });
+
+    const r = await kmaint(['explain', `${ns}/budget`]);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const numbers = 'allows 0 disruptions: needs 1 healthy, has 1 of 1 expected';
+    const why = 'a single replica: its only pod cannot leave without breaking the budget';
+    // Every other pod on the node stays: the drain selects case=explain-web only.
+    const others = (await admin().core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` })).items
+      .map((p: V1Pod) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`)
+      .filter((k) => k !== pod)
+      .sort();
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^NodeMaintenance ${escape(`${ns}/budget`)}: node ${escape(node)}, requestor explain\\.example\\.com, phase Draining, age \\d+s$`));
+    expect(lines.slice(1)).toEqual([
+      `  Ready: draining: 1 of 1 pods left; pod ${pod} waits for PodDisruptionBudget ${ns}/web (${numbers}): ${why}`,
+      `pods on node ${node} (${others.length + 1}):`,
+      ...[`  HELD  ${pod} waits for PodDisruptionBudget ${ns}/web (${numbers}): ${why}`, ...others.map((k) => `  stays ${k} (not drained: DaemonSet, mirror or kmaint pod, or not selected by the drainSpec)`)].sort((a, b) =>
+        a.slice(8) < b.slice(8) ? -1 : 1,
+      ),
+      `next: PodDisruptionBudget ${ns}/web must allow a disruption (${numbers}; ${why}); then the drainer evicts ${pod}`,
+      '',
+    ]);
+  });
+
+  it('explain: an unknown request or a malformed name exits 2 with one line', async () => {
+    expect(await kmaint(['explain', `${ns}/nope`])).toEqual({ code: 2, stdout: '', stderr: `kmaint: NodeMaintenance ${ns}/nope not found\n` });
+    expect(await kmaint(['explain', 'nope'])).toEqual({ code: 2, stdout: '', stderr: 'kmaint: expected <namespace>/<name> of a NodeMaintenance, got "nope"\n' });
+  });
+
+  it('status --watch off a terminal prints a table at start and one per change (not per age tick), and stops on SIGINT', async () => {
+    const node = general[1] as string;
+    const child = spawn(process.execPath, ['bin/kmaint.mjs', '--kubeconfig', testbed().kmaintKubeconfigPath, 'status', '--watch', '--interval', '300ms', '-o', 'text'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const config = 'MaintenanceOperatorConfig kmaint/default not found: defaults apply (maxParallelOperations 1, maxUnavailable unlimited)';
+    await waitFor('the first table', async () => (out.includes('no NodeMaintenance requests') ? true : undefined), 20_000, 100);
+    // Several reads with nothing changed: still one table.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(out).toBe(`${config}\nno NodeMaintenance requests\n`);
+    await createNM(ns, 'watched', { requestorID: REQUESTOR, nodeName: node });
+    await waitFor('the second table', async () => (out.includes('watched') ? true : undefined), 20_000, 100);
+    await pass('scheduler');
+    await waitFor('the third table', async () => (out.includes('Scheduled') ? true : undefined), 20_000, 100);
+    await new Promise((r) => setTimeout(r, 1500));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(err).toBe('');
+    const lines = out.trimEnd().split('\n');
+    const header = /^REQUEST +NODE +REQUESTOR +PHASE +AGE +MESSAGE$|^REQUEST +NODE +REQUESTOR +PHASE +AGE +DRAIN +MESSAGE$/;
+    expect(lines.slice(0, 2)).toEqual([config, 'no NodeMaintenance requests']);
+    expect(lines[2]).toBe(config);
+    expect(lines[3]).toBe('1 request: 1 new');
+    expect(lines[4]).toMatch(header);
+    expect(lines[5]).toMatch(new RegExp(`^${escape(`${ns}/watched`)} +${escape(node)} +explain\\.example\\.com +new +\\d+s +-$`));
+    expect(lines[6]).toBe(config);
+    expect(lines[7]).toBe('1 request: 1 Scheduled');
+    expect(lines[8]).toMatch(header);
+    expect(lines[9]).toMatch(new RegExp(`^${escape(`${ns}/watched`)} +${escape(node)} +explain\\.example\\.com +Scheduled +\\d+s +- +admitted: slot 1 of 1$`));
+    expect(lines).toHaveLength(10);
+  });
+
+  it('status --watch --timeout stops by itself with exit 0; -o json prints the rows only on change, not per age tick', async () => {
+    await createNM(ns, 'json-watched', { requestorID: REQUESTOR, nodeName: general[0] as string });
+    const child = spawn(process.execPath, ['bin/kmaint.mjs', '--kubeconfig', testbed().kmaintKubeconfigPath, 'status', '--watch', '--interval', '200ms', '--timeout', '3s', '-o', 'json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let firstOutputAt = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      firstOutputAt ||= Date.now();
+      out += d.toString('utf8');
+    });
+    child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    // Measured from the first table, so a slow start of the process under load does not count.
+    const watched = Date.now() - firstOutputAt;
+    expect([code, err]).toEqual([0, '']);
+    expect(firstOutputAt).toBeGreaterThan(0);
+    expect(watched).toBeGreaterThanOrEqual(2500);
+    expect(watched).toBeLessThan(10_000);
+    const rows = out.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows.map((r) => [r['request'], r['phase']])).toEqual([[`${ns}/json-watched`, '']]);
+    expect(await kmaint(['status', '--watch', '--interval', 'soon'])).toEqual({ code: 2, stdout: '', stderr: 'kmaint: invalid duration "soon": use e.g. 30s, 5m, 1h\n' });
+  });
+});

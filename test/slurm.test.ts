@@ -1,0 +1,268 @@
+// Slurm-aware drain end to end: kmaint's real passes on the testbed plus a REAL Slurm 24.11 (slurmctld, 3 slurmd,
+// slurmrestd with JWT) started by slurm/ from the cached trixie rootfs.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { NodeMaintenance } from '../shared/api/index.ts';
+import { ANNOTATION_SLURM_DRAINED } from '../shared/slurm/index.ts';
+import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
+import { kubectl, testbed } from './support/cluster.ts';
+import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, generalNodes, getNM, installCrds, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+
+const ns = `slurm-${randomBytes(3).toString('hex')}`;
+const TOKEN_ENV = 'KMAINT_TEST_SLURM_JWT';
+const WORKER_LABELS = { 'app.kubernetes.io/name': 'slurmd' };
+let slurm: SlurmCluster;
+let slurmDir = '';
+let workers: string[] = [];
+
+interface RestNode {
+  name: string;
+  state: string[];
+  reason: string;
+}
+
+async function slurmNode(name: string): Promise<RestNode> {
+  const r = await slurm.rest('GET', `/slurm/v0.0.41/node/${name}`);
+  const node = (r.body as { nodes: RestNode[] }).nodes[0];
+  if (!node) throw new Error(`Slurm node ${name} not found`);
+  // On a loaded machine slurmctld may miss one ping of a slurmd (NOT_RESPONDING until the next); it says nothing
+  // about drains, which is what these tests read.
+  return { name: node.name, state: node.state.filter((s) => s !== 'NOT_RESPONDING'), reason: node.reason };
+}
+
+/** Submits `sleep seconds` on `node` and waits until the node is ALLOCATED. */
+async function runJob(node: string, seconds: number): Promise<number> {
+  const r = await slurm.rest('POST', '/slurm/v0.0.41/job/submit', {
+    job: { name: `hold-${node}`, partition: 'debug', required_nodes: [node], current_working_directory: '/tmp', standard_output: '/dev/null', environment: ['PATH=/bin:/usr/bin'], script: `#!/bin/sh\nsleep ${seconds}\n` },
+  });
+  const id = (r.body as { job_id?: number }).job_id;
+  if (r.status !== 200 || id === undefined) throw new Error(`job submit: ${r.status} ${JSON.stringify(r.body)}`);
+  for (let i = 0; i < 100 && !(await slurmNode(node)).state.includes('ALLOCATED'); i++) await new Promise((done) => setTimeout(done, 50));
+  return id;
+}
+
+/** A Slinky-style NodeSet worker pod: hostname = Slurm node name. */
+async function workerPod(name: string, node: string, hostname: string): Promise<void> {
+  await admin().core.createNamespacedPod({
+    namespace: ns,
+    body: {
+      metadata: { name, namespace: ns, labels: WORKER_LABELS, annotations: { 'kmaint.io/sim-termination-seconds': '0' } },
+      spec: { nodeName: node, hostname, terminationGracePeriodSeconds: 1, containers: [{ name: 'slurmd', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m' } } }] },
+    },
+  });
+}
+
+async function podState(name: string): Promise<'running' | 'evicted'> {
+  try {
+    const pod = await admin().core.readNamespacedPod({ namespace: ns, name });
+    return pod.metadata?.deletionTimestamp ? 'evicted' : 'running';
+  } catch {
+    return 'evicted';
+  }
+}
+
+/** `kmaint status -o json` as kmaint's ServiceAccount: one row per request. */
+async function kmaintStatus(): Promise<Array<Record<string, unknown>>> {
+  const stdout = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, ['bin/kmaint.mjs', '--kubeconfig', testbed().kmaintKubeconfigPath, 'status', '-o', 'json'], { timeout: 60_000 }, (err, out) => (err ? reject(err) : resolve(out)));
+  });
+  return stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** `kmaint explain ns/name` as kmaint's ServiceAccount, by line. */
+async function kmaintExplain(ref: string): Promise<string[]> {
+  const stdout = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, ['bin/kmaint.mjs', '--kubeconfig', testbed().kmaintKubeconfigPath, 'explain', ref], { timeout: 60_000 }, (err, out) => (err ? reject(err) : resolve(out)));
+  });
+  return stdout.trimEnd().split('\n');
+}
+
+function message(nm: NodeMaintenance | undefined): string {
+  return nm?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
+}
+
+async function untilMessage(name: string, expected: string | RegExp): Promise<NodeMaintenance> {
+  return driveUntil(`${ns}/${name} says ${String(expected)}`, async () => {
+    const nm = await getNM(ns, name);
+    const m = message(nm);
+    return (typeof expected === 'string' ? m === expected : expected.test(m)) ? nm : undefined;
+  });
+}
+
+async function untilReady(name: string): Promise<NodeMaintenance> {
+  return driveUntil(`${ns}/${name} Ready`, async () => {
+    const nm = await getNM(ns, name);
+    return phaseOf(nm) === 'Ready' ? nm : undefined;
+  });
+}
+
+async function untilGone(name: string): Promise<void> {
+  await driveUntil(`${ns}/${name} gone`, async () => ((await getNM(ns, name)) === undefined ? true : undefined));
+}
+
+function slurmConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    maxParallelOperations: 3,
+    slurm: { enabled: true, url: slurm.url, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', nameFrom: 'hostname', ...extra },
+  };
+}
+
+const DRAIN_WORKERS = { force: true, podSelector: 'app.kubernetes.io/name=slurmd', timeoutSeconds: 0 };
+
+describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
+  beforeAll(async () => {
+    slurmDir = mkdtempSync(join(tmpdir(), 'kmaint-slurm-'));
+    slurm = await startSlurm({ dir: slurmDir, nodes: 3, log: (line) => process.stderr.write(`[slurm] ${line}\n`) });
+    process.env[TOKEN_ENV] = slurm.token('root');
+    await installCrds();
+    await admin().core.createNamespace({ body: { metadata: { name: ns } } });
+    workers = await generalNodes();
+    expect(workers.length).toBeGreaterThanOrEqual(3);
+  });
+  afterEach(async () => {
+    await slurm.startRestd();
+    process.env[TOKEN_ENV] = slurm.token('root');
+    await removeAllNMs(ns);
+    await setConfig(undefined);
+    for (const w of workers) await setUnschedulable(w, false);
+    await kubectl(['delete', 'pods', '--all', '-n', ns, '--grace-period=0', '--force']);
+    for (const n of slurm.nodes) await slurm.rest('POST', `/slurm/v0.0.41/node/${n}`, { state: ['UNDRAIN'] });
+  });
+  afterAll(async () => {
+    delete process.env[TOKEN_ENV];
+    await slurm?.stop();
+    rmSync(slurmDir, { recursive: true, force: true });
+    await kubectl(['delete', 'namespace', ns, '--wait=false']);
+  });
+
+  it('a job on n1 holds the eviction; once n1 is Drained the worker is evicted and the request is Ready; deletion undrains n1', async () => {
+    const node = workers[0] as string;
+    await workerPod('slurm-n1', node, 'n1');
+    await setConfig(slurmConfig());
+    await runJob('n1', 10);
+    await createNM(ns, 'job-on-n1', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
+
+    const waiting = await untilMessage('job-on-n1', 'waiting: Slurm node n1 draining, state ALLOCATED+DRAIN');
+    expect(phaseOf(waiting)).toBe('Draining');
+    expect(waiting.metadata.annotations?.[ANNOTATION_SLURM_DRAINED]).toBe('n1');
+    expect(await slurmNode('n1')).toEqual({ name: 'n1', state: ['ALLOCATED', 'DRAIN'], reason: `kmaint: upgrade.acme.com ${ns}/job-on-n1` });
+    expect(await podState('slurm-n1')).toBe('running');
+    const row = (await kmaintStatus()).find((r) => r['request'] === `${ns}/job-on-n1`);
+    expect([row?.['phase'], row?.['message']]).toEqual(['Draining', 'waiting: Slurm node n1 draining, state ALLOCATED+DRAIN']);
+    // kmaint explain: the Slurm wait is its own section, and the next thing is the job ending.
+    const explained = await kmaintExplain(`${ns}/job-on-n1`);
+    expect(explained.slice(1, 4)).toEqual(['  Ready: waiting: Slurm node n1 draining, state ALLOCATED+DRAIN', 'Slurm:', '  WAIT  waiting: Slurm node n1 draining, state ALLOCATED+DRAIN']);
+    expect(explained.filter((l) => l.includes(`${ns}/slurm-n1`))).toEqual([`  evict ${ns}/slurm-n1 (no PodDisruptionBudget)`]);
+    expect(explained.at(-1)).toBe('next: the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods');
+    expect(await podState('slurm-n1')).toBe('running');
+
+    const ready = await untilReady('job-on-n1');
+    expect(message(ready)).toBe('');
+    expect((await slurmNode('n1')).state).toEqual(['IDLE', 'DRAIN']);
+    expect(await podState('slurm-n1')).toBe('evicted');
+
+    await deleteNM(ns, 'job-on-n1');
+    await untilGone('job-on-n1');
+    // 24.11 keeps the reason text after an undrain; the DRAIN flag is what kmaint lifted.
+    expect(await slurmNode('n1')).toEqual({ name: 'n1', state: ['IDLE'], reason: `kmaint: upgrade.acme.com ${ns}/job-on-n1` });
+  });
+
+  it("an admin drain ('admin: bad dimm') on n2 is waited for, never recorded, and left in place after cleanup", async () => {
+    const node = workers[1] as string;
+    await workerPod('slurm-n2', node, 'n2');
+    await setConfig(slurmConfig());
+    await runJob('n2', 5);
+    expect((await slurm.rest('POST', '/slurm/v0.0.41/node/n2', { state: ['DRAIN'], reason: 'admin: bad dimm' })).status).toBe(200);
+    await createNM(ns, 'admin-n2', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
+
+    const waiting = await untilMessage('admin-n2', 'waiting: Slurm node n2 drained by someone else ("admin: bad dimm"), state ALLOCATED+DRAIN');
+    expect(waiting.metadata.annotations?.[ANNOTATION_SLURM_DRAINED]).toBeUndefined();
+    expect(await podState('slurm-n2')).toBe('running');
+
+    await untilReady('admin-n2');
+    expect(await podState('slurm-n2')).toBe('evicted');
+    await deleteNM(ns, 'admin-n2');
+    await untilGone('admin-n2');
+    expect(await slurmNode('n2')).toEqual({ name: 'n2', state: ['IDLE', 'DRAIN'], reason: 'admin: bad dimm' });
+  });
+
+  it('node mode: slurmrestd stopped mid-drain -> the object says so and nothing is evicted; the drain finishes once it is back', async () => {
+    const node = workers[2] as string;
+    await kubectl(['label', 'node', node, 'slurm.kmaint.io/node-name=n3', '--overwrite']);
+    try {
+      // A plain pod on the node: in node mode the whole node waits for its Slurm node.
+      await admin().core.createNamespacedPod({
+        namespace: ns,
+        body: { metadata: { name: 'plain', namespace: ns, labels: { 'kmaint.io/test': 'plain' }, annotations: { 'kmaint.io/sim-termination-seconds': '0' } }, spec: { nodeName: node, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } },
+      });
+      await setConfig(slurmConfig({ mode: 'node', podSelector: undefined, nameFrom: 'label', nameKey: 'slurm.kmaint.io/node-name' }));
+      await runJob('n3', 6);
+      await createNM(ns, 'restd-down', { requestorID: 'firmware.acme.com', nodeName: node, drainSpec: { force: true, podSelector: 'kmaint.io/test=plain', timeoutSeconds: 0 } });
+      await untilMessage('restd-down', 'waiting: Slurm node n3 draining, state ALLOCATED+DRAIN');
+
+      await slurm.stopRestd();
+      const down = await untilMessage('restd-down', /^waiting: cannot reach slurmrestd/);
+      expect(message(down)).toBe(`waiting: cannot reach slurmrestd at ${slurm.url}: ECONNREFUSED; nothing is evicted until Slurm node n3 can be drained`);
+      // The job ends while slurmrestd is down; kmaint still cannot know, so it still evicts nothing.
+      await new Promise((done) => setTimeout(done, 7000));
+      await driveUntil('one more round', async () => true);
+      expect(phaseOf(await getNM(ns, 'restd-down'))).toBe('Draining');
+      expect(await podState('plain')).toBe('running');
+
+      await slurm.startRestd();
+      await untilReady('restd-down');
+      expect(await podState('plain')).toBe('evicted');
+      await deleteNM(ns, 'restd-down');
+      await untilGone('restd-down');
+      expect((await slurmNode('n3')).state).toEqual(['IDLE']);
+    } finally {
+      await kubectl(['label', 'node', node, 'slurm.kmaint.io/node-name-']);
+    }
+  });
+
+  it('a bad token, then no token, give clear messages and nothing is drained or evicted; a token from a Secret drains and undrains', async () => {
+    const node = workers[0] as string;
+    await workerPod('slurm-n1-bad', node, 'n1');
+    await setConfig(slurmConfig());
+    const good = process.env[TOKEN_ENV] ?? '';
+    process.env[TOKEN_ENV] = `${good.slice(0, -4)}AAAA`;
+    await createNM(ns, 'bad-token', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
+    const nm = await untilMessage('bad-token', /^waiting: listing Slurm nodes/);
+    expect(message(nm)).toBe(
+      'waiting: listing Slurm nodes: slurmrestd rejected the token (511 Protocol authentication error: Failure to query nodes (error 1007)): check spec.slurm.tokenEnv / tokenSecret; nothing is evicted until Slurm node n1 can be drained',
+    );
+    expect(process.env[TOKEN_ENV]).not.toBe('');
+    expect(message(nm)).not.toContain(process.env[TOKEN_ENV]);
+    expect(await podState('slurm-n1-bad')).toBe('running');
+    expect((await slurmNode('n1')).state).toEqual(['IDLE']);
+
+    delete process.env[TOKEN_ENV];
+    expect(message(await untilMessage('bad-token', /^waiting: spec\.slurm/))).toBe(
+      `waiting: spec.slurm.tokenEnv: environment variable ${TOKEN_ENV} is not set in kmaint's process; nothing is evicted until Slurm node n1 can be drained`,
+    );
+
+    // The token from a Secret in kmaint's namespace, readable by kmaint's ServiceAccount through a Role naming it.
+    const sa = testbed().kmaintUser.split(':').slice(2).join(':');
+    await kubectl(['create', 'role', 'slurm-token-reader', '-n', KMAINT_NS, '--verb=get', '--resource=secrets', '--resource-name=slurm-token']);
+    await kubectl(['create', 'rolebinding', 'slurm-token-reader', '-n', KMAINT_NS, '--role=slurm-token-reader', `--serviceaccount=${sa}`]);
+    await kubectl(['create', 'secret', 'generic', 'slurm-token', '-n', KMAINT_NS, `--from-literal=auth-token=${slurm.token('root')}`]);
+    try {
+      await setConfig(slurmConfig({ tokenEnv: undefined, tokenSecret: { name: 'slurm-token' } }));
+      const ready = await untilReady('bad-token');
+      expect(ready.metadata.annotations?.[ANNOTATION_SLURM_DRAINED]).toBe('n1');
+      expect((await slurmNode('n1')).state).toEqual(['IDLE', 'DRAIN']);
+      expect(await podState('slurm-n1-bad')).toBe('evicted');
+      // Cleanup reads the same Secret to undrain (the finalizer stays while it cannot).
+      await deleteNM(ns, 'bad-token');
+      await untilGone('bad-token');
+      expect((await slurmNode('n1')).state).toEqual(['IDLE']);
+    } finally {
+      await kubectl(['delete', 'secret', 'slurm-token', '-n', KMAINT_NS]);
+      await kubectl(['delete', 'rolebinding,role', 'slurm-token-reader', '-n', KMAINT_NS]);
+    }
+  });
+});

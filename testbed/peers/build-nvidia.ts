@@ -1,0 +1,143 @@
+// `npx tsx testbed/peers/build-nvidia.ts`: builds the upstream NVIDIA maintenance operator pinned in
+// testbed/peers/nvidia/go.mod into ~/.cache/kmaint-testbed/peers/ (skipped while the pin is unchanged), for
+// bench/peers. Nothing of its source enters this repository: it comes from the Go module proxy, or, when the
+// proxy refuses the module, from a git copy of the upstream repository named by KMAINT_NVIDIA_OPERATOR_GIT.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const NVIDIA_MODULE = 'github.com/Mellanox/maintenance-operator';
+const WRAPPER_DIR = join(dirname(fileURLToPath(import.meta.url)), 'nvidia');
+/** Where the operator's git history may be found when the module proxy refuses the module. */
+const DEFAULT_GIT = '/work/.mirror/Mellanox+maintenance-operator/repo';
+
+export class PeerBuildError extends Error {
+  override readonly name = 'PeerBuildError';
+}
+
+export interface NvidiaOperator {
+  version: string;
+  binary: string;
+  /** config/crd/bases of the same version (NodeMaintenance, MaintenanceOperatorConfig). */
+  crdDir: string;
+  /** config/rbac/role.yaml: the ClusterRole the operator ships with. */
+  roleFile: string;
+  /** Where the source came from: the module proxy or a git copy. */
+  source: string;
+}
+
+export function pinnedNvidiaVersion(): string {
+  const text = readFileSync(join(WRAPPER_DIR, 'go.mod'), 'utf8');
+  const version = new RegExp(`^\\s*${NVIDIA_MODULE.replace(/[.]/g, '\\.')}\\s+(v\\S+)`, 'm').exec(text)?.[1];
+  if (!version) throw new PeerBuildError(`no "require ${NVIDIA_MODULE}" line in ${join(WRAPPER_DIR, 'go.mod')}`);
+  return version;
+}
+
+export function nvidiaCacheDir(version: string = pinnedNvidiaVersion()): string {
+  return join(homedir(), '.cache', 'kmaint-testbed', 'peers', 'nvidia-maintenance-operator', version);
+}
+
+function stamp(version: string): string {
+  const hash = createHash('sha256').update(readFileSync(join(WRAPPER_DIR, 'go.mod'))).digest('hex').slice(0, 16);
+  return `${NVIDIA_MODULE}@${version} wrapper=${hash}\n`;
+}
+
+function layout(dir: string, version: string, source: string): NvidiaOperator {
+  return { version, binary: join(dir, 'maintenance-manager'), crdDir: join(dir, 'crds'), roleFile: join(dir, 'rbac', 'role.yaml'), source };
+}
+
+function run(step: string, cmd: string, args: string[], cwd: string, log: (line: string) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, CGO_ENABLED: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const ticker = setInterval(() => log(`  ${step}: still running (${Math.round((Date.now() - started) / 1000)} s)`), 30_000);
+    child.on('error', (err) => {
+      clearInterval(ticker);
+      reject(new PeerBuildError(`${step}: could not run ${cmd}: ${err.message}`, { cause: err }));
+    });
+    child.on('exit', (code) => {
+      clearInterval(ticker);
+      if (code === 0) {
+        log(`  ${step}: done in ${Math.round((Date.now() - started) / 1000)} s`);
+        resolve(stdout);
+      } else {
+        const why = (stderr.trim() || stdout.trim()).split('\n').slice(-4).map((l) => l.trim()).join(' ');
+        reject(new PeerBuildError(`${step} failed (exit ${code}): ${why}`));
+      }
+    });
+  });
+}
+
+/** Source from the module proxy: the module's directory in the module cache, or why the proxy refused. */
+async function fromModuleProxy(version: string, log: (line: string) => void): Promise<{ dir: string } | { refused: string }> {
+  try {
+    const out = await run('go mod download', 'go', ['mod', 'download', '-json', `${NVIDIA_MODULE}@${version}`], WRAPPER_DIR, log);
+    return { dir: (JSON.parse(out) as { Dir: string }).Dir };
+  } catch (err) {
+    return { refused: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** Builds the binary unless the cache holds this exact pin; returns where binary, CRDs and role are. */
+export async function ensureNvidiaOperator(opts: { force?: boolean; log?: (line: string) => void } = {}): Promise<NvidiaOperator> {
+  const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const version = pinnedNvidiaVersion();
+  const dir = nvidiaCacheDir(version);
+  const stampFile = join(dir, '.stamp');
+  if (!opts.force && existsSync(stampFile) && readFileSync(stampFile, 'utf8').startsWith(stamp(version))) {
+    const source = readFileSync(stampFile, 'utf8').split('\n')[1] ?? '';
+    const op = layout(dir, version, source);
+    if (existsSync(op.binary) && existsSync(op.crdDir)) {
+      log(`NVIDIA maintenance operator ${version} is current in ${dir}`);
+      return op;
+    }
+  }
+  if (spawnSync('go', ['version']).status !== 0) throw new PeerBuildError('the Go toolchain (go >= 1.25) is not on PATH');
+  log(`building the NVIDIA maintenance operator ${version} into ${dir}`);
+  mkdirSync(dir, { recursive: true });
+  const proxied = await fromModuleProxy(version, log);
+  let srcDir: string;
+  let source: string;
+  if ('dir' in proxied) {
+    srcDir = proxied.dir;
+    source = `module proxy (${srcDir})`;
+    // The wrapper module pins the api module itself (the root module's replace is ignored in a dependency).
+    await run('go build', 'go', ['build', '-mod=mod', '-trimpath', '-ldflags', '-s -w', '-o', join(dir, 'maintenance-manager'), `${NVIDIA_MODULE}/cmd/maintenance-manager`], WRAPPER_DIR, log);
+  } else {
+    const git = process.env['KMAINT_NVIDIA_OPERATOR_GIT'] ?? DEFAULT_GIT;
+    log(`  the module proxy refused ${NVIDIA_MODULE}@${version} (${proxied.refused}); using the git copy in ${git}`);
+    if (!existsSync(git)) throw new PeerBuildError(`${NVIDIA_MODULE}@${version}: the module proxy refused it and KMAINT_NVIDIA_OPERATOR_GIT (${git}) does not exist`);
+    srcDir = join(dir, 'src');
+    rmSync(srcDir, { recursive: true, force: true });
+    mkdirSync(srcDir, { recursive: true });
+    await run('git archive', 'sh', ['-c', `git --git-dir="${git}" archive "${version}" | tar -x -C "${srcDir}"`], dir, log);
+    source = `git tag ${version} of ${git}`;
+    // Built from its own go.mod and go.sum: dependencies still come from the module proxy.
+    await run('go build', 'go', ['build', '-trimpath', '-ldflags', '-s -w', '-o', join(dir, 'maintenance-manager'), './cmd/maintenance-manager'], srcDir, log);
+  }
+  const op = layout(dir, version, source);
+  rmSync(op.crdDir, { recursive: true, force: true });
+  cpSync(join(srcDir, 'config', 'crd', 'bases'), op.crdDir, { recursive: true });
+  mkdirSync(dirname(op.roleFile), { recursive: true });
+  cpSync(join(srcDir, 'config', 'rbac', 'role.yaml'), op.roleFile);
+  writeFileSync(stampFile, `${stamp(version)}${source}\n`);
+  log(`NVIDIA maintenance operator ${version} built: ${op.binary}`);
+  return op;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  ensureNvidiaOperator({ force: process.argv.includes('--force') }).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`build-nvidia: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
