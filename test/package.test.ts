@@ -83,14 +83,27 @@ describe('npm run package', () => {
     ]);
   });
 
-  it('grants reading a kubeconfig secret only when kubeconfigSecretArn is set (default: not set, no policy)', () => {
+  it('grants reading a kubeconfig secret and a slurmrestd token secret only when their ARNs are set (default: not set, no policy)', () => {
     const t = template as Template & { Conditions?: Record<string, unknown> };
-    expect(t.Conditions).toEqual({ KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] }, AlarmTopicSet: { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] } });
+    expect(t.Conditions).toEqual({
+      KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] },
+      AlarmTopicSet: { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] },
+      SlurmTokenFromSecret: { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] },
+    });
     expect(template.Resources['KubeconfigSecretReadPolicy']).toEqual({
       Type: 'AWS::IAM::Policy',
       Condition: 'KubeconfigFromSecret',
       Properties: {
         PolicyName: 'kmaint-dev-kubeconfig-secret',
+        Roles: [{ Ref: 'IamRoleLambdaExecution' }],
+        PolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: '' }] },
+      },
+    });
+    expect(template.Resources['SlurmTokenSecretReadPolicy']).toEqual({
+      Type: 'AWS::IAM::Policy',
+      Condition: 'SlurmTokenFromSecret',
+      Properties: {
+        PolicyName: 'kmaint-dev-slurm-token-secret',
         Roles: [{ Ref: 'IamRoleLambdaExecution' }],
         PolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: '' }] },
       },
@@ -179,11 +192,12 @@ describe('npm run package', () => {
     });
   });
 
-  it('takes the cluster, rate, stage and kubeconfig secret from parameters', async () => {
+  it('takes the cluster, rate, stage, kubeconfig and slurmrestd token secrets and alarm settings from parameters', async () => {
     const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:kmaint-kubeconfig-AbCdEf';
     const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:kmaint-alarms';
+    const SLURM = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:slurm-jwt-XyZ123';
     const out = mkdtempSync(join(tmpdir(), 'kmaint-package-'));
-    await run('npx', ['osls', 'package', '--stage', 'prod', '--param=cluster=prod-eks', '--param=rate=rate(5 minutes)', `--param=kubeconfigSecretArn=${SECRET}`, `--param=alarmTopicArn=${TOPIC}`, '--param=stuckAfterSeconds=7200', '--param=budgetBlockedAfterSeconds=900', '--package', out], { env: { ...offlineEnv(), SLS_TELEMETRY_DISABLED: '1' }, timeout: 120_000 });
+    await run('npx', ['osls', 'package', '--stage', 'prod', '--param=cluster=prod-eks', '--param=rate=rate(5 minutes)', `--param=kubeconfigSecretArn=${SECRET}`, `--param=alarmTopicArn=${TOPIC}`, `--param=slurmTokenSecretArn=${SLURM}`, '--param=stuckAfterSeconds=7200', '--param=budgetBlockedAfterSeconds=900', '--package', out], { env: { ...offlineEnv(), SLS_TELEMETRY_DISABLED: '1' }, timeout: 120_000 });
     const t = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
     rmSync(out, { recursive: true });
     const rules = Object.values(t.Resources).filter((r) => r.Type === 'AWS::Events::Rule');
@@ -191,12 +205,17 @@ describe('npm run package', () => {
     expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('"cluster/prod-eks"');
     expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('{"StringEquals":{"aws:ResourceTag/eks:cluster-name":"prod-eks"}}');
     expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('"function","kmaint-prod-drainer"');
-    expect((t as Template & { Conditions?: unknown }).Conditions).toEqual({ KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': [SECRET, ''] }] }, AlarmTopicSet: { 'Fn::Not': [{ 'Fn::Equals': [TOPIC, ''] }] } });
+    expect((t as Template & { Conditions?: unknown }).Conditions).toEqual({
+      KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': [SECRET, ''] }] },
+      AlarmTopicSet: { 'Fn::Not': [{ 'Fn::Equals': [TOPIC, ''] }] },
+      SlurmTokenFromSecret: { 'Fn::Not': [{ 'Fn::Equals': [SLURM, ''] }] },
+    });
     const alarms = alarmsOf(t);
     expect([alarms['StuckMaintenanceAlarm']?.['Threshold'], alarms['BudgetBlockingAlarm']?.['Threshold'], alarms['PassFailuresAlarm']?.['Threshold']]).toEqual(['7200', '900', 1]);
     for (const a of Object.values(alarms)) expect(a['AlarmActions']).toEqual([{ 'Fn::If': ['AlarmTopicSet', TOPIC, { Ref: 'AWS::NoValue' }] }]);
     expect(alarms['PassFailuresAlarm']?.['AlarmName']).toBe('kmaint-prod-pass-failures');
     expect(t.Resources['KubeconfigSecretReadPolicy']?.Properties['PolicyDocument']).toEqual({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: SECRET }] });
+    expect(t.Resources['SlurmTokenSecretReadPolicy']?.Properties['PolicyDocument']).toEqual({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: SLURM }] });
     expect((t.Resources['SchedulerLambdaFunction']?.Properties['Environment'] as { Variables: Record<string, string> }).Variables['KMAINT_KUBECONFIG_SECRET_ARN']).toBe(SECRET);
   });
 
