@@ -112,15 +112,22 @@ describe('kmaint explain and status --watch on the testbed', () => {
       return phaseOf(nm) === 'Draining' && (await readyMessage('budget')).includes('waits for PodDisruptionBudget') ? true : undefined;
     });
 
-    const r = await kmaint(['explain', `${ns}/budget`]);
-    expect([r.code, r.stderr]).toEqual([0, '']);
     const numbers = 'allows 0 disruptions: needs 1 healthy, has 1 of 1 expected';
     const why = 'a single replica: its only pod cannot leave without breaking the budget';
-    // Every other pod on the node stays: the drain selects case=explain-web only.
-    const others = (await admin().core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` })).items
-      .map((p: V1Pod) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`)
-      .filter((k) => k !== pod)
-      .sort();
+    // Every other pod on the node stays: the drain selects case=explain-web only. The node's pods are read before and
+    // after explain, and explain runs again if they changed in between (an earlier file's pods may still be leaving).
+    const othersOnNode = async (): Promise<string[]> =>
+      (await admin().core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` })).items
+        .map((p: V1Pod) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`)
+        .filter((k) => k !== pod)
+        .sort();
+    const { r, others } = await waitFor('explain while the node\'s pods hold still', async () => {
+      const before = await othersOnNode();
+      const run = await kmaint(['explain', `${ns}/budget`]);
+      const after = await othersOnNode();
+      return before.join() === after.join() ? { r: run, others: after } : undefined;
+    }, 60_000, 1000);
+    expect([r.code, r.stderr]).toEqual([0, '']);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(new RegExp(`^NodeMaintenance ${escape(`${ns}/budget`)}: node ${escape(node)}, requestor explain\\.example\\.com, phase Draining, age \\d+s$`));
     expect(lines.slice(1)).toEqual([

@@ -109,6 +109,12 @@ describe('node-annotation handshake on the testbed, driven by an agent that may 
     await rbac.deleteClusterRoleBinding({ name: AGENT_ROLE });
     await rbac.deleteClusterRole({ name: AGENT_ROLE });
     await admin().core.deleteNamespace({ name: ns });
+    // Gone before the next file starts: its pods, still running on the node while the namespace terminates, would
+    // show in that file's view of the node.
+    await waitFor(`namespace ${ns} gone`, async () => {
+      const left = await admin().core.listNamespace({ fieldSelector: `metadata.name=${ns}` });
+      return left.items.length === 0 ? true : undefined;
+    }, 120_000, 500);
   });
 
   it('the agent may get and patch its own Node only: another Node and NodeMaintenances are refused (403)', async () => {
