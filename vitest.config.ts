@@ -31,7 +31,7 @@ export default defineConfig({
                 name: 'testbed',
                 include: ['test/**/*.test.ts'],
                 globalSetup: ['test/setup/testbed-global.ts'],
-                setupFiles: ['test/setup/file-timing.ts'],
+                setupFiles: ['test/setup/file-timing.ts', 'test/setup/testbed-hygiene.ts'],
                 testTimeout: 120_000,
                 hookTimeout: 180_000,
                 // The same group as unit, so the same maxWorkers; fileParallelism keeps its files one at a time.

@@ -19,6 +19,8 @@ export interface World {
   /** Nodes with a request of ours not yet gone. */
   requested: Map<string, string>;
   handCordoned: Set<string>;
+  /** Nodes already cordoned when the soak began (someone else's): never cordoned or uncordoned by the administrator. */
+  startedCordoned: ReadonlySet<string>;
   /** Union of handCordoned over the current sampling interval (see invariants.ts). */
   handCordonedAny: Set<string>;
   deletedNodes: Set<string>;
@@ -237,7 +239,7 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
       if (rng.next() < 0.3) limits['pools'] = [{ name: 'gpu', nodeSelector: { matchLabels: { [POOL_LABEL]: 'gpu' } }, maxUnavailable: rng.int(1, 2) }];
       await attempt(world, 'changing the config', () => writeConfig(c, world, { maxParallelOperations: parallel, ...limits }));
     } else if (choice < 0.6) {
-      const free = world.nodes.filter((n) => !world.handCordoned.has(n) && !world.requested.has(n) && !world.deletedNodes.has(n));
+      const free = world.nodes.filter((n) => !world.handCordoned.has(n) && !world.startedCordoned.has(n) && !world.requested.has(n) && !world.deletedNodes.has(n));
       if (free.length === 0) continue;
       const node = rng.pick(free);
       world.handCordoned.add(node);

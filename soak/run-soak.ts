@@ -108,6 +108,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     nodes: workerNames(initialNodes),
     requested: new Map(),
     handCordoned: new Set(),
+    startedCordoned: new Set([...initial].filter(([, cordoned]) => cordoned).map(([name]) => name)),
     handCordonedAny: new Set(),
     deletedNodes: new Set(),
     deletedByRequestors: new Set(),
@@ -183,7 +184,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     if (effective.length === 0) return { maxParallel: world.maxParallel, zeroThroughout: false, unavailable: [] };
     return { maxParallel: Math.max(...effective.map((e) => e.maxParallel)), zeroThroughout: effective.every((e) => e.zeroUnavailable), unavailable: unavailableLimitsOver(effective, zones) };
   };
-  const initiallyCordoned = new Set([...initial].filter(([, c]) => c).map(([n]) => n));
+  const initiallyCordoned = world.startedCordoned;
   const zones = [...new Set(initialNodes.map((n) => n.metadata?.labels?.[ZONE_LABEL]).filter((z): z is string => z !== undefined))].sort();
 
   const checker = async (): Promise<void> => {

@@ -13,7 +13,7 @@ import { kubeConfigThroughProxy, proxyCertificate, startFaultProxy, uniformFault
 import { bothReadsCordoned, checkEnd, checkPodWrites, checkSample, type ActorFacts, type ClusterSample, type UnavailableLimit } from '../soak/invariants.ts';
 import { formatSoakTable, runSoak, unavailableLimitsOver } from '../soak/run-soak.ts';
 import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, testbed } from './support/cluster.ts';
-import { KMAINT_NS, admin, bindPod, createNM, deleteNM, installCrds, nodes, phaseOf, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { KMAINT_NS, admin, bindPod, createNM, deleteNM, generalNodes, installCrds, isUnschedulable, nodes, phaseOf, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 const ns = `faults-${randomBytes(3).toString('hex')}`;
 const REQUESTOR = 'faults.example.com';
@@ -225,20 +225,31 @@ describe('kmaint through a fault-injecting proxy on the testbed', () => {
     }
   });
 
-  it('a short fixed-seed soak (seed 1, 40 s of requestors and an administrator, 5% faults, 3 copies of each pass, passes killed mid-way) ends with 0 invariant violations', async () => {
-    const report = await runSoak({
-      seed: 1,
-      activeMs: 40_000,
-      windDownMs: 45_000,
-      admin: adminKubeConfig(),
-      kmaint: kmaintKubeConfig(),
-      server: testbed().server,
-      caPem: readFileSync(testbed().caFile, 'utf8'),
-      kmaintNamespace: KMAINT_NS,
-      audit: { log: auditLog(), kmaintUser: testbed().kmaintUser },
-      log: (line) => void process.stderr.write(`[soak] ${line}\n`),
-    });
-    process.stderr.write(`${formatSoakTable(report)}\n`);
+  it('a short fixed-seed soak (seed 1, 40 s of requestors and an administrator, 5% faults, 3 copies of each pass, passes killed mid-way, one node cordoned by another tool throughout) ends with 0 invariant violations', async () => {
+    // A node someone else cordoned before the soak: requests may name it, and it must end cordoned (nobody but its owner lifts it).
+    const elsewhere = (await generalNodes()).at(-1) ?? '';
+    await setUnschedulable(elsewhere, true);
+    let stillCordoned: boolean;
+    let report: Awaited<ReturnType<typeof runSoak>>;
+    try {
+      report = await runSoak({
+        seed: 1,
+        activeMs: 40_000,
+        windDownMs: 45_000,
+        admin: adminKubeConfig(),
+        kmaint: kmaintKubeConfig(),
+        server: testbed().server,
+        caPem: readFileSync(testbed().caFile, 'utf8'),
+        kmaintNamespace: KMAINT_NS,
+        audit: { log: auditLog(), kmaintUser: testbed().kmaintUser },
+        log: (line) => void process.stderr.write(`[soak] ${line}\n`),
+      });
+      process.stderr.write(`${formatSoakTable(report)}\n`);
+      stillCordoned = await isUnschedulable(elsewhere);
+    } finally {
+      await setUnschedulable(elsewhere, false);
+    }
+    expect(stillCordoned).toBe(true);
     expect(report.violations).toEqual([]);
     expect(report.completed).toBe(report.created);
     expect(report.passes.thrown).toEqual([]);

@@ -1,0 +1,42 @@
+// What a test file left behind on the shared testbed. The testbed project runs its files one after another on one
+// control plane; a file that ends with a node still cordoned or a NodeMaintenance still holding a finalizer changes
+// what the next file sees (test/faults.test.ts's soak once started with a node another file had left cordoned).
+// Pure: the setup file (test/setup/testbed-hygiene.ts) reads the cluster before and after each file and repairs.
+
+/** The parts of the cluster a file must give back as it found them. */
+export interface HygieneView {
+  /** Node name → cordoned (spec.unschedulable), Ready condition True. */
+  nodes: ReadonlyMap<string, { cordoned: boolean; ready: boolean }>;
+  /** NodeMaintenances as `namespace/name`, with their uid and finalizers. */
+  maintenances: ReadonlyMap<string, { uid: string; finalizers: readonly string[] }>;
+  /** Namespaces in phase Terminating. */
+  terminating: ReadonlySet<string>;
+}
+
+export interface Leftover {
+  /** One line for the failure message. */
+  what: string;
+  /** How the setup file puts it back, if it can. */
+  repair?: { kind: 'uncordon'; node: string } | { kind: 'dropFinalizers'; namespace: string; name: string };
+}
+
+/** What `after` holds that `before` did not: cordons, NotReady nodes, NodeMaintenances, terminating namespaces. */
+export function leftovers(before: HygieneView, after: HygieneView): Leftover[] {
+  const out: Leftover[] = [];
+  for (const [name, node] of [...after.nodes].sort(([a], [b]) => a.localeCompare(b))) {
+    const was = before.nodes.get(name);
+    if (!was) continue;
+    if (node.cordoned && !was.cordoned) out.push({ what: `node ${name} left cordoned`, repair: { kind: 'uncordon', node: name } });
+    if (!node.ready && was.ready) out.push({ what: `node ${name} left NotReady` });
+  }
+  for (const [key, nm] of [...after.maintenances].sort(([a], [b]) => a.localeCompare(b))) {
+    if (before.maintenances.get(key)?.uid === nm.uid) continue;
+    const [namespace = '', name = ''] = key.split('/');
+    out.push({
+      what: `NodeMaintenance ${key} left behind${nm.finalizers.length > 0 ? ` (finalizers ${nm.finalizers.join(', ')})` : ''}`,
+      ...(nm.finalizers.length > 0 ? { repair: { kind: 'dropFinalizers' as const, namespace, name } } : {}),
+    });
+  }
+  for (const ns of [...after.terminating].sort()) if (!before.terminating.has(ns)) out.push({ what: `namespace ${ns} still terminating` });
+  return out;
+}
