@@ -3,7 +3,7 @@
 // runs the real handler, --help for every command, the global flags, and each error exit with its one-line reason.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -38,8 +38,16 @@ const asKmaint = (args: string[], env?: Record<string, string>): Promise<Run> =>
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const jsonLines = (stdout: string): Array<Record<string, unknown>> => stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 
+/** Directories of tmpFile, removed when the file's tests are done. */
+const tmpDirs: string[] = [];
+afterAll(() => {
+  for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 function tmpFile(name: string, text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'kmaint-cli-')), name);
+  const dir = mkdtempSync(join(tmpdir(), 'kmaint-cli-'));
+  tmpDirs.push(dir);
+  const path = join(dir, name);
   writeFileSync(path, text);
   return path;
 }

@@ -9,8 +9,8 @@ export interface HygieneView {
   nodes: ReadonlyMap<string, { cordoned: boolean; ready: boolean }>;
   /** NodeMaintenances as `namespace/name`, with their uid and finalizers. */
   maintenances: ReadonlyMap<string, { uid: string; finalizers: readonly string[] }>;
-  /** Namespaces in phase Terminating. */
-  terminating: ReadonlySet<string>;
+  /** Namespaces in phase Terminating → pods still in them (a namespace with none left disturbs no other file). */
+  terminating: ReadonlyMap<string, number>;
 }
 
 export interface Leftover {
@@ -20,7 +20,7 @@ export interface Leftover {
   repair?: { kind: 'uncordon'; node: string } | { kind: 'dropFinalizers'; namespace: string; name: string };
 }
 
-/** What `after` holds that `before` did not: cordons, NotReady nodes, NodeMaintenances, terminating namespaces. */
+/** What `after` holds that `before` did not: cordons, NotReady nodes, NodeMaintenances, pods of terminating namespaces. */
 export function leftovers(before: HygieneView, after: HygieneView): Leftover[] {
   const out: Leftover[] = [];
   for (const [name, node] of [...after.nodes].sort(([a], [b]) => a.localeCompare(b))) {
@@ -37,6 +37,8 @@ export function leftovers(before: HygieneView, after: HygieneView): Leftover[] {
       ...(nm.finalizers.length > 0 ? { repair: { kind: 'dropFinalizers' as const, namespace, name } } : {}),
     });
   }
-  for (const ns of [...after.terminating].sort()) if (!before.terminating.has(ns)) out.push({ what: `namespace ${ns} still terminating` });
+  for (const [ns, pods] of [...after.terminating].sort(([a], [b]) => a.localeCompare(b))) {
+    if (pods > 0 && !before.terminating.has(ns)) out.push({ what: `namespace ${ns} still terminating with ${pods} pod${pods === 1 ? '' : 's'}` });
+  }
   return out;
 }

@@ -1,5 +1,5 @@
 // Vitest setup file of the testbed project: every file must give the shared control plane back as it found it (no node
-// left cordoned or NotReady, no NodeMaintenance left, no namespace still terminating). After the file's own teardown it
+// left cordoned or NotReady, no NodeMaintenance left, no pod left in a terminating namespace). After the file's own teardown it
 // waits for the cluster to settle; what is still left fails that file by name and is repaired where it can be, so the
 // next file starts clean instead of failing somewhere else for it.
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -26,7 +26,7 @@ async function listMaintenances(custom: ReturnType<typeof admin>['custom']): Pro
 
 async function view(): Promise<HygieneView> {
   const { core, custom } = admin();
-  const [nodes, namespaces] = await Promise.all([core.listNode(), core.listNamespace()]);
+  const [nodes, namespaces, pods] = await Promise.all([core.listNode(), core.listNamespace(), core.listPodForAllNamespaces()]);
   const nms = await listMaintenances(custom);
   return {
     nodes: new Map(
@@ -36,7 +36,11 @@ async function view(): Promise<HygieneView> {
       ]),
     ),
     maintenances: new Map(nms.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, { uid: nm.metadata.uid ?? '', finalizers: nm.metadata.finalizers ?? [] }])),
-    terminating: new Set(namespaces.items.filter((ns) => ns.status?.phase === 'Terminating').map((ns) => ns.metadata?.name ?? '')),
+    terminating: new Map(
+      namespaces.items
+        .filter((ns) => ns.status?.phase === 'Terminating')
+        .map((ns) => [ns.metadata?.name ?? '', pods.items.filter((p) => p.metadata?.namespace === ns.metadata?.name).length]),
+    ),
   };
 }
 
