@@ -209,6 +209,19 @@ describe('BudgetLedger', () => {
 
     expect(pdbs).toEqual(before);
   });
+
+  it('decides the same in every pass that reads the same budget objects (the parsed selector is reused)', () => {
+    const pdbs = [aPdb({ name: 'db-pdb', disruptionsAllowed: 1 }), aPdb({ name: 'bad', selector: { matchLabels: { 'bad key!': 'x' } }, disruptionsAllowed: 0 })];
+    const passes = [1, 2].map(() => {
+      const ledger = new BudgetLedger(pdbs);
+      return [dbPod('a'), dbPod('b')].map((pod) => ledger.decide(pod));
+    });
+
+    expect(passes).toEqual([
+      [SPEND, blocked('b', 'allows 1 disruptions: needs 1 healthy, has 2 of 2 expected', AT_LIMIT)],
+      [SPEND, blocked('b', 'allows 1 disruptions: needs 1 healthy, has 2 of 2 expected', AT_LIMIT)],
+    ]);
+  });
 });
 
 describe('budgetKey and budgetNumbers', () => {

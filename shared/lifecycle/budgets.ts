@@ -1,7 +1,7 @@
 // PodDisruptionBudget accounting for one pass: which budget covers a pod, and how many evictions it allows now.
 // Mirrors the eviction API's rules so the drainer asks only for evictions the server would grant.
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { formatLabelSelector, labelSelectorFromObject, matchesLabels, type LabelSelector, type LabelSelectorObject } from '../selectors/index.ts';
+import { formatLabelSelector, labelSelectorFromObject, matchesLabels, type LabelSelector, type LabelSelectorObject, type LabelSelectorResult } from '../selectors/index.ts';
 import { diagnoseBudget } from './budget-diagnosis.ts';
 
 export interface BudgetDecision {
@@ -18,6 +18,19 @@ interface IndexedBudget {
   allowance: number;
   /** Why it holds, worked out at its first refusal in this pass (it may select thousands of pods). */
   diagnosis?: string;
+}
+
+/**
+ * A budget's parsed selector, once per selector object: a drainer pass indexes every budget and a cluster has
+ * hundreds, mostly the same objects from one pass to the next when the reads share them (the what-if's do).
+ * Selector objects are read, never changed, so the result of a first parse stays right.
+ */
+const parsedSelectors = new WeakMap<object, LabelSelectorResult>();
+
+function parseSelector(selector: object): LabelSelectorResult {
+  let parsed = parsedSelectors.get(selector);
+  if (!parsed) parsedSelectors.set(selector, (parsed = labelSelectorFromObject(selector as LabelSelectorObject)));
+  return parsed;
 }
 
 /** Pending, finished or already terminating: the eviction API deletes such a pod without a budget check. */
@@ -50,7 +63,7 @@ export class BudgetLedger {
   ) {
     for (const pdb of pdbs) {
       const ns = pdb.metadata?.namespace ?? '';
-      const parsed = pdb.spec?.selector ? labelSelectorFromObject(pdb.spec.selector as LabelSelectorObject) : undefined;
+      const parsed = pdb.spec?.selector ? parseSelector(pdb.spec.selector) : undefined;
       // A budget the disruption controller has not processed yet refuses every eviction (server: 429).
       const processed = (pdb.status?.observedGeneration ?? 0) >= (pdb.metadata?.generation ?? 0);
       const entry: IndexedBudget = {
@@ -117,7 +130,7 @@ export function budgetsToExplain(pdbs: readonly V1PodDisruptionBudget[], pods: r
   for (const pdb of pdbs) {
     const processed = (pdb.status?.observedGeneration ?? 0) >= (pdb.metadata?.generation ?? 0);
     if (!processed || (pdb.status?.disruptionsAllowed ?? 0) > 0 || !pdb.spec?.selector) continue;
-    const parsed = labelSelectorFromObject(pdb.spec.selector as LabelSelectorObject);
+    const parsed = parseSelector(pdb.spec.selector);
     if (!parsed.ok) continue;
     const ns = pdb.metadata?.namespace ?? '';
     if (!pods.some((p) => p.metadata?.namespace === ns && !ignoresBudgets(p) && matchesLabels(parsed.selector, p.metadata?.labels ?? {}))) continue;

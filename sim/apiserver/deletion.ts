@@ -103,8 +103,10 @@ export function deleteObject(ctx: SimContext, kind: KindInfo, namespace: string,
       changed = true;
     }
     if (!changed || options.dryRun) return { object: obj, deleted: false };
-    const stored = ctx.store.put(kind, obj);
-    return { object: JSON.parse(stored.json) as JsonObject, deleted: false };
+    // put stamps the resourceVersion into obj, which then reads as the stored text would parse (strings and
+    // numbers only were changed): no need to parse it back.
+    ctx.store.put(kind, obj);
+    return { object: obj, deleted: false };
   }
   if (options.dryRun) return { object: obj, deleted: true };
   if (keyOf(kind) === 'apiextensions.k8s.io/customresourcedefinitions') dropCustomResources(ctx, name);

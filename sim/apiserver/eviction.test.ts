@@ -131,6 +131,18 @@ describe('eviction', () => {
     expect((await evict('p1', { metadata: { name: 'other' } })).body).toMatchObject({ code: 400, message: 'name in URL does not match name in Eviction object' });
   });
 
+  it('a budget whose selector changes is matched by its new selector at the next eviction', async () => {
+    await runningPod('p1');
+    await runningPod('p2');
+    await budget('pdb', { disruptionsAllowed: 0, currentHealthy: 2, desiredHealthy: 2, expectedPods: 2 });
+    expect((await evict('p1')).status).toBe(429);
+    const moved = await call(server, 'PATCH', `${pdbs()}/pdb`, { spec: { selector: { matchLabels: { app: 'other' } } } }, 'application/merge-patch+json');
+    expect(moved.status).toBe(200);
+    expect((await evict('p1')).status).toBe(201);
+    await call(server, 'PATCH', `${pdbs()}/pdb`, { spec: { selector: { matchLabels: { app: 'ev' } } } }, 'application/merge-patch+json');
+    expect((await evict('p2')).status).toBe(429);
+  });
+
   it("kmaint's KubeClient sees a budget refusal and the two-budget 500 as `blocked`", async () => {
     await runningPod('p1');
     await budget('pdb-a', { disruptionsAllowed: 0, currentHealthy: 2, desiredHealthy: 2 });

@@ -1,12 +1,12 @@
 // POST pods/{name}/eviction as pkg/registry/core/pod/storage/eviction.go decides it: terminal, pending and
 // terminating pods go without a budget check; one matching PodDisruptionBudget is checked and decremented.
-import { labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../../shared/selectors/index.ts';
+import { labelSelectorFromObject, matchesLabels, type LabelSelector, type LabelSelectorObject } from '../../shared/selectors/index.ts';
 import type { SimContext } from './context.ts';
 import { parseDeleteOptions, deleteObject, type DeleteOptions } from './deletion.ts';
 import { badRequest, conflict, forbidden, notFound, rawFailure, tooManyRequests, type ApiError } from './errors.ts';
 import { arrayAt, isObject, numberAt, objectAt, stringAt, type Json, type JsonObject } from './json-value.ts';
 import { formatTime, metaOf } from './object-meta.ts';
-import { frozenObject } from './store.ts';
+import { frozenObject, type StoredObject } from './store.ts';
 
 const MAX_DISRUPTED_PODS = 2000;
 const VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget.";
@@ -37,7 +37,7 @@ function setCondition(pod: JsonObject, condition: { type: string; status: string
 }
 
 /** The DisruptionTarget condition, then the delete with the caller's options (and our rv precondition). */
-function addConditionAndDelete(ctx: SimContext, namespace: string, name: string, options: DeleteOptions): void {
+function addConditionAndDelete(ctx: SimContext, namespace: string, name: string, options: DeleteOptions, read: { stored: StoredObject; pod: JsonObject }): void {
   const pods = ctx.kinds.lookup('', 'v1', 'pods');
   if (!pods) throw notFound({ group: '', resource: 'pods' }, name);
   const current = ctx.store.get(pods, namespace, name);
@@ -49,12 +49,34 @@ function addConditionAndDelete(ctx: SimContext, namespace: string, name: string,
   if (pre?.resourceVersion && pre.resourceVersion !== String(current.resourceVersion)) {
     throw conflict({ group: '', resource: 'Pod' }, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${current.resourceVersion}). The object might have been modified`);
   }
-  const pod = JSON.parse(current.json) as JsonObject;
+  // The version the caller read and parsed (unless a write came between): changed here, never again there.
+  const pod = current === read.stored ? read.pod : (JSON.parse(current.json) as JsonObject);
   if (!options.dryRun && setCondition(pod, { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' }, ctx.clock.now())) {
     ctx.store.put(pods, pod);
   }
   const { preconditions: _p, ...rest } = options;
   deleteObject(ctx, pods, namespace, name, { ...rest, ...(pre?.uid ? { preconditions: { uid: pre.uid } } : {}) });
+}
+
+/** A budget version's parsed spec.selector; null: nil or invalid, which selects nothing. */
+const selectorOfVersion = new WeakMap<StoredObject, LabelSelector | null>();
+/** By budget key: the last selector parsed and its JSON text (a budget's status changes often, its selector seldom). */
+const lastSelector = new Map<string, { text: string; selector: LabelSelector | null }>();
+
+function budgetSelector(stored: StoredObject): LabelSelector | null {
+  let selector = selectorOfVersion.get(stored);
+  if (selector !== undefined) return selector;
+  const raw = objectAt(objectAt(frozenObject(stored), 'spec'), 'selector');
+  const text = raw ? JSON.stringify(raw) : '';
+  const last = lastSelector.get(stored.key);
+  if (last && last.text === text) selector = last.selector;
+  else {
+    const parsed = raw ? labelSelectorFromObject(raw as LabelSelectorObject) : undefined;
+    selector = parsed?.ok ? parsed.selector : null;
+    lastSelector.set(stored.key, { text, selector });
+  }
+  selectorOfVersion.set(stored, selector);
+  return selector;
 }
 
 function matchingBudgets(ctx: SimContext, namespace: string, labels: Readonly<Record<string, string>>): JsonObject[] {
@@ -66,12 +88,11 @@ function matchingBudgets(ctx: SimContext, namespace: string, labels: Readonly<Re
   for (let i = c.lowerBound(`${namespace}/`); i < keys.length && (keys[i] as string).startsWith(`${namespace}/`); i++) {
     const stored = c.objects.get(keys[i] as string);
     if (!stored) continue;
-    // Every budget of the namespace is tested on each eviction: read from the store's parsed copies (a what-if at
-    // 150,000 pods spent a tenth of its time re-parsing them), and a private copy only of the one that matches.
-    const selector = objectAt(objectAt(frozenObject(stored), 'spec'), 'selector');
-    if (!selector) continue; // a nil selector matches nothing
-    const parsed = labelSelectorFromObject(selector as LabelSelectorObject);
-    if (parsed.ok && matchesLabels(parsed.selector, labels)) out.push(JSON.parse(stored.json) as JsonObject);
+    // Every budget of the namespace is tested on each eviction: its selector is parsed once per version and text
+    // (a what-if at 150,000 pods spent a tenth of its time re-parsing them), a private copy made only of the one
+    // that matches.
+    const selector = budgetSelector(stored);
+    if (selector && matchesLabels(selector, labels)) out.push(JSON.parse(stored.json) as JsonObject);
   }
   return out;
 }
@@ -135,7 +156,7 @@ export function evictPod(ctx: SimContext, namespace: string, name: string, body:
     // canIgnorePDB; a pod that may still turn Ready is deleted only as we saw it.
     const enforce = !(phase === 'Succeeded' || phase === 'Failed' || terminating) && rvUnset;
     const options = enforce ? { ...deleteOptions, preconditions: { ...deleteOptions.preconditions, resourceVersion: String(stored.resourceVersion) } } : deleteOptions;
-    addConditionAndDelete(ctx, namespace, name, options);
+    addConditionAndDelete(ctx, namespace, name, options, { stored, pod });
     return;
   }
   const budgets = matchingBudgets(ctx, namespace, stored.labels);
@@ -152,5 +173,5 @@ export function evictPod(ctx: SimContext, namespace: string, name: string, body:
       checkAndDecrement(ctx, pdb, name, deleteOptions.dryRun === true);
     }
   }
-  addConditionAndDelete(ctx, namespace, name, options);
+  addConditionAndDelete(ctx, namespace, name, options, { stored, pod });
 }

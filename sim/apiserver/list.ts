@@ -43,8 +43,8 @@ function decodeContinue(token: string): ContinueState {
 }
 
 /**
- * Candidate keys in order, every one an object: one node's pods from the node index, one namespace's keys from the
- * namespace index, or everything.
+ * Candidate keys in order, every one an object: one node's pods from the node index, the objects with a label a
+ * selector requires from the label index, one namespace's keys from the namespace index, or everything.
  */
 function candidateKeys(ctx: SimContext, kind: KindInfo, filter: ObjectFilter, from: string): { keys: readonly string[]; start: number } {
   const c = ctx.store.collection(kind);
@@ -55,8 +55,22 @@ function candidateKeys(ctx: SimContext, kind: KindInfo, filter: ObjectFilter, fr
     while (start < keys.length && (keys[start] as string) < from) start++;
     return { keys, start };
   }
+  const label = labelEquality(filter);
+  if (label !== undefined) {
+    // Every match carries the label: its index holds them all (and some the other terms drop).
+    const keys = [...c.keysWithLabel(label.key, label.value)].sort();
+    return { keys, start: lowerBound(keys, from) };
+  }
   const keys = filter.namespace !== undefined && kind.namespaced ? c.keysInNamespace(filter.namespace) : c.keysInOrder();
   return { keys, start: lowerBound(keys, from) };
+}
+
+/** A label the selector requires to have one value (`k=v`, `k==v`, `k in (v)`): the first such, if any. */
+function labelEquality(filter: ObjectFilter): { key: string; value: string } | undefined {
+  for (const r of filter.labels.requirements) {
+    if ((r.operator === '=' || r.operator === '==' || r.operator === 'in') && r.values.length === 1) return { key: r.key, value: r.values[0] as string };
+  }
+  return undefined;
 }
 
 export function listObjects(ctx: SimContext, kind: KindInfo, query: ListQuery): ListPage {

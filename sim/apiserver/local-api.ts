@@ -12,7 +12,7 @@ import { listObjects } from './list.ts';
 import { checkFieldLabels, parseFieldSelector, parseLabels, type ObjectFilter } from './selectors.ts';
 import type { EventType } from './store.ts';
 import { eventFor } from './watch.ts';
-import { createObject, patchObject, PATCH_TYPES, updateObject } from './writes.ts';
+import { createObject, patchObject, PATCH_TYPES, updateObject, type WriteResult } from './writes.ts';
 
 /** Which collection: `apiVersion` as in manifests (`v1`, `apps/v1`, `maintenance.nvidia.com/v1alpha1`). */
 export interface ResourceRef {
@@ -30,6 +30,13 @@ export type LocalPatchType = keyof typeof PATCH_TYPES;
 
 function parse(text: string): JsonObject {
   return JSON.parse(text) as JsonObject;
+}
+
+/** The resourceVersion a write's result reads as, without parsing the stored text (put stamps it there). */
+function versionOf(r: WriteResult): string | undefined {
+  if (r.stored) return String(r.stored.resourceVersion);
+  const rv = (r.object['metadata'] as { resourceVersion?: unknown } | undefined)?.resourceVersion;
+  return typeof rv === 'string' ? rv : undefined;
 }
 
 export class LocalApi {
@@ -51,6 +58,16 @@ export class LocalApi {
   create(ref: ResourceRef, namespace: string, obj: Json): JsonObject {
     const r = createObject(this.ctx, this.kind(ref), namespace, obj);
     return r.stored ? parse(r.stored.json) : r.object;
+  }
+
+  /** create, for callers that need no copy of the result: the resourceVersion it was stored with. */
+  createVersion(ref: ResourceRef, namespace: string, obj: Json): string | undefined {
+    return versionOf(createObject(this.ctx, this.kind(ref), namespace, obj));
+  }
+
+  /** patch, for callers that need no copy of the result: the resourceVersion the object has after it. */
+  patchVersion(ref: ResourceRef, namespace: string, name: string, patch: Json, type: LocalPatchType = 'merge', subresource: '' | 'status' = ''): string | undefined {
+    return versionOf(patchObject(this.ctx, this.kind(ref), namespace, name, PATCH_TYPES[type], patch, subresource));
   }
 
   get(ref: ResourceRef, namespace: string, name: string): JsonObject | undefined {

@@ -23,6 +23,12 @@ export interface StoreEvent {
   readonly object: StoredObject;
   /** The version before a MODIFIED or DELETED event, so watches can tell objects leaving their selector. */
   readonly previous: StoredObject | undefined;
+  /**
+   * ADDED and MODIFIED, to in-process listeners only: the object `put` was given, which `object.json` was written
+   * from. Read it while the event is delivered, never keep or change it (its writer may go on changing it), and only
+   * where it reads as the parsed text would (writers of pods store plain JSON values). Saves a parse per event.
+   */
+  readonly written?: JsonObject;
 }
 
 export function objectKey(namespace: string, name: string): string {
@@ -86,6 +92,14 @@ export class Collection {
   private readonly byNamespace = new Map<string, OrderedKeys>();
   readonly byNode: Map<string, Set<string>> | undefined;
   private readonly nodeFieldIndex: number;
+  /** Bumped on every set and delete: a reader's cached view of the collection is current while it holds. */
+  changes = 0;
+  /**
+   * label key -> value -> object keys, for the label keys LIST selectors have asked for by equality (made on the
+   * first such LIST, kept up to date after): a what-if's drainer lists a budget's 200 pods out of 13,000 in their
+   * namespace every pass.
+   */
+  private readonly byLabel = new Map<string, Map<string, Set<string>>>();
 
   constructor(readonly kind: KindInfo) {
     this.nodeFieldIndex = kind.fieldLabels.indexOf('spec.nodeName');
@@ -107,12 +121,20 @@ export class Collection {
   }
 
   set(o: StoredObject): StoredObject | undefined {
+    this.changes++;
     const before = this.objects.get(o.key);
     if (!before) {
       this.all.add(o.key);
       if (this.kind.namespaced) this.namespaceKeys(o.namespace).add(o.key);
     }
     this.objects.set(o.key, o);
+    for (const [label, index] of this.byLabel) {
+      const was = before && labelOf(before, label);
+      const now = labelOf(o, label);
+      if (was === now) continue;
+      if (was !== undefined) removeFrom(index, was, o.key);
+      if (now !== undefined) addTo(index, now, o.key);
+    }
     const oldNode = this.nodeOf(before);
     const newNode = this.nodeOf(o);
     if (this.byNode && oldNode !== newNode) {
@@ -129,9 +151,14 @@ export class Collection {
   delete(key: string): StoredObject | undefined {
     const before = this.objects.get(key);
     if (!before) return undefined;
+    this.changes++;
     this.objects.delete(key);
     this.all.remove(key);
     if (this.kind.namespaced) this.namespaceKeys(before.namespace).remove(key);
+    for (const [label, index] of this.byLabel) {
+      const was = labelOf(before, label);
+      if (was !== undefined) removeFrom(index, was, key);
+    }
     const node = this.nodeOf(before);
     if (node !== undefined) {
       const set = this.byNode?.get(node);
@@ -139,6 +166,20 @@ export class Collection {
       if (set?.size === 0) this.byNode?.delete(node);
     }
     return before;
+  }
+
+  /** Keys of the objects whose label `label` is `value` (unordered). */
+  keysWithLabel(label: string, value: string): ReadonlySet<string> {
+    let index = this.byLabel.get(label);
+    if (!index) {
+      index = new Map();
+      for (const o of this.objects.values()) {
+        const v = labelOf(o, label);
+        if (v !== undefined) addTo(index, v, o.key);
+      }
+      this.byLabel.set(label, index);
+    }
+    return index.get(value) ?? EMPTY;
   }
 
   /** Keys in byte order, every one an object. */
@@ -155,6 +196,24 @@ export class Collection {
   lowerBound(from: string): number {
     return lowerBound(this.keysInOrder(), from);
   }
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+function labelOf(o: StoredObject, label: string): string | undefined {
+  return Object.hasOwn(o.labels, label) ? o.labels[label] : undefined;
+}
+
+function addTo(index: Map<string, Set<string>>, value: string, key: string): void {
+  let keys = index.get(value);
+  if (!keys) index.set(value, (keys = new Set()));
+  keys.add(key);
+}
+
+function removeFrom(index: Map<string, Set<string>>, value: string, key: string): void {
+  const keys = index.get(value);
+  keys?.delete(key);
+  if (keys?.size === 0) index.delete(value);
 }
 
 export interface StoreOptions {
@@ -216,7 +275,7 @@ export class Store {
     meta['resourceVersion'] = String(rv);
     const stored = toStored(kind, obj, rv);
     const previous = this.collection(kind).set(stored);
-    this.emit({ type: previous ? 'MODIFIED' : 'ADDED', kind, object: stored, previous });
+    this.emit({ type: previous ? 'MODIFIED' : 'ADDED', kind, object: stored, previous }, obj);
     return stored;
   }
 
@@ -226,9 +285,7 @@ export class Store {
     const previous = c?.delete(objectKey(namespace, name));
     if (!previous) return undefined;
     const rv = this.nextVersion();
-    const obj = JSON.parse(previous.json) as JsonObject;
-    (objectAt(obj, 'metadata') ?? {})['resourceVersion'] = String(rv);
-    const last = toStored(kind, obj, rv);
+    const last = (kind.fieldLabels.includes('metadata.resourceVersion') ? undefined : restamped(previous, rv)) ?? toStored(kind, stamped(JSON.parse(previous.json) as JsonObject, rv), rv);
     this.emit({ type: 'DELETED', kind, object: last, previous });
     return last;
   }
@@ -250,15 +307,33 @@ export class Store {
     return this.historyStart - 1;
   }
 
-  private emit(e: StoreEvent): void {
+  private emit(e: StoreEvent, written?: JsonObject): void {
     this.history.push(e);
     if (this.history.length > this.historySize * 1.1) {
       const drop = this.history.length - this.historySize;
       this.history.splice(0, drop);
       this.historyStart += drop;
     }
-    for (const l of this.listeners) l(e);
+    const delivered = written ? { ...e, written } : e;
+    for (const l of this.listeners) l(delivered);
   }
+}
+
+function stamped(obj: JsonObject, rv: number): JsonObject {
+  (objectAt(obj, 'metadata') ?? {})['resourceVersion'] = String(rv);
+  return obj;
+}
+
+/**
+ * `o` with a new resourceVersion, its text changed in place instead of parsed and written again (a what-if deletes
+ * 10^5 pods). Only when the text holds its resourceVersion exactly once, as stored; undefined otherwise.
+ */
+export function restamped(o: StoredObject, rv: number): StoredObject | undefined {
+  const field = `"resourceVersion":"${o.resourceVersion}"`;
+  const at = o.json.indexOf(field);
+  if (at < 0 || o.json.indexOf(field, at + 1) >= 0) return undefined;
+  const json = `${o.json.slice(0, at)}"resourceVersion":"${rv}"${o.json.slice(at + field.length)}`;
+  return { ...o, resourceVersion: rv, json };
 }
 
 export function toStored(kind: KindInfo, obj: JsonObject, rv: number): StoredObject {

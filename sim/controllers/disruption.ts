@@ -158,7 +158,6 @@ function sameDisrupted(a: Readonly<Record<string, Date | string>> | undefined, b
  */
 export function nextPdbStatus(pdb: V1PodDisruptionBudget, allPods: readonly V1Pod[], index: ScaleIndex, now: Date): V1PodDisruptionBudgetStatus | undefined {
   const cur = pdb.status;
-  const generation = pdb.metadata?.generation ?? 0;
   const selected = selectedPods(pdb, allPods);
   const counted = selected.ok ? expectedPodCount(pdb, selected.pods, index) : selected;
   if (!counted.ok || !selected.ok) {
@@ -176,9 +175,25 @@ export function nextPdbStatus(pdb: V1PodDisruptionBudget, allPods: readonly V1Po
     };
   }
   const pods = selected.pods;
-  const { expectedPods, desiredHealthy } = counted.counts;
   const disruptedPods = keptDisruptedPods(pdb, pods, now);
-  const currentHealthy = countHealthy(pods, disruptedPods, now);
+  return composePdbStatus(pdb, { ...counted.counts, currentHealthy: countHealthy(pods, disruptedPods, now), disruptedPods }, now);
+}
+
+/** What nextPdbStatus works out from the selected pods before it decides what to write. */
+export interface PdbFigures extends PdbCounts {
+  currentHealthy: number;
+  /** keptDisruptedPods, in the order of the selected pods. */
+  disruptedPods: Record<string, Date>;
+}
+
+/**
+ * nextPdbStatus's last step, from the figures of a budget whose pods were counted without error: the status to
+ * write, or undefined when nothing changed. Exported for callers that keep the figures up to date themselves.
+ */
+export function composePdbStatus(pdb: V1PodDisruptionBudget, figures: PdbFigures, now: Date): V1PodDisruptionBudgetStatus | undefined {
+  const cur = pdb.status;
+  const generation = pdb.metadata?.generation ?? 0;
+  const { expectedPods, desiredHealthy, currentHealthy, disruptedPods } = figures;
   const allowed = expectedPods <= 0 ? 0 : Math.max(0, currentHealthy - desiredHealthy);
   const unchanged =
     (cur?.currentHealthy ?? 0) === currentHealthy &&

@@ -96,7 +96,8 @@ export class WhatIfCluster {
     if (resource !== 'pods' && resource !== 'leases' && resource !== 'events') this.versions.objects++;
     if (e.kind.group !== '') return;
     if (resource === 'pods') {
-      const obj = JSON.parse(e.object.json) as JsonObject;
+      // podRecord copies what it reads: the object as written is enough, and no parse of the text is needed.
+      const obj = e.written ?? (JSON.parse(e.object.json) as JsonObject);
       const previous = this.pods.get(e.object.key);
       this.onPod(podRecord(obj, previous), previous, e.type === 'DELETED');
     } else if (resource === 'nodes' && e.type !== 'DELETED') {

@@ -5,6 +5,8 @@ import { labelSelectorFromObject, matchesLabels, type LabelSelector, type LabelS
 import type { JsonObject, SimContext } from '../apiserver/index.ts';
 import { frozenObject } from '../apiserver/store.ts';
 import { buildScaleIndex, nextPdbStatus, type ScaleIndex } from '../controllers/disruption.ts';
+import { isReady, isTerminating } from '../controllers/pod-facts.ts';
+import { BudgetMembers, memberPdbStatus } from './budget-members.ts';
 import { podView, type PodRecord } from './pod-record.ts';
 import type { Controller } from './workloads.ts';
 
@@ -15,7 +17,9 @@ interface Budget {
   name: string;
   /** undefined: a nil or unreadable selector, which selects nothing. */
   selector: LabelSelector | undefined;
-  members: Map<string, PodRecord>;
+  /** metadata.generation when the selector was read: the members are the selected pods while it holds. */
+  generation: number;
+  members: BudgetMembers<PodRecord>;
 }
 
 export class WhatIfDisruption {
@@ -47,7 +51,7 @@ export class WhatIfDisruption {
     const name = b.metadata?.name ?? '';
     const sel = b.spec?.selector;
     const parsed = sel === undefined || sel === null ? undefined : labelSelectorFromObject(sel as LabelSelectorObject);
-    const budget: Budget = { key: `${namespace}/${name}`, namespace, name, selector: parsed?.ok ? parsed.selector : undefined, members: new Map() };
+    const budget: Budget = { key: `${namespace}/${name}`, namespace, name, selector: parsed?.ok ? parsed.selector : undefined, generation: b.metadata?.generation ?? 0, members: new BudgetMembers() };
     this.budgets.set(budget.key, budget);
     this.byNamespace.set(namespace, [...(this.byNamespace.get(namespace) ?? []), budget]);
     this.dirty.add(budget.key);
@@ -80,9 +84,10 @@ export class WhatIfDisruption {
       budgets = (this.byNamespace.get(r.namespace) ?? []).filter((b) => b.selector !== undefined && matchesLabels(b.selector, r.labels));
       this.podBudgets.set(r.key, budgets);
     }
+    const view = gone || budgets.length === 0 ? undefined : podView(r);
     for (const b of budgets) {
-      if (gone) b.members.delete(r.key);
-      else b.members.set(r.key, r);
+      if (view === undefined) b.members.delete(r.key);
+      else b.members.set(r.key, r, { ready: isReady(view), terminating: isTerminating(view) });
       this.dirty.add(b.key);
     }
     if (gone) this.podBudgets.delete(r.key);
@@ -99,11 +104,15 @@ export class WhatIfDisruption {
       const stored = b && this.ctx.store.get(kind, b.namespace, b.name);
       if (!b || !stored) continue;
       const pdb = frozenObject(stored) as unknown as V1PodDisruptionBudget;
-      const status = nextPdbStatus(pdb, [...b.members.values()].map(podView), this.scale, now);
+      // The members are what selectedPods would pick while the selector is the one they were matched with.
+      const fast = b.selector !== undefined && (pdb.metadata?.generation ?? 0) === b.generation ? memberPdbStatus(pdb, b.members, now) : 'needs-scale';
+      const status = fast === 'needs-scale' ? nextPdbStatus(pdb, [...b.members.values()].map(podView), this.scale, now) : fast;
       if (!status) continue;
       // The controller's PUT of the status, read and written in the same instant (no eviction can come between,
-      // so no conflict to retry): straight to the store, as the API server would store it.
-      this.ctx.store.put(kind, JSON.parse(JSON.stringify({ ...pdb, status })) as JsonObject);
+      // so no conflict to retry): straight to the store, as the API server would store it. The frozen copy's
+      // metadata is replaced, not changed (put stamps the resourceVersion); the text is what the JSON round trip
+      // gave (put serialises it: Dates become their ISO strings).
+      this.ctx.store.put(kind, { ...pdb, metadata: { ...pdb.metadata }, status } as unknown as JsonObject);
       written++;
     }
     this.dirty.clear();

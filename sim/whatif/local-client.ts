@@ -9,7 +9,7 @@ import { ApiError, type Json, type JsonObject, type LocalApi, type ResourceRef, 
 import { resourceNotFound } from '../apiserver/errors.ts';
 import { listObjects } from '../apiserver/list.ts';
 import { checkFieldLabels, parseFieldSelector, parseLabels } from '../apiserver/selectors.ts';
-import { frozenObject } from '../apiserver/store.ts';
+import { frozenObject, type Collection } from '../apiserver/store.ts';
 
 const NODES: ResourceRef = { apiVersion: 'v1', resource: 'nodes' };
 const NAMESPACES: ResourceRef = { apiVersion: 'v1', resource: 'namespaces' };
@@ -25,6 +25,11 @@ function wire(value: unknown): Json {
   return JSON.parse(JSON.stringify(value)) as Json;
 }
 
+/** What `written` reads of a write's result, from the resourceVersion alone. */
+function withVersion(resourceVersion: string | undefined): { metadata: { resourceVersion?: string } } {
+  return { metadata: resourceVersion === undefined ? {} : { resourceVersion } };
+}
+
 function codeOf(err: unknown): { code: number; message: string } {
   if (err instanceof ApiError) return { code: err.code, message: err.message };
   return { code: 0, message: err instanceof Error ? err.message : String(err) };
@@ -35,6 +40,9 @@ function codeOf(err: unknown): { code: number; message: string } {
  * planners never modify what they read; writes go through the same verbs as HTTP requests would.
  */
 export class LocalKubeClient extends KubeClient {
+  /** Unfiltered LISTs by collection, with the collection's change count when they were read. */
+  private readonly wholeLists = new WeakMap<Collection, { changes: number; items: readonly JsonObject[] }>();
+
   /** `kubeConfig` only satisfies the base class; no request leaves the process. */
   constructor(
     private readonly local: LocalApi,
@@ -50,12 +58,18 @@ export class LocalKubeClient extends KubeClient {
     const [group, version] = ref.apiVersion.includes('/') ? (ref.apiVersion.split('/') as [string, string]) : ['', ref.apiVersion];
     const kind = this.ctx.kinds.lookup(group, version, ref.resource);
     if (!kind) throw resourceNotFound();
+    const collection = this.ctx.store.collection(kind);
+    const whole = !opts.fieldSelector && !opts.labelSelector;
+    // Every pass lists all nodes (5,000 in a large what-if) and most passes change none: the same list again.
+    const cached = whole ? this.wholeLists.get(collection) : undefined;
+    if (cached && cached.changes === collection.changes) return cached.items.slice();
     const fields = parseFieldSelector(opts.fieldSelector ?? null);
     checkFieldLabels(kind, fields);
     // metadata.namespace=X selects what the namespace's key range holds: read that range, not every pod.
     const namespace = fields.find((f) => f.field === 'metadata.namespace' && !f.negate)?.value;
-    const items = listObjects(this.ctx, kind, { filter: { namespace, labels: parseLabels(opts.labelSelector ?? null), fields } }).items;
-    return items.map(frozenObject);
+    const items = listObjects(this.ctx, kind, { filter: { namespace, labels: parseLabels(opts.labelSelector ?? null), fields } }).items.map(frozenObject);
+    if (whole) this.wholeLists.set(collection, { changes: collection.changes, items });
+    return whole ? items.slice() : items;
   }
 
   private readOne(ref: ResourceRef, namespace: string, name: string): JsonObject | undefined {
@@ -128,7 +142,7 @@ export class LocalKubeClient extends KubeClient {
   override patchMaintenance(namespace: string, name: string, resourceVersion: string, patch: Record<string, unknown>): Promise<WriteOutcome> {
     const meta = (patch['metadata'] ?? {}) as Record<string, unknown>;
     const body = wire({ ...patch, metadata: { ...meta, resourceVersion } });
-    return Promise.resolve(this.written('patch nodemaintenances', `patching NodeMaintenance ${namespace}/${name}`, () => this.local.patch(MAINTENANCES, namespace, name, body, 'merge')));
+    return Promise.resolve(this.written('patch nodemaintenances', `patching NodeMaintenance ${namespace}/${name}`, () => withVersion(this.local.patchVersion(MAINTENANCES, namespace, name, body, 'merge'))));
   }
 
   override writeMaintenanceStatus(namespace: string, name: string, resourceVersion: string, status: NodeMaintenanceStatus): Promise<WriteOutcome> {
@@ -137,7 +151,7 @@ export class LocalKubeClient extends KubeClient {
       { op: 'add', path: '/status', value: status },
     ]);
     return Promise.resolve(
-      this.written('patch nodemaintenances/status', `writing status of NodeMaintenance ${namespace}/${name}`, () => this.local.patch(MAINTENANCES, namespace, name, body, 'json', 'status')),
+      this.written('patch nodemaintenances/status', `writing status of NodeMaintenance ${namespace}/${name}`, () => withVersion(this.local.patchVersion(MAINTENANCES, namespace, name, body, 'json', 'status'))),
     );
   }
 
@@ -156,7 +170,7 @@ export class LocalKubeClient extends KubeClient {
 
   override setUnschedulable(name: string, resourceVersion: string, unschedulable: boolean, annotations?: Record<string, string | null>): Promise<WriteOutcome> {
     const body = wire({ metadata: annotations === undefined ? { resourceVersion } : { resourceVersion, annotations }, spec: { unschedulable: unschedulable ? true : null } });
-    return Promise.resolve(this.written('patch nodes', `${unschedulable ? 'cordoning' : 'uncordoning'} node ${name}`, () => this.local.patch(NODES, '', name, body, 'merge')));
+    return Promise.resolve(this.written('patch nodes', `${unschedulable ? 'cordoning' : 'uncordoning'} node ${name}`, () => withVersion(this.local.patchVersion(NODES, '', name, body, 'merge'))));
   }
 
   override evictPod(namespace: string, name: string): Promise<WriteOutcome> {
@@ -198,7 +212,7 @@ export class LocalKubeClient extends KubeClient {
       count: 1,
     });
     return Promise.resolve(
-      this.written('create events', `recording event ${event.reason} on ${event.involved.namespace}/${event.involved.name}`, () => this.local.create(EVENTS, event.namespace, body)),
+      this.written('create events', `recording event ${event.reason} on ${event.involved.namespace}/${event.involved.name}`, () => withVersion(this.local.createVersion(EVENTS, event.namespace, body))),
     );
   }
 

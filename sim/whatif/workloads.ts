@@ -89,21 +89,20 @@ export class WhatIfWorkloads {
         for (const name of [...c.missing].sort()) {
           const manifest = c.byName.get(name);
           if (!manifest) continue;
-          this.local.create(PODS, c.namespace, structuredClone(manifest));
+          // create copies what it is given: the manifest stays as it is for the next time.
+          this.local.createVersion(PODS, c.namespace, manifest);
           c.missing.delete(name);
           made++;
         }
         continue;
       }
       while (c.active.size < c.replicas) {
-        const pod = structuredClone(c.template);
-        const meta = (pod['metadata'] ?? {}) as JsonObject;
-        delete meta['name'];
-        meta['generateName'] = `${c.name}-`;
-        pod['metadata'] = meta;
+        // create copies what it is given: a shallow copy with new metadata leaves the template as it is.
+        const { name: _name, ...meta } = (c.template['metadata'] ?? {}) as JsonObject;
+        const pod: JsonObject = { ...c.template, metadata: { ...meta, generateName: `${c.name}-` } };
         // The new pod's ADDED event puts it in `active` before create returns.
         const before = c.active.size;
-        this.local.create(PODS, c.namespace, pod);
+        this.local.createVersion(PODS, c.namespace, pod);
         made++;
         if (c.active.size === before) break;
       }

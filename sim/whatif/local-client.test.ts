@@ -1,0 +1,49 @@
+// The in-process client's unfiltered LISTs are reused while their collection is unchanged: each caller gets its own
+// array, and any write to the kind is seen by the next LIST.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimApiServer, type SimApiServer } from '../apiserver/index.ts';
+import { LocalKubeClient } from './local-client.ts';
+
+const NODES = { apiVersion: 'v1', resource: 'nodes' };
+let server: SimApiServer;
+let client: LocalKubeClient;
+
+const node = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { pool: 'a' } } });
+
+beforeAll(async () => {
+  server = await startSimApiServer();
+  for (const name of ['n2', 'n1']) server.local.create(NODES, '', node(name));
+  client = new LocalKubeClient(server.local, server.context, server.kubeConfig({ user: 'kmaint' }));
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+describe('LocalKubeClient LIST of a whole collection', () => {
+  it('gives each call its own array of the same frozen objects while nothing changed', async () => {
+    const first = await client.listNodes();
+    const second = await client.listNodes();
+    expect(first.map((n) => n.metadata?.name)).toEqual(['n1', 'n2']);
+    expect(second).not.toBe(first);
+    expect(second[0]).toBe(first[0]);
+    first.pop();
+    expect((await client.listNodes()).map((n) => n.metadata?.name)).toEqual(['n1', 'n2']);
+  });
+
+  it.each([
+    ['a patch', () => void server.local.patch(NODES, '', 'n1', { spec: { unschedulable: true } }), ['n1 true', 'n2 false']],
+    ['a create', () => void server.local.create(NODES, '', node('n0')), ['n0 false', 'n1 true', 'n2 false']],
+    ['a delete', () => void server.local.delete(NODES, '', 'n2'), ['n0 false', 'n1 true']],
+  ])('sees %s at the next LIST', async (_what, write, expected) => {
+    await client.listNodes();
+    write();
+    expect((await client.listNodes()).map((n) => `${n.metadata?.name ?? ''} ${String(n.spec?.unschedulable === true)}`)).toEqual(expected);
+  });
+
+  it('counts a LIST per page either way', async () => {
+    const before = client.counts.byVerb['list nodes'] ?? 0;
+    await client.listNodes();
+    await client.listNodes();
+    expect((client.counts.byVerb['list nodes'] ?? 0) - before).toBe(2);
+  });
+});
