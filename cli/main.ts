@@ -31,6 +31,11 @@ function passFunction(name: string): PassFunction {
   return name as PassFunction;
 }
 
+function wakeMode(value: string): 'watch' | 'poll' {
+  if (value !== 'watch' && value !== 'poll') throw new UsageError(`--wake "${value}": expected poll or watch`);
+  return value;
+}
+
 /** Logs go to stderr; stdout carries only the command's output. */
 function stderrLogger(flags: GlobalFlags): pino.Logger {
   return pino({ level: flags.logLevel, redact: ['*.token', '*.authorization', '*.password'] }, pino.destination(2));
@@ -92,12 +97,14 @@ program
   .argument('<function>', `one of ${PASS_FUNCTIONS.join(', ')}, or all`)
   .option('--until-idle', 'stop when a round changes nothing (the default)', true)
   .option('--timeout <duration>', 'stop starting passes after this long', '5m')
-  .action(async (name: string, cmd: { timeout: string }) => {
+  .option('--wake <how>', 'while blocked: poll (about once a second) or watch (needs the watch verb on nodemaintenances, pods, poddisruptionbudgets)', 'poll')
+  .action(async (name: string, cmd: { timeout: string; wake: string }) => {
     const flags = program.opts<GlobalFlags>();
     const functions = name === 'all' ? [...PASS_FUNCTIONS] : [passFunction(name)];
     const timeoutMs = parseDuration(cmd.timeout);
+    const wake = wakeMode(cmd.wake);
     const { client, logger } = setup(flags);
-    const run = await runUntilIdle({ client, namespace: flags.namespace, now: () => new Date(), logger, functions, timeoutMs }).catch(async (error: unknown) => {
+    const run = await runUntilIdle({ client, namespace: flags.namespace, now: () => new Date(), logger, functions, timeoutMs, wake }).catch(async (error: unknown) => {
       await pushRunIfConfigured(process.env, { error, functions }, logger);
       throw error;
     });

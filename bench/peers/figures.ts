@@ -3,7 +3,7 @@ import type { AuditEntry } from '../../testbed/audit.ts';
 import { percentile } from '../figures.ts';
 import type { RequestTimes } from './observe.ts';
 import type { Scenario } from './scenario.ts';
-import type { SystemName } from './systems.ts';
+import { isKmaint, type SystemName } from './systems.ts';
 
 export interface Figures {
   scenario: string;
@@ -138,7 +138,7 @@ export function renderGoals(rows: readonly Figures[]): string[] {
   const out: string[] = [];
   for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
     const n = rows.find((r) => r.scenario === scenario && r.system === 'nvidia-operator');
-    for (const k of rows.filter((r) => r.scenario === scenario && (r.system === 'kmaint' || r.system === 'kmaint-cron'))) out.push(goalLine(k, n));
+    for (const k of rows.filter((r) => r.scenario === scenario && isKmaint(r.system))) out.push(goalLine(k, n));
   }
   return out;
 }

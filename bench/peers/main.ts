@@ -210,7 +210,7 @@ const header = [
   `Command: \`npm run bench:peers -- ${process.argv.slice(2).join(' ')}\``.replace(' -- `', '`'),
   '',
   `Versions: kmaint ${JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version as string} at ${commit} (bundled CLI on plain node; kmaint: \`kmaint run all\` in a loop, 1 s apart when idle; ` +
-    'kmaint-cron: `kmaint run all` started on each minute boundary, the CronJob cadence); ' +
+    'kmaint-cron: `kmaint run all` started on each minute boundary, the CronJob cadence; kmaint-watch: the loop with `--wake watch` and the watch verb granted); ' +
     `NVIDIA maintenance operator ${nvidia ? `${nvidia.version} (built from ${nvidia.source})` : '(not run)'}; kubectl ${v.kubernetes}; ` +
     `testbed Kubernetes ${v.kubernetes}, etcd ${v.etcd}; node ${process.version}.`,
   '',

@@ -17,9 +17,35 @@ import type { Scenario } from './scenario.ts';
 const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const NVIDIA_NS = 'nvidia-maintenance';
 
-export type SystemName = 'kmaint' | 'kmaint-cron' | 'nvidia-operator' | 'kubectl-drain';
-/** kmaint-cron: the in-cluster CronJob cadence, one `kmaint run all` started on every minute boundary. */
-export const SYSTEMS: readonly SystemName[] = ['kmaint', 'kmaint-cron', 'nvidia-operator', 'kubectl-drain'];
+export type SystemName = 'kmaint' | 'kmaint-cron' | 'kmaint-watch' | 'nvidia-operator' | 'kubectl-drain';
+/**
+ * kmaint-cron: the in-cluster CronJob cadence, one `kmaint run all` started on every minute boundary. kmaint-watch: the
+ * loop with `--wake watch`, its ServiceAccount also granted `watch` on what it watches (not in infra/base).
+ */
+export const SYSTEMS: readonly SystemName[] = ['kmaint', 'kmaint-cron', 'kmaint-watch', 'nvidia-operator', 'kubectl-drain'];
+const KMAINT_SYSTEMS: ReadonlySet<SystemName> = new Set(['kmaint', 'kmaint-cron', 'kmaint-watch']);
+export const isKmaint = (system: string): boolean => KMAINT_SYSTEMS.has(system as SystemName);
+
+/** What `kmaint run --wake watch` needs beyond infra/base: the watch verb on the three LISTs it watches from. */
+const WATCH_GRANT = [
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'kmaint-watch' },
+    rules: [
+      { apiGroups: [''], resources: ['pods'], verbs: ['watch'] },
+      { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['watch'] },
+      { apiGroups: ['maintenance.nvidia.com'], resources: ['nodemaintenances'], verbs: ['watch'] },
+    ],
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'kmaint-watch' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kmaint-watch' },
+    subjects: [{ kind: 'ServiceAccount', name: 'kmaint', namespace: KMAINT_NS }],
+  },
+];
 
 export interface Coordinator {
   /** Audit-log user name of the coordinator. */
@@ -124,15 +150,16 @@ boundary() {
 }
 if [ "$CADENCE" -gt 0 ]; then boundary; fi
 while [ ! -e "$STOP" ]; do
-  node "$CLI" --kubeconfig "$KCFG" -n "$NS" -o json run all --timeout 60m >>"$RUNLOG" 2>&1
+  node "$CLI" --kubeconfig "$KCFG" -n "$NS" -o json run all --timeout 60m --wake "$WAKE" >>"$RUNLOG" 2>&1
   if [ "$CADENCE" -gt 0 ]; then boundary; else sleep 1; fi
 done
 times`;
 
 export async function installSystem(system: SystemName, c: BenchCluster, scenario: Scenario, nvidia: NvidiaOperator | undefined): Promise<{ kubeconfig: string; user: string }> {
-  if (system === 'kmaint' || system === 'kmaint-cron') {
+  if (isKmaint(system)) {
     const target = { kubectl: binaryPath('kubectl'), kubeconfigPath: c.cp.kubeconfigPath, server: c.cp.server, caFile: c.cp.caFile, dir: c.cp.dir };
     await installKmaint(target);
+    if (system === 'kmaint-watch') await c.kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: WATCH_GRANT }));
     await setConfig(c.admin, { maxParallelOperations: scenario.maxParallelOperations });
     return { kubeconfig: await writeServiceAccountKubeconfig(target), user: KMAINT_SERVICE_ACCOUNT_USER };
   }
@@ -155,9 +182,17 @@ export async function installSystem(system: SystemName, c: BenchCluster, scenari
 
 export async function startCoordinator(system: SystemName, c: BenchCluster, login: { kubeconfig: string; user: string }, scenario: Scenario, nvidia: NvidiaOperator | undefined, log: (l: string) => void): Promise<Coordinator> {
   const dir = c.cp.dir;
-  if (system === 'kmaint' || system === 'kmaint-cron') {
+  if (isKmaint(system)) {
     const stopFile = join(dir, 'kmaint-loop.stop');
-    const env = { STOP: stopFile, CLI: await kmaintBundle(), KCFG: login.kubeconfig, NS: KMAINT_NS, RUNLOG: join(dir, 'kmaint-runs.log'), CADENCE: system === 'kmaint-cron' ? '60' : '0' };
+    const env = {
+      STOP: stopFile,
+      CLI: await kmaintBundle(),
+      KCFG: login.kubeconfig,
+      NS: KMAINT_NS,
+      RUNLOG: join(dir, 'kmaint-runs.log'),
+      CADENCE: system === 'kmaint-cron' ? '60' : '0',
+      WAKE: system === 'kmaint-watch' ? 'watch' : 'poll',
+    };
     const sh = shell(KMAINT_LOOP, [], env, join(dir, 'kmaint-loop.log'));
     return {
       user: login.user,

@@ -21,6 +21,7 @@ import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } f
 import type { Condition, MaintenanceOperatorConfig, NodeMaintenance, NodeMaintenanceStatus } from '../api/types.ts';
 import { KubeRequestError } from './errors.ts';
 import { LeanNodeListProcessor } from './lean-nodes.ts';
+import { watchForChange, type ListedVersion, type WatchOutcome } from './watch-change.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
 
 /** The result of a write: conflicts, missing objects and budget refusals are outcomes, not exceptions. */
@@ -124,8 +125,11 @@ export class KubeClient {
   private readonly policy: PolicyV1Api;
   private readonly coordination: CoordinationV1Api;
   private readonly opts: Required<Omit<KubeClientOptions, 'signal'>> & { signal?: AbortSignal };
+  /** Where each LIST was read, by path and selectors: what `watchForChange` watches from. */
+  private readonly listVersions = new Map<string, ListedVersion>();
+  private listSeq = 0;
 
-  constructor(kubeConfig: KubeConfig, opts: KubeClientOptions = {}) {
+  constructor(private readonly kubeConfig: KubeConfig, opts: KubeClientOptions = {}) {
     const pooled = withOneConnectionPool(kubeConfig);
     // LIST nodes skips client-node's typed copy of every field (lean-nodes.ts); the rest is makeApiClient's setup.
     const cluster = kubeConfig.getCurrentCluster();
@@ -179,12 +183,16 @@ export class KubeClient {
    * compacted, after about five minutes) restarts the LIST from its first page, as client-go's pager falls back to a
    * full list: the pages read so far belong to an older snapshot and are dropped. At most LIST_RESTARTS times a LIST.
    */
-  private async list<T>(key: string, page: (cont: string | undefined) => Promise<{ items: T[]; metadata?: { _continue?: string; continue?: string } }>): Promise<T[]> {
+  private async list<T>(
+    key: string,
+    page: (cont: string | undefined) => Promise<{ items: T[]; metadata?: { _continue?: string; continue?: string; resourceVersion?: string } }>,
+    at?: Omit<ListedVersion, 'resourceVersion' | 'seq'>,
+  ): Promise<T[]> {
     const items: T[] = [];
     let cont: string | undefined;
     let restarts = 0;
     for (;;) {
-      let res: { items: T[]; metadata?: { _continue?: string; continue?: string } };
+      let res: { items: T[]; metadata?: { _continue?: string; continue?: string; resourceVersion?: string } };
       try {
         res = await this.call(key, () => page(cont));
       } catch (err) {
@@ -195,6 +203,8 @@ export class KubeClient {
         cont = undefined;
         continue;
       }
+      const rv = res.metadata?.resourceVersion;
+      if (at && cont === undefined && rv) this.listVersions.set(`${at.path}?${at.fieldSelector ?? ''}&${at.labelSelector ?? ''}`, { ...at, resourceVersion: rv, seq: ++this.listSeq });
       items.push(...res.items);
       cont = res.metadata?._continue ?? res.metadata?.continue;
       if (!cont) return items;
@@ -222,7 +232,7 @@ export class KubeClient {
 
   async listNodes(): Promise<V1Node[]> {
     try {
-      return await this.list('list nodes', (c) => this.core.listNode({ limit: this.opts.pageSize, ...(c ? { _continue: c } : {}) }));
+      return await this.list('list nodes', (c) => this.core.listNode({ limit: this.opts.pageSize, ...(c ? { _continue: c } : {}) }), { resource: 'nodes', path: '/api/v1/nodes' });
     } catch (err) {
       this.rethrow('listing nodes', err);
     }
@@ -231,9 +241,11 @@ export class KubeClient {
   /** Pods of all namespaces, or of one node with `fieldSelector: spec.nodeName=NODE`. */
   async listPods(opts: { fieldSelector?: string; labelSelector?: string } = {}): Promise<V1Pod[]> {
     try {
-      return await this.list('list pods', (c) =>
-        this.core.listPodForAllNamespaces({ limit: this.opts.pageSize, ...opts, ...(c ? { _continue: c } : {}) }),
-      );
+      return await this.list('list pods', (c) => this.core.listPodForAllNamespaces({ limit: this.opts.pageSize, ...opts, ...(c ? { _continue: c } : {}) }), {
+        resource: 'pods',
+        path: '/api/v1/pods',
+        ...opts,
+      });
     } catch (err) {
       this.rethrow(`listing pods${opts.fieldSelector ? ` (${opts.fieldSelector})` : ''}`, err);
     }
@@ -241,8 +253,10 @@ export class KubeClient {
 
   async listPodDisruptionBudgets(): Promise<V1PodDisruptionBudget[]> {
     try {
-      return await this.list('list poddisruptionbudgets', (c) =>
-        this.policy.listPodDisruptionBudgetForAllNamespaces({ limit: this.opts.pageSize, ...(c ? { _continue: c } : {}) }),
+      return await this.list(
+        'list poddisruptionbudgets',
+        (c) => this.policy.listPodDisruptionBudgetForAllNamespaces({ limit: this.opts.pageSize, ...(c ? { _continue: c } : {}) }),
+        { resource: 'poddisruptionbudgets', path: '/apis/policy/v1/poddisruptionbudgets' },
       );
     } catch (err) {
       this.rethrow('listing poddisruptionbudgets', err);
@@ -258,11 +272,11 @@ export class KubeClient {
           plural: NODE_MAINTENANCE_PLURAL,
           limit: this.opts.pageSize,
           ...(c ? { _continue: c } : {}),
-        })) as { items: NodeMaintenance[]; metadata?: { continue?: string } };
+        })) as { items: NodeMaintenance[]; metadata?: { continue?: string; resourceVersion?: string } };
         // kmaint never reads managedFields; not keeping them is a third of a 10,000-request list's memory.
         for (const nm of res.items) delete (nm.metadata as { managedFields?: unknown }).managedFields;
         return res;
-      });
+      }, { resource: NODE_MAINTENANCE_PLURAL, path: `/apis/${GROUP}/${VERSION}/${NODE_MAINTENANCE_PLURAL}` });
     } catch (err) {
       this.rethrow('listing nodemaintenances', err);
     }
@@ -490,6 +504,23 @@ export class KubeClient {
   }
 
   /** The Leases of one namespace, all pages. */
+  // Static, so that they are not verbs of a client (sim/whatif's LocalKubeClient overrides every verb); a client that
+  // records no LIST versions (that one) has nothing to watch, and the runtime then polls.
+  /** A mark for `listedSince`. */
+  static listMark(client: KubeClient): number {
+    return client.listSeq;
+  }
+
+  /** The latest read of each LIST `client` made after `mark`. */
+  static listedSince(client: KubeClient, mark: number): ListedVersion[] {
+    return [...client.listVersions.values()].filter((l) => l.seq > mark);
+  }
+
+  /** Waits until an object of one of `targets` changes, `timeoutMs` passes or the client's signal aborts (watch-change.ts). */
+  static watchForChange(client: KubeClient, targets: readonly ListedVersion[], timeoutMs: number): Promise<WatchOutcome> {
+    return watchForChange(client.kubeConfig, targets, timeoutMs, { ...(client.opts.signal ? { signal: client.opts.signal } : {}), count: (key) => client.count(key) });
+  }
+
   async listLeases(namespace: string): Promise<V1Lease[]> {
     try {
       return await this.list('list leases', (c) => this.coordination.listNamespacedLease({ namespace, limit: this.opts.pageSize, ...(c ? { _continue: c } : {}) }));

@@ -1,6 +1,7 @@
 // Public surface of shared/kube: the API client, its outcomes and errors, retry timing, and how to reach a cluster.
 export { KubeClient } from './client.ts';
 export type { KubeClientOptions, RequestCounts, WriteOutcome } from './client.ts';
+export type { ListedVersion, WatchOutcome } from './watch-change.ts';
 export { EksAuthError, KubeRequestError } from './errors.ts';
 export { DEFAULT_RETRY, isRetryable, retryDelayMs } from './retry.ts';
 export type { RetryPolicy } from './retry.ts';

@@ -55,3 +55,16 @@ export async function releasePassLease(client: KubeClient, lease: V1Lease): Prom
   const released: V1Lease = { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 } };
   await client.replaceLease(namespace, released);
 }
+
+/**
+ * Renews a lease this holder already has, without reading it first: one UPDATE preconditioned on the resourceVersion
+ * we last wrote. A conflict means someone else wrote it since (it expired and was taken): the caller no longer holds it.
+ */
+export async function renewPassLease(client: KubeClient, lease: V1Lease, now: Date): Promise<LeaseOutcome> {
+  const namespace = lease.metadata?.namespace ?? '';
+  const next: V1Lease = { ...lease, spec: { ...lease.spec, renewTime: micro(now) as unknown as Date } };
+  const out = await client.replaceLease(namespace, next);
+  if (out.kind === 'ok') return { kind: 'acquired', lease: { ...next, metadata: { ...next.metadata, ...(out.resourceVersion ? { resourceVersion: out.resourceVersion } : {}) } } };
+  if (out.kind === 'error') throw out.error;
+  return { kind: 'lost', message: `lease ${namespace}/${lease.metadata?.name ?? ''} changed since we renewed it (${out.kind})` };
+}

@@ -18,7 +18,12 @@ export function reaperProblems(config: MaintenanceOperatorConfig | undefined): s
  * events, not even the pass lease; `active` (or an invalid config, reported on the object) is a normal pass.
  */
 export async function reaperMode(client: KubeClient, namespace: string): Promise<'disabled' | 'dry-run' | 'active'> {
-  const loaded = loadReaperConfig(await client.getConfig(namespace));
+  return reaperModeOf(await client.getConfig(namespace));
+}
+
+/** The same, from a config already read (the round's snapshot). */
+export function reaperModeOf(config: MaintenanceOperatorConfig | undefined): 'disabled' | 'dry-run' | 'active' {
+  const loaded = loadReaperConfig(config);
   if (loaded.kind === 'disabled') return 'disabled';
   return loaded.kind === 'enabled' && loaded.config.dryRun ? 'dry-run' : 'active';
 }

@@ -14,10 +14,11 @@ import { applyActions, type ApplyResult } from './apply.ts';
 import { planConfigReport } from './config-report.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
 import { acquirePassLease, releasePassLease } from './lease.ts';
-import { readBase, readDrainPods, readMedik8sLeases } from './snapshot.ts';
+import { readBase, readDrainPods, readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
+import type { PassRound } from './round.ts';
 import type { InstanceProviders } from '../reaper/index.ts';
 import { measurePass, type PassMetrics, type PassMetricsInput } from '../metrics/index.ts';
-import { planReaperPass, reaperMode, reaperProblems, reaperProviders, terminate, type ReaperPassPlan } from './reaper-pass.ts';
+import { planReaperPass, reaperMode, reaperModeOf, reaperProblems, reaperProviders, terminate, type ReaperPassPlan } from './reaper-pass.ts';
 
 export const PASS_FUNCTIONS = ['scheduler', 'drainer', 'cleanup', 'reaper'] as const;
 export type PassFunction = (typeof PASS_FUNCTIONS)[number];
@@ -47,6 +48,12 @@ export interface PassOptions {
   /** Concurrent object units while applying. @default 16 */
   concurrency?: number;
   signal?: AbortSignal;
+  /**
+   * The round this pass belongs to (runUntilIdle): its snapshot is reused while nothing was written, and the run's
+   * leases are taken only when the pass has something to write. Absent: the pass reads its own snapshot and takes and
+   * gives back its own lease.
+   */
+  round?: PassRound;
 }
 
 /** A request the scheduler leaves Pending, and why. */
@@ -117,7 +124,8 @@ interface Planned {
 }
 
 async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<Planned> {
-  const base = await readBase(opts.client, opts.namespace);
+  const base: BaseSnapshot = opts.round?.current() ?? (await readBase(opts.client, opts.namespace));
+  opts.round?.remember(base);
   const loaded = loadConfig(base.config, base.nodeList.length);
   const maintenances = new Map(base.maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm]));
   const awaitingCleanup = base.maintenances.filter(
@@ -147,18 +155,30 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<
   if (fn === 'drainer') {
     const { podsByNode, pdbs, budgetPods } = await readDrainPods(opts.client, base);
     const medik8s = await readMedik8sLeases(opts.client, needsMedik8sLeases(base.maintenances, 'drainer'));
+    if (opts.round && medik8s.kind !== 'absent') opts.round.medik8sSeen = true;
     const needsSlurm = base.maintenances.some((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? ''));
     const slurm = await readSlurm({ config: base.config, needed: needsSlurm, readSecretKey: (name, key) => opts.client.getSecretKey(opts.namespace, name, key), ...(opts.env ? { env: opts.env } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
     const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s, ...(slurm.context ? { slurm: slurm.context } : {}) }, now);
     return { ...empty, actions: plan.actions, inFlight: plan.inFlight > 0, becameReady: plan.becameReady, slurm: { writes: plan.slurm, ...(slurm.client ? { client: slurm.client } : {}) } };
   }
   const medik8s = await readMedik8sLeases(opts.client, needsMedik8sLeases(base.maintenances, 'cleanup'));
+  if (opts.round && medik8s.kind !== 'absent') opts.round.medik8sSeen = true;
   const needsSlurm = base.maintenances.some((nm) => nm.metadata.deletionTimestamp !== undefined && recordedSlurmNodes(nm).length > 0);
   const slurm = await readSlurm({ config: base.config, needed: needsSlurm, readSecretKey: (name, key) => opts.client.getSecretKey(opts.namespace, name, key), ...(opts.env ? { env: opts.env } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
   const plan = planCleanup({ nodes: base.nodes, maintenances: base.maintenances, medik8s, ...(slurm.context ? { slurm: slurm.context } : {}) }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
   // Requests that bypassed validation and are being deleted: released by the cordon record, never left hanging.
   const malformed = planMalformedReleases(base.malformed, base.nodeList);
   return { ...empty, actions: [...plan.actions, ...malformed.actions], released: plan.released + malformed.released, collected: plan.collected, slurm: { writes: plan.slurm, ...(slurm.client ? { client: slurm.client } : {}) } };
+}
+
+/**
+ * Whether a cleanup pass could act on `base`: something being deleted (its medik8s lease and Slurm drains are read only
+ * then), or the plan without them collects a stale request or releases one whose node is gone.
+ */
+function cleanupHasWork(base: BaseSnapshot, now: Date): boolean {
+  if ([...base.maintenances, ...base.malformed.map((m) => m.nm)].some((nm) => nm.metadata.deletionTimestamp !== undefined)) return true;
+  const { maxNodeMaintenanceTimeSeconds } = loadConfig(base.config, base.nodeList.length).config;
+  return planCleanup({ nodes: base.nodes, maintenances: base.maintenances }, { maxNodeMaintenanceTimeSeconds }, now).actions.length > 0;
 }
 
 /** Runs exactly one pass of `fn`. Write failures are counted, never thrown; read failures throw. */
@@ -208,29 +228,45 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     return summary;
   };
 
-  // A disabled reaper costs one GET of the config: no lease, no lists, no writes; its dryRun writes events only.
-  const reaper = fn === 'reaper' ? await reaperMode(opts.client, opts.namespace) : undefined;
+  // A disabled reaper costs one GET of the config (none when the round already read it): no lease, no lists, no writes;
+  // its dryRun writes events only.
+  const roundBase = opts.round?.last();
+  const reaper = fn === 'reaper' ? (roundBase ? reaperModeOf(roundBase.config) : await reaperMode(opts.client, opts.namespace)) : undefined;
   if (reaper === 'disabled') return finish();
+  // Cleanup with nothing deleting, nothing collectable and no node gone in this round's snapshot reads nothing more: the
+  // passes before it in the round only admit and drain, which never gives cleanup work (a deletion shows next round).
+  if (fn === 'cleanup' && roundBase && !cleanupHasWork(roundBase, opts.now())) return finish();
+  const holder = opts.holder ?? `${hostname()}-${process.pid}-${passId}`;
   let lease: import('@kubernetes/client-node').V1Lease | undefined;
-  if (!opts.dryRun && reaper !== 'dry-run') {
-    const got = await acquirePassLease(opts.client, {
-      namespace: opts.namespace,
-      fn,
-      holder: opts.holder ?? `${hostname()}-${process.pid}-${passId}`,
-      durationSeconds: opts.leaseSeconds ?? 120,
-      now: opts.now(),
-    });
-    if (got.kind !== 'acquired') {
-      summary.outcome = 'lease-held';
-      summary.leaseHolder = got.kind === 'held' ? got.holder : got.message;
-      summary.workRemains = true;
-      return finish();
+  const takeLease = async (): Promise<boolean> => {
+    const got = opts.round?.leases
+      ? await opts.round.leases.take(fn)
+      : await acquirePassLease(opts.client, { namespace: opts.namespace, fn, holder, durationSeconds: opts.leaseSeconds ?? 120, now: opts.now() });
+    if (got.kind === 'acquired') {
+      // A lease the run keeps is given back by the run, not by this pass.
+      if (!opts.round?.leases) lease = got.lease;
+      return true;
     }
-    lease = got.lease;
-  }
+    summary.outcome = 'lease-held';
+    summary.leaseHolder = got.kind === 'held' ? got.holder : got.message;
+    summary.workRemains = true;
+    return false;
+  };
+  const leased = !opts.dryRun && reaper !== 'dry-run';
+  // Without a run's leases, or with this function's already held: lease first, as a pass always did.
+  const leaseFirst = leased && (!opts.round?.leases || opts.round.leases.holds(fn));
+  if (leaseFirst && !(await takeLease())) return finish();
   try {
-    const now = opts.now();
-    const planned = await planFor(fn, opts, now);
+    let now = opts.now();
+    let planned = await planFor(fn, opts, now);
+    const writes = (p: Planned): boolean => p.actions.length > 0 || (p.slurm?.writes.length ?? 0) > 0 || (p.reaper?.terminations.length ?? 0) > 0;
+    if (leased && !leaseFirst && writes(planned)) {
+      // Planned without the lease: take it, then decide again on a snapshot read under it (another run may have acted).
+      if (!(await takeLease())) return finish();
+      opts.round?.wrote();
+      now = opts.now();
+      planned = await planFor(fn, opts, now);
+    }
     summary.planned = planned.actions.length + (planned.reaper?.terminations.length ?? 0);
     const slurmWrites = planned.slurm?.writes ?? [];
     summary.planned += slurmWrites.length;
@@ -271,6 +307,7 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     const applied = Object.values(result.applied).reduce((a, b) => a + b, 0) - (planned.repeated ?? 0);
     summary.workRemains = planned.inFlight || slurmWrites.length > 0 || result.conflicts > 0 || result.errors.length > 0 || result.blocked.length > 0 || (applied > 0 && fn !== 'cleanup' && fn !== 'reaper') || planned.released > 0 || (planned.reaper?.requested ?? 0) > 0;
     // The lease goes back before the summary, so the summary (and its metrics) count that request too.
+    if (actions.length > 0 || slurmWrites.length > 0) opts.round?.wrote();
     const held = lease;
     lease = undefined;
     if (held) await releasePassLease(opts.client, held).catch(() => undefined);

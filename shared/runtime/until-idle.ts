@@ -1,6 +1,10 @@
 // Drives passes: every listed function in turn, again while work remains, until idle or the deadline.
-import { runPass, type PassFunction, type PassOptions, type PassSummary } from '../pass/index.ts';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { KubeClient } from '../kube/index.ts';
+import { HeldLeases, PassRound, runPass, type PassFunction, type PassOptions, type PassSummary } from '../pass/index.ts';
 import { abortableSleep, type Sleep } from './sleep.ts';
+import { planWake } from './wake.ts';
 
 export interface RunOptions extends PassOptions {
   functions: readonly PassFunction[];
@@ -9,11 +13,27 @@ export interface RunOptions extends PassOptions {
   /** Wait between rounds while requests are in flight; doubles up to maxIntervalMs. @default 250 */
   intervalMs?: number;
   /**
-   * Longest wait between rounds. It bounds how late the run notices pods gone or a slot freed, which is
+   * Longest wait between rounds when polling. It bounds how late the run notices pods gone or a slot freed, which is
    * kmaint's own share of request -> Ready (issue 4: under 2 s per node); 2000 measured 2.3–2.6 s.
    * @default 1000
    */
   maxIntervalMs?: number;
+  /**
+   * After a round that made no progress: `watch` waits for a change to what the round read (one WATCH per LIST, see
+   * wake.ts) or a timer, and polls only where that cannot see what the run waits for; `poll` always polls. `watch`
+   * needs the `watch` verb on nodemaintenances, pods and poddisruptionbudgets; refused, the run polls. Not with an
+   * injected `sleep` (a simulated clock): watches wait in real time.
+   * @default 'poll'
+   */
+  wake?: 'watch' | 'poll';
+  /** Longest wait for a change while watching (node readiness and new handshakes are seen at the latest then). @default 25000 */
+  maxWatchMs?: number;
+  /**
+   * After a watch saw a change, wait this long before the round: changes come in bursts (the pods of one drain stop
+   * together, requests are created together), and one round for the burst is cheaper than one per change.
+   * @default 250
+   */
+  settleMs?: number;
   /** Stop after this many rounds. @default unlimited */
   maxRounds?: number;
   /** Injected sleep (simulated clocks). */
@@ -29,32 +49,72 @@ export interface RunSummary {
   durationMs: number;
 }
 
-/** Runs rounds of passes until a round changes nothing and nothing is in flight. */
+/**
+ * Runs rounds of passes until a round changes nothing and nothing is in flight. The passes of a round share one
+ * snapshot while none of them writes, and each function's lease is taken once, when it first has something to write,
+ * and kept until the run ends.
+ */
 export async function runUntilIdle(opts: RunOptions): Promise<RunSummary> {
   const started = Date.now();
   const deadline = started + (opts.timeoutMs ?? 60_000);
   const sleep = opts.sleep ?? abortableSleep;
   const passes: PassSummary[] = [];
   let interval = opts.intervalMs ?? 250;
-  for (let round = 1; ; round++) {
-    let remains = false;
-    let progressed = false;
-    for (const fn of opts.functions) {
-      const summary = await runPass(fn, opts);
-      passes.push(summary);
-      opts.onPass?.(summary);
-      if (summary.errors.length > 0 && summary.planned > 0 && Object.keys(summary.actions).length === 0) {
-        // Every write failed: report it instead of spinning.
-        return { rounds: round, passes, stopped: 'failed', durationMs: Date.now() - started };
+  let watching = opts.wake === 'watch' && opts.sleep === undefined;
+  const leases = opts.dryRun
+    ? undefined
+    : new HeldLeases({
+        client: opts.client,
+        namespace: opts.namespace,
+        holder: opts.holder ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
+        durationSeconds: opts.leaseSeconds ?? 120,
+        now: opts.now,
+      });
+  const round = new PassRound(leases);
+  const end = (rounds: number, stopped: RunSummary['stopped']): RunSummary => ({ rounds, passes, stopped, durationMs: Date.now() - started });
+  try {
+    for (let n = 1; ; n++) {
+      round.next();
+      const mark = KubeClient.listMark(opts.client);
+      let remains = false;
+      let progressed = false;
+      // Another run holding a lease, conflicts or failed writes: decided again by polling, as before watches.
+      let unsettled = false;
+      for (const fn of opts.functions) {
+        const summary = await runPass(fn, { ...opts, round });
+        passes.push(summary);
+        opts.onPass?.(summary);
+        if (summary.errors.length > 0 && summary.planned > 0 && Object.keys(summary.actions).length === 0) {
+          // Every write failed: report it instead of spinning.
+          return end(n, 'failed');
+        }
+        remains ||= summary.workRemains;
+        progressed ||= Object.keys(summary.actions).length > 0;
+        unsettled ||= summary.outcome === 'lease-held' || summary.conflicts > 0 || summary.errors.length > 0;
       }
-      remains ||= summary.workRemains;
-      progressed ||= Object.keys(summary.actions).length > 0;
+      if (!remains) return end(n, 'idle');
+      if (opts.maxRounds !== undefined && n >= opts.maxRounds) return end(n, 'max-rounds');
+      if (Date.now() >= deadline) return end(n, 'timeout');
+      // Progress resets the backoff: the next step is likely ready soon.
+      interval = progressed ? (opts.intervalMs ?? 250) : Math.min(interval * 2, opts.maxIntervalMs ?? 1000);
+      if (progressed) continue;
+      if (watching && !unsettled) {
+        const plan = planWake({ base: round.last(), listed: KubeClient.listedSince(opts.client, mark), medik8sSeen: round.medik8sSeen, nowMs: Date.now(), maxWaitMs: opts.maxWatchMs ?? 25_000 });
+        if (plan.kind === 'watch') {
+          const outcome = await KubeClient.watchForChange(opts.client, plan.targets, Math.min(plan.atMs, deadline) - Date.now());
+          opts.signal?.throwIfAborted();
+          if (outcome === 'changed') await sleep(Math.min(opts.settleMs ?? 250, Math.max(0, deadline - Date.now())), opts.signal);
+          if (outcome === 'changed' || outcome === 'timeout') continue;
+          // Refused (no `watch` verb): poll for the rest of the run; a broken connection: poll this once.
+          if (outcome === 'refused') watching = false;
+          opts.logger?.warn({ wake: outcome }, `waiting by watch ${outcome === 'refused' ? 'refused' : 'failed'}; polling instead`);
+        } else {
+          opts.logger?.debug({ wake: 'poll', why: plan.why }, 'polling');
+        }
+      }
+      await sleep(Math.min(interval, Math.max(0, deadline - Date.now())), opts.signal);
     }
-    if (!remains) return { rounds: round, passes, stopped: 'idle', durationMs: Date.now() - started };
-    if (opts.maxRounds !== undefined && round >= opts.maxRounds) return { rounds: round, passes, stopped: 'max-rounds', durationMs: Date.now() - started };
-    if (Date.now() >= deadline) return { rounds: round, passes, stopped: 'timeout', durationMs: Date.now() - started };
-    // Progress resets the backoff: the next step is likely ready soon.
-    interval = progressed ? (opts.intervalMs ?? 250) : Math.min(interval * 2, opts.maxIntervalMs ?? 1000);
-    if (!progressed) await sleep(Math.min(interval, Math.max(0, deadline - Date.now())), opts.signal);
+  } finally {
+    await leases?.releaseAll();
   }
 }

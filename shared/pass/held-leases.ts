@@ -1,0 +1,60 @@
+// The pass leases of one `kmaint run`: each taken the first time its function has something to write, kept for the
+// whole run (renewed once a third of its duration is used), and given back when the run ends.
+import type { V1Lease } from '@kubernetes/client-node';
+import type { KubeClient } from '../kube/index.ts';
+import { acquirePassLease, releasePassLease, renewPassLease, type LeaseOutcome } from './lease.ts';
+
+export interface HeldLeasesOptions {
+  client: KubeClient;
+  namespace: string;
+  /** One identity for the whole run: every pass of it holds the lease under this name. */
+  holder: string;
+  /** @default 120 */
+  durationSeconds?: number;
+  now: () => Date;
+}
+
+interface Held {
+  lease: V1Lease;
+  renewedAt: number;
+}
+
+/**
+ * A lease kept across passes is as safe as one taken per pass: a pass acts only while it holds a lease it renewed at
+ * most a third of its duration ago (so at least two thirds of it are left for the pass), and a run killed mid-way
+ * leaves it to expire exactly as a killed pass did. Renewals are preconditioned on the resourceVersion we wrote, so
+ * a lease that expired and was taken over is never written back.
+ */
+export class HeldLeases {
+  private readonly held = new Map<string, Held>();
+  private readonly durationSeconds: number;
+
+  constructor(private readonly opts: HeldLeasesOptions) {
+    this.durationSeconds = opts.durationSeconds ?? 120;
+  }
+
+  /** Whether `fn`'s lease is held by this run (it may still be due for renewal; `take` renews it). */
+  holds(fn: string): boolean {
+    return this.held.has(fn);
+  }
+
+  /** Takes `fn`'s lease, or renews it when a third of its duration is used; `acquired` means the pass may act. */
+  async take(fn: string): Promise<LeaseOutcome> {
+    const now = this.opts.now();
+    const held = this.held.get(fn);
+    if (held && now.getTime() - held.renewedAt < (this.durationSeconds * 1000) / 3) return { kind: 'acquired', lease: held.lease };
+    const out = held
+      ? await renewPassLease(this.opts.client, held.lease, now)
+      : await acquirePassLease(this.opts.client, { namespace: this.opts.namespace, fn, holder: this.opts.holder, durationSeconds: this.durationSeconds, now });
+    if (out.kind === 'acquired') this.held.set(fn, { lease: out.lease, renewedAt: now.getTime() });
+    else this.held.delete(fn);
+    return out;
+  }
+
+  /** Gives every held lease back (failures only make the next run wait for expiry). */
+  async releaseAll(): Promise<void> {
+    const leases = [...this.held.values()].map((h) => h.lease);
+    this.held.clear();
+    await Promise.all(leases.map((l) => releasePassLease(this.opts.client, l).catch(() => undefined)));
+  }
+}

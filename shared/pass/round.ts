@@ -1,0 +1,40 @@
+// What the passes of one round share: the base snapshot, reused by the next pass as long as no pass has written since
+// it was read, and the pass leases the run holds.
+import type { BaseSnapshot } from './snapshot.ts';
+import type { HeldLeases } from './held-leases.ts';
+
+export class PassRound {
+  private snapshot: BaseSnapshot | undefined;
+  private fresh = false;
+  /** The medik8s node leases were read (present or unreadable) this round: their changes cannot be watched. */
+  medik8sSeen = false;
+
+  constructor(readonly leases?: HeldLeases) {}
+
+  /** The base read this round if nothing was written since; a pass reusing it sees what a fresh read would (a few ms older). */
+  current(): BaseSnapshot | undefined {
+    return this.fresh ? this.snapshot : undefined;
+  }
+
+  /** The last base read this round, even if passes wrote since: only for questions writes cannot change (see run-pass.ts). */
+  last(): BaseSnapshot | undefined {
+    return this.snapshot;
+  }
+
+  remember(base: BaseSnapshot): void {
+    this.snapshot = base;
+    this.fresh = true;
+  }
+
+  /** A pass wrote (or tried to): the next pass reads again. */
+  wrote(): void {
+    this.fresh = false;
+  }
+
+  /** A new round: everything is read again. */
+  next(): void {
+    this.snapshot = undefined;
+    this.fresh = false;
+    this.medik8sSeen = false;
+  }
+}
