@@ -23,6 +23,8 @@ export interface World {
   startedCordoned: ReadonlySet<string>;
   /** Union of handCordoned over the current sampling interval (see invariants.ts). */
   handCordonedAny: Set<string>;
+  /** Nodes whose cordon or readiness the administrator changed in the current sampling interval (see invariants.ts). */
+  adminTouched: Set<string>;
   deletedNodes: Set<string>;
   deletedByRequestors: Set<string>;
   maxParallel: number;
@@ -215,11 +217,13 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
       if (now < until || world.requested.has(node)) continue;
       cordonedUntil.delete(node);
       world.handCordoned.delete(node);
+      world.adminTouched.add(node);
       await attempt(world, `uncordoning ${node} by hand`, () => c.core.patchNode({ name: node, body: { spec: { unschedulable: null } } }, mergePatch));
     }
     for (const [node, until] of notReadyUntil) {
       if (now < until || !nodeControl) continue;
       notReadyUntil.delete(node);
+      world.adminTouched.add(node);
       await attempt(world, `${node} Ready again`, () => nodeControl.setNodeReady(node, true));
     }
     if (zeroUntil > 0 && now >= zeroUntil) {
@@ -244,6 +248,7 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
       const node = rng.pick(free);
       world.handCordoned.add(node);
       world.handCordonedAny.add(node);
+      world.adminTouched.add(node);
       cordonedUntil.set(node, now + rng.int(5000, 20000));
       world.handCordons++;
       await attempt(world, `cordoning ${node} by hand`, () => c.core.patchNode({ name: node, body: { spec: { unschedulable: true } } }, mergePatch));
@@ -252,6 +257,7 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
       if (up.length === 0) continue;
       const node = rng.pick(up);
       notReadyUntil.set(node, now + rng.int(5000, 20000));
+      world.adminTouched.add(node);
       world.notReadyEpisodes++;
       await attempt(world, `${node} NotReady`, () => nodeControl.setNodeReady(node, false));
     } else if (nodeControl?.deleteNode && world.nodesDeleted < 2) {
@@ -272,6 +278,7 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
   }
   // Leave the cluster as the administrator found it: the first config back, hand cordons lifted once their requests are gone.
   await attempt(world, 'restoring the config', () => writeConfig(c, world, { maxParallelOperations: 3 }));
+  for (const node of notReadyUntil.keys()) world.adminTouched.add(node);
   for (const node of notReadyUntil.keys()) if (nodeControl) await attempt(world, `${node} Ready again`, () => nodeControl.setNodeReady(node, true));
 }
 
@@ -279,6 +286,7 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
 export async function liftHandCordons(c: Clients, world: World): Promise<void> {
   for (const node of [...world.handCordoned]) {
     world.handCordoned.delete(node);
+    world.adminTouched.add(node);
     await attempt(world, `uncordoning ${node} by hand`, () => c.core.patchNode({ name: node, body: { spec: { unschedulable: null } } }, mergePatch));
   }
 }

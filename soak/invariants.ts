@@ -30,6 +30,11 @@ export interface ActorFacts {
   handCordonedAny: ReadonlySet<string>;
   /** Nodes cordoned by an administrator the whole time since this sample began (nobody meant to lift the cordon). */
   handCordonedAll: ReadonlySet<string>;
+  /**
+   * Nodes whose cordon or readiness the administrator changed since the previous sample began: unavailable in both samples,
+   * they may still have been available for a moment in between, so they do not count as held through an admission.
+   */
+  adminTouched?: ReadonlySet<string>;
   /** Nodes cordoned before the run. */
   initiallyCordoned: ReadonlySet<string>;
   /** Nodes deleted by the soak (their pods go with them). */
@@ -121,8 +126,9 @@ export function checkSample(prev: ClusterSample, now: ClusterSample, facts: Acto
     }
   }
   // 2b. maxUnavailable above 0 (cluster, pool, zone): the nodes unavailable in both samples (cordoned, not Ready or under
-  // maintenance; not flapping within ~1 s) were unavailable when the entrants of the interval were admitted, and each
-  // entrant on a node available before took one more: together they may not exceed the limit.
+  // maintenance; not flapping within ~1 s, none the administrator changed in between) were unavailable when the entrants
+  // of the interval were admitted, and each entrant on a node available before took one more: together they may not
+  // exceed the limit.
   const prevBusy = new Set(prev.nms.filter(inProgress).map((nm) => nm.spec.nodeName));
   const nowBusy = new Set(during.map((nm) => nm.spec.nodeName));
   const entrantNodes = new Set(entrants.map((nm) => nm.spec.nodeName));
@@ -134,7 +140,9 @@ export function checkSample(prev: ClusterSample, now: ClusterSample, facts: Acto
     };
     const taking = [...entrantNodes].filter((name) => inScope(name) && !unavailable(nodesPrev.get(name)) && !prevBusy.has(name));
     if (taking.length === 0) continue;
-    const held = [...nodesNow.keys()].filter((name) => inScope(name) && !entrantNodes.has(name) && (unavailable(nodesPrev.get(name)) || prevBusy.has(name)) && (unavailable(nodesNow.get(name)) || nowBusy.has(name)));
+    const held = [...nodesNow.keys()].filter(
+      (name) => inScope(name) && !entrantNodes.has(name) && !facts.adminTouched?.has(name) && (unavailable(nodesPrev.get(name)) || prevBusy.has(name)) && (unavailable(nodesNow.get(name)) || nowBusy.has(name)),
+    );
     if (held.length + taking.length > scope.limit) {
       violations.push(`${scope.scope} maxUnavailable ${scope.limit}: ${taking.sort().join(', ')} admitted while ${held.length} nodes were unavailable (${held.sort().slice(0, 8).join(', ')})`);
     }

@@ -110,6 +110,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     handCordoned: new Set(),
     startedCordoned: new Set([...initial].filter(([, cordoned]) => cordoned).map(([name]) => name)),
     handCordonedAny: new Set(),
+    adminTouched: new Set(),
     deletedNodes: new Set(),
     deletedByRequestors: new Set(),
     maxParallel: 3,
@@ -195,6 +196,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       const handCordonedAtStart = new Set(world.handCordoned);
       const anyPrevInterval = new Set(world.handCordonedAny);
       world.handCordonedAny = new Set(world.handCordoned);
+      const touchedPrevInterval = world.adminTouched;
+      world.adminTouched = new Set();
       let now: ClusterSample;
       try {
         now = await listSample();
@@ -209,6 +212,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         zeroUnavailableThroughout: limits.zeroThroughout,
         handCordonedAny: new Set([...anyPrevInterval, ...world.handCordonedAny]),
         handCordonedAll: new Set([...handCordonedAtStart].filter((n) => world.handCordoned.has(n))),
+        adminTouched: new Set([...touchedPrevInterval, ...world.adminTouched]),
         initiallyCordoned,
         deletedNodes: world.deletedNodes,
         deletedByRequestors: world.deletedByRequestors,

@@ -333,6 +333,15 @@ describe('the soak invariant checker', () => {
     expect(checkSample(prev, now, { ...facts, maxParallelSince: 10, handCordonedAny: new Set(['n1', 'n3', 'n4']), unavailableLimits: limits }).violations).toEqual(expected);
   });
 
+  it('a node the administrator uncordoned and cordoned again between two samples does not count as held through an admission', () => {
+    const prev = sample({ nodes: [node('n1', true), node('n2'), node('n3')], nms: [nm('a', 'n2', 'Draining'), nm('b', 'n3', 'Pending', true, waiting)] });
+    const now = sample({ nodes: [node('n1', true), node('n2', true), node('n3')], nms: [nm('a', 'n2', 'Draining'), nm('b', 'n3', 'Scheduled')] });
+    const base = { ...facts, maxParallelSince: 10, handCordonedAny: new Set(['n1']), unavailableLimits: [cluster2] };
+    expect(checkSample(prev, now, { ...base, adminTouched: new Set(['n1']) }).violations).toEqual([]);
+    // The same samples without the administrator's change in between: n1 was cordoned throughout.
+    expect(checkSample(prev, now, { ...base, adminTouched: new Set<string>() }).violations).toEqual(['cluster maxUnavailable 2: n3 admitted while 2 nodes were unavailable (n1, n2)']);
+  });
+
   it('the availability limits checked over a window: each scope at its largest value, none where one config left it unlimited', () => {
     const limits = unavailableLimitsOver(
       [
