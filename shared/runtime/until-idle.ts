@@ -26,6 +26,12 @@ export interface RunOptions extends PassOptions {
    * @default 'poll'
    */
   wake?: 'watch' | 'poll';
+  /**
+   * Longest wait between rounds that only found a lease held by another live holder (another run doing this work; a
+   * killed one's lease expires). Without it a second run beside a long one would read a snapshot every second for
+   * nothing. @default 10000
+   */
+  heldMaxIntervalMs?: number;
   /** Longest wait for a change while watching (node readiness and new handshakes are seen at the latest then). @default 25000 */
   maxWatchMs?: number;
   /**
@@ -80,6 +86,8 @@ export async function runUntilIdle(opts: RunOptions): Promise<RunSummary> {
       let progressed = false;
       // Another run holding a lease, conflicts or failed writes: decided again by polling, as before watches.
       let unsettled = false;
+      let held = false;
+      let troubled = false;
       for (const fn of opts.functions) {
         const summary = await runPass(fn, { ...opts, round });
         passes.push(summary);
@@ -90,13 +98,17 @@ export async function runUntilIdle(opts: RunOptions): Promise<RunSummary> {
         }
         remains ||= summary.workRemains;
         progressed ||= Object.keys(summary.actions).length > 0;
+        held ||= summary.outcome === 'lease-held';
+        troubled ||= summary.conflicts > 0 || summary.errors.length > 0;
         unsettled ||= summary.outcome === 'lease-held' || summary.conflicts > 0 || summary.errors.length > 0;
       }
       if (!remains) return end(n, 'idle');
       if (opts.maxRounds !== undefined && n >= opts.maxRounds) return end(n, 'max-rounds');
       if (Date.now() >= deadline) return end(n, 'timeout');
       // Progress resets the backoff: the next step is likely ready soon.
-      interval = progressed ? (opts.intervalMs ?? 250) : Math.min(interval * 2, opts.maxIntervalMs ?? 1000);
+      // A round held back only by another holder's lease backs off further: that holder is doing the work.
+      const cap = held && !troubled ? (opts.heldMaxIntervalMs ?? 10_000) : (opts.maxIntervalMs ?? 1000);
+      interval = progressed ? (opts.intervalMs ?? 250) : Math.min(interval * 2, cap);
       if (progressed) continue;
       if (watching && !unsettled) {
         const plan = planWake({ base: round.last(), listed: KubeClient.listedSince(opts.client, mark), medik8sSeen: round.medik8sSeen, nowMs: Date.now(), maxWaitMs: opts.maxWatchMs ?? 25_000 });

@@ -1,0 +1,54 @@
+// kmaint's runUntilIdle (shared/runtime) against the sim API server over HTTP: a run that finds its function's lease
+// held by another live holder backs off towards heldMaxIntervalMs (that holder does the work), and goes on once the
+// lease is given back.
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimApiServer, type SimApiServer } from './apiserver/index.ts';
+import { KubeClient } from '../shared/kube/index.ts';
+import { runUntilIdle } from '../shared/runtime/index.ts';
+
+const CRDS = fileURLToPath(new URL('../crds/', import.meta.url));
+const LEASES = { apiVersion: 'coordination.k8s.io/v1', resource: 'leases' };
+const NMS = { apiVersion: 'maintenance.nvidia.com/v1alpha1', resource: 'nodemaintenances' };
+let server: SimApiServer;
+let client: KubeClient;
+
+const heldLease = (holder: string, durationSeconds: number) => ({
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  metadata: { name: 'kmaint-scheduler', namespace: 'kmaint' },
+  spec: { holderIdentity: holder, leaseDurationSeconds: durationSeconds, renewTime: new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z') },
+});
+
+beforeAll(async () => {
+  server = await startSimApiServer({ crds: [CRDS] });
+  for (const name of ['kmaint', 'team']) server.local.create({ apiVersion: 'v1', resource: 'namespaces' }, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  server.local.create({ apiVersion: 'v1', resource: 'nodes' }, '', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
+  server.local.create(NMS, 'team', { apiVersion: 'maintenance.nvidia.com/v1alpha1', kind: 'NodeMaintenance', metadata: { name: 'm1', namespace: 'team' }, spec: { requestorID: 'team.example.com', nodeName: 'n1' } });
+  server.local.create(LEASES, 'kmaint', heldLease('other-run', 300));
+  client = new KubeClient(server.kubeConfig({ user: 'kmaint' }));
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+describe('runUntilIdle beside another run holding the lease', () => {
+  it('backs off 500 ms, doubling up to 10 s, while the scheduler lease is held by another live holder', async () => {
+    const sleeps: number[] = [];
+    const run = await runUntilIdle({ client, namespace: 'kmaint', now: () => new Date(), functions: ['scheduler'], maxRounds: 7, sleep: (ms) => Promise.resolve(void sleeps.push(ms)) });
+    expect({ stopped: run.stopped, sleeps, outcomes: run.passes.map((p) => `${p.outcome} ${p.leaseHolder ?? ''}`) }).toEqual({
+      stopped: 'max-rounds',
+      sleeps: [500, 1000, 2000, 4000, 8000, 10000],
+      outcomes: Array.from({ length: 7 }, () => 'lease-held other-run'),
+    });
+  });
+
+  it('once the lease is given back, the next run takes it and initializes the request', async () => {
+    server.local.delete(LEASES, 'kmaint', 'kmaint-scheduler');
+    server.local.create(LEASES, 'kmaint', heldLease('', 1));
+    const run = await runUntilIdle({ client, namespace: 'kmaint', now: () => new Date(), functions: ['scheduler'], maxRounds: 3, sleep: () => Promise.resolve() });
+    expect(run.passes[0]?.outcome).toBe('applied');
+    const nm = server.local.get(NMS, 'team', 'm1') as { status?: { conditions?: Array<{ type: string; reason?: string }> } };
+    expect(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('Scheduled');
+  });
+});
