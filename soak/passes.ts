@@ -48,18 +48,23 @@ function writesOf(byVerb: Record<string, number>, leases = true): number {
 /** Runs `copies` loops per function until `isRunning()` turns false; resolves when every loop has stopped. */
 export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Promise<void> {
   let seq = 0;
+  /** A client of its own for one pass or run, with a kill budget for `killRate` of them: aborted after 1-6 writes. */
+  const killable = (): { client: KubeClient; controller: AbortController; kill: ReturnType<typeof setInterval> | undefined } => {
+    const controller = new AbortController();
+    const client = new KubeClient(opts.kubeConfig, { signal: controller.signal });
+    const budget = opts.rng.next() < opts.killRate ? opts.rng.int(1, 6) : undefined;
+    const kill =
+      budget === undefined
+        ? undefined
+        : setInterval(() => {
+            if (writesOf(client.counts.byVerb, false) >= budget) controller.abort(new Error(`killed by the soak after ${budget} writes`));
+          }, 2);
+    return { client, controller, kill };
+  };
   const loop = async (fn: PassFunction, copy: number): Promise<void> => {
     while (opts.isRunning()) {
       const holder = `soak-${fn}-${copy}-${++seq}`;
-      const controller = new AbortController();
-      const client = new KubeClient(opts.kubeConfig, { signal: controller.signal });
-      const budget = opts.rng.next() < opts.killRate ? opts.rng.int(1, 6) : undefined;
-      const kill =
-        budget === undefined
-          ? undefined
-          : setInterval(() => {
-              if (writesOf(client.counts.byVerb, false) >= budget) controller.abort(new Error(`killed by the soak after ${budget} writes`));
-            }, 2);
+      const { client, controller, kill } = killable();
       tally.passes++;
       try {
         const summary = await runPass(fn, { client, namespace: opts.namespace, now: () => new Date(), holder, leaseSeconds: opts.leaseSeconds, signal: controller.signal });
@@ -81,15 +86,7 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
   const runLoop = async (copy: number): Promise<void> => {
     while (opts.isRunning()) {
       const holder = `soak-run-${copy}-${++seq}`;
-      const controller = new AbortController();
-      const client = new KubeClient(opts.kubeConfig, { signal: controller.signal });
-      const budget = opts.rng.next() < opts.killRate ? opts.rng.int(1, 6) : undefined;
-      const kill =
-        budget === undefined
-          ? undefined
-          : setInterval(() => {
-              if (writesOf(client.counts.byVerb, false) >= budget) controller.abort(new Error(`killed by the soak after ${budget} writes`));
-            }, 2);
+      const { client, controller, kill } = killable();
       tally.runs++;
       const countPass = (summary: { outcome: string; conflicts: number; errors: readonly unknown[] }): void => {
         tally.passes++;

@@ -1,6 +1,6 @@
 // Issue 11 on the testbed: `runUntilIdle` with `wake: 'watch'` waits for a change instead of polling once a second. A
 // drain whose pod takes 4 s to stop is noticed as soon as the pod is gone, with a handful of requests, and holds each
-// pass lease once for the whole run; refused the `watch` verb (infra/base grants none), the run polls and still finishes.
+// pass lease once for the whole run; refused the `watch` verb (infra/base grants none; infra/wake-watch does), the run polls and still finishes.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../shared/kube/index.ts';
@@ -10,29 +10,8 @@ import { admin, createNM, generalNodes, getNM, KMAINT_NS, phaseOf, removeAllNMs,
 
 const ns = `wk-${randomBytes(3).toString('hex')}`;
 const STOP_SECONDS = 4;
-const WATCH_GRANT = {
-  apiVersion: 'v1',
-  kind: 'List',
-  items: [
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: 'kmaint-wake-test' },
-      rules: [
-        { apiGroups: [''], resources: ['pods'], verbs: ['watch'] },
-        { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['watch'] },
-        { apiGroups: ['maintenance.nvidia.com'], resources: ['nodemaintenances'], verbs: ['watch'] },
-      ],
-    },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'kmaint-wake-test' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kmaint-wake-test' },
-      subjects: [{ kind: 'ServiceAccount', name: 'kmaint', namespace: KMAINT_NS }],
-    },
-  ],
-};
+/** The opt-in grant infra/wake-watch ships for `--wake watch`. */
+const WATCH_GRANT = ['-k', 'infra/wake-watch'];
 
 let nodes: string[] = [];
 
@@ -72,14 +51,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await kubectl(['delete', '-f', '-', '--ignore-not-found'], { input: JSON.stringify(WATCH_GRANT) });
+  await kubectl(['delete', ...WATCH_GRANT, '--ignore-not-found']);
   await removeAllNMs(ns);
   await kubectl(['delete', 'namespace', ns, '--wait=false']);
 });
 
 describe('runUntilIdle waking on change (wake: watch)', () => {
   it('with the watch verb: waits on WATCHes while the pod stops, Ready within 2 s more than the pod takes to stop, one lease take and give-back per function', async () => {
-    expect((await kubectl(['apply', '-f', '-'], { input: JSON.stringify(WATCH_GRANT) })).code).toBe(0);
+    expect((await kubectl(['apply', ...WATCH_GRANT])).code).toBe(0);
     const { run, client, tookMs } = await drainOnce('watched', nodes[0] ?? '');
     expect(run.stopped).toBe('idle');
     expect(phaseOf(await getNM(ns, 'watched'))).toBe('Ready');
@@ -97,7 +76,7 @@ describe('runUntilIdle waking on change (wake: watch)', () => {
   });
 
   it('refused the watch verb: one refused WATCH, then polls, and still reaches Ready', async () => {
-    await kubectl(['delete', '-f', '-', '--ignore-not-found'], { input: JSON.stringify(WATCH_GRANT) });
+    await kubectl(['delete', ...WATCH_GRANT, '--ignore-not-found']);
     // The first request holds the only slot (maxParallelOperations 1) until it is gone.
     await removeAllNMs(ns);
     const { run, client } = await drainOnce('polled', nodes[1] ?? '');

@@ -26,26 +26,6 @@ export const SYSTEMS: readonly SystemName[] = ['kmaint', 'kmaint-cron', 'kmaint-
 const KMAINT_SYSTEMS: ReadonlySet<SystemName> = new Set(['kmaint', 'kmaint-cron', 'kmaint-watch']);
 export const isKmaint = (system: string): boolean => KMAINT_SYSTEMS.has(system as SystemName);
 
-/** What `kmaint run --wake watch` needs beyond infra/base: the watch verb on the three LISTs it watches from. */
-const WATCH_GRANT = [
-  {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: { name: 'kmaint-watch' },
-    rules: [
-      { apiGroups: [''], resources: ['pods'], verbs: ['watch'] },
-      { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['watch'] },
-      { apiGroups: ['maintenance.nvidia.com'], resources: ['nodemaintenances'], verbs: ['watch'] },
-    ],
-  },
-  {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: 'kmaint-watch' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kmaint-watch' },
-    subjects: [{ kind: 'ServiceAccount', name: 'kmaint', namespace: KMAINT_NS }],
-  },
-];
 
 export interface Coordinator {
   /** Audit-log user name of the coordinator. */
@@ -159,7 +139,8 @@ export async function installSystem(system: SystemName, c: BenchCluster, scenari
   if (isKmaint(system)) {
     const target = { kubectl: binaryPath('kubectl'), kubeconfigPath: c.cp.kubeconfigPath, server: c.cp.server, caFile: c.cp.caFile, dir: c.cp.dir };
     await installKmaint(target);
-    if (system === 'kmaint-watch') await c.kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: WATCH_GRANT }));
+    // What `kmaint run --wake watch` needs beyond infra/base: the opt-in grant the repository ships.
+    if (system === 'kmaint-watch') await c.kubectl(['apply', '-k', 'infra/wake-watch']);
     await setConfig(c.admin, { maxParallelOperations: scenario.maxParallelOperations });
     return { kubeconfig: await writeServiceAccountKubeconfig(target), user: KMAINT_SERVICE_ACCOUNT_USER };
   }
