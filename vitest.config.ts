@@ -1,7 +1,10 @@
-// Three projects: fast unit tests next to the code; the behaviour suite on a real control plane (testbed/), where
-// every test/ file runs; and the same behaviour suite on the embedded simulated cluster (sim/), where the testbed is
-// the judge. KMAINT_TEST_CLUSTER=testbed|sim keeps only one of the two clusters; unset, `vitest run` runs both.
+// Three projects: fast unit tests next to the code; the behaviour suite on real control planes (testbed/, two side by
+// side by default, KMAINT_TESTBEDS=1..4), where every test/ file runs; and the same behaviour suite on the embedded simulated
+// cluster (sim/), where the testbed is the judge. KMAINT_TEST_CLUSTER=testbed|sim keeps only one of the two clusters;
+// unset, `vitest run` runs both. A fourth, `e2e`, exists only with KMAINT_E2E_KUBECONFIG set: the behaviour suite on
+// that existing cluster, run by `npm run test:e2e` alone (`vitest run` leaves it out, see e2eProjectAsked).
 import { defineConfig } from 'vitest/config';
+import { testbedCount } from './test/support/testbed-info.ts';
 
 /** The files that must behave the same on both clusters. */
 export const BEHAVIOUR_SUITE = ['test/lifecycle.test.ts', 'test/admission.test.ts', 'test/contract.test.ts', 'test/testbed-contract.test.ts'];
@@ -11,7 +14,17 @@ const chosen = process.env['KMAINT_TEST_CLUSTER'];
 if (chosen !== undefined && chosen !== '' && !(CLUSTERS as readonly string[]).includes(chosen)) {
   throw new Error(`KMAINT_TEST_CLUSTER must be one of ${CLUSTERS.join(', ')} (or unset for both), got "${chosen}"`);
 }
+const TESTBEDS = testbedCount();
 const runs = (cluster: (typeof CLUSTERS)[number]): boolean => !chosen || chosen === cluster;
+
+const E2E_KUBECONFIG = process.env['KMAINT_E2E_KUBECONFIG'] ?? '';
+/** Whether the command line picks the e2e project (`--project e2e`, as `npm run test:e2e` does). */
+const e2eProjectAsked = process.argv.some((a, i) => a === '--project=e2e' || (a === '--project' && process.argv[i + 1] === 'e2e'));
+if (e2eProjectAsked && !E2E_KUBECONFIG) {
+  // One line, not vitest's "no projects matched": the project exists only with the variable set.
+  process.stderr.write('KMAINT_E2E_KUBECONFIG is not set: the e2e project runs the behaviour suite on the cluster of the admin kubeconfig it names\n');
+  process.exit(2);
+}
 
 export default defineConfig({
   test: {
@@ -21,7 +34,7 @@ export default defineConfig({
           name: 'unit',
           // Two workers on two cores: the unit files are CPU-bound and independent.
           maxWorkers: 2,
-          include: ['shared/**/*.test.ts', 'sim/**/*.test.ts', 'testbed/**/*.test.ts', 'cli/**/*.test.ts', 'functions/**/*.test.ts'],
+          include: ['shared/**/*.test.ts', 'sim/**/*.test.ts', 'testbed/**/*.test.ts', 'cli/**/*.test.ts', 'functions/**/*.test.ts', 'test/support/**/*.test.ts'],
         },
       },
       ...(runs('testbed')
@@ -29,16 +42,19 @@ export default defineConfig({
             {
               test: {
                 name: 'testbed',
-                include: ['test/**/*.test.ts'],
+                // The files directly in test/ (test/support/ holds helpers and their unit tests).
+                include: ['test/*.test.ts'],
+                // The e2e project run as a child on a testbed: by its own script (npm run test:e2e-mode), not in npm test.
+                exclude: process.env['KMAINT_TEST_E2E_MODE'] === '1' ? [] : ['test/e2e-mode.test.ts'],
                 globalSetup: ['test/setup/testbed-global.ts'],
-                setupFiles: ['test/setup/file-timing.ts', 'test/setup/testbed-hygiene.ts'],
+                setupFiles: ['test/setup/file-timing.ts', 'test/setup/testbed-claim.ts', 'test/setup/testbed-hygiene.ts'],
                 testTimeout: 120_000,
                 hookTimeout: 180_000,
-                // The same group as unit, so the same maxWorkers; fileParallelism keeps its files one at a time.
-                maxWorkers: 2,
-                // One shared control plane: files would race for its nodes, config and leases. Vitest runs such a
-                // project on its own, after the others.
-                fileParallelism: false,
+                // As many files at once as testbeds (KMAINT_TESTBEDS, default 2): each file claims a free one for its
+                // whole run (test/setup/testbed-claim.ts), so no two files share a control plane's nodes, config and
+                // leases. Its own group, after the others.
+                maxWorkers: TESTBEDS,
+                sequence: { groupOrder: 2 },
               },
             },
           ]
@@ -56,6 +72,26 @@ export default defineConfig({
                 maxWorkers: BEHAVIOUR_SUITE.length,
                 // A group of its own: projects sharing a group must agree on maxWorkers.
                 sequence: { groupOrder: 1 },
+                testTimeout: 120_000,
+                hookTimeout: 180_000,
+              },
+            },
+          ]
+        : []),
+      // Only when asked for by name: `vitest run` (npm test) with the variable set still runs what it ran before.
+      ...(E2E_KUBECONFIG && e2eProjectAsked
+        ? [
+            {
+              test: {
+                name: 'e2e',
+                include: BEHAVIOUR_SUITE,
+                globalSetup: ['test/setup/e2e-global.ts'],
+                // The hygiene check as on the testbed: each file must leave the shared cluster as it found it.
+                setupFiles: ['test/setup/file-timing.ts', 'test/setup/testbed-claim.ts', 'test/setup/testbed-hygiene.ts'],
+                // A real cluster is shared: one file at a time, in a group of its own.
+                maxWorkers: 1,
+                fileParallelism: false,
+                sequence: { groupOrder: 3 },
                 testTimeout: 120_000,
                 hookTimeout: 180_000,
               },

@@ -1,7 +1,7 @@
 // `npm run bench:testbed -- [--profile small|large] [--nodes N] [--seed S]`: the testbed's speed and scale
 // figures (issue 3). Prints measurements, asserts nothing; progress goes to stderr, figures to stdout.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,7 +12,7 @@ import { forEachBounded, withNodeOwnerUid } from '../sim/generator/apply.ts';
 import { createCluster, generateCluster, preboundPods, type GeneratedCluster } from '../sim/generator/index.ts';
 import { SimKubelet } from '../sim/kubelet/index.ts';
 import { ensureBinaries } from '../testbed/build.ts';
-import { isAlive } from '../testbed/processes.ts';
+import { isAlive, listeningSockets, portsOf } from '../testbed/processes.ts';
 import { startControlPlane, stopTestbedDir, testbedPids, type ControlPlane } from '../testbed/start.ts';
 import { kubeConfigFrom } from '../testbed/testbed.ts';
 import { pinnedVersions } from '../testbed/versions.ts';
@@ -68,31 +68,6 @@ function memoryLine(pids: Array<{ name: string; pid: number }>): string {
     const m = memoryOf(p.pid);
     return `${p.name} ${fmt(m.rss)} MiB (peak ${fmt(m.peak)})`;
   }).join(', ');
-}
-
-/** TCP ports in LISTEN state by socket inode (/proc/net/tcp and tcp6). */
-function listeningSockets(): Map<string, number> {
-  const byInode = new Map<string, number>();
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols[3] === '0A') byInode.set(cols[9] ?? '', parseInt(cols[1]?.split(':')[1] ?? '', 16));
-    }
-  }
-  return byInode;
-}
-
-function portsOf(pids: number[]): number[] {
-  const listening = listeningSockets();
-  const ports = new Set<number>();
-  for (const pid of pids) {
-    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' }))?.[1];
-      const port = inode ? listening.get(inode) : undefined;
-      if (port !== undefined) ports.add(port);
-    }
-  }
-  return [...ports].sort((a, b) => a - b);
 }
 
 function leftovers(pids: number[], ports: number[]): string {

@@ -3,7 +3,7 @@
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { DEFAULTS, Phase, type NodeMaintenance } from '../shared/api/index.ts';
 import { podKey, podsBlockingCompletion, selectPodsForDrain } from '../shared/drain/index.ts';
-import { BudgetLedger, budgetNumbers, diagnoseBudget } from '../shared/lifecycle/index.ts';
+import { BudgetLedger, budgetNumbers, diagnoseBudget, unreadableSelectorMessage } from '../shared/lifecycle/index.ts';
 import { maintenancePhase, readyCondition } from '../shared/scheduling/index.ts';
 
 export interface ExplainSection {
@@ -49,6 +49,8 @@ export function explainDrain(input: PodsInput): ExplainSection | undefined {
   const node = nm.spec.nodeName;
   if (!spec) return { title: `pods on node ${node}`, lines: ['ok    no drainSpec: no pod is evicted'] };
   const selection = selectPodsForDrain(input.pods, spec);
+  const unreadable = selection.podSelectorProblem;
+  if (unreadable !== undefined) return explainUnreadableSelector(nm, input.pods.length, unreadable, selection.problems.filter((p) => p !== unreadable));
   const ledger = new BudgetLedger(input.pdbs, input.budgetPods);
   const verdicts = new Map<string, string>();
   let held: { pod: string; pdb: V1PodDisruptionBudget | undefined } | undefined;
@@ -81,6 +83,24 @@ export function explainDrain(input: PodsInput): ExplainSection | undefined {
   if (selection.refused.length > 0) return { title, lines, next: `the pods the drain refuses must go (or the drainSpec allow them): ${selection.refused.map((r) => podKey(r.pod)).join(', ')}` };
   const left = toEvict + selection.terminating.length + selection.deleteFinished.length;
   return { title, lines, next: left > 0 ? `the drainer evicts ${toEvict} pod${toEvict === 1 ? '' : 's'} and waits for ${left === 1 ? 'it' : 'them'} to go; then the request is Ready` : 'the next drainer pass marks it Ready' };
+}
+
+/**
+ * The drainer judges no pod while drainSpec.podSelector cannot be read, so neither does explain: one line with the
+ * drainer's own words instead of a verdict per pod (every pod would read the same, and pods no drain touches, DaemonSet
+ * pods among them, would look at stake), the other drainSpec problems after it, and the fix as what must happen next.
+ */
+function explainUnreadableSelector(nm: NodeMaintenance, podCount: number, problem: string, otherProblems: readonly string[]): ExplainSection {
+  const node = nm.spec.nodeName;
+  const draining = maintenancePhase(nm) === Phase.Draining;
+  const edit = `kubectl edit nm -n ${nm.metadata.namespace ?? ''} ${nm.metadata.name ?? ''}`;
+  return {
+    title: `pods on node ${node} (${podCount}, none judged)${draining ? '' : ', as the drain will find them'}`,
+    lines: [`WAIT  ${unreadableSelectorMessage(problem)}`, ...otherProblems.map((p) => `WAIT  ${p}`)],
+    next: draining
+      ? `fix spec.drainSpec.podSelector (${edit}); the next drainer pass then judges the pods on node ${node}`
+      : `fix spec.drainSpec.podSelector (${edit}): once the request reaches Draining, nothing is evicted from node ${node} until it is fixed`,
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
 import { aPod } from '../shared/drain/test-builders.ts';
+import { planDrainer } from '../shared/lifecycle/index.ts';
 import { aPdb, aReadyPod } from '../shared/lifecycle/test-builders.ts';
 import { aMaintenance, aNode } from '../shared/scheduling/test-builders.ts';
 import { explainRequest, parseRequestRef, type ExplainSnapshot } from './explain.ts';
@@ -121,5 +122,61 @@ describe('explainRequest: Slurm', () => {
       '  evict hpc/slurm-n1 (no PodDisruptionBudget)',
       'next: the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods',
     ]);
+  });
+});
+
+describe('explainRequest: a drainSpec.podSelector the drainer cannot read', () => {
+  const UNREADABLE = `drainSpec.podSelector: invalid label selector "app in (a": found end of string at column 10, expected ',' or ')'`;
+  const pods = [aPod({ name: 'agent', namespace: 'kube-system', owner: 'DaemonSet', nodeName: 'n1' }), aReadyPod({ name: 'web-0', namespace: 'web', labels: { app: 'a' }, nodeName: 'n1' })];
+  const nodes = [aNode({ name: 'n1', unschedulable: true })];
+  function request(phase: string, drainSpec: NonNullable<NodeMaintenance['spec']['drainSpec']>, message = ''): NodeMaintenance {
+    const nm = aMaintenance({ name: 'drain', namespace: 'ops', nodeName: 'n1', phase, message });
+    nm.spec.drainSpec = drainSpec;
+    return nm;
+  }
+
+  it.each([
+    {
+      rule: 'Draining: no verdict per pod (the DaemonSet pod and the evictable one alike), one line with the drainer message, and the fix next',
+      nm: request('Draining', { force: true, podSelector: 'app in (a' }, `${UNREADABLE}; nothing is evicted until it is fixed`),
+      lines: [
+        `  Ready: ${UNREADABLE}; nothing is evicted until it is fixed`,
+        'pods on node n1 (2, none judged):',
+        `  WAIT  ${UNREADABLE}; nothing is evicted until it is fixed`,
+        'next: fix spec.drainSpec.podSelector (kubectl edit nm -n ops drain); the next drainer pass then judges the pods on node n1',
+      ],
+    },
+    {
+      rule: 'Draining beside a bad eviction filter: the selector first, the filter problem after it, still no verdict per pod',
+      nm: request('Draining', { podSelector: 'app in (a', podEvictionFilters: [{}] }),
+      lines: [
+        '  Ready: (no message yet)',
+        'pods on node n1 (2, none judged):',
+        `  WAIT  ${UNREADABLE}; nothing is evicted until it is fixed`,
+        '  WAIT  drainSpec.podEvictionFilters[0] has no byResourceNameRegex; the entry matches no pod',
+        'next: fix spec.drainSpec.podSelector (kubectl edit nm -n ops drain); the next drainer pass then judges the pods on node n1',
+      ],
+    },
+    {
+      rule: 'before Draining (Cordon): the same line, and the fix next, before the drain gets stuck on it',
+      nm: request('Cordon', { force: true, podSelector: 'app in (a' }),
+      lines: [
+        '  Ready: (no message yet)',
+        'pods on node n1 (2, none judged), as the drain will find them:',
+        `  WAIT  ${UNREADABLE}; nothing is evicted until it is fixed`,
+        'next: fix spec.drainSpec.podSelector (kubectl edit nm -n ops drain): once the request reaches Draining, nothing is evicted from node n1 until it is fixed',
+      ],
+    },
+  ])('$rule', ({ nm, lines }) => {
+    expect(explainRequest(snapshot(nm, { nodes, pods }), NOW).slice(1)).toEqual(lines);
+  });
+
+  it('says what the drainer says: its InvalidNodeMaintenance warning is the WAIT line, and it removes no pod', () => {
+    const nm = request('Draining', { force: true, podSelector: 'app in (a' });
+    const plan = planDrainer({ nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), maintenances: [nm], podsByNode: new Map([['n1', pods]]), pdbs: [] }, NOW);
+    const warnings = plan.actions.flatMap((a) => (a.kind === 'emitEvent' && a.type === 'Warning' ? [`${a.eventReason}: ${a.message}`] : []));
+    const podActions = plan.actions.filter((a) => a.kind === 'evictPod' || a.kind === 'deletePod');
+    expect({ warnings, podActions }).toEqual({ warnings: [`InvalidNodeMaintenance: ${UNREADABLE}; nothing is evicted until it is fixed`], podActions: [] });
+    expect(explainRequest(snapshot(nm, { nodes, pods }), NOW)[3]).toBe(`  WAIT  ${UNREADABLE}; nothing is evicted until it is fixed`);
   });
 });

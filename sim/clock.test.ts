@@ -87,6 +87,21 @@ describe('acceleratedClock', () => {
     expect(clock.mode).toBe('accelerated');
   });
 
+  it('never fires a timer before its simulated due time (Node timers can fire a millisecond early)', async () => {
+    const clock = acceleratedClock(10_000, T0);
+    const early: number[] = [];
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) => {
+        const ms = 10_000 + (i % 40) * 250;
+        const due = clock.nowMs() + ms;
+        return clock.sleep(ms).then(() => {
+          if (clock.nowMs() < due) early.push(due - clock.nowMs());
+        });
+      }),
+    );
+    expect(early).toEqual([]);
+  });
+
   it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('rejects speed %s', (speed) => {
     expect(() => acceleratedClock(speed)).toThrow(RangeError);
   });

@@ -66,11 +66,22 @@ class ScaledClock implements SimClock {
     return new Date(this.nowMs());
   }
 
+  // Node's timers run on the event loop's millisecond clock, which can be up to a millisecond behind
+  // Date.now(): a timer may fire just before its due time by this clock (at speed 1000, a simulated second
+  // early). Such a timer is re-armed for what is left, so it never fires before `dueMs`.
   setTimeout(fn: () => void, ms: number, options: TimerOptions = {}): SimTimer {
     const delay = Math.max(0, ms);
-    const handle = setTimeout(fn, delay / this.speed);
-    if (options.unref) handle.unref();
-    const timer: RealTimer = { dueMs: this.nowMs() + delay, handle };
+    const dueMs = this.nowMs() + delay;
+    const arm = (realMs: number): NodeJS.Timeout => {
+      const handle = setTimeout(() => {
+        const left = dueMs - this.nowMs();
+        if (left > 0) timer.handle = arm(Math.max(1, Math.ceil(left / this.speed)));
+        else fn();
+      }, realMs);
+      if (options.unref) handle.unref();
+      return handle;
+    };
+    const timer: RealTimer = { dueMs, handle: arm(delay / this.speed) };
     return timer;
   }
 

@@ -5,6 +5,8 @@ import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node'
 import { startSimApiServer, type SimApiServer } from './apiserver/index.ts';
 import { asKubeletClock, type SimClock } from './clock.ts';
 import { SimControllers } from './controllers/index.ts';
+import { GarbageCollector } from './controllers/garbage-collector.ts';
+import { PodGC } from './controllers/pod-gc.ts';
 import { createCluster, generateCluster, type GeneratedCluster, type ProfileName } from './generator/index.ts';
 import { SimKubelet } from './kubelet/index.ts';
 import { silentLogger, type SimLogger } from './kubelet/logger.ts';
@@ -66,6 +68,14 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
   const cluster = generateCluster({ profile: opts.profile ?? 'demo', seed: opts.seed ?? 1, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}) });
   const apiserver = await startSimApiServer({ port: opts.port ?? 0, crds: [CRDS_DIR], clock });
   const stops: Array<() => Promise<void>> = [() => apiserver.stop()];
+  // kube-controller-manager's garbage collector: deleted owners take their dependents along.
+  const gc = new GarbageCollector(apiserver.context);
+  gc.start();
+  stops.push(() => Promise.resolve(gc.stop()));
+  // and its pod garbage collector: pods of deleted Nodes and unscheduled terminating pods are force-deleted.
+  const podGc = new PodGC(apiserver.context, clock);
+  podGc.start();
+  stops.push(() => Promise.resolve(podGc.stop()));
   const stop = async (): Promise<void> => {
     for (const s of stops.reverse()) await s().catch((err: unknown) => log.warn({ err }, 'embedded cluster: stop failed'));
     stops.length = 0;

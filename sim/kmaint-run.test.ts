@@ -46,8 +46,16 @@ describe('runUntilIdle beside another run holding the lease', () => {
   it('once the lease is given back, the next run takes it and initializes the request', async () => {
     server.local.delete(LEASES, 'kmaint', 'kmaint-scheduler');
     server.local.create(LEASES, 'kmaint', heldLease('', 1));
+    const before = { ...client.counts.byVerb };
     const run = await runUntilIdle({ client, namespace: 'kmaint', now: () => new Date(), functions: ['scheduler'], maxRounds: 3, sleep: () => Promise.resolve() });
     expect(run.passes[0]?.outcome).toBe('applied');
+    // The run's passes account for every request it made, the lease's give-back at the end included (in the last pass).
+    const made: Record<string, number> = {};
+    for (const [k, v] of Object.entries(client.counts.byVerb)) if (v > (before[k] ?? 0)) made[k] = v - (before[k] ?? 0);
+    const counted: Record<string, number> = {};
+    for (const p of run.passes) for (const [k, v] of Object.entries(p.requests)) counted[k] = (counted[k] ?? 0) + v;
+    expect(counted).toEqual(made);
+    expect(run.passes.at(-1)?.requests['update leases']).toBe(1);
     const nm = server.local.get(NMS, 'team', 'm1') as { status?: { conditions?: Array<{ type: string; reason?: string }> } };
     expect(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('Scheduled');
   });

@@ -30,7 +30,11 @@ export interface PassDriverOptions {
   copies: number;
   /** `kmaint run all` loops beside them (each run 2–12 s, then a new one). @default 1 */
   runLoops?: number;
-  /** Share of passes given a kill budget: killed after their 1st to 6th write (lease writes not counted), as a Lambda timeout would. */
+  /**
+   * Share of passes and runs given a kill budget: killed after their 1st to 6th write (lease writes not counted), as a
+   * Lambda timeout would. Until a run has been killed, every run is killed after its first write: the runs hold the
+   * leases and do most of the writing, so a budget drawn by chance alone can miss every pass that writes.
+   */
   killRate: number;
   /** Lease duration of the soak's passes: a killed pass leaves its lease held this long. */
   leaseSeconds: number;
@@ -48,11 +52,12 @@ function writesOf(byVerb: Record<string, number>, leases = true): number {
 /** Runs `copies` loops per function until `isRunning()` turns false; resolves when every loop has stopped. */
 export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Promise<void> {
   let seq = 0;
-  /** A client of its own for one pass or run, with a kill budget for `killRate` of them: aborted after 1-6 writes. */
-  const killable = (): { client: KubeClient; controller: AbortController; kill: ReturnType<typeof setInterval> | undefined } => {
+  let runsKilled = 0;
+  /** A client of its own for one pass or run, with a kill budget for `killRate` of them (aborted after 1-6 writes), or the one given. */
+  const killable = (forcedBudget?: number): { client: KubeClient; controller: AbortController; kill: ReturnType<typeof setInterval> | undefined } => {
     const controller = new AbortController();
     const client = new KubeClient(opts.kubeConfig, { signal: controller.signal });
-    const budget = opts.rng.next() < opts.killRate ? opts.rng.int(1, 6) : undefined;
+    const budget = forcedBudget ?? (opts.rng.next() < opts.killRate ? opts.rng.int(1, 6) : undefined);
     const kill =
       budget === undefined
         ? undefined
@@ -86,7 +91,7 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
   const runLoop = async (copy: number): Promise<void> => {
     while (opts.isRunning()) {
       const holder = `soak-run-${copy}-${++seq}`;
-      const { client, controller, kill } = killable();
+      const { client, controller, kill } = killable(runsKilled === 0 ? 1 : undefined);
       tally.runs++;
       const countPass = (summary: { outcome: string; conflicts: number; errors: readonly unknown[] }): void => {
         tally.passes++;
@@ -96,11 +101,13 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
       };
       try {
         await runUntilIdle({ client, namespace: opts.namespace, now: () => new Date(), holder, leaseSeconds: opts.leaseSeconds, signal: controller.signal, functions: ['scheduler', 'drainer', 'cleanup'], timeoutMs: opts.rng.int(2000, 12000), onPass: countPass });
-        if (controller.signal.aborted) tally.killed++;
       } catch (err) {
-        if (controller.signal.aborted) tally.killed++;
-        else tally.thrown.push(`run ${holder}: ${err instanceof Error ? err.message : String(err)}`);
+        if (!controller.signal.aborted) tally.thrown.push(`run ${holder}: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
+        if (controller.signal.aborted) {
+          tally.killed++;
+          runsKilled++;
+        }
         clearInterval(kill);
         tally.writes += writesOf(client.counts.byVerb);
       }

@@ -2,11 +2,12 @@
 // limit and maintenance windows, through the real scheduler pass; the wait messages are read back from the objects.
 import { randomBytes } from 'node:crypto';
 import type { V1Node } from '@kubernetes/client-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import { GROUP, VERSION, CONFIG_PLURAL } from '../shared/api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
 import { clusterKind, kubectl } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, getNM, installCrds, nodes, pass, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
+import { inventoryNotFound, testbedOnlyTests } from './support/testbed-only.ts';
 
 const ns = `adm-${randomBytes(3).toString('hex')}`;
 const POOL = 'kmaint.io/pool';
@@ -43,14 +44,15 @@ async function configStatus(): Promise<MaintenanceOperatorConfig['status']> {
 }
 
 describe(`admission with pools, zones and windows on the ${clusterKind()}`, () => {
+  const needs = testbedOnlyTests();
   beforeAll(async () => {
     await installCrds();
     await admin().core.createNamespace({ body: { metadata: { name: ns } } });
     all = await nodes();
     // Exact messages count cordoned nodes; every node of the cluster must start schedulable.
     expect(all.filter((n) => n.spec?.unschedulable === true).map(nameOf)).toEqual([]);
-    expect(inPool('general').length).toBeGreaterThanOrEqual(4);
-    expect(inPool('gpu').length).toBeGreaterThanOrEqual(1);
+    // The pools, zones and counts the tests below need, where the cluster is taken to offer them (all on the testbed and sim).
+    expect(inventoryNotFound(all)).toEqual([]);
   });
   afterEach(async () => {
     await removeAllNMs(ns);
@@ -60,7 +62,7 @@ describe(`admission with pools, zones and windows on the ${clusterKind()}`, () =
     await kubectl(['delete', 'namespace', ns, '--wait=false']);
   });
 
-  it('pools chosen by the kmaint.io/pool label: gpu allows 1 unavailable, general 25%; a node in no pool follows the cluster limit', async () => {
+  needs.it('pools chosen by the kmaint.io/pool label: gpu allows 1 unavailable, general 25%; a node in no pool follows the cluster limit', ['four to seven general-pool nodes', 'a node in the gpu pool', 'a node in the control-plane pool'], async () => {
     const general = inPool('general').slice(0, 4);
     const gpuNode = inPool('gpu')[0] as string;
     const controlPlane = inPool('control-plane')[0] as string;
@@ -98,7 +100,7 @@ describe(`admission with pools, zones and windows on the ${clusterKind()}`, () =
     expect((await configStatus())?.conditions ?? []).toEqual([]);
   });
 
-  it('maxUnavailablePerZone 1: one general node per zone starts, the other waits naming its zone', async () => {
+  needs.it('maxUnavailablePerZone 1: one general node per zone starts, the other waits naming its zone', 'the first four general-pool nodes by name, two in each of two zones', async () => {
     const general = inPool('general').slice(0, 4);
     const zones = [...new Set(general.map(zoneOf))].sort();
     expect(zones.length).toBe(2);
@@ -122,7 +124,7 @@ describe(`admission with pools, zones and windows on the ${clusterKind()}`, () =
     expect((await pass('scheduler')).planned).toBe(0);
   });
 
-  it('a closed window holds new requests with the time it opens, writes nothing while closed, and admits once open; a pool window narrows it', async () => {
+  needs.it('a closed window holds new requests with the time it opens, writes nothing while closed, and admits once open; a pool window narrows it', 'a node in the gpu pool', async () => {
     const node = inPool('general')[0] as string;
     const gpuNode = inPool('gpu')[0] as string;
     await setConfig({
@@ -152,7 +154,7 @@ describe(`admission with pools, zones and windows on the ${clusterKind()}`, () =
     });
   });
 
-  it('an invalid pool window and overlapping pools are reported on the config; only that pool stops', async () => {
+  needs.it('an invalid pool window and overlapping pools are reported on the config; only that pool stops', 'a node in the gpu pool', async () => {
     const node = inPool('general')[0] as string;
     const gpuNode = inPool('gpu')[0] as string;
     await setConfig({
@@ -185,4 +187,6 @@ describe(`admission with pools, zones and windows on the ${clusterKind()}`, () =
     expect(events.stdout.trim().split('\n')).toEqual(expect.arrayContaining(['Warning/InvalidConfig', 'Warning/PoolsOverlap']));
     expect((await pass('scheduler')).planned).toBe(0);
   });
+
+  needs.report();
 });

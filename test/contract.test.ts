@@ -3,9 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINALIZER, GROUP, VERSION } from '../shared/api/index.ts';
-import { clusterKind, waitFor } from './support/cluster.ts';
+import { KubeClient } from '../shared/kube/index.ts';
+import { Watch, type V1Pod } from '@kubernetes/client-node';
+import { adminKubeConfig, clusterKind, waitFor } from './support/cluster.ts';
 import { admin, bindPod, generalNodes, setUnschedulable } from './support/kmaint.ts';
 import { rawApi, type RawResponse } from './support/raw-api.ts';
+import { testbedOnlyTests } from './support/testbed-only.ts';
 
 const ns = `api-${randomBytes(3).toString('hex')}`;
 const MERGE = 'application/merge-patch+json';
@@ -74,6 +77,8 @@ async function gone(path: string, timeoutMs = 30_000): Promise<true> {
 }
 
 describe(`API contract kmaint relies on (${clusterKind()})`, () => {
+  // The simulated kubelet's kmaint.io/sim-* annotations time termination, finish pods and hold readiness back.
+  const needs = testbedOnlyTests();
   let workers: string[] = [];
 
   beforeAll(async () => {
@@ -217,7 +222,7 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
   });
 
   describe('graceful pod deletion', () => {
-    it('a running pod keeps running with deletionTimestamp = now + its grace period until the kubelet stops it', async () => {
+    needs.it('a running pod keeps running with deletionTimestamp = now + its grace period until the kubelet stops it', 'the simulated kubelet', async () => {
       const node = workers[0] as string;
       await admin().core.createNamespacedPod({
         namespace: ns,
@@ -241,11 +246,7 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
       expect(Date.now() - asked).toBeLessThan(20_000);
     });
 
-    it.each([
-      { rule: 'gracePeriodSeconds 0 deletes a running pod at once', name: 'grace-zero', bound: true, finished: false, options: { gracePeriodSeconds: 0 } },
-      { rule: 'a pod never scheduled goes at once', name: 'unscheduled', bound: false, finished: false, options: undefined },
-      { rule: 'a pod that has finished goes at once', name: 'finished', bound: true, finished: true, options: undefined },
-    ])('$rule', async ({ name, bound, finished, options }) => {
+    const goesAtOnce = async ({ name, bound, finished, options }: { name: string; bound: boolean; finished: boolean; options: Obj | undefined }): Promise<void> => {
       await admin().core.createNamespacedPod({
         namespace: ns,
         body: {
@@ -260,18 +261,61 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
       });
       const expected = bound ? (finished ? 'Succeeded' : 'Running') : 'Pending';
       await waitFor(`${name} ${expected}`, async () => ((await podPhase(name)) === expected ? true : undefined));
-      const del = await rawApi('DELETE', podPath(name), options ? { body: options } : {});
-      expect([del.status, del.body['kind']]).toEqual([200, 'Pod']);
-      expect((await rawApi('GET', podPath(name))).status).toBe(404);
-    });
+      if (!bound) {
+        // The scheduler writes PodScheduled=False once it has tried the pod; wait for that write so the watch below
+        // starts after it (a real CI run saw it land between the LIST and the DELETE).
+        await waitFor(`${name} marked Unschedulable`, async () => {
+          const conditions = (((await rawApi('GET', podPath(name))).body['status'] ?? {}) as Obj)['conditions'] as Obj[] | undefined;
+          return conditions?.some((c) => c['type'] === 'PodScheduled' && c['status'] === 'False' && c['reason'] === 'Unschedulable') ? true : undefined;
+        });
+      }
+      // What a watcher sees: the graceless delete is stored first (deletionTimestamp, grace 0), then the pod is removed.
+      const seen: string[] = [];
+      const listed = String(meta((await rawApi('GET', podPath())).body)['resourceVersion']);
+      const watch = await new Watch(adminKubeConfig()).watch(`/api/v1/namespaces/${ns}/pods`, { resourceVersion: listed, fieldSelector: `metadata.name=${name}` }, (type, obj: V1Pod) => {
+        seen.push(`${type} ${obj.metadata?.deletionTimestamp ? 'deleting' : 'live'} grace=${obj.metadata?.deletionGracePeriodSeconds ?? '-'}`);
+      }, () => undefined);
+      try {
+        const del = await rawApi('DELETE', podPath(name), options ? { body: options } : {});
+        expect([del.status, del.body['kind']]).toEqual([200, 'Pod']);
+        expect((await rawApi('GET', podPath(name))).status).toBe(404);
+        await waitFor(`${name} DELETED on the watch`, () => Promise.resolve(seen.some((e) => e.startsWith('DELETED')) ? true : undefined), 10_000);
+        expect(seen).toEqual(['MODIFIED deleting grace=0', 'DELETED deleting grace=0']);
+      } finally {
+        watch.abort();
+      }
+    };
+    it.each([
+      { rule: 'gracePeriodSeconds 0 deletes a running pod at once', name: 'grace-zero', bound: true, finished: false, options: { gracePeriodSeconds: 0 } },
+      { rule: 'a pod never scheduled goes at once', name: 'unscheduled', bound: false, finished: false, options: undefined },
+    ])('$rule', goesAtOnce);
+    // kmaint.io/sim-run-seconds: 0 finishes the pod; a real kubelet runs pause until it is stopped.
+    needs.it('a pod that has finished goes at once', 'the simulated kubelet', () => goesAtOnce({ name: 'finished', bound: true, finished: true, options: undefined }));
   });
 
-  describe('eviction and PodDisruptionBudgets', () => {
+  // Both tests time termination and readiness with kmaint.io/sim-* annotations.
+  needs.describe('eviction and PodDisruptionBudgets', 'the simulated kubelet', () => {
     const evict = (name: string): Promise<RawResponse> =>
       rawApi('POST', `${podPath(name)}/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } } });
     const pdb = async (name: string): Promise<Obj> => ((await rawApi('GET', pdbPath(name))).body['status'] ?? {}) as Obj;
 
-    it('201 spends the budget, 429 with the DisruptionBudget cause when spent, pending pods go without a check, two budgets are a 500', async () => {
+    needs.it("kmaint's eviction and delete name the pod it read: one recreated under the same name on another node answers 409 and is left alone", 'the simulated kubelet', async () => {
+      const client = new KubeClient(adminKubeConfig());
+      const first = await bindPod(ns, 'same-name', workers[0] as string);
+      const oldUid = first.metadata?.uid ?? '';
+      expect((await rawApi('DELETE', podPath('same-name'), { body: { gracePeriodSeconds: 0 } })).status).toBe(200);
+      await gone(podPath('same-name'));
+      const second = await bindPod(ns, 'same-name', workers[1] as string);
+      const newUid = second.metadata?.uid ?? '';
+      expect(newUid).not.toBe(oldUid);
+      const outcomes = [await client.evictPod(ns, 'same-name', oldUid), await client.deletePod(ns, 'same-name', 0, oldUid)];
+      const now = await rawApi('GET', podPath('same-name'));
+      expect([outcomes.map((o) => o.kind), meta(now.body)['uid'], meta(now.body)['deletionTimestamp'] ?? null, (now.body['spec'] as Obj)['nodeName']]).toEqual([['conflict', 'conflict'], newUid, null, workers[1]]);
+      // Named by the uid read now, the same eviction goes through.
+      expect((await client.evictPod(ns, 'same-name', newUid)).kind).toBe('ok');
+    });
+
+    needs.it('201 spends the budget, 429 with the DisruptionBudget cause when spent, pending pods go without a check, two budgets are a 500', 'the simulated kubelet', async () => {
       const node = workers[1] as string;
       await bindPod(ns, 'ev-a', node, { labels: { evict: 'yes' } });
       await bindPod(ns, 'ev-b', node, { labels: { evict: 'yes' } });
@@ -328,7 +372,7 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
       expect(codeAndBody(await evict('no-such-pod'))).toEqual([404, status(404, 'pods "no-such-pod" not found', 'NotFound', { name: 'no-such-pod', kind: 'pods' })]);
     });
 
-    it('a running pod that is not Ready goes without spending the budget while the budget is healthy, or always with AlwaysAllow', async () => {
+    needs.it('a running pod that is not Ready goes without spending the budget while the budget is healthy, or always with AlwaysAllow', 'the simulated kubelet', async () => {
       const node = workers[1] as string;
       // uh-a and uh-d turn Ready; uh-b and uh-c run but never do (a readiness probe that keeps failing).
       for (const [name, neverReady] of [['uh-a', false], ['uh-b', true], ['uh-c', true], ['uh-d', false]] as const) {
@@ -610,5 +654,104 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
       const stale = await rawApi('PUT', leasePath('kmaint-scheduler'), { body: { ...renewed, spec: { ...(renewed.spec as Obj), holderIdentity: 'c' } } });
       expect(codeAndBody(stale)).toEqual([409, conflict('leases.coordination.k8s.io', 'kmaint-scheduler')]);
     });
+  });
+
+  // Last in the file: kube-controller-manager's collector starts watching a new CRD's resource at its next 30 s sync.
+  describe('garbage collection', () => {
+    it('deleting a Node deletes the NodeMaintenances it owns; one with a finalizer is marked deleting and goes once released', async () => {
+      const node = `gc-${ns}`;
+      const { core } = admin();
+      const spec = { requestorID: 'gc.example.com', nodeName: node };
+      // kube-controller-manager's collector watches a CRD's resource only from its next discovery sync (every 30 s):
+      // a NodeMaintenance naming an owner that never existed goes once it does.
+      const canaryStarted = Date.now();
+      await createNM('gc-canary', spec, { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: `${node}-absent`, uid: '00000000-0000-4000-8000-000000000000' }] });
+      await gone(nmPath('gc-canary'), 45_000);
+      const canaryMs = Date.now() - canaryStarted;
+      try {
+        const created = await rawApi('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: node } } });
+        expect(created.status, created.text).toBe(201);
+        const owner = { apiVersion: 'v1', kind: 'Node', name: node, uid: String(meta(created.body)['uid']) };
+        await createNM('gc-plain', spec, { ownerReferences: [owner] });
+        await createNM('gc-held', spec, { ownerReferences: [owner], finalizers: [FINALIZER] });
+        expect((await rawApi('DELETE', `/api/v1/nodes/${node}`)).status).toBe(200);
+        const started = Date.now();
+        await gone(nmPath('gc-plain'), 10_000);
+        const held = await waitFor('gc-held marked for deletion', async () => {
+          const r = await rawApi('GET', nmPath('gc-held'));
+          return meta(r.body)['deletionTimestamp'] ? r.body : undefined;
+        }, 10_000, 100);
+        process.stderr.write(`[contract] garbage collector: a dangling owner reference in ${canaryMs} ms, the NodeMaintenances of a deleted Node in ${Date.now() - started} ms\n`);
+        expect([meta(held)['finalizers'], meta(held)['ownerReferences']]).toEqual([[FINALIZER], [owner]]);
+        const release = await rawApi('PATCH', nmPath('gc-held'), { body: { metadata: { finalizers: null } }, contentType: MERGE });
+        expect(release.status).toBe(200);
+        await gone(nmPath('gc-held'), 10_000);
+      } finally {
+        await rawApi('DELETE', `/api/v1/nodes/${node}`);
+        // The DaemonSet controller made pods for the node (no kubelet runs them): they go now, not while others test.
+        await waitFor(`the pods made for ${node} gone`, async () => {
+          const pods = (await core.listPodForAllNamespaces()).items.filter((p) => p.spec?.nodeName === node || JSON.stringify(p.spec?.affinity ?? {}).includes(`"${node}"`));
+          for (const p of pods) await core.deleteNamespacedPod({ namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '', gracePeriodSeconds: 0 }).catch(() => undefined);
+          return pods.length === 0 ? true : undefined;
+        }, 30_000);
+      }
+    });
+
+    it('a cluster-scoped object naming a namespaced owner is never collected; one naming only a missing Node is', async () => {
+      const missingNode = { apiVersion: 'v1', kind: 'Node', name: `${ns}-absent`, uid: '00000000-0000-4000-8000-000000000001' };
+      const configMap = { apiVersion: 'v1', kind: 'ConfigMap', name: 'never-there', uid: '00000000-0000-4000-8000-000000000002' };
+      const kept = `${ns}-gc-kept`;
+      const control = `${ns}-gc-control`;
+      const nsPath = (name: string): string => `/api/v1/namespaces/${name}`;
+      const make = async (name: string, owners: Obj[]): Promise<void> => {
+        const r = await rawApi('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, ownerReferences: owners } } });
+        expect(r.status, r.text).toBe(201);
+      };
+      try {
+        await make(kept, [missingNode, configMap]);
+        await make(control, [missingNode]);
+        // The collector has judged both once the one naming only the missing Node is being deleted.
+        await waitFor(`${control} deleted by the garbage collector`, async () => {
+          const r = await rawApi('GET', nsPath(control));
+          return r.status === 404 || meta(r.body)['deletionTimestamp'] ? true : undefined;
+        }, 30_000, 100);
+        await new Promise((r) => setTimeout(r, 2000));
+        const r = await rawApi('GET', nsPath(kept));
+        expect([r.status, meta(r.body)['deletionTimestamp'] ?? null, ((meta(r.body)['ownerReferences'] ?? []) as Obj[]).map((o) => o['name'])]).toEqual([200, null, [missingNode.name, 'never-there']]);
+      } finally {
+        await rawApi('DELETE', nsPath(kept));
+        await rawApi('DELETE', nsPath(control));
+      }
+    });
+  });
+
+  // kube-controller-manager's PodGC looks every 20 s, so this waits up to 30 s. An orphan (a pod bound to a missing
+  // Node) waits a 40 s quarantine more: sim/controllers/pod-gc.test.ts covers that on a manual clock.
+  describe('pod garbage collection', () => {
+    it('an unscheduled pod deleted while a finalizer holds it is marked Failed (no condition) and goes once released', async () => {
+      const name = 'podgc-unscheduled';
+      const hold = 'example.com/podgc-hold';
+      // A scheduler nobody runs: neither cluster's scheduler binds it.
+      const body = { apiVersion: 'v1', kind: 'Pod', metadata: { name, finalizers: [hold] }, spec: { schedulerName: 'kmaint-nobody', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } };
+      const created = await rawApi('POST', podPath(), { body });
+      expect(created.status, created.text).toBe(201);
+      try {
+        expect((await rawApi('DELETE', podPath(name))).status).toBe(200);
+        const started = Date.now();
+        const failed = await waitFor(`${name} marked Failed`, async () => {
+          const r = await rawApi('GET', podPath(name));
+          return ((r.body['status'] ?? {}) as Obj)['phase'] === 'Failed' ? r.body : undefined;
+        }, 30_000, 100);
+        process.stderr.write(`[contract] pod garbage collector: an unscheduled terminating pod marked Failed in ${Date.now() - started} ms\n`);
+        const podStatus = (failed['status'] ?? {}) as Obj;
+        expect([meta(failed)['deletionGracePeriodSeconds'], meta(failed)['finalizers'], podStatus['conditions'] ?? null, podStatus['observedGeneration']]).toEqual([0, [hold], null, 2]);
+      } finally {
+        await rawApi('PATCH', podPath(name), { body: { metadata: { finalizers: null } }, contentType: MERGE });
+      }
+      await gone(podPath(name), 10_000);
+    });
+
+    // Here, not after this describe: vitest collects the describes above only after the outer body has run.
+    needs.report();
   });
 });

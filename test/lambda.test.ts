@@ -7,11 +7,11 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PassFunction } from '../shared/pass/index.ts';
-import type { BudgetRunSummary } from '../shared/runtime/index.ts';
+import { abortableSleep, type BudgetRunSummary } from '../shared/runtime/index.ts';
 import { createPassHandler, type PassHandlerDeps } from '../functions/adapter/pass-handler.ts';
 import { aLambdaContext, aScheduledEvent, captureLines, realBudget } from '../functions/adapter/test-context.ts';
-import { kubectl, testbed } from './support/cluster.ts';
-import { KMAINT_NS, admin, createNM, deleteNM, generalNodes, getNM, installCrds, isUnschedulable, phaseOf, removeAllNMs, setUnschedulable } from './support/kmaint.ts';
+import { auditLog, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { KMAINT_NS, admin, bindPod, createNM, deleteNM, generalNodes, getNM, installCrds, isUnschedulable, phaseOf, podsOn, removeAllNMs, setUnschedulable } from './support/kmaint.ts';
 
 const ns = `lambda-${randomBytes(3).toString('hex')}`;
 const lambda = mockClient(LambdaClient);
@@ -32,9 +32,9 @@ function env(): Record<string, string> {
   };
 }
 
-async function invoke(fn: PassFunction, event: unknown, deps: Partial<PassHandlerDeps> = {}): Promise<BudgetRunSummary> {
+async function invoke(fn: PassFunction, event: unknown, deps: Partial<PassHandlerDeps> = {}, requestId = `req-${fn}`): Promise<BudgetRunSummary> {
   const handler = createPassHandler(fn, { env: env(), logDestination: logs.destination, writeMetrics: (l) => metrics.push(l), ...deps });
-  const answer = await handler(event, aLambdaContext({ remainingMs: realBudget(90_000), requestId: `req-${fn}`, functionName: `kmaint-test-${fn}` }));
+  const answer = await handler(event, aLambdaContext({ remainingMs: realBudget(90_000), requestId, functionName: `kmaint-test-${fn}` }));
   answers.push(answer);
   return answer as BudgetRunSummary;
 }
@@ -96,6 +96,58 @@ describe('Lambda handlers against the testbed', () => {
     expect(r.passes[0]?.plan.some((line) => line.includes(`${ns}/dry`))).toBe(true);
     expect(phaseOf(await getNM(ns, 'dry'))).not.toBe('Scheduled');
     await deleteNM(ns, 'dry');
+  });
+
+  it('a drainer invocation of several passes takes its lease once and gives it back once; one beside it finds it held and writes nothing', async () => {
+    const other = (await generalNodes())[2] as string;
+    // A pod the request waits for: the first invocation's first pass cordons and then waits for it.
+    await bindPod(ns, 'job', other, { labels: { app: 'job' } });
+    await createNM(ns, 'held', { requestorID: 'lambda.example.com', nodeName: other, waitForPodCompletion: { podSelector: 'app=job', timeoutSeconds: 0 } });
+    try {
+      expect((await invoke('scheduler', aScheduledEvent())).admitted).toBe(1);
+      // The take is a create: no lease left by earlier tests.
+      await kubectl(['delete', 'lease', 'kmaint-drainer', '-n', KMAINT_NS, '--ignore-not-found']);
+      const audit = auditLog();
+      await audit.sync();
+      const mark = audit.mark();
+      // The first invocation stops at its first wait, holding the lease, until the second one has run.
+      let atFirstWait: () => void = () => undefined;
+      const waiting = new Promise<void>((resolve) => (atFirstWait = resolve));
+      let resume: () => void = () => undefined;
+      const resumed = new Promise<void>((resolve) => (resume = resolve));
+      let waits = 0;
+      const sleep = async (ms: number, signal?: AbortSignal): Promise<void> => {
+        if (++waits === 1) {
+          atFirstWait();
+          await resumed;
+        }
+        await abortableSleep(ms, signal);
+      };
+      const running = invoke('drainer', { source: 'kmaint', chainDepth: 1, from: 'scheduler' }, { sleep }, 'req-first');
+      await waiting;
+      expect(phaseOf(await getNM(ns, 'held'))).toBe('WaitForPodCompletion');
+      // The pod finishes: there is work again, for whoever holds the lease.
+      await admin().core.deleteNamespacedPod({ namespace: ns, name: 'job', gracePeriodSeconds: 0 });
+      await waitFor('the pod gone', async () => ((await podsOn(other)).some((p) => p.metadata?.name === 'job') ? undefined : true));
+      const beside = await invoke('drainer', { maxPasses: 1 }, {}, 'req-second');
+      resume();
+      const first = await running;
+      await audit.sync();
+      const leaseRequests = audit.entries({ since: mark, user: testbed().kmaintUser, resource: 'leases' }).map((e) => `${e.verb} ${e.name ?? ''} ${e.code}`);
+      expect([first.stopped, first.becameReady, first.errors, first.passes.map((p) => p.outcome)]).toEqual(['idle', 1, 0, first.passes.map(() => 'applied')]);
+      expect(first.passes.length).toBeGreaterThan(1);
+      expect(phaseOf(await getNM(ns, 'held'))).toBe('Ready');
+      // The second invocation found the lease held and wrote nothing: only reads, the lease's GET among them.
+      expect(beside.passes.map((p) => [p.outcome, p.leaseHolder, Object.keys(p.requests).filter((k) => !k.startsWith('get ') && !k.startsWith('list '))])).toEqual([['lease-held', 'kmaint-test-drainer/req-first', []]]);
+      // For all the passes of the first: one GET and one create to take the lease, one update to give it back.
+      expect(leaseRequests).toEqual(['get kmaint-drainer 404', 'create kmaint-drainer 201', 'get kmaint-drainer 200', 'update kmaint-drainer 200']);
+      const lease = JSON.parse((await kubectl(['get', 'lease', 'kmaint-drainer', '-n', KMAINT_NS, '-o', 'json'])).stdout) as { spec: Record<string, unknown> };
+      expect([lease.spec['holderIdentity'] ?? '', lease.spec['leaseDurationSeconds']]).toEqual(['', 1]);
+    } finally {
+      await deleteNM(ns, 'held');
+      await invoke('cleanup', aScheduledEvent());
+    }
+    expect(await isUnschedulable(other)).toBe(false);
   });
 
   it('an EKS-configured handler signs a token, reaches the real API server over TLS, and fails cleanly when refused', async () => {

@@ -2,12 +2,12 @@
 // slurmrestd with JWT) started by slurm/ from the cached trixie rootfs.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeMaintenance } from '../shared/api/index.ts';
-import { ANNOTATION_SLURM_DRAINED } from '../shared/slurm/index.ts';
+import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START } from '../shared/slurm/index.ts';
 import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
 import { kubectl, testbed } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, generalNodes, getNM, installCrds, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
@@ -18,6 +18,8 @@ const WORKER_LABELS = { 'app.kubernetes.io/name': 'slurmd' };
 let slurm: SlurmCluster;
 let slurmDir = '';
 let workers: string[] = [];
+/** Jobs submitted by the running test, cancelled after it. */
+const jobs: number[] = [];
 
 interface RestNode {
   name: string;
@@ -34,15 +36,37 @@ async function slurmNode(name: string): Promise<RestNode> {
   return { name: node.name, state: node.state.filter((s) => s !== 'NOT_RESPONDING'), reason: node.reason };
 }
 
-/** Submits `sleep seconds` on `node` and waits until the node is ALLOCATED. */
-async function runJob(node: string, seconds: number): Promise<number> {
+/**
+ * Submits a job on `node` and waits until the node is ALLOCATED: `sleep seconds`, or with 'until-released' one that
+ * runs until releaseJob(node), which works while slurmrestd is down (the cluster's directory is /kmt in its chroot).
+ */
+async function runJob(node: string, seconds: number | 'until-released'): Promise<number> {
+  const script = seconds === 'until-released' ? `#!/bin/sh\nwhile [ ! -e /kmt/run/release-${node} ]; do sleep 0.1; done\ntouch /kmt/run/released-${node}\n` : `#!/bin/sh\nsleep ${seconds}\n`;
   const r = await slurm.rest('POST', '/slurm/v0.0.41/job/submit', {
-    job: { name: `hold-${node}`, partition: 'debug', required_nodes: [node], current_working_directory: '/tmp', standard_output: '/dev/null', environment: ['PATH=/bin:/usr/bin'], script: `#!/bin/sh\nsleep ${seconds}\n` },
+    job: { name: `hold-${node}`, partition: 'debug', required_nodes: [node], current_working_directory: '/tmp', standard_output: '/dev/null', environment: ['PATH=/bin:/usr/bin'], script },
   });
   const id = (r.body as { job_id?: number }).job_id;
   if (r.status !== 200 || id === undefined) throw new Error(`job submit: ${r.status} ${JSON.stringify(r.body)}`);
+  jobs.push(id);
   for (let i = 0; i < 100 && !(await slurmNode(node)).state.includes('ALLOCATED'); i++) await new Promise((done) => setTimeout(done, 50));
   return id;
+}
+
+/** Ends the 'until-released' job on `node` and waits until its script has exited. */
+async function releaseJob(node: string): Promise<void> {
+  writeFileSync(join(slurmDir, 'run', `release-${node}`), '');
+  const released = join(slurmDir, 'run', `released-${node}`);
+  for (let i = 0; i < 200 && !existsSync(released); i++) await new Promise((done) => setTimeout(done, 50));
+  if (!existsSync(released)) throw new Error(`the job on ${node} did not end within 10 s of its release`);
+  rmSync(join(slurmDir, 'run', `release-${node}`));
+  rmSync(released);
+}
+
+/** Cancels a job (scancel): the node leaves ALLOCATED as a job that ended would, without waiting out its sleep. */
+async function endJob(id: number): Promise<void> {
+  const r = await slurm.rest('DELETE', `/slurm/v0.0.41/job/${id}`);
+  if (r.status !== 200) throw new Error(`job cancel ${id}: ${r.status} ${JSON.stringify(r.body)}`);
+  jobs.splice(jobs.indexOf(id), 1);
 }
 
 /** A Slinky-style NodeSet worker pod: hostname = Slurm node name. */
@@ -79,6 +103,12 @@ async function kmaintExplain(ref: string): Promise<string[]> {
     execFile(process.execPath, ['bin/kmaint.mjs', '--kubeconfig', testbed().kmaintKubeconfigPath, 'explain', ref], { timeout: 60_000 }, (err, out) => (err ? reject(err) : resolve(out)));
   });
   return stdout.trimEnd().split('\n');
+}
+
+/** The events of one reason on a request, oldest first: [firstTimestamp in ms, message]. */
+async function events(name: string, reason: string): Promise<Array<[number, string]>> {
+  const list = await admin().core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.kind=NodeMaintenance,involvedObject.name=${name},reason=${reason}` });
+  return list.items.map((e): [number, string] => [e.firstTimestamp ? new Date(e.firstTimestamp).getTime() : 0, e.message ?? '']).sort((a, b) => a[0] - b[0]);
 }
 
 function message(nm: NodeMaintenance | undefined): string {
@@ -126,6 +156,8 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
   afterEach(async () => {
     await slurm.startRestd();
     process.env[TOKEN_ENV] = slurm.token('root');
+    // A job a test left running (it failed, or it held its node on purpose) must not hold the next test's node.
+    for (const id of jobs.splice(0)) await slurm.rest('DELETE', `/slurm/v0.0.41/job/${id}`);
     await removeAllNMs(ns);
     await setConfig(undefined);
     for (const w of workers) await setUnschedulable(w, false);
@@ -143,7 +175,8 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
     const node = workers[0] as string;
     await workerPod('slurm-n1', node, 'n1');
     await setConfig(slurmConfig());
-    await runJob('n1', 10);
+    // Longer than any wait below; the test ends it once the wait has been seen.
+    const job = await runJob('n1', 300);
     await createNM(ns, 'job-on-n1', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
 
     const waiting = await untilMessage('job-on-n1', 'waiting: Slurm node n1 draining, state ALLOCATED+DRAIN');
@@ -151,15 +184,17 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
     expect(waiting.metadata.annotations?.[ANNOTATION_SLURM_DRAINED]).toBe('n1');
     expect(await slurmNode('n1')).toEqual({ name: 'n1', state: ['ALLOCATED', 'DRAIN'], reason: `kmaint: upgrade.acme.com ${ns}/job-on-n1` });
     expect(await podState('slurm-n1')).toBe('running');
-    const row = (await kmaintStatus()).find((r) => r['request'] === `${ns}/job-on-n1`);
+    // kmaint status and kmaint explain at once (two CLI processes); the job holds n1 until the test ends it below.
+    const [rows, explained] = await Promise.all([kmaintStatus(), kmaintExplain(`${ns}/job-on-n1`)]);
+    const row = rows.find((r) => r['request'] === `${ns}/job-on-n1`);
     expect([row?.['phase'], row?.['message']]).toEqual(['Draining', 'waiting: Slurm node n1 draining, state ALLOCATED+DRAIN']);
     // kmaint explain: the Slurm wait is its own section, and the next thing is the job ending.
-    const explained = await kmaintExplain(`${ns}/job-on-n1`);
     expect(explained.slice(1, 4)).toEqual(['  Ready: waiting: Slurm node n1 draining, state ALLOCATED+DRAIN', 'Slurm:', '  WAIT  waiting: Slurm node n1 draining, state ALLOCATED+DRAIN']);
     expect(explained.filter((l) => l.includes(`${ns}/slurm-n1`))).toEqual([`  evict ${ns}/slurm-n1 (no PodDisruptionBudget)`]);
     expect(explained.at(-1)).toBe('next: the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods');
     expect(await podState('slurm-n1')).toBe('running');
 
+    await endJob(job);
     const ready = await untilReady('job-on-n1');
     expect(message(ready)).toBe('');
     expect((await slurmNode('n1')).state).toEqual(['IDLE', 'DRAIN']);
@@ -175,7 +210,7 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
     const node = workers[1] as string;
     await workerPod('slurm-n2', node, 'n2');
     await setConfig(slurmConfig());
-    await runJob('n2', 5);
+    const job = await runJob('n2', 300);
     expect((await slurm.rest('POST', '/slurm/v0.0.41/node/n2', { state: ['DRAIN'], reason: 'admin: bad dimm' })).status).toBe(200);
     await createNM(ns, 'admin-n2', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
 
@@ -183,6 +218,7 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
     expect(waiting.metadata.annotations?.[ANNOTATION_SLURM_DRAINED]).toBeUndefined();
     expect(await podState('slurm-n2')).toBe('running');
 
+    await endJob(job);
     await untilReady('admin-n2');
     expect(await podState('slurm-n2')).toBe('evicted');
     await deleteNM(ns, 'admin-n2');
@@ -200,15 +236,17 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
         body: { metadata: { name: 'plain', namespace: ns, labels: { 'kmaint.io/test': 'plain' }, annotations: { 'kmaint.io/sim-termination-seconds': '0' } }, spec: { nodeName: node, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } },
       });
       await setConfig(slurmConfig({ mode: 'node', podSelector: undefined, nameFrom: 'label', nameKey: 'slurm.kmaint.io/node-name' }));
-      await runJob('n3', 6);
+      await runJob('n3', 'until-released');
       await createNM(ns, 'restd-down', { requestorID: 'firmware.acme.com', nodeName: node, drainSpec: { force: true, podSelector: 'kmaint.io/test=plain', timeoutSeconds: 0 } });
       await untilMessage('restd-down', 'waiting: Slurm node n3 draining, state ALLOCATED+DRAIN');
 
       await slurm.stopRestd();
       const down = await untilMessage('restd-down', /^waiting: cannot reach slurmrestd/);
       expect(message(down)).toBe(`waiting: cannot reach slurmrestd at ${slurm.url}: ECONNREFUSED; nothing is evicted until Slurm node n3 can be drained`);
-      // The job ends while slurmrestd is down; kmaint still cannot know, so it still evicts nothing.
-      await new Promise((done) => setTimeout(done, 7000));
+      // The job ends while slurmrestd is down (a second for its slurmd to report it); kmaint still cannot know, so it
+      // still evicts nothing.
+      await releaseJob('n3');
+      await new Promise((done) => setTimeout(done, 1000));
       await driveUntil('one more round', async () => true);
       expect(phaseOf(await getNM(ns, 'restd-down'))).toBe('Draining');
       expect(await podState('plain')).toBe('running');
@@ -264,5 +302,45 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
       await kubectl(['delete', 'secret', 'slurm-token', '-n', KMAINT_NS]);
       await kubectl(['delete', 'rolebinding,role', 'slurm-token-reader', '-n', KMAINT_NS]);
     }
+  });
+  it('drainTimeoutSeconds: a job that keeps n2 ALLOCATED+DRAIN past the timeout no longer holds the eviction; SlurmDrainTimeout says so once; n2 stays drained', async () => {
+    const node = workers[1] as string;
+    await workerPod('slurm-n2-late', node, 'n2');
+    await setConfig(slurmConfig({ drainTimeoutSeconds: 3 }));
+    await runJob('n2', 300);
+    await createNM(ns, 'late-n2', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
+    await untilMessage('late-n2', 'waiting: Slurm node n2 draining, state ALLOCATED+DRAIN');
+    expect(await podState('slurm-n2-late')).toBe('running');
+
+    const ready = await untilReady('late-n2');
+    expect(message(ready)).toBe('');
+    expect(await podState('slurm-n2-late')).toBe('evicted');
+    const said = await events('late-n2', 'SlurmDrainTimeout');
+    expect(said.map(([, m]) => m)).toEqual(['Slurm drain did not finish within 3 s (Slurm node n2 draining, state ALLOCATED+DRAIN); evicting anyway']);
+    // Not before the timeout, counted from the start of the wait recorded on the request (both in whole seconds).
+    const start = Date.parse(ready.metadata.annotations?.[ANNOTATION_SLURM_DRAIN_START] ?? '');
+    expect((said[0]?.[0] ?? 0) - start).toBeGreaterThanOrEqual(3000);
+    // kmaint neither cancels the job nor lifts the drain: n2 stays drained, and recorded as kmaint's, until the request goes.
+    expect(ready.metadata.annotations?.[ANNOTATION_SLURM_DRAINED]).toBe('n2');
+    expect(await slurmNode('n2')).toEqual({ name: 'n2', state: ['ALLOCATED', 'DRAIN'], reason: `kmaint: upgrade.acme.com ${ns}/late-n2` });
+  });
+
+  it('whenUnreachable: evict: with slurmrestd down the worker is evicted without a Slurm drain, and a SlurmProblem event says so once', async () => {
+    const node = workers[2] as string;
+    await workerPod('slurm-n3-blind', node, 'n3');
+    await setConfig(slurmConfig({ whenUnreachable: 'evict' }));
+    await slurm.stopRestd();
+    await createNM(ns, 'blind-n3', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
+
+    const ready = await untilReady('blind-n3');
+    expect(message(ready)).toBe('');
+    expect(await podState('slurm-n3-blind')).toBe('evicted');
+    expect((await events('blind-n3', 'SlurmProblem')).map(([, m]) => m)).toEqual([
+      `cannot reach slurmrestd at ${slurm.url}: ECONNREFUSED; evicting without a Slurm drain (spec.slurm.whenUnreachable: evict)`,
+    ]);
+    // Nothing recorded, nothing drained: n3 was never touched.
+    expect(ready.metadata.annotations?.[ANNOTATION_SLURM_DRAINED]).toBeUndefined();
+    await slurm.startRestd();
+    expect((await slurmNode('n3')).state).toEqual(['IDLE']);
   });
 });

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createCluster, generateCluster, type ProfileName } from '../sim/generator/index.ts';
 import { ensureBinaries } from './build.ts';
 import { ComponentError, failureLine } from './processes.ts';
@@ -16,10 +16,10 @@ const log = (line: string): void => {
 
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
-function intOption(name: string) {
+function intOption(name: string, min = 0) {
   return (v: string): number => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, got "${v}"`);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`--${name} must be a whole number${min > 0 ? ` of at least ${min}` : ''}, got "${v}"`);
     return n;
   };
 }
@@ -30,7 +30,7 @@ program
   .command('up')
   .description('start a real control plane with simulated kubelets and a generated cluster in DIR')
   .requiredOption('--dir <dir>', 'state directory (keys, logs, kubeconfig); a stale one is stopped and replaced')
-  .option('--nodes <n>', 'node count (default: the profile\'s)', intOption('nodes'))
+  .option('--nodes <n>', 'node count, at least 3 (default: the profile\'s)', intOption('nodes', 3))
   .option('--seed <s>', 'generator seed', intOption('seed'), 1)
   .addOption(new Option('--profile <p>', 'cluster profile').choices(['small', 'demo', 'large']).default('small'))
   .option('--heartbeat <ms>', 'simulated kubelet lease interval', intOption('heartbeat'), 10_000)

@@ -1,6 +1,6 @@
 // Starting, watching and stopping the testbed's component processes, each by pid with its own log file.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export class ComponentError extends Error {
@@ -106,16 +106,54 @@ export async function stopPid(pid: number, graceMs = 5000): Promise<void> {
   }
 }
 
-/** A port free on 127.0.0.1 right now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+/** Ports freePort has handed out in this process. */
+const handedOut = new Set<number>();
+
+/** A port free on 127.0.0.1 right now (the OS picks it), never one this process was handed before. */
+export async function freePort(): Promise<number> {
+  // Testbeds started side by side in one process ask at once; a port handed out here is not handed out again by it,
+  // even though it is free until its component binds it.
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const server = createServer();
+      server.unref();
+      server.on('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        const bound = typeof address === 'object' && address ? address.port : 0;
+        server.close(() => resolve(bound));
+      });
     });
-  });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+}
+
+/** TCP ports in LISTEN state by socket inode (/proc/net/tcp and tcp6). Linux only. */
+export function listeningSockets(): Map<string, number> {
+  const byInode = new Map<string, number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols[3] !== '0A') continue;
+      byInode.set(cols[9] ?? '', parseInt(cols[1]?.split(':')[1] ?? '', 16));
+    }
+  }
+  return byInode;
+}
+
+/** The ports the given processes listen on, found through their socket file descriptors, ascending. */
+export function portsOf(pids: number[]): number[] {
+  const listening = listeningSockets();
+  const ports = new Set<number>();
+  for (const pid of pids) {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' }))?.[1];
+      const port = inode ? listening.get(inode) : undefined;
+      if (port !== undefined) ports.add(port);
+    }
+  }
+  return [...ports].sort((a, b) => a - b);
 }

@@ -1,11 +1,12 @@
 // The one Lambda surface of a pass function: parse the event, run passes within the invocation's time budget,
-// chain, log the summary and its EMF metrics, return it. Each functions/<name>/handler.ts is this for one name.
+// chain, log the summary and its EMF metrics, return it. The invocation holds its pass lease across its passes, as
+// `kmaint run` does. Each functions/<name>/handler.ts is this for one name.
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { DestinationStream } from 'pino';
 import { KubeClient, type AwsCredentialsProvider } from '#kube';
-import { runPass, type PassFunction, type PassLogger, type PassSummary } from '#pass';
+import { HeldLeases, runPass, type PassFunction, type PassLogger, type PassRound, type PassSummary } from '#pass';
 import { runWithinBudget, type BudgetRunSummary, type Sleep } from '#runtime';
 import { lambdaChainStarter } from './chain-start.ts';
 import { cachedKubeConfig } from './cluster.ts';
@@ -18,13 +19,17 @@ import { loadLambdaSettings, logLevelOf, type LambdaSettings } from './settings.
 
 export type PassHandlerResult = BudgetRunSummary | RejectedEvent;
 
-/** One pass of `fn` as the handler wants it run. */
-export type HandlerPassRunner = (fn: PassFunction, opts: { dryRun: boolean; logger: PassLogger; signal?: AbortSignal }) => Promise<PassSummary>;
+/** One pass of `fn` as the handler wants it run; `round` carries the invocation's leases (runPass's `round`). */
+export type HandlerPassRunner = (fn: PassFunction, opts: { dryRun: boolean; logger: PassLogger; signal?: AbortSignal; round?: PassRound }) => Promise<PassSummary>;
 
 export interface PassHandlerDeps {
   /** @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
-  /** @default runPass with a KubeClient for the configured cluster */
+  /**
+   * Instead of the cluster's passes; such a runner takes and gives back its own lease each pass.
+   * @default runPass with one KubeClient per invocation for the configured cluster, holding the pass lease across
+   * the invocation's passes
+   */
   runPass?: HandlerPassRunner;
   /** Log lines. @default stdout */
   logDestination?: DestinationStream;
@@ -41,9 +46,16 @@ export interface PassHandlerDeps {
 /** Stop the handler this long before Lambda's own timeout if a pass hangs (passes are stopped far earlier). */
 const TIMEOUT_EARLY_MS = 2000;
 
+/** What one invocation's passes run with: their runner and, on the cluster, the pass leases they share. */
+interface Invocation {
+  runPass: HandlerPassRunner;
+  leases?: HeldLeases;
+}
+
 interface Prepared {
   settings: LambdaSettings;
-  runPass: HandlerPassRunner;
+  /** `holder` names the invocation in the lease it holds. */
+  invocation: (o: { dryRun: boolean; holder: string; signal?: AbortSignal }) => Promise<Invocation>;
   lambda: () => LambdaClient;
 }
 
@@ -52,12 +64,22 @@ function prepare(env: Readonly<Record<string, string | undefined>>, deps: PassHa
   const settings = loadLambdaSettings(env);
   const kubeConfig = cachedKubeConfig(settings.cluster, deps.credentials);
   let lambda = deps.lambda;
-  const runOnCluster: HandlerPassRunner = async (fn, o) => {
+  const injected = deps.runPass;
+  // As `kmaint run` (until-idle.ts): one client and one set of leases for all the passes; a dry run takes none.
+  const onCluster = async (o: { dryRun: boolean; holder: string; signal?: AbortSignal }): Promise<Invocation> => {
     const client = new KubeClient(await kubeConfig(), o.signal ? { signal: o.signal } : {});
-    return runPass(fn, { client, namespace: settings.namespace, now: () => new Date(), logger: o.logger, dryRun: o.dryRun, ...(o.signal ? { signal: o.signal } : {}) });
+    const now = () => new Date();
+    const leases = o.dryRun ? undefined : new HeldLeases({ client, namespace: settings.namespace, holder: o.holder, now });
+    const runOnCluster: HandlerPassRunner = (fn, p) =>
+      runPass(fn, { client, namespace: settings.namespace, now, logger: p.logger, dryRun: p.dryRun, ...(p.signal ? { signal: p.signal } : {}), ...(p.round ? { round: p.round } : {}) });
+    return { runPass: runOnCluster, ...(leases ? { leases } : {}) };
   };
   const region = settings.cluster.kind === 'eks' ? settings.cluster.region : env['AWS_REGION'];
-  return { settings, runPass: deps.runPass ?? runOnCluster, lambda: () => (lambda ??= new LambdaClient(region ? { region } : {})) };
+  return {
+    settings,
+    invocation: injected ? () => Promise.resolve({ runPass: injected }) : onCluster,
+    lambda: () => (lambda ??= new LambdaClient(region ? { region } : {})),
+  };
 }
 
 export function createPassHandler(fn: PassFunction, deps: PassHandlerDeps = {}) {
@@ -73,10 +95,12 @@ export function createPassHandler(fn: PassFunction, deps: PassHandlerDeps = {}) 
     .handler(async (raw, context, { signal }): Promise<PassHandlerResult> => {
       const event = parseKmaintEvent(raw);
       prepared ??= prepare(env, deps);
-      const { settings, runPass: passRunner, lambda } = prepared;
+      const { settings, lambda } = prepared;
+      const invocation = await prepared.invocation({ dryRun: event.dryRun, holder: `${context.functionName}/${context.awsRequestId}`, signal });
       const run = await runWithinBudget({
         fn,
-        runPass: (f, sig) => passRunner(f, { dryRun: event.dryRun, logger, ...(sig ? { signal: sig } : {}) }),
+        runPass: (f, sig, round) => invocation.runPass(f, { dryRun: event.dryRun, logger, ...(sig ? { signal: sig } : {}), ...(round ? { round } : {}) }),
+        ...(invocation.leases ? { leases: invocation.leases } : {}),
         remainingMs: () => context.getRemainingTimeInMillis(),
         safetyMarginMs: settings.safetyMarginMs,
         dryRun: event.dryRun,

@@ -34,6 +34,11 @@ export interface PodRef {
   uid?: string;
 }
 
+/** A pod as read: evictions and deletes carry its uid, so a pod recreated under the same name is never touched. */
+export function podRef(p: { metadata?: { namespace?: string; name?: string; uid?: string } }): PodRef {
+  return { namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '', ...(p.metadata?.uid ? { uid: p.metadata.uid } : {}) };
+}
+
 /**
  * A coordination.k8s.io Lease to write as a whole: created when `resourceVersion` is absent, else replaced with
  * that resourceVersion as the precondition. `owner` becomes the Lease's owner reference to its Node.

@@ -2,7 +2,7 @@
 export * from './constants.ts';
 export type * from './types.ts';
 export type * from './actions.ts';
-export { describeAction, maintenanceRef } from './actions.ts';
+export { describeAction, maintenanceRef, podRef } from './actions.ts';
 export {
   POOL_NAME_PATTERN,
   REQUESTOR_ID_PATTERN,

@@ -16,6 +16,7 @@ function summary(selection: DrainSelection) {
     skipped: selection.skipped,
     problems: selection.problems,
     totalPods: selection.totalPods,
+    ...(selection.podSelectorProblem !== undefined ? { podSelectorProblem: selection.podSelectorProblem } : {}),
   };
 }
 
@@ -99,15 +100,6 @@ const rows: Row[] = [
     pod: aPod({ name: 'job-1', owner: 'Job', labels: { app: 'batch' }, phase: 'Succeeded' }),
     spec: { podSelector: 'app=web' },
     outcome: 'skip',
-  },
-  {
-    rule: 'an invalid podSelector refuses the pod and reports the problem',
-    pod: aPod({ name: 'web' }),
-    spec: { podSelector: 'app in web' },
-    outcome: {
-      refused: `cannot match pod default/web against drainSpec.podSelector: invalid label selector "app in web": found 'web' at column 8, expected '('`,
-    },
-    problems: [`drainSpec.podSelector: invalid label selector "app in web": found 'web' at column 8, expected '('`],
   },
   // 4. podEvictionFilters
   { rule: 'README spec: a pod requesting nvidia.com/gpu matches nvidia.com/gpu-* (zero dashes)', pod: aPod({ name: 'train', requests: ['cpu', 'nvidia.com/gpu'] }), spec: README_SPEC, outcome: 'evict' },
@@ -207,6 +199,36 @@ const rows: Row[] = [
 describe('selectPodsForDrain: one rule per row', () => {
   it.each(rows)('$rule', ({ pod, spec, options, outcome, problems }) => {
     expect(summary(selectPodsForDrain([pod], spec ?? {}, options))).toEqual(expectedFor(pod, outcome, problems));
+  });
+});
+
+describe('selectPodsForDrain with a drainSpec.podSelector it cannot read', () => {
+  const UNREADABLE = `drainSpec.podSelector: invalid label selector "app in (a": found end of string at column 10, expected ',' or ')'`;
+  const pods = [
+    aPod({ name: 'fluentd-x', namespace: 'logging', owner: 'DaemonSet' }),
+    aPod({ name: 'web-1', labels: { app: 'a' } }),
+    aPod({ name: 'bare', owner: 'none' }),
+    aPod({ name: 'job-1', owner: 'Job', phase: 'Succeeded' }),
+  ];
+
+  it.each([
+    { rule: 'no pod is judged: nothing evicted, deleted or refused (DaemonSet pods included); the problem names the field once', spec: { podSelector: 'app in (a' }, problems: [UNREADABLE] },
+    {
+      rule: 'the selector problem comes first, before the eviction filter problems',
+      spec: { podSelector: 'app in (a', podEvictionFilters: [{}] },
+      problems: [UNREADABLE, 'drainSpec.podEvictionFilters[0] has no byResourceNameRegex; the entry matches no pod'],
+    },
+  ])('$rule', ({ spec, problems }) => {
+    expect(summary(selectPodsForDrain(pods, spec))).toEqual({
+      evict: [],
+      deleteFinished: [],
+      refused: [],
+      terminating: [],
+      skipped: 4,
+      problems,
+      totalPods: 4,
+      podSelectorProblem: UNREADABLE,
+    });
   });
 });
 

@@ -19,6 +19,11 @@ export interface DrainSelection {
   skipped: number;
   /** What is wrong with the drainSpec itself, one line each. */
   problems: string[];
+  /**
+   * Set (and first in problems) when drainSpec.podSelector cannot be read: then no pod is judged, every pod counts as
+   * skipped, and nothing is removed until the selector is fixed.
+   */
+  podSelectorProblem?: string;
   /** Every pod on the node, any phase, DaemonSet pods included. */
   totalPods: number;
 }
@@ -42,7 +47,7 @@ interface RuleInput {
   readonly spec: DrainSpec;
   readonly ownPodSelector: LabelSelector;
   /** drainSpec.podSelector ANDed behind the upstream operator's implicit exclusion of its own pods. */
-  readonly podSelector: LabelSelectorResult;
+  readonly podSelector: LabelSelector;
   readonly filters: CompiledEvictionFilters;
 }
 
@@ -56,12 +61,8 @@ const DRAIN_RULES: readonly DrainRule[] = [
   (pod) => (isMirrorPod(pod) ? SKIP : undefined),
   // A drain must never evict the process running it, even a finished one (our CronJob history).
   (pod, { ownPodSelector }) => (matchesLabels(ownPodSelector, pod.metadata?.labels) ? SKIP : undefined),
-  // kubectl applies the selector to its pod LIST, before every other rule; an unusable selector must not pass
-  // as "nothing selected" (that would report the node drained), so it refuses every pod it would have judged.
-  (pod, { podSelector }) => {
-    if (!podSelector.ok) return { kind: 'refuse', message: `cannot match pod ${podKey(pod)} against drainSpec.podSelector: ${podSelector.error}` };
-    return matchesLabels(podSelector.selector, pod.metadata?.labels) ? undefined : SKIP;
-  },
+  // kubectl applies the selector to its pod LIST, before every other rule (an unreadable one never gets here).
+  (pod, { podSelector }) => (matchesLabels(podSelector, pod.metadata?.labels) ? undefined : SKIP),
   // Only pods using the filtered resources are in scope; checked before the refusals so that a pod the drain
   // would never touch cannot block it (upstream checks it after them).
   (pod, { filters }) => (passesEvictionFilters(pod, filters) ? undefined : SKIP),
@@ -103,16 +104,14 @@ function decide(pod: V1Pod, input: RuleInput): Verdict {
 export function selectPodsForDrain(pods: readonly V1Pod[], spec: DrainSpec, options: DrainSelectionOptions = {}): DrainSelection {
   const podSelector = effectivePodSelector(spec);
   const filters = compileEvictionFilters(spec.podEvictionFilters);
-  const input: RuleInput = { spec, ownPodSelector: options.ownPodSelector ?? DEFAULT_OWN_POD_SELECTOR, podSelector, filters };
-  const selection: DrainSelection = {
-    evict: [],
-    deleteFinished: [],
-    refused: [],
-    terminating: [],
-    skipped: 0,
-    problems: [...(podSelector.ok ? [] : [`drainSpec.podSelector: ${podSelector.error}`]), ...filters.problems],
-    totalPods: pods.length,
-  };
+  const selection: DrainSelection = { evict: [], deleteFinished: [], refused: [], terminating: [], skipped: 0, problems: [...filters.problems], totalPods: pods.length };
+  if (!podSelector.ok) {
+    // Never guess with a selector we cannot read: judging pods without it would refuse (or remove) pods the drain may
+    // never have selected, DaemonSet pods included; taking it as "nothing selected" would report the node drained.
+    const problem = `drainSpec.podSelector: ${podSelector.error}`;
+    return { ...selection, skipped: pods.length, problems: [problem, ...filters.problems], podSelectorProblem: problem };
+  }
+  const input: RuleInput = { spec, ownPodSelector: options.ownPodSelector ?? DEFAULT_OWN_POD_SELECTOR, podSelector: podSelector.selector, filters };
   for (const pod of [...pods].sort(comparePodKeys)) {
     const verdict = decide(pod, input);
     switch (verdict.kind) {

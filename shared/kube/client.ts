@@ -10,6 +10,7 @@ import {
   PatchStrategy,
   PolicyV1Api,
   setHeaderOptions,
+  type CoreV1Event,
   type KubeConfig,
   type RequestContext,
   type V1Lease,
@@ -20,6 +21,7 @@ import {
 import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../api/constants.ts';
 import type { Condition, MaintenanceOperatorConfig, NodeMaintenance, NodeMaintenanceStatus } from '../api/types.ts';
 import { KubeRequestError } from './errors.ts';
+import { eventBody, type EventRequest } from './event-body.ts';
 import { LeanNodeListProcessor } from './lean-nodes.ts';
 import { watchForChange, type ListedVersion, type WatchOutcome } from './watch-change.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
@@ -102,7 +104,7 @@ type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
  * TLS connection: on the testbed 4–5x the wall time and 4–7x the client CPU of kept-alive connections. Headers
  * (tokens, exec credentials) are still applied per request by the original, which is left untouched.
  */
-function withOneConnectionPool(kubeConfig: KubeConfig): KubeConfig {
+export function withOneConnectionPool(kubeConfig: KubeConfig): KubeConfig {
   let dispatcher: Dispatcher | undefined;
   const view = Object.create(kubeConfig) as KubeConfig;
   view.applySecurityAuthentication = async (context: RequestContext): Promise<void> => {
@@ -358,60 +360,49 @@ export class KubeClient {
     );
   }
 
-  /** POST pods/eviction. A 429 (budget) or 500 "more than one PodDisruptionBudget" is `blocked`. */
-  async evictPod(namespace: string, name: string): Promise<WriteOutcome> {
+  /**
+   * POST pods/eviction. A 429 (budget) or 500 "more than one PodDisruptionBudget" is `blocked`. With `uid`, only that
+   * pod: one recreated under the same name since it was read (a StatefulSet's, perhaps on another node) answers 409,
+   * a `conflict`, and is left alone.
+   */
+  async evictPod(namespace: string, name: string, uid?: string): Promise<WriteOutcome> {
     try {
       this.count('create pods/eviction');
       await this.core.createNamespacedPodEviction({
         namespace,
         name,
-        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace }, ...(uid ? { deleteOptions: { preconditions: { uid } } } : {}) },
       });
       return { kind: 'ok' };
     } catch (err) {
       const f = failureOf(err);
       if (f.status === 429) return { kind: 'blocked', message: f.message };
       if (f.status === 404) return { kind: 'notFound' };
+      if (f.status === 409) return { kind: 'conflict', message: f.message };
       if (f.status === 500 && f.message.includes('more than one PodDisruptionBudget')) return { kind: 'blocked', message: f.message };
       this.countError('create pods/eviction');
       return { kind: 'error', error: new KubeRequestError(`evicting pod ${namespace}/${name}`, f.status, f.message, { cause: err }) };
     }
   }
 
-  deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Promise<WriteOutcome> {
+  /** DELETE a pod; with `uid`, only that pod (one recreated under the same name answers 409, a `conflict`). */
+  deletePod(namespace: string, name: string, gracePeriodSeconds?: number, uid?: string): Promise<WriteOutcome> {
     return this.write('delete pods', `deleting pod ${namespace}/${name}`, () =>
-      this.core.deleteNamespacedPod({ namespace, name, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) }),
+      this.core.deleteNamespacedPod({
+        namespace,
+        name,
+        ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}),
+        ...(uid ? { body: { preconditions: { uid }, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) } } : {}),
+      }),
     );
   }
 
-  createEvent(event: {
-    namespace: string;
-    involved: { apiVersion: string; kind: string; name: string; namespace: string; uid?: string };
-    type: 'Normal' | 'Warning';
-    reason: string;
-    message: string;
-    now: Date;
-    component: string;
-  }): Promise<WriteOutcome> {
-    const ts = event.now.toISOString();
+  createEvent(event: EventRequest): Promise<WriteOutcome> {
     const suffix = `${event.now.getTime().toString(16)}${Math.floor(this.opts.random() * 0xffff).toString(16)}`;
+    const body = eventBody(event, suffix);
     return this.write('create events', `recording event ${event.reason} on ${event.involved.namespace}/${event.involved.name}`, () =>
-      this.core.createNamespacedEvent({
-        namespace: event.namespace,
-        body: {
-          metadata: { name: `${event.involved.name}.${suffix}`, namespace: event.namespace },
-          involvedObject: event.involved,
-          type: event.type,
-          reason: event.reason,
-          message: event.message.slice(0, 1024),
-          source: { component: event.component },
-          reportingComponent: event.component,
-          reportingInstance: event.component,
-          firstTimestamp: ts as unknown as Date,
-          lastTimestamp: ts as unknown as Date,
-          count: 1,
-        },
-      }),
+      // client-node types the timestamps as Date but sends what it is given: RFC 3339 strings go on the wire as they are.
+      this.core.createNamespacedEvent({ namespace: event.namespace, body: body as unknown as CoreV1Event }),
     );
   }
 

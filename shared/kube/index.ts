@@ -1,5 +1,7 @@
 // Public surface of shared/kube: the API client, its outcomes and errors, retry timing, and how to reach a cluster.
-export { KubeClient } from './client.ts';
+export { KubeClient, withOneConnectionPool } from './client.ts';
+export { eventBody, EVENT_MESSAGE_MAX } from './event-body.ts';
+export type { EventRequest } from './event-body.ts';
 export type { KubeClientOptions, RequestCounts, WriteOutcome } from './client.ts';
 export type { ListedVersion, WatchOutcome } from './watch-change.ts';
 export { EksAuthError, KubeRequestError } from './errors.ts';

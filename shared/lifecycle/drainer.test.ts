@@ -9,6 +9,8 @@ import {
 import type { Action, Condition, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
 import { aPod, type PodOptions } from '../drain/test-builders.ts';
 import { EARLIER, NOW } from '../scheduling/test-builders.ts';
+import { parseLabelSelector } from '../selectors/index.ts';
+import { ANNOTATION_SLURM_DRAINED, type SlurmContext, type SlurmSettings, type SlurmWrite } from '../slurm/index.ts';
 import { planDrainer, type DrainerPlan, type DrainerSnapshot } from './drainer.ts';
 import { aLifecycleMaintenance, afterApplying, aNodeWithUid, aPdb, aReadyPod, LATER, type LifecycleMaintenanceOptions } from './test-builders.ts';
 
@@ -58,7 +60,7 @@ const cordon: Action = {
   annotations: { 'kmaint.io/cordoned-by': 'kmaint/default/nm-1', 'kmaint.io/cordon-reason': 'NodeMaintenance default/nm-1 (requestor requestor-a)' },
 };
 function evict(pod: string, reason = 'drain', name = 'nm-1'): Action {
-  return { kind: 'evictPod', pod: { namespace: 'default', name: pod }, maintenance: ref(name), reason };
+  return { kind: 'evictPod', pod: { namespace: 'default', name: pod, uid: `uid-${pod}` }, maintenance: ref(name), reason };
 }
 function moved(from: string, to: string, status: NodeMaintenanceStatus, name = 'nm-1'): Action {
   return { kind: 'writeStatus', target: ref(name), status, phaseFrom: from, phaseTo: to, reason: `${from} -> ${to}` };
@@ -71,6 +73,9 @@ function changed(phase: string, name = 'nm-1'): Action {
 }
 function refused(message: string): Action {
   return { kind: 'emitEvent', target: target(), type: 'Warning', eventReason: 'DrainRefused', message, reason: 'drain refused pods' };
+}
+function invalidSpec(message: string): Action {
+  return { kind: 'emitEvent', target: target(), type: 'Warning', eventReason: 'InvalidNodeMaintenance', message, reason: 'unreadable drainSpec.podSelector' };
 }
 function budgetBlocked(message: string, name = 'nm-1'): Action {
   return { kind: 'emitEvent', target: target(name), type: 'Warning', eventReason: 'EvictionBlocked', message, reason: 'eviction blocked by a budget' };
@@ -95,6 +100,10 @@ interface Row {
   pdbsAfter?: V1PodDisruptionBudget[];
   /** A second pass at LATER over the first pass's writes applied. @default [] */
   secondPass?: Action[];
+  /** spec.slurm as read this pass. @default undefined (Slurm off) */
+  slurm?: SlurmContext;
+  /** @default [] */
+  slurmWrites?: SlurmWrite[];
 }
 
 function snapshotOf(row: Row): DrainerSnapshot {
@@ -104,7 +113,7 @@ function snapshotOf(row: Row): DrainerSnapshot {
     podsByNode.set(node, [...(podsByNode.get(node) ?? []), pod]);
   }
   const nodes = row.nodes ?? [cordonedNode];
-  return { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), maintenances: row.maintenances, podsByNode, pdbs: row.pdbs ?? [] };
+  return { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), maintenances: row.maintenances, podsByNode, pdbs: row.pdbs ?? [], ...(row.slurm ? { slurm: row.slurm } : {}) };
 }
 
 const dbPdb = aPdb({ name: 'db-pdb', disruptionsAllowed: 1, desiredHealthy: 1, currentHealthy: 2, expectedPods: 2 });
@@ -297,6 +306,12 @@ const waitRows: Row[] = [
   },
 ];
 
+const slurmdSelector = parseLabelSelector('app.kubernetes.io/name=slurmd');
+if (!slurmdSelector.ok) throw new Error(slurmdSelector.error);
+const SLURM: SlurmSettings = { url: 'http://slurm:6820', apiVersion: 'auto', tokenEnv: 'SLURM_JWT', reasonPrefix: 'kmaint:', mode: 'pod', podSelector: slurmdSelector.selector, nameFrom: 'label', nameKey: 'slurm/node', drainTimeoutSeconds: 0, whenUnreachable: 'wait' };
+const slurmWorker = (): V1Pod => aPod({ name: 'slurm-n1', labels: { 'app.kubernetes.io/name': 'slurmd', 'slurm/node': 'n1' } });
+const UNREADABLE_DRAIN_SELECTOR = `drainSpec.podSelector: invalid label selector "app in (a": found end of string at column 10, expected ',' or ')'; nothing is evicted until it is fixed`;
+
 const DRAINING_SINCE = { [ANNOTATION_DRAIN_START]: '2025-12-31T23:59:00Z' };
 
 const drainRows: Row[] = [
@@ -341,7 +356,7 @@ const drainRows: Row[] = [
       aPod({ name: 'web-1', requests: ['nvidia.com/gpu'] }),
     ],
     actions: [
-      { kind: 'deletePod', pod: { namespace: 'default', name: 'gpu-done' }, maintenance: ref(), reason: 'finished pod removed without a budget check' },
+      { kind: 'deletePod', pod: { namespace: 'default', name: 'gpu-done', uid: 'uid-gpu-done' }, maintenance: ref(), reason: 'finished pod removed without a budget check' },
       evict('gpu-1'),
       rewrote(
         {
@@ -401,6 +416,58 @@ const drainRows: Row[] = [
         'draining: 2 of 2 pods left; refused: cannot delete pod with no controller: default/bare (use force), cannot delete pod with local storage (emptyDir): default/scratch (use deleteEmptyDir)',
       ),
       refused('cannot delete pod with no controller: default/bare (use force), cannot delete pod with local storage (emptyDir): default/scratch (use deleteEmptyDir)'),
+    ],
+    summary: IN_FLIGHT,
+  },
+  {
+    rule: 'drainSpec.podSelector unreadable: nothing is evicted and no window starts; the message leads with the field, says so once and lists no DaemonSet pod',
+    maintenances: [nm({ phase: 'Draining', spec: { drainSpec: { force: true, podSelector: 'app in (a', timeoutSeconds: 30 } } })],
+    pods: [aPod({ name: 'fluentd-x', owner: 'DaemonSet' }), aPod({ name: 'web-1', labels: { app: 'a' } })],
+    actions: [
+      rewrote(
+        { conditions: [ready('Draining', `drainSpec.podSelector: invalid label selector "app in (a": found end of string at column 10, expected ',' or ')'; nothing is evicted until it is fixed`, EARLIER)] },
+        `drainSpec.podSelector: invalid label selector "app in (a": found end of string at column 10, expected ',' or ')'; nothing is evicted until it is fixed`,
+      ),
+      invalidSpec(`drainSpec.podSelector: invalid label selector "app in (a": found end of string at column 10, expected ',' or ')'; nothing is evicted until it is fixed`),
+    ],
+    summary: IN_FLIGHT,
+  },
+  {
+    rule: 'drainSpec.podSelector unreadable under spec.slurm: no Slurm node is drained for a drain that cannot run',
+    maintenances: [nm({ phase: 'Draining', annotations: { [ANNOTATION_SLURM_DRAINED]: 'n1' }, spec: { drainSpec: { force: true, podSelector: 'app in (a' } } })],
+    pods: [slurmWorker()],
+    slurm: { kind: 'on', settings: SLURM, view: { kind: 'ok', nodes: new Map([['n1', { name: 'n1', state: ['ALLOCATED'], reason: '' }]]) } },
+    actions: [rewrote({ conditions: [ready('Draining', UNREADABLE_DRAIN_SELECTOR, EARLIER)] }, UNREADABLE_DRAIN_SELECTOR), invalidSpec(UNREADABLE_DRAIN_SELECTOR)],
+    summary: IN_FLIGHT,
+  },
+  {
+    rule: 'drainSpec.podSelector unreadable, slurmrestd unreachable with whenUnreachable: evict: no SlurmProblem warning for a drain that cannot run',
+    maintenances: [nm({ phase: 'Draining', spec: { drainSpec: { force: true, podSelector: 'app in (a' } } })],
+    pods: [slurmWorker()],
+    slurm: { kind: 'on', settings: { ...SLURM, whenUnreachable: 'evict' }, view: { kind: 'problem', problem: { kind: 'unreachable', message: 'cannot reach slurmrestd at http://slurm:6820: ECONNREFUSED' } } },
+    actions: [rewrote({ conditions: [ready('Draining', UNREADABLE_DRAIN_SELECTOR, EARLIER)] }, UNREADABLE_DRAIN_SELECTOR), invalidSpec(UNREADABLE_DRAIN_SELECTOR)],
+    summary: IN_FLIGHT,
+  },
+  {
+    rule: 'drainSpec.podSelector unreadable beside a bad eviction filter: the selector comes first, the filter problem after',
+    maintenances: [nm({ phase: 'Draining', spec: { drainSpec: { podSelector: 'app in (a', podEvictionFilters: [{}] } } })],
+    pods: [aPod({ name: 'fluentd-x', owner: 'DaemonSet' }), aPod({ name: 'web-1', labels: { app: 'a' } })],
+    actions: [
+      rewrote(
+        {
+          conditions: [
+            ready(
+              'Draining',
+              `drainSpec.podSelector: invalid label selector "app in (a": found end of string at column 10, expected ',' or ')'; nothing is evicted until it is fixed; drainSpec.podEvictionFilters[0] has no byResourceNameRegex; the entry matches no pod`,
+              EARLIER,
+            ),
+          ],
+        },
+        `drainSpec.podSelector: invalid label selector "app in (a": found end of string at column 10, expected ',' or ')'; nothing is evicted until it is fixed; drainSpec.podEvictionFilters[0] has no byResourceNameRegex; the entry matches no pod`,
+      ),
+      invalidSpec(
+        `drainSpec.podSelector: invalid label selector "app in (a": found end of string at column 10, expected ',' or ')'; nothing is evicted until it is fixed; drainSpec.podEvictionFilters[0] has no byResourceNameRegex; the entry matches no pod`,
+      ),
     ],
     summary: IN_FLIGHT,
   },
@@ -718,6 +785,7 @@ describe('planDrainer', () => {
       const plan = planDrainer(snapshot, NOW);
 
       expect(plan.actions).toEqual(row.actions);
+      expect(plan.slurm).toEqual(row.slurmWrites ?? []);
       expect({ inFlight: plan.inFlight, becameReady: plan.becameReady, idle: plan.idle }).toEqual(row.summary);
       expect(snapshot).toEqual(before);
     });

@@ -2,7 +2,7 @@
 // advancing each request as far as the snapshot allows in one pass.
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { maintenanceRef, type Action } from '../api/actions.ts';
+import { maintenanceRef, podRef, type Action } from '../api/actions.ts';
 import {
   ANNOTATION_CORDON_REASON,
   ANNOTATION_CORDON_RECORDED,
@@ -18,6 +18,7 @@ import {
   EVENT_REASON_DRAIN_REFUSED,
   EVENT_REASON_DRAIN_TIMEOUT,
   EVENT_REASON_EVICTION_BLOCKED,
+  EVENT_REASON_INVALID_MAINTENANCE,
   EVENT_REASON_NODE_LEASE_HELD,
   FINALIZER,
   MEDIK8S_LEASE_NAMESPACE,
@@ -226,6 +227,19 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
       continue;
     }
     if (phase === Phase.Draining) {
+      const spec = nm.spec.drainSpec;
+      const selection = spec ? selectPodsForDrain(pods, spec) : undefined;
+      if (selection?.podSelectorProblem !== undefined) {
+        // Never guess with a selector we cannot read: no pod is judged or removed, no drain window starts and no Slurm
+        // node is drained for it; stay here, lead with the field, say once that nothing is evicted, warn once per message.
+        const { podSelectorProblem } = selection;
+        message = [unreadableSelectorMessage(podSelectorProblem), ...selection.problems.filter((p) => p !== podSelectorProblem)].join('; ');
+        inFlight = true;
+        if (message !== (readyCondition(nm)?.message ?? '')) {
+          warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: EVENT_REASON_INVALID_MAINTENANCE, message, reason: 'unreadable drainSpec.podSelector' });
+        }
+        break;
+      }
       if (snapshot.slurm) {
         // Slurm first: no pod leaves the node before its Slurm nodes are Drained (or Slurm can be read at all).
         const gate = planSlurmGate(nm, node, pods, snapshot.slurm, now);
@@ -242,8 +256,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
           break;
         }
       }
-      const spec = nm.spec.drainSpec;
-      if (!spec) {
+      if (!spec || !selection) {
         const { drain: _none, ...rest } = status;
         status = rest;
         advance(Phase.Ready);
@@ -259,9 +272,8 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
       const timeout = spec.timeoutSeconds ?? DEFAULTS.drainTimeoutSeconds;
       const elapsed = secondsSince(drainStart, now) ?? 0;
       const timedOut = timeout > 0 && elapsed >= timeout;
-      const selection = selectPodsForDrain(pods, spec);
       for (const p of selection.deleteFinished) {
-        podActions.push({ kind: 'deletePod', pod: { namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '' }, maintenance: ref, reason: 'finished pod removed without a budget check' });
+        podActions.push({ kind: 'deletePod', pod: podRef(p), maintenance: ref, reason: 'finished pod removed without a budget check' });
       }
       const blocked: string[] = [];
       const refusals = selection.refused.map((r) => r.message);
@@ -272,7 +284,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
         const d = ledger.decide(p);
         if (d.kind === 'blocked') blocked.push(d.message ?? '');
         else if (d.kind === 'refused') refusals.push(d.message ?? '');
-        else podActions.push({ kind: 'evictPod', pod: { namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '' }, maintenance: ref, reason: d.budget ? `drain (budget ${d.budget} allows it)` : 'drain' });
+        else podActions.push({ kind: 'evictPod', pod: podRef(p), maintenance: ref, reason: d.budget ? `drain (budget ${d.budget} allows it)` : 'drain' });
       }
       // A new drain window (first entry, or a timed-out one restarting) recomputes status.drain, as upstream's new drain does.
       const drain = computeDrainStatus(selection, newWindow || timedOut ? undefined : status.drain);
@@ -343,6 +355,11 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   }
   actions.push(...warnings);
   return { actions, slurm: slurmWrites, inFlight, ready: passed.includes(Phase.Ready) };
+}
+
+/** What the drainer (and `kmaint explain`) say of a request whose drainSpec.podSelector cannot be read. */
+export function unreadableSelectorMessage(podSelectorProblem: string): string {
+  return `${podSelectorProblem}; nothing is evicted until it is fixed`;
 }
 
 /** Plans every request the drainer owns, in namespace/name order. Pure: inputs are not mutated. */

@@ -120,9 +120,9 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
     case 'uncordonNode':
       return c.setUnschedulable(a.node.name, rv.get(key) ?? a.node.resourceVersion, false, a.annotations);
     case 'evictPod':
-      return c.evictPod(a.pod.namespace, a.pod.name);
+      return c.evictPod(a.pod.namespace, a.pod.name, a.pod.uid);
     case 'deletePod':
-      return c.deletePod(a.pod.namespace, a.pod.name, a.gracePeriodSeconds);
+      return c.deletePod(a.pod.namespace, a.pod.name, a.gracePeriodSeconds, a.pod.uid);
     case 'deleteMaintenance': {
       const pre: { uid?: string; resourceVersion?: string } = { resourceVersion: rv.get(key) ?? a.target.resourceVersion };
       if (a.target.uid) pre.uid = a.target.uid;

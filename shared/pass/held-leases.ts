@@ -3,6 +3,7 @@
 import type { V1Lease } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/index.ts';
 import { acquirePassLease, releasePassLease, renewPassLease, type LeaseOutcome } from './lease.ts';
+import type { PassSummary } from './run-pass.ts';
 
 export interface HeldLeasesOptions {
   client: KubeClient;
@@ -51,10 +52,34 @@ export class HeldLeases {
     return out;
   }
 
-  /** Gives every held lease back (failures only make the next run wait for expiry). */
-  async releaseAll(): Promise<void> {
-    const leases = [...this.held.values()].map((h) => h.lease);
+  /**
+   * Gives every held lease back (failures only make the next run wait for expiry), one after another so that the
+   * requests each release made can be told apart: returned by function, by "verb resource", for the run's figures.
+   */
+  async releaseAll(): Promise<Map<string, Record<string, number>>> {
+    const leases = [...this.held.entries()];
     this.held.clear();
-    await Promise.all(leases.map((l) => releasePassLease(this.opts.client, l).catch(() => undefined)));
+    const made = new Map<string, Record<string, number>>();
+    const counts = this.opts.client.counts.byVerb;
+    for (const [fn, h] of leases) {
+      const before = { ...counts };
+      await releasePassLease(this.opts.client, h.lease).catch(() => undefined);
+      const delta: Record<string, number> = {};
+      for (const [k, v] of Object.entries(counts)) if (v > (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);
+      made.set(fn, delta);
+    }
+    return made;
+  }
+}
+
+/**
+ * Counts each function's lease release in the requests of its last pass in `passes`, so that a run's figures (the
+ * Pushgateway's and EMF's API requests) add up to what the API server saw. Mutates those summaries.
+ */
+export function countReleases(passes: readonly PassSummary[], released: ReadonlyMap<string, Record<string, number>>): void {
+  for (const [fn, requests] of released) {
+    const last = passes.findLast((p) => p.fn === fn);
+    if (!last) continue;
+    for (const [k, v] of Object.entries(requests)) last.requests[k] = (last.requests[k] ?? 0) + v;
   }
 }

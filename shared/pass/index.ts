@@ -1,5 +1,5 @@
 // Public surface of shared/pass: one pass of one function, and the pieces it is made of.
-export { runPass, PASS_FUNCTIONS } from './run-pass.ts';
+export { emptyPassSummary, runPass, PASS_FUNCTIONS } from './run-pass.ts';
 export { reaperModeOf } from './reaper-pass.ts';
 export type { PassFunction, PassLogger, PassOptions, PassSummary, PassWait } from './run-pass.ts';
 export { applyActions } from './apply.ts';
@@ -8,7 +8,7 @@ export { acquirePassLease, releasePassLease } from './lease.ts';
 export type { LeaseOutcome } from './lease.ts';
 export { planConfigReport, describeOverlaps, OVERLAP_NODES_NAMED } from './config-report.ts';
 export type { ConfigReportExtras } from './config-report.ts';
-export { HeldLeases } from './held-leases.ts';
+export { countReleases, HeldLeases } from './held-leases.ts';
 export type { HeldLeasesOptions } from './held-leases.ts';
 export { PassRound } from './round.ts';
 export { readBase } from './snapshot.ts';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeMaintenance } from '#api';
 import type { V1Node } from '@kubernetes/client-node';
-import { malformedMessage, planMalformedReleases, planMalformedReports, setApartMalformed } from './malformed.ts';
+import { MALFORMED_VERDICTS_KEPT, malformedMessage, planMalformedReleases, planMalformedReports, setApartMalformed } from './malformed.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const meta = (name: string): NodeMaintenance['metadata'] => ({ name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: '7' });
@@ -19,6 +19,31 @@ describe('setApartMalformed', () => {
     ['conditions not a list', bypassed('e', { spec: { requestorID: 'a.example.com', nodeName: 'n1' }, status: { conditions: 'Ready' } }), 'status.conditions: Invalid input: expected array, received string'],
   ])('%s is set apart naming the field', (_name, nm, problem) => {
     expect(setApartMalformed([good, nm])).toEqual({ valid: [good], malformed: [{ nm, problem }] });
+  });
+
+  it('one version of an object (uid and resourceVersion) is validated once; a new version, or one without them, again', () => {
+    const v1 = { metadata: { ...meta('cached'), resourceVersion: '100' }, spec: { nodeName: 'n1' } } as unknown as NodeMaintenance;
+    const problem = 'spec.requestorID: Invalid input: expected string, received undefined';
+    expect(setApartMalformed([v1]).malformed).toEqual([{ nm: v1, problem }]);
+    // The API server never changes an object without a new resourceVersion: the same version keeps its verdict.
+    const sameVersion = { ...v1, spec: { requestorID: 'a.example.com', nodeName: 'n1' } } as NodeMaintenance;
+    expect(setApartMalformed([sameVersion]).malformed).toEqual([{ nm: sameVersion, problem }]);
+    const v2 = { ...sameVersion, metadata: { ...sameVersion.metadata, resourceVersion: '101' } } as NodeMaintenance;
+    expect(setApartMalformed([v2])).toEqual({ valid: [v2], malformed: [] });
+    const unversioned = { metadata: { name: 'x', namespace: 'ns' }, spec: { nodeName: 'n1' } } as unknown as NodeMaintenance;
+    expect(setApartMalformed([unversioned]).malformed).toEqual([{ nm: unversioned, problem }]);
+    const fixed = { ...unversioned, spec: { requestorID: 'a.example.com', nodeName: 'n1' } } as NodeMaintenance;
+    expect(setApartMalformed([fixed])).toEqual({ valid: [fixed], malformed: [] });
+  });
+
+  it(`keeps at most ${MALFORMED_VERDICTS_KEPT} verdicts, the oldest going first`, () => {
+    const first = { metadata: { ...meta('oldest'), resourceVersion: '1' }, spec: { nodeName: 'n1' } } as unknown as NodeMaintenance;
+    expect(setApartMalformed([first]).malformed).toHaveLength(1);
+    const others = Array.from({ length: MALFORMED_VERDICTS_KEPT }, (_, i) => ({ metadata: { ...meta(`filler-${i}`), resourceVersion: '1' }, spec: { requestorID: 'a.example.com', nodeName: 'n1' } }) as NodeMaintenance);
+    expect(setApartMalformed(others).valid).toHaveLength(MALFORMED_VERDICTS_KEPT);
+    // Its verdict was dropped, so the same version is validated again (here with a body that passes, to show it).
+    const again = { ...first, spec: { requestorID: 'a.example.com', nodeName: 'n1' } } as NodeMaintenance;
+    expect(setApartMalformed([again])).toEqual({ valid: [again], malformed: [] });
   });
 });
 

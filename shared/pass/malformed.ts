@@ -24,14 +24,43 @@ const maintenanceShape = z.looseObject({ spec: nodeMaintenanceSpecSchema, status
 
 const pathOf = (path: readonly PropertyKey[]): string => path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
 
+/** The problems of one object, or '' when it is well formed. */
+function problemsOf(nm: NodeMaintenance): string {
+  const parsed = maintenanceShape.safeParse(nm);
+  return parsed.success ? '' : parsed.error.issues.map((i) => `${pathOf(i.path)}: ${i.message}`).join('; ');
+}
+
+/**
+ * Verdicts by uid and resourceVersion: the API server gives every write a new resourceVersion, so one version of an
+ * object always gets the same verdict, and a run (or a long simulation) need not validate an unchanged request again
+ * each pass. Bounded: the oldest verdicts go first.
+ */
+const verdicts = new Map<string, string>();
+export const MALFORMED_VERDICTS_KEPT = 20_000;
+
+function cachedProblemsOf(nm: NodeMaintenance): string {
+  const { uid, resourceVersion } = nm.metadata ?? {};
+  if (!uid || !resourceVersion) return problemsOf(nm);
+  const key = `${uid}/${resourceVersion}`;
+  const known = verdicts.get(key);
+  if (known !== undefined) return known;
+  const problem = problemsOf(nm);
+  if (verdicts.size >= MALFORMED_VERDICTS_KEPT) {
+    const oldest = verdicts.keys().next();
+    if (oldest.done !== true) verdicts.delete(oldest.value);
+  }
+  verdicts.set(key, problem);
+  return problem;
+}
+
 /** Splits a LIST into the objects planners may read and the malformed ones, each with its problems. Input order kept. */
 export function setApartMalformed(items: readonly NodeMaintenance[]): { valid: NodeMaintenance[]; malformed: MalformedMaintenance[] } {
   const valid: NodeMaintenance[] = [];
   const malformed: MalformedMaintenance[] = [];
   for (const nm of items) {
-    const parsed = maintenanceShape.safeParse(nm);
-    if (parsed.success) valid.push(nm);
-    else malformed.push({ nm, problem: parsed.error.issues.map((i) => `${pathOf(i.path)}: ${i.message}`).join('; ') });
+    const problem = cachedProblemsOf(nm);
+    if (problem === '') valid.push(nm);
+    else malformed.push({ nm, problem });
   }
   return { valid, malformed };
 }

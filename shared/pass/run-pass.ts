@@ -70,7 +70,10 @@ export interface PassSummary {
   passId: string;
   outcome: 'applied' | 'dry-run' | 'lease-held';
   durationMs: number;
-  /** API requests by "verb resource". */
+  /**
+   * API requests by "verb resource". In a run (`kmaint run`, a Lambda invocation) the last pass of each function also
+   * counts the request that gave its lease back when the run ended (after the pass's own log line).
+   */
   requests: Record<string, number>;
   apiErrors: number;
   retries: number;
@@ -181,19 +184,12 @@ function cleanupHasWork(base: BaseSnapshot, now: Date): boolean {
   return planCleanup({ nodes: base.nodes, maintenances: base.maintenances }, { maxNodeMaintenanceTimeSeconds }, now).actions.length > 0;
 }
 
-/** Runs exactly one pass of `fn`. Write failures are counted, never thrown; read failures throw. */
-export async function runPass(fn: PassFunction, opts: PassOptions): Promise<PassSummary> {
-  const started = Date.now();
-  const passId = randomBytes(4).toString('hex');
-  const before = { ...opts.client.counts.byVerb };
-  const errorsBefore = opts.client.counts.errors;
-  const errorsByVerbBefore = { ...opts.client.counts.errorsByVerb };
-  let measured: Omit<PassMetricsInput, 'apiErrors'> | undefined;
-  const retriesBefore = opts.client.counts.retries;
-  const summary: PassSummary = {
+/** A summary of a pass that has done nothing yet: every count 0, every list empty. */
+export function emptyPassSummary(fn: PassFunction, passId: string, outcome: PassSummary['outcome']): PassSummary {
+  return {
     fn,
     passId,
-    outcome: opts.dryRun ? 'dry-run' : 'applied',
+    outcome,
     durationMs: 0,
     requests: {},
     apiErrors: 0,
@@ -213,6 +209,18 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     configProblems: [],
     plan: [],
   };
+}
+
+/** Runs exactly one pass of `fn`. Write failures are counted, never thrown; read failures throw. */
+export async function runPass(fn: PassFunction, opts: PassOptions): Promise<PassSummary> {
+  const started = Date.now();
+  const passId = randomBytes(4).toString('hex');
+  const before = { ...opts.client.counts.byVerb };
+  const errorsBefore = opts.client.counts.errors;
+  const errorsByVerbBefore = { ...opts.client.counts.errorsByVerb };
+  let measured: Omit<PassMetricsInput, 'apiErrors'> | undefined;
+  const retriesBefore = opts.client.counts.retries;
+  const summary = emptyPassSummary(fn, passId, opts.dryRun ? 'dry-run' : 'applied');
   const finish = (): PassSummary => {
     summary.durationMs = Date.now() - started;
     for (const [k, v] of Object.entries(opts.client.counts.byVerb)) {

@@ -2,7 +2,7 @@
 // evict are deleted with grace period 0 instead (the Node is about to be terminated anyway), and the request says so.
 // Only requests made by the reaper (requestor reaper.kmaint.io) with the force-retry annotation qualify.
 import type { V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_REAPER_FORCE_RETRY, EVENT_REASON_FORCE_DELETED, REAPER_REQUESTOR } from '#api';
+import { ANNOTATION_REAPER_FORCE_RETRY, EVENT_REASON_FORCE_DELETED, REAPER_REQUESTOR, podRef } from '#api';
 import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
 
 export interface ForcedDeletes {
@@ -26,7 +26,7 @@ export function reapForceDeletes(nm: NodeMaintenance, pods: readonly V1Pod[], re
   const message = `forceRetryOnError: deleted ${pods.length} pod${pods.length === 1 ? '' : 's'} with grace period 0 after the drain timeout of ${timeoutSeconds} s: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
   const actions: Action[] = pods.map((p) => ({
     kind: 'deletePod',
-    pod: { namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '', ...(p.metadata?.uid ? { uid: p.metadata.uid } : {}) },
+    pod: podRef(p),
     maintenance: ref,
     gracePeriodSeconds: 0,
     reason: `forceRetryOnError: drain timed out after ${timeoutSeconds} s`,

@@ -30,6 +30,15 @@ function budgetRun(budgetMs: number, passMs: number, script: Parameters<typeof s
 }
 
 describe('runWithinBudget', () => {
+  it('backs off up to 10 s while another live holder has the lease, and takes over when it is given back', async () => {
+    const held = { workRemains: true, outcome: 'lease-held' as const, leaseHolder: 'other' };
+    const script = [held, held, held, held, held, held, { workRemains: true, actions: { markReady: 1 }, becameReady: 1 }, { workRemains: false }];
+    const { run, time, runner, started } = budgetRun(120_000, 1000, script);
+    const r = await run;
+    // maxIntervalMs is 4 s here; a held pass backs off to the 10 s default instead.
+    expect([r.stopped, runner.calls.length, time.slept, r.becameReady, started]).toEqual(['idle', 8, [1000, 2000, 4000, 8000, 10_000, 10_000, 1000], 1, [['cleanup', 1]]]);
+  });
+
   it('stops before a pass as long as the longest so far could run into the safety margin', async () => {
     // 30 s budget, 4 s passes, 10 s margin: passes at t=0, 5, 11; after the third, 15 s remain and the
     // next wait (4 s) would leave 11 s < 10 s margin + 4 s pass, so it stops with 15 s left.
@@ -90,6 +99,25 @@ describe('runWithinBudget', () => {
     const { run } = budgetRun(60_000, 0, [{ becameReady: 1 }], { startChain: () => Promise.reject(new Error('AccessDeniedException: not authorized')) });
     const r = await run;
     expect([r.stopped, r.chain]).toEqual(['idle', { kind: 'failed', target: 'cleanup', depth: 1, reason: 'drainer made 1 Ready', error: 'AccessDeniedException: not authorized' }]);
+  });
+
+  it('hands each pass a fresh round (the snapshot of the pass before forgotten), carrying no leases when none are given', async () => {
+    const time = fakeTime(600_000);
+    const scripted = scriptedPasses(time, 0, [{ workRemains: true }, { workRemains: false }]);
+    const seen: Array<[boolean, unknown]> = [];
+    const r = await runWithinBudget({
+      fn: 'drainer',
+      runPass: (fn, signal, round) => {
+        seen.push([round?.current() === undefined, round?.leases]);
+        round?.remember({ nodes: new Map(), nodeList: [], maintenances: [], malformed: [], config: undefined });
+        return scripted(fn, signal);
+      },
+      remainingMs: time.remaining,
+      clock: time.now,
+      sleep: time.sleep,
+      chain: CHAIN_ON,
+    });
+    expect([r.stopped, seen]).toEqual(['idle', [[true, undefined], [true, undefined]]]);
   });
 
   it('starts nothing on a dry run', async () => {

@@ -1,11 +1,14 @@
 // One function's passes inside a time-boxed invocation (AWS Lambda): repeat with backoff while work remains,
-// stop with a safety margin before the time runs out, then decide the chain and start it.
-import type { PassFunction, PassSummary } from '../pass/index.ts';
+// stop with a safety margin before the time runs out, give the pass lease back, then decide the chain and start it.
+import { countReleases, PassRound, type HeldLeases, type PassFunction, type PassSummary } from '../pass/index.ts';
 import { decideChain, type ChainDecision, type ChainSettings } from './chain.ts';
 import { abortableSleep, type Sleep } from './sleep.ts';
 
-/** Runs one pass of `fn`; injected so the same budget logic serves any runner (real client, tests). */
-export type PassRunner = (fn: PassFunction, signal?: AbortSignal) => Promise<PassSummary>;
+/**
+ * Runs one pass of `fn`; injected so the same budget logic serves any runner (real client, tests). `round` is the
+ * pass's own round (nothing read yet) carrying the invocation's leases, for runPass's `round` option.
+ */
+export type PassRunner = (fn: PassFunction, signal?: AbortSignal, round?: PassRound) => Promise<PassSummary>;
 
 /** Starts `target` asynchronously with the chain depth it should run at. */
 export type ChainStarter = (target: PassFunction, depth: number) => Promise<void>;
@@ -17,6 +20,18 @@ export interface BudgetRunOptions {
   remainingMs: () => number;
   /** Kept free at the end, on top of the longest pass seen so far. @default 10000 */
   safetyMarginMs?: number;
+  /**
+   * The invocation's pass leases, kept as `kmaint run` keeps them (shared/pass/held-leases.ts): taken by the first
+   * pass with something to write, kept (and renewed) across the passes, and given back once when the passes end —
+   * however they end, a throw included — before the chain starts. Absent (dry runs, runners that lease per pass):
+   * each pass takes and gives back its own lease.
+   */
+  leases?: HeldLeases;
+  /**
+   * With `leases`: kept free on top of the margin and the longest pass for giving them back (one UPDATE, retried on
+   * transient failures: 4 attempts with 0.1–0.8 s between them), the time each pass used to spend on it. @default 2000
+   */
+  leaseReleaseMs?: number;
   /** Stop after this many passes. @default unlimited */
   maxPasses?: number;
   /** Passes plan only; nothing is chained. @default false */
@@ -25,6 +40,8 @@ export interface BudgetRunOptions {
   intervalMs?: number;
   /** @default 5000 */
   maxIntervalMs?: number;
+  /** Longest wait after a pass that found the lease held by another live holder. @default 10000 */
+  heldMaxIntervalMs?: number;
   /** Milliseconds clock used to time passes. @default Date.now */
   clock?: () => number;
   sleep?: Sleep;
@@ -69,43 +86,55 @@ function everyWriteFailed(s: PassSummary): boolean {
 export async function runWithinBudget(opts: BudgetRunOptions): Promise<BudgetRunSummary> {
   const clock = opts.clock ?? Date.now;
   const sleep = opts.sleep ?? abortableSleep;
-  const margin = opts.safetyMarginMs ?? 10_000;
+  // The lease release happens after the last pass: its time is kept free like the margin.
+  const margin = (opts.safetyMarginMs ?? 10_000) + (opts.leases ? (opts.leaseReleaseMs ?? 2000) : 0);
   const firstInterval = opts.intervalMs ?? 500;
   const started = clock();
   const passes: PassSummary[] = [];
   let longestPassMs = 0;
   let interval = firstInterval;
   let stopped: BudgetRunSummary['stopped'];
-  for (;;) {
-    if (opts.maxPasses !== undefined && passes.length >= opts.maxPasses) {
-      stopped = 'max-passes';
-      break;
+  // Each pass is a round of its own: it reads its own snapshot; the round carries the invocation's leases.
+  const round = new PassRound(opts.leases);
+  try {
+    for (;;) {
+      if (opts.maxPasses !== undefined && passes.length >= opts.maxPasses) {
+        stopped = 'max-passes';
+        break;
+      }
+      // A pass is started only if one as long as the longest so far still ends before the margin.
+      if (opts.remainingMs() < margin + longestPassMs) {
+        stopped = 'time-budget';
+        break;
+      }
+      const passStarted = clock();
+      round.next();
+      const summary = await opts.runPass(opts.fn, opts.signal, round);
+      longestPassMs = Math.max(longestPassMs, clock() - passStarted);
+      passes.push(summary);
+      if (!summary.workRemains) {
+        stopped = 'idle';
+        break;
+      }
+      if (everyWriteFailed(summary)) {
+        stopped = 'failed';
+        break;
+      }
+      // Progress resets the backoff: the next step is likely ready soon.
+      const progressed = Object.keys(summary.actions).length > 0;
+      // A pass held back by another live holder's lease (an overlapping invocation, a `kmaint run`) backs off further,
+      // as `kmaint run` does: that holder is doing the work; this invocation takes over if it ends first.
+      const cap = summary.outcome === 'lease-held' ? (opts.heldMaxIntervalMs ?? 10_000) : (opts.maxIntervalMs ?? 5000);
+      interval = progressed || passes.length === 1 ? firstInterval : Math.min(interval * 2, cap);
+      if (opts.remainingMs() - interval < margin + longestPassMs) {
+        stopped = 'time-budget';
+        break;
+      }
+      await sleep(interval, opts.signal);
     }
-    // A pass is started only if one as long as the longest so far still ends before the margin.
-    if (opts.remainingMs() < margin + longestPassMs) {
-      stopped = 'time-budget';
-      break;
-    }
-    const passStarted = clock();
-    const summary = await opts.runPass(opts.fn, opts.signal);
-    longestPassMs = Math.max(longestPassMs, clock() - passStarted);
-    passes.push(summary);
-    if (!summary.workRemains) {
-      stopped = 'idle';
-      break;
-    }
-    if (everyWriteFailed(summary)) {
-      stopped = 'failed';
-      break;
-    }
-    // Progress resets the backoff: the next step is likely ready soon.
-    const progressed = Object.keys(summary.actions).length > 0;
-    interval = progressed || passes.length === 1 ? firstInterval : Math.min(interval * 2, opts.maxIntervalMs ?? 5000);
-    if (opts.remainingMs() - interval < margin + longestPassMs) {
-      stopped = 'time-budget';
-      break;
-    }
-    await sleep(interval, opts.signal);
+  } finally {
+    // Given back before the chain starts and before the summary: the invocation's passes are over.
+    if (opts.leases) countReleases(passes, await opts.leases.releaseAll());
   }
 
   const last = passes.at(-1);

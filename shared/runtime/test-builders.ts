@@ -1,32 +1,9 @@
 // Fixtures for runtime tests: pass summaries with only the fields that matter, and a scripted pass runner on a fake clock.
-import type { PassFunction, PassSummary } from '../pass/index.ts';
+import { emptyPassSummary, type PassFunction, type PassSummary } from '../pass/index.ts';
 import type { PassRunner } from './lambda-run.ts';
 
 export function aPassSummary(overrides: Partial<PassSummary> & { fn?: PassFunction } = {}): PassSummary {
-  return {
-    fn: 'scheduler',
-    passId: 'p0',
-    outcome: 'applied',
-    durationMs: 0,
-    requests: {},
-    apiErrors: 0,
-    retries: 0,
-    planned: 0,
-    actions: {},
-    conflicts: 0,
-    blocked: 0,
-    errors: [],
-    workRemains: false,
-    waiting: 0,
-    admitted: 0,
-    becameReady: 0,
-    released: 0,
-    collected: 0,
-    awaitingCleanup: 0,
-    configProblems: [],
-    plan: [],
-    ...overrides,
-  };
+  return { ...emptyPassSummary('scheduler', 'p0', 'applied'), ...overrides };
 }
 
 /** A fake clock in ms that sleeps and passes advance; `remaining` counts down from `budgetMs`. */

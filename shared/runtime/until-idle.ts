@@ -2,9 +2,9 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { KubeClient } from '../kube/index.ts';
-import { HeldLeases, PassRound, runPass, type PassFunction, type PassOptions, type PassSummary } from '../pass/index.ts';
+import { countReleases, HeldLeases, PassRound, runPass, type PassFunction, type PassOptions, type PassSummary } from '../pass/index.ts';
 import { abortableSleep, type Sleep } from './sleep.ts';
-import { planWake } from './wake.ts';
+import { planWake, wokenRoundDelayMs } from './wake.ts';
 
 export interface RunOptions extends PassOptions {
   functions: readonly PassFunction[];
@@ -36,7 +36,8 @@ export interface RunOptions extends PassOptions {
   maxWatchMs?: number;
   /**
    * After a watch saw a change, wait this long before the round: changes come in bursts (the pods of one drain stop
-   * together, requests are created together), and one round for the burst is cheaper than one per change.
+   * together, requests are created together), and one round for the burst is cheaper than one per change. Never less
+   * than polling would have waited since the round ended: watching makes no more rounds than polling.
    * @default 250
    */
   settleMs?: number;
@@ -111,11 +112,12 @@ export async function runUntilIdle(opts: RunOptions): Promise<RunSummary> {
       interval = progressed ? (opts.intervalMs ?? 250) : Math.min(interval * 2, cap);
       if (progressed) continue;
       if (watching && !unsettled) {
+        const roundEnded = Date.now();
         const plan = planWake({ base: round.last(), listed: KubeClient.listedSince(opts.client, mark), medik8sSeen: round.medik8sSeen, nowMs: Date.now(), maxWaitMs: opts.maxWatchMs ?? 25_000 });
         if (plan.kind === 'watch') {
           const outcome = await KubeClient.watchForChange(opts.client, plan.targets, Math.min(plan.atMs, deadline) - Date.now());
           opts.signal?.throwIfAborted();
-          if (outcome === 'changed') await sleep(Math.min(opts.settleMs ?? 250, Math.max(0, deadline - Date.now())), opts.signal);
+          if (outcome === 'changed') await sleep(Math.min(wokenRoundDelayMs(opts.settleMs ?? 250, interval, Date.now() - roundEnded), Math.max(0, deadline - Date.now())), opts.signal);
           if (outcome === 'changed' || outcome === 'timeout') continue;
           // Refused (no `watch` verb): poll for the rest of the run; a broken connection: poll this once.
           if (outcome === 'refused') watching = false;
@@ -127,6 +129,6 @@ export async function runUntilIdle(opts: RunOptions): Promise<RunSummary> {
       await sleep(Math.min(interval, Math.max(0, deadline - Date.now())), opts.signal);
     }
   } finally {
-    await leases?.releaseAll();
+    if (leases) countReleases(passes, await leases.releaseAll());
   }
 }

@@ -6,7 +6,7 @@ import type { ListedVersion } from '../kube/index.ts';
 import type { BaseSnapshot } from '../pass/index.ts';
 import { aLifecycleMaintenance } from '../lifecycle/test-builders.ts';
 import { aNode } from '../scheduling/test-builders.ts';
-import { MAX_WATCH_TARGETS, planWake, type WakePlan } from './wake.ts';
+import { MAX_WATCH_TARGETS, planWake, wokenRoundDelayMs, type WakePlan } from './wake.ts';
 
 const NOW_MS = Date.parse('2026-01-01T00:00:00Z');
 const MAX_WAIT = 25_000;
@@ -103,5 +103,17 @@ const rows: Row[] = [
 describe('planWake', () => {
   it.each(rows)('$rule', (row) => {
     expect(planWake({ base: row.base, listed: row.listed ?? [NODES, NMS, PODS, PDBS], medik8sSeen: row.medik8sSeen ?? false, nowMs: NOW_MS, maxWaitMs: MAX_WAIT })).toEqual(row.expected);
+  });
+});
+
+describe('wokenRoundDelayMs', () => {
+  it.each<[string, number, number, number, number]>([
+    ['a change right after the round waits out the poll interval', 250, 1000, 100, 900],
+    ['a change late in the interval waits only the settle time', 250, 1000, 900, 250],
+    ['a change after the interval waits the settle time', 250, 1000, 5000, 250],
+    ['the first backoff step (500 ms), change at once', 250, 500, 0, 500],
+    ['no settle time, interval already spent', 0, 500, 800, 0],
+  ])('%s', (_name, settle, interval, since, expected) => {
+    expect(wokenRoundDelayMs(settle, interval, since)).toBe(expected);
   });
 });

@@ -47,6 +47,15 @@ function timedWakeMs(nms: readonly NodeMaintenance[], maxNodeMaintenanceTimeSeco
   return at.length > 0 ? Math.min(...at) : undefined;
 }
 
+/**
+ * How long to wait after a watch saw a change before the next round: `settleMs`, so that a burst of changes costs one
+ * round, and never less than what polling would have waited since the round ended (`intervalMs`), so that waking on
+ * change never makes more rounds than polling would. Pure.
+ */
+export function wokenRoundDelayMs(settleMs: number, intervalMs: number, sinceRoundEndMs: number): number {
+  return Math.max(settleMs, intervalMs - sinceRoundEndMs, 0);
+}
+
 /** Pure: watch what the round read, until a timer, or poll and say why. */
 export function planWake(input: WakeInput): WakePlan {
   const { base } = input;

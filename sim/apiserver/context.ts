@@ -22,6 +22,11 @@ export interface AdmissionOptions {
    * does. Only enable it when something plays the node lifecycle controller and removes the taint. @default false
    */
   taintNewNodes: boolean;
+  /**
+   * A garbage collector runs (sim/controllers/garbage-collector.ts sets this while it does): DELETE adds the `orphan`
+   * or `foregroundDeletion` finalizer it removes, as kube-apiserver does with --enable-garbage-collector. @default false
+   */
+  garbageCollection?: boolean;
 }
 
 export interface SimContext {

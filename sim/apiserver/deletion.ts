@@ -1,7 +1,7 @@
 // DELETE with the real server's rules: uid/resourceVersion preconditions, pods' graceful deletion (only pods bound
 // to a node and not finished wait for their kubelet), finalizers keeping objects, namespaces and CRDs emptied.
 import type { SimContext } from './context.ts';
-import { badRequest, conflict, notFound } from './errors.ts';
+import { badRequest, conflict, fieldErrors, invalid, notFound, type FieldError } from './errors.ts';
 import { isObject, numberAt, objectAt, stringAt, type Json, type JsonObject } from './json-value.ts';
 import { keyOf, type KindInfo } from './kinds.ts';
 import { formatTime, metaOf } from './object-meta.ts';
@@ -11,7 +11,31 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
+  /** Orphan and Foreground add the `orphan` or `foregroundDeletion` finalizer the garbage collector acts on. */
+  propagationPolicy?: PropagationPolicy;
 }
+
+export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
+const POLICIES: readonly string[] = ['Foreground', 'Background', 'Orphan'];
+/** The finalizers the garbage collector removes once it has orphaned, or deleted, the object's dependents. */
+export const GC_FINALIZERS = { Orphan: 'orphan', Foreground: 'foregroundDeletion' } as const;
+
+/** DeleteOptions.propagationPolicy and the older orphanDependents, validated as the server does (422). */
+function parsePolicy(body: JsonObject | undefined, query: URLSearchParams): PropagationPolicy | undefined {
+  const policy = body?.['propagationPolicy'] ?? query.get('propagationPolicy') ?? undefined;
+  const orphanQuery = query.get('orphanDependents');
+  const orphan = body?.['orphanDependents'] ?? (orphanQuery !== null ? orphanQuery === 'true' : undefined);
+  const refuse = (e: FieldError): never => {
+    throw invalid('DeleteOptions', 'meta.k8s.io', '', [e]);
+  };
+  if (policy !== undefined && policy !== null && (typeof policy !== 'string' || !POLICIES.includes(policy))) refuse(fieldErrors.notSupported('propagationPolicy', policy, [...POLICIES, 'nil']));
+  if (typeof policy === 'string' && typeof orphan === 'boolean') refuse(fieldErrors.invalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
+  if (typeof policy === 'string') return policy as PropagationPolicy;
+  return typeof orphan === 'boolean' ? (orphan ? 'Orphan' : 'Background') : undefined;
+}
+
+/** Kinds whose dependents are orphaned when no policy is given (DefaultGarbageCollectionPolicy, seen on the testbed). */
+const ORPHAN_BY_DEFAULT: ReadonlySet<string> = new Set(['batch/jobs', 'replicationcontrollers']);
 
 export interface DeleteResult {
   /** The object as last stored (with deletionTimestamp when graceful or held by finalizers). */
@@ -36,6 +60,8 @@ export function parseDeleteOptions(body: Json | undefined, query: URLSearchParam
   }
   const dry = body?.['dryRun'] ?? query.getAll('dryRun');
   if (Array.isArray(dry) && dry.includes('All')) options.dryRun = true;
+  const policy = parsePolicy(body, query);
+  if (policy) options.propagationPolicy = policy;
   return options;
 }
 
@@ -75,6 +101,9 @@ export function deleteObject(ctx: SimContext, kind: KindInfo, namespace: string,
   const deleting = stringAt(meta, 'deletionTimestamp');
   const currentGrace = numberAt(meta, 'deletionGracePeriodSeconds');
   let changed = false;
+  const policy = options.propagationPolicy ?? (ORPHAN_BY_DEFAULT.has(keyOf(kind)) ? 'Orphan' : 'Background');
+  const gcFinalizer = policy === 'Background' ? undefined : GC_FINALIZERS[policy];
+  if (!deleting && gcFinalizer && ctx.admission.garbageCollection === true && !finalizersOf(meta).includes(gcFinalizer)) meta['finalizers'] = [...finalizersOf(meta), gcFinalizer];
   if (deleting && currentGrace !== undefined && currentGrace > 0) {
     // Already terminating gracefully: only a shorter grace period changes anything.
     if (requested === undefined || requested >= currentGrace) return { object: obj, deleted: false };
@@ -109,6 +138,9 @@ export function deleteObject(ctx: SimContext, kind: KindInfo, namespace: string,
     return { object: obj, deleted: false };
   }
   if (options.dryRun) return { object: obj, deleted: true };
+  // A pod is always deleted gracefully, even with a grace period of 0: the server stores the deletionTimestamp (watchers
+  // see MODIFIED) and only then removes it (DELETED), as the real registry does for a graceful delete that is due now.
+  if (changed && keyOf(kind) === 'pods') ctx.store.put(kind, obj);
   if (keyOf(kind) === 'apiextensions.k8s.io/customresourcedefinitions') dropCustomResources(ctx, name);
   ctx.store.remove(kind, namespace, name);
   if (kind.namespaced) finalizeNamespaceIfEmpty(ctx, namespace);
@@ -141,7 +173,8 @@ function deleteNamespace(ctx: SimContext, kind: KindInfo, name: string, options:
     if (!k.namespaced) continue;
     for (const o of objectsInNamespace(ctx, k, name)) {
       try {
-        deleteObject(ctx, k, name, o);
+        // As the namespace controller: dependents go in the background, whatever the kind's default.
+        deleteObject(ctx, k, name, o, { propagationPolicy: 'Background' });
       } catch {
         // Deleted meanwhile (a CRD's resources go with it): nothing left to do.
       }

@@ -4,7 +4,7 @@
 // KubeClient later and not overridden here still works: it goes over HTTP to the same sim API server.
 import type { KubeConfig, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { CONFIG_NAME, type Condition, type MaintenanceOperatorConfig, type NodeMaintenance, type NodeMaintenanceStatus } from '../../shared/api/index.ts';
-import { KubeClient, KubeRequestError, type WriteOutcome } from '../../shared/kube/index.ts';
+import { eventBody, KubeClient, KubeRequestError, type WriteOutcome } from '../../shared/kube/index.ts';
 import { ApiError, type Json, type JsonObject, type LocalApi, type ResourceRef, type SimContext } from '../apiserver/index.ts';
 import { resourceNotFound } from '../apiserver/errors.ts';
 import { listObjects } from '../apiserver/list.ts';
@@ -173,44 +173,32 @@ export class LocalKubeClient extends KubeClient {
     return Promise.resolve(this.written('patch nodes', `${unschedulable ? 'cordoning' : 'uncordoning'} node ${name}`, () => withVersion(this.local.patchVersion(NODES, '', name, body, 'merge'))));
   }
 
-  override evictPod(namespace: string, name: string): Promise<WriteOutcome> {
+  override evictPod(namespace: string, name: string, uid?: string): Promise<WriteOutcome> {
     this.tally('create pods/eviction');
     try {
-      this.local.evict(namespace, name);
+      this.local.evict(namespace, name, uid ? { preconditions: { uid } } : undefined);
       return Promise.resolve({ kind: 'ok' });
     } catch (err) {
       const { code, message } = codeOf(err);
       if (code === 429) return Promise.resolve({ kind: 'blocked', message });
       if (code === 404) return Promise.resolve({ kind: 'notFound' });
+      if (code === 409) return Promise.resolve({ kind: 'conflict', message });
       if (code === 500 && message.includes('more than one PodDisruptionBudget')) return Promise.resolve({ kind: 'blocked', message });
       this.counts.errors++;
       return Promise.resolve({ kind: 'error', error: new KubeRequestError(`evicting pod ${namespace}/${name}`, code, message, { cause: err }) });
     }
   }
 
-  override deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Promise<WriteOutcome> {
+  override deletePod(namespace: string, name: string, gracePeriodSeconds?: number, uid?: string): Promise<WriteOutcome> {
     return Promise.resolve(
       this.written('delete pods', `deleting pod ${namespace}/${name}`, () =>
-        this.local.delete(PODS, namespace, name, gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}).object,
+        this.local.delete(PODS, namespace, name, { ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}), ...(uid ? { preconditions: { uid } } : {}) }).object,
       ),
     );
   }
 
   override createEvent(event: Parameters<KubeClient['createEvent']>[0]): Promise<WriteOutcome> {
-    const ts = event.now.toISOString();
-    const body = wire({
-      metadata: { name: `${event.involved.name}.${event.now.getTime().toString(16)}${(this.counts.byVerb['create events'] ?? 0).toString(16)}`, namespace: event.namespace },
-      involvedObject: event.involved,
-      type: event.type,
-      reason: event.reason,
-      message: event.message.slice(0, 1024),
-      source: { component: event.component },
-      reportingComponent: event.component,
-      reportingInstance: event.component,
-      firstTimestamp: ts,
-      lastTimestamp: ts,
-      count: 1,
-    });
+    const body = wire(eventBody(event, `${event.now.getTime().toString(16)}${(this.counts.byVerb['create events'] ?? 0).toString(16)}`));
     return Promise.resolve(
       this.written('create events', `recording event ${event.reason} on ${event.involved.namespace}/${event.involved.name}`, () => withVersion(this.local.createVersion(EVENTS, event.namespace, body))),
     );

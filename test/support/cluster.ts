@@ -4,7 +4,6 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { inject } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import { setKubeletNodeReady as setKubeletNodeReadyAt } from '../../sim/kubelet/control.ts';
 import { AuditLog, type AuditEntry, type AuditFilter } from '../../testbed/audit.ts';
@@ -30,17 +29,26 @@ export interface FileCluster {
 }
 
 let fileCluster: FileCluster | undefined;
+let claimed: TestbedInfo | undefined;
 
 /** Called by a per-file setup (test/setup/sim-file.ts) before the test file is collected. */
 export function useFileCluster(cluster: FileCluster): void {
   fileCluster = cluster;
 }
 
-/** The cluster this test file runs on (the name is historical: on the sim project it is the sim's info). */
+/** Called by test/setup/testbed-claim.ts with the testbed (or e2e cluster) this file holds for itself. */
+export function useClaimedTestbed(info: TestbedInfo): void {
+  claimed = info;
+}
+
+/**
+ * The cluster this test file runs on (the name is historical: on the sim project it is the sim's info, on the e2e
+ * project the one cluster of KMAINT_E2E_KUBECONFIG, a one-element `testbeds` list).
+ */
 export function testbed(): TestbedInfo {
   if (fileCluster) return fileCluster.info;
-  const info = inject('testbed');
-  if (!info) throw new Error('no cluster for this test file: run it in the testbed or sim vitest project (see vitest.config.ts)');
+  const info = claimed;
+  if (!info) throw new Error('no cluster for this test file: run it in the testbed, sim or e2e vitest project (see vitest.config.ts)');
   return info;
 }
 
@@ -64,6 +72,7 @@ export function kmaintKubeConfig(): KubeConfig {
 export function auditLog(): ClusterAudit {
   if (fileCluster) return fileCluster.audit();
   const tb = testbed();
+  if (!tb.auditPath) throw new Error(`the ${tb.cluster} cluster offers no API server audit log: declare the test with testbedOnlyTests() (test/support/testbed-only.ts)`);
   const token = /token: (\S+)/.exec(readFileSync(tb.kubeconfigPath, 'utf8'))?.[1] ?? '';
   return new AuditLog(tb.auditPath, { server: tb.server, caFile: tb.caFile, token });
 }

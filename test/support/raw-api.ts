@@ -1,9 +1,9 @@
 // Raw HTTP requests to the cluster under test as its admin, for contract tests that compare status codes, Status
 // bodies and headers exactly (client-node would turn them into exceptions and drop the headers).
-import { readFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { adminKubeConfig, kmaintKubeConfig, testbed } from './cluster.ts';
+import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+import { testbed } from './cluster.ts';
 
 export interface RawResponse {
   status: number;
@@ -19,17 +19,48 @@ export interface RawRequestOptions {
   body?: unknown;
   /** @default application/json (application/merge-patch+json, application/json-patch+json for PATCH) */
   contentType?: string;
-  /** Whose token: the admin's, or kmaint's ServiceAccount (infra/base RBAC on the testbed). @default 'admin' */
+  /** Whose credentials: the admin's, or kmaint's ServiceAccount (infra/base RBAC on the testbed). @default 'admin' */
   as?: 'admin' | 'kmaint';
 }
 
+/**
+ * Kubeconfigs loaded once per file and kept: each caches what an exec plugin printed (until its expiry) and its TLS
+ * agent, so a plugin does not run for every request.
+ */
+const kubeConfigs = new Map<string, KubeConfig>();
+
+function kubeConfigAt(path: string): KubeConfig {
+  let kc = kubeConfigs.get(path);
+  if (!kc) {
+    kc = new KubeConfig();
+    kc.loadFromFile(path);
+    kubeConfigs.set(path, kc);
+  }
+  return kc;
+}
+
+/** TLS options and headers (client-node only writes an object of headers). */
+type Credentials = Omit<RequestOptions, 'headers'> & { headers?: OutgoingHttpHeaders };
+
+/**
+ * How the kubeconfig's current user authenticates and verifies the server, as client-node does it: a bearer token, a
+ * client certificate or an exec plugin's credential, and the cluster's CA (file or embedded data). Over plain HTTP
+ * (the sim, whose request log names the user its token stands for) only the token: client-node builds no agent there.
+ */
+async function credentialsOf(kc: KubeConfig, url: URL): Promise<Credentials> {
+  if (url.protocol !== 'https:') return { headers: { authorization: `Bearer ${kc.getCurrentUser()?.token ?? ''}` } };
+  const opts: Credentials = {};
+  await kc.applyToHTTPSOptions(opts);
+  return opts;
+}
+
 /** One request to `path` (with its query) on the cluster's API server, as the admin unless told otherwise. */
-export function rawApi(method: string, path: string, opts: RawRequestOptions = {}): Promise<RawResponse> {
+export async function rawApi(method: string, path: string, opts: RawRequestOptions = {}): Promise<RawResponse> {
   const info = testbed();
-  const token = (opts.as === 'kmaint' ? kmaintKubeConfig() : adminKubeConfig()).getCurrentUser()?.token ?? '';
   const url = new URL(path, info.server);
+  const credentials = await credentialsOf(kubeConfigAt(opts.as === 'kmaint' ? info.kmaintKubeconfigPath : info.kubeconfigPath), url);
   const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  const headers: OutgoingHttpHeaders = { ...credentials.headers, accept: 'application/json' };
   if (payload !== undefined) {
     headers['content-type'] = opts.contentType ?? 'application/json';
     headers['content-length'] = String(Buffer.byteLength(payload));
@@ -55,7 +86,7 @@ export function rawApi(method: string, path: string, opts: RawRequestOptions = {
     };
     const req =
       url.protocol === 'https:'
-        ? httpsRequest(url, { method, headers, ca: readFileSync(info.caFile) }, onResponse)
+        ? httpsRequest(url, { ...credentials, method, headers }, onResponse)
         : httpRequest(url, { method, headers }, onResponse);
     req.on('error', reject);
     req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${path}: no answer within 30 s`)));

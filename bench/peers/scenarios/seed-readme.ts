@@ -1,5 +1,6 @@
 // The seed README's example request on one gpu node: cordon, wait for app=important pods to finish, then
 // force-drain only the pods that request nvidia.com/gpu-* or nvidia.com/rdma* resources.
+import { seedExampleSpec } from '../../../sim/demo/requestors.ts';
 import { DRAIN_LABEL, type BenchPod, type Scenario } from '../scenario.ts';
 
 const RUN_SECONDS = 10;
@@ -15,17 +16,8 @@ export const seedReadme: Scenario = {
   maintained: 1,
   requestors: 1,
   maxParallelOperations: 1,
-  spec: {
-    cordon: true,
-    waitForPodCompletion: { podSelector: 'app=important', timeoutSeconds: 0 },
-    drainSpec: {
-      force: true,
-      podSelector: '',
-      timeoutSeconds: 0,
-      deleteEmptyDir: true,
-      podEvictionFilters: [{ byResourceNameRegex: 'nvidia.com/gpu-*' }, { byResourceNameRegex: 'nvidia.com/rdma*' }],
-    },
-  },
+  // The seed README's request as the demo makes it; the requestor and node are the bench's.
+  spec: (({ nodeName: _node, requestorID: _requestor, ...rest }) => rest)(seedExampleSpec('')),
   pods: (node): BenchPod[] => [
     // A Job's pod: once it succeeds the TTL controller removes it (a Succeeded pod that is kept would block upstream forever).
     { name: `important-${node}`, labels: { app: 'important' }, terminationSeconds: JOB_GONE_SECONDS, job: { runSeconds: RUN_SECONDS } },

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { renderReportHtml, type Timeline } from '../sim/report/index.ts';
+import { renderReportHtml, type Timeline } from './index.ts';
 
 const CHROMIUM = process.env['KMAINT_CHROMIUM'] ?? 'chromium';
 const INSTALL = 'apt-get update && apt-get install -y chromium';
@@ -76,9 +76,9 @@ describe('the HTML timeline report in headless Chromium', () => {
   beforeAll(async () => {
     const version = await run(CHROMIUM, ['--version']);
     if (version.code !== 0) {
-      throw new Error(`test/report.test.ts needs Chromium (${CHROMIUM}: ${version.error?.code ?? version.stderr.trim()}). Install it: ${INSTALL} (or set KMAINT_CHROMIUM to its path)`);
+      throw new Error(`sim/report/html-browser.test.ts needs Chromium (${CHROMIUM}: ${version.error?.code ?? version.stderr.trim()}). Install it: ${INSTALL} (or set KMAINT_CHROMIUM to its path)`);
     }
-  });
+  }, 30_000);
 
   it('a fixed timeline: one bar per node and phase, both time axes, the node axis, both series and both limit lines', async () => {
     const file = join(dir, 'fixed.html');
@@ -109,7 +109,7 @@ describe('the HTML timeline report in headless Chromium', () => {
     expect(count(dom, '<path class="series"')).toBe(2);
     expect(dom).toContain('<td>note</td><td>&lt;script&gt;alert(1)&lt;/script&gt;</td>');
     expect(dom).toContain('<title>fixed &lt;run&gt;</title>');
-  });
+  }, 60_000);
 
   it('kmaint simulate --report: the observed phases of every node drawn, exactly as the run saw them', async () => {
     const file = join(dir, 'simulate.html');
