@@ -18,10 +18,10 @@ function kmaint(args: string[], timeoutMs: number): Promise<Run> {
 }
 
 describe('kmaint demo', () => {
-  it('maintains 9 nodes for two requestors within a minute and reports the invariants held', { timeout: 120_000 }, async () => {
-    const started = Date.now();
+  // How long the demo takes (target < 60 s wall) is measured by `npm run bench:unit-speed` (issue 18), not asserted
+  // here; the timeouts only stop a hung child.
+  it('maintains 9 nodes for two requestors and reports the invariants held', { timeout: 120_000 }, async () => {
     const run = await kmaint(['demo', '--speed', '120'], 110_000);
-    const wallMs = Date.now() - started;
     expect(run.stderr.split('\n').filter((l) => l.startsWith('kmaint:'))).toEqual([]);
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
@@ -52,7 +52,6 @@ describe('kmaint demo', () => {
     expect(summary[6]).toMatch(/^ {2}peaks: {8}3 in progress \(limit 3\), [1-4] nodes unavailable \(limit 4\)$/);
     expect(summary[7]).toMatch(/^ {2}node-\d+ was cordoned before the demo and is still cordoned$/);
     expect(summary.at(-1)).toBe('invariants held: never more than 3 in progress, every node back to its initial schedulability');
-    expect(wallMs).toBeLessThan(60_000);
   });
 
   it.concurrent.each([

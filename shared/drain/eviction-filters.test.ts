@@ -1,5 +1,5 @@
 // podEvictionFilters are requestors' regexes run against every pod's resource names: invalid ones are named, and a
-// catastrophic one stays linear (RE2), so no request can stall a pass.
+// catastrophic one is answered by RE2 (linear), so no request can stall a pass.
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { compileEvictionFilters, passesEvictionFilters } from './eviction-filters.ts';
@@ -20,20 +20,15 @@ describe('compileEvictionFilters', () => {
 
 describe('a catastrophic regex against a 50,000-character resource name', () => {
   // (a+)+$ on "aaa…a!" makes a backtracking engine (V8's RegExp, PCRE) try every way to split the run of a's: 2^n
-  // paths, already seconds at n = 30. RE2 scans the text once; 50,000 characters take well under a millisecond
-  // here, so 250 ms is a bound only a linear engine meets, with room for a loaded machine.
-  const BOUND_MS = 250;
+  // paths, already seconds at n = 30, so it would not answer at all here. RE2 scans the text once. How fast is a
+  // target of `npm run bench:unit-speed` (issue 18), not an assertion here, so a loaded machine cannot fail this test.
   const filters = compileEvictionFilters([{ byResourceNameRegex: '(a+)+$' }]);
 
   it.each([
-    ['does not match and returns within the bound', `example.com/${'a'.repeat(50_000)}!`, false],
-    ['matches and returns within the bound', `example.com/${'a'.repeat(50_000)}`, true],
+    ['does not match', `example.com/${'a'.repeat(50_000)}!`, false],
+    ['matches', `example.com/${'a'.repeat(50_000)}`, true],
   ])('%s', (_name, resource, expected) => {
     expect(filters.problems).toEqual([]);
-    const pod = podRequesting(resource);
-    const started = performance.now();
-    const result = passesEvictionFilters(pod, filters);
-    const elapsed = performance.now() - started;
-    expect({ result, withinBound: elapsed < BOUND_MS }).toEqual({ result: expected, withinBound: true });
+    expect(passesEvictionFilters(podRequesting(resource), filters)).toBe(expected);
   });
 });

@@ -97,14 +97,16 @@ describe('invalid expressions are refused when the config loads, with a one-line
   });
 });
 
-describe('re2Matches runs in linear time', () => {
-  it('(a+)+$ against 50,000 a\'s and a b answers false in well under a second (V8 RegExp takes seconds on 28)', () => {
+describe('re2Matches on a catastrophic pattern', () => {
+  // (a+)+$ makes a backtracking engine (V8's RegExp) try every split of the run of a's: seconds at 28 characters,
+  // no answer at all at 50,000. RE2 scans the text once. How fast is a target of `npm run bench:unit-speed`
+  // (issue 18), not an assertion here, so a loaded machine cannot fail this test.
+  it.each([
+    ['50,000 a\'s and a b: false', `${'a'.repeat(50_000)}b`, false],
+    ['50,000 a\'s: true', 'a'.repeat(50_000), true],
+  ])('(a+)+$ against %s', (_rule, name, expected) => {
     const p = compiled("name.re2Matches('(a+)+$')");
     const facts = nodeFacts(aReaperNode({ name: 'x' }), NOW, 'topology.kubernetes.io/zone');
-    const started = performance.now();
-    const result = p.evaluate({ ...facts, name: `${'a'.repeat(50_000)}b` });
-    const ms = performance.now() - started;
-    expect(result).toEqual({ ok: true, value: false });
-    expect(ms).toBeLessThan(1000);
+    expect(p.evaluate({ ...facts, name })).toEqual({ ok: true, value: expected });
   });
 });

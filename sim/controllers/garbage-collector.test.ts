@@ -241,12 +241,13 @@ describe('cost', () => {
       local.create(PODS, 'other', { metadata: { name: `p-${i}`, namespace: 'other', ownerReferences: [{ ...owner, controller: true }] }, spec: { containers: [{ name: 'c', image: 'i' }] } });
     }
     await gc.idle();
-    const before = gc.stats().deleted;
-    const started = performance.now();
+    const before = gc.stats();
+    // How long this takes (target < 1 s) is measured by `npm run bench:unit-speed` (issue 18), not asserted here.
     local.delete(CMS, 'other', 'rs-7');
     await gc.idle();
-    const ms = performance.now() - started;
-    expect([gc.stats().deleted - before, local.list(PODS, { namespace: 'other' }).length]).toEqual([100, 19_900]);
-    expect(ms).toBeLessThan(1000);
+    const after = gc.stats();
+    expect([after.deleted - before.deleted, local.list(PODS, { namespace: 'other' }).length]).toEqual([100, 19_900]);
+    // Nothing else written: no owner reference or finalizer removed, no conflict.
+    expect([after.refsRemoved - before.refsRemoved, after.finalizersRemoved - before.finalizersRemoved, after.conflicts - before.conflicts]).toEqual([0, 0, 0]);
   }, 60_000);
 });
