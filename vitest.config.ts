@@ -35,6 +35,13 @@ export default defineConfig({
           // Two workers on two cores: the unit files are CPU-bound and independent.
           maxWorkers: 2,
           include: ['shared/**/*.test.ts', 'sim/**/*.test.ts', 'testbed/**/*.test.ts', 'cli/**/*.test.ts', 'functions/**/*.test.ts', 'test/support/**/*.test.ts'],
+          globalSetup: ['test/setup/unit-global.ts'],
+          // Not vitest's 5 s: a test's time is no assertion, and a loaded machine (CI beside another job, a second
+          // process on one of the two cores) stretched files that start processes past 5 s. Speed targets live in
+          // the benchmarks (npm run bench:unit-speed and the others); these limits only end a test that hangs.
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          setupFiles: ['test/setup/file-timing.ts'],
         },
       },
       ...(runs('testbed')

@@ -3,11 +3,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mintSlurmJwt } from './jwt.ts';
 import { checkHostTools, ensureRootfs, SlurmRunnerError } from './rootfs.ts';
+import { PICK_RANGE, portBindable } from '../testbed/processes.ts';
 
 export interface SlurmOptions {
   /** State directory: config, keys, spool, logs, pid files. A running cluster there is stopped first. */
@@ -43,20 +43,15 @@ export interface SlurmCluster extends SlurmInfo {
   stop(): Promise<void>;
 }
 
-async function portFree(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const server = createServer();
-    server.once('error', () => done(false));
-    server.listen(port, '0.0.0.0', () => server.close(() => done(true)));
-  });
-}
-
-/** `count` consecutive free ports (slurmd binds 0.0.0.0, so checked there). */
+/**
+ * `count` consecutive free ports (slurmd binds 0.0.0.0, so checked there and on 127.0.0.1), below the ephemeral range
+ * as the testbed's (testbed/processes.ts PICK_RANGE): an outgoing connection can never take one before Slurm binds it.
+ */
 async function freePorts(count: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const base = PICK_RANGE.from + Math.floor(Math.random() * (PICK_RANGE.to - PICK_RANGE.from - count));
     let ok = true;
-    for (let p = base; p < base + count && ok; p++) ok = await portFree(p);
+    for (let p = base; p < base + count && ok; p++) ok = (await portBindable(p, '0.0.0.0')) && (await portBindable(p, '127.0.0.1'));
     if (ok) return base;
   }
   throw new SlurmRunnerError(`no ${count} consecutive free ports found`);

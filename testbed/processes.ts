@@ -109,26 +109,38 @@ export async function stopPid(pid: number, graceMs = 5000): Promise<void> {
 /** Ports freePort has handed out in this process. */
 const handedOut = new Set<number>();
 
-/** A port free on 127.0.0.1 right now (the OS picks it), never one this process was handed before. */
-export async function freePort(): Promise<number> {
-  // Testbeds started side by side in one process ask at once; a port handed out here is not handed out again by it,
-  // even though it is free until its component binds it.
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const server = createServer();
-      server.unref();
-      server.on('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const address = server.address();
-        const bound = typeof address === 'object' && address ? address.port : 0;
-        server.close(() => resolve(bound));
-      });
-    });
-    if (!handedOut.has(port)) {
+/**
+ * Where freePort picks from: below Linux's default ephemeral range (32768-60999, /proc/sys/net/ipv4/ip_local_port_range).
+ * A port picked here is free but not yet bound until its component starts, seconds later; had the OS picked it from the
+ * ephemeral range (listen on port 0), any outgoing connection on the machine (the testbeds' own thousands, a second
+ * testbed starting beside it) could take it as its source port in between, and the component would fail to bind.
+ */
+export const PICK_RANGE = { from: 10_000, to: 32_000 } as const;
+
+/** Whether `port` can be bound on `host` right now. */
+export function portBindable(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port free on 127.0.0.1 and 0.0.0.0 right now, outside the ephemeral range (PICK_RANGE), never one this process was
+ * handed before: testbeds started side by side in one process ask at once.
+ */
+export async function freePort(random: () => number = Math.random): Promise<number> {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const port = PICK_RANGE.from + Math.floor(random() * (PICK_RANGE.to - PICK_RANGE.from));
+    if (handedOut.has(port)) continue;
+    if ((await portBindable(port, '127.0.0.1')) && (await portBindable(port, '0.0.0.0'))) {
       handedOut.add(port);
       return port;
     }
   }
+  throw new ComponentError('freePort', '-', `no free port found in ${PICK_RANGE.from}-${PICK_RANGE.to} after 500 tries`);
 }
 
 /** TCP ports in LISTEN state by socket inode (/proc/net/tcp and tcp6). Linux only. */
