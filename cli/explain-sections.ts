@@ -1,10 +1,10 @@
 // `kmaint explain`, the sections after admission: the pods still on the node and what holds each (PodDisruptionBudgets
 // with their numbers, pods waited for), and the waits the Ready condition reports by itself (medik8s lease, ...).
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { DEFAULTS, Phase, type NodeMaintenance } from '../shared/api/index.ts';
+import { DEFAULTS, Phase, maintenancePhase, readyCondition } from '../shared/api/index.ts';
+import type { NodeMaintenance } from '../shared/api/index.ts';
 import { podKey, podsBlockingCompletion, selectPodsForDrain } from '../shared/drain/index.ts';
 import { BudgetLedger, budgetNumbers, diagnoseBudget, unreadableSelectorMessage } from '../shared/lifecycle/index.ts';
-import { maintenancePhase, readyCondition } from '../shared/scheduling/index.ts';
 
 export interface ExplainSection {
   title: string;

@@ -2,11 +2,12 @@
 // gate with its numbers, each pod still on its node and what holds it, waits reported on the object, and the next
 // thing that has to happen. Reads like a pass (a few LISTs), writes nothing.
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { CONFIG_NAME, type MaintenanceOperatorConfig, type NodeMaintenance } from '../shared/api/index.ts';
+import { CONFIG_NAME, isUnscheduled, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
+import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
 import { loadConfig } from '../shared/config/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { budgetsToExplain } from '../shared/lifecycle/index.ts';
-import { buildSchedulingState, isUnscheduled, maintenanceKey, maintenancePhase, readyCondition } from '../shared/scheduling/index.ts';
+import { buildSchedulingState } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
 import { explainDrain, explainPodCompletion, explainReportedWait, nextByPhase, type ExplainSection, type PodsInput } from './explain-sections.ts';

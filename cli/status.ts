@@ -1,10 +1,9 @@
 // `kmaint status`: one row per NodeMaintenance request (node, requestor, phase, age, drain progress, and the Ready
 // condition's message, which says why a Pending request waits), and a header with the limits in force.
+import { CONFIG_NAME, isBeingDeleted, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
-import { CONFIG_NAME } from '../shared/api/index.ts';
 import { loadConfig } from '../shared/config/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
-import { isBeingDeleted, maintenanceKey, maintenancePhase, readyCondition } from '../shared/scheduling/index.ts';
 
 export interface StatusRow {
   /** namespace/name */

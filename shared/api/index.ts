@@ -1,8 +1,19 @@
-// Public surface of shared/api: wire constants and object shapes.
+// Public surface of shared/api: wire constants, object shapes and the NodeMaintenance model (key, phase, Ready condition).
 export * from './constants.ts';
 export type * from './types.ts';
 export type * from './actions.ts';
 export { describeAction, maintenanceRef, podRef } from './actions.ts';
+export type { ReadyConditionValue } from './maintenance.ts';
+export {
+  isBeingDeleted,
+  isInProgress,
+  isUnscheduled,
+  maintenanceKey,
+  maintenancePhase,
+  readyCondition,
+  rfc3339Seconds,
+  withReadyCondition,
+} from './maintenance.ts';
 export {
   POOL_NAME_PATTERN,
   REQUESTOR_ID_PATTERN,
@@ -27,6 +38,7 @@ export {
   ownerReferenceSchema,
   podEvictionFilterSchema,
   reaperSchema,
+  slurmSchema,
   DEFAULT_REAP_PREDICATE,
   DEFAULT_UNHEALTHY_PREDICATE,
   waitForPodCompletionSpecSchema,

@@ -9,10 +9,13 @@ import {
   EVENT_REASON_HANDSHAKE_REFUSED,
   HandshakeState,
   Phase,
+  isBeingDeleted,
+  isInProgress,
+  maintenanceKey,
+  maintenancePhase,
   maintenanceRef,
 } from '#api';
 import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
-import { isBeingDeleted, isInProgress, maintenanceKey, maintenancePhase } from '#scheduling';
 import { drainTemplateFor } from './config.ts';
 import type { HandshakeConfig } from './config.ts';
 import { REBOOT_DRAIN_SPEC, createRequestAction, handshakeRequestName, isHandshakeRequestFor, requestIntent, requestorOf } from './request.ts';

@@ -1,7 +1,8 @@
 // The cleanup pass's pure plan: release deleted requests (uncordon if we cordoned, drop the finalizer),
 // release requests whose node is gone, and garbage-collect stale Ready requests.
 import type { V1Node } from '@kubernetes/client-node';
-import { maintenanceRef, type Action } from '../api/actions.ts';
+import { maintenanceRef, maintenanceKey, maintenancePhase } from '../api/index.ts';
+import type { Action, NodeMaintenance } from '../api/index.ts';
 import {
   ANNOTATION_CORDON_REASON,
   ANNOTATION_CORDON_RECORDED,
@@ -13,9 +14,7 @@ import {
   FINALIZER,
   MEDIK8S_LEASE_NAMESPACE,
   Phase,
-} from '../api/constants.ts';
-import type { NodeMaintenance } from '../api/types.ts';
-import { maintenanceKey, maintenancePhase } from '../scheduling/index.ts';
+} from '../api/index.ts';
 import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node-lease.ts';
 import { planSlurmRelease, type SlurmContext, type SlurmWrite } from '../slurm/index.ts';
 

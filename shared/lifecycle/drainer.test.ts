@@ -5,7 +5,7 @@ import {
   ANNOTATION_INITIAL_UNSCHEDULABLE,
   ANNOTATION_READY_TIME,
   ANNOTATION_WAIT_POD_COMPLETION_START,
-} from '../api/constants.ts';
+} from '../api/index.ts';
 import type { Action, Condition, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
 import { aPod, type PodOptions } from '../drain/test-builders.ts';
 import { EARLIER, NOW } from '../scheduling/test-builders.ts';

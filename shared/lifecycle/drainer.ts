@@ -2,7 +2,8 @@
 // advancing each request as far as the snapshot allows in one pass.
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { maintenanceRef, podRef, type Action } from '../api/actions.ts';
+import { maintenanceKey, maintenancePhase, maintenanceRef, podRef, readyCondition, rfc3339Seconds, withReadyCondition } from '../api/index.ts';
+import type { Action, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
 import {
   ANNOTATION_CORDON_REASON,
   ANNOTATION_CORDON_RECORDED,
@@ -23,12 +24,9 @@ import {
   FINALIZER,
   MEDIK8S_LEASE_NAMESPACE,
   Phase,
-} from '../api/constants.ts';
-import type { NodeMaintenance, NodeMaintenanceStatus } from '../api/types.ts';
-import { computeDrainStatus, podsBlockingCompletion, selectPodsForDrain } from '../drain/index.ts';
-import { maintenanceKey, maintenancePhase, readyCondition, rfc3339Seconds, withReadyCondition } from '../scheduling/index.ts';
+} from '../api/index.ts';
+import { computeDrainStatus, podsBlockingCompletion, reapForceDeletes, selectPodsForDrain } from '../drain/index.ts';
 import { BudgetLedger } from './budgets.ts';
-import { reapForceDeletes } from '../reaper/force-retry.ts';
 import { cordonedBy, holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik8sLeases } from './node-lease.ts';
 import { planSlurmGate, type SlurmContext, type SlurmWrite } from '../slurm/index.ts';
 

@@ -1,6 +1,6 @@
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION_CORDON_REASON, ANNOTATION_CORDONED_BY, ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_MEDIK8S_LEASE, ANNOTATION_READY_TIME } from '../api/constants.ts';
+import { ANNOTATION_CORDON_REASON, ANNOTATION_CORDONED_BY, ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_MEDIK8S_LEASE, ANNOTATION_READY_TIME } from '../api/index.ts';
 import type { Action, MaintenanceRef } from '../api/index.ts';
 import { NOW } from '../scheduling/test-builders.ts';
 import { planDrainer } from './drainer.ts';

@@ -1,10 +1,8 @@
 // The medik8s node lease, read purely: who holds `medik8s-leases/node-<name>` and what kmaint must do about it
 // before cordoning (take it, renew it, or wait for another live holder), and who cordoned a node.
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import type { NodeLeaseWrite } from '../api/actions.ts';
-import { ANNOTATION_CORDONED_BY, ANNOTATION_MEDIK8S_LEASE, DEFAULTS, FINALIZER, MEDIK8S_HOLDER_PREFIX, MEDIK8S_LEASE_NAMESPACE, MEDIK8S_LEASE_PREFIX, Phase } from '../api/constants.ts';
-import type { NodeMaintenance } from '../api/types.ts';
-import { maintenancePhase } from '../scheduling/index.ts';
+import { ANNOTATION_CORDONED_BY, ANNOTATION_MEDIK8S_LEASE, DEFAULTS, FINALIZER, MEDIK8S_HOLDER_PREFIX, MEDIK8S_LEASE_NAMESPACE, MEDIK8S_LEASE_PREFIX, Phase, maintenancePhase } from '../api/index.ts';
+import type { NodeLeaseWrite, NodeMaintenance } from '../api/index.ts';
 
 /** How long kmaint's hold lasts (the node-maintenance-operator also takes an hour); renewed when less than half is left. */
 export const MEDIK8S_LEASE_SECONDS = 3600;

@@ -1,12 +1,12 @@
 // The drainer and cleanup with spec.slurm: the Slurm gate sits before every eviction of the drain phase, and cleanup
 // lifts only the drains it recorded.
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION_DRAIN_START, ANNOTATION_INITIAL_UNSCHEDULABLE } from '../api/constants.ts';
+import { ANNOTATION_DRAIN_START, ANNOTATION_INITIAL_UNSCHEDULABLE } from '../api/index.ts';
 import type { NodeMaintenance } from '../api/index.ts';
 import { aPod } from '../drain/test-builders.ts';
 import { parseLabelSelector } from '../selectors/index.ts';
-import type { SlurmContext, SlurmSettings, SlurmWrite } from '../slurm/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START } from '../slurm/index.ts';
+import type { SlurmContext, SlurmSettings, SlurmWrite } from '../slurm/index.ts';
 import { planCleanup } from './cleanup.ts';
 import { planDrainer } from './drainer.ts';
 import { aLifecycleMaintenance, aNodeWithUid, LATER } from './test-builders.ts';

@@ -1,7 +1,7 @@
 // Fixtures for lifecycle tests that the scheduling and drain builders do not cover: Nodes with an identity,
 // Ready pods, PodDisruptionBudgets, NodeMaintenances mid-lifecycle, and a plan's writes folded back into a snapshot.
 import type { V1LabelSelector, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { CONDITION_REQUESTOR_FAILED, FINALIZER } from '../api/constants.ts';
+import { CONDITION_REQUESTOR_FAILED, FINALIZER } from '../api/index.ts';
 import type { Action, DrainStatus, NodeMaintenance, NodeMaintenanceSpec } from '../api/index.ts';
 import { aPod, type PodOptions } from '../drain/test-builders.ts';
 import { aMaintenance, aNode, type MaintenanceOptions, type NodeOptions } from '../scheduling/test-builders.ts';

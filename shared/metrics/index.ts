@@ -5,7 +5,7 @@ export type { PassMetrics, PassMetricsInput } from './pass-metrics.ts';
 export { WAIT_GATES, waitGateOf } from './wait-gates.ts';
 export type { WaitGate } from './wait-gates.ts';
 export { runMetrics } from './run-metrics.ts';
-export type { RunMetrics } from './run-metrics.ts';
+export type { MeasuredPass, RunMetrics } from './run-metrics.ts';
 export { runFamilies, failedRunFamilies } from './families.ts';
 export type { FamilyOptions, MetricFamily, Sample } from './families.ts';
 export { renderExposition, EXPOSITION_CONTENT_TYPE } from './exposition.ts';

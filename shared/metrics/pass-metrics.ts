@@ -1,9 +1,8 @@
 // What one pass measured, as plain data: requests by phase and by the gate they wait on (as the pass leaves them),
 // evictions made and refused, drains finished, API errors by verb. Renderers (EMF, Prometheus text, the summary
 // line) read this; nothing here writes anywhere.
+import { ANNOTATION_DRAIN_START, FINALIZER, Phase, maintenancePhase, readyCondition } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
-import { ANNOTATION_DRAIN_START, FINALIZER, Phase } from '../api/index.ts';
-import { maintenancePhase, readyCondition } from '../scheduling/index.ts';
 import { waitGateOf, type WaitGate } from './wait-gates.ts';
 
 /** The phase label of a request without a Ready condition yet. */

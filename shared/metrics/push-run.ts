@@ -1,9 +1,8 @@
 // A run of passes pushed to the Pushgateway: one group per function (job kmaint-<fn>), what `kmaint run` does after
 // its passes when KMAINT_PUSHGATEWAY_URL is set (the in-cluster CronJobs).
-import type { PassSummary } from '../pass/index.ts';
 import { failedRunFamilies, runFamilies } from './families.ts';
 import { jobName, pushToGateway, type PushOptions } from './pushgateway.ts';
-import { runMetrics } from './run-metrics.ts';
+import { runMetrics, type MeasuredPass } from './run-metrics.ts';
 
 export interface RunPushOptions extends Omit<PushOptions, 'job' | 'method'> {
   durationMs: number;
@@ -14,8 +13,8 @@ export interface RunPushOptions extends Omit<PushOptions, 'job' | 'method'> {
 }
 
 /** Pushes each function's passes as its own group, in the order the functions first ran. Throws MetricsPushError. */
-export async function pushRunMetrics(passes: readonly PassSummary[], opts: RunPushOptions): Promise<void> {
-  const byFn = new Map<string, PassSummary[]>();
+export async function pushRunMetrics(passes: readonly MeasuredPass[], opts: RunPushOptions): Promise<void> {
+  const byFn = new Map<string, MeasuredPass[]>();
   for (const p of passes) byFn.set(p.fn, [...(byFn.get(p.fn) ?? []), p]);
   for (const [fn, own] of byFn) {
     const m = runMetrics(fn, own, { durationMs: opts.durationMs, endedAt: opts.endedAt });

@@ -1,7 +1,23 @@
 // One function's passes in one run (a Lambda invocation, a CronJob's `kmaint run`) as the figures its metrics
 // report: counts summed over the passes, the state (phases, waits) as the last measured pass left it.
-import type { PassSummary } from '../pass/index.ts';
+import type { PassMetrics } from './pass-metrics.ts';
 import type { WaitGate } from './wait-gates.ts';
+
+/**
+ * What the run's figures read of one pass: the fields of shared/pass's PassSummary that metrics needs, named here so
+ * that metrics never imports pass (pass imports metrics to measure).
+ */
+export interface MeasuredPass {
+  fn: string;
+  /** API requests by "verb resource". */
+  requests: Readonly<Record<string, number>>;
+  /** Write errors, one line each. */
+  errors: readonly string[];
+  conflicts: number;
+  admitted: number;
+  becameReady: number;
+  metrics?: PassMetrics;
+}
 
 export interface RunMetrics {
   fn: string;
@@ -33,7 +49,7 @@ function addInto(into: Record<string, number>, from: Readonly<Record<string, num
 }
 
 /** The run's figures from its passes, all of function `fn`. `endedAt` stamps a run whose passes measured nothing. */
-export function runMetrics(fn: string, passes: readonly PassSummary[], opts: { durationMs: number; endedAt: number }): RunMetrics {
+export function runMetrics(fn: string, passes: readonly MeasuredPass[], opts: { durationMs: number; endedAt: number }): RunMetrics {
   const last = passes.findLast((p) => p.metrics !== undefined)?.metrics;
   const apiRequests: Record<string, number> = {};
   const apiErrors: Record<string, number> = {};
@@ -41,7 +57,7 @@ export function runMetrics(fn: string, passes: readonly PassSummary[], opts: { d
     addInto(apiRequests, p.requests);
     addInto(apiErrors, p.metrics?.apiErrors ?? {});
   }
-  const sum = (pick: (p: PassSummary) => number): number => passes.reduce((a, p) => a + pick(p), 0);
+  const sum = (pick: (p: MeasuredPass) => number): number => passes.reduce((a, p) => a + pick(p), 0);
   return {
     fn,
     at: last?.at ?? opts.endedAt,

@@ -1,8 +1,6 @@
 // Applies a plan: one idempotent write per action, per-object order kept, bounded concurrency across objects.
-import type { Action } from '../api/actions.ts';
-import { describeAction } from '../api/actions.ts';
-import { API_VERSION, FINALIZER, NODE_MAINTENANCE_KIND, CONFIG_KIND } from '../api/constants.ts';
-import type { NodeMaintenance } from '../api/types.ts';
+import { describeAction, API_VERSION, FINALIZER, NODE_MAINTENANCE_KIND, CONFIG_KIND } from '../api/index.ts';
+import type { Action, NodeMaintenance } from '../api/index.ts';
 import type { KubeClient, WriteOutcome } from '../kube/index.ts';
 
 export interface ApplyResult {

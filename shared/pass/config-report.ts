@@ -1,8 +1,7 @@
 // Reports configuration problems where operators look: a `Valid` condition and a Warning event on the config,
 // and (with pools) a `PoolsOverlap` condition naming the Nodes that several pools select.
-import type { Action } from '../api/actions.ts';
-import { CONFIG_CONDITION_POOLS_OVERLAP, CONFIG_CONDITION_VALID, EVENT_REASON_INVALID_CONFIG, EVENT_REASON_POOLS_OVERLAP } from '../api/constants.ts';
-import type { Condition, MaintenanceOperatorConfig } from '../api/types.ts';
+import { CONFIG_CONDITION_POOLS_OVERLAP, CONFIG_CONDITION_VALID, EVENT_REASON_INVALID_CONFIG, EVENT_REASON_POOLS_OVERLAP } from '../api/index.ts';
+import type { Action, Condition, MaintenanceOperatorConfig } from '../api/index.ts';
 import type { PoolOverlap } from '../scheduling/index.ts';
 
 /** At most this many Nodes are named in the PoolsOverlap message; the rest are counted. */

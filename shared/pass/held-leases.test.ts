@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countReleases } from './held-leases.ts';
-import { emptyPassSummary, type PassSummary } from './run-pass.ts';
+import { emptyPassSummary, type PassSummary } from './summary.ts';
 
 describe('countReleases', () => {
   it("adds each function's release requests to its last pass only; a function without a pass is left out", () => {

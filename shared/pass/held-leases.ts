@@ -3,7 +3,7 @@
 import type { V1Lease } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/index.ts';
 import { acquirePassLease, releasePassLease, renewPassLease, type LeaseOutcome } from './lease.ts';
-import type { PassSummary } from './run-pass.ts';
+import type { PassSummary } from './summary.ts';
 
 export interface HeldLeasesOptions {
   client: KubeClient;

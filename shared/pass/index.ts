@@ -1,7 +1,9 @@
 // Public surface of shared/pass: one pass of one function, and the pieces it is made of.
-export { emptyPassSummary, runPass, PASS_FUNCTIONS } from './run-pass.ts';
+export { runPass } from './run-pass.ts';
+export { emptyPassSummary, PASS_FUNCTIONS } from './summary.ts';
 export { reaperModeOf } from './reaper-pass.ts';
-export type { PassFunction, PassLogger, PassOptions, PassSummary, PassWait } from './run-pass.ts';
+export type { PassLogger, PassOptions } from './run-pass.ts';
+export type { PassFunction, PassSummary, PassWait } from './summary.ts';
 export { applyActions } from './apply.ts';
 export type { ApplyOptions, ApplyResult } from './apply.ts';
 export { acquirePassLease, releasePassLease } from './lease.ts';

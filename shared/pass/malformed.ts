@@ -6,7 +6,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { ANNOTATION_CORDON_REASON, ANNOTATION_CORDONED_BY, CONDITION_READY, EVENT_REASON_INVALID_MAINTENANCE, FINALIZER, maintenanceRef, nodeMaintenanceSpecSchema, Phase } from '#api';
 import type { Action, NodeMaintenance } from '#api';
 import { cordonedBy, holderFor } from '../lifecycle/index.ts';
-import { withReadyCondition } from '../scheduling/index.ts';
+import { withReadyCondition } from '../api/index.ts';
 
 export interface MalformedMaintenance {
   nm: NodeMaintenance;

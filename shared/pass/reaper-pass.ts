@@ -1,7 +1,6 @@
 // The reaper's part of a pass: whether it runs at all, its plan from the base snapshot, and the terminations the
 // applier cannot do (cloud API calls) carried out before the request deletions they lead to.
-import type { Action } from '../api/actions.ts';
-import type { MaintenanceOperatorConfig } from '../api/types.ts';
+import type { Action, MaintenanceOperatorConfig } from '../api/index.ts';
 import type { KubeClient } from '../kube/index.ts';
 import { defaultInstanceProviders, describeTermination, executeTerminations, loadReaperConfig, planReaper, type InstanceProviders, type Termination, type TerminationResult } from '../reaper/index.ts';
 import type { BaseSnapshot } from './snapshot.ts';

@@ -1,9 +1,8 @@
 // One pass of one function: take the lease, read a snapshot, plan purely, apply, give the lease back, summarise.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Action } from '../api/actions.ts';
-import { describeAction } from '../api/actions.ts';
-import { FINALIZER } from '../api/constants.ts';
+import { describeAction, FINALIZER } from '../api/index.ts';
+import type { Action } from '../api/index.ts';
 import { loadConfig } from '../config/index.ts';
 import type { KubeClient } from '../kube/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
@@ -17,11 +16,10 @@ import { acquirePassLease, releasePassLease } from './lease.ts';
 import { readBase, readDrainPods, readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
 import type { PassRound } from './round.ts';
 import type { InstanceProviders } from '../reaper/index.ts';
-import { measurePass, type PassMetrics, type PassMetricsInput } from '../metrics/index.ts';
+import { measurePass, type PassMetricsInput } from '../metrics/index.ts';
 import { planReaperPass, reaperMode, reaperModeOf, reaperProblems, reaperProviders, terminate, type ReaperPassPlan } from './reaper-pass.ts';
-
-export const PASS_FUNCTIONS = ['scheduler', 'drainer', 'cleanup', 'reaper'] as const;
-export type PassFunction = (typeof PASS_FUNCTIONS)[number];
+import { emptyPassSummary } from './summary.ts';
+import type { PassFunction, PassSummary, PassWait } from './summary.ts';
 
 export interface PassLogger {
   info(obj: object, msg?: string): void;
@@ -56,56 +54,6 @@ export interface PassOptions {
   round?: PassRound;
 }
 
-/** A request the scheduler leaves Pending, and why. */
-export interface PassWait {
-  /** namespace/name */
-  request: string;
-  node: string;
-  /** The Ready condition message the scheduler writes for it ("waiting: ..."). */
-  reason: string;
-}
-
-export interface PassSummary {
-  fn: PassFunction;
-  passId: string;
-  outcome: 'applied' | 'dry-run' | 'lease-held';
-  durationMs: number;
-  /**
-   * API requests by "verb resource". In a run (`kmaint run`, a Lambda invocation) the last pass of each function also
-   * counts the request that gave its lease back when the run ended (after the pass's own log line).
-   */
-  requests: Record<string, number>;
-  apiErrors: number;
-  retries: number;
-  planned: number;
-  /** Actions applied, by kind. */
-  actions: Record<string, number>;
-  conflicts: number;
-  blocked: number;
-  errors: string[];
-  /** Another pass soon would make progress (requests in flight, conflicts to decide again). */
-  workRemains: boolean;
-  /** Requests waiting on a limit (scheduler) — blocked, not idle. */
-  waiting: number;
-  admitted: number;
-  becameReady: number;
-  released: number;
-  collected: number;
-  /** Deleted requests still carrying our finalizer and no other requestor: work for cleanup. */
-  awaitingCleanup: number;
-  configProblems: string[];
-  /** Every planned action, one line each (dry runs and debug logs). */
-  plan: string[];
-  /**
-   * Scheduler dry runs only: every request left Pending with its wait reason, also those whose reason is
-   * unchanged (no action). Absent otherwise, so real passes' summaries and logs stay small at 10,000 requests.
-   */
-  waits?: PassWait[];
-  leaseHolder?: string;
-  /** What the pass measured (shared/metrics); absent when it read nothing (lease held, reaper disabled). */
-  metrics?: PassMetrics;
-}
-
 interface Planned {
   actions: Action[];
   inFlight: boolean;
@@ -117,7 +65,7 @@ interface Planned {
   collected: number;
   awaitingCleanup: number;
   configProblems: string[];
-  maintenances: ReadonlyMap<string, import('../api/types.ts').NodeMaintenance>;
+  maintenances: ReadonlyMap<string, import('../api/index.ts').NodeMaintenance>;
   /** The reaper pass only: its terminations, carried out before the writes that follow them. */
   reaper?: ReaperPassPlan;
   /** Actions repeating what an earlier pass reported (no progress, so no reason to run another pass). */
@@ -182,33 +130,6 @@ function cleanupHasWork(base: BaseSnapshot, now: Date): boolean {
   if ([...base.maintenances, ...base.malformed.map((m) => m.nm)].some((nm) => nm.metadata.deletionTimestamp !== undefined)) return true;
   const { maxNodeMaintenanceTimeSeconds } = loadConfig(base.config, base.nodeList.length).config;
   return planCleanup({ nodes: base.nodes, maintenances: base.maintenances }, { maxNodeMaintenanceTimeSeconds }, now).actions.length > 0;
-}
-
-/** A summary of a pass that has done nothing yet: every count 0, every list empty. */
-export function emptyPassSummary(fn: PassFunction, passId: string, outcome: PassSummary['outcome']): PassSummary {
-  return {
-    fn,
-    passId,
-    outcome,
-    durationMs: 0,
-    requests: {},
-    apiErrors: 0,
-    retries: 0,
-    planned: 0,
-    actions: {},
-    conflicts: 0,
-    blocked: 0,
-    errors: [],
-    workRemains: false,
-    waiting: 0,
-    admitted: 0,
-    becameReady: 0,
-    released: 0,
-    collected: 0,
-    awaitingCleanup: 0,
-    configProblems: [],
-    plan: [],
-  };
 }
 
 /** Runs exactly one pass of `fn`. Write failures are counted, never thrown; read failures throw. */

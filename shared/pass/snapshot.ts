@@ -1,10 +1,9 @@
 // Reading what one pass needs: a handful of paged LISTs, pods only of the nodes being drained.
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/types.ts';
+import { MEDIK8S_LEASE_NAMESPACE, maintenancePhase } from '../api/index.ts';
+import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
 import type { KubeClient } from '../kube/index.ts';
-import { MEDIK8S_LEASE_NAMESPACE } from '../api/constants.ts';
 import { budgetsToExplain, PHASES_NEEDING_PODS, type Medik8sLeases } from '../lifecycle/index.ts';
-import { maintenancePhase } from '../scheduling/index.ts';
 import { setApartMalformed, type MalformedMaintenance } from './malformed.ts';
 
 export interface BaseSnapshot {

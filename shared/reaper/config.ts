@@ -2,7 +2,7 @@
 // limits checked, the reap drainSpec built. Any problem stops the reaper (fail closed) and names its field.
 import { DEFAULT_REAP_PREDICATE, DEFAULT_UNHEALTHY_PREDICATE, DEFAULT_ZONE_LABEL, maintenanceOperatorConfigSchema } from '#api';
 import type { DrainSpec, IntOrString } from '#api';
-import { resolveIntOrPercent } from '../config/int-or-percent.ts';
+import { resolveIntOrPercent } from '../config/index.ts';
 import { compilePredicate, type Predicate } from './cel.ts';
 
 export interface ReaperConfig {

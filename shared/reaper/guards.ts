@@ -1,7 +1,7 @@
 // The reaper's cluster-health guards: how many Nodes are unhealthy in the cluster and in each zone, against
 // maxNodesUnhealthy and maxNodesUnhealthyInSameZone. Pure; percentages round down and invalid limits fail closed.
 import type { IntOrString } from '#api';
-import { resolveIntOrPercent } from '../config/int-or-percent.ts';
+import { resolveIntOrPercent } from '../config/index.ts';
 
 export interface UnhealthyCounts {
   total: number;

@@ -1,4 +1,5 @@
-// Public surface of shared/reaper: the unhealthy-node reaper's config, pure plan, providers and drainer hook.
+// Public surface of shared/reaper: the unhealthy-node reaper's config, pure plan and providers. Its drainer hook,
+// forceRetryOnError, is in shared/drain, where the drainer reads it.
 export { compilePredicate, PREDICATE_VARIABLES } from './cel.ts';
 export type { CompileResult, NodeFacts, Predicate, PredicateResult } from './cel.ts';
 export { DEFAULT_REAP_DRAIN_SPEC, REAPER_STOPPED, loadReaperConfig } from './config.ts';
@@ -14,7 +15,5 @@ export { awsProvider, parseAwsProviderID } from './aws-provider.ts';
 export type { AwsInstance, AwsProviderOptions } from './aws-provider.ts';
 export { executeTerminations } from './terminate.ts';
 export type { TerminationResult } from './terminate.ts';
-export { forceRetryApplies, reapForceDeletes } from './force-retry.ts';
-export type { ForcedDeletes } from './force-retry.ts';
 export { ReaperProviderError } from './errors.ts';
 export { defaultInstanceProviders } from './shipped-providers.ts';

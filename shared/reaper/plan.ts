@@ -18,7 +18,7 @@ import {
   maintenanceRef,
 } from '#api';
 import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
-import { maintenancePhase } from '../scheduling/index.ts';
+import { maintenancePhase } from '../api/index.ts';
 import type { NodeFacts } from './cel.ts';
 import type { ReaperConfig } from './config.ts';
 import { clusterGuard, countUnhealthy, zoneGuard, type UnhealthyCounts } from './guards.ts';

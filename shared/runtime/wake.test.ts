@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { V1Node } from '@kubernetes/client-node';
-import { ANNOTATION_DESIRED_STATE, ANNOTATION_DRAIN_START, ANNOTATION_READY_TIME, ANNOTATION_WAIT_POD_COMPLETION_START } from '../api/constants.ts';
-import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/types.ts';
+import { ANNOTATION_DESIRED_STATE, ANNOTATION_DRAIN_START, ANNOTATION_READY_TIME, ANNOTATION_WAIT_POD_COMPLETION_START } from '../api/index.ts';
+import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
 import type { ListedVersion } from '../kube/index.ts';
 import type { BaseSnapshot } from '../pass/index.ts';
 import { aLifecycleMaintenance } from '../lifecycle/test-builders.ts';

@@ -1,12 +1,11 @@
 // After a round that made no progress: what to wait for before the next one. Watching the LISTs the round read wakes
 // the run on the change it waits for (a pod gone, a budget relaxed, a request created or deleted) at the cost of one
 // WATCH each; a timer covers what only time changes. Anything else the round depends on and cannot watch: poll.
-import { ANNOTATION_DESIRED_STATE, ANNOTATION_DRAIN_START, ANNOTATION_GC_IGNORE, ANNOTATION_READY_TIME, ANNOTATION_WAIT_POD_COMPLETION_START, DEFAULTS, Phase } from '../api/constants.ts';
-import type { NodeMaintenance } from '../api/types.ts';
+import { ANNOTATION_DESIRED_STATE, ANNOTATION_DRAIN_START, ANNOTATION_GC_IGNORE, ANNOTATION_READY_TIME, ANNOTATION_WAIT_POD_COMPLETION_START, DEFAULTS, Phase, maintenancePhase } from '../api/index.ts';
+import type { NodeMaintenance } from '../api/index.ts';
 import { loadConfig } from '../config/index.ts';
 import type { ListedVersion } from '../kube/index.ts';
 import { reaperModeOf, type BaseSnapshot } from '../pass/index.ts';
-import { maintenancePhase } from '../scheduling/index.ts';
 import { loadSlurmSettings } from '../slurm/index.ts';
 
 export type WakePlan = { kind: 'watch'; targets: ListedVersion[]; atMs: number } | { kind: 'poll'; why: string };

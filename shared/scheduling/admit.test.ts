@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { NodeMaintenance } from '#api';
+import { maintenanceKey, type NodeMaintenance } from '#api';
 import { admitRanked, limitWaitReason } from './admit.ts';
 import type { ValidBudget } from './limits.ts';
-import { buildSchedulingState, maintenanceKey } from './state.ts';
+import { buildSchedulingState } from './state.ts';
 import { aMaintenance, someNodes } from './test-builders.ts';
 
 // node-01..node-03 available, node-09 and node-10 unavailable.

@@ -1,12 +1,10 @@
 // The admission walk (upstream step 6) with upstream's flaw fixed: a request skipped for the availability
 // budget does not use up a slot, so a lower-ranked request on an already-unavailable Node can still start.
 // Each request passes the ordered GATES (windows, cluster limits, pool and zone limits) or waits on the first that refuses.
-import type { NodeMaintenance } from '#api';
+import { maintenanceKey, type NodeMaintenance } from '#api';
 import { firstRefusal, recordAdmission, startTally } from './gates.ts';
 import type { ValidBudget } from './limits.ts';
-import { NO_SCOPES } from './scopes.ts';
-import type { Scopes } from './scopes.ts';
-import { maintenanceKey } from './state.ts';
+import { NO_SCOPES, type Scopes } from './scopes.ts';
 import type { SchedulingState } from './state.ts';
 import { admittedMessage, waitReason } from './wait-reasons.ts';
 

@@ -1,9 +1,9 @@
 // The admission gates: every rule a request must pass to start now, in the order that picks its wait reason,
 // and the walk's running counts they read. With no pools, zones or windows only the two cluster gates can refuse.
+import { rfc3339Seconds } from '#api';
 import type { ValidBudget } from './limits.ts';
 import type { PoolScope, ScopeCount, ScopeLimit, Scopes } from './scopes.ts';
 import type { SchedulingState } from './state.ts';
-import { rfc3339Seconds } from './ready-condition.ts';
 import { waitReason } from './wait-reasons.ts';
 import type { WindowStatus } from './windows.ts';
 

@@ -1,23 +1,16 @@
 // Public surface of shared/scheduling: the pure scheduler (state, budget, scopes, gates, ranking, admission, plan, invariants).
 export type { SchedulingState } from './state.ts';
-export {
-  buildSchedulingState,
-  maintenanceKey,
-  maintenancePhase,
-  readyCondition,
-  isBeingDeleted,
-  isInProgress,
-  isUnscheduled,
-  isNodeUnavailable,
-} from './state.ts';
+export { buildSchedulingState, isNodeUnavailable } from './state.ts';
+// The NodeMaintenance model lives in shared/api; re-exported for callers outside shared/ not yet moved to #api
+// (sim/demo, sim/whatif, test/whatif-testbed.test.ts). Code in shared/ and cli/ imports it from #api.
+export type { ReadyConditionValue } from '#api';
+export { isBeingDeleted, isInProgress, isUnscheduled, maintenanceKey, maintenancePhase, readyCondition, rfc3339Seconds, withReadyCondition } from '#api';
 export type { SchedulingLimits, SchedulingBudget, ValidBudget } from './limits.ts';
 export { computeBudget } from './limits.ts';
 export type { Ranker, NodeWinners } from './rank.ts';
 export { RANKERS, FEWER_PENDING_CAP, rankCandidates, firstPerNode } from './rank.ts';
 export type { Admission, AdmissionResult } from './admit.ts';
 export { admitRanked, limitWaitReason } from './admit.ts';
-export type { ReadyConditionValue } from './ready-condition.ts';
-export { withReadyCondition, rfc3339Seconds } from './ready-condition.ts';
 export { waitReason, waitingMessage, admittedMessage } from './wait-reasons.ts';
 export type { SchedulingPlan } from './plan.ts';
 export { planScheduling } from './plan.ts';

@@ -1,12 +1,11 @@
 // Checks a scheduling plan against the rules it must never break; run after every planner test and in soak runs.
-import { CONDITION_READY, Phase } from '#api';
+import { CONDITION_READY, maintenanceKey, Phase } from '#api';
 import type { NodeMaintenance } from '#api';
 import { SchedulingInvariantError } from './errors.ts';
 import type { SchedulingLimits } from './limits.ts';
 import type { SchedulingPlan } from './plan.ts';
 import { resolveScopes } from './scopes.ts';
 import type { ScopeCount, ScopeLimit } from './scopes.ts';
-import { maintenanceKey } from './state.ts';
 import type { SchedulingState } from './state.ts';
 import type { WindowStatus } from './windows.ts';
 

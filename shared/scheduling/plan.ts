@@ -1,16 +1,13 @@
 // The scheduler pass's plan: initialise new requests as Pending, admit what the limits allow, explain the rest.
-import { EVENT_REASON_CONDITION_CHANGED, Phase, PHASE_UNINITIALIZED, maintenanceRef } from '#api';
+import { EVENT_REASON_CONDITION_CHANGED, Phase, PHASE_UNINITIALIZED, maintenanceKey, maintenancePhase, maintenanceRef, withReadyCondition } from '#api';
 import type { Action, NodeMaintenance } from '#api';
 import { admitRanked } from './admit.ts';
 import { SchedulingInvariantError } from './errors.ts';
-import { computeBudget } from './limits.ts';
-import type { SchedulingLimits } from './limits.ts';
+import { computeBudget, type SchedulingLimits } from './limits.ts';
 import type { PoolOverlap } from './pools.ts';
 import { firstPerNode, rankCandidates } from './rank.ts';
-import { withReadyCondition } from './ready-condition.ts';
 import { resolveScopes } from './scopes.ts';
-import { compareStrings, maintenanceKey, maintenancePhase } from './state.ts';
-import type { SchedulingState } from './state.ts';
+import { compareStrings, type SchedulingState } from './state.ts';
 import { waitingMessage, waitReason } from './wait-reasons.ts';
 
 export interface SchedulingPlan {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { NodeMaintenance } from '#api';
+import { maintenanceKey, type NodeMaintenance } from '#api';
 import { firstPerNode, rankCandidates, RANKERS } from './rank.ts';
-import { buildSchedulingState, maintenanceKey } from './state.ts';
+import { buildSchedulingState } from './state.ts';
 import { aMaintenance, someNodes } from './test-builders.ts';
 
 function rank(maintenances: NodeMaintenance[]): string[] {

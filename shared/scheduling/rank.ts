@@ -1,7 +1,6 @@
 // Candidate order: small rankers in priority order ending in a total order, then one request per Node.
-import type { NodeMaintenance } from '#api';
-import { compareStrings, maintenanceKey } from './state.ts';
-import type { SchedulingState } from './state.ts';
+import { maintenanceKey, type NodeMaintenance } from '#api';
+import { compareStrings, type SchedulingState } from './state.ts';
 
 /** Upstream LeastPendingRankerMaxWeight: beyond 100 other pending requests, requestors tie on this ranker. */
 export const FEWER_PENDING_CAP = 100;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildSchedulingState, isInProgress, isNodeUnavailable, isUnscheduled, maintenanceKey, maintenancePhase } from './state.ts';
+import { isInProgress, isUnscheduled, maintenanceKey, maintenancePhase } from '#api';
+import { buildSchedulingState, isNodeUnavailable } from './state.ts';
 import { aMaintenance, aNode, someNodes } from './test-builders.ts';
 
 describe('phases', () => {

@@ -1,7 +1,7 @@
 // The scheduler's view of one snapshot: Nodes and NodeMaintenances indexed once, as upstream's ClusterState.
 import type { V1Node } from '@kubernetes/client-node';
-import { CONDITION_READY, Phase, PHASE_UNINITIALIZED } from '#api';
-import type { Condition, NodeMaintenance } from '#api';
+import { isUnscheduled, maintenanceKey } from '#api';
+import type { NodeMaintenance } from '#api';
 
 export interface SchedulingState {
   /** Nodes by name. */
@@ -20,39 +20,6 @@ export interface SchedulingState {
   readonly requestorsInProgress: ReadonlySet<string>;
   /** requestorID -> number of its unscheduled requests (for the fewer-pending ranker). */
   readonly unscheduledByRequestor: ReadonlyMap<string, number>;
-}
-
-/** `namespace/name`, the key used in plans, messages and the final tie-break. */
-export function maintenanceKey(nm: NodeMaintenance): string {
-  return `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
-}
-
-export function readyCondition(nm: NodeMaintenance): Condition | undefined {
-  return nm.status?.conditions?.find((c) => c.type === CONDITION_READY);
-}
-
-/** The phase is the reason of the Ready condition; '' when there is none yet. */
-export function maintenancePhase(nm: NodeMaintenance): string {
-  return readyCondition(nm)?.reason ?? PHASE_UNINITIALIZED;
-}
-
-/**
- * Being deleted: the API server keeps an object with a deletionTimestamp only while a finalizer holds it,
- * so such an object still occupies its node until cleanup lets it go.
- */
-export function isBeingDeleted(nm: NodeMaintenance): boolean {
-  return nm.metadata.deletionTimestamp !== undefined;
-}
-
-/** In progress (under maintenance): past Pending, or being deleted. */
-export function isInProgress(nm: NodeMaintenance): boolean {
-  const phase = maintenancePhase(nm);
-  return (phase !== PHASE_UNINITIALIZED && phase !== Phase.Pending) || isBeingDeleted(nm);
-}
-
-/** Unscheduled: '' or Pending and not being deleted, i.e. the scheduler may still admit it. */
-export function isUnscheduled(nm: NodeMaintenance): boolean {
-  return !isInProgress(nm);
 }
 
 /** Unavailable: cordoned, or a Ready condition whose status is not True (no Ready condition counts as ready). */

@@ -2,7 +2,7 @@
 // touch others' drains, never evict blind, undrain only recorded nodes still carrying our prefix.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { NodeMaintenance } from '../api/types.ts';
+import type { NodeMaintenance } from '../api/index.ts';
 import { parseLabelSelector } from '../selectors/index.ts';
 import type { SlurmNodeInfo, SlurmProblem } from './client.ts';
 import { planSlurmGate, type SlurmGate } from './gate.ts';

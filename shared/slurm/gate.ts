@@ -1,7 +1,7 @@
 // The drain phase's Slurm gate: drain the request's Slurm nodes (record first, drain next pass), wait until they are
 // Drained, never touch a drain someone else set, and never let an eviction through while Slurm cannot be read.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import type { NodeMaintenance } from '../api/types.ts';
+import type { NodeMaintenance } from '../api/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, drainReason, formatRecord, recordedSlurmNodes } from './ownership.ts';
 import { formatState, hasDrainFlag, isDrained } from './state.ts';
 import type { SlurmContext, SlurmWrite } from './view.ts';

@@ -1,6 +1,6 @@
 // Which Slurm drains are kmaint's: the record on the NodeMaintenance names the owner, the reason prefix guards it
 // (Slurm 24.11 keeps the reason after an undrain, so the reason alone never proves a drain is ours).
-import type { NodeMaintenance } from '../api/types.ts';
+import type { NodeMaintenance } from '../api/index.ts';
 
 /** Slurm nodes a NodeMaintenance drained, comma-separated and sorted; written before the drain request is sent. */
 export const ANNOTATION_SLURM_DRAINED = 'kmaint.io/slurm-drained';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { MaintenanceOperatorConfig } from '../api/types.ts';
+import type { MaintenanceOperatorConfig } from '../api/index.ts';
 import { readSlurm } from './read.ts';
 import type { SlurmSpec } from './settings.ts';
 

@@ -1,5 +1,5 @@
 // A pass's read of Slurm: the token (env var or Secret, never logged), the API version, and one GET of every node.
-import type { MaintenanceOperatorConfig } from '../api/types.ts';
+import type { MaintenanceOperatorConfig } from '../api/index.ts';
 import { secretArnRegion } from '../kube/index.ts';
 import { SlurmRestClient } from './client.ts';
 import { loadSlurmSettings, type SlurmSettings } from './settings.ts';

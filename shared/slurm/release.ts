@@ -1,6 +1,6 @@
 // Cleanup's Slurm step: undrain only the Slurm nodes this request recorded and whose reason still starts with our
 // prefix (24.11 keeps the reason after an undrain: the record is the owner, the prefix the guard), then drop the record.
-import type { NodeMaintenance } from '../api/types.ts';
+import type { NodeMaintenance } from '../api/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, mayUndrain, recordedSlurmNodes } from './ownership.ts';
 import { hasDrainFlag } from './state.ts';
 import type { SlurmContext, SlurmWrite } from './view.ts';

@@ -1,6 +1,6 @@
 // spec.slurm resolved once: defaults filled in, and every value that cannot work named by its field.
 import { describe, expect, it } from 'vitest';
-import type { MaintenanceOperatorConfig } from '../api/types.ts';
+import type { MaintenanceOperatorConfig } from '../api/index.ts';
 import { loadSlurmSettings, type LoadedSlurm, type SlurmSpec } from './settings.ts';
 
 function config(slurm: SlurmSpec | undefined): MaintenanceOperatorConfig {

@@ -1,7 +1,6 @@
 // spec.slurm resolved once: complete typed defaults, and problems for values that cannot work.
 import type { z } from 'zod';
-import type { slurmSchema } from '../api/schemas.ts';
-import type { MaintenanceOperatorConfig } from '../api/types.ts';
+import type { slurmSchema, MaintenanceOperatorConfig } from '../api/index.ts';
 import { secretArnRegion } from '../kube/index.ts';
 import { parseLabelSelector, type LabelSelector } from '../selectors/index.ts';
 

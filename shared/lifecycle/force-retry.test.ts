@@ -2,8 +2,8 @@
 // are deleted with grace period 0, and the request says so; any other request keeps evicting and retrying.
 import { describe, expect, it } from 'vitest';
 import type { Action } from '#api';
-import { aReadyPod, aLifecycleMaintenance, aNodeWithUid, aPdb } from '../lifecycle/test-builders.ts';
-import { planDrainer, type DrainerSnapshot } from '../lifecycle/drainer.ts';
+import { aReadyPod, aLifecycleMaintenance, aNodeWithUid, aPdb } from './test-builders.ts';
+import { planDrainer, type DrainerSnapshot } from './drainer.ts';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeMaintenance } from '#api';
-import { rfc3339Seconds, withReadyCondition } from './ready-condition.ts';
-import { aMaintenance, EARLIER, NOW } from './test-builders.ts';
+import { rfc3339Seconds, withReadyCondition } from './maintenance.ts';
+import { aMaintenance, EARLIER, NOW } from '../scheduling/test-builders.ts';
 
 describe('rfc3339Seconds', () => {
   it.each([

@@ -1,0 +1,83 @@
+// The NodeMaintenance model every domain reads: its key, its Ready condition and phase, the phase predicates, and
+// writing the Ready condition the way upstream does (apimachinery meta.SetStatusCondition, on a copy) with metav1.Time's
+// RFC 3339 seconds. Pure; shared by the scheduler, the drainer, cleanup, the reaper, the handshake, metrics and the CLI.
+import { CONDITION_READY, Phase, PHASE_UNINITIALIZED } from './constants.ts';
+import type { Condition, NodeMaintenance, NodeMaintenanceStatus } from './types.ts';
+
+/** `namespace/name`, the key used in plans, messages and the final tie-break. */
+export function maintenanceKey(nm: NodeMaintenance): string {
+  return `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+}
+
+export function readyCondition(nm: NodeMaintenance): Condition | undefined {
+  return nm.status?.conditions?.find((c) => c.type === CONDITION_READY);
+}
+
+/** The phase is the reason of the Ready condition; '' when there is none yet. */
+export function maintenancePhase(nm: NodeMaintenance): string {
+  return readyCondition(nm)?.reason ?? PHASE_UNINITIALIZED;
+}
+
+/**
+ * Being deleted: the API server keeps an object with a deletionTimestamp only while a finalizer holds it,
+ * so such an object still occupies its node until cleanup lets it go.
+ */
+export function isBeingDeleted(nm: NodeMaintenance): boolean {
+  return nm.metadata.deletionTimestamp !== undefined;
+}
+
+/** In progress (under maintenance): past Pending, or being deleted. */
+export function isInProgress(nm: NodeMaintenance): boolean {
+  const phase = maintenancePhase(nm);
+  return (phase !== PHASE_UNINITIALIZED && phase !== Phase.Pending) || isBeingDeleted(nm);
+}
+
+/** Unscheduled: '' or Pending and not being deleted, i.e. the scheduler may still admit it. */
+export function isUnscheduled(nm: NodeMaintenance): boolean {
+  return !isInProgress(nm);
+}
+
+/** RFC 3339 with whole seconds, as metav1.Time serialises: 2026-01-01T00:00:00Z. */
+export function rfc3339Seconds(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export interface ReadyConditionValue {
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+}
+
+/**
+ * The object's full status with the Ready condition set to `value`, or undefined when nothing would change.
+ * lastTransitionTime moves only when the status flips; observedGeneration is metadata.generation.
+ * The input is never mutated.
+ */
+export function withReadyCondition(nm: NodeMaintenance, value: ReadyConditionValue, now: Date): NodeMaintenanceStatus | undefined {
+  const existing = readyCondition(nm);
+  const generation = nm.metadata.generation;
+  if (
+    existing !== undefined &&
+    existing.status === value.status &&
+    existing.reason === value.reason &&
+    existing.message === value.message &&
+    existing.observedGeneration === generation
+  ) {
+    return undefined;
+  }
+
+  const next: Condition = {
+    type: CONDITION_READY,
+    status: value.status,
+    reason: value.reason,
+    message: value.message,
+    lastTransitionTime: existing !== undefined && existing.status === value.status ? existing.lastTransitionTime : rfc3339Seconds(now),
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  };
+  const status = structuredClone(nm.status ?? {});
+  const conditions = status.conditions ?? [];
+  const at = conditions.findIndex((c) => c.type === CONDITION_READY);
+  if (at === -1) conditions.push(next);
+  else conditions[at] = next;
+  return { ...status, conditions };
+}
