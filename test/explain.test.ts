@@ -6,7 +6,7 @@ import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { AppsV1Api, PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { adminKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { adminKubeConfig, auditLog, kubectl, testbed, waitFor, type ClusterAudit } from './support/cluster.ts';
 import { admin, createNM, driveUntil, getNM, installCrds, nodes, pass, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
 
 const ns = `ex-${randomBytes(3).toString('hex')}`;
@@ -25,6 +25,16 @@ function kmaint(args: string[]): Promise<Run> {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
     });
   });
+}
+
+/**
+ * When each `kmaint status --watch` read after `since` reached the API server (its list of NodeMaintenances, in ms),
+ * read from the audit log once every earlier request is in it. Only the watching process lists them as kmaint's
+ * ServiceAccount while the caller waits; a read starts after the one before it has written its table, if any.
+ */
+async function watchReads(audit: ClusterAudit, since: number): Promise<number[]> {
+  await audit.sync();
+  return audit.entries({ since, user: testbed().kmaintUser, verb: 'list', resource: 'nodemaintenances' }).map((e) => Date.parse(e.at));
 }
 
 const readyMessage = async (name: string): Promise<string> => (await getNM(ns, name))?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
@@ -153,17 +163,35 @@ describe('kmaint explain and status --watch on the testbed', () => {
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // 'close', not 'exit': every byte the process wrote has been read by then.
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const audit = auditLog();
     const config = 'MaintenanceOperatorConfig kmaint/default not found: defaults apply (maxParallelOperations 1, maxUnavailable unlimited)';
     await waitFor('the first table', async () => (out.includes('no NodeMaintenance requests') ? true : undefined), 20_000, 100);
-    // Several reads with nothing changed: still one table.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Several reads with nothing changed: still one table. Three reads since the first table reached the server, so
+    // the two before the last are done.
+    await audit.sync();
+    const afterFirst = audit.mark();
+    await waitFor('three status reads after the first table', async () => ((await watchReads(audit, afterFirst)).length >= 3 ? true : undefined), 20_000, 100);
     expect(out).toBe(`${config}\nno NodeMaintenance requests\n`);
     await createNM(ns, 'watched', { requestorID: REQUESTOR, nodeName: node });
     await waitFor('the second table', async () => (out.includes('watched') ? true : undefined), 20_000, 100);
     await pass('scheduler');
     await waitFor('the third table', async () => (out.includes('Scheduled') ? true : undefined), 20_000, 100);
-    await new Promise((r) => setTimeout(r, 1500));
+    // An age tick after the third table, read and done with: a read that reached the server once the request was a
+    // second older than that table shows, then the read after it (which took its clock later still, so it saw the new
+    // age), then one more (so that one had written its table, if any).
+    await audit.sync();
+    const afterThird = audit.mark();
+    const shownAge = Number(/ Scheduled +(\d+)s /.exec(out)?.[1]);
+    const created = Date.parse((await getNM(ns, 'watched'))?.metadata.creationTimestamp ?? '');
+    expect([Number.isInteger(shownAge), Number.isNaN(created)]).toEqual([true, false]);
+    const nextTick = created + (shownAge + 1) * 1000;
+    await waitFor(`a finished status read that saw ${ns}/watched aged ${shownAge + 1}s or more`, async () => {
+      const reads = await watchReads(audit, afterThird);
+      const first = reads.findIndex((at) => at >= nextTick);
+      return first >= 0 && reads.length - first >= 3 ? true : undefined;
+    }, 20_000, 100);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(err).toBe('');

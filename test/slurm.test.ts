@@ -2,14 +2,14 @@
 // slurmrestd with JWT) started by slurm/ from the cached trixie rootfs.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START } from '../shared/slurm/index.ts';
 import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
-import { kubectl, testbed } from './support/cluster.ts';
+import { kubectl, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, generalNodes, getNM, installCrds, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 const ns = `slurm-${randomBytes(3).toString('hex')}`;
@@ -48,7 +48,7 @@ async function runJob(node: string, seconds: number | 'until-released'): Promise
   const id = (r.body as { job_id?: number }).job_id;
   if (r.status !== 200 || id === undefined) throw new Error(`job submit: ${r.status} ${JSON.stringify(r.body)}`);
   jobs.push(id);
-  for (let i = 0; i < 100 && !(await slurmNode(node)).state.includes('ALLOCATED'); i++) await new Promise((done) => setTimeout(done, 50));
+  await waitFor(`Slurm node ${node} ALLOCATED to job ${id}`, async () => ((await slurmNode(node)).state.includes('ALLOCATED') ? true : undefined), 30_000, 50);
   return id;
 }
 
@@ -56,10 +56,15 @@ async function runJob(node: string, seconds: number | 'until-released'): Promise
 async function releaseJob(node: string): Promise<void> {
   writeFileSync(join(slurmDir, 'run', `release-${node}`), '');
   const released = join(slurmDir, 'run', `released-${node}`);
-  for (let i = 0; i < 200 && !existsSync(released); i++) await new Promise((done) => setTimeout(done, 50));
-  if (!existsSync(released)) throw new Error(`the job on ${node} did not end within 10 s of its release`);
+  await waitFor(`the job on ${node} to end after its release (${released})`, async () => (existsSync(released) ? true : undefined), 30_000, 50);
   rmSync(join(slurmDir, 'run', `release-${node}`));
   rmSync(released);
+}
+
+/** Waits until slurmctld's own log (read on the host: no slurmrestd needed) has a line containing `text`. */
+async function untilCtldLogs(text: string): Promise<void> {
+  const file = join(slurmDir, 'log', 'slurmctld.log');
+  await waitFor(`slurmctld.log to say "${text}"`, async () => (readFileSync(file, 'utf8').includes(text) ? true : undefined), 30_000, 50);
 }
 
 /** Cancels a job (scancel): the node leaves ALLOCATED as a job that ended would, without waiting out its sleep. */
@@ -236,17 +241,17 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
         body: { metadata: { name: 'plain', namespace: ns, labels: { 'kmaint.io/test': 'plain' }, annotations: { 'kmaint.io/sim-termination-seconds': '0' } }, spec: { nodeName: node, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } },
       });
       await setConfig(slurmConfig({ mode: 'node', podSelector: undefined, nameFrom: 'label', nameKey: 'slurm.kmaint.io/node-name' }));
-      await runJob('n3', 'until-released');
+      const held = await runJob('n3', 'until-released');
       await createNM(ns, 'restd-down', { requestorID: 'firmware.acme.com', nodeName: node, drainSpec: { force: true, podSelector: 'kmaint.io/test=plain', timeoutSeconds: 0 } });
       await untilMessage('restd-down', 'waiting: Slurm node n3 draining, state ALLOCATED+DRAIN');
 
       await slurm.stopRestd();
       const down = await untilMessage('restd-down', /^waiting: cannot reach slurmrestd/);
       expect(message(down)).toBe(`waiting: cannot reach slurmrestd at ${slurm.url}: ECONNREFUSED; nothing is evicted until Slurm node n3 can be drained`);
-      // The job ends while slurmrestd is down (a second for its slurmd to report it); kmaint still cannot know, so it
-      // still evicts nothing.
+      // The job ends while slurmrestd is down; kmaint still cannot know, so it still evicts nothing: one more round of
+      // passes once slurmctld has the job's end from its slurmd.
       await releaseJob('n3');
-      await new Promise((done) => setTimeout(done, 1000));
+      await untilCtldLogs(`_job_complete: JobId=${held} done`);
       await driveUntil('one more round', async () => true);
       expect(phaseOf(await getNM(ns, 'restd-down'))).toBe('Draining');
       expect(await podState('plain')).toBe('running');

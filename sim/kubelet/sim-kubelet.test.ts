@@ -141,13 +141,26 @@ describe.each(['poll', 'watch'] as const)('SimKubelet (%s)', (podSync) => {
   });
 
   it('a node without heartbeats freezes its pods; resuming thaws them', async () => {
+    const other = nodeNames[2] ?? '';
+    const leasePatches = (node: string, since: number) => fake.requests.slice(since).filter((r) => r.method === 'PATCH' && r.path === `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${node}`).length;
+    const frozenWrites = () => fake.requests.filter((r) => r.method !== 'GET' && r.path.startsWith('/api/v1/namespaces/web/pods/frozen'));
     await kubelet.stopHeartbeats(worker);
     fake.put('pods', aPod('frozen'));
-    await new Promise((r) => setTimeout(r, 150));
+    // Seen after the frozen pod and due no earlier: once it runs, the frozen pod's start was due too.
+    fake.put('pods', { ...aPod('control'), spec: { ...aPod('control').spec, nodeName: other } });
+    await until('the control pod on a heartbeating node to run', () => statusOf(fake.get('pods', 'web', 'control')).phase === 'Running');
     expect(statusOf(fake.get('pods', 'web', 'frozen')).phase).toBe('Pending');
+    // A renewal of the worker queued before stopHeartbeats may still land: it has once another node has renewed since.
+    const settled = fake.requests.length;
+    await until(`a lease renewal of ${other}`, () => leasePatches(other, settled) >= 1);
     const leaseBefore = JSON.stringify(fake.get('leases', 'kube-node-lease', worker)?.spec);
-    await new Promise((r) => setTimeout(r, 250));
+    // Three renewals of another node: the ticker has passed the worker's due time at least once, a whole interval ago.
+    const mark = fake.requests.length;
+    await until(`three lease renewals of ${other}`, () => leasePatches(other, mark) >= 3);
+    expect(leasePatches(worker, mark)).toBe(0);
     expect(JSON.stringify(fake.get('leases', 'kube-node-lease', worker)?.spec)).toBe(leaseBefore);
+    expect(statusOf(fake.get('pods', 'web', 'frozen')).phase).toBe('Pending');
+    expect(frozenWrites()).toEqual([]);
     await kubelet.resumeHeartbeats(worker);
     await until('the pod to run', () => statusOf(fake.get('pods', 'web', 'frozen')).phase === 'Running');
   });

@@ -12,14 +12,26 @@ describe('WorkQueue', () => {
     const q = new WorkQueue(2, () => {});
     let running = 0;
     let peak = 0;
+    // Each task holds its slot until the test releases it, so the queue is full for as long as work is left.
+    const held: Array<() => void> = [];
     for (let i = 0; i < 10; i++) {
       q.add(`k${i}`, async () => {
         peak = Math.max(peak, ++running);
-        await new Promise((r) => setTimeout(r, 2));
+        const gate = deferred();
+        held.push(gate.resolve);
+        await gate.promise;
         running--;
       });
     }
-    await q.idle();
+    const idle = q.idle();
+    for (let released = 0; released < 10; released++) {
+      const next = held.shift();
+      if (!next) throw new Error(`no task running after ${released} of 10 released (queue size ${q.size})`);
+      next();
+      // The released task ends and the queue starts the next one: both happen within the microtasks before a macrotask.
+      await new Promise((r) => setImmediate(r));
+    }
+    await idle;
     expect(peak).toBe(2);
   });
 
@@ -54,13 +66,18 @@ describe('WorkQueue', () => {
   it('close drops pending work and waits for running work', async () => {
     const q = new WorkQueue(1, () => {});
     const runs: string[] = [];
+    const gate = deferred();
     q.add('a', async () => {
-      await new Promise((r) => setTimeout(r, 5));
+      await gate.promise;
       runs.push('a');
     });
     q.add('b', async () => void runs.push('b'));
-    await q.close();
+    const closed = q.close().then(() => runs.push('closed'));
+    // Released only after every microtask of close() has run: a close() that did not wait would already be done.
+    setImmediate(gate.resolve);
+    await closed;
     q.add('c', async () => void runs.push('c'));
-    expect(runs).toEqual(['a']);
+    await q.idle();
+    expect(runs).toEqual(['a', 'closed']);
   });
 });
