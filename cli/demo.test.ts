@@ -20,8 +20,8 @@ function kmaint(args: string[], timeoutMs: number): Promise<Run> {
 describe('kmaint demo', () => {
   // How long the demo takes (target < 60 s wall) is measured by `npm run bench:unit-speed` (issue 18), not asserted
   // here; the timeouts only stop a hung child.
-  it('maintains 9 nodes for two requestors and reports the invariants held', { timeout: 120_000 }, async () => {
-    const run = await kmaint(['demo', '--speed', '120'], 110_000);
+  it('maintains 9 nodes for two requestors and reports the invariants held', { timeout: 300_000 }, async () => {
+    const run = await kmaint(['demo', '--speed', '120'], 290_000);
     expect(run.stderr.split('\n').filter((l) => l.startsWith('kmaint:'))).toEqual([]);
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
@@ -58,8 +58,8 @@ describe('kmaint demo', () => {
     [['demo', '--speed', '0'], 'kmaint: --speed must be above 0'],
     [['demo', '--nodes', 'many'], 'kmaint: --nodes must be a number'],
     [['demo', '--seed', '1.5'], 'kmaint: --seed must be a whole number'],
-  ])('refuses %j with exit 2 and one line', { timeout: 60_000 }, async (args, message) => {
-    const run = await kmaint(args, 50_000);
+  ])('refuses %j with exit 2 and one line', async (args, message) => {
+    const run = await kmaint(args, 110_000);
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toEqual([message]);
   });

@@ -13,8 +13,11 @@ import { startControlPlane, stopTestbedDir, testbedPids } from './start.ts';
 import { binDir, binaryPath } from './versions.ts';
 
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
-/** A child still running after this is a hang: it is killed and the test fails. */
-const HANG_MS = 40_000;
+/**
+ * A child still running after this is a hang: it is killed and the test fails. Below the unit project's 120 s test
+ * timeout so the failure names the child; far above what a start or a refusal takes on a loaded machine (issue 18).
+ */
+const HANG_MS = 110_000;
 
 interface Run {
   code: number | null;
@@ -147,7 +150,7 @@ describe.skipIf(!BUILT)('testbed up/down with built binaries (npm run testbed:bu
       ['etcd', false],
       ['kube-apiserver', false],
     ]);
-  }, 45_000);
+  });
 
   it('a component that exits during start (fake kube-apiserver): one line names it and its log, exit 1', async () => {
     const bin = anEmptyDir('fake-bin');
@@ -161,7 +164,7 @@ describe.skipIf(!BUILT)('testbed up/down with built binaries (npm run testbed:bu
       lastLine: `testbed: kube-apiserver: exited during start (code 1): fake kube-apiserver: unknown flag: --etcd-servers (log: ${dir}/kube-apiserver.log)`,
     });
     expect(testbedPids(dir).filter((p) => isAlive(p.pid))).toEqual([]);
-  }, 45_000);
+  });
 
   it('a simulated kubelet that dies during start ends up at once: one line names it and kubelet.log, exit 1', async () => {
     const dir = join(scratch, 'kubelet-dies');
@@ -174,7 +177,7 @@ describe.skipIf(!BUILT)('testbed up/down with built binaries (npm run testbed:bu
       lastLine: `testbed: sim-kubelet: exited during start (SIGKILL): no output (log: ${dir}/kubelet.log)`,
     });
     expect(testbedPids(dir).filter((p) => isAlive(p.pid))).toEqual([]);
-  }, 45_000);
+  });
 
   describe('a stale DIR, then down', () => {
     const dir = join(scratch, 'stale');
@@ -197,7 +200,7 @@ describe.skipIf(!BUILT)('testbed up/down with built binaries (npm run testbed:bu
         ['kube-scheduler', true, false],
         ['sim-kubelet', true, false],
       ]);
-    }, 45_000);
+    });
 
     it('down stops exactly the recorded processes, leaves no listening port (kubeconfig\'s included) and removes DIR', async () => {
       const pids = testbedPids(dir);
@@ -213,6 +216,6 @@ describe.skipIf(!BUILT)('testbed up/down with built binaries (npm run testbed:bu
       const stillListening = new Set(listeningSockets().values());
       expect(ports.filter((p) => stillListening.has(p))).toEqual([]);
       expect(existsSync(dir)).toBe(false);
-    }, 45_000);
+    });
   });
 });

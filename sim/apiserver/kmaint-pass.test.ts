@@ -34,7 +34,7 @@ async function untilPhase(name: string, wanted: string): Promise<NodeMaintenance
     await passes();
     const nm = await getNM(name);
     return phase(nm) === wanted ? nm : undefined;
-  }, 20_000);
+  });
 }
 
 const bare = (name: string, labels: Record<string, string>, requests?: Record<string, string>) => {

@@ -166,7 +166,7 @@ describe('watch', () => {
       ended = true;
     });
     await call(server, 'DELETE', `${NS}/gone`);
-    await until('the server to end the watch', () => (ended ? true : undefined), 5000);
+    await until('the server to end the watch', () => (ended ? true : undefined));
     // An unbound pod is deleted at once (grace period 0), but as kube-apiserver does, through a stored deletionTimestamp.
     expect(seen).toEqual(['MODIFIED gone', 'DELETED gone']);
   });

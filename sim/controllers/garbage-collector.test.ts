@@ -249,5 +249,5 @@ describe('cost', () => {
     expect([after.deleted - before.deleted, local.list(PODS, { namespace: 'other' }).length]).toEqual([100, 19_900]);
     // Nothing else written: no owner reference or finalizer removed, no conflict.
     expect([after.refsRemoved - before.refsRemoved, after.finalizersRemoved - before.finalizersRemoved, after.conflicts - before.conflicts]).toEqual([0, 0, 0]);
-  }, 60_000);
+  });
 });

@@ -14,7 +14,7 @@ const CHROMIUM = process.env['KMAINT_CHROMIUM'] ?? 'chromium';
 const INSTALL = 'apt-get update && apt-get install -y chromium';
 const dir = mkdtempSync(join(tmpdir(), 'kmaint-report-'));
 
-function run(cmd: string, args: string[], timeout = 60_000): Promise<{ code: number; stdout: string; stderr: string; error?: NodeJS.ErrnoException }> {
+function run(cmd: string, args: string[], timeout = 110_000): Promise<{ code: number; stdout: string; stderr: string; error?: NodeJS.ErrnoException }> {
   return new Promise((resolve) => {
     execFile(cmd, args, { timeout, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       const e = err as (NodeJS.ErrnoException & { code?: unknown }) | null;
@@ -78,7 +78,7 @@ describe('the HTML timeline report in headless Chromium', () => {
     if (version.code !== 0) {
       throw new Error(`sim/report/html-browser.test.ts needs Chromium (${CHROMIUM}: ${version.error?.code ?? version.stderr.trim()}). Install it: ${INSTALL} (or set KMAINT_CHROMIUM to its path)`);
     }
-  }, 30_000);
+  });
 
   it('a fixed timeline: one bar per node and phase, both time axes, the node axis, both series and both limit lines', async () => {
     const file = join(dir, 'fixed.html');
@@ -109,7 +109,7 @@ describe('the HTML timeline report in headless Chromium', () => {
     expect(count(dom, '<path class="series"')).toBe(2);
     expect(dom).toContain('<td>note</td><td>&lt;script&gt;alert(1)&lt;/script&gt;</td>');
     expect(dom).toContain('<title>fixed &lt;run&gt;</title>');
-  }, 60_000);
+  });
 
   it('kmaint simulate --report: the observed phases of every node drawn, exactly as the run saw them', async () => {
     const file = join(dir, 'simulate.html');

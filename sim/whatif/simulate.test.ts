@@ -56,7 +56,7 @@ describe('kmaint simulate on the fixture', () => {
     expect(r.unfinished).toEqual([]);
   });
 
-  it('predicts the same through client-node over loopback HTTP as in-process', { timeout: 60_000 }, async () => {
+  it('predicts the same through client-node over loopback HTTP as in-process', async () => {
     const snapshot = readSnapshotFile(FIXTURE);
     const local = await simulate({ snapshot, config: PLAN, nodes: { all: true }, transport: 'local' });
     const http = await simulate({ snapshot, config: PLAN, nodes: { all: true }, transport: 'http' });
