@@ -77,8 +77,10 @@ export class HeldLeases {
  * Pushgateway's and EMF's API requests) add up to what the API server saw. Mutates those summaries.
  */
 export function countReleases(passes: readonly PassSummary[], released: ReadonlyMap<string, Record<string, number>>): void {
-  for (const [fn, requests] of released) {
-    const last = passes.findLast((p) => p.fn === fn);
+  // Later passes overwrite earlier ones: each function's last pass.
+  const lastOf = new Map<string, PassSummary>(passes.map((p) => [p.fn, p]));
+  for (const [name, requests] of released) {
+    const last = lastOf.get(name);
     if (!last) continue;
     for (const [k, v] of Object.entries(requests)) last.requests[k] = (last.requests[k] ?? 0) + v;
   }

@@ -2,7 +2,9 @@
 export { runPass } from './run-pass.ts';
 export { emptyPassSummary, PASS_FUNCTIONS } from './summary.ts';
 export { reaperModeOf } from './reaper-pass.ts';
-export type { PassLogger, PassOptions } from './run-pass.ts';
+export type { PassLogger, PassOptions } from './options.ts';
+export { PASSES, planPass } from './passes.ts';
+export type { PassDefinition, PassPlan, PassStart, PlanInput, PlanState } from './passes.ts';
 export type { PassFunction, PassSummary, PassWait } from './summary.ts';
 export { applyActions } from './apply.ts';
 export type { ApplyOptions, ApplyResult } from './apply.ts';

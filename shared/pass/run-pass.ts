@@ -1,77 +1,25 @@
 // One pass of one function: take the lease, read a snapshot, plan purely, apply, give the lease back, summarise.
+// What differs between the functions (reads, plan, how a pass starts) is their row in PASSES (passes.ts).
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { describeAction, FINALIZER } from '../api/index.ts';
-import type { Action } from '../api/index.ts';
+import type { NodeMaintenance } from '../api/index.ts';
 import { loadConfig } from '../config/index.ts';
-import type { KubeClient } from '../kube/index.ts';
-import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
-import { needsMedik8sLeases, planCleanup, planDrainer, PHASES_NEEDING_PODS } from '../lifecycle/index.ts';
-import { applySlurmWrites, describeSlurmWrite, readSlurm, recordedSlurmNodes, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
-import { buildSchedulingState, planScheduling, waitingMessage } from '../scheduling/index.ts';
-import { applyActions, type ApplyResult } from './apply.ts';
-import { planConfigReport } from './config-report.ts';
-import { planMalformedReleases, planMalformedReports } from './malformed.ts';
-import { acquirePassLease, releasePassLease } from './lease.ts';
-import { readBase, readDrainPods, readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
-import type { PassRound } from './round.ts';
-import type { InstanceProviders } from '../reaper/index.ts';
+import { applySlurmWrites, describeSlurmWrite } from '../slurm/index.ts';
 import { measurePass, type PassMetricsInput } from '../metrics/index.ts';
-import { planReaperPass, reaperMode, reaperModeOf, reaperProblems, reaperProviders, terminate, type ReaperPassPlan } from './reaper-pass.ts';
-import { emptyPassSummary } from './summary.ts';
-import type { PassFunction, PassSummary, PassWait } from './summary.ts';
+import { applyActions, type ApplyResult } from './apply.ts';
+import { acquirePassLease, releasePassLease } from './lease.ts';
+import type { PassOptions } from './options.ts';
+import { PASSES, planPass, type PassPlan } from './passes.ts';
+import { reaperProblems, reaperProviders, terminate } from './reaper-pass.ts';
+import { readBase, type BaseSnapshot } from './snapshot.ts';
+import { emptyPassSummary, type PassFunction, type PassSummary } from './summary.ts';
 
-export interface PassLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  debug(obj: object, msg?: string): void;
-}
-
-export interface PassOptions {
-  client: KubeClient;
-  /** Namespace of the MaintenanceOperatorConfig and the pass leases. */
-  namespace: string;
-  now: () => Date;
-  logger?: PassLogger;
-  /** Plan and report, write nothing. */
-  dryRun?: boolean;
-  /** Identity written into the lease. @default "<hostname>-<pid>-<random>" */
-  holder?: string;
-  /** @default 120 */
-  leaseSeconds?: number;
-  /** Instance providers of the reaper, by providerID prefix. @default aws (AWS SDK clients made on first use) */
-  reaperProviders?: InstanceProviders;
-  /** Where spec.slurm.tokenEnv is read; simulations pass {} so they never reach a real slurmrestd. @default process.env */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** Concurrent object units while applying. @default 16 */
-  concurrency?: number;
-  signal?: AbortSignal;
-  /**
-   * The round this pass belongs to (runUntilIdle): its snapshot is reused while nothing was written, and the run's
-   * leases are taken only when the pass has something to write. Absent: the pass reads its own snapshot and takes and
-   * gives back its own lease.
-   */
-  round?: PassRound;
-}
-
-interface Planned {
-  actions: Action[];
-  inFlight: boolean;
-  waiting: number;
-  waits?: PassWait[];
-  admitted: number;
-  becameReady: number;
-  released: number;
-  collected: number;
+/** A function's plan with what every pass adds: the requests it read, those awaiting cleanup, the config's problems. */
+interface Planned extends PassPlan {
   awaitingCleanup: number;
   configProblems: string[];
-  maintenances: ReadonlyMap<string, import('../api/index.ts').NodeMaintenance>;
-  /** The reaper pass only: its terminations, carried out before the writes that follow them. */
-  reaper?: ReaperPassPlan;
-  /** Actions repeating what an earlier pass reported (no progress, so no reason to run another pass). */
-  repeated?: number;
-  /** Drainer and cleanup with spec.slurm: drains and undrains for slurmrestd, sent after the Kubernetes writes. */
-  slurm?: { writes: SlurmWrite[]; client?: SlurmRestClient };
+  maintenances: ReadonlyMap<string, NodeMaintenance>;
 }
 
 async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<Planned> {
@@ -82,54 +30,10 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<
   const awaitingCleanup = base.maintenances.filter(
     (nm) => nm.metadata.deletionTimestamp && (nm.metadata.finalizers ?? []).includes(FINALIZER) && (nm.spec.additionalRequestors ?? []).length === 0,
   ).length;
-  // Reaper problems go on the config's Valid condition with the others; the scheduler and the reaper write the same one.
-  const reaperIssues = fn === 'scheduler' || fn === 'reaper' ? reaperProblems(base.config) : [];
-  const empty = { inFlight: false, waiting: 0, admitted: 0, becameReady: 0, released: 0, collected: 0, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues], maintenances };
-  if (fn === 'scheduler') {
-    const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances });
-    const { admission } = loaded.config;
-    const limits = { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems };
-    const plan = planScheduling(state, admission === undefined ? limits : { ...limits, admission }, now);
-    const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(admission?.scopedProblems ?? []), ...reaperIssues], poolOverlaps: plan.poolOverlaps });
-    const waits = plan.waiting.map(({ key, why }) => ({ request: key, node: maintenances.get(key)?.spec.nodeName ?? '', reason: waitingMessage(why) }));
-    // The node-annotation handshake: after the scheduling writes, so a Node says Draining only once its request's admission is written.
-    const handshake = planHandshake({ nodes: base.nodeList, maintenances: base.maintenances, admittedThisPass: new Set(plan.admitted) }, loadHandshakeConfig(base.config, opts.namespace));
-    // Requests that bypassed validation: the scheduler, which explains every request it does not admit, says why.
-    const malformed = planMalformedReports(base.malformed, now);
-    return { ...empty, actions: [...report, ...plan.actions, ...handshake.actions, ...malformed.actions], waiting: plan.waiting.length, waits, admitted: plan.admitted.length, repeated: malformed.repeated };
-  }
-  if (fn === 'reaper') {
-    const reaper = planReaperPass(base, opts.namespace, reaperProviders(opts.reaperProviders), now);
-    const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues] });
-    return { ...empty, actions: [...report, ...reaper.actions], reaper };
-  }
-  if (fn === 'drainer') {
-    const { podsByNode, pdbs, budgetPods } = await readDrainPods(opts.client, base);
-    const medik8s = await readMedik8sLeases(opts.client, needsMedik8sLeases(base.maintenances, 'drainer'));
-    if (opts.round && medik8s.kind !== 'absent') opts.round.medik8sSeen = true;
-    const needsSlurm = base.maintenances.some((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? ''));
-    const slurm = await readSlurm({ config: base.config, needed: needsSlurm, readSecretKey: (name, key) => opts.client.getSecretKey(opts.namespace, name, key), ...(opts.env ? { env: opts.env } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
-    const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s, ...(slurm.context ? { slurm: slurm.context } : {}) }, now);
-    return { ...empty, actions: plan.actions, inFlight: plan.inFlight > 0, becameReady: plan.becameReady, slurm: { writes: plan.slurm, ...(slurm.client ? { client: slurm.client } : {}) } };
-  }
-  const medik8s = await readMedik8sLeases(opts.client, needsMedik8sLeases(base.maintenances, 'cleanup'));
-  if (opts.round && medik8s.kind !== 'absent') opts.round.medik8sSeen = true;
-  const needsSlurm = base.maintenances.some((nm) => nm.metadata.deletionTimestamp !== undefined && recordedSlurmNodes(nm).length > 0);
-  const slurm = await readSlurm({ config: base.config, needed: needsSlurm, readSecretKey: (name, key) => opts.client.getSecretKey(opts.namespace, name, key), ...(opts.env ? { env: opts.env } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
-  const plan = planCleanup({ nodes: base.nodes, maintenances: base.maintenances, medik8s, ...(slurm.context ? { slurm: slurm.context } : {}) }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
-  // Requests that bypassed validation and are being deleted: released by the cordon record, never left hanging.
-  const malformed = planMalformedReleases(base.malformed, base.nodeList);
-  return { ...empty, actions: [...plan.actions, ...malformed.actions], released: plan.released + malformed.released, collected: plan.collected, slurm: { writes: plan.slurm, ...(slurm.client ? { client: slurm.client } : {}) } };
-}
-
-/**
- * Whether a cleanup pass could act on `base`: something being deleted (its medik8s lease and Slurm drains are read only
- * then), or the plan without them collects a stale request or releases one whose node is gone.
- */
-function cleanupHasWork(base: BaseSnapshot, now: Date): boolean {
-  if ([...base.maintenances, ...base.malformed.map((m) => m.nm)].some((nm) => nm.metadata.deletionTimestamp !== undefined)) return true;
-  const { maxNodeMaintenanceTimeSeconds } = loadConfig(base.config, base.nodeList.length).config;
-  return planCleanup({ nodes: base.nodes, maintenances: base.maintenances }, { maxNodeMaintenanceTimeSeconds }, now).actions.length > 0;
+  // Reaper problems go on the config's Valid condition with the others; the functions that write it report them.
+  const reaperIssues = PASSES[fn].reportsConfig ? reaperProblems(base.config) : [];
+  const plan = await planPass(fn, opts, base, { loaded, maintenances, namespace: opts.namespace, reaperIssues, now });
+  return { ...plan, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues], maintenances };
 }
 
 /** Runs exactly one pass of `fn`. Write failures are counted, never thrown; read failures throw. */
@@ -157,14 +61,10 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     return summary;
   };
 
-  // A disabled reaper costs one GET of the config (none when the round already read it): no lease, no lists, no writes;
-  // its dryRun writes events only.
-  const roundBase = opts.round?.last();
-  const reaper = fn === 'reaper' ? (roundBase ? reaperModeOf(roundBase.config) : await reaperMode(opts.client, opts.namespace)) : undefined;
-  if (reaper === 'disabled') return finish();
-  // Cleanup with nothing deleting, nothing collectable and no node gone in this round's snapshot reads nothing more: the
-  // passes before it in the round only admit and drain, which never gives cleanup work (a deletion shows next round).
-  if (fn === 'cleanup' && roundBase && !cleanupHasWork(roundBase, opts.now())) return finish();
+  // How the function starts (its row in PASSES): a disabled reaper, or cleanup with nothing to do in this round's
+  // snapshot, ends here; the reaper's dryRun runs without the lease.
+  const start = (await PASSES[fn].start?.(opts, opts.round?.last())) ?? 'leased';
+  if (start === 'skip') return finish();
   const holder = opts.holder ?? `${hostname()}-${process.pid}-${passId}`;
   let lease: import('@kubernetes/client-node').V1Lease | undefined;
   const takeLease = async (): Promise<boolean> => {
@@ -181,7 +81,7 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     summary.workRemains = true;
     return false;
   };
-  const leased = !opts.dryRun && reaper !== 'dry-run';
+  const leased = !opts.dryRun && start !== 'unleased';
   // Without a run's leases, or with this function's already held: lease first, as a pass always did.
   const leaseFirst = leased && (!opts.round?.leases || opts.round.leases.holds(fn));
   if (leaseFirst && !(await takeLease())) return finish();
@@ -200,18 +100,18 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     const slurmWrites = planned.slurm?.writes ?? [];
     summary.planned += slurmWrites.length;
     summary.plan = [...planned.actions.map(describeAction), ...(planned.reaper?.lines ?? []), ...slurmWrites.map(describeSlurmWrite)];
-    summary.waiting = planned.waiting;
-    summary.admitted = planned.admitted;
-    summary.becameReady = planned.becameReady;
-    summary.released = planned.released;
-    summary.collected = planned.collected;
+    summary.waiting = planned.waiting ?? 0;
+    summary.admitted = planned.admitted ?? 0;
+    summary.becameReady = planned.becameReady ?? 0;
+    summary.released = planned.released ?? 0;
+    summary.collected = planned.collected ?? 0;
     summary.awaitingCleanup = planned.awaitingCleanup;
     summary.configProblems = planned.configProblems;
     const read = [...planned.maintenances.values()];
     if (opts.dryRun) {
       measured = { maintenances: read, actions: planned.actions, evictions: 0, evictionsRefused: 0, now };
       if (planned.waits) summary.waits = planned.waits;
-      summary.workRemains = planned.actions.length > 0 || slurmWrites.length > 0 || planned.inFlight;
+      summary.workRemains = planned.actions.length > 0 || planned.state === 'in-flight';
       return finish();
     }
     // Terminations first: a reap request is deleted only once its instance is terminated.
@@ -234,7 +134,10 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     summary.blocked = result.blocked.length;
     summary.errors = [...(terminated?.errors ?? []), ...result.errors.map((e) => `${e.action}: ${e.error}`), ...slurmResult.errors.map((e) => `${e.action}: ${e.error}`)];
     const applied = Object.values(result.applied).reduce((a, b) => a + b, 0) - (planned.repeated ?? 0);
-    summary.workRemains = planned.inFlight || slurmWrites.length > 0 || result.conflicts > 0 || result.errors.length > 0 || result.blocked.length > 0 || (applied > 0 && fn !== 'cleanup' && fn !== 'reaper') || planned.released > 0 || (planned.reaper?.requested ?? 0) > 0;
+    // Work remains when the plan says requests are in flight, when a write must be decided again (conflict, error,
+    // eviction refused), or when the function's writes move requests on (PASSES[fn].writesLeaveWork).
+    summary.workRemains =
+      planned.state === 'in-flight' || result.conflicts > 0 || result.errors.length > 0 || result.blocked.length > 0 || (applied > 0 && PASSES[fn].writesLeaveWork);
     // The lease goes back before the summary, so the summary (and its metrics) count that request too.
     if (actions.length > 0 || slurmWrites.length > 0) opts.round?.wrote();
     const held = lease;

@@ -1,0 +1,221 @@
+// The pass registry: for each function, what it reads beyond the base snapshot, its pure plan, and the two facts
+// runPass needs about it. runPass, chaining and the summary read the plan's state; none of them branch on the name.
+import type { Action, NodeMaintenance } from '../api/index.ts';
+import { loadConfig, type LoadedConfig } from '../config/index.ts';
+import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
+import { needsMedik8sLeases, planCleanup, planDrainer, PHASES_NEEDING_PODS } from '../lifecycle/index.ts';
+import type { InstanceProviders } from '../reaper/index.ts';
+import { buildSchedulingState, planScheduling, waitingMessage } from '../scheduling/index.ts';
+import { readSlurm, recordedSlurmNodes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
+import { planConfigReport } from './config-report.ts';
+import { planMalformedReleases, planMalformedReports } from './malformed.ts';
+import type { PassOptions } from './options.ts';
+import { planReaperPass, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan } from './reaper-pass.ts';
+import { readDrainPods, readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
+import type { PassFunction, PassWait } from './summary.ts';
+
+/**
+ * Where a plan leaves its requests. `in-flight`: some are mid-way (waiting for pods, draining) or the plan has writes
+ * another pass must confirm (Slurm drains, released finalizers, new reap requests), so another pass soon is useful.
+ * `blocked`: work exists but waits on a limit or another party (a full budget, additional requestors), which another
+ * pass soon does not change. `idle`: nothing to do.
+ */
+export type PlanState = 'idle' | 'blocked' | 'in-flight';
+
+/** What a function's plan returns: its actions, its state, and the counts the summary reports. */
+export interface PassPlan {
+  actions: Action[];
+  state: PlanState;
+  /** Requests waiting on a limit (scheduler). */
+  waiting?: number;
+  waits?: PassWait[];
+  admitted?: number;
+  becameReady?: number;
+  released?: number;
+  collected?: number;
+  /** The reaper pass only: its terminations, carried out before the writes that follow them. */
+  reaper?: ReaperPassPlan;
+  /** Actions repeating what an earlier pass reported (no progress, so no reason to run another pass). */
+  repeated?: number;
+  /** Drainer and cleanup with spec.slurm: drains and undrains for slurmrestd, sent after the Kubernetes writes. */
+  slurm?: { writes: SlurmWrite[]; client?: SlurmRestClient };
+}
+
+/** What every plan is given: the base snapshot, its config loaded once, this function's own reads and the clock. */
+export interface PlanInput<R> {
+  base: BaseSnapshot;
+  loaded: LoadedConfig;
+  reads: R;
+  /** The base snapshot's requests by namespace/name. */
+  maintenances: ReadonlyMap<string, NodeMaintenance>;
+  /** Namespace of the MaintenanceOperatorConfig. */
+  namespace: string;
+  /** The reaper's config problems, for the functions that write the config's Valid condition (`reportsConfig`). */
+  reaperIssues: string[];
+  now: Date;
+}
+
+/**
+ * How a pass starts, decided before its lease: `skip` ends it at once with an empty summary, `unleased` runs it
+ * without the pass lease (the reaper's dryRun writes events only), `leased` is a normal pass.
+ */
+export type PassStart = 'skip' | 'unleased' | 'leased';
+
+export interface PassDefinition<R> {
+  /** Before the lease, from the round's last snapshot when there is one. Absent: `leased`. */
+  start?: (opts: PassOptions, roundBase: BaseSnapshot | undefined) => Promise<PassStart>;
+  /** What the plan needs beyond the base snapshot: pods, leases, slurmrestd, instance providers. */
+  read: (opts: PassOptions, base: BaseSnapshot) => Promise<R>;
+  /** Pure: the actions and the state. */
+  plan: (input: PlanInput<R>) => PassPlan;
+  /** Writes the config's Valid condition, so its problems include the reaper's (the scheduler and the reaper share it). */
+  reportsConfig: boolean;
+  /**
+   * Each write it applies moves a request on, so a pass that wrote something is followed by another (the scheduler's
+   * admissions, the drainer's steps). Cleanup's and the reaper's writes finish their work, and say so in their state.
+   */
+  writesLeaveWork: boolean;
+}
+
+interface DrainerReads {
+  drainPods: Awaited<ReturnType<typeof readDrainPods>>;
+  medik8s: Awaited<ReturnType<typeof readMedik8sLeases>>;
+  slurm: SlurmRead;
+}
+
+interface CleanupReads {
+  medik8s: Awaited<ReturnType<typeof readMedik8sLeases>>;
+  slurm: SlurmRead;
+}
+
+/** Each function's own reads, the type its `read` returns and its `plan` takes. */
+interface PassReads {
+  scheduler: undefined;
+  drainer: DrainerReads;
+  cleanup: CleanupReads;
+  reaper: InstanceProviders;
+}
+
+/** slurmrestd, read only when `needed`; with the secret read through the pass's client. */
+function readSlurmFor(opts: PassOptions, base: BaseSnapshot, needed: boolean): Promise<SlurmRead> {
+  return readSlurm({
+    config: base.config,
+    needed,
+    readSecretKey: (name, key) => opts.client.getSecretKey(opts.namespace, name, key),
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+}
+
+/** The medik8s node leases when some request needs them; a round notes that it has seen them. */
+async function readMedik8sFor(opts: PassOptions, maintenances: readonly NodeMaintenance[], fn: 'drainer' | 'cleanup'): Promise<DrainerReads['medik8s']> {
+  const medik8s = await readMedik8sLeases(opts.client, needsMedik8sLeases(maintenances, fn));
+  if (opts.round && medik8s.kind !== 'absent') opts.round.medik8sSeen = true;
+  return medik8s;
+}
+
+/**
+ * Whether a cleanup pass could act on `base`: something being deleted (its medik8s lease and Slurm drains are read only
+ * then), or the plan without them collects a stale request or releases one whose node is gone.
+ */
+function cleanupHasWork(base: BaseSnapshot, now: Date): boolean {
+  if ([...base.maintenances, ...base.malformed.map((m) => m.nm)].some((nm) => nm.metadata.deletionTimestamp !== undefined)) return true;
+  const { maxNodeMaintenanceTimeSeconds } = loadConfig(base.config, base.nodeList.length).config;
+  return planCleanup({ nodes: base.nodes, maintenances: base.maintenances }, { maxNodeMaintenanceTimeSeconds }, now).actions.length > 0;
+}
+
+const slurmOf = (writes: SlurmWrite[], read: SlurmRead): NonNullable<PassPlan['slurm']> => ({ writes, ...(read.client ? { client: read.client } : {}) });
+
+/** The four functions. A new one is a row here (and a name in PASS_FUNCTIONS). */
+export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]> } = {
+  scheduler: {
+    read: () => Promise.resolve(undefined),
+    plan: ({ base, loaded, maintenances, namespace, reaperIssues, now }) => {
+      const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances });
+      const { admission } = loaded.config;
+      const limits = { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems };
+      const plan = planScheduling(state, admission === undefined ? limits : { ...limits, admission }, now);
+      const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(admission?.scopedProblems ?? []), ...reaperIssues], poolOverlaps: plan.poolOverlaps });
+      const waits = plan.waiting.map(({ key, why }) => ({ request: key, node: maintenances.get(key)?.spec.nodeName ?? '', reason: waitingMessage(why) }));
+      // The node-annotation handshake: after the scheduling writes, so a Node says Draining only once its request's admission is written.
+      const handshake = planHandshake({ nodes: base.nodeList, maintenances: base.maintenances, admittedThisPass: new Set(plan.admitted) }, loadHandshakeConfig(base.config, namespace));
+      // Requests that bypassed validation: the scheduler, which explains every request it does not admit, says why.
+      const malformed = planMalformedReports(base.malformed, now);
+      return {
+        actions: [...report, ...plan.actions, ...handshake.actions, ...malformed.actions],
+        state: plan.waiting.length > 0 ? 'blocked' : 'idle',
+        waiting: plan.waiting.length,
+        waits,
+        admitted: plan.admitted.length,
+        repeated: malformed.repeated,
+      };
+    },
+    reportsConfig: true,
+    writesLeaveWork: true,
+  },
+  drainer: {
+    read: async (opts, base) => {
+      const drainPods = await readDrainPods(opts.client, base);
+      const medik8s = await readMedik8sFor(opts, base.maintenances, 'drainer');
+      const needsSlurm = base.maintenances.some((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? ''));
+      return { drainPods, medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
+    },
+    plan: ({ base, reads, now }) => {
+      const { podsByNode, pdbs, budgetPods } = reads.drainPods;
+      const slurm = reads.slurm.context;
+      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, ...(slurm ? { slurm } : {}) }, now);
+      return { actions: plan.actions, state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
+    },
+    reportsConfig: false,
+    writesLeaveWork: true,
+  },
+  cleanup: {
+    // Nothing deleting, nothing collectable and no node gone in this round's snapshot: the passes before it in the
+    // round only admit and drain, which never gives cleanup work (a deletion shows next round).
+    start: (opts, roundBase) => Promise.resolve(roundBase && !cleanupHasWork(roundBase, opts.now()) ? 'skip' : 'leased'),
+    read: async (opts, base) => {
+      const medik8s = await readMedik8sFor(opts, base.maintenances, 'cleanup');
+      const needsSlurm = base.maintenances.some((nm) => nm.metadata.deletionTimestamp !== undefined && recordedSlurmNodes(nm).length > 0);
+      return { medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
+    },
+    plan: ({ base, loaded, reads, now }) => {
+      const slurm = reads.slurm.context;
+      const plan = planCleanup({ nodes: base.nodes, maintenances: base.maintenances, medik8s: reads.medik8s, ...(slurm ? { slurm } : {}) }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
+      // Requests that bypassed validation and are being deleted: released by the cordon record, never left hanging.
+      const malformed = planMalformedReleases(base.malformed, base.nodeList);
+      const released = plan.released + malformed.released;
+      return {
+        actions: [...plan.actions, ...malformed.actions],
+        state: released > 0 || plan.slurm.length > 0 ? 'in-flight' : plan.held.length > 0 ? 'blocked' : 'idle',
+        released,
+        collected: plan.collected,
+        slurm: slurmOf(plan.slurm, reads.slurm),
+      };
+    },
+    reportsConfig: false,
+    writesLeaveWork: false,
+  },
+  reaper: {
+    // A disabled reaper costs one GET of the config (none when the round already read it): no lease, no lists, no
+    // writes; its dryRun writes events only.
+    start: async (opts, roundBase) => {
+      const mode = roundBase ? reaperModeOf(roundBase.config) : await reaperMode(opts.client, opts.namespace);
+      return mode === 'disabled' ? 'skip' : mode === 'dry-run' ? 'unleased' : 'leased';
+    },
+    read: (opts) => Promise.resolve(reaperProviders(opts.reaperProviders)),
+    plan: ({ base, loaded, reads, namespace, reaperIssues, now }) => {
+      const reaper = planReaperPass(base, namespace, reads, now);
+      const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues] });
+      return { actions: [...report, ...reaper.actions], state: reaper.requested > 0 ? 'in-flight' : 'idle', reaper };
+    },
+    reportsConfig: true,
+    writesLeaveWork: false,
+  },
+};
+
+/** Reads and plans one function on `base`: the registry entry of `fn`, typed by its own reads. */
+export async function planPass<F extends PassFunction>(fn: F, opts: PassOptions, base: BaseSnapshot, input: Omit<PlanInput<PassReads[F]>, 'reads' | 'base'>): Promise<PassPlan> {
+  const pass: PassDefinition<PassReads[F]> = PASSES[fn];
+  const reads = await pass.read(opts, base);
+  return pass.plan({ ...input, base, reads });
+}
