@@ -9,6 +9,13 @@ import { mintSlurmJwt } from './jwt.ts';
 import { checkHostTools, ensureRootfs, SlurmRunnerError } from './rootfs.ts';
 import { PICK_RANGE, portBindable } from '../testbed/processes.ts';
 
+/**
+ * How long a start may take until every node is IDLE, and slurmrestd to come or go: generous, for a loaded machine
+ * (2-5 s when quiet); only a cluster that never gets there fails, with its logs.
+ */
+const READY_WAIT_MS = 90_000;
+const RESTD_WAIT_MS = 60_000;
+
 export interface SlurmOptions {
   /** State directory: config, keys, spool, logs, pid files. A running cluster there is stopped first. */
   dir: string;
@@ -252,26 +259,29 @@ export async function startSlurm(opts: SlurmOptions): Promise<SlurmCluster> {
       return false;
     }
   };
+  /** Asks init.sh to keep slurmrestd up or down and waits until it answers so (or not), failing with its log after 60 s. */
+  const restdBecomes = async (up: boolean): Promise<void> => {
+    writeFileSync(join(dir, 'run', 'restd.want'), up ? 'up\n' : 'down\n');
+    const deadline = Date.now() + RESTD_WAIT_MS;
+    while ((await restUp()) !== up) {
+      if (Date.now() > deadline) throw new SlurmRunnerError(`slurmrestd still ${up ? 'down' : 'up'} ${RESTD_WAIT_MS / 1000} s after asking for it ${up ? 'up' : 'down'}: slurmrestd.log: ${logTail(dir, 'slurmrestd.log')}`);
+      await sleep(100);
+    }
+  };
   const cluster: SlurmCluster = {
     ...info,
     dir,
     token,
     rest,
-    stopRestd: async () => {
-      writeFileSync(join(dir, 'run', 'restd.want'), 'down\n');
-      for (let i = 0; i < 100 && (await restUp()); i++) await sleep(100);
-    },
-    startRestd: async () => {
-      writeFileSync(join(dir, 'run', 'restd.want'), 'up\n');
-      for (let i = 0; i < 100 && !(await restUp()); i++) await sleep(100);
-    },
+    stopRestd: () => restdBecomes(false),
+    startRestd: () => restdBecomes(true),
     stop: async () => {
       await stopSlurmDir(dir, log);
     },
   };
 
   // Ready: slurmrestd answers and every node is IDLE (slurmd registered).
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + READY_WAIT_MS;
   for (;;) {
     if (!cmdline(init).includes('/kmt/init.sh') && Date.now() - started > 500) {
       await cluster.stop();
@@ -286,7 +296,7 @@ export async function startSlurm(opts: SlurmOptions): Promise<SlurmCluster> {
     }
     if (Date.now() > deadline) {
       await cluster.stop();
-      throw new SlurmRunnerError(`slurm nodes not IDLE within 30 s: slurmrestd.log: ${logTail(dir, 'slurmrestd.log')}; slurmctld.log: ${logTail(dir, 'slurmctld.log')}`);
+      throw new SlurmRunnerError(`slurm nodes not IDLE within ${READY_WAIT_MS / 1000} s: slurmrestd.log: ${logTail(dir, 'slurmrestd.log')}; slurmctld.log: ${logTail(dir, 'slurmctld.log')}`);
     }
     await sleep(50);
   }

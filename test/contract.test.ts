@@ -72,7 +72,7 @@ async function podPhase(name: string): Promise<string | undefined> {
   return r.status === 200 ? String(((r.body['status'] ?? {}) as Obj)['phase']) : undefined;
 }
 
-async function gone(path: string, timeoutMs = 30_000): Promise<true> {
+async function gone(path: string, timeoutMs = 60_000): Promise<true> {
   return waitFor(`${path} gone`, async () => ((await rawApi('GET', path)).status === 404 ? true : undefined), timeoutMs, 100);
 }
 
@@ -163,7 +163,7 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
           const r = await rawApi('PATCH', `/api/v1/nodes/${node}`, { body: { metadata: { resourceVersion: current }, spec: { unschedulable: null } }, contentType: MERGE });
           if (r.status === 409) return undefined;
           return r;
-        }, 10_000, 50);
+        }, 60_000, 50);
         expect(uncordon.status).toBe(200);
         expect(Object.hasOwn(uncordon.body['spec'] as Obj, 'unschedulable')).toBe(false);
       } finally {
@@ -234,16 +234,19 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
       await waitFor('graceful Running', async () => ((await podPhase('graceful')) === 'Running' ? true : undefined));
       const asked = Date.now();
       const del = await rawApi('DELETE', podPath('graceful'));
+      const answered = Date.now();
       expect(del.status).toBe(200);
       const m = meta(del.body);
       expect([del.body['kind'], m['deletionGracePeriodSeconds'], (del.body['status'] as Obj)['phase']]).toEqual(['Pod', 30, 'Running']);
-      const due = Date.parse(String(m['deletionTimestamp'])) - asked;
-      expect(due).toBeGreaterThan(28_000);
-      expect(due).toBeLessThan(32_000);
+      // The server set it to its own now + 30 s while the DELETE was in flight; RFC 3339 seconds drop up to 1 s. Bracketed
+      // by this side's clock before and after, so a slow answer on a loaded machine moves both bounds alike.
+      const deletionAt = Date.parse(String(m['deletionTimestamp']));
+      expect(deletionAt).toBeGreaterThan(asked + 30_000 - 1000);
+      expect(deletionAt).toBeLessThanOrEqual(answered + 30_000);
       expect((await rawApi('GET', podPath('graceful'))).status).toBe(200);
       await gone(podPath('graceful'));
-      // The kubelet took its 3 s, not the 30 s of grace.
-      expect(Date.now() - asked).toBeLessThan(20_000);
+      // The kubelet took its 3 s, not the 30 s of grace: the pod was gone before its deletionTimestamp.
+      expect(Date.now()).toBeLessThan(deletionAt);
     });
 
     const goesAtOnce = async ({ name, bound, finished, options }: { name: string; bound: boolean; finished: boolean; options: Obj | undefined }): Promise<void> => {
@@ -279,7 +282,7 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
         const del = await rawApi('DELETE', podPath(name), options ? { body: options } : {});
         expect([del.status, del.body['kind']]).toEqual([200, 'Pod']);
         expect((await rawApi('GET', podPath(name))).status).toBe(404);
-        await waitFor(`${name} DELETED on the watch`, () => Promise.resolve(seen.some((e) => e.startsWith('DELETED')) ? true : undefined), 10_000);
+        await waitFor(`${name} DELETED on the watch`, () => Promise.resolve(seen.some((e) => e.startsWith('DELETED')) ? true : undefined), 60_000);
         expect(seen).toEqual(['MODIFIED deleting grace=0', 'DELETED deleting grace=0']);
       } finally {
         watch.abort();
@@ -666,7 +669,7 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
       // a NodeMaintenance naming an owner that never existed goes once it does.
       const canaryStarted = Date.now();
       await createNM('gc-canary', spec, { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: `${node}-absent`, uid: '00000000-0000-4000-8000-000000000000' }] });
-      await gone(nmPath('gc-canary'), 45_000);
+      await gone(nmPath('gc-canary'));
       const canaryMs = Date.now() - canaryStarted;
       try {
         const created = await rawApi('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: node } } });
@@ -676,16 +679,16 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
         await createNM('gc-held', spec, { ownerReferences: [owner], finalizers: [FINALIZER] });
         expect((await rawApi('DELETE', `/api/v1/nodes/${node}`)).status).toBe(200);
         const started = Date.now();
-        await gone(nmPath('gc-plain'), 10_000);
+        await gone(nmPath('gc-plain'));
         const held = await waitFor('gc-held marked for deletion', async () => {
           const r = await rawApi('GET', nmPath('gc-held'));
           return meta(r.body)['deletionTimestamp'] ? r.body : undefined;
-        }, 10_000, 100);
+        }, 60_000, 100);
         process.stderr.write(`[contract] garbage collector: a dangling owner reference in ${canaryMs} ms, the NodeMaintenances of a deleted Node in ${Date.now() - started} ms\n`);
         expect([meta(held)['finalizers'], meta(held)['ownerReferences']]).toEqual([[FINALIZER], [owner]]);
         const release = await rawApi('PATCH', nmPath('gc-held'), { body: { metadata: { finalizers: null } }, contentType: MERGE });
         expect(release.status).toBe(200);
-        await gone(nmPath('gc-held'), 10_000);
+        await gone(nmPath('gc-held'));
       } finally {
         await rawApi('DELETE', `/api/v1/nodes/${node}`);
         // The DaemonSet controller made pods for the node (no kubelet runs them): they go now, not while others test.
@@ -693,7 +696,7 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
           const pods = (await core.listPodForAllNamespaces()).items.filter((p) => p.spec?.nodeName === node || JSON.stringify(p.spec?.affinity ?? {}).includes(`"${node}"`));
           for (const p of pods) await core.deleteNamespacedPod({ namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '', gracePeriodSeconds: 0 }).catch(() => undefined);
           return pods.length === 0 ? true : undefined;
-        }, 30_000);
+        }, 60_000);
       }
     });
 
@@ -708,7 +711,7 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
         waitFor(`${name} deleted by the garbage collector`, async () => {
           const r = await rawApi('GET', nsPath(name));
           return r.status === 404 || meta(r.body)['deletionTimestamp'] ? true : undefined;
-        }, 30_000, 100);
+        }, 60_000, 100);
       const make = async (name: string, owners: Obj[]): Promise<void> => {
         const r = await rawApi('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, ownerReferences: owners } } });
         expect(r.status, r.text).toBe(201);
@@ -749,14 +752,14 @@ describe(`API contract kmaint relies on (${clusterKind()})`, () => {
         const failed = await waitFor(`${name} marked Failed`, async () => {
           const r = await rawApi('GET', podPath(name));
           return ((r.body['status'] ?? {}) as Obj)['phase'] === 'Failed' ? r.body : undefined;
-        }, 30_000, 100);
+        }, 60_000, 100);
         process.stderr.write(`[contract] pod garbage collector: an unscheduled terminating pod marked Failed in ${Date.now() - started} ms\n`);
         const podStatus = (failed['status'] ?? {}) as Obj;
         expect([meta(failed)['deletionGracePeriodSeconds'], meta(failed)['finalizers'], podStatus['conditions'] ?? null, podStatus['observedGeneration']]).toEqual([0, [hold], null, 2]);
       } finally {
         await rawApi('PATCH', podPath(name), { body: { metadata: { finalizers: null } }, contentType: MERGE });
       }
-      await gone(podPath(name), 10_000);
+      await gone(podPath(name));
     });
 
     // Here, not after this describe: vitest collects the describes above only after the outer body has run.

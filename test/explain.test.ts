@@ -167,17 +167,17 @@ describe('kmaint explain and status --watch on the testbed', () => {
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const audit = auditLog();
     const config = 'MaintenanceOperatorConfig kmaint/default not found: defaults apply (maxParallelOperations 1, maxUnavailable unlimited)';
-    await waitFor('the first table', async () => (out.includes('no NodeMaintenance requests') ? true : undefined), 20_000, 100);
+    await waitFor('the first table', async () => (out.includes('no NodeMaintenance requests') ? true : undefined), 60_000, 100);
     // Several reads with nothing changed: still one table. Three reads since the first table reached the server, so
     // the two before the last are done.
     await audit.sync();
     const afterFirst = audit.mark();
-    await waitFor('three status reads after the first table', async () => ((await watchReads(audit, afterFirst)).length >= 3 ? true : undefined), 20_000, 100);
+    await waitFor('three status reads after the first table', async () => ((await watchReads(audit, afterFirst)).length >= 3 ? true : undefined), 60_000, 100);
     expect(out).toBe(`${config}\nno NodeMaintenance requests\n`);
     await createNM(ns, 'watched', { requestorID: REQUESTOR, nodeName: node });
-    await waitFor('the second table', async () => (out.includes('watched') ? true : undefined), 20_000, 100);
+    await waitFor('the second table', async () => (out.includes('watched') ? true : undefined), 60_000, 100);
     await pass('scheduler');
-    await waitFor('the third table', async () => (out.includes('Scheduled') ? true : undefined), 20_000, 100);
+    await waitFor('the third table', async () => (out.includes('Scheduled') ? true : undefined), 60_000, 100);
     // An age tick after the third table, read and done with: a read that reached the server once the request was a
     // second older than that table shows, then the read after it (which took its clock later still, so it saw the new
     // age), then one more (so that one had written its table, if any).
@@ -191,7 +191,7 @@ describe('kmaint explain and status --watch on the testbed', () => {
       const reads = await watchReads(audit, afterThird);
       const first = reads.findIndex((at) => at >= nextTick);
       return first >= 0 && reads.length - first >= 3 ? true : undefined;
-    }, 20_000, 100);
+    }, 60_000, 100);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(err).toBe('');
@@ -225,8 +225,10 @@ describe('kmaint explain and status --watch on the testbed', () => {
     const watched = Date.now() - firstOutputAt;
     expect([code, err]).toEqual([0, '']);
     expect(firstOutputAt).toBeGreaterThan(0);
+    // It watched until its 3 s timeout (less the first read's time), and then ended by itself with exit 0: the wait for
+    // 'exit' above would hang otherwise. How soon after 3 s it ends is no assertion: a loaded machine stretches the
+    // last read (issue 18).
     expect(watched).toBeGreaterThanOrEqual(2500);
-    expect(watched).toBeLessThan(10_000);
     const rows = out.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(rows.map((r) => [r['request'], r['phase']])).toEqual([[`${ns}/json-watched`, '']]);
     expect(await kmaint(['status', '--watch', '--interval', 'soon'])).toEqual({ code: 2, stdout: '', stderr: 'kmaint: invalid duration "soon": use e.g. 30s, 5m, 1h\n' });

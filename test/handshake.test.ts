@@ -45,7 +45,7 @@ async function schedulerUntilCurrent(value: string | undefined): Promise<void> {
   await waitFor(`${CURRENT} of ${node} = ${String(value)}`, async () => {
     await pass('scheduler');
     return (await handshakeAnnotations(node))[CURRENT] === value ? true : undefined;
-  }, 30_000, 200);
+  }, 60_000, 200);
 }
 
 function requestName(): string {
@@ -93,7 +93,7 @@ describe('node-annotation handshake on the testbed, driven by an agent that may 
     agent = kc.makeApiClient(CoreV1Api);
     agentCustom = kc.makeApiClient(CustomObjectsApi);
     // RBAC reaches the authorizer through an informer: wait until the binding is in effect.
-    await waitFor('the agent can read its Node', async () => ((await agent.readNode({ name: node })).metadata?.name === node ? true : undefined), 30_000);
+    await waitFor('the agent can read its Node', async () => ((await agent.readNode({ name: node })).metadata?.name === node ? true : undefined), 60_000);
     await setConfig({
       nodeHandshake: { drainSpec: { podSelector: CLUSTER_SELECTOR, force: true } },
       pools: [{ name: 'general', nodeSelector: { matchLabels: { 'kmaint.io/pool': 'general' } }, nodeHandshake: { drainSpec: { podSelector: POOL_SELECTOR, force: true } } }],
@@ -143,7 +143,7 @@ describe('node-annotation handshake on the testbed, driven by an agent that may 
     await waitFor('the refusal recorded', async () => {
       await pass('scheduler');
       return (await handshakeAnnotations(node))[PROBLEM] === problem ? true : undefined;
-    }, 30_000, 200);
+    }, 60_000, 200);
     // Nothing changed since: the next pass writes nothing at all.
     expect((await pass('scheduler')).planned).toBe(0);
     expect(await handshakeAnnotations(node)).toEqual({ [DESIRED]: 'Drain_required', [PROBLEM]: problem });
@@ -155,7 +155,7 @@ describe('node-annotation handshake on the testbed, driven by an agent that may 
     await waitFor('the refusal cleared', async () => {
       await pass('scheduler');
       return (await handshakeAnnotations(node))[PROBLEM] === undefined ? true : undefined;
-    }, 30_000, 200);
+    }, 60_000, 200);
     expect(await handshakeAnnotations(node)).toEqual({ [DESIRED]: 'Idle' });
   });
 
@@ -214,7 +214,7 @@ describe('node-annotation handshake on the testbed, driven by an agent that may 
     await waitFor('the request being deleted', async () => {
       await pass('scheduler');
       return (await getNM(KMAINT_NS, requestName()))?.metadata.deletionTimestamp !== undefined ? true : undefined;
-    }, 30_000, 200);
+    }, 60_000, 200);
     expect(await handshakeAnnotations(node)).toEqual({ [DESIRED]: 'Idle', [REQUESTOR]: 'sriov-agent.example.com', [CURRENT]: 'DrainComplete' });
     expect((await pass('cleanup')).released).toBe(1);
     expect(await getNM(KMAINT_NS, requestName())).toBeUndefined();

@@ -46,7 +46,7 @@ async function kubeletReportsNotReady(node: string, seconds: number): Promise<vo
     const ready = (await admin().core.readNode({ name: node })).status?.conditions?.find((c) => c.type === 'Ready');
     const since = ready?.status === 'False' ? new Date(ready.lastTransitionTime ?? 0).getTime() : undefined;
     return since !== undefined && Date.now() >= since + (seconds + 1) * 1000 ? true : undefined;
-  }, 30_000, 250);
+  }, 60_000, 250);
 }
 
 function hourAgo(): string {
@@ -143,7 +143,7 @@ describe('the reaper on the testbed', () => {
     await waitFor('the revived Nodes Ready', async () => {
       const ready = await Promise.all(revived.map(async (node) => (await admin().core.readNode({ name: node })).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True'));
       return ready.every(Boolean) ? true : undefined;
-    }, 30_000, 250);
+    }, 60_000, 250);
     const restored = [...notReady];
     notReady.clear();
     for (const node of restored) {

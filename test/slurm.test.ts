@@ -48,7 +48,7 @@ async function runJob(node: string, seconds: number | 'until-released'): Promise
   const id = (r.body as { job_id?: number }).job_id;
   if (r.status !== 200 || id === undefined) throw new Error(`job submit: ${r.status} ${JSON.stringify(r.body)}`);
   jobs.push(id);
-  await waitFor(`Slurm node ${node} ALLOCATED to job ${id}`, async () => ((await slurmNode(node)).state.includes('ALLOCATED') ? true : undefined), 30_000, 50);
+  await waitFor(`Slurm node ${node} ALLOCATED to job ${id}`, async () => ((await slurmNode(node)).state.includes('ALLOCATED') ? true : undefined), 60_000, 50);
   return id;
 }
 
@@ -56,7 +56,7 @@ async function runJob(node: string, seconds: number | 'until-released'): Promise
 async function releaseJob(node: string): Promise<void> {
   writeFileSync(join(slurmDir, 'run', `release-${node}`), '');
   const released = join(slurmDir, 'run', `released-${node}`);
-  await waitFor(`the job on ${node} to end after its release (${released})`, async () => (existsSync(released) ? true : undefined), 30_000, 50);
+  await waitFor(`the job on ${node} to end after its release (${released})`, async () => (existsSync(released) ? true : undefined), 60_000, 50);
   rmSync(join(slurmDir, 'run', `release-${node}`));
   rmSync(released);
 }
@@ -64,7 +64,7 @@ async function releaseJob(node: string): Promise<void> {
 /** Waits until slurmctld's own log (read on the host: no slurmrestd needed) has a line containing `text`. */
 async function untilCtldLogs(text: string): Promise<void> {
   const file = join(slurmDir, 'log', 'slurmctld.log');
-  await waitFor(`slurmctld.log to say "${text}"`, async () => (readFileSync(file, 'utf8').includes(text) ? true : undefined), 30_000, 50);
+  await waitFor(`slurmctld.log to say "${text}"`, async () => (readFileSync(file, 'utf8').includes(text) ? true : undefined), 60_000, 50);
 }
 
 /** Cancels a job (scancel): the node leaves ALLOCATED as a job that ended would, without waiting out its sleep. */
