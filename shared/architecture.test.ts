@@ -1,5 +1,6 @@
-// The shape of shared/ as a test: no import cycle among its files, and each area entered only through its index.ts
-// (or its package.json "imports" alias), from the other areas, cli/ and functions/.
+// The shape of shared/ as a test: no import cycle among its files, each area entered only through its index.ts
+// (or its package.json "imports" alias) from the other areas, cli/ and functions/, and every error thrown in shared/
+// and functions/ a KmaintError with no silent catch.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -139,5 +140,32 @@ describe('shared/ architecture', () => {
     expect(areas.filter((a) => !indexed.has(a))).toEqual([]);
     const files = new Set(tsFiles(SHARED));
     expect([...ALIASES].filter(([, target]) => !files.has(target)).map(([alias]) => alias)).toEqual([]);
+  });
+
+  it('throws only KmaintError subclasses in shared/ and functions/, and swallows no error silently', () => {
+    const sources = [SHARED, join(ROOT, 'functions')]
+      .flatMap(tsFiles)
+      .filter((f) => !f.endsWith('.test.ts') && !isTestBuilder(f))
+      .map((f) => ({ file: rel(f), text: readFileSync(f, 'utf8') }));
+    // Every error class declared here, by name -> the class it extends.
+    const parents = new Map<string, string>();
+    for (const { text } of sources) for (const m of text.matchAll(/\bclass (\w+) extends (\w+)/g)) parents.set(m[1] ?? '', m[2] ?? '');
+    const isKmaintError = (name: string): boolean => {
+      for (let at: string | undefined = name, hops = 0; at !== undefined && hops < 10; at = parents.get(at), hops++) if (at === 'KmaintError') return true;
+      return false;
+    };
+    // client-node's own exception, thrown inside its response processing (lean-nodes.ts) so that the client's retry
+    // and failure reading treat it as client-node's; the client wraps every failure in a KubeRequestError.
+    const FOREIGN = new Set(['ApiException']);
+    const problems: string[] = [];
+    for (const { file, text } of sources) {
+      for (const m of text.matchAll(/\bthrow new (\w+)\(/g)) {
+        const name = m[1] ?? '';
+        if (!FOREIGN.has(name) && !isKmaintError(name)) problems.push(`${file}: throws ${name}, not a KmaintError subclass`);
+      }
+      for (const m of text.matchAll(/\.catch\(\(\) => (undefined|null|\{\s*\})\)/g)) problems.push(`${file}: ${m[0]} swallows an error silently`);
+      for (const m of text.matchAll(/\bclass (\w+Error) extends (\w+)/g)) if (!isKmaintError(m[1] ?? '')) problems.push(`${file}: ${m[1] ?? ''} extends ${m[2] ?? ''}, not KmaintError`);
+    }
+    expect(problems).toEqual([]);
   });
 });

@@ -31,6 +31,19 @@ export class LambdaSettingsError extends KmaintError {
   }
 }
 
+/** The next function of a chain cannot be started: its function name is not configured. */
+export class ChainStartError extends KmaintError {
+  override name = 'ChainStartError';
+  constructor(
+    /** The function that was to be started. */
+    readonly target: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
 /** A run failed with a message that had to be masked; the original error is the cause. */
 export class RunFailedError extends KmaintError {
   override name = 'RunFailedError';

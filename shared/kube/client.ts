@@ -20,7 +20,8 @@ import {
 } from '@kubernetes/client-node';
 import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../api/index.ts';
 import type { Condition, MaintenanceOperatorConfig, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
-import { KubeRequestError } from './errors.ts';
+import { HttpFailureError, KubeRequestError, type HttpFailure } from './errors.ts';
+import { KubeConfigError } from './kubeconfig.ts';
 import { eventBody, type EventRequest } from './event-body.ts';
 import { LeanNodeListProcessor } from './lean-nodes.ts';
 import { watchForChange, type ListedVersion, type WatchOutcome } from './watch-change.ts';
@@ -54,12 +55,6 @@ export interface RequestCounts {
   /** Failed requests (after retries) by the same "verb resource" keys. */
   errorsByVerb: Record<string, number>;
   retries: number;
-}
-
-interface HttpFailure {
-  status: number;
-  message: string;
-  retryAfter: string | undefined;
 }
 
 function failureOf(err: unknown): HttpFailure {
@@ -135,7 +130,7 @@ export class KubeClient {
     const pooled = withOneConnectionPool(kubeConfig);
     // LIST nodes skips client-node's typed copy of every field (lean-nodes.ts); the rest is makeApiClient's setup.
     const cluster = kubeConfig.getCurrentCluster();
-    if (!cluster) throw new Error('the kubeconfig has no current cluster');
+    if (!cluster) throw new KubeConfigError('the kubeconfig has no current cluster');
     const coreConfig = createConfiguration({ baseServer: new ServerConfiguration(cluster.server, {}), authMethods: { default: pooled } });
     this.core = new CoreV1Api(coreConfig, undefined, new LeanNodeListProcessor());
     this.custom = pooled.makeApiClient(CustomObjectsApi);
@@ -172,7 +167,7 @@ export class KubeClient {
         const retry = isRetryable(f.status) && (f.status !== 429 || opts.retry429 !== false) && attempt < this.opts.retry.attempts;
         if (!retry) {
           this.countError(key);
-          throw Object.assign(new Error(f.message, { cause: err }), { httpFailure: f });
+          throw new HttpFailureError(f, { cause: err });
         }
         this.counts.retries++;
         await this.opts.sleep(retryDelayMs(attempt, this.opts.retry, f.retryAfter, this.opts.random()), this.opts.signal);
@@ -461,7 +456,14 @@ export class KubeClient {
       }
     });
     if (out.kind !== 'conflict' || !answerLost) return out;
-    const current = await this.getLease(namespace, lease.metadata?.name ?? '').catch(() => undefined);
+    let current: V1Lease | undefined;
+    try {
+      current = await this.getLease(namespace, lease.metadata?.name ?? '');
+    } catch {
+      // The read-back failed (counted in counts.errors like every failed request): the 409 stands as the outcome, and
+      // the next pass decides again on what the lease then says.
+      return out;
+    }
     const time = (t: unknown): number => (t === undefined || t === null ? NaN : new Date(t as string).getTime());
     if (current?.spec?.holderIdentity !== lease.spec?.holderIdentity || time(current?.spec?.renewTime) !== time(lease.spec?.renewTime)) return out;
     const rv = current?.metadata?.resourceVersion;

@@ -34,7 +34,7 @@ export async function describeEksCluster(clusterName: string, region: string): P
     const { cluster } = await eks.send(new DescribeClusterCommand({ name: clusterName }));
     const server = cluster?.endpoint;
     const caData = cluster?.certificateAuthority?.data;
-    if (!server || !caData) throw new Error(`cluster ${clusterName} has no ${server ? 'certificate authority' : 'endpoint'} yet (status ${cluster?.status ?? 'unknown'})`);
+    if (!server || !caData) throw new EksAuthError(clusterName, `cluster ${clusterName} has no ${server ? 'certificate authority' : 'endpoint'} yet (status ${cluster?.status ?? 'unknown'})`);
     return { server, caData };
   } catch (err) {
     throw new EksAuthError(clusterName, `describing EKS cluster ${clusterName} in ${region}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });

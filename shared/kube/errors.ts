@@ -16,6 +16,28 @@ export class KubeRequestError extends KmaintError {
   }
 }
 
+/** One failed HTTP exchange, read once from client-node's exception or the network error. */
+export interface HttpFailure {
+  /** HTTP status, 0 when no response arrived. */
+  status: number;
+  message: string;
+  retryAfter: string | undefined;
+}
+
+/**
+ * A request that failed and will not be retried, inside the client: the verb that made it decides what it means (a
+ * 410 restarts a LIST, a 409 is a conflict outcome) or wraps it in a KubeRequestError saying what was being done.
+ */
+export class HttpFailureError extends KmaintError {
+  override name = 'HttpFailureError';
+  constructor(
+    readonly httpFailure: HttpFailure,
+    options?: ErrorOptions,
+  ) {
+    super(httpFailure.message, options);
+  }
+}
+
 /** Reaching an EKS cluster failed before any Kubernetes request: credentials, signing, or DescribeCluster. */
 export class EksAuthError extends KmaintError {
   override name = 'EksAuthError';

@@ -48,9 +48,27 @@ function yamlMarkOf(err: unknown): YamlMark | undefined {
 }
 
 /**
+ * The YAML parser's error, kept as the cause, with every copy of the text it quotes removed in place: its message and
+ * stack (which quote the offending lines), and its mark's buffer and snippet (the whole text, and those lines). What
+ * stays is its name, its reason ("bad indentation of a mapping entry") and its position.
+ */
+function withoutQuotedText(err: unknown, where: string): unknown {
+  if (!(err instanceof Error)) return err;
+  const parsed = err as Error & { reason?: unknown; mark?: unknown };
+  parsed.message = `${typeof parsed.reason === 'string' ? parsed.reason : 'syntax error'}${where}`;
+  parsed.stack = `${parsed.name}: ${parsed.message}`;
+  if (typeof parsed.mark === 'object' && parsed.mark !== null) {
+    const mark = parsed.mark as Record<string, unknown>;
+    delete mark['buffer'];
+    delete mark['snippet'];
+  }
+  return parsed;
+}
+
+/**
  * A kubeconfig from its YAML or JSON text. `source` says where the text came from ("from KMAINT_KUBECONFIG",
- * "from secret arn:..."). The text may hold credentials, so a syntax error reports only its position and does
- * not keep the parser's error as `cause` (the parser quotes the offending lines).
+ * "from secret arn:..."). The text may hold credentials, so a syntax error reports only its position, and the
+ * parser's error is kept as `cause` with the text it quotes taken out (withoutQuotedText).
  */
 export function kubeConfigFromText(text: string, opts: { source: string; context?: string }): KubeConfig {
   const kc = new KubeConfig();
@@ -61,7 +79,7 @@ export function kubeConfigFromText(text: string, opts: { source: string; context
     const mark = yamlMarkOf(err);
     if (mark) {
       const where = mark.line >= 0 ? ` (line ${mark.line + 1}, column ${mark.column + 1})` : '';
-      throw new KubeConfigError(`kubeconfig ${opts.source} is not valid YAML${where}`);
+      throw new KubeConfigError(`kubeconfig ${opts.source} is not valid YAML${where}`, { cause: withoutQuotedText(err, where) });
     }
     // client-node's structural errors name fields and indices only ("clusters[0].cluster is missing").
     throw new KubeConfigError(`kubeconfig ${opts.source}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });

@@ -1,6 +1,7 @@
 // Waiting for the first change to any of a few LISTs: one WATCH each from the resourceVersion the LIST returned, so
 // nothing that changed after the read is missed, closed as soon as one event arrives or the time is up.
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { KubeRequestError } from './errors.ts';
 
 /** A LIST as read: where to watch it from. */
 export interface ListedVersion {
@@ -73,7 +74,7 @@ export async function watchForChange(
       };
       void watch.watch(t.path, query, onEvent, onDone).then(
         (c) => (settled ? c.abort() : controllers.push(c)),
-        (err: unknown) => onDone(err ?? new Error('watch failed')),
+        (err: unknown) => onDone(err ?? new KubeRequestError(`watching ${t.path}`, 0, 'watch failed')),
       );
     }
   });

@@ -3,6 +3,7 @@
 import type { V1Lease } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/index.ts';
 import { acquirePassLease, releasePassLease, renewPassLease, type LeaseOutcome } from './lease.ts';
+import type { PassLogger } from './logger.ts';
 import type { PassSummary } from './summary.ts';
 
 export interface HeldLeasesOptions {
@@ -13,6 +14,8 @@ export interface HeldLeasesOptions {
   /** @default 120 */
   durationSeconds?: number;
   now: () => Date;
+  /** Where a lease that could not be given back is reported (it then expires on its own). */
+  logger?: PassLogger;
 }
 
 interface Held {
@@ -29,6 +32,8 @@ interface Held {
 export class HeldLeases {
   private readonly held = new Map<string, Held>();
   private readonly durationSeconds: number;
+  /** Leases releaseAll could not give back (each logged; they expire on their own). */
+  releaseFailures = 0;
 
   constructor(private readonly opts: HeldLeasesOptions) {
     this.durationSeconds = opts.durationSeconds ?? 120;
@@ -63,7 +68,13 @@ export class HeldLeases {
     const counts = this.opts.client.counts.byVerb;
     for (const [fn, h] of leases) {
       const before = { ...counts };
-      await releasePassLease(this.opts.client, h.lease).catch(() => undefined);
+      try {
+        await releasePassLease(this.opts.client, h.lease);
+      } catch (err) {
+        // Logged and counted (releaseFailures; the client's counts.errors), never thrown: the lease expires on its own.
+        this.releaseFailures++;
+        this.opts.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, `giving the ${fn} lease back failed; it expires on its own`);
+      }
       const delta: Record<string, number> = {};
       for (const [k, v] of Object.entries(counts)) if (v > (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);
       made.set(fn, delta);

@@ -2,7 +2,8 @@
 export { runPass } from './run-pass.ts';
 export { emptyPassSummary, PASS_FUNCTIONS } from './summary.ts';
 export { reaperModeOf } from './reaper-pass.ts';
-export type { PassLogger, PassOptions } from './options.ts';
+export type { PassLogger } from './logger.ts';
+export type { PassOptions } from './options.ts';
 export { PASSES, planPass } from './passes.ts';
 export type { PassDefinition, PassPlan, PassStart, PlanInput, PlanState } from './passes.ts';
 export type { PassFunction, PassSummary, PassWait } from './summary.ts';

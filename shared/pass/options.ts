@@ -1,13 +1,8 @@
 // What a pass is given: the client, the namespace, the clock, and the optional logger, round and providers.
 import type { KubeClient } from '../kube/index.ts';
 import type { InstanceProviders } from '../reaper/index.ts';
+import type { PassLogger } from './logger.ts';
 import type { PassRound } from './round.ts';
-
-export interface PassLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  debug(obj: object, msg?: string): void;
-}
 
 export interface PassOptions {
   client: KubeClient;

@@ -2,6 +2,7 @@
 // What differs between the functions (reads, plan, how a pass starts) is their row in PASSES (passes.ts).
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import type { V1Lease } from '@kubernetes/client-node';
 import { describeAction, FINALIZER } from '../api/index.ts';
 import type { NodeMaintenance } from '../api/index.ts';
 import { loadConfig } from '../config/index.ts';
@@ -66,7 +67,7 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
   const start = (await PASSES[fn].start?.(opts, opts.round?.last())) ?? 'leased';
   if (start === 'skip') return finish();
   const holder = opts.holder ?? `${hostname()}-${process.pid}-${passId}`;
-  let lease: import('@kubernetes/client-node').V1Lease | undefined;
+  let lease: V1Lease | undefined;
   const takeLease = async (): Promise<boolean> => {
     const got = opts.round?.leases
       ? await opts.round.leases.take(fn)
@@ -142,9 +143,21 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     if (actions.length > 0 || slurmWrites.length > 0) opts.round?.wrote();
     const held = lease;
     lease = undefined;
-    if (held) await releasePassLease(opts.client, held).catch(() => undefined);
+    if (held) await giveBack(opts, fn, held);
     return finish();
   } finally {
-    if (lease) await releasePassLease(opts.client, lease).catch(() => undefined);
+    if (lease) await giveBack(opts, fn, lease);
+  }
+}
+
+/**
+ * Gives the pass lease back. A failure is logged and counted (the client's counts.errors, in the summary's apiErrors),
+ * never thrown: the lease then expires on its own, and the next pass of `fn` waits at most its duration.
+ */
+async function giveBack(opts: PassOptions, fn: PassFunction, lease: V1Lease): Promise<void> {
+  try {
+    await releasePassLease(opts.client, lease);
+  } catch (err) {
+    opts.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, `${fn} pass: giving the lease back failed; it expires on its own`);
   }
 }

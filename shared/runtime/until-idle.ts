@@ -76,6 +76,7 @@ export async function runUntilIdle(opts: RunOptions): Promise<RunSummary> {
         holder: opts.holder ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
         durationSeconds: opts.leaseSeconds ?? 120,
         now: opts.now,
+        ...(opts.logger ? { logger: opts.logger } : {}),
       });
   const round = new PassRound(leases);
   const end = (rounds: number, stopped: RunSummary['stopped']): RunSummary => ({ rounds, passes, stopped, durationMs: Date.now() - started });
