@@ -15,7 +15,7 @@ export interface TestbedOptions {
   /** Lease renewal interval of the simulated kubelet. @default 10000 */
   heartbeatIntervalMs?: number;
   log?: (line: string) => void;
-  /** Wait at most this long for nodes Ready and pods Running. @default 120000 */
+  /** Wait at most this long for nodes Ready and pods Running (generous: a loaded machine; issue 18). @default 300000 */
   readyTimeoutMs?: number;
 }
 
@@ -96,7 +96,7 @@ export async function startTestbed(opts: TestbedOptions): Promise<Testbed> {
     });
     await kubelet.start();
     await createCluster(admin, cluster);
-    await waitForCluster(admin, cluster, opts.readyTimeoutMs ?? 120_000, log);
+    await waitForCluster(admin, cluster, opts.readyTimeoutMs ?? 300_000, log);
     const k = kubelet;
     const control = await serveKubeletControl(k);
     return {
