@@ -1,6 +1,7 @@
 // `kmaint demo` as a user runs it (a child process, stdout not a TTY): plain lines, the summary, exit 0.
 import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { kmaintArgs } from '../test/support/kmaint-cli.ts';
 
 interface Run {
   code: number;
@@ -10,7 +11,7 @@ interface Run {
 
 function kmaint(args: string[], timeoutMs: number): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(process.execPath, kmaintArgs(...args), { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

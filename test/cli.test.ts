@@ -1,6 +1,7 @@
-// The kmaint command as a user runs it (bin/kmaint.mjs in a child process, stdout not a TTY) against the testbed:
-// one pass, run-until-idle, plan and status showing why a request waits, invoke against a loopback Lambda API that
-// runs the real handler, --help for every command, the global flags, and each error exit with its one-line reason.
+// The kmaint command as a user runs it (in a child process, stdout not a TTY; bundled as the container image runs it,
+// test/support/kmaint-cli.ts) against the testbed: one pass, run-until-idle, plan and status showing why a request
+// waits, invoke against a loopback Lambda API that runs the real handler, --help for every command, the global flags,
+// and each error exit with its one-line reason.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { aLambdaContext, captureLines } from '../functions/adapter/test-context.
 import { PASS_FUNCTIONS } from '../shared/pass/index.ts';
 import { kubectl, testbed } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, generalNodes, getNM, installCrds, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { kmaintArgs } from './support/kmaint-cli.ts';
 
 const ns = `cli-${randomBytes(3).toString('hex')}`;
 
@@ -26,7 +28,7 @@ interface Run {
 
 function kmaint(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/kmaint.mjs', ...args], { timeout: 120_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+    execFile(process.execPath, kmaintArgs(...args), { timeout: 120_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
     });
   });

@@ -1,4 +1,5 @@
-// Issue 12 point 3 on the testbed, through the real bin/kmaint.mjs run as kmaint's ServiceAccount: `kmaint explain`
+// Issue 12 point 3 on the testbed, through the real kmaint command (bundled, test/support/kmaint-cli.ts) run as
+// kmaint's ServiceAccount: `kmaint explain`
 // for a request waiting on a pool limit and for one whose drain waits on a PodDisruptionBudget (exact text), its exit 2
 // for an unknown object, and `kmaint status --watch` off a terminal (a new table only on change, stopping on SIGINT or
 // --timeout).
@@ -8,6 +9,7 @@ import { AppsV1Api, PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { adminKubeConfig, auditLog, kubectl, testbed, waitFor, type ClusterAudit } from './support/cluster.ts';
 import { admin, createNM, driveUntil, getNM, installCrds, nodes, pass, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
+import { kmaintArgs } from './support/kmaint-cli.ts';
 
 const ns = `ex-${randomBytes(3).toString('hex')}`;
 const POOL = 'kmaint.io/pool';
@@ -21,7 +23,7 @@ interface Run {
 
 function kmaint(args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/kmaint.mjs', '--kubeconfig', testbed().kmaintKubeconfigPath, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, kmaintArgs('--kubeconfig', testbed().kmaintKubeconfigPath, ...args), { timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
     });
   });
@@ -158,7 +160,7 @@ describe('kmaint explain and status --watch on the testbed', () => {
 
   it('status --watch off a terminal prints a table at start and one per change (not per age tick), and stops on SIGINT', async () => {
     const node = general[1] as string;
-    const child = spawn(process.execPath, ['bin/kmaint.mjs', '--kubeconfig', testbed().kmaintKubeconfigPath, 'status', '--watch', '--interval', '300ms', '-o', 'text'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, kmaintArgs('--kubeconfig', testbed().kmaintKubeconfigPath, 'status', '--watch', '--interval', '300ms', '-o', 'text'), { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
@@ -211,7 +213,7 @@ describe('kmaint explain and status --watch on the testbed', () => {
 
   it('status --watch --timeout stops by itself with exit 0; -o json prints the rows only on change, not per age tick', async () => {
     await createNM(ns, 'json-watched', { requestorID: REQUESTOR, nodeName: general[0] as string });
-    const child = spawn(process.execPath, ['bin/kmaint.mjs', '--kubeconfig', testbed().kmaintKubeconfigPath, 'status', '--watch', '--interval', '200ms', '--timeout', '3s', '-o', 'json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, kmaintArgs('--kubeconfig', testbed().kmaintKubeconfigPath, 'status', '--watch', '--interval', '200ms', '--timeout', '3s', '-o', 'json'), { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     let firstOutputAt = 0;

@@ -14,6 +14,7 @@ import { SimKubelet } from '../sim/kubelet/index.ts';
 import { kubeConfigThroughProxy, proxyCertificate, startFaultProxy } from '../testbed/fault-proxy/index.ts';
 import { adminKubeConfig, clusterKind, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, bindPod, createNM, deleteNM, getNM, isUnschedulable, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
+import { kmaintArgs } from './support/kmaint-cli.ts';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const ns = `hostile-${randomBytes(3).toString('hex')}`;
@@ -282,7 +283,7 @@ describe(`hostile and broken input on the ${clusterKind()}`, () => {
       expect({ actions: s.actions, workRemains: s.workRemains, errors: s.errors }).toEqual({ actions: { emitEvent: 1 }, workRemains: false, errors: [] });
       // And `kmaint pass` (what a CronJob runs) exits 0 with them in the cluster.
       const cli = await new Promise<{ code: number | null; stderr: string }>((done) => {
-        const child = execFile(process.execPath, ['bin/kmaint.mjs', 'pass', 'scheduler', '--kubeconfig', testbed().kmaintKubeconfigPath, '-n', KMAINT_NS], { timeout: 60_000 }, (_err, _stdout, stderr) => done({ code: child.exitCode, stderr }));
+        const child = execFile(process.execPath, kmaintArgs('pass', 'scheduler', '--kubeconfig', testbed().kmaintKubeconfigPath, '-n', KMAINT_NS), { timeout: 60_000 }, (_err, _stdout, stderr) => done({ code: child.exitCode, stderr }));
       });
       expect(cli).toEqual({ code: 0, stderr: '' });
       for (const name of ['no-spec', 'wrong-types']) await kubectl(['delete', `${NODE_MAINTENANCE_PLURAL}.${OLD}.${GROUP}`, '-n', ns, name]);

@@ -1,4 +1,4 @@
-// `kmaint sim` as a user runs it (bin/kmaint.mjs in a child process): once it prints that it is up, the kubeconfig it
+// `kmaint sim` as a user runs it (the bundled command in a child process): once it prints that it is up, the kubeconfig it
 // wrote works with kubectl — get nodemaintenances -A, apply the seed README example, cordon and uncordon — and
 // Ctrl-C stops it with exit 0 and the port closed. Needs no testbed; it runs in the testbed project with test/.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectlBinary } from '../sim/apiserver/test-support.ts';
+import { kmaintArgs } from './support/kmaint-cli.ts';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'kmaint-sim-cli-'));
@@ -71,7 +72,7 @@ describe('kmaint sim with kubectl', () => {
   let exited: Promise<number | null>;
 
   beforeAll(async () => {
-    sim = spawn(process.execPath, ['bin/kmaint.mjs', 'sim', '--nodes', '3', '--seed', '7', '--kubeconfig-out', kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+    sim = spawn(process.execPath, kmaintArgs('sim', '--nodes', '3', '--seed', '7', '--kubeconfig-out', kubeconfig), { stdio: ['ignore', 'pipe', 'pipe'] });
     sim.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
     sim.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
     exited = new Promise((resolve) => sim.once('exit', (code) => resolve(code)));

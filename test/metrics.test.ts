@@ -17,6 +17,7 @@ import type { BudgetRunSummary } from '../shared/runtime/index.ts';
 import { startPushgateway, type RunningPushgateway } from '../testbed/pushgateway/pushgateway.ts';
 import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, bindPod, createNM, deleteNM, generalNodes, getNM, installCrds, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { kmaintArgs } from './support/kmaint-cli.ts';
 
 const ns = `metrics-${randomBytes(3).toString('hex')}`;
 /** The handler's clock: EMF timestamps and run durations (0: the clock does not move). */
@@ -166,7 +167,7 @@ async function expectInvocation(fn: PassFunction, inv: Invocation, want: { run: 
 
 function kmaintCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/kmaint.mjs', ...args], { timeout: 120_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+    execFile(process.execPath, kmaintArgs(...args), { timeout: 120_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
     });
   });

@@ -11,6 +11,7 @@ import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START } from '../share
 import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
 import { kubectl, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, generalNodes, getNM, installCrds, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { kmaintArgs } from './support/kmaint-cli.ts';
 
 const ns = `slurm-${randomBytes(3).toString('hex')}`;
 const TOKEN_ENV = 'KMAINT_TEST_SLURM_JWT';
@@ -97,7 +98,7 @@ async function podState(name: string): Promise<'running' | 'evicted'> {
 /** `kmaint status -o json` as kmaint's ServiceAccount: one row per request. */
 async function kmaintStatus(): Promise<Array<Record<string, unknown>>> {
   const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['bin/kmaint.mjs', '--kubeconfig', testbed().kmaintKubeconfigPath, 'status', '-o', 'json'], { timeout: 60_000 }, (err, out) => (err ? reject(err) : resolve(out)));
+    execFile(process.execPath, kmaintArgs('--kubeconfig', testbed().kmaintKubeconfigPath, 'status', '-o', 'json'), { timeout: 60_000 }, (err, out) => (err ? reject(err) : resolve(out)));
   });
   return stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 }
@@ -105,7 +106,7 @@ async function kmaintStatus(): Promise<Array<Record<string, unknown>>> {
 /** `kmaint explain ns/name` as kmaint's ServiceAccount, by line. */
 async function kmaintExplain(ref: string): Promise<string[]> {
   const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['bin/kmaint.mjs', '--kubeconfig', testbed().kmaintKubeconfigPath, 'explain', ref], { timeout: 60_000 }, (err, out) => (err ? reject(err) : resolve(out)));
+    execFile(process.execPath, kmaintArgs('--kubeconfig', testbed().kmaintKubeconfigPath, 'explain', ref), { timeout: 60_000 }, (err, out) => (err ? reject(err) : resolve(out)));
   });
   return stdout.trimEnd().split('\n');
 }

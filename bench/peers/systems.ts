@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { NODE_ESM_BUNDLE } from '../../esbuild-options.ts';
 import { installKmaint, writeServiceAccountKubeconfig, KMAINT_SERVICE_ACCOUNT_USER } from '../../test/setup/install-kmaint.ts';
 import { binaryPath } from '../../testbed/versions.ts';
 import type { NvidiaOperator } from '../../testbed/peers/build-nvidia.ts';
@@ -107,12 +108,7 @@ async function kmaintBundle(): Promise<string> {
   await build({
     entryPoints: [join(REPO, 'cli/main.ts')],
     outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; import { dirname as __dn } from 'node:path'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); const __dirname = __dn(__filename);" },
+    ...NODE_ESM_BUNDLE,
   });
   bundle = outfile;
   return outfile;

@@ -8,6 +8,7 @@ import { startSimApiServer, type SimApiServer } from '../../sim/apiserver/index.
 import { CRDS_DIR } from '../../sim/embedded.ts';
 import { readSnapshotFile, validateSnapshot, type WhatIfReport } from '../../sim/whatif/index.ts';
 import { seedSnapshot } from '../../sim/whatif/seed.ts';
+import { kmaintArgs } from '../../test/support/kmaint-cli.ts';
 
 const FIXTURE = 'sim/whatif/fixtures/small-cluster.json';
 const CONFIG = 'sim/whatif/fixtures/small-config.yaml';
@@ -20,7 +21,7 @@ interface Run {
 
 function kmaint(args: string[], timeoutMs = 110_000): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(process.execPath, kmaintArgs(...args), { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
     });
   });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml, type Timeline } from './index.ts';
+import { kmaintArgs } from '../../test/support/kmaint-cli.ts';
 
 const CHROMIUM = process.env['KMAINT_CHROMIUM'] ?? 'chromium';
 const INSTALL = 'apt-get update && apt-get install -y chromium';
@@ -113,7 +114,7 @@ describe('the HTML timeline report in headless Chromium', () => {
 
   it('kmaint simulate --report: the observed phases of every node drawn, exactly as the run saw them', async () => {
     const file = join(dir, 'simulate.html');
-    const r = await run(process.execPath, ['bin/kmaint.mjs', 'simulate', '--profile', 'small', '--nodes', 'kmaint.io/pool=general', '--report', file, '-o', 'json'], 120_000);
+    const r = await run(process.execPath, kmaintArgs('simulate', '--profile', 'small', '--nodes', 'kmaint.io/pool=general', '--report', file, '-o', 'json'), 120_000);
     expect([r.code, r.stderr]).toEqual([0, '']);
     const report = JSON.parse(r.stdout) as Record<string, unknown>;
     expect([report['outcome'], report['nodes'], 'timeline' in report]).toEqual(['done', 4, false]);
@@ -134,7 +135,7 @@ describe('the HTML timeline report in headless Chromium', () => {
 
   it('kmaint demo --report: a lane per maintained node, every bar the observer saw, both limits', async () => {
     const file = join(dir, 'demo.html');
-    const r = await run(process.execPath, ['bin/kmaint.mjs', 'demo', '--speed', '300', '--report', file], 200_000);
+    const r = await run(process.execPath, kmaintArgs('demo', '--speed', '300', '--report', file), 200_000);
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(`report written to ${file}`);
     const data = pageData(readFileSync(file, 'utf8'));

@@ -9,6 +9,7 @@ import { startTestbed, type Testbed } from '../../testbed/testbed.ts';
 import { binaryPath } from '../../testbed/versions.ts';
 import { testbedCount, type TestbedInfo } from '../support/testbed-info.ts';
 import { KMAINT_SERVICE_ACCOUNT_USER, installKmaint, writeServiceAccountKubeconfig } from './install-kmaint.ts';
+import { provideCliBundle } from './cli-bundle.ts';
 import { projectTiming } from './project-timing.ts';
 
 /** Starts one testbed and installs kmaint on it; stops it again if the install fails. */
@@ -48,7 +49,7 @@ async function startOne(index: number, count: number): Promise<{ tb: Testbed; in
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const count = testbedCount();
   const started = Date.now();
-  const results = await Promise.allSettled(Array.from({ length: count }, (_, i) => startOne(i, count)));
+  const [results] = await Promise.all([Promise.allSettled(Array.from({ length: count }, (_, i) => startOne(i, count))), provideCliBundle(project)]);
   const up = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
   if (failed.length > 0) {

@@ -1,12 +1,15 @@
-// Vitest global setup of the unit project: no cluster, only the project's wall time from its first file's start to its
-// last file's end, printed at teardown beside the cluster projects' (`.ci/run` repeats the three lines at its end).
+// Vitest global setup of the unit project: no cluster; the bundled kmaint command its CLI tests start
+// (test/setup/cli-bundle.ts), and the project's wall time from its first file's start to its last file's end, printed
+// at teardown beside the cluster projects' (`.ci/run` repeats the three lines at its end).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { provideCliBundle } from './cli-bundle.ts';
 import { projectTiming } from './project-timing.ts';
 
-export default function setup(project: TestProject): () => void {
+export default async function setup(project: TestProject): Promise<() => void> {
+  await provideCliBundle(project);
   const dir = mkdtempSync(join(tmpdir(), 'kmaint-unit-run-'));
   const timing = projectTiming(project, dir);
   return () => {

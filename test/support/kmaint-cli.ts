@@ -1,0 +1,17 @@
+// The kmaint command as tests start it: `node <bundle>` (test/setup/cli-bundle.ts builds it once per run), the same
+// program bin/kmaint.mjs loads through tsx, without tsx's per-start cost.
+import { inject } from 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The esbuild bundle of cli/main.ts for this run (test/setup/cli-bundle.ts). */
+    kmaintCli: string;
+  }
+}
+
+/** The arguments to `process.execPath` that run `kmaint ...args`. */
+export function kmaintArgs(...args: string[]): string[] {
+  const bundle = inject('kmaintCli');
+  if (!bundle) throw new Error('kmaintCli is not provided: this project\'s global setup must call provideCliBundle (test/setup/cli-bundle.ts)');
+  return [bundle, ...args];
+}
