@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.scratch/', 'node_modules/', '.serverless/', '.build/', 'dist/', 'coverage/', 'bin/', 'eslint.config.js'] },
+  { ignores: ['.scratch/', 'node_modules/', '.serverless/', '.build/', 'dist/', '.test-build/', 'coverage/', 'bin/', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
