@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { V1Lease } from '@kubernetes/client-node';
 import { describeAction, FINALIZER } from '../api/index.ts';
 import type { NodeMaintenance } from '../api/index.ts';
+import type { RequestCounts } from '../kube/index.ts';
 import { loadConfig } from '../config/index.ts';
 import { applySlurmWrites, describeSlurmWrite } from '../slurm/index.ts';
 import { measurePass, type PassMetricsInput } from '../metrics/index.ts';
@@ -37,30 +38,89 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<
   return { ...plan, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues], maintenances };
 }
 
+/** The client's request counts as a pass starts, to report what the pass itself sent. */
+function countsAt(counts: RequestCounts): RequestCounts {
+  return { byVerb: { ...counts.byVerb }, errors: counts.errors, errorsByVerb: { ...counts.errorsByVerb }, retries: counts.retries };
+}
+
+/** Positive differences of `now` over `before`, by key. */
+function grownBy(now: Readonly<Record<string, number>>, before: Readonly<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(now)) if (v - (before[k] ?? 0) > 0) out[k] = v - (before[k] ?? 0);
+  return out;
+}
+
+/** What the pass measured for its metrics (all but the API errors, which the summary counts at the end). */
+type Measured = Omit<PassMetricsInput, 'apiErrors'>;
+
+/** Completes the summary with the time taken, the requests sent, the metrics, and logs it. */
+function finishSummary(fn: PassFunction, opts: PassOptions, summary: PassSummary, started: number, before: RequestCounts, measured: Measured | undefined): PassSummary {
+  const counts = opts.client.counts;
+  summary.durationMs = Date.now() - started;
+  Object.assign(summary.requests, grownBy(counts.byVerb, before.byVerb));
+  summary.apiErrors = counts.errors - before.errors;
+  if (measured) summary.metrics = measurePass({ ...measured, apiErrors: grownBy(counts.errorsByVerb, before.errorsByVerb) });
+  summary.retries = counts.retries - before.retries;
+  opts.logger?.info({ summary: { ...summary, plan: undefined, waits: undefined } }, `${fn} pass ${summary.outcome}`);
+  return summary;
+}
+
+/** Copies the plan's counts and lines into the summary. */
+function describePlanned(summary: PassSummary, planned: Planned): void {
+  const slurmWrites = planned.slurm?.writes ?? [];
+  summary.planned = planned.actions.length + (planned.reaper?.terminations.length ?? 0) + slurmWrites.length;
+  summary.plan = [...planned.actions.map(describeAction), ...(planned.reaper?.lines ?? []), ...slurmWrites.map(describeSlurmWrite)];
+  summary.waiting = planned.waiting ?? 0;
+  summary.admitted = planned.admitted ?? 0;
+  summary.becameReady = planned.becameReady ?? 0;
+  summary.released = planned.released ?? 0;
+  summary.collected = planned.collected ?? 0;
+  summary.awaitingCleanup = planned.awaitingCleanup;
+  summary.configProblems = planned.configProblems;
+}
+
+/** Terminates, applies the actions and Slurm writes, and records the outcome in the summary; returns what to measure. */
+async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planned, now: Date, summary: PassSummary): Promise<Measured> {
+  const slurmWrites = planned.slurm?.writes ?? [];
+  // Terminations first: a reap request is deleted only once its instance is terminated.
+  const terminated = planned.reaper ? await terminate(planned.reaper.terminations, reaperProviders(opts.reaperProviders), now, opts.signal) : undefined;
+  const actions = terminated ? [...planned.actions, ...terminated.actions] : planned.actions;
+  const result: ApplyResult = await applyActions(actions, {
+    client: opts.client,
+    maintenances: planned.maintenances,
+    now,
+    component: `kmaint-${fn}`,
+    namespace: opts.namespace,
+    concurrency: opts.concurrency ?? 16,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  // Slurm drains were recorded on their requests in an earlier pass; undrains hold the finalizer until confirmed.
+  const slurmResult = await applySlurmWrites(planned.slurm?.client, slurmWrites);
+  summary.actions = { ...result.applied, ...slurmResult.applied };
+  summary.conflicts = result.conflicts;
+  summary.blocked = result.blocked.length;
+  summary.errors = [...(terminated?.errors ?? []), ...result.errors.map((e) => `${e.action}: ${e.error}`), ...slurmResult.errors.map((e) => `${e.action}: ${e.error}`)];
+  const applied = Object.values(result.applied).reduce((a, b) => a + b, 0) - (planned.repeated ?? 0);
+  // Work remains when the plan says requests are in flight, when a write must be decided again (conflict, error,
+  // eviction refused), or when the function's writes move requests on (PASSES[fn].writesLeaveWork).
+  summary.workRemains =
+    planned.state === 'in-flight' || result.conflicts > 0 || result.errors.length > 0 || result.blocked.length > 0 || (applied > 0 && PASSES[fn].writesLeaveWork);
+  if (actions.length > 0 || slurmWrites.length > 0) opts.round?.wrote();
+  const read = [...planned.maintenances.values()];
+  return { maintenances: read, actions, stoppedUnits: result.stopped, evictions: result.applied['evictPod'] ?? 0, evictionsRefused: result.blocked.length, now };
+}
+
+/** Whether applying the plan would write anything. */
+const writes = (p: Planned): boolean => p.actions.length > 0 || (p.slurm?.writes.length ?? 0) > 0 || (p.reaper?.terminations.length ?? 0) > 0;
+
 /** Runs exactly one pass of `fn`. Write failures are counted, never thrown; read failures throw. */
 export async function runPass(fn: PassFunction, opts: PassOptions): Promise<PassSummary> {
   const started = Date.now();
   const passId = randomBytes(4).toString('hex');
-  const before = { ...opts.client.counts.byVerb };
-  const errorsBefore = opts.client.counts.errors;
-  const errorsByVerbBefore = { ...opts.client.counts.errorsByVerb };
-  let measured: Omit<PassMetricsInput, 'apiErrors'> | undefined;
-  const retriesBefore = opts.client.counts.retries;
+  const before = countsAt(opts.client.counts);
+  let measured: Measured | undefined;
   const summary = emptyPassSummary(fn, passId, opts.dryRun ? 'dry-run' : 'applied');
-  const finish = (): PassSummary => {
-    summary.durationMs = Date.now() - started;
-    for (const [k, v] of Object.entries(opts.client.counts.byVerb)) {
-      const d = v - (before[k] ?? 0);
-      if (d > 0) summary.requests[k] = d;
-    }
-    summary.apiErrors = opts.client.counts.errors - errorsBefore;
-    const apiErrors: Record<string, number> = {};
-    for (const [k, v] of Object.entries(opts.client.counts.errorsByVerb)) if (v - (errorsByVerbBefore[k] ?? 0) > 0) apiErrors[k] = v - (errorsByVerbBefore[k] ?? 0);
-    if (measured) summary.metrics = measurePass({ ...measured, apiErrors });
-    summary.retries = opts.client.counts.retries - retriesBefore;
-    opts.logger?.info({ summary: { ...summary, plan: undefined, waits: undefined } }, `${fn} pass ${summary.outcome}`);
-    return summary;
-  };
+  const finish = (): PassSummary => finishSummary(fn, opts, summary, started, before, measured);
 
   // How the function starts (its row in PASSES): a disabled reaper, or cleanup with nothing to do in this round's
   // snapshot, ends here; the reaper's dryRun runs without the lease.
@@ -89,7 +149,6 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
   try {
     let now = opts.now();
     let planned = await planFor(fn, opts, now);
-    const writes = (p: Planned): boolean => p.actions.length > 0 || (p.slurm?.writes.length ?? 0) > 0 || (p.reaper?.terminations.length ?? 0) > 0;
     if (leased && !leaseFirst && writes(planned)) {
       // Planned without the lease: take it, then decide again on a snapshot read under it (another run may have acted).
       if (!(await takeLease())) return finish();
@@ -97,50 +156,15 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
       now = opts.now();
       planned = await planFor(fn, opts, now);
     }
-    summary.planned = planned.actions.length + (planned.reaper?.terminations.length ?? 0);
-    const slurmWrites = planned.slurm?.writes ?? [];
-    summary.planned += slurmWrites.length;
-    summary.plan = [...planned.actions.map(describeAction), ...(planned.reaper?.lines ?? []), ...slurmWrites.map(describeSlurmWrite)];
-    summary.waiting = planned.waiting ?? 0;
-    summary.admitted = planned.admitted ?? 0;
-    summary.becameReady = planned.becameReady ?? 0;
-    summary.released = planned.released ?? 0;
-    summary.collected = planned.collected ?? 0;
-    summary.awaitingCleanup = planned.awaitingCleanup;
-    summary.configProblems = planned.configProblems;
-    const read = [...planned.maintenances.values()];
+    describePlanned(summary, planned);
     if (opts.dryRun) {
-      measured = { maintenances: read, actions: planned.actions, evictions: 0, evictionsRefused: 0, now };
+      measured = { maintenances: [...planned.maintenances.values()], actions: planned.actions, evictions: 0, evictionsRefused: 0, now };
       if (planned.waits) summary.waits = planned.waits;
       summary.workRemains = planned.actions.length > 0 || planned.state === 'in-flight';
       return finish();
     }
-    // Terminations first: a reap request is deleted only once its instance is terminated.
-    const terminated = planned.reaper ? await terminate(planned.reaper.terminations, reaperProviders(opts.reaperProviders), now, opts.signal) : undefined;
-    const actions = terminated ? [...planned.actions, ...terminated.actions] : planned.actions;
-    const result: ApplyResult = await applyActions(actions, {
-      client: opts.client,
-      maintenances: planned.maintenances,
-      now,
-      component: `kmaint-${fn}`,
-      namespace: opts.namespace,
-      concurrency: opts.concurrency ?? 16,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
-    // Slurm drains were recorded on their requests in an earlier pass; undrains hold the finalizer until confirmed.
-    const slurmResult = await applySlurmWrites(planned.slurm?.client, slurmWrites);
-    summary.actions = { ...result.applied, ...slurmResult.applied };
-    measured = { maintenances: read, actions, stoppedUnits: result.stopped, evictions: result.applied['evictPod'] ?? 0, evictionsRefused: result.blocked.length, now };
-    summary.conflicts = result.conflicts;
-    summary.blocked = result.blocked.length;
-    summary.errors = [...(terminated?.errors ?? []), ...result.errors.map((e) => `${e.action}: ${e.error}`), ...slurmResult.errors.map((e) => `${e.action}: ${e.error}`)];
-    const applied = Object.values(result.applied).reduce((a, b) => a + b, 0) - (planned.repeated ?? 0);
-    // Work remains when the plan says requests are in flight, when a write must be decided again (conflict, error,
-    // eviction refused), or when the function's writes move requests on (PASSES[fn].writesLeaveWork).
-    summary.workRemains =
-      planned.state === 'in-flight' || result.conflicts > 0 || result.errors.length > 0 || result.blocked.length > 0 || (applied > 0 && PASSES[fn].writesLeaveWork);
+    measured = await applyPlanned(fn, opts, planned, now, summary);
     // The lease goes back before the summary, so the summary (and its metrics) count that request too.
-    if (actions.length > 0 || slurmWrites.length > 0) opts.round?.wrote();
     const held = lease;
     lease = undefined;
     if (held) await giveBack(opts, fn, held);

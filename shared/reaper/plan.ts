@@ -154,6 +154,124 @@ function nodeRef(node: V1Node): { name: string; resourceVersion: string } {
   return { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
 }
 
+/** The requests by Node name: the reaper's own, those it joined, and every other live one (in namespace/name order). */
+interface RequestIndex {
+  reaping: Map<string, NodeMaintenance>;
+  joined: Map<string, NodeMaintenance>;
+  others: Map<string, NodeMaintenance[]>;
+}
+
+function indexRequests(maintenances: readonly NodeMaintenance[]): RequestIndex {
+  const index: RequestIndex = { reaping: new Map(), joined: new Map(), others: new Map() };
+  const byName = [...maintenances].sort((a, b) => ((a.metadata.namespace ?? '') + '/' + a.metadata.name < (b.metadata.namespace ?? '') + '/' + b.metadata.name ? -1 : 1));
+  for (const nm of byName) {
+    if (isReapRequest(nm)) index.reaping.set(nm.spec.nodeName, nm);
+    else if (isJoinedRequest(nm)) index.joined.set(nm.spec.nodeName, nm);
+    else if (!nm.metadata.deletionTimestamp) index.others.set(nm.spec.nodeName, [...(index.others.get(nm.spec.nodeName) ?? []), nm]);
+  }
+  return index;
+}
+
+/**
+ * One candidate Node's decision: held back by the first gate's reason (recorded and said once per change of reason;
+ * dryRun says it every pass), an existing request joined, or a reap request created.
+ */
+function planNode(node: V1Node, f: NodeFacts, ctx: GateContext, index: RequestIndex, namespace: string): { actions: Action[]; decision?: ReaperDecision } {
+  const { config } = ctx;
+  const actions: Action[] = [];
+  const recorded = node.metadata?.annotations?.[ANNOTATION_REAPER_DECISION];
+  const clearRecord = (): void => {
+    if (recorded !== undefined && !config.dryRun) {
+      actions.push({ kind: 'patchNodeAnnotations', node: nodeRef(node), annotations: { [ANNOTATION_REAPER_DECISION]: null }, reason: 'the reaper no longer holds this node back' });
+    }
+  };
+  if (index.reaping.has(f.name) || index.joined.has(f.name)) return { actions }; // being reaped: its request reports progress
+  const match = config.reapPredicate.evaluate(f);
+  let skipped: string | undefined;
+  if (!match.ok) skipped = `reapPredicate could not be evaluated: ${match.error}`;
+  else if (!match.value) {
+    clearRecord();
+    return { actions };
+  } else skipped = GATES.map((gate) => gate({ node, facts: f }, ctx)).find((why) => why !== undefined);
+
+  if (skipped !== undefined) {
+    const message = `not reaped: ${skipped}${config.dryRun ? ' (dry run)' : ''}`;
+    if (config.dryRun) {
+      actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_SKIPPED, message, 'reaper decision'));
+    } else if (recorded !== skipped) {
+      actions.push({ kind: 'patchNodeAnnotations', node: nodeRef(node), annotations: { [ANNOTATION_REAPER_DECISION]: skipped }, reason: 'record the reaper decision, reported once' });
+      actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_SKIPPED, message, 'reaper decision'));
+    }
+    return { actions, decision: { node: f.name, skipped } };
+  }
+  const decision = { node: f.name };
+  const other = config.joinExistingRequests ? index.others.get(f.name)?.[0] : undefined;
+  if (other) {
+    actions.push(...joinRequest(node, f.providerID, other, config));
+    if (!config.dryRun) clearRecord();
+    return { actions, decision };
+  }
+  const name = reapRequestName(f.name);
+  if (config.dryRun) {
+    actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_REQUESTED, `dry run: would request ${namespace}/${name} to drain the node and terminate ${f.providerID || 'its instance'}`, 'reaper decision'));
+    return { actions, decision };
+  }
+  clearRecord();
+  actions.push(...requestReap(node, f, name, namespace, config));
+  return { actions, decision };
+}
+
+/** The reap request for a Node that passed every gate, and the Node event saying so. */
+function requestReap(node: V1Node, f: NodeFacts, name: string, namespace: string, config: ReaperConfig): Action[] {
+  const annotations: Record<string, string> = { [ANNOTATION_REAPER_PROVIDER_ID]: f.providerID };
+  if (config.forceRetryOnError) annotations[ANNOTATION_REAPER_FORCE_RETRY] = 'true';
+  // Quarantine only: the Ready request stays, so garbage collection must not uncordon the Node.
+  if (config.skipReaping) annotations[ANNOTATION_GC_IGNORE] = 'true';
+  return [
+    {
+      kind: 'createMaintenance',
+      target: { namespace, name },
+      labels: { [LABEL_REAPER]: 'true' },
+      annotations,
+      spec: { requestorID: REAPER_REQUESTOR, nodeName: f.name, cordon: true, drainSpec: config.drainSpec },
+      reason: `reap node ${f.name}: matches reapPredicate, unhealthy for at least ${config.unhealthyForSeconds} s, within the guards`,
+    },
+    nodeEvent(node, 'Normal', EVENT_REASON_REAP_REQUESTED, `reap requested: ${namespace}/${name} drains the node, then ${config.skipReaping ? 'leaves it cordoned (skipReaping)' : `terminates ${f.providerID || 'its instance'}`}`, 'reap requested'),
+  ];
+}
+
+/** Ready reap requests (and Ready requests the reaper joined) become terminations; none in dryRun or skipReaping. */
+function terminationsOf(nodes: readonly V1Node[], index: RequestIndex, config: ReaperConfig): Termination[] {
+  const terminations: Termination[] = [];
+  if (config.dryRun || config.skipReaping) return terminations;
+  const nodesByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
+  const ready = [...index.reaping.values(), ...index.joined.values()].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  for (const nm of ready) {
+    const mine = isReapRequest(nm);
+    // A joined request the owner deleted while Ready waits for its additionalRequestors: the reaper still finishes.
+    if ((mine && nm.metadata.deletionTimestamp) || maintenancePhase(nm) !== Phase.Ready) continue;
+    const node = nodesByName.get(nm.spec.nodeName);
+    const uid = node?.metadata?.uid;
+    terminations.push({
+      maintenance: maintenanceRef(nm),
+      node: nm.spec.nodeName,
+      ...(uid ? { nodeUid: uid } : {}),
+      nodeResourceVersion: node?.metadata?.resourceVersion ?? '',
+      providerID: nm.metadata.annotations?.[ANNOTATION_REAPER_PROVIDER_ID] ?? node?.spec?.providerID ?? '',
+      provider: config.provider,
+      ...(mine
+        ? {}
+        : {
+            joined: {
+              additionalRequestors: (nm.spec.additionalRequestors ?? []).filter((r) => r !== REAPER_REQUESTOR),
+              terminate: node?.metadata?.annotations?.[ANNOTATION_REAPED] === undefined,
+            },
+          }),
+    });
+  }
+  return terminations;
+}
+
 /**
  * Plans one reaper pass. Candidates are Nodes matching reapPredicate without a reap request; each either passes
  * every gate and gets one (dryRun: only an event saying so) or gets a Node event with the first gate's reason —
@@ -169,103 +287,16 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
     return !r.ok || r.value;
   });
   const counts = countUnhealthy(facts.map((f) => f.zone), unhealthy);
-
-  const reaping = new Map<string, NodeMaintenance>();
-  const joined = new Map<string, NodeMaintenance>();
-  const others = new Map<string, NodeMaintenance[]>();
-  const byName = [...snapshot.maintenances].sort((a, b) => ((a.metadata.namespace ?? '') + '/' + a.metadata.name < (b.metadata.namespace ?? '') + '/' + b.metadata.name ? -1 : 1));
-  for (const nm of byName) {
-    if (isReapRequest(nm)) reaping.set(nm.spec.nodeName, nm);
-    else if (isJoinedRequest(nm)) joined.set(nm.spec.nodeName, nm);
-    else if (!nm.metadata.deletionTimestamp) others.set(nm.spec.nodeName, [...(others.get(nm.spec.nodeName) ?? []), nm]);
-  }
-  const ctx: GateContext = { config, now, counts, others, providers: snapshot.providers };
+  const index = indexRequests(snapshot.maintenances);
+  const ctx: GateContext = { config, now, counts, others: index.others, providers: snapshot.providers };
   const actions: Action[] = [];
   const decisions: ReaperDecision[] = [];
-
   nodes.forEach((node, i) => {
-    const f = facts[i] as NodeFacts;
-    const recorded = node.metadata?.annotations?.[ANNOTATION_REAPER_DECISION];
-    const clearRecord = (): void => {
-      if (recorded !== undefined && !config.dryRun) {
-        actions.push({ kind: 'patchNodeAnnotations', node: nodeRef(node), annotations: { [ANNOTATION_REAPER_DECISION]: null }, reason: 'the reaper no longer holds this node back' });
-      }
-    };
-    if (reaping.has(f.name) || joined.has(f.name)) return; // being reaped: its request reports progress
-    const match = config.reapPredicate.evaluate(f);
-    let skipped: string | undefined;
-    if (!match.ok) skipped = `reapPredicate could not be evaluated: ${match.error}`;
-    else if (!match.value) return clearRecord();
-    else skipped = GATES.map((gate) => gate({ node, facts: f }, ctx)).find((why) => why !== undefined);
-
-    if (skipped !== undefined) {
-      decisions.push({ node: f.name, skipped });
-      const message = `not reaped: ${skipped}${config.dryRun ? ' (dry run)' : ''}`;
-      if (config.dryRun) {
-        actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_SKIPPED, message, 'reaper decision'));
-      } else if (recorded !== skipped) {
-        actions.push({ kind: 'patchNodeAnnotations', node: nodeRef(node), annotations: { [ANNOTATION_REAPER_DECISION]: skipped }, reason: 'record the reaper decision, reported once' });
-        actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_SKIPPED, message, 'reaper decision'));
-      }
-      return;
-    }
-    decisions.push({ node: f.name });
-    const other = config.joinExistingRequests ? others.get(f.name)?.[0] : undefined;
-    if (other) {
-      actions.push(...joinRequest(node, f.providerID, other, config));
-      if (!config.dryRun) clearRecord();
-      return;
-    }
-    const name = reapRequestName(f.name);
-    if (config.dryRun) {
-      actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_REQUESTED, `dry run: would request ${snapshot.namespace}/${name} to drain the node and terminate ${f.providerID || 'its instance'}`, 'reaper decision'));
-      return;
-    }
-    clearRecord();
-    const annotations: Record<string, string> = { [ANNOTATION_REAPER_PROVIDER_ID]: f.providerID };
-    if (config.forceRetryOnError) annotations[ANNOTATION_REAPER_FORCE_RETRY] = 'true';
-    // Quarantine only: the Ready request stays, so garbage collection must not uncordon the Node.
-    if (config.skipReaping) annotations[ANNOTATION_GC_IGNORE] = 'true';
-    actions.push({
-      kind: 'createMaintenance',
-      target: { namespace: snapshot.namespace, name },
-      labels: { [LABEL_REAPER]: 'true' },
-      annotations,
-      spec: { requestorID: REAPER_REQUESTOR, nodeName: f.name, cordon: true, drainSpec: config.drainSpec },
-      reason: `reap node ${f.name}: matches reapPredicate, unhealthy for at least ${config.unhealthyForSeconds} s, within the guards`,
-    });
-    actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_REQUESTED, `reap requested: ${snapshot.namespace}/${name} drains the node, then ${config.skipReaping ? 'leaves it cordoned (skipReaping)' : `terminates ${f.providerID || 'its instance'}`}`, 'reap requested'));
+    const one = planNode(node, facts[i] as NodeFacts, ctx, index, snapshot.namespace);
+    actions.push(...one.actions);
+    if (one.decision) decisions.push(one.decision);
   });
-
-  const terminations: Termination[] = [];
-  if (!config.dryRun && !config.skipReaping) {
-    const nodesByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
-    const ready = [...reaping.values(), ...joined.values()].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-    for (const nm of ready) {
-      const mine = isReapRequest(nm);
-      // A joined request the owner deleted while Ready waits for its additionalRequestors: the reaper still finishes.
-      if ((mine && nm.metadata.deletionTimestamp) || maintenancePhase(nm) !== Phase.Ready) continue;
-      const node = nodesByName.get(nm.spec.nodeName);
-      const uid = node?.metadata?.uid;
-      terminations.push({
-        maintenance: maintenanceRef(nm),
-        node: nm.spec.nodeName,
-        ...(uid ? { nodeUid: uid } : {}),
-        nodeResourceVersion: node?.metadata?.resourceVersion ?? '',
-        providerID: nm.metadata.annotations?.[ANNOTATION_REAPER_PROVIDER_ID] ?? node?.spec?.providerID ?? '',
-        provider: config.provider,
-        ...(mine
-          ? {}
-          : {
-              joined: {
-                additionalRequestors: (nm.spec.additionalRequestors ?? []).filter((r) => r !== REAPER_REQUESTOR),
-                terminate: node?.metadata?.annotations?.[ANNOTATION_REAPED] === undefined,
-              },
-            }),
-      });
-    }
-  }
-  return { actions, terminations, decisions, counts };
+  return { actions, terminations: terminationsOf(nodes, index, config), decisions, counts };
 }
 
 /**

@@ -137,11 +137,34 @@ export async function runWithinBudget(opts: BudgetRunOptions): Promise<BudgetRun
     if (opts.leases) countReleases(passes, await opts.leases.releaseAll());
   }
 
-  const last = passes.at(-1);
+  const { chain, admitted, becameReady } = await chainAfter(opts, passes);
+  const actions: Record<string, number> = {};
+  for (const p of passes) for (const [k, v] of Object.entries(p.actions)) actions[k] = (actions[k] ?? 0) + v;
+  return {
+    fn: opts.fn,
+    stopped,
+    passes,
+    durationMs: clock() - started,
+    remainingMs: opts.remainingMs(),
+    workRemains: passes.at(-1)?.workRemains ?? true,
+    admitted,
+    becameReady,
+    released: sum(passes, (p) => p.released),
+    collected: sum(passes, (p) => p.collected),
+    conflicts: sum(passes, (p) => p.conflicts),
+    apiErrors: sum(passes, (p) => p.apiErrors),
+    errors: sum(passes, (p) => p.errors.length),
+    actions,
+    chain,
+  };
+}
+
+/** Decides whether to chain into the next function from the run's passes, and starts it; a failed start is an outcome. */
+async function chainAfter(opts: BudgetRunOptions, passes: readonly PassSummary[]): Promise<{ chain: ChainOutcome; admitted: number; becameReady: number }> {
   const facts = {
     admitted: sum(passes, (p) => p.admitted),
     becameReady: sum(passes, (p) => p.becameReady),
-    awaitingCleanup: last?.awaitingCleanup ?? 0,
+    awaitingCleanup: passes.at(-1)?.awaitingCleanup ?? 0,
     dryRun: opts.dryRun === true,
   };
   const decision = decideChain(opts.fn, facts, opts.chain);
@@ -154,23 +177,5 @@ export async function runWithinBudget(opts: BudgetRunOptions): Promise<BudgetRun
       chain = { ...decision, kind: 'failed', error: err instanceof Error ? err.message : String(err) };
     }
   }
-  const actions: Record<string, number> = {};
-  for (const p of passes) for (const [k, v] of Object.entries(p.actions)) actions[k] = (actions[k] ?? 0) + v;
-  return {
-    fn: opts.fn,
-    stopped,
-    passes,
-    durationMs: clock() - started,
-    remainingMs: opts.remainingMs(),
-    workRemains: last?.workRemains ?? true,
-    admitted: facts.admitted,
-    becameReady: facts.becameReady,
-    released: sum(passes, (p) => p.released),
-    collected: sum(passes, (p) => p.collected),
-    conflicts: sum(passes, (p) => p.conflicts),
-    apiErrors: sum(passes, (p) => p.apiErrors),
-    errors: sum(passes, (p) => p.errors.length),
-    actions,
-    chain,
-  };
+  return { chain, admitted: facts.admitted, becameReady: facts.becameReady };
 }
