@@ -15,48 +15,9 @@ import {
   type Gate,
   type SchedulingLimits,
   type SchedulingState,
-  type ScopeLimit,
   type Tally,
 } from '../shared/scheduling/index.ts';
 import type { ExplainSection } from './explain-sections.ts';
-
-const limitText = (limit: ScopeLimit): string => (limit.kind === 'limit' ? limit.text : limit.kind === 'unlimited' ? 'unlimited' : `invalid (${limit.problem})`);
-const unavailableCounts = (inProgress: number, cordoned: number): string => `${inProgress} under maintenance + ${cordoned} cordoned or not ready`;
-
-/** The counts a gate reads when it lets the request through; undefined when the gate does not apply to this node. */
-const PASSING: Record<string, (t: Tally, node: string) => string | undefined> = {
-  'window cluster': (t) => (t.scopes.clusterWindow.kind === 'unrestricted' ? 'cluster window: none configured' : 'cluster window: open'),
-  // A usable pool says nothing here; its limits speak below.
-  'pool invalid': () => undefined,
-  'window pool': (t, node) => {
-    const pool = t.scopes.pools.get(t.scopes.poolOf.get(node) ?? '');
-    if (pool === undefined) return undefined;
-    return `pool ${pool.name} window: ${pool.window.kind === 'unrestricted' ? 'none configured' : 'open'}`;
-  },
-  parallel: (t) => `maxParallelOperations ${t.budget.maxParallelOperations}: ${t.cluster.inProgress} in progress`,
-  unavailable: (t, node) =>
-    t.state.nodesUnavailable.has(node)
-      ? `maxUnavailable ${t.budget.maxUnavailable}: node ${node} is already unavailable, so it takes no availability budget`
-      : `maxUnavailable ${t.budget.maxUnavailable}: ${unavailableCounts(t.cluster.inProgress, t.cluster.cordonedOrNotReady)}`,
-  'pool parallel': (t, node) => {
-    const name = t.scopes.poolOf.get(node);
-    const pool = t.scopes.pools.get(name ?? '');
-    const count = t.pools.get(name ?? '');
-    return pool && count ? `pool ${pool.name} (${pool.nodes} nodes): maxParallelOperations ${limitText(pool.maxParallelOperations)}: ${count.inProgress} in progress` : undefined;
-  },
-  'pool unavailable': (t, node) => {
-    const name = t.scopes.poolOf.get(node);
-    const pool = t.scopes.pools.get(name ?? '');
-    const count = t.pools.get(name ?? '');
-    return pool && count ? `pool ${pool.name}: maxUnavailable ${limitText(pool.maxUnavailable)}: ${unavailableCounts(count.inProgress, count.cordonedOrNotReady)}` : undefined;
-  },
-  zone: (t, node) => {
-    const zone = t.scopes.zoneOf.get(node);
-    const scope = t.scopes.zones.get(zone ?? '');
-    const count = t.zones.get(zone ?? '');
-    return scope && count ? `zone ${scope.zone} (${scope.nodes} nodes): maxUnavailablePerZone ${limitText(scope.maxUnavailable)}: ${unavailableCounts(count.inProgress, count.cordonedOrNotReady)}` : undefined;
-  },
-};
 
 function holders(state: SchedulingState, inScope: (node: string) => boolean): string[] {
   const out: string[] = [];
@@ -71,35 +32,24 @@ function head(items: readonly string[], max = 5): string {
   return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
 }
 
-/** What has to happen before a gate that refuses lets the request through. */
+/** What has to happen before a gate that refuses lets the request through: what the gate says frees it (Gate.freedBy). */
 function nextFor(gate: Gate, t: Tally, node: string, refusal: string, configName: string): string {
-  const cordoned = (inScope: (n: string) => boolean): string[] => [...t.state.nodesUnavailable].filter((n) => inScope(n) && !t.state.nodesUnderMaintenance.has(n)).sort();
-  const finish = (scope: string, inScope: (n: string) => boolean, withCordoned: boolean): string => {
-    const busy = holders(t.state, inScope);
-    const down = withCordoned ? cordoned(inScope) : [];
-    const parts = [
-      ...(busy.length > 0 ? [`a request in progress ${scope}must finish (its requestor deletes it, cleanup releases the node): ${head(busy)}`] : []),
-      ...(down.length > 0 ? [`a cordoned or not-ready node ${scope}must come back: ${head(down)}`] : []),
-    ];
-    return parts.length > 0 ? parts.join('; or ') : `a request admitted by the same pass ${scope}must finish`;
-  };
+  // A value that cannot be used: only a fix of the config frees it.
+  if (refusal.includes('admits nothing')) return `fix MaintenanceOperatorConfig ${configName}: ${refusal}`;
+  // Windows: only time frees them.
+  if (gate.freedBy === undefined) return `${refusal}; nothing new starts before then`;
+  const { scope, unavailable } = gate.freedBy;
   const pool = t.scopes.poolOf.get(node);
   const zone = t.scopes.zoneOf.get(node);
-  switch (gate.name) {
-    case 'parallel':
-      return finish('', () => true, false);
-    case 'unavailable':
-      return finish('', () => true, true);
-    case 'pool parallel':
-      return finish(`in pool ${pool ?? ''} `, (n) => t.scopes.poolOf.get(n) === pool, false);
-    case 'pool unavailable':
-      return finish(`in pool ${pool ?? ''} `, (n) => t.scopes.poolOf.get(n) === pool, true);
-    case 'zone':
-      return refusal.includes('admits nothing') ? `fix MaintenanceOperatorConfig ${configName}: ${refusal}` : finish(`in zone ${zone ?? ''} `, (n) => t.scopes.zoneOf.get(n) === zone, true);
-    default:
-      // Windows and values that cannot be used: time or a config fix, nothing a request can do.
-      return refusal.includes('admits nothing') ? `fix MaintenanceOperatorConfig ${configName}: ${refusal}` : `${refusal}; nothing new starts before then`;
-  }
+  const [where, inScope]: [string, (n: string) => boolean] =
+    scope === 'pool' ? [`in pool ${pool ?? ''} `, (n) => t.scopes.poolOf.get(n) === pool] : scope === 'zone' ? [`in zone ${zone ?? ''} `, (n) => t.scopes.zoneOf.get(n) === zone] : ['', () => true];
+  const busy = holders(t.state, inScope);
+  const down = unavailable ? [...t.state.nodesUnavailable].filter((n) => inScope(n) && !t.state.nodesUnderMaintenance.has(n)).sort() : [];
+  const parts = [
+    ...(busy.length > 0 ? [`a request in progress ${where}must finish (its requestor deletes it, cleanup releases the node): ${head(busy)}`] : []),
+    ...(down.length > 0 ? [`a cordoned or not-ready node ${where}must come back: ${head(down)}`] : []),
+  ];
+  return parts.length > 0 ? parts.join('; or ') : `a request admitted by the same pass ${where}must finish`;
 }
 
 export interface AdmissionInput {
@@ -150,7 +100,7 @@ export function explainAdmission(input: AdmissionInput, state: SchedulingState, 
       next ??= nextFor(gate, tally, node, refusal, input.configName);
       continue;
     }
-    const passing = PASSING[gate.name]?.(tally, node);
+    const passing = gate.admits(tally, node);
     if (passing !== undefined) lines.push(`ok    ${passing}`);
   }
   return { title, lines, next: next ?? (wait ? wait.why : 'the next scheduler pass admits it, then the drainer cordons the node') };

@@ -179,4 +179,12 @@ describe('explainRequest: a drainSpec.podSelector the drainer cannot read', () =
     expect({ warnings, podActions }).toEqual({ warnings: [`InvalidNodeMaintenance: ${UNREADABLE}; nothing is evicted until it is fixed`], podActions: [] });
     expect(explainRequest(snapshot(nm, { nodes, pods }), NOW)[3]).toBe(`  WAIT  ${UNREADABLE}; nothing is evicted until it is fixed`);
   });
+
+  it('a request without the shape the CRD promises: what every pass says of it, and who fixes it', () => {
+    const bad = { metadata: { name: 'bad', namespace: 'ops' }, spec: { nodeName: 7, requestorID: 'x' } } as unknown as NodeMaintenance;
+    expect(explainRequest(snapshot(bad, { malformed: 'spec.nodeName: Invalid input: expected string, received number' }), NOW)).toEqual([
+      'NodeMaintenance ops/bad: invalid NodeMaintenance, kmaint leaves it alone until it is fixed: spec.nodeName: Invalid input: expected string, received number',
+      'next: its requestor fixes the object (or deletes it)',
+    ]);
+  });
 });

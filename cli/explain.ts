@@ -6,7 +6,7 @@ import { CONFIG_NAME, isUnscheduled, maintenanceKey, maintenancePhase, readyCond
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
 import { loadConfig } from '../shared/config/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
-import { budgetsToExplain } from '../shared/lifecycle/index.ts';
+import { malformedMessage, readBase, readDrainPods } from '../shared/pass/index.ts';
 import { buildSchedulingState } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
@@ -23,6 +23,8 @@ export interface ExplainSnapshot {
   pods: V1Pod[];
   pdbs: V1PodDisruptionBudget[];
   budgetPods: Map<string, V1Pod[]>;
+  /** Set when the request does not have the shape the CRD promises: no pass reads it (its problems). */
+  malformed?: string;
 }
 
 /** `namespace/name`, or a UsageError (exit 2). */
@@ -32,20 +34,20 @@ export function parseRequestRef(ref: string): { namespace: string; name: string 
   return { namespace: m[1] ?? '', name: m[3] ?? '' };
 }
 
-/** The requests, nodes and config as a pass reads them; the node's pods and the budgets only while it is being drained. */
+/**
+ * The requests, nodes and config as a pass reads them (shared/pass readBase: malformed requests set apart), and the
+ * node's pods and the budgets as the drainer reads them (readDrainPods), for a request in a phase that reads them.
+ */
 export async function readExplainSnapshot(client: KubeClient, namespace: string, ref: { namespace: string; name: string }): Promise<ExplainSnapshot> {
-  const [nodes, maintenances, config] = await Promise.all([client.listNodes(), client.listMaintenances(), client.getConfig(namespace)]);
-  const maintenance = maintenances.find((nm) => nm.metadata.namespace === ref.namespace && nm.metadata.name === ref.name);
+  const base = await readBase(client, namespace);
+  const found = (nm: NodeMaintenance): boolean => nm.metadata.namespace === ref.namespace && nm.metadata.name === ref.name;
+  const snapshot = (maintenance: NodeMaintenance): ExplainSnapshot => ({ maintenance, nodes: base.nodeList, maintenances: base.maintenances, config: base.config, namespace, pods: [], pdbs: [], budgetPods: new Map() });
+  const malformed = base.malformed.find((m) => found(m.nm));
+  if (malformed !== undefined) return { ...snapshot(malformed.nm), malformed: malformed.problem };
+  const maintenance = base.maintenances.find(found);
   if (maintenance === undefined) throw new UsageError(`NodeMaintenance ${ref.namespace}/${ref.name} not found`);
-  const snapshot: ExplainSnapshot = { maintenance, nodes, maintenances, config, namespace, pods: [], pdbs: [], budgetPods: new Map() };
-  if (isUnscheduled(maintenance) || maintenance.metadata.deletionTimestamp || !nodes.some((n) => n.metadata?.name === maintenance.spec.nodeName)) return snapshot;
-  const [pods, pdbs] = await Promise.all([client.listPods({ fieldSelector: `spec.nodeName=${maintenance.spec.nodeName}` }), client.listPodDisruptionBudgets()]);
-  snapshot.pods = pods;
-  snapshot.pdbs = pdbs;
-  for (const b of budgetsToExplain(pdbs, pods)) {
-    snapshot.budgetPods.set(b.key, await client.listPods({ fieldSelector: `metadata.namespace=${b.namespace}`, ...(b.labelSelector ? { labelSelector: b.labelSelector } : {}) }));
-  }
-  return snapshot;
+  const drain = await readDrainPods(client, { ...base, maintenances: [maintenance] });
+  return { ...snapshot(maintenance), pods: drain.podsByNode.get(maintenance.spec.nodeName) ?? [], pdbs: drain.pdbs, budgetPods: drain.budgetPods };
 }
 
 /** The sections in the order a request meets them; each returns undefined when it has nothing to say in this phase. */
@@ -71,6 +73,8 @@ function podsInput(s: ExplainSnapshot): PodsInput {
 /** The explanation, one line per array entry. Pure. */
 export function explainRequest(s: ExplainSnapshot, now: Date): string[] {
   const nm = s.maintenance;
+  // Its spec cannot be trusted: say only what every pass says of it.
+  if (s.malformed !== undefined) return [`NodeMaintenance ${maintenanceKey(nm)}: ${malformedMessage(s.malformed)}`, 'next: its requestor fixes the object (or deletes it)'];
   const created = Date.parse(nm.metadata.creationTimestamp ?? '');
   const age = Number.isNaN(created) ? '-' : ageText(Math.floor((now.getTime() - created) / 1000));
   const phase = maintenancePhase(nm) || 'new';

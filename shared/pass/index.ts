@@ -16,5 +16,6 @@ export type { ConfigReportExtras } from './config-report.ts';
 export { countReleases, HeldLeases } from './held-leases.ts';
 export type { HeldLeasesOptions } from './held-leases.ts';
 export { PassRound } from './round.ts';
-export { readBase } from './snapshot.ts';
+export { readBase, readDrainPods } from './snapshot.ts';
+export { malformedMessage } from './malformed.ts';
 export type { BaseSnapshot } from './snapshot.ts';

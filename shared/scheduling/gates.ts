@@ -55,7 +55,18 @@ export interface Gate {
   readonly name: string;
   /** Why a request on `node` may not start now, or undefined when this gate lets it through. */
   refuse(tally: Tally, node: string): string | undefined;
+  /** What the gate read when it lets a request on `node` through (`kmaint explain`); undefined: it does not apply there. */
+  admits(tally: Tally, node: string): string | undefined;
+  /**
+   * What frees the gate once it refuses for its counts: a request in progress in its scope finishing, and where it
+   * counts them, a cordoned or not-ready Node there coming back. Absent: only time or a config fix frees it (windows,
+   * values that cannot be used).
+   */
+  readonly freedBy?: { readonly scope: 'cluster' | 'pool' | 'zone'; readonly unavailable: boolean };
 }
+
+const limitText = (limit: ScopeLimit): string => (limit.kind === 'limit' ? limit.text : limit.kind === 'unlimited' ? 'unlimited' : `invalid (${limit.problem})`);
+const unavailableCounts = (inProgress: number, cordoned: number): string => `${inProgress} under maintenance + ${cordoned} cordoned or not ready`;
 
 function windowRefusal(scope: string, status: WindowStatus): string | undefined {
   switch (status.kind) {
@@ -86,7 +97,11 @@ function reached(limit: ScopeLimit, used: number): limit is Extract<ScopeLimit, 
 /** In the order a waiting request's reason is chosen: the first gate that refuses names it. */
 export const GATES: readonly Gate[] = [
   // Outside the cluster's windows nothing new starts whatever the counts, and the message says when that changes.
-  { name: 'window cluster', refuse: (t) => windowRefusal('cluster', t.scopes.clusterWindow) },
+  {
+    name: 'window cluster',
+    refuse: (t) => windowRefusal('cluster', t.scopes.clusterWindow),
+    admits: (t) => (t.scopes.clusterWindow.kind === 'unrestricted' ? 'cluster window: none configured' : 'cluster window: open'),
+  },
   // A pool with a value that cannot be used admits nothing (fail closed); fixing it comes before anything else there.
   {
     name: 'pool invalid',
@@ -94,6 +109,8 @@ export const GATES: readonly Gate[] = [
       const pool = poolOf(t, node)?.scope;
       return pool?.problem === undefined ? undefined : waitReason.poolInvalid(pool.name, pool.problem);
     },
+    // A usable pool says nothing here; its limits speak below.
+    admits: () => undefined,
   },
   // A pool's windows narrow the cluster's for its Nodes, for the same reason as the cluster's.
   {
@@ -102,12 +119,18 @@ export const GATES: readonly Gate[] = [
       const pool = poolOf(t, node)?.scope;
       return pool === undefined ? undefined : windowRefusal(`pool ${pool.name}`, pool.window);
     },
+    admits: (t, node) => {
+      const pool = poolOf(t, node)?.scope;
+      return pool === undefined ? undefined : `pool ${pool.name} window: ${pool.window.kind === 'unrestricted' ? 'none configured' : 'open'}`;
+    },
   },
   // Upstream's two limits next: with nothing else configured they alone decide, with exactly today's texts.
   {
     name: 'parallel',
     refuse: (t) =>
       t.budget.availableSlots - t.admitted === 0 ? waitReason.maxParallelOperations(t.budget.maxParallelOperations, t.cluster.inProgress) : undefined,
+    admits: (t) => `maxParallelOperations ${t.budget.maxParallelOperations}: ${t.cluster.inProgress} in progress`,
+    freedBy: { scope: 'cluster', unavailable: false },
   },
   // A request on an already-unavailable Node takes a slot but no availability budget (upstream's slot flaw fixed).
   {
@@ -116,6 +139,11 @@ export const GATES: readonly Gate[] = [
       !t.state.nodesUnavailable.has(node) && t.budget.canBecomeUnavailable - t.newlyUnavailable === 0
         ? waitReason.maxUnavailable(t.budget.maxUnavailable, t.cluster.inProgress, t.cluster.cordonedOrNotReady)
         : undefined,
+    admits: (t, node) =>
+      t.state.nodesUnavailable.has(node)
+        ? `maxUnavailable ${t.budget.maxUnavailable}: node ${node} is already unavailable, so it takes no availability budget`
+        : `maxUnavailable ${t.budget.maxUnavailable}: ${unavailableCounts(t.cluster.inProgress, t.cluster.cordonedOrNotReady)}`,
+    freedBy: { scope: 'cluster', unavailable: true },
   },
   // A pool's limits only narrow the cluster's, so they speak once the cluster's let the request through.
   {
@@ -126,6 +154,11 @@ export const GATES: readonly Gate[] = [
       const limit = pool.scope.maxParallelOperations;
       return reached(limit, pool.count.inProgress) ? waitReason.poolParallel(pool.scope.name, limit.text, pool.count.inProgress) : undefined;
     },
+    admits: (t, node) => {
+      const pool = poolOf(t, node);
+      return pool && `pool ${pool.scope.name} (${pool.scope.nodes} nodes): maxParallelOperations ${limitText(pool.scope.maxParallelOperations)}: ${pool.count.inProgress} in progress`;
+    },
+    freedBy: { scope: 'pool', unavailable: false },
   },
   {
     name: 'pool unavailable',
@@ -136,6 +169,11 @@ export const GATES: readonly Gate[] = [
       const { inProgress, cordonedOrNotReady } = pool.count;
       return reached(limit, inProgress + cordonedOrNotReady) ? waitReason.poolUnavailable(pool.scope.name, limit.text, inProgress, cordonedOrNotReady) : undefined;
     },
+    admits: (t, node) => {
+      const pool = poolOf(t, node);
+      return pool && `pool ${pool.scope.name}: maxUnavailable ${limitText(pool.scope.maxUnavailable)}: ${unavailableCounts(pool.count.inProgress, pool.count.cordonedOrNotReady)}`;
+    },
+    freedBy: { scope: 'pool', unavailable: true },
   },
   // Zones last: a zone cuts across pools, and its limit guards the failure domain once every other rule agrees.
   {
@@ -150,6 +188,13 @@ export const GATES: readonly Gate[] = [
       const limit = scope.maxUnavailable;
       return reached(limit, count.inProgress + count.cordonedOrNotReady) ? waitReason.zoneUnavailable(zone, limit.text, count.inProgress, count.cordonedOrNotReady) : undefined;
     },
+    admits: (t, node) => {
+      const zone = t.scopes.zoneOf.get(node);
+      const scope = t.scopes.zones.get(zone ?? '');
+      const count = t.zones.get(zone ?? '');
+      return scope && count ? `zone ${scope.zone} (${scope.nodes} nodes): maxUnavailablePerZone ${limitText(scope.maxUnavailable)}: ${unavailableCounts(count.inProgress, count.cordonedOrNotReady)}` : undefined;
+    },
+    freedBy: { scope: 'zone', unavailable: true },
   },
 ];
 
