@@ -1,34 +1,28 @@
 // The drainer's pure plan: Scheduled -> Cordon -> WaitForPodCompletion -> Draining -> Ready (<-> RequestorFailed),
-// advancing each request as far as the snapshot allows in one pass.
+// advancing each request as far as the snapshot allows in one pass, one step per phase (steps/) in an ordered table.
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { maintenanceKey, maintenancePhase, maintenanceRef, podRef, readyCondition, rfc3339Seconds, withReadyCondition } from '../api/index.ts';
-import type { Action, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
 import {
   ANNOTATION_CORDON_REASON,
-  ANNOTATION_CORDON_RECORDED,
   ANNOTATION_CORDONED_BY,
-  ANNOTATION_DRAIN_START,
-  ANNOTATION_INITIAL_UNSCHEDULABLE,
   ANNOTATION_MEDIK8S_LEASE,
-  ANNOTATION_READY_TIME,
-  ANNOTATION_WAIT_POD_COMPLETION_START,
-  CONDITION_REQUESTOR_FAILED,
-  DEFAULTS,
   EVENT_REASON_CONDITION_CHANGED,
-  EVENT_REASON_DRAIN_REFUSED,
-  EVENT_REASON_DRAIN_TIMEOUT,
-  EVENT_REASON_EVICTION_BLOCKED,
-  EVENT_REASON_INVALID_MAINTENANCE,
-  EVENT_REASON_NODE_LEASE_HELD,
-  FINALIZER,
-  MEDIK8S_LEASE_NAMESPACE,
   Phase,
+  maintenanceKey,
+  maintenancePhase,
+  maintenanceRef,
+  withReadyCondition,
 } from '../api/index.ts';
-import { computeDrainStatus, podsBlockingCompletion, reapForceDeletes, selectPodsForDrain } from '../drain/index.ts';
+import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
 import { BudgetLedger } from './budgets.ts';
 import { cordonedBy, holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik8sLeases } from './node-lease.ts';
-import { planSlurmGate, type SlurmContext, type SlurmWrite } from '../slurm/index.ts';
+import type { SlurmContext, SlurmWrite } from '../slurm/index.ts';
+import { cordon } from './steps/cordon.ts';
+import { drain, unreadableSelectorMessage } from './steps/drain.ts';
+import { finalize } from './steps/finalize.ts';
+import { recordReady } from './steps/ready.ts';
+import type { DrainerStep, StepContext, StepResult } from './steps/step.ts';
+import { waitForCompletion } from './steps/wait-for-completion.ts';
 
 /** Phases the drainer moves (objects being deleted belong to cleanup). */
 export const DRAINER_PHASES: ReadonlySet<string> = new Set([
@@ -68,49 +62,67 @@ export interface DrainerPlan {
   idle: boolean;
 }
 
+/** Lives with the Draining step, which says it; exported here as before (`kmaint explain` says it too). */
+export { unreadableSelectorMessage };
 
-function secondsSince(iso: string | undefined, now: Date): number | undefined {
-  if (!iso) return undefined;
-  const t = Date.parse(iso);
-  return Number.isNaN(t) ? undefined : (now.getTime() - t) / 1000;
+/**
+ * The drainer's state machine as an ordered table: the order IS the state machine. A request enters at the entry of
+ * its phase; a step's `advance` moves it on to a later entry within the same pass, so one pass walks as far as the
+ * snapshot allows, and a walk never revisits an entry: it ends within one sweep of the table, with no counter to cap it.
+ * `advance` to a phase of the same entry (Ready <-> RequestorFailed) or an earlier one ends the walk there.
+ */
+const STEPS: readonly { phases: readonly string[]; step: DrainerStep }[] = [
+  // First: the finalizer and owner reference are asked for before anything touches the node.
+  { phases: [Phase.Scheduled], step: finalize },
+  // Before any pod moves: the node's prior state recorded, another tool's lease respected, no new pod let in.
+  { phases: [Phase.Cordon], step: cordon },
+  // On a cordoned node, before any eviction: the pods the requestor named get to finish on their own.
+  { phases: [Phase.WaitForPodCompletion], step: waitForCompletion },
+  // After the wait: evict what is left, within budgets and behind the Slurm gate.
+  { phases: [Phase.Draining], step: drain },
+  // Last, one entry for both: the node is the requestor's, and its verdict may switch between the two any pass.
+  { phases: [Phase.Ready, Phase.RequestorFailed], step: recordReady },
+];
+
+function entryOf(phase: string): number {
+  return STEPS.findIndex((e) => e.phases.includes(phase));
 }
 
-function podKey(p: V1Pod): string {
-  return `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
+/** Where a walk through the table left one request. */
+interface Walk {
+  phase: string;
+  /** The phases advanced to, in order: one ConditionChanged event each. */
+  passed: string[];
+  /** Every step's result, in order: their writes. */
+  results: StepResult[];
+  status: NodeMaintenanceStatus;
+  message: string;
+  inFlight: boolean;
 }
 
-function requestorFailed(nm: NodeMaintenance): boolean {
-  return nm.status?.conditions?.some((c) => c.type === CONDITION_REQUESTOR_FAILED && c.status === 'True') ?? false;
-}
-
-function listHead(items: readonly string[], max = 3): string {
-  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
-}
-
-type LeaseClaim = { kind: 'none' } | { kind: 'take'; lease: ReturnType<typeof leaseWrite> } | { kind: 'wait'; message: string };
-
-/** Before cordoning: take (or renew) the medik8s node lease when its namespace exists, or wait for its live holder. */
-function claimNodeLease(nm: NodeMaintenance, node: V1Node, medik8s: Medik8sLeases | undefined, now: Date): LeaseClaim {
-  if (medik8s === undefined || medik8s.kind === 'absent') return { kind: 'none' };
-  const name = nodeLeaseName(node.metadata?.name ?? '');
-  if (medik8s.kind === 'unreadable') {
-    return { kind: 'wait', message: `waiting to cordon: cannot read the medik8s node lease ${MEDIK8S_LEASE_NAMESPACE}/${name}: ${medik8s.message}` };
+/** Runs the step of the request's phase and follows each `advance` down the table until a `hold` or the end. */
+function walkSteps(base: Omit<StepContext, 'phase' | 'status'>, start: string, status: NodeMaintenanceStatus): Walk {
+  const walk: Walk = { phase: start, passed: [], results: [], status, message: '', inFlight: false };
+  for (let at = entryOf(start); at >= 0; ) {
+    const entry = STEPS[at];
+    if (entry === undefined) break;
+    const result = entry.step({ ...base, phase: walk.phase, status: walk.status });
+    walk.results.push(result);
+    if (result.status !== undefined) walk.status = result.status;
+    if (result.kind === 'hold') return { ...walk, message: result.message, inFlight: result.inFlight };
+    walk.phase = result.to;
+    walk.passed.push(result.to);
+    const next = entryOf(result.to);
+    at = next > at ? next : -1;
   }
-  const holder = holderFor(nm);
-  const view = viewLease(medik8s.leases.get(name), holder, now);
-  if (view.state === 'held') {
-    // An absolute time, so the message (and the status) changes only when the holder renews.
-    return { kind: 'wait', message: `waiting to cordon: the medik8s node lease ${MEDIK8S_LEASE_NAMESPACE}/${name} is held by ${view.holder} until ${rfc3339Seconds(view.until)}` };
-  }
-  if (view.state === 'ours' && !view.renewDue) return { kind: 'none' };
-  return { kind: 'take', lease: leaseWrite(node, view, holder, now) };
+  return walk;
 }
 
 /**
  * While the maintenance holds the node: renew our medik8s lease when half of it is used up, and drop our cordon record
  * once someone has uncordoned the node (a later cordon is then theirs, and cleanup leaves it).
  */
-function keepHold(nm: NodeMaintenance, node: V1Node, medik8s: Medik8sLeases | undefined, ref: ReturnType<typeof maintenanceRef>, now: Date): Action[] {
+function keepHold(nm: NodeMaintenance, node: V1Node, medik8s: Medik8sLeases | undefined, ref: MaintenanceRef, now: Date): Action[] {
   const out: Action[] = [];
   const holder = holderFor(nm);
   const nodeRef = { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
@@ -124,240 +136,72 @@ function keepHold(nm: NodeMaintenance, node: V1Node, medik8s: Medik8sLeases | un
   return out;
 }
 
-/** Plans one request; returns its actions and whether it is still in flight. */
-function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, ledger: BudgetLedger, now: Date): { actions: Action[]; slurm: SlurmWrite[]; inFlight: boolean; ready: boolean } {
+/** One request's plan: its actions and whether it is still in flight. */
+interface PlannedRequest {
+  actions: Action[];
+  slurm: SlurmWrite[];
+  inFlight: boolean;
+  ready: boolean;
+}
+
+/** Plans one request: walks the steps, then assembles their writes in the order the applier relies on. */
+function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, ledger: BudgetLedger, now: Date): PlannedRequest {
   const ref = maintenanceRef(nm);
   const eventTarget = { kind: 'NodeMaintenance' as const, namespace: ref.namespace, name: ref.name, ...(ref.uid ? { uid: ref.uid } : {}) };
   const start = maintenancePhase(nm);
-  const annotations = nm.metadata.annotations ?? {};
-  const metaAnnotations: Record<string, string | null> = {};
-  let addFinalizer = false;
-  let ownerNode: { name: string; uid: string } | undefined;
-  const nodeActions: Action[] = [];
-  const podActions: Action[] = [];
-  const warnings: Action[] = [];
-  const slurmWrites: SlurmWrite[] = [];
-  let status: NodeMaintenanceStatus = structuredClone(nm.status ?? {});
-  let phase: string = start;
-  let message = '';
-  const passed: string[] = [];
-  const pods = snapshot.podsByNode.get(node.metadata?.name ?? '') ?? [];
-  let inFlight = false;
   const nodeRef = { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
-
-  const advance = (to: string): void => {
-    phase = to;
-    passed.push(to);
-  };
-
-  for (let guard = 0; guard < 8; guard++) {
-    if (phase === Phase.Scheduled) {
-      // The finalizer goes on before anything touches the node, so deletion always reaches cleanup.
-      if (!(nm.metadata.finalizers ?? []).includes(FINALIZER)) addFinalizer = true;
-      const owned = (nm.metadata.ownerReferences ?? []).some((o) => o.kind === 'Node' && o.name === nodeRef.name);
-      if (!owned && node.metadata?.uid) ownerNode = { name: nodeRef.name, uid: node.metadata.uid };
-      advance(Phase.Cordon);
-      continue;
-    }
-    if (phase === Phase.Cordon) {
-      if (nm.spec.cordon ?? DEFAULTS.cordon) {
-        const unschedulable = node.spec?.unschedulable === true;
-        // Record the node's prior state before cordoning: cleanup undoes only what we did.
-        if (annotations[ANNOTATION_INITIAL_UNSCHEDULABLE] === undefined) metaAnnotations[ANNOTATION_INITIAL_UNSCHEDULABLE] = String(unschedulable);
-        // Another tool working on the node (the medik8s node lease) goes first: wait, and say for whom.
-        const claim = claimNodeLease(nm, node, snapshot.medik8s, now);
-        if (claim.kind === 'wait') {
-          message = claim.message;
-          inFlight = true;
-          if (message !== (readyCondition(nm)?.message ?? '')) {
-            warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: EVENT_REASON_NODE_LEASE_HELD, message, reason: 'medik8s node lease not available' });
-          }
-          break;
-        }
-        if (claim.kind === 'take') {
-          // Recorded on the request before the lease is taken, so cleanup always looks for it.
-          if (annotations[ANNOTATION_MEDIK8S_LEASE] === undefined) metaAnnotations[ANNOTATION_MEDIK8S_LEASE] = `${claim.lease.namespace}/${claim.lease.name}`;
-          nodeActions.push({ kind: 'takeNodeLease', lease: claim.lease, maintenance: ref, reason: `before cordoning node ${nodeRef.name}` });
-        }
-        if (!unschedulable) {
-          // Who cordoned the node and why, on the node itself, in the cordon's own patch: cleanup uncordons only on this
-          // record. One write: a second one would race the controllers that react to the cordon (the unschedulable taint).
-          const record = { [ANNOTATION_CORDONED_BY]: holderFor(nm), [ANNOTATION_CORDON_REASON]: `NodeMaintenance ${ref.namespace}/${ref.name} (requestor ${nm.spec.requestorID})` };
-          if (annotations[ANNOTATION_CORDON_RECORDED] === undefined) metaAnnotations[ANNOTATION_CORDON_RECORDED] = 'true';
-          nodeActions.push({ kind: 'cordonNode', node: nodeRef, maintenance: ref, reason: `cordon for ${ref.namespace}/${ref.name}`, annotations: record });
-        }
-      }
-      advance(Phase.WaitForPodCompletion);
-      continue;
-    }
-    if (phase === Phase.WaitForPodCompletion) {
-      const wait = nm.spec.waitForPodCompletion;
-      if (!wait) {
-        advance(Phase.Draining);
-        continue;
-      }
-      let startedAt = annotations[ANNOTATION_WAIT_POD_COMPLETION_START] ?? '';
-      if (secondsSince(startedAt, now) === undefined) {
-        startedAt = rfc3339Seconds(now);
-        metaAnnotations[ANNOTATION_WAIT_POD_COMPLETION_START] = startedAt;
-      }
-      const completion = podsBlockingCompletion(pods, wait.podSelector ?? '');
-      if (!completion.ok) {
-        // Never guess with a selector we cannot read: stay here and say why.
-        message = completion.error; // already names the field: "waitForPodCompletion.podSelector: invalid label selector …"
-        inFlight = true;
-        break;
-      }
-      const blocking = completion.waitingFor;
-      const timeout = wait.timeoutSeconds ?? DEFAULTS.waitTimeoutSeconds;
-      const elapsed = secondsSince(startedAt, now) ?? 0;
-      if (blocking.length > 0 && !(timeout > 0 && elapsed >= timeout)) {
-        status = { ...status, waitForCompletion: blocking };
-        // An absolute deadline, not "in N s": the message must not change (and be written again) every pass.
-        const deadline = timeout > 0 ? ` (timeout at ${rfc3339Seconds(new Date(Date.parse(startedAt) + timeout * 1000))})` : '';
-        message = `waiting for ${blocking.length} pod${blocking.length === 1 ? '' : 's'} to complete: ${listHead(blocking)}${deadline}`;
-        inFlight = true;
-        break;
-      }
-      const { waitForCompletion: _done, ...rest } = status;
-      status = rest;
-      advance(Phase.Draining);
-      continue;
-    }
-    if (phase === Phase.Draining) {
-      const spec = nm.spec.drainSpec;
-      const selection = spec ? selectPodsForDrain(pods, spec) : undefined;
-      if (selection?.podSelectorProblem !== undefined) {
-        // Never guess with a selector we cannot read: no pod is judged or removed, no drain window starts and no Slurm
-        // node is drained for it; stay here, lead with the field, say once that nothing is evicted, warn once per message.
-        const { podSelectorProblem } = selection;
-        message = [unreadableSelectorMessage(podSelectorProblem), ...selection.problems.filter((p) => p !== podSelectorProblem)].join('; ');
-        inFlight = true;
-        if (message !== (readyCondition(nm)?.message ?? '')) {
-          warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: EVENT_REASON_INVALID_MAINTENANCE, message, reason: 'unreadable drainSpec.podSelector' });
-        }
-        break;
-      }
-      if (snapshot.slurm) {
-        // Slurm first: no pod leaves the node before its Slurm nodes are Drained (or Slurm can be read at all).
-        const gate = planSlurmGate(nm, node, pods, snapshot.slurm, now);
-        Object.assign(metaAnnotations, gate.annotations);
-        slurmWrites.push(...gate.writes);
-        // Once per new wait message; a warning that lets the drain go on, once as the drain starts.
-        const previous = readyCondition(nm)?.message ?? '';
-        if (gate.warning && (gate.hold ? gate.message !== previous : !previous.startsWith('draining:'))) {
-          warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: gate.warning.eventReason, message: gate.warning.message, reason: 'Slurm drain' });
-        }
-        if (gate.hold) {
-          message = gate.message;
-          inFlight = true;
-          break;
-        }
-      }
-      if (!spec || !selection) {
-        const { drain: _none, ...rest } = status;
-        status = rest;
-        advance(Phase.Ready);
-        continue;
-      }
-      let drainStart = annotations[ANNOTATION_DRAIN_START];
-      let newWindow = false;
-      if (secondsSince(drainStart, now) === undefined) {
-        drainStart = rfc3339Seconds(now);
-        metaAnnotations[ANNOTATION_DRAIN_START] = drainStart;
-        newWindow = true;
-      }
-      const timeout = spec.timeoutSeconds ?? DEFAULTS.drainTimeoutSeconds;
-      const elapsed = secondsSince(drainStart, now) ?? 0;
-      const timedOut = timeout > 0 && elapsed >= timeout;
-      for (const p of selection.deleteFinished) {
-        podActions.push({ kind: 'deletePod', pod: podRef(p), maintenance: ref, reason: 'finished pod removed without a budget check' });
-      }
-      const blocked: string[] = [];
-      const refusals = selection.refused.map((r) => r.message);
-      // forceRetryOnError (reap requests only): after the timeout, delete instead of evicting; see shared/reaper.
-      const forced = timedOut ? reapForceDeletes(nm, selection.evict, ref, timeout) : undefined;
-      if (forced) podActions.push(...forced.actions);
-      for (const p of forced ? [] : selection.evict) {
-        const d = ledger.decide(p);
-        if (d.kind === 'blocked') blocked.push(d.message ?? '');
-        else if (d.kind === 'refused') refusals.push(d.message ?? '');
-        else podActions.push({ kind: 'evictPod', pod: podRef(p), maintenance: ref, reason: d.budget ? `drain (budget ${d.budget} allows it)` : 'drain' });
-      }
-      // A new drain window (first entry, or a timed-out one restarting) recomputes status.drain, as upstream's new drain does.
-      const drain = computeDrainStatus(selection, newWindow || timedOut ? undefined : status.drain);
-      status = { ...status, drain };
-      const remaining = drain.waitForEviction?.length ?? 0;
-      if (remaining === 0 && refusals.length === 0 && blocked.length === 0 && selection.problems.length === 0) {
-        advance(Phase.Ready);
-        continue;
-      }
-      inFlight = true;
-      const parts = [`draining: ${remaining} of ${drain.evictionPods} pods left`];
-      if (blocked.length > 0) parts.push(listHead(blocked, 2));
-      if (refusals.length > 0) parts.push(`refused: ${listHead(refusals, 2)}`);
-      for (const problem of selection.problems) parts.push(problem);
-      if (forced) parts.push(forced.message);
-      message = parts.join('; ');
-      if (timedOut) {
-        // As upstream: report the timeout, then start a fresh window instead of giving up.
-        metaAnnotations[ANNOTATION_DRAIN_START] = rfc3339Seconds(now);
-        warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: EVENT_REASON_DRAIN_TIMEOUT, message: `drain did not finish within ${timeout} s (${remaining} pods left); retrying with a new window`, reason: 'drain timeout' });
-      }
-      const previous = readyCondition(nm)?.message ?? '';
-      if (message !== previous) {
-        if (refusals.length > 0) warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: EVENT_REASON_DRAIN_REFUSED, message: listHead(refusals, 5), reason: 'drain refused pods' });
-        if (blocked.length > 0) warnings.push({ kind: 'emitEvent', target: eventTarget, type: 'Warning', eventReason: EVENT_REASON_EVICTION_BLOCKED, message: listHead(blocked, 5), reason: 'eviction blocked by a budget' });
-      }
-      break;
-    }
-    if (phase === Phase.Ready || phase === Phase.RequestorFailed) {
-      if (annotations[ANNOTATION_READY_TIME] === undefined) metaAnnotations[ANNOTATION_READY_TIME] = rfc3339Seconds(now);
-      const target = requestorFailed(nm) ? Phase.RequestorFailed : Phase.Ready;
-      if (target !== phase) advance(target);
-      break;
-    }
-    break;
-  }
-
+  const pods = snapshot.podsByNode.get(nodeRef.name) ?? [];
+  const base = { nm, node, nodeRef, ref, eventTarget, pods, medik8s: snapshot.medik8s, slurm: snapshot.slurm, ledger, now };
+  const walk = walkSteps(base, start, structuredClone(nm.status ?? {}));
+  const { results } = walk;
+  const nodeActions = results.flatMap((r) => r.nodeActions ?? []);
   if (start !== Phase.Scheduled && start !== Phase.Cordon) nodeActions.push(...keepHold(nm, node, snapshot.medik8s, ref, now));
 
   const actions: Action[] = [];
-  if (addFinalizer || ownerNode || Object.keys(metaAnnotations).length > 0) {
-    actions.push({
-      kind: 'patchMaintenanceMeta',
-      target: ref,
-      ...(Object.keys(metaAnnotations).length > 0 ? { annotations: metaAnnotations } : {}),
-      ...(addFinalizer ? { addFinalizer: true } : {}),
-      ...(ownerNode ? { ownerNode } : {}),
-      reason: addFinalizer ? 'finalizer before touching the node' : 'record progress',
-    });
+  const metaPatch = metaPatchOf(ref, results);
+  if (metaPatch) actions.push(metaPatch);
+  actions.push(...nodeActions, ...results.flatMap((r) => r.podActions ?? []));
+  const statusWrite = statusWriteOf(nm, ref, start, walk, now);
+  if (statusWrite) actions.push(statusWrite);
+  for (const p of walk.passed) {
+    actions.push({ kind: 'emitEvent', target: eventTarget, type: 'Normal', eventReason: EVENT_REASON_CONDITION_CHANGED, message: p, reason: `phase ${p}` });
   }
-  actions.push(...nodeActions, ...podActions);
+  actions.push(...results.flatMap((r) => r.warnings ?? []));
+  return { actions, slurm: results.flatMap((r) => r.slurm ?? []), inFlight: walk.inFlight, ready: walk.passed.includes(Phase.Ready) };
+}
+
+/** The request's one metadata patch (annotations merged in step order, finalizer, owner), first in its unit; or none. */
+function metaPatchOf(ref: MaintenanceRef, results: readonly StepResult[]): Action | undefined {
+  const annotations: Record<string, string | null> = Object.assign({}, ...results.map((r) => r.annotations ?? {}));
+  const addFinalizer = results.some((r) => r.addFinalizer === true);
+  const ownerNode = results.find((r) => r.ownerNode !== undefined)?.ownerNode;
+  if (!addFinalizer && !ownerNode && Object.keys(annotations).length === 0) return undefined;
+  return {
+    kind: 'patchMaintenanceMeta',
+    target: ref,
+    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+    ...(addFinalizer ? { addFinalizer: true } : {}),
+    ...(ownerNode ? { ownerNode } : {}),
+    reason: addFinalizer ? 'finalizer before touching the node' : 'record progress',
+  };
+}
+
+/** The status write, when the Ready condition or the rest of the status changed; or none. */
+function statusWriteOf(nm: NodeMaintenance, ref: MaintenanceRef, start: string, walk: Walk, now: Date): Action | undefined {
+  const { phase, status, message } = walk;
   const withStatus: NodeMaintenance = { ...nm, status };
   const cond = withReadyCondition(withStatus, { status: phase === Phase.Ready ? 'True' : 'False', reason: phase, message }, now);
   // Structural, not JSON text: the API server returns custom resources with their keys sorted, so a freshly built
   // status.drain ({totalPods, …}) never equals the stored one ({drainProgress, …}) as a string.
   const statusChanged = cond !== undefined || !isDeepStrictEqual(status, nm.status ?? {});
-  if (statusChanged) {
-    actions.push({
-      kind: 'writeStatus',
-      target: ref,
-      status: cond ?? status,
-      ...(phase !== start ? { phaseFrom: start, phaseTo: phase } : {}),
-      reason: phase !== start ? `${start} -> ${phase}` : message || 'status update',
-    });
-  }
-  for (const p of passed) {
-    actions.push({ kind: 'emitEvent', target: eventTarget, type: 'Normal', eventReason: EVENT_REASON_CONDITION_CHANGED, message: p, reason: `phase ${p}` });
-  }
-  actions.push(...warnings);
-  return { actions, slurm: slurmWrites, inFlight, ready: passed.includes(Phase.Ready) };
-}
-
-/** What the drainer (and `kmaint explain`) say of a request whose drainSpec.podSelector cannot be read. */
-export function unreadableSelectorMessage(podSelectorProblem: string): string {
-  return `${podSelectorProblem}; nothing is evicted until it is fixed`;
+  if (!statusChanged) return undefined;
+  return {
+    kind: 'writeStatus',
+    target: ref,
+    status: cond ?? status,
+    ...(phase !== start ? { phaseFrom: start, phaseTo: phase } : {}),
+    reason: phase !== start ? `${start} -> ${phase}` : message || 'status update',
+  };
 }
 
 /** Plans every request the drainer owns, in namespace/name order. Pure: inputs are not mutated. */
@@ -380,6 +224,11 @@ export function planDrainer(snapshot: DrainerSnapshot, now: Date): DrainerPlan {
     if (one.ready) becameReady++;
   }
   return { actions, slurm, inFlight, becameReady, idle: actions.length === 0 && slurm.length === 0 && inFlight === 0 };
+}
+
+// Not used by anything in the repository (shared/drain exports its own podKey); kept so this module's exports stay as they were.
+function podKey(p: V1Pod): string {
+  return `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
 }
 
 export { podKey };

@@ -1,11 +1,16 @@
 // Fixtures for lifecycle tests that the scheduling and drain builders do not cover: Nodes with an identity,
-// Ready pods, PodDisruptionBudgets, NodeMaintenances mid-lifecycle, and a plan's writes folded back into a snapshot.
+// Ready pods, PodDisruptionBudgets, NodeMaintenances mid-lifecycle, a drainer step's context, and a plan's writes
+// folded back into a snapshot.
 import type { V1LabelSelector, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { CONDITION_REQUESTOR_FAILED, FINALIZER } from '../api/index.ts';
-import type { Action, DrainStatus, NodeMaintenance, NodeMaintenanceSpec } from '../api/index.ts';
+import { CONDITION_REQUESTOR_FAILED, FINALIZER, maintenancePhase, maintenanceRef } from '../api/index.ts';
+import type { Action, DrainStatus, NodeMaintenance, NodeMaintenanceSpec, NodeMaintenanceStatus } from '../api/index.ts';
 import { aPod, type PodOptions } from '../drain/test-builders.ts';
-import { aMaintenance, aNode, type MaintenanceOptions, type NodeOptions } from '../scheduling/test-builders.ts';
+import { aMaintenance, aNode, NOW, type MaintenanceOptions, type NodeOptions } from '../scheduling/test-builders.ts';
+import type { SlurmContext } from '../slurm/index.ts';
+import { BudgetLedger } from './budgets.ts';
 import type { DrainerSnapshot } from './drainer.ts';
+import type { Medik8sLeases } from './node-lease.ts';
+import type { StepContext } from './steps/step.ts';
 
 /** The same instant as the scheduling tests' NOW, ten seconds on: when the next pass runs. */
 export const LATER = new Date('2026-01-01T00:00:10Z');
@@ -105,6 +110,43 @@ export function aLifecycleMaintenance(opts: LifecycleMaintenanceOptions): NodeMa
       ...(opts.waitForCompletion !== undefined ? { waitForCompletion: opts.waitForCompletion } : {}),
       ...(opts.drain !== undefined ? { drain: opts.drain } : {}),
     },
+  };
+}
+
+export interface StepContextOptions {
+  /** @default aNodeWithUid({ name: nm.spec.nodeName }) */
+  node?: V1Node;
+  /** @default the request's own */
+  phase?: string;
+  /** @default [] */
+  pods?: V1Pod[];
+  /** The budgets the ledger starts from. @default [] */
+  pdbs?: V1PodDisruptionBudget[];
+  /** @default {} (not the request's: a step's status changes stand out) */
+  status?: NodeMaintenanceStatus;
+  medik8s?: Medik8sLeases;
+  slurm?: SlurmContext;
+  /** @default NOW */
+  now?: Date;
+}
+
+/** What the drainer hands a step for `nm`, built the same way; fresh ledger. */
+export function aStepContext(nm: NodeMaintenance, opts: StepContextOptions = {}): StepContext {
+  const node = opts.node ?? aNodeWithUid({ name: nm.spec.nodeName });
+  const ref = maintenanceRef(nm);
+  return {
+    nm,
+    phase: opts.phase ?? maintenancePhase(nm),
+    node,
+    nodeRef: { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' },
+    ref,
+    eventTarget: { kind: 'NodeMaintenance', namespace: ref.namespace, name: ref.name, ...(ref.uid ? { uid: ref.uid } : {}) },
+    pods: opts.pods ?? [],
+    status: opts.status ?? {},
+    medik8s: opts.medik8s,
+    slurm: opts.slurm,
+    ledger: new BudgetLedger(opts.pdbs ?? []),
+    now: opts.now ?? NOW,
   };
 }
 
