@@ -45,7 +45,11 @@ export async function pushToGateway(families: readonly MetricFamily[], opts: Pus
     throw new MetricsPushError(url, undefined, `pushing metrics to ${url}: ${err instanceof Error ? err.message : String(err)}${cause}`, { cause: err });
   }
   if (!res.ok) {
-    const body = (await res.text().catch(() => '')).trim().split('\n')[0] ?? '';
+    // The first line of the answer says why; an answer that breaks off is said too, never dropped.
+    const body = await res.text().then(
+      (text) => text.trim().split('\n')[0] ?? '',
+      (err: unknown) => `(the answer's body could not be read: ${err instanceof Error ? err.message : String(err)})`,
+    );
     throw new MetricsPushError(url, res.status, `pushing metrics to ${url}: HTTP ${res.status}${body ? `: ${body}` : ''}`);
   }
 }
