@@ -1,5 +1,9 @@
 // Public surface of shared/kube: the API client, its outcomes and errors, retry timing, and how to reach a cluster.
-export { KubeClient, withOneConnectionPool } from './client.ts';
+export { KubeClient } from './client.ts';
+export { withOneConnectionPool } from './connection-pool.ts';
+export { HttpFailureError } from './errors.ts';
+export { apiVersionOf, collectionPath, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, SECRETS } from './transport.ts';
+export type { ApiResource, DeleteBody, KubeTransport, ListPage, ListQuery, ObjectTarget, PatchBody, WriteAnswer } from './transport.ts';
 export { eventBody, EVENT_MESSAGE_MAX } from './event-body.ts';
 export type { EventRequest } from './event-body.ts';
 export type { KubeClientOptions, RequestCounts, WriteOutcome } from './client.ts';

@@ -17,7 +17,7 @@ import { RoundCadence, type CadenceSettings } from './cadence.ts';
 import { WhatIfCluster } from './cluster.ts';
 import { EventQueue } from './event-queue.ts';
 import { idealMakespan, limitScopes } from './ideal.ts';
-import { LocalKubeClient } from './local-client.ts';
+import { InProcessTransport } from './in-process-transport.ts';
 import { WhatIfObserver } from './observer.ts';
 import { PassTally, summarise, type WhatIfReport } from './report.ts';
 import { seedSnapshot } from './seed.ts';
@@ -188,7 +188,10 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
     }
 
     const kubeConfig = api.kubeConfig({ user: 'kmaint' });
-    const client = (opts.transport ?? 'local') === 'local' ? new LocalKubeClient(api.local, api.context, kubeConfig) : new KubeClient(kubeConfig);
+    // Event names end in a count, not a random number, so that the same what-if names the same events.
+    let events = 0;
+    const local = { random: () => ((events++ % 0xffff) + 0.5) / 0xffff };
+    const client = (opts.transport ?? 'local') === 'local' ? new KubeClient(new InProcessTransport(api.local, api.context), local) : new KubeClient(kubeConfig);
     const cadence = new RoundCadence(opts.cadence);
     // Without time-driven rules (windows, garbage collection of old Ready requests) a pass is a pure function of
     // what it reads: one that changed nothing last time, over inputs that have not changed since, would change

@@ -1,25 +1,26 @@
-// The in-process client's unfiltered LISTs are reused while their collection is unchanged: each caller gets its own
+// The in-process transport's unfiltered LISTs are reused while their collection is unchanged: each caller gets its own
 // array, and any write to the kind is seen by the next LIST.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimApiServer, type SimApiServer } from '../apiserver/index.ts';
-import { LocalKubeClient } from './local-client.ts';
+import { KubeClient } from '../../shared/kube/index.ts';
+import { InProcessTransport } from './in-process-transport.ts';
 
 const NODES = { apiVersion: 'v1', resource: 'nodes' };
 let server: SimApiServer;
-let client: LocalKubeClient;
+let client: KubeClient;
 
 const node = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { pool: 'a' } } });
 
 beforeAll(async () => {
   server = await startSimApiServer();
   for (const name of ['n2', 'n1']) server.local.create(NODES, '', node(name));
-  client = new LocalKubeClient(server.local, server.context, server.kubeConfig({ user: 'kmaint' }));
+  client = new KubeClient(new InProcessTransport(server.local, server.context));
 });
 afterAll(async () => {
   await server.stop();
 });
 
-describe('LocalKubeClient LIST of a whole collection', () => {
+describe('KubeClient over the in-process transport: LIST of a whole collection', () => {
   it('gives each call its own array of the same frozen objects while nothing changed', async () => {
     const first = await client.listNodes();
     const second = await client.listNodes();
