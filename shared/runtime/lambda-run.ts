@@ -2,6 +2,7 @@
 // stop with a safety margin before the time runs out, give the pass lease back, then decide the chain and start it.
 import { countReleases, PassRound, type HeldLeases, type PassFunction, type PassSummary } from '../pass/index.ts';
 import { decideChain, type ChainDecision, type ChainSettings } from './chain.ts';
+import { runRounds } from './round-loop.ts';
 import { abortableSleep, type Sleep } from './sleep.ts';
 
 /**
@@ -88,50 +89,38 @@ export async function runWithinBudget(opts: BudgetRunOptions): Promise<BudgetRun
   const sleep = opts.sleep ?? abortableSleep;
   // The lease release happens after the last pass: its time is kept free like the margin.
   const margin = (opts.safetyMarginMs ?? 10_000) + (opts.leases ? (opts.leaseReleaseMs ?? 2000) : 0);
-  const firstInterval = opts.intervalMs ?? 500;
   const started = clock();
   const passes: PassSummary[] = [];
   let longestPassMs = 0;
-  let interval = firstInterval;
-  let stopped: BudgetRunSummary['stopped'];
   // Each pass is a round of its own: it reads its own snapshot; the round carries the invocation's leases.
   const round = new PassRound(opts.leases);
+  let stopped: BudgetRunSummary['stopped'];
   try {
-    for (;;) {
-      if (opts.maxPasses !== undefined && passes.length >= opts.maxPasses) {
-        stopped = 'max-passes';
-        break;
-      }
+    ({ stopped } = await runRounds<'time-budget' | 'max-passes'>({
+      round: async () => {
+        const passStarted = clock();
+        round.next();
+        const summary = await opts.runPass(opts.fn, opts.signal, round);
+        longestPassMs = Math.max(longestPassMs, clock() - passStarted);
+        passes.push(summary);
+        return {
+          remains: summary.workRemains,
+          progressed: Object.keys(summary.actions).length > 0,
+          // A pass that leaves nothing to do ends the run as idle, whatever failed in it.
+          failed: summary.workRemains && everyWriteFailed(summary),
+          // Held back by another live holder's lease (an overlapping invocation, a `kmaint run`): back off further, as
+          // `kmaint run` does: that holder is doing the work; this invocation takes over if it ends first.
+          heldOnly: summary.outcome === 'lease-held',
+        };
+      },
+      backoff: { intervalMs: opts.intervalMs ?? 500, maxIntervalMs: opts.maxIntervalMs ?? 5000, heldMaxIntervalMs: opts.heldMaxIntervalMs ?? 10_000, style: 'invocation' },
+      sleep,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      untilIdle: true,
       // A pass is started only if one as long as the longest so far still ends before the margin.
-      if (opts.remainingMs() < margin + longestPassMs) {
-        stopped = 'time-budget';
-        break;
-      }
-      const passStarted = clock();
-      round.next();
-      const summary = await opts.runPass(opts.fn, opts.signal, round);
-      longestPassMs = Math.max(longestPassMs, clock() - passStarted);
-      passes.push(summary);
-      if (!summary.workRemains) {
-        stopped = 'idle';
-        break;
-      }
-      if (everyWriteFailed(summary)) {
-        stopped = 'failed';
-        break;
-      }
-      // Progress resets the backoff: the next step is likely ready soon.
-      const progressed = Object.keys(summary.actions).length > 0;
-      // A pass held back by another live holder's lease (an overlapping invocation, a `kmaint run`) backs off further,
-      // as `kmaint run` does: that holder is doing the work; this invocation takes over if it ends first.
-      const cap = summary.outcome === 'lease-held' ? (opts.heldMaxIntervalMs ?? 10_000) : (opts.maxIntervalMs ?? 5000);
-      interval = progressed || passes.length === 1 ? firstInterval : Math.min(interval * 2, cap);
-      if (opts.remainingMs() - interval < margin + longestPassMs) {
-        stopped = 'time-budget';
-        break;
-      }
-      await sleep(interval, opts.signal);
-    }
+      beforeRound: (n) => (opts.maxPasses !== undefined && n > opts.maxPasses ? 'max-passes' : opts.remainingMs() < margin + longestPassMs ? 'time-budget' : undefined),
+      beforeWait: (waitMs) => (opts.remainingMs() - waitMs < margin + longestPassMs ? 'time-budget' : undefined),
+    }));
   } finally {
     // Given back before the chain starts and before the summary: the invocation's passes are over.
     if (opts.leases) countReleases(passes, await opts.leases.releaseAll());

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { KubeClient } from '../kube/index.ts';
 import { countReleases, HeldLeases, PassRound, runPass, type PassFunction, type PassOptions, type PassSummary } from '../pass/index.ts';
+import { runRounds, type BackoffSettings, type RoundOutcome } from './round-loop.ts';
 import { abortableSleep, type Sleep } from './sleep.ts';
 import { planWake, wokenRoundDelayMs } from './wake.ts';
 
@@ -48,6 +49,9 @@ export interface RunOptions extends PassOptions {
   onPass?: (summary: PassSummary) => void;
 }
 
+/** `kmaint run`'s waits between rounds by default: 500 ms after a quiet round, doubling to 1 s (10 s while another run holds the lease). */
+export const RUN_BACKOFF: Readonly<BackoffSettings> = { intervalMs: 250, maxIntervalMs: 1000, heldMaxIntervalMs: 10_000, style: 'run' };
+
 export interface RunSummary {
   rounds: number;
   passes: PassSummary[];
@@ -66,8 +70,6 @@ export async function runUntilIdle(opts: RunOptions): Promise<RunSummary> {
   const deadline = started + (opts.timeoutMs ?? 60_000);
   const sleep = opts.sleep ?? abortableSleep;
   const passes: PassSummary[] = [];
-  let interval = opts.intervalMs ?? 250;
-  let watching = opts.wake === 'watch' && opts.sleep === undefined;
   const leases = opts.dryRun
     ? undefined
     : new HeldLeases({
@@ -79,57 +81,91 @@ export async function runUntilIdle(opts: RunOptions): Promise<RunSummary> {
         ...(opts.logger ? { logger: opts.logger } : {}),
       });
   const round = new PassRound(leases);
-  const end = (rounds: number, stopped: RunSummary['stopped']): RunSummary => ({ rounds, passes, stopped, durationMs: Date.now() - started });
+  const wake = new WakeByWatch(opts, round, deadline, sleep);
   try {
-    for (let n = 1; ; n++) {
-      round.next();
-      const mark = KubeClient.listMark(opts.client);
-      let remains = false;
-      let progressed = false;
-      // Another run holding a lease, conflicts or failed writes: decided again by polling, as before watches.
-      let unsettled = false;
-      let held = false;
-      let troubled = false;
-      for (const fn of opts.functions) {
-        const summary = await runPass(fn, { ...opts, round });
-        passes.push(summary);
-        opts.onPass?.(summary);
-        if (summary.errors.length > 0 && summary.planned > 0 && Object.keys(summary.actions).length === 0) {
+    const { rounds, stopped } = await runRounds<'timeout' | 'max-rounds'>({
+      round: async () => {
+        round.next();
+        wake.roundStarts();
+        const summaries: PassSummary[] = [];
+        for (const fn of opts.functions) {
+          const summary = await runPass(fn, { ...opts, round });
+          passes.push(summary);
+          summaries.push(summary);
+          opts.onPass?.(summary);
           // Every write failed: report it instead of spinning.
-          return end(n, 'failed');
+          if (summary.errors.length > 0 && summary.planned > 0 && Object.keys(summary.actions).length === 0) break;
         }
-        remains ||= summary.workRemains;
-        progressed ||= Object.keys(summary.actions).length > 0;
-        held ||= summary.outcome === 'lease-held';
-        troubled ||= summary.conflicts > 0 || summary.errors.length > 0;
-        unsettled ||= summary.outcome === 'lease-held' || summary.conflicts > 0 || summary.errors.length > 0;
-      }
-      if (!remains) return end(n, 'idle');
-      if (opts.maxRounds !== undefined && n >= opts.maxRounds) return end(n, 'max-rounds');
-      if (Date.now() >= deadline) return end(n, 'timeout');
-      // Progress resets the backoff: the next step is likely ready soon.
-      // A round held back only by another holder's lease backs off further: that holder is doing the work.
-      const cap = held && !troubled ? (opts.heldMaxIntervalMs ?? 10_000) : (opts.maxIntervalMs ?? 1000);
-      interval = progressed ? (opts.intervalMs ?? 250) : Math.min(interval * 2, cap);
-      if (progressed) continue;
-      if (watching && !unsettled) {
-        const roundEnded = Date.now();
-        const plan = planWake({ base: round.last(), listed: KubeClient.listedSince(opts.client, mark), medik8sSeen: round.medik8sSeen, nowMs: Date.now(), maxWaitMs: opts.maxWatchMs ?? 25_000 });
-        if (plan.kind === 'watch') {
-          const outcome = await KubeClient.watchForChange(opts.client, plan.targets, Math.min(plan.atMs, deadline) - Date.now());
-          opts.signal?.throwIfAborted();
-          if (outcome === 'changed') await sleep(Math.min(wokenRoundDelayMs(opts.settleMs ?? 250, interval, Date.now() - roundEnded), Math.max(0, deadline - Date.now())), opts.signal);
-          if (outcome === 'changed' || outcome === 'timeout') continue;
-          // Refused (no `watch` verb): poll for the rest of the run; a broken connection: poll this once.
-          if (outcome === 'refused') watching = false;
-          opts.logger?.warn({ wake: outcome }, `waiting by watch ${outcome === 'refused' ? 'refused' : 'failed'}; polling instead`);
-        } else {
-          opts.logger?.debug({ wake: 'poll', why: plan.why }, 'polling');
-        }
-      }
-      await sleep(Math.min(interval, Math.max(0, deadline - Date.now())), opts.signal);
-    }
+        return wake.roundEnded(summaries);
+      },
+      backoff: { ...RUN_BACKOFF, ...(opts.intervalMs !== undefined ? { intervalMs: opts.intervalMs } : {}), ...(opts.maxIntervalMs !== undefined ? { maxIntervalMs: opts.maxIntervalMs } : {}), ...(opts.heldMaxIntervalMs !== undefined ? { heldMaxIntervalMs: opts.heldMaxIntervalMs } : {}) },
+      sleep,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      untilIdle: true,
+      afterRound: (_o, n) => (opts.maxRounds !== undefined && n >= opts.maxRounds ? 'max-rounds' : Date.now() >= deadline ? 'timeout' : undefined),
+      wait: (_waitMs, intervalMs) => wake.wait(intervalMs),
+    });
+    return { rounds, passes, stopped, durationMs: Date.now() - started };
   } finally {
     if (leases) countReleases(passes, await leases.releaseAll());
+  }
+}
+
+/** A round's passes as the loop reads them. */
+function outcomeOf(summaries: readonly PassSummary[]): RoundOutcome {
+  const troubled = summaries.some((s) => s.conflicts > 0 || s.errors.length > 0);
+  return {
+    remains: summaries.some((s) => s.workRemains),
+    progressed: summaries.some((s) => Object.keys(s.actions).length > 0),
+    failed: summaries.some((s) => s.errors.length > 0 && s.planned > 0 && Object.keys(s.actions).length === 0),
+    heldOnly: !troubled && summaries.some((s) => s.outcome === 'lease-held'),
+  };
+}
+
+/**
+ * The wait after a quiet round: a WATCH on what the round read where that sees what the run waits for (wake.ts), else
+ * a timer. Another run holding a lease, conflicts or failed writes are decided again by polling, as before watches.
+ */
+class WakeByWatch {
+  private watching: boolean;
+  private mark = 0;
+  private unsettled = false;
+
+  constructor(
+    private readonly opts: RunOptions,
+    private readonly round: PassRound,
+    private readonly deadline: number,
+    private readonly sleep: Sleep,
+  ) {
+    this.watching = opts.wake === 'watch' && opts.sleep === undefined;
+  }
+
+  roundStarts(): void {
+    this.mark = KubeClient.listMark(this.opts.client);
+  }
+
+  roundEnded(summaries: readonly PassSummary[]): RoundOutcome {
+    this.unsettled = summaries.some((s) => s.outcome === 'lease-held' || s.conflicts > 0 || s.errors.length > 0);
+    return outcomeOf(summaries);
+  }
+
+  async wait(intervalMs: number): Promise<void> {
+    const { opts, deadline } = this;
+    if (this.watching && !this.unsettled) {
+      const roundEnded = Date.now();
+      const plan = planWake({ base: this.round.last(), listed: KubeClient.listedSince(opts.client, this.mark), medik8sSeen: this.round.medik8sSeen, nowMs: Date.now(), maxWaitMs: opts.maxWatchMs ?? 25_000 });
+      if (plan.kind === 'watch') {
+        const outcome = await KubeClient.watchForChange(opts.client, plan.targets, Math.min(plan.atMs, deadline) - Date.now());
+        opts.signal?.throwIfAborted();
+        if (outcome === 'changed') await this.sleep(Math.min(wokenRoundDelayMs(opts.settleMs ?? 250, intervalMs, Date.now() - roundEnded), Math.max(0, deadline - Date.now())), opts.signal);
+        if (outcome === 'changed' || outcome === 'timeout') return;
+        // Refused (no `watch` verb): poll for the rest of the run; a broken connection: poll this once.
+        if (outcome === 'refused') this.watching = false;
+        opts.logger?.warn({ wake: outcome }, `waiting by watch ${outcome === 'refused' ? 'refused' : 'failed'}; polling instead`);
+      } else {
+        opts.logger?.debug({ wake: 'poll', why: plan.why }, 'polling');
+      }
+    }
+    await this.sleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())), opts.signal);
   }
 }

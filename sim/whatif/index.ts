@@ -18,4 +18,3 @@ export { profileSnapshot, type ProfileSnapshotOptions } from './profile-snapshot
 export { simulate, WhatIfError, WHATIF_DRAIN_SPEC, WHATIF_NAMESPACE, WHATIF_REQUESTOR, type SimulateOptions } from './run.ts';
 export type { AdmissionEntry, BudgetWait, WhatIfReport } from './report.ts';
 export { idealMakespan, limitScopes, type IdealInput, type LimitScope } from './ideal.ts';
-export { DEFAULT_CADENCE, RoundCadence, type CadenceSettings } from './cadence.ts';

@@ -7,13 +7,13 @@ import { loadConfig } from '../../shared/config/index.ts';
 import { selectPodsForDrain } from '../../shared/drain/index.ts';
 import { KubeClient } from '../../shared/kube/index.ts';
 import { PASS_FUNCTIONS, runPass } from '../../shared/pass/index.ts';
+import { RUN_BACKOFF, runRounds, type BackoffSettings } from '../../shared/runtime/index.ts';
 import { matchesLabels, parseLabelSelector } from '../../shared/selectors/index.ts';
 import { maintenancePhase, readyCondition } from '../../shared/scheduling/index.ts';
 import { DEFAULT_NAMESPACES, startSimApiServer, type JsonObject, type ResourceRef } from '../apiserver/index.ts';
 import { manualClock } from '../clock.ts';
 import { CRDS_DIR } from '../embedded.ts';
 import { createRng, deriveSeed } from '../generator/prng.ts';
-import { RoundCadence, type CadenceSettings } from './cadence.ts';
 import { WhatIfCluster } from './cluster.ts';
 import { EventQueue } from './event-queue.ts';
 import { idealMakespan, limitScopes } from './ideal.ts';
@@ -59,7 +59,8 @@ export interface SimulateOptions {
   poolLabel?: string;
   /** Budgets listed in the report, longest total wait first. @default 5 */
   topBudgets?: number;
-  cadence?: CadenceSettings;
+  /** The round loop's waits; @default `kmaint run`'s (RUN_BACKOFF). */
+  cadence?: Partial<Pick<BackoffSettings, 'intervalMs' | 'maxIntervalMs'>>;
   /**
    * Simulated ms each pass takes (reading, planning, writing): a pass sees the cluster and acts at its end, and a
    * round lasts as long as its passes. A pass skipped because nothing it reads changed is charged too. @default 100
@@ -192,7 +193,6 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
     let events = 0;
     const local = { random: () => ((events++ % 0xffff) + 0.5) / 0xffff };
     const client = (opts.transport ?? 'local') === 'local' ? new KubeClient(new InProcessTransport(api.local, api.context), local) : new KubeClient(kubeConfig);
-    const cadence = new RoundCadence(opts.cadence);
     // Without time-driven rules (windows, garbage collection of old Ready requests) a pass is a pure function of
     // what it reads: one that changed nothing last time, over inputs that have not changed since, would change
     // nothing again. Such passes are skipped, not run; the cadence goes on as if they had run.
@@ -218,52 +218,66 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
       if (until > clock.nowMs()) await clock.advance(until - clock.nowMs());
       return ran;
     };
-    let nextRoundAt = clock.nowMs();
-    let rounds = 0;
+    let timeLimited = false;
+    // The wait between rounds: as elapse, but it ends where the last request is released or the time limit falls.
+    const between = async (ms: number): Promise<void> => {
+      const until = clock.nowMs() + ms;
+      while (!observer.done) {
+        const next = Math.min(queue.nextAt(), until);
+        if (next - start > maxSimMs) {
+          timeLimited = true;
+          return;
+        }
+        if (next > clock.nowMs()) await clock.advance(next - clock.nowMs());
+        if (queue.runDue(clock.nowMs()) > 0) cluster.settle();
+        if (clock.nowMs() >= until) return;
+      }
+    };
     let skipped = 0;
-    let stopped: 'done' | 'time-limit' | 'stuck' = 'done';
     const loadMs = Date.now() - wallStart;
     const tally = new PassTally();
-    while (!observer.done) {
-      const next = Math.min(queue.nextAt(), nextRoundAt);
-      if (next - start > maxSimMs) {
-        stopped = 'time-limit';
-        break;
-      }
-      if (next > clock.nowMs()) await clock.advance(next - clock.nowMs());
-      if (queue.runDue(clock.nowMs()) > 0) cluster.settle();
-      if (clock.nowMs() < nextRoundAt) continue;
-      rounds++;
-      let progressed = false;
-      let ran = 0;
-      let happened = 0;
-      for (const fn of PASS_FUNCTIONS) {
-        // The pass runs for passMs; the cluster moves on meanwhile, and what it reads and writes is taken at the end.
-        happened += await elapse(passMs);
-        // The disruption controller has caught up with the pods by the time the drainer reads the budgets.
-        if (fn === 'drainer') cluster.settleBudgets();
-        if (unchanged(fn)) {
-          skipped++;
-          continue;
+    let ran = 0;
+    let happened = 0;
+    // kmaint's cadence is `kmaint run all`'s (the runtime's round loop with its defaults); a run that goes idle is
+    // taken to be started again at once by its schedule, so the rounds go on while requests are open.
+    const { rounds, stopped } = await runRounds<'done' | 'time-limit' | 'stuck'>({
+      round: async () => {
+        let progressed = false;
+        ran = 0;
+        happened = 0;
+        for (const fn of PASS_FUNCTIONS) {
+          // The pass runs for passMs; the cluster moves on meanwhile, and what it reads and writes is taken at the end.
+          happened += await elapse(passMs);
+          // The disruption controller has caught up with the pods by the time the drainer reads the budgets.
+          if (fn === 'drainer') cluster.settleBudgets();
+          if (unchanged(fn)) {
+            skipped++;
+            continue;
+          }
+          ran++;
+          const before = { ...cluster.versions };
+          const s = await runPass(fn, { client, namespace, now: () => clock.now(), holder: 'kmaint-whatif', env: {} });
+          tally.add(s);
+          const acted = Object.keys(s.actions).length > 0;
+          lastRun.set(fn, { ...before, progressed: acted });
+          progressed ||= acted;
+          cluster.settle();
         }
-        ran++;
-        const before = { ...cluster.versions };
-        const s = await runPass(fn, { client, namespace, now: () => clock.now(), holder: 'kmaint-whatif', env: {} });
-        tally.add(s);
-        const acted = Object.keys(s.actions).length > 0;
-        lastRun.set(fn, { ...before, progressed: acted });
-        progressed ||= acted;
-        cluster.settle();
-      }
-      // No pass ran, nothing happened meanwhile and nothing is due: no pass, no pod, no requestor will move again.
-      if (ran === 0 && happened === 0 && queue.size === 0) {
-        stopped = 'stuck';
-        break;
-      }
-      nextRoundAt = clock.nowMs() + cadence.after(progressed);
-      if (rounds % 500 === 0) opts.onProgress?.({ simMs: clock.nowMs() - start, released: observer.released, total: chosen.length, wallMs: Date.now() - wallStart });
-    }
+        return { remains: true, progressed, failed: false, heldOnly: false };
+      },
+      backoff: { ...RUN_BACKOFF, ...opts.cadence },
+      sleep: (ms) => between(ms),
+      untilIdle: false,
+      beforeRound: () => (observer.done ? 'done' : timeLimited || clock.nowMs() - start > maxSimMs ? 'time-limit' : undefined),
+      afterRound: (_o, n) => {
+        if (n % 500 === 0) opts.onProgress?.({ simMs: clock.nowMs() - start, released: observer.released, total: chosen.length, wallMs: Date.now() - wallStart });
+        // No pass ran, nothing happened meanwhile and nothing is due: no pass, no pod, no requestor will move again.
+        return ran === 0 && happened === 0 && queue.size === 0 ? 'stuck' : undefined;
+      },
+    });
     unsubscribe();
+    // Its rounds never fail and never go idle (see round): anything else is a defect here, said as one.
+    if (stopped === 'idle' || stopped === 'failed') throw new WhatIfError(`the what-if round loop ended as ${stopped}, which its rounds never report`);
 
     const admitted = observer.admitted.map((k) => observer.requests.get(k)?.node ?? '');
     const admittedSet = new Set(admitted);
