@@ -3,9 +3,8 @@
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { API_VERSION, CONFIG_KIND, CONFIG_NAME, CONFIG_PLURAL, DEFAULT_NAMESPACE, GROUP, VERSION } from '../../shared/api/index.ts';
 import { KubeClient } from '../../shared/kube/index.ts';
-import { PASS_FUNCTIONS, runPass, type PassSummary } from '../../shared/pass/index.ts';
+import type { PassSummary } from '../../shared/pass/index.ts';
 import { buildSchedulingState } from '../../shared/scheduling/index.ts';
-import { runRounds } from '../../shared/runtime/index.ts';
 import { acceleratedClock } from '../clock.ts';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../embedded.ts';
 import { silentLogger, type SimLogger } from '../kubelet/logger.ts';
@@ -13,6 +12,7 @@ import { TimelineRecorder, type Timeline } from '../report/index.ts';
 import { checkDemoInvariants, DemoObserver, type DemoEvent, type InvariantReport, type RequestRow } from './observer.ts';
 import { RequestorAgents, type RequestorEvent } from './requestor-agents.ts';
 import { planDemoRequests } from './requestors.ts';
+import { runDemoRounds } from './rounds.ts';
 
 export const DEMO_LIMITS = { maxParallelOperations: 3, maxUnavailable: 4 } as const;
 /** A replacement pod runs and turns Ready this long after binding (image pull, readiness probe): budgets wait on it. */
@@ -170,26 +170,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
       return { done: agents.done() && maintenances.length === 0 };
     };
 
-    // The runtime's round loop on the demo's clock: the next round at once after progress, else after idleMs; the
-    // demo observes the cluster after each pass, and ends when every request is released or the wall time is up.
-    let finished = false;
-    await runRounds<'finished' | 'wall-limit'>({
-      round: async () => {
-        let progressed = false;
-        for (const fn of PASS_FUNCTIONS) {
-          const s = await runPass(fn, passOpts);
-          count(s);
-          progressed ||= Object.keys(s.actions).length > 0;
-          if ((await observe()).done) finished = true;
-        }
-        return { remains: true, progressed, failed: false, heldOnly: false };
-      },
-      backoff: { intervalMs: idleMs, maxIntervalMs: idleMs, heldMaxIntervalMs: idleMs, style: 'run' },
-      sleep: (ms, signal) => clock.sleep(ms, signal),
-      untilIdle: false,
-      beforeRound: () => (Date.now() < wallLimit ? undefined : 'wall-limit'),
-      afterRound: () => (finished ? 'finished' : undefined),
-    });
+    const { finished } = await runDemoRounds({ passOpts, observe, onPass: count, sleep: (ms, signal) => clock.sleep(ms, signal), idleMs, wallLimit });
 
     const final = new Map((await core.listNode()).items.map((n) => [n.metadata?.name ?? '', n.spec?.unschedulable === true]));
     const rows = observer.view();
