@@ -10,6 +10,7 @@ import { HttpTransport, failureOf } from './http-transport.ts';
 import { collectionPath, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, SECRETS, type ApiResource, type KubeTransport, type ObjectTarget, type WriteAnswer } from './transport.ts';
 import type { ListedVersion, WatchOutcome } from './watch-change.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
+import { abortableSleep, type Sleep } from './sleep.ts';
 
 const MAINTENANCES: ApiResource = { group: GROUP, version: VERSION, plural: NODE_MAINTENANCE_PLURAL, namespaced: true };
 const CONFIGS: ApiResource = { group: GROUP, version: VERSION, plural: CONFIG_PLURAL, namespaced: true };
@@ -28,7 +29,7 @@ export interface KubeClientOptions {
   /** Page size of LIST calls. @default 500 */
   pageSize?: number;
   /** Injected sleep (tests, simulated clocks). */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  sleep?: Sleep;
   /** Random source for retry jitter. @default Math.random */
   random?: () => number;
   /** Field manager recorded on writes. @default "kmaint" */
@@ -42,21 +43,6 @@ export interface RequestCounts {
   /** Failed requests (after retries) by the same "verb resource" keys. */
   errorsByVerb: Record<string, number>;
   retries: number;
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(signal?.reason as Error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Restarts of one LIST after its continue token expired (410); a cluster compacting that often is reported, not chased. */

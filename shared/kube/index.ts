@@ -18,3 +18,5 @@ export { EKS_CLUSTER_ID_HEADER, EKS_PRESIGN_EXPIRES_SECONDS, EKS_TOKEN_PREFIX, E
 export type { AwsCredentials, AwsCredentialsProvider, EksToken, EksTokenSourceOptions } from './eks-token.ts';
 export { describeEksCluster, eksKubeConfig } from './eks-kubeconfig.ts';
 export type { EksEndpoint, EksKubeConfigOptions } from './eks-kubeconfig.ts';
+export { abortableSleep } from './sleep.ts';
+export type { Sleep } from './sleep.ts';

@@ -22,8 +22,15 @@ const OBJECT_OPERATORS: Readonly<Record<string, LabelSelectorOperator>> = {
   DoesNotExist: '!',
 };
 
-/** matchLabels become `key=value`; matchExpressions allow only In, NotIn, Exists and DoesNotExist (Gt/Lt are node-selector only). */
-export function labelSelectorFromObject(object: LabelSelectorObject): LabelSelectorResult {
+/** A NodeSelectorTerm's expressions also compare integers (Gt, Lt), as NodeSelectorRequirementsAsSelector allows. */
+const NODE_OPERATORS: Readonly<Record<string, LabelSelectorOperator>> = { ...OBJECT_OPERATORS, Gt: 'gt', Lt: 'lt' };
+
+/**
+ * matchLabels become `key=value`; matchExpressions allow only In, NotIn, Exists and DoesNotExist, and Gt/Lt too
+ * with `operators: 'node'` (a NodeSelectorTerm's requirements).
+ */
+export function labelSelectorFromObject(object: LabelSelectorObject, options: { operators?: 'label' | 'node' } = {}): LabelSelectorResult {
+  const allowed = options.operators === 'node' ? NODE_OPERATORS : OBJECT_OPERATORS;
   const requirements: LabelRequirement[] = [];
   const fail = (where: string, error: string): LabelSelectorResult => ({ ok: false, error: `invalid label selector: ${where}: ${error}` });
 
@@ -37,9 +44,9 @@ export function labelSelectorFromObject(object: LabelSelectorObject): LabelSelec
 
   for (const [index, expression] of (object.matchExpressions ?? []).entries()) {
     const where = `matchExpressions[${index}]`;
-    const operator = Object.hasOwn(OBJECT_OPERATORS, expression.operator) ? OBJECT_OPERATORS[expression.operator] : undefined;
+    const operator = Object.hasOwn(allowed, expression.operator) ? allowed[expression.operator] : undefined;
     if (operator === undefined) {
-      return fail(where, `"${expression.operator}" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)`);
+      return fail(where, `"${expression.operator}" is not a valid label selector operator (${Object.keys(allowed).join(', ')})`);
     }
     const built = newRequirement(expression.key, operator, expression.values ?? []);
     if (!built.ok) return fail(where, built.error);

@@ -1,39 +1,21 @@
 // Required node affinity and nodeSelector, as the NodeAffinity filter and the DaemonSet controller evaluate them.
-import type { V1Node, V1NodeSelectorRequirement, V1NodeSelectorTerm, V1Pod, V1PodSpec } from '@kubernetes/client-node';
+import type { V1Node, V1NodeSelectorTerm, V1Pod, V1PodSpec } from '@kubernetes/client-node';
+import { labelSelectorFromObject, matchesLabels } from '../../shared/selectors/index.ts';
 
-function matchesRequirement(value: string | undefined, req: V1NodeSelectorRequirement): boolean {
-  const values = req.values ?? [];
-  switch (req.operator) {
-    case 'In':
-      return value !== undefined && values.includes(value);
-    case 'NotIn':
-      return value === undefined || !values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      // Both sides must be integers; anything else does not match (nodeaffinity.NodeSelectorRequirementsAsSelector).
-      if (value === undefined || values.length !== 1 || !/^-?\d+$/.test(value) || !/^-?\d+$/.test(values[0] ?? '')) return false;
-      return req.operator === 'Gt' ? Number(value) > Number(values[0]) : Number(value) < Number(values[0]);
-    }
-    default:
-      return false;
-  }
-}
-
-/** A term matches when all its expressions and fields do; a term with neither matches nothing. */
+/**
+ * A term matches when all its expressions and fields do; a term with neither matches nothing, nor does one whose
+ * requirements are invalid (NodeSelectorRequirementsAsSelector's error). Expressions match the node's labels as a label
+ * selector would (Gt and Lt compare integers); metadata.name is the only field node affinity supports.
+ */
 function matchesTerm(node: V1Node, term: V1NodeSelectorTerm): boolean {
   const exprs = term.matchExpressions ?? [];
   const fields = term.matchFields ?? [];
   if (exprs.length === 0 && fields.length === 0) return false;
-  const labels = node.metadata?.labels ?? {};
-  return (
-    exprs.every((r) => matchesRequirement(Object.hasOwn(labels, r.key) ? labels[r.key] : undefined, r)) &&
-    // metadata.name is the only field selector node affinity supports.
-    fields.every((r) => r.key === 'metadata.name' && matchesRequirement(node.metadata?.name, r))
-  );
+  if (fields.some((f) => f.key !== 'metadata.name')) return false;
+  const byLabels = labelSelectorFromObject({ matchExpressions: exprs }, { operators: 'node' });
+  const byName = labelSelectorFromObject({ matchExpressions: fields }, { operators: 'node' });
+  const name = node.metadata?.name;
+  return byLabels.ok && byName.ok && matchesLabels(byLabels.selector, node.metadata?.labels ?? {}) && matchesLabels(byName.selector, name === undefined ? {} : { 'metadata.name': name });
 }
 
 /** spec.nodeSelector (every label equal) and requiredDuringSchedulingIgnoredDuringExecution (any term). */

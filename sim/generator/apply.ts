@@ -9,6 +9,7 @@ import {
   type V1Node,
   type V1Pod,
 } from '@kubernetes/client-node';
+import { abortableSleep as sleep } from '../../shared/kube/index.ts';
 import { silentLogger, type SimLogger } from '../kubelet/logger.ts';
 import { NODE_OWNER_UID_PLACEHOLDER } from './manifests.ts';
 import { preboundPods } from './prebound.ts';
@@ -163,21 +164,6 @@ function describeError(err: unknown): string {
 
 function* chain<T>(...parts: Iterable<T>[]): Generator<T> {
   for (const part of parts) yield* part;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight, pulling lazily; the first failure stops new work. */
