@@ -18,6 +18,8 @@ export interface LargeOptions {
   parallel: number;
   /** Admit-then-idle cycles of the steady-state measurement. */
   cycles: number;
+  /** Which of parts 1 (init), 2 (steady) and 3 (drainer) to measure; the setup is shared. @default all three */
+  parts?: ReadonlySet<'init' | 'steady' | 'drainer'>;
   log: (line: string) => void;
 }
 
@@ -91,46 +93,61 @@ export async function benchLargeCluster(opts: LargeOptions): Promise<void> {
     await createRequests(admin, plans, 64);
     print(`setup: ${plans.length} NodeMaintenance objects from ${opts.requestors} requestors created (admin, 64 in flight) in ${ms(Date.now() - t)}`);
 
-    print();
-    print(`1. Initialising ${plans.length} new requests to Pending (maxParallelOperations: 0, one scheduler pass)`);
-    const init = await measuredPass(cp, 'scheduler');
-    printPass('init pass', init.m, init.audit, init.load);
-    const statusWrites = init.m.summary.actions['writeStatus'] ?? 0;
-    print(`    => ${statusWrites} status writes in ${ms(init.m.wallMs)}: ${((statusWrites / init.m.wallMs) * 1000).toFixed(0)} status writes/s, ${((appliedWrites(init.m) / init.m.wallMs) * 1000).toFixed(0)} writes/s with events`);
-    const phases = new Map<string, number>();
-    for (const nm of await listRequests(admin, NS)) phases.set(phaseOf(nm) || '(none)', (phases.get(phaseOf(nm) || '(none)') ?? 0) + 1);
-    print(`    phases after: ${counts(Object.fromEntries(phases))}`);
-
-    print();
-    print(`2. Steady-state scheduler pass: ${opts.nodes} nodes, ${plans.length} Pending requests from ${opts.requestors} requestors, maxParallelOperations ${opts.parallel}`);
-    await setConfig(admin, { maxParallelOperations: opts.parallel });
-    const first = await measuredPass(cp, 'scheduler');
-    printPass(`first pass after raising maxParallelOperations 0 -> ${opts.parallel} (every waiting request's reason changes once)`, first.m, first.audit, first.load);
-    // The last cycle loads kmaint bundled into plain JS: the same pass without tsx's loader thread in its RSS.
-    for (let cycle = 1; cycle <= opts.cycles + 1; cycle++) {
-      const runtime: PassRuntime = cycle <= opts.cycles ? 'tsx' : 'bundle';
-      // Stand-in for requests finishing: the admitted ones (no finalizer yet) go away, their slots are free again.
-      const scheduled = (await listRequests(admin, NS)).filter((nm) => phaseOf(nm) === 'Scheduled').map((nm) => `${NS}/${nm.metadata.name}`);
-      await deleteRequests(admin, scheduled, 32);
-      const admit = await measuredPass(cp, 'scheduler', runtime);
-      printPass(`cycle ${cycle} (${runtime}): ${scheduled.length} admitted requests finished and deleted; pass that admits`, admit.m, admit.audit, admit.load);
-      const idle = await measuredPass(cp, 'scheduler', runtime);
-      printPass(`cycle ${cycle} (${runtime}): next pass (admits nothing)`, idle.m, idle.audit, idle.load);
-    }
-
-    print();
-    print('3. Drainer pass: which pods it reads');
-    const inPodPhases = (await listRequests(admin, NS)).filter((nm) => ['Scheduled', 'Cordon', 'WaitForPodCompletion', 'Draining'].includes(phaseOf(nm)));
-    const drain = await measuredPass(cp, 'drainer');
-    printPass(`drainer pass over ${inPodPhases.length} requests in Scheduled..Draining`, drain.m, drain.audit, drain.load);
-    const podLists = drain.audit.filter((r) => r.verb === 'list' && r.resource === 'pods');
-    const narrowed = podLists.filter((r) => r.uri.includes('fieldSelector=spec.nodeName%3D'));
-    const listedNodes = new Set(narrowed.map((r) => decodeURIComponent(/fieldSelector=spec\.nodeName%3D([^&]+)/.exec(r.uri)?.[1] ?? '')));
-    const wanted = new Set(inPodPhases.map((nm) => nm.spec.nodeName));
-    print(`    list pods requests: ${podLists.length}; with fieldSelector=spec.nodeName%3D…: ${narrowed.length}; distinct nodes listed ${listedNodes.size} (nodes of requests being drained: ${wanted.size}, same set: ${[...wanted].every((n) => listedNodes.has(n)) && listedNodes.size === wanted.size})`);
-    print(`    example URI: ${narrowed[0]?.uri ?? '(none)'}`);
+    const parts = opts.parts ?? new Set(['init', 'steady', 'drainer']);
+    if (parts.has('init')) await initPart(cp, admin, plans.length);
+    if (parts.has('steady')) await steadyPart(cp, admin, opts, plans.length);
+    if (parts.has('drainer')) await drainerPart(cp, admin);
   } finally {
     await kubelet?.stop().catch(() => undefined);
     await cp.stop();
   }
+}
+
+type ControlPlane = Awaited<ReturnType<typeof startControlPlane>>;
+type Admin = ReturnType<typeof kubeConfigFrom>;
+
+async function initPart(cp: ControlPlane, admin: Admin, requests: number): Promise<void> {
+  print();
+  print(`1. Initialising ${requests} new requests to Pending (maxParallelOperations: 0, one scheduler pass)`);
+  const init = await measuredPass(cp, 'scheduler');
+  printPass('init pass', init.m, init.audit, init.load);
+  const statusWrites = init.m.summary.actions['writeStatus'] ?? 0;
+  print(`    => ${statusWrites} status writes in ${ms(init.m.wallMs)}: ${((statusWrites / init.m.wallMs) * 1000).toFixed(0)} status writes/s, ${((appliedWrites(init.m) / init.m.wallMs) * 1000).toFixed(0)} writes/s with events`);
+  const phases = new Map<string, number>();
+  for (const nm of await listRequests(admin, NS)) phases.set(phaseOf(nm) || '(none)', (phases.get(phaseOf(nm) || '(none)') ?? 0) + 1);
+  print(`    phases after: ${counts(Object.fromEntries(phases))}`);
+}
+
+/** Part 2; without part 1 before it, its first pass also initialises every request (not one of the timed cycles). */
+async function steadyPart(cp: ControlPlane, admin: Admin, opts: LargeOptions, requests: number): Promise<void> {
+  print();
+  print(`2. Steady-state scheduler pass: ${opts.nodes} nodes, ${requests} Pending requests from ${opts.requestors} requestors, maxParallelOperations ${opts.parallel}`);
+  await setConfig(admin, { maxParallelOperations: opts.parallel });
+  const first = await measuredPass(cp, 'scheduler');
+  printPass(`first pass after raising maxParallelOperations 0 -> ${opts.parallel} (every waiting request's reason changes once)`, first.m, first.audit, first.load);
+  // The last cycle loads kmaint bundled into plain JS: the same pass without tsx's loader thread in its RSS.
+  for (let cycle = 1; cycle <= opts.cycles + 1; cycle++) {
+    const runtime: PassRuntime = cycle <= opts.cycles ? 'tsx' : 'bundle';
+    // Stand-in for requests finishing: the admitted ones (no finalizer yet) go away, their slots are free again.
+    const scheduled = (await listRequests(admin, NS)).filter((nm) => phaseOf(nm) === 'Scheduled').map((nm) => `${NS}/${nm.metadata.name}`);
+    await deleteRequests(admin, scheduled, 32);
+    const admit = await measuredPass(cp, 'scheduler', runtime);
+    printPass(`cycle ${cycle} (${runtime}): ${scheduled.length} admitted requests finished and deleted; pass that admits`, admit.m, admit.audit, admit.load);
+    const idle = await measuredPass(cp, 'scheduler', runtime);
+    printPass(`cycle ${cycle} (${runtime}): next pass (admits nothing)`, idle.m, idle.audit, idle.load);
+  }
+}
+
+async function drainerPart(cp: ControlPlane, admin: Admin): Promise<void> {
+  print();
+  print('3. Drainer pass: which pods it reads');
+  const inPodPhases = (await listRequests(admin, NS)).filter((nm) => ['Scheduled', 'Cordon', 'WaitForPodCompletion', 'Draining'].includes(phaseOf(nm)));
+  const drain = await measuredPass(cp, 'drainer');
+  printPass(`drainer pass over ${inPodPhases.length} requests in Scheduled..Draining`, drain.m, drain.audit, drain.load);
+  const podLists = drain.audit.filter((r) => r.verb === 'list' && r.resource === 'pods');
+  const narrowed = podLists.filter((r) => r.uri.includes('fieldSelector=spec.nodeName%3D'));
+  const listedNodes = new Set(narrowed.map((r) => decodeURIComponent(/fieldSelector=spec\.nodeName%3D([^&]+)/.exec(r.uri)?.[1] ?? '')));
+  const wanted = new Set(inPodPhases.map((nm) => nm.spec.nodeName));
+  print(`    list pods requests: ${podLists.length}; with fieldSelector=spec.nodeName%3D…: ${narrowed.length}; distinct nodes listed ${listedNodes.size} (nodes of requests being drained: ${wanted.size}, same set: ${[...wanted].every((n) => listedNodes.has(n)) && listedNodes.size === wanted.size})`);
+  print(`    example URI: ${narrowed[0]?.uri ?? '(none)'}`);
 }

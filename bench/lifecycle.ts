@@ -81,7 +81,15 @@ function benchDir(prefix: string): string {
   return dir;
 }
 
+// `large` is parts 1-3 on the large control plane; `init`, `steady` and `drainer` pick single ones of them.
+const PARTS = ['large', 'init', 'steady', 'drainer', 'overhead'];
 const parts = values.only ? new Set(values.only.split(',')) : new Set(['large', 'overhead']);
+const unknown = [...parts].filter((p) => !PARTS.includes(p));
+if (unknown.length > 0) {
+  process.stderr.write(`bench: --only takes ${PARTS.join(', ')} (comma-separated), got "${unknown.join(', ')}"\n`);
+  process.exit(2);
+}
+const largeParts = new Set((['init', 'steady', 'drainer'] as const).filter((p) => parts.has('large') || parts.has(p)));
 await ensureBinaries({ log });
 try {
   if (!values['ignore-other-testbeds']) await waitForOtherTestbeds(int('wait-minutes'), (values['ignore-testbed'] ?? '').split(',').filter((d) => d !== ''));
@@ -93,8 +101,9 @@ print(`machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem(
 print(`command: npm run bench -- ${process.argv.slice(2).join(' ')}`.trimEnd());
 print();
 try {
-  if (parts.has('large')) {
+  if (largeParts.size > 0) {
     await benchLargeCluster({
+      parts: largeParts,
       dir: benchDir('kmaint-bench-large-'),
       nodes: int('nodes'),
       requests: int('requests'),
