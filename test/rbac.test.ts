@@ -230,7 +230,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
       containers: Array<{ image: string; command: string[]; resources: { requests: Record<string, string> }; securityContext: { readOnlyRootFilesystem: boolean; allowPrivilegeEscalation: boolean } }>;
     };
     const c = pod.containers[0];
-    expect([cronJob?.metadata.namespace, spec.schedule, spec.concurrencyPolicy, spec.startingDeadlineSeconds, spec.jobTemplate.spec.activeDeadlineSeconds]).toEqual([KMAINT_NS, '* * * * *', 'Forbid', 50, 100]);
+    expect([cronJob?.metadata.namespace, spec.schedule, spec.concurrencyPolicy, spec.startingDeadlineSeconds, spec.jobTemplate.spec.activeDeadlineSeconds]).toEqual([KMAINT_NS, '* * * * *', 'Allow', 50, 100]);
     expect(spec.jobTemplate.spec.template.metadata.labels['app.kubernetes.io/name']).toBe('kmaint');
     expect([pod.serviceAccountName, pod.securityContext.runAsNonRoot, pod.securityContext.runAsUser, pod.containers.length]).toEqual(['kmaint', true, 1000, 1]);
     expect([c?.image, c?.command, c?.resources.requests]).toEqual(['kmaint:latest', ['kmaint', 'run', fn, '--timeout', '50s'], { cpu: '100m', memory: '128Mi' }]);

@@ -1,12 +1,13 @@
 // `npm run testbed:build`: builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl
 // from their official Go modules at the versions pinned in testbed/go.mod, into the cache (skipped when current),
-// then the Prometheus Pushgateway pinned in testbed/pushgateway/go.mod.
+// then the Prometheus Pushgateway pinned in testbed/pushgateway/go.mod and helm (testbed/helm.ts) for the chart tests.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { COMPONENTS, TESTBED_DIR, binDir, pinnedVersions, type PinnedVersions } from './versions.ts';
 import { ensurePushgateway } from './pushgateway/pushgateway.ts';
+import { ensureHelm } from './helm.ts';
 
 export class TestbedBuildError extends Error {
   override readonly name = 'TestbedBuildError';
@@ -107,8 +108,13 @@ export async function ensureBinaries(opts: BuildOptions = {}): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  // The Pushgateway the metrics tests push to (test/metrics.test.ts), cached by its own pin.
-  ensureBinaries({ force: process.argv.includes('--force') }).then(() => ensurePushgateway({ force: process.argv.includes('--force') })).then(
+  // The Pushgateway the metrics tests push to (test/metrics.test.ts) and helm (charts/, test/helm.test.ts), each cached
+  // by its own pin.
+  const force = process.argv.includes('--force');
+  ensureBinaries({ force })
+    .then(() => ensurePushgateway({ force }))
+    .then(() => ensureHelm({ force }))
+    .then(
     () => process.exit(0),
     (err: unknown) => {
       process.stderr.write(`testbed:build: ${err instanceof Error ? err.message : String(err)}\n`);

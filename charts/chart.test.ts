@@ -1,0 +1,253 @@
+// The Helm chart charts/kmaint with a real helm (testbed/helm.ts): lint, what `helm template` renders for each value,
+// the same objects as the kustomize base infra/base, and CRDs identical to crds/ with their schema digest.
+import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { helmBinary, helmIsCurrent } from '../testbed/helm.ts';
+import { binaryPath } from '../testbed/versions.ts';
+import { binariesAreCurrent } from '../testbed/build.ts';
+import { CRD_SCHEMA_ANNOTATION, crdSchemaDigest } from './crd-schema.ts';
+
+const run = promisify(execFile);
+const CHART = 'charts/kmaint';
+/** The testbed's Kubernetes version: helm's own default capabilities (v1.20) are older than the chart's kubeVersion. */
+const KUBE_VERSION = '1.35.4';
+const FUNCTIONS = ['scheduler', 'drainer', 'cleanup', 'reaper'];
+
+interface Obj {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+interface PodTemplate {
+  metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+  spec: {
+    serviceAccountName: string;
+    priorityClassName?: string;
+    tolerations?: unknown[];
+    nodeSelector?: Record<string, string>;
+    affinity?: unknown;
+    imagePullSecrets?: unknown[];
+    securityContext?: unknown;
+    containers: Array<{ image: string; imagePullPolicy?: string; command: string[]; resources?: unknown }>;
+  };
+}
+
+interface CronJobSpec {
+  schedule: string;
+  suspend?: boolean;
+  concurrencyPolicy: string;
+  startingDeadlineSeconds: number;
+  jobTemplate: { spec: { backoffLimit: number; activeDeadlineSeconds: number; template: PodTemplate } };
+}
+
+async function helm(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(helmBinary(), args, { env: { ...process.env, HELM_NAMESPACE: '' }, maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+function parsed(yamlText: string): Obj[] {
+  return parseAllDocuments(yamlText)
+    .map((d) => d.toJS() as Obj | null)
+    .filter((o): o is Obj => o !== null);
+}
+
+/** `helm template` of the chart as release `kmaint` in namespace `kmaint` (infra/base's names), with `--set` pairs. */
+async function render(set: string[] = [], opts: { release?: string; namespace?: string } = {}): Promise<Obj[]> {
+  const args = ['template', opts.release ?? 'kmaint', CHART, '--namespace', opts.namespace ?? 'kmaint', '--kube-version', KUBE_VERSION, ...set.flatMap((s) => ['--set-json', s])];
+  const r = await helm(args);
+  expect([r.code, r.stderr]).toEqual([0, '']);
+  return parsed(r.stdout);
+}
+
+const key = (o: Obj): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+const cronJob = (objs: Obj[], name: string): CronJobSpec => objs.find((o) => o.kind === 'CronJob' && o.metadata.name === name)?.spec as unknown as CronJobSpec;
+const pod = (objs: Obj[], name = 'kmaint-scheduler'): PodTemplate => cronJob(objs, name).jobTemplate.spec.template;
+
+const HELM_BUILT = helmIsCurrent();
+const KUBECTL_BUILT = binariesAreCurrent();
+if (!HELM_BUILT || !KUBECTL_BUILT) {
+  // Counted by vitest as skipped, and said here so that nobody takes a green run for a tested one.
+  process.stderr.write(
+    `[charts/chart] NOT RUN: the chart tests need ${[!HELM_BUILT ? `helm (${helmBinary()})` : '', !KUBECTL_BUILT ? 'the testbed\'s kubectl' : ''].filter(Boolean).join(' and ')}: npm run testbed:build builds them; they are counted as skipped\n`,
+  );
+}
+
+describe('the CRDs of the chart', () => {
+  const files = readdirSync('crds').filter((f) => f.endsWith('.yaml')).sort();
+
+  it('are crds/, byte for byte', () => {
+    expect(readdirSync(join(CHART, 'crds')).sort()).toEqual(files);
+    for (const f of files) expect(readFileSync(join(CHART, 'crds', f), 'utf8')).toBe(readFileSync(join('crds', f), 'utf8'));
+  });
+
+  it.each(files)('%s carries the digest of its spec (run npx tsx charts/crd-schema.ts crds/*.yaml after a change)', (f) => {
+    const text = readFileSync(join('crds', f), 'utf8');
+    expect(parsed(text)[0]?.metadata.annotations?.[CRD_SCHEMA_ANNOTATION]).toBe(crdSchemaDigest(text));
+  });
+});
+
+describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of charts/kmaint', () => {
+  it('helm lint --strict passes with no warning', async () => {
+    const r = await helm(['lint', '--strict', CHART, '--kube-version', KUBE_VERSION]);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout.trim().split('\n')).toEqual(['==> Linting charts/kmaint', '[INFO] Chart.yaml: icon is recommended', '', '1 chart(s) linted, 0 chart(s) failed']);
+  });
+
+  it('renders the objects of infra/base, field for field, except the Namespace (helm install --create-namespace) and Helm\'s own labels', async () => {
+    const built = await run(binaryPath('kubectl'), ['kustomize', 'infra/base'], { maxBuffer: 16 * 1024 * 1024 });
+    const base = new Map(parsed(built.stdout).map((o) => [key(o), o]));
+    const HELM_LABELS = ['app.kubernetes.io/instance', 'app.kubernetes.io/managed-by', 'app.kubernetes.io/version', 'helm.sh/chart'];
+    const chart = (await render()).map((o) => {
+      const labels = Object.fromEntries(Object.entries(o.metadata.labels ?? {}).filter(([k]) => !HELM_LABELS.includes(k)));
+      return { ...o, metadata: { ...o.metadata, labels } };
+    });
+    expect([...base.keys()].filter((k) => !chart.some((o) => key(o) === k))).toEqual(['Namespace//kmaint']);
+    expect(chart.map(key).filter((k) => !base.has(k))).toEqual([]);
+    for (const o of chart) expect({ [key(o)]: o }).toEqual({ [key(o)]: base.get(key(o)) });
+  });
+
+  it('by default: these objects, with Helm\'s labels on each', async () => {
+    const objs = await render([], { release: 'ops', namespace: 'maint' });
+    expect(objs.map(key)).toEqual([
+      'ServiceAccount/maint/ops-kmaint',
+      'ClusterRole//ops-kmaint',
+      'ClusterRole//ops-kmaint-medik8s-leases',
+      'ClusterRoleBinding//ops-kmaint',
+      'Role/maint/ops-kmaint',
+      'RoleBinding/maint/ops-kmaint',
+      'CronJob/maint/ops-kmaint-scheduler',
+      'CronJob/maint/ops-kmaint-drainer',
+      'CronJob/maint/ops-kmaint-cleanup',
+      'CronJob/maint/ops-kmaint-reaper',
+      'MaintenanceOperatorConfig/maint/default',
+    ]);
+    expect(objs[0]?.metadata.labels).toEqual({
+      'app.kubernetes.io/name': 'kmaint',
+      'app.kubernetes.io/instance': 'ops',
+      'app.kubernetes.io/managed-by': 'Helm',
+      'app.kubernetes.io/version': 'latest',
+      'helm.sh/chart': 'kmaint-0.1.0',
+    });
+    const binding = objs.find((o) => o.kind === 'ClusterRoleBinding') as unknown as { roleRef: { name: string }; subjects: unknown[] };
+    expect([binding.roleRef.name, binding.subjects]).toEqual(['ops-kmaint', [{ kind: 'ServiceAccount', name: 'ops-kmaint', namespace: 'maint' }]]);
+  });
+
+  it.each(FUNCTIONS)('CronJob kmaint-%s by default: never starved, and a Job stuck on a dead node does not stop the schedule', async (fn) => {
+    const objs = await render();
+    const spec = cronJob(objs, `kmaint-${fn}`);
+    expect([spec.schedule, spec.suspend, spec.concurrencyPolicy, spec.startingDeadlineSeconds, spec.jobTemplate.spec.backoffLimit, spec.jobTemplate.spec.activeDeadlineSeconds]).toEqual([
+      '* * * * *',
+      undefined,
+      'Allow',
+      50,
+      0,
+      100,
+    ]);
+    const p = pod(objs, `kmaint-${fn}`);
+    expect([p.spec.priorityClassName, p.spec.tolerations]).toEqual([
+      'system-cluster-critical',
+      [
+        { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
+        { key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' },
+        { key: 'node-role.kubernetes.io/master', operator: 'Exists', effect: 'NoSchedule' },
+      ],
+    ]);
+    expect([p.spec.serviceAccountName, p.spec.containers[0]?.image, p.spec.containers[0]?.command, p.metadata.labels]).toEqual([
+      'kmaint',
+      'kmaint:latest',
+      ['kmaint', 'run', fn, '--timeout', '50s'],
+      { 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': fn },
+    ]);
+  });
+
+  // Each row: --set-json values, then what they change in the rendering (read by `pick`).
+  it.each<{ rule: string; set: string[]; pick: (objs: Obj[]) => unknown; want: unknown }>([
+    {
+      rule: 'operator.image.{repository,name,tag,imagePullPolicy} make the image as upstream\'s chart does',
+      set: ['operator.image={"repository":"registry.example.com/ops","name":"km","tag":"0.1.0","imagePullPolicy":"Always"}'],
+      pick: (o) => [pod(o).spec.containers[0]?.image, pod(o).spec.containers[0]?.imagePullPolicy],
+      want: ['registry.example.com/ops/km:0.1.0', 'Always'],
+    },
+    { rule: 'imagePullSecrets (top level, as upstream)', set: ['imagePullSecrets=[{"name":"pull"}]'], pick: (o) => pod(o).spec.imagePullSecrets, want: [{ name: 'pull' }] },
+    { rule: 'operator.nodeSelector', set: ['operator.nodeSelector={"pool":"infra"}'], pick: (o) => pod(o).spec.nodeSelector, want: { pool: 'infra' } },
+    {
+      rule: 'operator.affinity',
+      set: ['operator.affinity={"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"preference":{"matchExpressions":[{"key":"node-role.kubernetes.io/control-plane","operator":"Exists"}]}}]}}'],
+      pick: (o) => pod(o).spec.affinity,
+      want: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists' }] } }] } },
+    },
+    { rule: 'operator.tolerations replace the defaults', set: ['operator.tolerations=[{"key":"dedicated","operator":"Exists"}]'], pick: (o) => pod(o).spec.tolerations, want: [{ key: 'dedicated', operator: 'Exists' }] },
+    { rule: 'operator.priorityClassName "" leaves the class out', set: ['operator.priorityClassName=""'], pick: (o) => Object.hasOwn(pod(o).spec, 'priorityClassName'), want: false },
+    { rule: 'operator.resources', set: ['operator.resources={"requests":{"cpu":"50m"}}'], pick: (o) => pod(o).spec.containers[0]?.resources, want: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '384Mi' } } },
+    { rule: 'operator.podSecurityContext', set: ['operator.podSecurityContext={"runAsUser":2000}'], pick: (o) => (pod(o).spec.securityContext as { runAsUser: number }).runAsUser, want: 2000 },
+    {
+      rule: 'operator.podAnnotations and podLabels (app.kubernetes.io/name stays)',
+      set: ['operator.podAnnotations={"a":"1"}', 'operator.podLabels={"team":"ops","app.kubernetes.io/name":"other"}'],
+      pick: (o) => [pod(o).metadata.annotations, pod(o).metadata.labels],
+      want: [{ a: '1' }, { team: 'ops', 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': 'scheduler' }],
+    },
+    {
+      rule: 'operator.serviceAccount.annotations',
+      set: ['operator.serviceAccount.annotations={"eks.amazonaws.com/role-arn":"arn:aws:iam::1:role/k"}'],
+      pick: (o) => o.find((x) => x.kind === 'ServiceAccount')?.metadata.annotations,
+      want: { 'eks.amazonaws.com/role-arn': 'arn:aws:iam::1:role/k' },
+    },
+    {
+      rule: 'cronJobs.{functions,schedule,timeout,suspend} pick the CronJobs and what they run',
+      set: ['cronJobs.functions=["drainer","cleanup"]', 'cronJobs.schedule="*/2 * * * *"', 'cronJobs.timeout="30s"', 'cronJobs.suspend=true'],
+      pick: (o) => o.filter((x) => x.kind === 'CronJob').map((x) => [x.metadata.name, cronJob(o, x.metadata.name).schedule, cronJob(o, x.metadata.name).suspend, pod(o, x.metadata.name).spec.containers[0]?.command]),
+      want: [
+        ['kmaint-drainer', '*/2 * * * *', true, ['kmaint', 'run', 'drainer', '--timeout', '30s']],
+        ['kmaint-cleanup', '*/2 * * * *', true, ['kmaint', 'run', 'cleanup', '--timeout', '30s']],
+      ],
+    },
+    {
+      rule: 'operatorConfig: a 0 is written (it admits nothing), a percentage stays a string, null is left out',
+      set: ['operatorConfig.maxParallelOperations=0', 'operatorConfig.maxUnavailable="10%"', 'operatorConfig.maxNodeMaintenanceTimeSeconds=null', 'operatorConfig.logLevel="debug"'],
+      pick: (o) => o.find((x) => x.kind === 'MaintenanceOperatorConfig')?.spec,
+      want: { logLevel: 'debug', maxParallelOperations: 0, maxUnavailable: '10%' },
+    },
+    {
+      rule: 'operatorConfig.extraSpec adds kmaint\'s fields',
+      set: ['operatorConfig.extraSpec={"zoneLabel":"topology.kubernetes.io/zone","maxUnavailablePerZone":1}'],
+      pick: (o) => o.find((x) => x.kind === 'MaintenanceOperatorConfig')?.spec,
+      want: { logLevel: 'info', maxParallelOperations: 1, maxNodeMaintenanceTimeSeconds: 3600, zoneLabel: 'topology.kubernetes.io/zone', maxUnavailablePerZone: 1 },
+    },
+    { rule: 'operatorConfig.deploy=false: no config', set: ['operatorConfig.deploy=false'], pick: (o) => o.filter((x) => x.kind === 'MaintenanceOperatorConfig').length, want: 0 },
+    {
+      rule: 'criticalPodsQuota.create: a ResourceQuota for the pods of the priority class',
+      set: ['criticalPodsQuota.create=true'],
+      pick: (o) => o.find((x) => x.kind === 'ResourceQuota')?.spec,
+      want: { hard: { pods: '12' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['system-cluster-critical'] }] } },
+    },
+    {
+      rule: 'medik8s.leases binds the lease ClusterRole inside medik8s-leases only',
+      set: ['medik8s.leases=true'],
+      pick: (o) => o.filter((x) => x.kind === 'RoleBinding' && x.metadata.namespace === 'medik8s-leases').map((x) => [x.metadata.name, (x as unknown as { roleRef: { name: string } }).roleRef.name]),
+      want: [['kmaint', 'kmaint-medik8s-leases']],
+    },
+  ])('$rule', async ({ set, pick, want }) => {
+    expect(pick(await render(set))).toEqual(want);
+  });
+
+  it('helm template without a cluster checks no CRD (lookup finds nothing) and renders the CRDs only with --include-crds', async () => {
+    const r = await helm(['template', 'kmaint', CHART, '--namespace', 'kmaint', '--kube-version', KUBE_VERSION, '--include-crds']);
+    expect(r.code).toBe(0);
+    expect(parsed(r.stdout).filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual([
+      'maintenanceoperatorconfigs.maintenance.nvidia.com',
+      'nodemaintenances.maintenance.nvidia.com',
+    ]);
+  });
+});

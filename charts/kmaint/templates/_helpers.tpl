@@ -1,0 +1,55 @@
+{{- /* Names, labels and the CRD check shared by the kmaint chart's templates. */ -}}
+
+{{- /* <release>-kmaint, or the release name when it already contains "kmaint"; at most 63 characters. */ -}}
+{{- define "kmaint.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := .Values.nameOverride | default .Chart.Name -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- /* Labels of every object: infra/base's app.kubernetes.io/name plus what Helm tooling expects. */ -}}
+{{- define "kmaint.labels" -}}
+app.kubernetes.io/name: kmaint
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{- define "kmaint.image" -}}
+{{- $img := .Values.operator.image -}}
+{{- $tag := $img.tag | default .Chart.AppVersion -}}
+{{- if $img.repository -}}
+{{- printf "%s/%s:%s" $img.repository $img.name $tag -}}
+{{- else -}}
+{{- printf "%s:%s" $img.name $tag -}}
+{{- end -}}
+{{- end -}}
+
+{{- /*
+Helm creates crds/ only where the CRDs are absent and never updates them, so the CRDs in force may be the upstream
+operator's (which prune kmaint's extension fields) or an older kmaint's. Each kmaint CRD carries the annotation
+kmaint.io/crd-schema (a digest of its spec); when the cluster's copy differs from this chart's, install and upgrade stop
+here with the command that fixes it. Without a cluster (helm template, helm lint) lookup finds nothing and nothing is
+checked; a CRD that is absent (--skip-crds) is not checked either: creating the config then fails on its own.
+*/ -}}
+{{- define "kmaint.checkCrds" -}}
+{{- range $path, $_ := .Files.Glob "crds/*.yaml" -}}
+{{- $want := $.Files.Get $path | fromYaml -}}
+{{- $live := lookup "apiextensions.k8s.io/v1" "CustomResourceDefinition" "" $want.metadata.name -}}
+{{- if $live -}}
+{{- $wantDigest := index $want.metadata.annotations "kmaint.io/crd-schema" -}}
+{{- $liveDigest := index ($live.metadata.annotations | default dict) "kmaint.io/crd-schema" | default "none" -}}
+{{- if ne $wantDigest $liveDigest -}}
+{{- fail (printf "CustomResourceDefinition %s in the cluster is not this chart's (kmaint.io/crd-schema %s, want %s): Helm does not update CRDs, and another copy (the NVIDIA maintenance operator's, or an older kmaint's) would prune kmaint's fields. Apply the chart's CRDs, then run this command again: kubectl apply --server-side --force-conflicts -f charts/kmaint/crds/" $want.metadata.name $liveDigest $wantDigest) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
