@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { helmBinary, helmIsCurrent } from '../testbed/helm.ts';
+import { helmBinary, helmIsCurrent, runHelm, type HelmResult } from '../testbed/helm.ts';
 import { binaryPath } from '../testbed/versions.ts';
 import { binariesAreCurrent } from '../testbed/build.ts';
 import { CRD_SCHEMA_ANNOTATION, crdSchemaDigest } from './crd-schema.ts';
@@ -47,15 +47,7 @@ interface CronJobSpec {
   jobTemplate: { spec: { backoffLimit: number; activeDeadlineSeconds: number; template: PodTemplate } };
 }
 
-async function helm(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(helmBinary(), args, { env: { ...process.env, HELM_NAMESPACE: '' }, maxBuffer: 16 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+const helm = (args: string[]): Promise<HelmResult> => runHelm(args);
 
 function parsed(yamlText: string): Obj[] {
   return parseAllDocuments(yamlText)

@@ -1,7 +1,7 @@
 // A real Helm for the chart tests (charts/chart.test.ts, test/helm.test.ts): `go install helm.sh/helm/v3/cmd/helm` at
 // the version pinned here into ~/.cache/kmaint-testbed/helm-<version>/ (skipped when current), as the testbed's other
 // binaries are cached. Debian packages no helm.
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -84,6 +84,28 @@ export async function ensureHelm(opts: { force?: boolean; log?: (line: string) =
   writeFileSync(join(dirname(binary), '.stamp'), stamp(version));
   log(`  helm: done in ${Math.round((Date.now() - started) / 1000)} s: ${binary}`);
   return binary;
+}
+
+export interface HelmResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the cached helm; never throws on a non-zero exit. `home` keeps helm's cache, config and data (repositories,
+ * registry logins) out of the user's own directories.
+ */
+export function runHelm(args: string[], opts: { home?: string } = {}): Promise<HelmResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, HELM_NAMESPACE: '' };
+  delete env['KUBECONFIG'];
+  if (opts.home) Object.assign(env, { HELM_CACHE_HOME: join(opts.home, 'cache'), HELM_CONFIG_HOME: join(opts.home, 'config'), HELM_DATA_HOME: join(opts.home, 'data') });
+  return new Promise((resolve) => {
+    execFile(helmBinary(), args, { env, maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

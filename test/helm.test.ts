@@ -1,0 +1,266 @@
+// The Helm chart on the testbed, one release through its life: install over the upstream operator's CRDs (stopped,
+// named fix, then installed with kmaint's CRDs in force), never starved (every worker cordoned and the control-plane
+// node full: the CronJobs' pods are still bound), a Job stuck on a dead node does not hold back the next tick, upgrade
+// over re-replaced CRDs, uninstall. The simulated kubelet does not run kmaint's containers: binding is asserted, not
+// what the passes do.
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BatchV1Api, type V1CronJob, type V1Job, type V1Pod } from '@kubernetes/client-node';
+import { parse, stringify } from 'yaml';
+import { crdSchemaDigest } from '../charts/crd-schema.ts';
+import { helmBinary, helmIsCurrent, runHelm, type HelmResult } from '../testbed/helm.ts';
+import { adminKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { admin, bindPod, nodes, setUnschedulable } from './support/kmaint.ts';
+
+const NS = 'kmaint-helm';
+const RELEASE = 'kmh';
+const NAME = 'kmh-kmaint';
+const FUNCTIONS = ['scheduler', 'drainer', 'cleanup', 'reaper'] as const;
+const CONFIG_CRD = 'maintenanceoperatorconfigs.maintenance.nvidia.com';
+const NM_CRD = 'nodemaintenances.maintenance.nvidia.com';
+/** What the upstream operator's MaintenanceOperatorConfig schema lacks (../shared/reference/in-cluster-notes.md §1.7). */
+const CONFIG_EXTENSIONS = ['maxUnavailablePerZone', 'nodeHandshake', 'pools', 'reaper', 'slurm', 'windows', 'zoneLabel'];
+const ZONE_LABEL = 'topology.kubernetes.io/zone';
+const HOLD = 'kmaint.io/test-hold';
+
+interface Crd {
+  metadata: { name: string; annotations?: Record<string, string> };
+  spec: {
+    names: { shortNames?: string[] };
+    versions: Array<{ additionalPrinterColumns?: Array<{ name: string }>; schema: { openAPIV3Schema: { properties: Record<string, { properties?: Record<string, unknown> }> } } }>;
+  };
+}
+
+/**
+ * kmaint's CRD cut to the upstream operator's shape: no digest annotation; the config without kmaint's spec fields
+ * and status conditions; the NodeMaintenance without the short name and the Age column.
+ */
+function upstreamShaped(file: string): Crd {
+  const crd = parse(readFileSync(join('crds', file), 'utf8')) as Crd;
+  delete crd.metadata.annotations;
+  const version = crd.spec.versions[0];
+  if (!version) throw new Error(`${file} has no version`);
+  const props = version.schema.openAPIV3Schema.properties;
+  if (crd.metadata.name === CONFIG_CRD) {
+    for (const field of CONFIG_EXTENSIONS) delete props['spec']?.properties?.[field];
+    delete props['status']?.properties?.['conditions'];
+  } else {
+    delete crd.spec.names.shortNames;
+    version.additionalPrinterColumns = version.additionalPrinterColumns?.filter((c) => c.name !== 'Age');
+  }
+  return crd;
+}
+
+/** As the upstream operator's chart leaves them: its CRDs in force. */
+async function applyUpstreamCrds(): Promise<void> {
+  const docs = readdirSync('crds').sort().map((f) => stringify(upstreamShaped(f)));
+  const r = await kubectl(['apply', '-f', '-'], { input: docs.join('---\n') });
+  expect([r.code, r.stderr]).toEqual([0, '']);
+}
+
+/** The step the chart's NOTES and README give. */
+async function applyChartCrds(): Promise<void> {
+  const r = await kubectl(['apply', '--server-side', '--force-conflicts', '-f', 'charts/kmaint/crds/']);
+  expect([r.code, r.stdout.trim().split('\n'), r.stderr]).toEqual([0, [`customresourcedefinition.apiextensions.k8s.io/${CONFIG_CRD} serverside-applied`, `customresourcedefinition.apiextensions.k8s.io/${NM_CRD} serverside-applied`], '']);
+  const established = await kubectl(['wait', '--for=condition=Established', `crd/${CONFIG_CRD}`, `crd/${NM_CRD}`, '--timeout=30s']);
+  expect(established.code).toBe(0);
+}
+
+function helm(args: string[]): Promise<HelmResult> {
+  return runHelm(['--kubeconfig', testbed().kubeconfigPath, ...args], { home: join(testbed().dir, 'helm-home') });
+}
+
+/** What the chart's check says when the cluster's config CRD is not the chart's. */
+function crdRefusal(verb: 'INSTALLATION' | 'UPGRADE'): string {
+  const want = crdSchemaDigest(readFileSync(join('charts/kmaint/crds', `${CONFIG_CRD}.yaml`), 'utf8'));
+  return (
+    `Error: ${verb} FAILED: execution error at (kmaint/templates/serviceaccount.yaml:1:4): CustomResourceDefinition ${CONFIG_CRD} in the cluster is not this chart's ` +
+    `(kmaint.io/crd-schema none, want ${want}): Helm does not update CRDs, and another copy (the NVIDIA maintenance operator's, or an older kmaint's) would prune ` +
+    `kmaint's fields. Apply the chart's CRDs, then run this command again: kubectl apply --server-side --force-conflicts -f charts/kmaint/crds/`
+  );
+}
+
+async function storedConfigSpec(): Promise<unknown> {
+  const r = await kubectl(['get', 'maintenanceoperatorconfig', 'default', '-n', NS, '-o', 'json']);
+  expect(r.code).toBe(0);
+  return (JSON.parse(r.stdout) as { spec: unknown }).spec;
+}
+
+const batch = (): BatchV1Api => adminKubeConfig().makeApiClient(BatchV1Api);
+const ownerOf = (j: V1Job): string => j.metadata?.ownerReferences?.find((o) => o.kind === 'CronJob')?.name ?? '';
+const scheduledAt = (j: V1Job): string => j.metadata?.annotations?.['batch.kubernetes.io/cronjob-scheduled-timestamp'] ?? '';
+
+async function jobPods(): Promise<V1Pod[]> {
+  return (await admin().core.listNamespacedPod({ namespace: NS, labelSelector: 'batch.kubernetes.io/job-name' })).items;
+}
+
+const HELM_BUILT = helmIsCurrent();
+if (!HELM_BUILT) {
+  // Counted by vitest as skipped, and said here so that nobody takes a green run for a tested one.
+  process.stderr.write(`[test/helm] NOT RUN: the Helm tests need helm (${helmBinary()}): npm run testbed:build builds it; they are counted as skipped\n`);
+}
+
+describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (release kmh in namespace kmaint-helm)', () => {
+  let workers: string[] = [];
+  let general: string[] = [];
+  let controlPlane = '';
+  let firstJob: V1Job | undefined;
+
+  beforeAll(async () => {
+    const all = await nodes();
+    const pool = (n: (typeof all)[number]): string => n.metadata?.labels?.['kmaint.io/pool'] ?? '';
+    workers = all.filter((n) => pool(n) !== 'control-plane').map((n) => n.metadata?.name ?? '');
+    general = all.filter((n) => pool(n) === 'general').map((n) => n.metadata?.name ?? '');
+    controlPlane = all.find((n) => pool(n) === 'control-plane')?.metadata?.name ?? '';
+    expect([workers.length, general.length, controlPlane !== '']).toEqual([5, 4, true]);
+    expect((await kubectl(['create', 'namespace', NS])).code).toBe(0);
+  });
+
+  afterAll(async () => {
+    // The pod held Terminating, the Jobs and their pods, the filler; then the nodes, the namespace and the CRDs as the
+    // global setup left them.
+    for (const p of await jobPods()) {
+      if (p.metadata?.finalizers?.includes(HOLD)) await kubectl(['patch', 'pod', '-n', NS, p.metadata.name ?? '', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+    }
+    await helm(['uninstall', RELEASE, '-n', NS, '--ignore-not-found']);
+    await kubectl(['delete', 'jobs', '-n', NS, '--all', '--ignore-not-found', '--cascade=foreground', '--wait=true']);
+    await kubectl(['delete', 'pods', '-n', NS, '--all', '--ignore-not-found', '--grace-period=0', '--force']);
+    await kubectl(['wait', '--for=delete', 'pods', '-n', NS, '--all', '--timeout=60s']);
+    for (const n of workers) await setUnschedulable(n, false);
+    await kubectl(['delete', 'namespace', NS, '--ignore-not-found', '--wait=true']);
+    await kubectl(['apply', '-f', 'crds/']);
+  });
+
+  it('over the upstream operator\'s CRDs helm install stops and names the fix; after it, kmaint\'s CRDs are in force and the stored config keeps kmaint\'s fields', async () => {
+    await applyUpstreamCrds();
+    // The hazard: the upstream schema prunes kmaint's fields from a stored config (kubectl refuses them unless told not
+    // to validate; Helm only warns). The other fields are the CRD's defaults.
+    const pruned = await kubectl(['apply', '--validate=false', '-n', NS, '-f', '-'], { input: JSON.stringify({ apiVersion: 'maintenance.nvidia.com/v1alpha1', kind: 'MaintenanceOperatorConfig', metadata: { name: 'default' }, spec: { zoneLabel: ZONE_LABEL } }) });
+    expect(pruned.code).toBe(0);
+    expect(await storedConfigSpec()).toEqual({ logLevel: 'info', maxParallelOperations: 1, maxNodeMaintenanceTimeSeconds: 3600 });
+    expect((await kubectl(['delete', 'maintenanceoperatorconfig', 'default', '-n', NS])).code).toBe(0);
+
+    // The cluster the CronJobs' first pods meet: every worker cordoned, the control-plane node's CPU taken.
+    for (const n of workers) await setUnschedulable(n, true);
+    const cp = await admin().core.readNode({ name: controlPlane });
+    await bindPod(NS, 'filler', controlPlane, { requests: { cpu: cp.status?.allocatable?.['cpu'] ?? '' } });
+
+    const values = join(testbed().dir, 'helm-values.yaml');
+    mkdirSync(testbed().dir, { recursive: true });
+    writeFileSync(
+      values,
+      stringify({
+        // The simulated kubelet keeps these pods running (their Jobs stay active) and stops them at once when deleted.
+        operator: { podAnnotations: { 'kmaint.io/sim-run-seconds': '3600', 'kmaint.io/sim-termination-seconds': '0' } },
+        operatorConfig: { extraSpec: { zoneLabel: ZONE_LABEL } },
+      }),
+    );
+    const install = ['install', RELEASE, 'charts/kmaint', '-n', NS, '-f', values];
+    const refused = await helm(install);
+    expect([refused.code, refused.stderr.trim()]).toEqual([1, crdRefusal('INSTALLATION')]);
+    expect((await helm(['list', '-n', NS, '-a', '-q'])).stdout).toBe('');
+
+    await applyChartCrds();
+    const installed = await helm(install);
+    expect([installed.code, installed.stderr]).toEqual([0, '']);
+    expect(installed.stdout).toContain(`kmaint latest is installed in namespace ${NS} as release ${RELEASE}:`);
+    const crds = await kubectl(['get', 'crd', CONFIG_CRD, NM_CRD, '-o', `jsonpath={.items[*].metadata.annotations.kmaint\\.io/crd-schema}`]);
+    expect(crds.stdout.split(' ')).toEqual([CONFIG_CRD, NM_CRD].map((c) => crdSchemaDigest(readFileSync(join('crds', `${c}.yaml`), 'utf8'))));
+    expect(await storedConfigSpec()).toEqual({ logLevel: 'info', maxParallelOperations: 1, maxNodeMaintenanceTimeSeconds: 3600, zoneLabel: ZONE_LABEL });
+    const objects = await kubectl(['get', 'serviceaccount,role,rolebinding,cronjob', '-n', NS, '-l', `app.kubernetes.io/instance=${RELEASE}`, '-o', 'name']);
+    expect(objects.stdout.trim().split('\n')).toEqual([
+      `serviceaccount/${NAME}`,
+      `role.rbac.authorization.k8s.io/${NAME}`,
+      `rolebinding.rbac.authorization.k8s.io/${NAME}`,
+      ...FUNCTIONS.map((fn) => `cronjob.batch/${NAME}-${fn}`).sort(),
+    ]);
+    const cluster = await kubectl(['get', 'clusterrole,clusterrolebinding', '-l', `app.kubernetes.io/instance=${RELEASE}`, '-o', 'name']);
+    expect(cluster.stdout.trim().split('\n')).toEqual([
+      `clusterrole.rbac.authorization.k8s.io/${NAME}`,
+      `clusterrole.rbac.authorization.k8s.io/${NAME}-medik8s-leases`,
+      `clusterrolebinding.rbac.authorization.k8s.io/${NAME}`,
+    ]);
+  });
+
+  it(
+    'every worker cordoned and the control-plane node full: each CronJob\'s first pod is still bound to a node, at system-cluster-critical; a pod without the defaults stays Pending',
+    async () => {
+      const bound = await waitFor(
+        'a Job of each CronJob, its pod bound to a node',
+        async () => {
+          const pods = (await jobPods()).filter((p) => p.spec?.nodeName);
+          const byFn = new Map(pods.map((p) => [p.metadata?.labels?.['app.kubernetes.io/component'] ?? '', p]));
+          return FUNCTIONS.every((fn) => byFn.has(fn)) ? FUNCTIONS.map((fn) => byFn.get(fn) as V1Pod) : undefined;
+        },
+        90_000,
+        1000,
+      );
+      // Bound to cordoned general-pool nodes: the control-plane node is full and the gpu node's taint is not tolerated.
+      expect(bound.map((p) => [p.metadata?.labels?.['app.kubernetes.io/component'], general.includes(p.spec?.nodeName ?? ''), p.spec?.priority, p.spec?.priorityClassName])).toEqual(
+        FUNCTIONS.map((fn) => [fn, true, 2000000000, 'system-cluster-critical']),
+      );
+      for (const p of bound) expect(await kubectl(['get', 'node', p.spec?.nodeName ?? '', '-o', 'jsonpath={.spec.unschedulable}'])).toMatchObject({ stdout: 'true' });
+      firstJob = (await batch().listNamespacedJob({ namespace: NS })).items.find((j) => ownerOf(j) === `${NAME}-scheduler`);
+
+      // The same pod without the chart's class and tolerations finds no node.
+      const template = structuredClone(bound[0]?.spec) as NonNullable<V1Pod['spec']>;
+      const bare = { containers: template.containers.map((c) => ({ name: c.name, image: c.image, command: c.command, resources: c.resources })), restartPolicy: 'Never', serviceAccountName: NAME };
+      await admin().core.createNamespacedPod({ namespace: NS, body: { metadata: { name: 'without-defaults' }, spec: bare } });
+      const condition = await waitFor('pod without-defaults found unschedulable', async () => {
+        const p = await admin().core.readNamespacedPod({ namespace: NS, name: 'without-defaults' });
+        return p.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
+      });
+      expect([condition.reason, condition.message?.startsWith(`0/${workers.length + 1} nodes are available: `)]).toEqual(['Unschedulable', true]);
+      expect((await admin().core.readNamespacedPod({ namespace: NS, name: 'without-defaults' })).spec?.nodeName).toBeUndefined();
+    },
+    120_000,
+  );
+
+  it('over the CRDs replaced again, helm upgrade stops and names the fix; after it, the upgrade writes the config and kmaint\'s fields stay', async () => {
+    await applyUpstreamCrds();
+    const upgrade = ['upgrade', RELEASE, 'charts/kmaint', '-n', NS, '--reuse-values', '--set', 'operatorConfig.maxParallelOperations=2'];
+    const refused = await helm(upgrade);
+    expect([refused.code, refused.stderr.trim()]).toEqual([1, crdRefusal('UPGRADE')]);
+    await applyChartCrds();
+    const upgraded = await helm(upgrade);
+    expect([upgraded.code, upgraded.stderr]).toEqual([0, '']);
+    expect(await storedConfigSpec()).toEqual({ logLevel: 'info', maxParallelOperations: 2, maxNodeMaintenanceTimeSeconds: 3600, zoneLabel: ZONE_LABEL });
+    expect((await helm(['history', RELEASE, '-n', NS, '-o', 'json'])).stdout).toMatch(/^\[\{"revision":1,.*"status":"superseded".*\},\{"revision":2,.*"status":"deployed".*\}\]\n?$/);
+  });
+
+  it(
+    'a Job whose pod is held Terminating stays active, and the next tick still starts a Job (concurrencyPolicy Allow)',
+    async () => {
+      const stuck = firstJob;
+      expect(ownerOf(stuck ?? {})).toBe(`${NAME}-scheduler`);
+      const pod = (await jobPods()).find((p) => p.metadata?.labels?.['batch.kubernetes.io/job-name'] === stuck?.metadata?.name);
+      const podName = pod?.metadata?.name ?? '';
+      // As on a dead node: the pod cannot go away (a finalizer nobody removes stands in for the missing kubelet).
+      expect((await kubectl(['patch', 'pod', '-n', NS, podName, '--type=merge', '-p', JSON.stringify({ metadata: { finalizers: [HOLD] } })])).code).toBe(0);
+      expect((await kubectl(['delete', 'pod', '-n', NS, podName, '--wait=false'])).code).toBe(0);
+
+      const next = await waitFor(
+        'the next tick\'s Job of CronJob kmh-kmaint-scheduler',
+        async () => (await batch().listNamespacedJob({ namespace: NS })).items.find((j) => ownerOf(j) === `${NAME}-scheduler` && scheduledAt(j) > scheduledAt(stuck ?? {})),
+        75_000,
+        1000,
+      );
+      expect(Date.parse(scheduledAt(next)) - Date.parse(scheduledAt(stuck ?? {}))).toBe(60_000);
+      const held = await admin().core.readNamespacedPod({ namespace: NS, name: podName });
+      expect([held.metadata?.deletionTimestamp !== undefined, held.metadata?.finalizers]).toEqual([true, [HOLD]]);
+      const cronJob: V1CronJob = await batch().readNamespacedCronJob({ namespace: NS, name: `${NAME}-scheduler` });
+      expect((cronJob.status?.active ?? []).map((r) => r.name).sort()).toEqual([stuck?.metadata?.name, next.metadata?.name].sort());
+    },
+    90_000,
+  );
+
+  it('helm uninstall removes every object it made and keeps the CRDs', async () => {
+    const r = await helm(['uninstall', RELEASE, '-n', NS, '--wait']);
+    expect([r.code, r.stdout.trim(), r.stderr]).toEqual([0, `release "${RELEASE}" uninstalled`, '']);
+    expect((await kubectl(['get', 'serviceaccount,role,rolebinding,cronjob,maintenanceoperatorconfig', '-n', NS, '-l', `app.kubernetes.io/instance=${RELEASE}`, '-o', 'name'])).stdout).toBe('');
+    expect((await kubectl(['get', 'maintenanceoperatorconfig', '-n', NS, '-o', 'name'])).stdout).toBe('');
+    expect((await kubectl(['get', 'clusterrole,clusterrolebinding', '-l', `app.kubernetes.io/instance=${RELEASE}`, '-o', 'name'])).stdout).toBe('');
+    expect((await kubectl(['get', 'crd', CONFIG_CRD, NM_CRD, '-o', 'name'])).stdout.trim().split('\n')).toEqual([`customresourcedefinition.apiextensions.k8s.io/${CONFIG_CRD}`, `customresourcedefinition.apiextensions.k8s.io/${NM_CRD}`]);
+  });
+});
