@@ -191,6 +191,15 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       want: [{ a: '1' }, { team: 'ops', 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': 'scheduler' }],
     },
     {
+      rule: 'operator.env follows KMAINT_NAMESPACE',
+      set: ['operator.env=[{"name":"KMAINT_PUSHGATEWAY_URL","value":"http://pushgateway.monitoring.svc:9091"}]'],
+      pick: (o) => (pod(o).spec.containers[0] as unknown as { env: unknown[] }).env,
+      want: [
+        { name: 'KMAINT_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+        { name: 'KMAINT_PUSHGATEWAY_URL', value: 'http://pushgateway.monitoring.svc:9091' },
+      ],
+    },
+    {
       rule: 'operator.serviceAccount.annotations',
       set: ['operator.serviceAccount.annotations={"eks.amazonaws.com/role-arn":"arn:aws:iam::1:role/k"}'],
       pick: (o) => o.find((x) => x.kind === 'ServiceAccount')?.metadata.annotations,
