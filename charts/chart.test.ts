@@ -76,6 +76,14 @@ if (!HELM_BUILT || !KUBECTL_BUILT) {
   );
 }
 
+describe('the chart\'s metadata', () => {
+  it('its version is the package\'s', () => {
+    const chart = parsed(readFileSync(join(CHART, 'Chart.yaml'), 'utf8'))[0] as unknown as { version: string; appVersion: string };
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect([chart.version, chart.appVersion]).toEqual([pkg.version, 'latest']);
+  });
+});
+
 describe('the CRDs of the chart', () => {
   const files = readdirSync('crds').filter((f) => f.endsWith('.yaml')).sort();
 

@@ -116,8 +116,8 @@ async function kmaintBundle(): Promise<string> {
 
 /**
  * `kmaint run all` again and again, 1 s apart once idle (CADENCE 0), or started on every minute boundary as the
- * CronJobs of infra/base are (CADENCE 60; a run still going at the boundary delays the next, as concurrencyPolicy
- * Forbid does). CPU of all the runs.
+ * CronJobs of infra/base are (CADENCE 60; a run still going at the boundary delays the next: under the CronJobs'
+ * concurrencyPolicy Allow a second copy would start and, finding the pass leases held, do nothing). CPU of all the runs.
  */
 const KMAINT_LOOP = `
 boundary() {
