@@ -128,7 +128,9 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
     await kubectl(['wait', '--for=delete', 'pods', '-n', NS, '--all', '--timeout=60s']);
     for (const n of workers) await setUnschedulable(n, false);
     await kubectl(['delete', 'namespace', NS, '--ignore-not-found', '--wait=true']);
-    await kubectl(['apply', '-f', 'crds/']);
+    // As the global setup and installCrds() apply them (client-side), so later files' applies find their own state.
+    const restored = await kubectl(['apply', '-f', 'crds/']);
+    expect([restored.code, restored.stdout.trim().split('\n'), restored.stderr]).toEqual([0, [`customresourcedefinition.apiextensions.k8s.io/${CONFIG_CRD} unchanged`, `customresourcedefinition.apiextensions.k8s.io/${NM_CRD} unchanged`], '']);
   });
 
   it('over the upstream operator\'s CRDs helm install stops and names the fix; after it, kmaint\'s CRDs are in force and the stored config keeps kmaint\'s fields', async () => {
@@ -153,6 +155,8 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
         // The simulated kubelet keeps these pods running (their Jobs stay active) and stops them at once when deleted.
         operator: { podAnnotations: { 'kmaint.io/sim-run-seconds': '3600', 'kmaint.io/sim-termination-seconds': '0' } },
         operatorConfig: { extraSpec: { zoneLabel: ZONE_LABEL } },
+        // No tick on its own: the next test makes one due when it wants it (a tick in between would take its minute).
+        cronJobs: { suspend: true },
       }),
     );
     const install = ['install', RELEASE, 'charts/kmaint', '-n', NS, '-f', values];
@@ -197,8 +201,9 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
 
       // The Job joins the CronJob's active list (where the cronjob controller keeps the Jobs a tick started and where
       // Forbid looks before starting another), and the tick of the current minute is made due: lastScheduleTime two
-      // minutes back leaves it unmet, and inside startingDeadlineSeconds the controller starts it at once (past second
-      // 50 of the minute, the next minute's tick comes instead). The other CronJobs' ticks too, for the next test.
+      // minutes back leaves it unmet, and once the CronJob is resumed, inside startingDeadlineSeconds, the controller
+      // starts it at once (past second 50 of the minute, the next minute's tick comes instead). The other CronJobs'
+      // ticks too, for the next test.
       const before = new Set((await batch().listNamespacedJob({ namespace: NS })).items.map((j) => j.metadata?.name));
       const lastScheduleTime = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 120_000).toISOString().replace('.000Z', 'Z');
       let activeBefore: string[] = [];
@@ -212,6 +217,8 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
         const patched = await kubectl(['patch', 'cronjob', `${NAME}-${fn}`, '-n', NS, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { active, lastScheduleTime } })]);
         expect([patched.code, patched.stderr]).toEqual([0, '']);
       }
+      const resumed = await kubectl(['patch', 'cronjob', '-n', NS, ...FUNCTIONS.map((fn) => `${NAME}-${fn}`), '--type=merge', '-p', '{"spec":{"suspend":false}}']);
+      expect([resumed.code, resumed.stderr]).toEqual([0, '']);
 
       const next = await waitFor(
         `a new Job of CronJob ${cronJobName} while Job stuck is active`,
