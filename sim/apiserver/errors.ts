@@ -98,6 +98,11 @@ export function unsupportedMediaType(accepted: readonly string[]): ApiError {
   return failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
 }
 
+/** 415 with a message of our own: what the body was and what to send instead. */
+export function unsupportedBody(message: string): ApiError {
+  return failure(415, 'UnsupportedMediaType', message);
+}
+
 export function tooManyRequests(message: string, retryAfterSeconds: number, causes: StatusCause[] = []): ApiError {
   const details: StatusDetails = {};
   if (causes.length > 0) details.causes = causes;

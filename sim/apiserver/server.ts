@@ -12,6 +12,7 @@ import { FaultInjector } from './faults.ts';
 import type { JsonObject } from './json-value.ts';
 import { KindRegistry } from './kind-registry.ts';
 import { LocalApi } from './local-api.ts';
+import { requestBodyText } from './request-body.ts';
 import { RequestLog, type RequestEntry, type RequestFilter } from './request-log.ts';
 import { parsePath } from './request-path.ts';
 import { describeRequest, discoveryReply, errorReply, resourceReply, type ApiRequest, type Reply } from './routes.ts';
@@ -69,11 +70,11 @@ export interface SimApiServer {
 
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -134,7 +135,8 @@ export async function startSimApiServer(options: SimApiServerOptions = {}): Prom
       if (failure?.kind === 500) throw internalError('injected fault');
       if (failure?.kind === 429) throw tooManyRequests('the server has received too many requests and has asked us to try again later (injected fault)', failure.retryAfterSeconds);
       if (failure?.kind === 409) throw conflict({ group: '', resource: info.resource }, info.name ?? '');
-      const request: ApiRequest = { method, url, accept: req.headers.accept, contentType: req.headers['content-type'], body, host: req.headers.host ?? '' };
+      const decoded = requestBodyText(body, req.headers['content-type']);
+      const request: ApiRequest = { method, url, accept: req.headers.accept, contentType: decoded.contentType, body: decoded.text, host: req.headers.host ?? '' };
       reply = parsed.type === 'resource' ? resourceReply(context, request, parsed) : discoveryReply(context, request, parsed);
     } catch (err) {
       reply = errorReply(err instanceof ApiError ? err : internalError(err instanceof Error ? err.message : String(err)));
