@@ -1,5 +1,6 @@
 // The testbed's kubectl (v1.35) against the simulated server: discovery, server-side Table printing of nodes,
-// pods and the CRDs' printer columns, cordon/uncordon, and create/apply (OpenAPI v3 field validation).
+// pods and the CRDs' printer columns, cordon/uncordon, create/apply (OpenAPI v3 field validation), and the protobuf
+// bodies kubectl sends for built-in kinds (decoded, or refused with what to do instead).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimApiServer, type SimApiServer } from './index.ts';
 import type { JsonObject } from './json-value.ts';
@@ -134,5 +135,40 @@ describe('kubectl against the simulated server', () => {
     const r = await kubectl(server, ['apply', '-f', '-'], 'apiVersion: maintenance.nvidia.com/v1alpha1\nkind: NodeMaintenance\nmetadata: {name: bad, namespace: default}\nspec: {requestorID: "-x-", nodeName: n}\n');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('spec.requestorID: Invalid value: "-x-": spec.requestorID in body should match');
+  });
+
+  it('a protobuf body the server cannot decode is refused with 415 saying to send JSON, and that advice works', async () => {
+    const refused = await kubectl(server, ['create', 'serviceaccount', 'robot']);
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'error: failed to create serviceaccount: the embedded API server cannot decode this protobuf body: it decodes protobuf only for Namespace (v1), ConfigMap (v1), Pod (v1), Deployment (apps/v1), Eviction (policy/v1), DeleteOptions (v1), and this body is ServiceAccount (v1); send the object as JSON instead: `kubectl create … --dry-run=client -o yaml | kubectl create -f -` (kubectl create -f and kubectl apply send JSON), or Content-Type: application/json from another client\n',
+    });
+    const yaml = await kubectl(server, ['create', 'serviceaccount', 'robot', '--dry-run=client', '-o', 'yaml']);
+    expect(await kubectl(server, ['create', '-f', '-'], yaml.stdout)).toEqual({ code: 0, stdout: 'serviceaccount/robot created\n', stderr: '' });
+    expect((await call(server, 'GET', '/api/v1/namespaces/default/serviceaccounts/robot')).status).toBe(200);
+  });
+
+  it('a CBOR body is refused with 415 naming the switch that makes kubectl send it', async () => {
+    const r = await fetch(`${server.url}/api/v1/namespaces`, { method: 'POST', headers: { 'Content-Type': 'application/cbor' }, body: Uint8Array.from([0xa0]) });
+    expect([r.status, await r.json()]).toEqual([
+      415,
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message:
+          'the embedded API server does not read CBOR (kubectl sends it when KUBE_FEATURE_ClientsPreferCBOR is true: unset it); send the object as JSON instead: `kubectl create … --dry-run=client -o yaml | kubectl create -f -` (kubectl create -f and kubectl apply send JSON), or Content-Type: application/json from another client',
+        reason: 'UnsupportedMediaType',
+        code: 415,
+      },
+    ]);
+  });
+
+  it('a body sent as protobuf that is not protobuf is a 400 saying where it broke', async () => {
+    const r = await fetch(`${server.url}/api/v1/namespaces`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' }, body: '{"metadata":{"name":"x"}}' });
+    expect([r.status, ((await r.json()) as { message: string }).message]).toEqual([400, 'the request body is not valid Kubernetes protobuf: the body does not start with the protobuf magic "k8s\\0" (107 56 115 0) at byte 0']);
   });
 });
