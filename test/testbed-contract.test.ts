@@ -1,6 +1,7 @@
 // What a real control plane does and the behaviour suite relies on, checked on both clusters (the testbed is the judge,
 // the sim must answer the same): CRDs with printer columns and validation, cordon, kubectl drain held by a
-// PodDisruptionBudget, the eviction API's 429, request counts by user and verb, and RBAC (testbed only).
+// PodDisruptionBudget, the eviction API's 429, kubectl's create/run/drain (protobuf bodies for built-in kinds),
+// request counts by user and verb, and RBAC (testbed only).
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsV1Api, CoreV1Api, KubeConfig, PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
@@ -10,6 +11,47 @@ import { rawApi } from './support/raw-api.ts';
 import { testbedOnlyTests } from './support/testbed-only.ts';
 
 const ns = `contract-${randomBytes(3).toString('hex')}`;
+/** Created by `kubectl create namespace` in its test; the kubectl tests after it work inside it. */
+const kubectlNs = `kubectl-${randomBytes(3).toString('hex')}`;
+
+type Obj = Record<string, unknown>;
+
+/** `kubectl get … -o json`, parsed; a refusal fails with kubectl's own words. */
+async function getJson(args: string[]): Promise<Obj> {
+  const r = await kubectl(['get', ...args, '-o', 'json']);
+  expect(r.stderr).toBe('');
+  return JSON.parse(r.stdout) as Obj;
+}
+
+/**
+ * An object as kubectl asked for it after the API server's defaulting: without status and without what the server
+ * stamps on every object (uid, resourceVersion, creationTimestamp, generation) or a controller writes later (the
+ * Deployment controller's revision annotation, which the sim's controller does not write).
+ */
+function asAsked(o: Obj): Obj {
+  const { status: _status, ...rest } = o;
+  const { uid: _u, resourceVersion: _rv, creationTimestamp: _c, generation: _g, annotations, ...metadata } = (o['metadata'] ?? {}) as Obj;
+  const { 'deployment.kubernetes.io/revision': _revision, ...kept } = (annotations ?? {}) as Record<string, string>;
+  return { ...rest, metadata: { ...metadata, ...(Object.keys(kept).length > 0 ? { annotations: kept } : {}) } };
+}
+
+/**
+ * A pod's spec without where it landed (nodeName) and the ServiceAccount token volume the API server's admission adds
+ * under a random name (kube-api-access-xxxxx); everything else is compared.
+ */
+function podSpecAsAsked(spec: Obj): Obj {
+  const { nodeName: _node, volumes, containers, ...rest } = spec;
+  const isToken = (v: Obj): boolean => String(v['name']).startsWith('kube-api-access-');
+  const kept = ((volumes ?? []) as Obj[]).filter((v) => !isToken(v));
+  return {
+    ...rest,
+    ...(kept.length > 0 ? { volumes: kept } : {}),
+    containers: (containers as Obj[]).map(({ volumeMounts, ...c }) => {
+      const mounts = ((volumeMounts ?? []) as Obj[]).filter((m) => !isToken(m));
+      return { ...c, ...(mounts.length > 0 ? { volumeMounts: mounts } : {}) };
+    }),
+  };
+}
 
 function podReady(p: V1Pod): boolean {
   return p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true && !p.metadata?.deletionTimestamp;
@@ -25,10 +67,12 @@ describe(`cluster contract on the ${clusterKind()}`, () => {
     await core.createNamespace({ body: { metadata: { name: ns } } });
   });
   afterAll(async () => {
-    await kubectl(['delete', 'namespace', ns, '--wait=false']);
-    // The Deployments' pods would take their 30 s grace period: the next file would wait for them (test/setup/testbed-hygiene.ts).
-    // A terminating namespace gets no replacements, so forcing the pods out ends it.
-    if (clusterKind() !== 'sim') await kubectl(['delete', 'pods', '--all', '-n', ns, '--grace-period=0', '--force', '--wait=false']);
+    for (const namespace of [ns, kubectlNs]) {
+      await kubectl(['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
+      // The Deployments' pods would take their 30 s grace period: the next file would wait for them (test/setup/testbed-hygiene.ts).
+      // A terminating namespace gets no replacements, so forcing the pods out ends it.
+      if (clusterKind() !== 'sim') await kubectl(['delete', 'pods', '--all', '-n', namespace, '--grace-period=0', '--force', '--wait=false']);
+    }
   });
 
   it('kubectl applies a CRD, shows its printer columns and refuses an object violating the schema, naming the field', async () => {
@@ -172,6 +216,139 @@ spec:
     await kubectl(['uncordon', nodeA]);
     await label(nodeA, null);
     await label(nodeB, null);
+  });
+
+  // kubectl sends these built-in kinds as protobuf (the sim decodes them, sim/apiserver/protobuf/); each object read back
+  // with `kubectl get -o json` must be exactly what was asked, with the API server's defaults. In file order: the
+  // namespace the first test creates is where the others work.
+  describe('kubectl create namespace/configmap/deployment, kubectl run and kubectl drain', () => {
+    it('kubectl create namespace', async () => {
+      expect(await kubectl(['create', 'namespace', kubectlNs])).toEqual({ code: 0, stdout: `namespace/${kubectlNs} created\n`, stderr: '' });
+      const created = await getJson(['namespace', kubectlNs]);
+      expect(asAsked(created)).toEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: kubectlNs, labels: { 'kubernetes.io/metadata.name': kubectlNs } }, spec: { finalizers: ['kubernetes'] } });
+      expect(created['status']).toEqual({ phase: 'Active' });
+    });
+
+    it('kubectl create configmap --from-literal', async () => {
+      const r = await kubectl(['create', 'configmap', 'settings', '-n', kubectlNs, '--from-literal=mode=fast', '--from-literal=greeting=hello world', '--from-literal=empty=']);
+      expect(r).toEqual({ code: 0, stdout: 'configmap/settings created\n', stderr: '' });
+      expect(asAsked(await getJson(['configmap', 'settings', '-n', kubectlNs]))).toEqual({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'settings', namespace: kubectlNs },
+        data: { mode: 'fast', greeting: 'hello world', empty: '' },
+      });
+    });
+
+    it('kubectl create deployment --image --replicas --port: the spec as asked and defaulted, and that many pods Ready', async () => {
+      const r = await kubectl(['create', 'deployment', 'web', '-n', kubectlNs, '--image=registry.k8s.io/pause:3.10', '--replicas=2', '--port=8080']);
+      expect(r).toEqual({ code: 0, stdout: 'deployment.apps/web created\n', stderr: '' });
+      expect(asAsked(await getJson(['deployment', 'web', '-n', kubectlNs]))).toEqual({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: kubectlNs, labels: { app: 'web' } },
+        spec: {
+          progressDeadlineSeconds: 600,
+          replicas: 2,
+          revisionHistoryLimit: 10,
+          selector: { matchLabels: { app: 'web' } },
+          strategy: { rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' }, type: 'RollingUpdate' },
+          template: {
+            metadata: { labels: { app: 'web' } },
+            spec: {
+              containers: [
+                { image: 'registry.k8s.io/pause:3.10', imagePullPolicy: 'IfNotPresent', name: 'pause', ports: [{ containerPort: 8080, protocol: 'TCP' }], resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' },
+              ],
+              dnsPolicy: 'ClusterFirst',
+              restartPolicy: 'Always',
+              schedulerName: 'default-scheduler',
+              securityContext: {},
+              terminationGracePeriodSeconds: 30,
+            },
+          },
+        },
+      });
+      await waitFor('2 of 2 web replicas ready', async () => {
+        const status = (await getJson(['deployment', 'web', '-n', kubectlNs]))['status'] as Obj | undefined;
+        return status?.['readyReplicas'] === 2 ? true : undefined;
+      });
+    });
+
+    it('kubectl run: labels, annotations, env and port as asked', async () => {
+      // The pod is refused until the namespace's default ServiceAccount exists (a controller makes it).
+      await waitFor('the default ServiceAccount', async () => ((await kubectl(['get', 'serviceaccount', 'default', '-n', kubectlNs])).code === 0 ? true : undefined));
+      // The simulated kubelets stop it only when the grace period a deleter grants runs out (the drain test below).
+      const r = await kubectl(['run', 'probe', '-n', kubectlNs, '--image=registry.k8s.io/pause:3.10', '--labels=run=probe,tier=web', '--annotations=owner=team-a', '--annotations=kmaint.io/sim-termination-seconds=600', '--env=GREETING=hello', '--port=8080']);
+      expect(r).toEqual({ code: 0, stdout: 'pod/probe created\n', stderr: '' });
+      // Read once bound: binding copies the node's zone and region labels onto the pod (as on the real API server).
+      const pod = await waitFor('probe scheduled', async () => {
+        const p = await getJson(['pod', 'probe', '-n', kubectlNs]);
+        return ((p['spec'] ?? {}) as Obj)['nodeName'] ? p : undefined;
+      });
+      const nodeLabels = (((await getJson(['node', String((pod['spec'] as Obj)['nodeName'])]))['metadata'] as Obj)['labels'] ?? {}) as Record<string, string>;
+      const topology = Object.fromEntries(['topology.kubernetes.io/region', 'topology.kubernetes.io/zone'].map((k) => [k, nodeLabels[k]]));
+      expect(Object.values(topology).every((v) => typeof v === 'string' && v !== '')).toBe(true);
+      const { spec, ...rest } = asAsked(pod);
+      expect({ ...rest, spec: podSpecAsAsked(spec as Obj) }).toEqual({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'probe', namespace: kubectlNs, labels: { run: 'probe', tier: 'web', ...topology }, annotations: { owner: 'team-a', 'kmaint.io/sim-termination-seconds': '600' } },
+        spec: {
+          containers: [
+            {
+              env: [{ name: 'GREETING', value: 'hello' }],
+              image: 'registry.k8s.io/pause:3.10',
+              imagePullPolicy: 'IfNotPresent',
+              name: 'probe',
+              ports: [{ containerPort: 8080, protocol: 'TCP' }],
+              resources: {},
+              terminationMessagePath: '/dev/termination-log',
+              terminationMessagePolicy: 'File',
+            },
+          ],
+          dnsPolicy: 'ClusterFirst',
+          enableServiceLinks: true,
+          preemptionPolicy: 'PreemptLowerPriority',
+          priority: 0,
+          restartPolicy: 'Always',
+          schedulerName: 'default-scheduler',
+          securityContext: {},
+          serviceAccount: 'default',
+          serviceAccountName: 'default',
+          terminationGracePeriodSeconds: 30,
+          tolerations: [
+            { effect: 'NoExecute', key: 'node.kubernetes.io/not-ready', operator: 'Exists', tolerationSeconds: 300 },
+            { effect: 'NoExecute', key: 'node.kubernetes.io/unreachable', operator: 'Exists', tolerationSeconds: 300 },
+          ],
+        },
+      });
+    });
+
+    it('kubectl drain --ignore-daemonsets --disable-eviction: the DELETE carries its grace period, the node is cordoned and the pod gone', async () => {
+      const node = await waitFor('probe scheduled and running', async () => {
+        const pod = await getJson(['pod', 'probe', '-n', kubectlNs]);
+        const running = ((pod['status'] ?? {}) as Obj)['phase'] === 'Running';
+        return running ? String(((pod['spec'] ?? {}) as Obj)['nodeName']) : undefined;
+      });
+      try {
+        // --disable-eviction deletes pods with a DeleteOptions body (protobuf): its gracePeriodSeconds must reach the pod.
+        const drain = kubectl(['drain', node, '--ignore-daemonsets', '--force', '--disable-eviction', '--grace-period=2', '--pod-selector=run=probe', '--timeout=60s'], { timeoutMs: 90_000 });
+        const grace = await waitFor('probe marked for deletion', async () => {
+          const r = await kubectl(['get', 'pod', 'probe', '-n', kubectlNs, '-o', 'jsonpath={.metadata.deletionGracePeriodSeconds}']);
+          return r.stdout !== '' ? r.stdout : undefined;
+        }, 60_000, 100);
+        expect(grace).toBe('2');
+        expect(await drain).toEqual({
+          code: 0,
+          stdout: `node/${node} cordoned\npod/probe deleted\nnode/${node} drained\n`,
+          stderr: `Warning: deleting Pods that declare no controller: ${kubectlNs}/probe\n`,
+        });
+        expect(await kubectl(['get', 'pod', 'probe', '-n', kubectlNs])).toEqual({ code: 1, stdout: '', stderr: 'Error from server (NotFound): pods "probe" not found\n' });
+        expect(((await getJson(['node', node]))['spec'] as Obj)['unschedulable']).toBe(true);
+      } finally {
+        await kubectl(['uncordon', node]);
+      }
+    });
   });
 
   testbedOnly.it('the audit helper reports exactly the requests a test made, by user and verb', 'the API server audit log', async () => {
