@@ -1,8 +1,8 @@
 // The request body as the JSON text the handlers read: JSON as sent, kubectl's protobuf for the built-in kinds it
 // creates decoded into the JSON it stands for, and a 415 saying what to send instead for what cannot be decoded.
 import { badRequest, unsupportedBody, type ApiError } from './errors.ts';
-import { decodeKubernetesProtobuf, UndecodableProtobufError } from './protobuf/decode.ts';
-import { WireFormatError } from './protobuf/wire.ts';
+import { decodeKubernetesProtobuf } from './protobuf/decode.ts';
+import { UndecodableProtobufError, WireFormatError } from './protobuf/errors.ts';
 
 export const PROTOBUF_TYPE = 'application/vnd.kubernetes.protobuf';
 const CBOR_TYPES = ['application/cbor', 'application/cbor-seq'];

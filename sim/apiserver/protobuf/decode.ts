@@ -3,21 +3,17 @@
 import type { Json, JsonObject } from '../json-value.ts';
 import { decodedKindsText, TOP_LEVEL_KINDS } from './kinds.ts';
 import type { FieldSpec, MessageSchema, ValueType } from './schema.ts';
-import { isZero, readFields, signed, WIRE, WireFormatError, type WireField } from './wire.ts';
+import { UndecodableProtobufError, WireFormatError } from './errors.ts';
+import { isZero, readFields, signed, WIRE, type WireField } from './wire.ts';
 
 const MAGIC = [0x6b, 0x38, 0x73, 0x00];
-
-/** A body this server cannot turn into JSON without losing something: the kind, or one field, it has no table for. */
-export class UndecodableProtobufError extends Error {
-  override name = 'UndecodableProtobufError';
-}
 
 function text(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('utf8');
 }
 
 function expectWire(f: WireField, wire: number, path: string): void {
-  if (f.wire !== wire) throw new WireFormatError(`${path}: wire type ${f.wire} where ${wire} was expected`, 0);
+  if (f.wire !== wire) throw new WireFormatError(`${path}: wire type ${f.wire} where ${wire} was expected`);
 }
 
 /** metav1.Time as Go's JSON writes it: RFC 3339 in UTC, whole seconds. */

@@ -1,6 +1,7 @@
 // The protobuf wire format as far as Kubernetes objects use it: tags, varints and length-delimited fields (no groups;
 // the fixed-width types appear in no message the embedded server decodes, but are read past so a field table can
 // name them).
+import { WireFormatError } from './errors.ts';
 
 /** Protobuf wire types (the low three bits of a tag). */
 export const WIRE = { varint: 0, fixed64: 1, bytes: 2, fixed32: 5 } as const;
@@ -10,17 +11,6 @@ export type WireField =
   | { number: number; wire: typeof WIRE.varint; value: bigint }
   | { number: number; wire: typeof WIRE.bytes; value: Uint8Array }
   | { number: number; wire: typeof WIRE.fixed64 | typeof WIRE.fixed32; value: Uint8Array };
-
-/** A body that is not well-formed protobuf: where it broke and why. */
-export class WireFormatError extends Error {
-  override name = 'WireFormatError';
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
-    super(`${message} at byte ${offset}`);
-  }
-}
 
 /** Reads one varint (at most 10 bytes, as 64-bit values need) starting at `at`; returns it and the next offset. */
 function readVarint(bytes: Uint8Array, at: number): { value: bigint; next: number } {
