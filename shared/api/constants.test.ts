@@ -247,12 +247,17 @@ describe('handshake states of the SR-IOV design', () => {
   });
 });
 
+it('DEFAULT_DRA_RESOURCE_NAMES maps NVIDIA\'s DRA GPU driver to the device plugin\'s resource name, and nothing else', () => {
+  expect(constants.DEFAULT_DRA_RESOURCE_NAMES).toEqual([{ driver: 'gpu.nvidia.com', resourceNames: ['nvidia.com/gpu'] }]);
+});
+
 it('every export of constants.ts is classified as upstream or kmaint-only', () => {
   const classified = new Set([
     ...UPSTREAM_STRINGS.map((row) => row.name.split('.')[0]),
     ...KMAINT_STRINGS.map((row) => row.name),
     'API_VERSION',
     'DEFAULTS',
+    'DEFAULT_DRA_RESOURCE_NAMES',
     'HandshakeState',
   ]);
   expect(Object.keys(constants).filter((name) => !classified.has(name))).toEqual([]);

@@ -149,3 +149,12 @@ export const EVENT_REASON_FORCE_DELETED = 'ForceDeleted';
  * without it was cordoned by a kmaint that kept no node record, and cleanup falls back to the node-initial-state rule.
  */
 export const ANNOTATION_CORDON_RECORDED = 'kmaint.io/cordon-recorded';
+
+/**
+ * The resource names each DRA driver's devices answer to in podEvictionFilters when spec.draResourceNames is absent.
+ * NVIDIA's DRA GPU driver (and the DeviceClass it installs) is `gpu.nvidia.com`; its GPUs are the ones the device
+ * plugin announces as `nvidia.com/gpu`, the name the upstream operator's requestors filter on (`nvidia.com/gpu-*`).
+ */
+export const DEFAULT_DRA_RESOURCE_NAMES: ReadonlyArray<{ readonly driver: string; readonly resourceNames: readonly string[] }> = Object.freeze([
+  Object.freeze({ driver: 'gpu.nvidia.com', resourceNames: Object.freeze(['nvidia.com/gpu']) }),
+]);

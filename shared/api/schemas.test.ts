@@ -297,6 +297,15 @@ const SLURM_EXTENSION: Record<string, Facets> = {
   'spec.slurm.whenUnreachable': { type: 'string', enum: ['wait', 'evict'], default: 'wait' },
 };
 
+/** DRA-aware eviction filters (issue 20): spec.draResourceNames. */
+const DRA_EXTENSION: Record<string, Facets> = {
+  'spec.draResourceNames': { type: 'array' },
+  'spec.draResourceNames[]': { type: 'object', required: ['driver', 'resourceNames'] },
+  'spec.draResourceNames[].driver': { type: 'string', minLength: 1 },
+  'spec.draResourceNames[].resourceNames': { type: 'array' },
+  'spec.draResourceNames[].resourceNames[]': { type: 'string' },
+};
+
 /** kmaint extensions of the config spec (issue 7): optional fields an upstream object never carries. */
 const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.pools': { type: 'array' },
@@ -321,6 +330,7 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   ...nodeHandshakeAt('spec.nodeHandshake'),
   ...REAPER_EXTENSION,
   ...SLURM_EXTENSION,
+  ...DRA_EXTENSION,
 };
 
 const EXPECTED_CONFIG: Record<string, Facets> = {
@@ -421,8 +431,12 @@ describe('CRD-only validation', () => {
     { file: NM_FILE, key: 'x-kubernetes-list-type', expected: { 'spec.additionalRequestors': 'set', 'status.conditions': 'map' } },
     { file: NM_FILE, key: 'x-kubernetes-list-map-keys', expected: { 'status.conditions': ['type'] } },
     { file: CONFIG_FILE, key: 'x-kubernetes-validations', expected: {} },
-    { file: CONFIG_FILE, key: 'x-kubernetes-list-type', expected: { 'spec.pools': 'map', 'status.conditions': 'map' } },
-    { file: CONFIG_FILE, key: 'x-kubernetes-list-map-keys', expected: { 'spec.pools': ['name'], 'status.conditions': ['type'] } },
+    {
+      file: CONFIG_FILE,
+      key: 'x-kubernetes-list-type',
+      expected: { 'spec.pools': 'map', 'spec.draResourceNames': 'map', 'spec.draResourceNames[].resourceNames': 'set', 'status.conditions': 'map' },
+    },
+    { file: CONFIG_FILE, key: 'x-kubernetes-list-map-keys', expected: { 'spec.pools': ['name'], 'spec.draResourceNames': ['driver'], 'status.conditions': ['type'] } },
     {
       file: CONFIG_FILE,
       key: 'x-kubernetes-int-or-string',

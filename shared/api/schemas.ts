@@ -213,6 +213,16 @@ export const slurmSchema = z.strictObject({
   whenUnreachable: z.enum(['wait', 'evict']).default('wait').optional(),
 });
 
+/** kmaint extension (issue 20): the resource names each DRA driver's devices answer to in podEvictionFilters. */
+export const draResourceNameSchema = z.strictObject({
+  driver: z.string().min(1),
+  resourceNames: stringSet(),
+});
+
+const draResourceNameListSchema = z.array(draResourceNameSchema).refine((items) => new Set(items.map((i) => i.driver)).size === items.length, {
+  message: 'duplicate drivers are not allowed (list-type map, key driver)',
+});
+
 export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   maxParallelOperations: intOrStringSchema.default(1).optional(),
   maxUnavailable: intOrStringSchema.optional(),
@@ -225,6 +235,7 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   nodeHandshake: nodeHandshakeSchema.optional(),
   reaper: reaperSchema.optional(),
   slurm: slurmSchema.optional(),
+  draResourceNames: draResourceNameListSchema.optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

@@ -7,3 +7,5 @@ export { loadAdmissionRules } from './admission.ts';
 export type { AdmissionRules, LoadedAdmission, PoolRules } from './admission.ts';
 export { DEFAULT_WINDOW_TIME_ZONE, compileWindows, normaliseCron, windowDurationMs } from './windows.ts';
 export type { MaintenanceWindow, NormalisedCron, WindowSet } from './windows.ts';
+export { loadDraResourceNames } from './dra.ts';
+export type { LoadedDraResourceNames } from './dra.ts';

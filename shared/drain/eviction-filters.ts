@@ -1,8 +1,10 @@
-// drainSpec.podEvictionFilters: which pods a drain may remove, by RE2 regexes over requested resource names.
+// drainSpec.podEvictionFilters: which pods a drain may remove, by RE2 regexes over the resource names a pod uses:
+// those its containers request and those its allocated DRA devices answer to (claims.ts).
 // Compiled once per selection; RE2 keeps matching linear, so no pattern can stall a pass.
 import { RE2JS, RE2JSException } from 're2js';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { PodEvictionFilter } from '#api';
+import { claimedResourceNames, type DraView } from './claims.ts';
 import { requestedResourceNames } from './pod-facts.ts';
 
 export interface CompiledEvictionFilters {
@@ -35,9 +37,12 @@ export function compileEvictionFilters(filters: readonly PodEvictionFilter[] | u
   return { active: (filters ?? []).length > 0, patterns, problems };
 }
 
-/** OR across entries; an entry matches when its regex is found anywhere in one requested resource name. */
-export function passesEvictionFilters(pod: V1Pod, filters: CompiledEvictionFilters): boolean {
+/**
+ * OR across entries; an entry matches when its regex is found anywhere in one resource name the pod uses: a name its
+ * regular containers request, or a name one of its allocated DRA devices answers to (driver, device class, mapped names).
+ */
+export function passesEvictionFilters(pod: V1Pod, filters: CompiledEvictionFilters, dra?: DraView): boolean {
   if (!filters.active) return true;
-  const names = requestedResourceNames(pod);
+  const names = [...requestedResourceNames(pod), ...claimedResourceNames(pod, dra)];
   return filters.patterns.some((pattern) => names.some((name) => pattern.test(name)));
 }

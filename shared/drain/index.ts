@@ -8,3 +8,5 @@ export type { PodCompletionResult } from './pod-completion.ts';
 export { podKey, MIRROR_POD_ANNOTATION } from './pod-facts.ts';
 export { forceRetryApplies, reapForceDeletes } from './force-retry.ts';
 export type { ForcedDeletes } from './force-retry.ts';
+export { indexClaims, devicesHeldBy, deviceId, deviceResourceNames, unmatchedDraMessage } from './claims.ts';
+export type { ClaimIndex, DraView, HeldDevice } from './claims.ts';

@@ -3,6 +3,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { OWN_POD_LABEL_KEY, OWN_POD_LABEL_VALUE, UPSTREAM_OWN_POD_SELECTOR, type DrainSpec } from '#api';
 import { and, matchesLabels, parseLabelSelector, type LabelSelector, type LabelSelectorResult } from '#selectors';
+import { devicesHeldBy, type DraView, type HeldDevice } from './claims.ts';
 import { compileEvictionFilters, passesEvictionFilters, type CompiledEvictionFilters } from './eviction-filters.ts';
 import { comparePodKeys, controllerOf, hasEmptyDir, isFinished, isMirrorPod, isTerminating, podKey } from './pod-facts.ts';
 
@@ -26,6 +27,11 @@ export interface DrainSelection {
   podSelectorProblem?: string;
   /** Every pod on the node, any phase, DaemonSet pods included. */
   totalPods: number;
+  /**
+   * Set when drainSpec.podEvictionFilters is set and matches no pod on the node while some of its pods hold DRA devices:
+   * those pods (sorted), which the drain leaves running. A GPU drain that evicts nothing must say so, not look done.
+   */
+  draUnmatched?: Array<{ pod: V1Pod; devices: HeldDevice[] }>;
 }
 
 export interface DrainSelectionOptions {
@@ -34,6 +40,12 @@ export interface DrainSelectionOptions {
    * @default app.kubernetes.io/name=kmaint
    */
   ownPodSelector?: LabelSelector;
+  /**
+   * The pass's ResourceClaims and the driver-to-resource-name table: with it, a filter also matches a pod by the DRA
+   * devices it holds (claims.ts).
+   * @default no DRA view: filters see requested resource names only
+   */
+  dra?: DraView;
 }
 
 /** kmaint's own pods, by the label its manifests put on them. */
@@ -49,6 +61,7 @@ interface RuleInput {
   /** drainSpec.podSelector ANDed behind the upstream operator's implicit exclusion of its own pods. */
   readonly podSelector: LabelSelector;
   readonly filters: CompiledEvictionFilters;
+  readonly dra: DraView | undefined;
 }
 
 type DrainRule = (pod: V1Pod, input: RuleInput) => Verdict | undefined;
@@ -65,7 +78,7 @@ const DRAIN_RULES: readonly DrainRule[] = [
   (pod, { podSelector }) => (matchesLabels(podSelector, pod.metadata?.labels) ? undefined : SKIP),
   // Only pods using the filtered resources are in scope; checked before the refusals so that a pod the drain
   // would never touch cannot block it (upstream checks it after them).
-  (pod, { filters }) => (passesEvictionFilters(pod, filters) ? undefined : SKIP),
+  (pod, { filters, dra }) => (passesEvictionFilters(pod, filters, dra) ? undefined : SKIP),
   // kubectl --ignore-daemonsets: the DaemonSet controller would put a running pod straight back; finished ones go.
   (pod) => (controllerOf(pod)?.kind === 'DaemonSet' && !isFinished(pod) ? SKIP : undefined),
   // Someone already deletes it; asking again every pass would write on an unchanged cluster.
@@ -100,6 +113,15 @@ function decide(pod: V1Pod, input: RuleInput): Verdict {
   return { kind: 'evict' };
 }
 
+/** With filters set that match no pod: the pods holding DRA devices (each one the filters left out), sorted. */
+function unmatchedDraHolders(pods: readonly V1Pod[], filters: CompiledEvictionFilters, dra: DraView | undefined): Array<{ pod: V1Pod; devices: HeldDevice[] }> {
+  if (!filters.active || dra === undefined || pods.some((p) => passesEvictionFilters(p, filters, dra))) return [];
+  return [...pods]
+    .sort(comparePodKeys)
+    .map((pod) => ({ pod, devices: devicesHeldBy(pod, dra.claims) }))
+    .filter((h) => h.devices.length > 0);
+}
+
 /** Sorts the pods of ONE node (the caller lists by spec.nodeName) into what the drain does with each; lists end sorted by namespace/name. */
 export function selectPodsForDrain(pods: readonly V1Pod[], spec: DrainSpec, options: DrainSelectionOptions = {}): DrainSelection {
   const podSelector = effectivePodSelector(spec);
@@ -111,7 +133,9 @@ export function selectPodsForDrain(pods: readonly V1Pod[], spec: DrainSpec, opti
     const problem = `drainSpec.podSelector: ${podSelector.error}`;
     return { ...selection, skipped: pods.length, problems: [problem, ...filters.problems], podSelectorProblem: problem };
   }
-  const input: RuleInput = { spec, ownPodSelector: options.ownPodSelector ?? DEFAULT_OWN_POD_SELECTOR, podSelector: podSelector.selector, filters };
+  const input: RuleInput = { spec, ownPodSelector: options.ownPodSelector ?? DEFAULT_OWN_POD_SELECTOR, podSelector: podSelector.selector, filters, dra: options.dra };
+  const draUnmatched = unmatchedDraHolders(pods, filters, options.dra);
+  if (draUnmatched.length > 0) selection.draUnmatched = draUnmatched;
   for (const pod of [...pods].sort(comparePodKeys)) {
     const verdict = decide(pod, input);
     switch (verdict.kind) {

@@ -1,5 +1,5 @@
 // Test fixtures: one pod per call with kubectl-drain-relevant knobs; everything else fixed so results are exact.
-import type { V1Container, V1OwnerReference, V1Pod } from '@kubernetes/client-node';
+import type { ResourceV1ResourceClaim, V1Container, V1OwnerReference, V1Pod } from '@kubernetes/client-node';
 import { MIRROR_POD_ANNOTATION } from './pod-facts.ts';
 
 export interface PodOptions {
@@ -23,6 +23,11 @@ export interface PodOptions {
   /** Sets metadata.deletionTimestamp. */
   terminating?: boolean;
   nodeName?: string;
+  /**
+   * spec.resourceClaims entries: `claim` names a ResourceClaim directly; `generated` is a template entry whose claim the
+   * resourceclaim controller created with that name (status.resourceClaimStatuses); `generated: null` one not created yet.
+   */
+  claims?: Array<{ name: string; claim: string } | { name: string; generated: string | null }>;
 }
 
 const FIXED_TIME = new Date('2026-01-01T00:00:00Z');
@@ -73,7 +78,45 @@ export function aPod(options: PodOptions): V1Pod {
       containers: [main],
       ...(initRequests !== undefined ? { initContainers: [{ name: 'init', image: 'registry.example/init:1', resources: { requests: initRequests } }] } : {}),
       ...(options.emptyDir === true ? { volumes: [{ name: 'scratch', emptyDir: {} }] } : {}),
+      ...(options.claims !== undefined
+        ? { resourceClaims: options.claims.map((c) => ('claim' in c ? { name: c.name, resourceClaimName: c.claim } : { name: c.name, resourceClaimTemplateName: `${c.name}-template` })) }
+        : {}),
     },
-    status: { phase: options.phase ?? 'Running' },
+    status: {
+      phase: options.phase ?? 'Running',
+      ...(options.claims?.some((c) => 'generated' in c) === true
+        ? { resourceClaimStatuses: options.claims.flatMap((c) => ('generated' in c ? [{ name: c.name, ...(c.generated !== null ? { resourceClaimName: c.generated } : {}) }] : [])) }
+        : {}),
+    },
+  };
+}
+
+export interface ClaimOptions {
+  name: string;
+  /** @default 'default' */
+  namespace?: string;
+  /** The device class of its one request `gpu`. @default 'gpu.nvidia.com' */
+  deviceClassName?: string;
+  /** Allocated devices, each `<driver>/<pool>/<device>`; absent: not allocated. */
+  devices?: string[];
+  /** Names of the pods it is reserved for (uid `uid-<name>`, as aPod sets it). @default [] */
+  reservedFor?: string[];
+}
+
+/** A ResourceClaim as the scheduler leaves it: one request `gpu`, and, when `devices` is set, its allocation. */
+export function aClaim(options: ClaimOptions): ResourceV1ResourceClaim {
+  const results = (options.devices ?? []).map((id) => {
+    const [driver = '', pool = '', device = ''] = id.split('/');
+    return { request: 'gpu', driver, pool, device };
+  });
+  return {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'ResourceClaim',
+    metadata: { name: options.name, namespace: options.namespace ?? 'default', uid: `uid-${options.name}` },
+    spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: options.deviceClassName ?? 'gpu.nvidia.com' } }] } },
+    status: {
+      ...(options.devices !== undefined ? { allocation: { devices: { results } } } : {}),
+      ...(options.reservedFor !== undefined ? { reservedFor: options.reservedFor.map((pod) => ({ resource: 'pods', name: pod, uid: `uid-${pod}` })) } : {}),
+    },
   };
 }

@@ -1,13 +1,13 @@
 // What kmaint asks of Kubernetes: a handful of verbs with typed outcomes over a transport of primitives
 // (transport.ts; HTTP by default). Each verb builds its request body once; paging, retries (timing from retry.ts)
 // and request accounting are here, not in the transport.
-import type { KubeConfig, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { KubeConfig, ResourceV1ResourceClaim, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../api/index.ts';
 import type { Condition, MaintenanceOperatorConfig, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
 import { HttpFailureError, KubeRequestError } from './errors.ts';
 import { eventBody, type EventRequest } from './event-body.ts';
 import { HttpTransport, failureOf } from './http-transport.ts';
-import { collectionPath, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, SECRETS, type ApiResource, type KubeTransport, type ObjectTarget, type WriteAnswer } from './transport.ts';
+import { collectionPath, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIMS, SECRETS, type ApiResource, type KubeTransport, type ObjectTarget, type WriteAnswer } from './transport.ts';
 import type { ListedVersion, WatchOutcome } from './watch-change.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
 import { abortableSleep, type Sleep } from './sleep.ts';
@@ -174,6 +174,11 @@ export class KubeClient {
 
   listPodDisruptionBudgets(): Promise<V1PodDisruptionBudget[]> {
     return this.list(PDBS, 'listing poddisruptionbudgets');
+  }
+
+  /** Every DRA ResourceClaim (resource.k8s.io/v1) of every namespace, all pages: one LIST. */
+  listResourceClaims(): Promise<ResourceV1ResourceClaim[]> {
+    return this.list(RESOURCE_CLAIMS, 'listing resourceclaims');
   }
 
   listMaintenances(): Promise<NodeMaintenance[]> {

@@ -77,6 +77,8 @@ export const SECRETS: ApiResource = { group: '', version: 'v1', plural: 'secrets
 export const NAMESPACES: ApiResource = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
 export const PDBS: ApiResource = { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', namespaced: true };
 export const LEASES: ApiResource = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true };
+/** DRA claims (GA in Kubernetes 1.34); listed through the custom-objects path like any non-core group. */
+export const RESOURCE_CLAIMS: ApiResource = { group: 'resource.k8s.io', version: 'v1', plural: 'resourceclaims', namespaced: true };
 
 /** The API path of a collection, across all namespaces or in one ("/api/v1/pods", "/apis/policy/v1/…"). */
 export function collectionPath(r: ApiResource, namespace?: string): string {

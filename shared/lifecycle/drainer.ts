@@ -17,6 +17,7 @@ import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus } f
 import { BudgetLedger } from './budgets.ts';
 import { cordonedBy, holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik8sLeases } from './node-lease.ts';
 import type { SlurmContext, SlurmWrite } from '../slurm/index.ts';
+import type { DraView } from '../drain/index.ts';
 import { cordon } from './steps/cordon.ts';
 import { drain, unreadableSelectorMessage } from './steps/drain.ts';
 import { finalize } from './steps/finalize.ts';
@@ -49,6 +50,8 @@ export interface DrainerSnapshot {
   medik8s?: Medik8sLeases;
   /** spec.slurm when enabled: its settings and the Slurm nodes as read this pass; undefined = Slurm off. */
   slurm?: SlurmContext;
+  /** The pass's ResourceClaims and driver-to-resource-name table; undefined: filters see requested resources only. */
+  dra?: DraView;
 }
 
 export interface DrainerPlan {
@@ -109,7 +112,9 @@ function walkSteps(base: Omit<StepContext, 'phase' | 'status'>, start: string, s
     const result = entry.step({ ...base, phase: walk.phase, status: walk.status });
     walk.results.push(result);
     if (result.status !== undefined) walk.status = result.status;
-    if (result.kind === 'hold') return { ...walk, message: result.message, inFlight: result.inFlight };
+    // A hold without words of its own (Ready's) shows what the step that advanced into it had to say.
+    if (result.kind === 'hold') return { ...walk, message: result.message || walk.message, inFlight: result.inFlight };
+    walk.message = result.note ?? '';
     walk.phase = result.to;
     walk.passed.push(result.to);
     const next = entryOf(result.to);
@@ -151,7 +156,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   const start = maintenancePhase(nm);
   const nodeRef = { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
   const pods = snapshot.podsByNode.get(nodeRef.name) ?? [];
-  const base = { nm, node, nodeRef, ref, eventTarget, pods, medik8s: snapshot.medik8s, slurm: snapshot.slurm, ledger, now };
+  const base = { nm, node, nodeRef, ref, eventTarget, pods, medik8s: snapshot.medik8s, slurm: snapshot.slurm, dra: snapshot.dra, ledger, now };
   const walk = walkSteps(base, start, structuredClone(nm.status ?? {}));
   const { results } = walk;
   const nodeActions = results.flatMap((r) => r.nodeActions ?? []);

@@ -7,6 +7,7 @@ import type { Action, DrainStatus, NodeMaintenance, NodeMaintenanceSpec, NodeMai
 import { aPod, type PodOptions } from '../drain/test-builders.ts';
 import { aMaintenance, aNode, NOW, type MaintenanceOptions, type NodeOptions } from '../scheduling/test-builders.ts';
 import type { SlurmContext } from '../slurm/index.ts';
+import type { DraView } from '../drain/index.ts';
 import { BudgetLedger } from './budgets.ts';
 import type { DrainerSnapshot } from './drainer.ts';
 import type { Medik8sLeases } from './node-lease.ts';
@@ -126,6 +127,7 @@ export interface StepContextOptions {
   status?: NodeMaintenanceStatus;
   medik8s?: Medik8sLeases;
   slurm?: SlurmContext;
+  dra?: DraView;
   /** @default NOW */
   now?: Date;
 }
@@ -142,6 +144,7 @@ export function aStepContext(nm: NodeMaintenance, opts: StepContextOptions = {})
     ref,
     eventTarget: { kind: 'NodeMaintenance', namespace: ref.namespace, name: ref.name, ...(ref.uid ? { uid: ref.uid } : {}) },
     pods: opts.pods ?? [],
+    dra: opts.dra,
     status: opts.status ?? {},
     medik8s: opts.medik8s,
     slurm: opts.slurm,

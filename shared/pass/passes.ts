@@ -1,7 +1,8 @@
 // The pass registry: for each function, what it reads beyond the base snapshot, its pure plan, and the two facts
 // runPass needs about it. runPass, chaining and the summary read the plan's state; none of them branch on the name.
 import type { Action, NodeMaintenance } from '../api/index.ts';
-import { loadConfig, type LoadedConfig } from '../config/index.ts';
+import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/index.ts';
+import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { needsMedik8sLeases, planCleanup, planDrainer, PHASES_NEEDING_PODS } from '../lifecycle/index.ts';
 import type { InstanceProviders } from '../reaper/index.ts';
@@ -161,9 +162,10 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       return { drainPods, medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
     },
     plan: ({ base, reads, now }) => {
-      const { podsByNode, pdbs, budgetPods } = reads.drainPods;
+      const { podsByNode, pdbs, budgetPods, claims } = reads.drainPods;
       const slurm = reads.slurm.context;
-      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, ...(slurm ? { slurm } : {}) }, now);
+      const dra = { claims: indexClaims(claims), resourceNames: loadDraResourceNames(base.config).names };
+      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, ...(slurm ? { slurm } : {}) }, now);
       return { actions: plan.actions, state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
     },
     reportsConfig: false,

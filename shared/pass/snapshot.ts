@@ -1,5 +1,5 @@
 // Reading what one pass needs: a handful of paged LISTs, pods only of the nodes being drained.
-import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { MEDIK8S_LEASE_NAMESPACE, maintenancePhase } from '../api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
 import type { KubeClient } from '../kube/index.ts';
@@ -22,12 +22,19 @@ export async function readBase(client: KubeClient, namespace: string): Promise<B
   return { nodes: new Map(nodeList.map((n) => [n.metadata?.name ?? '', n])), nodeList, maintenances: valid, malformed, config };
 }
 
-/** Pods of each node whose request the drainer may move this pass, with bounded concurrency. */
-export async function readDrainPods(
-  client: KubeClient,
-  base: BaseSnapshot,
-  concurrency = 8,
-): Promise<{ podsByNode: Map<string, V1Pod[]>; pdbs: V1PodDisruptionBudget[]; budgetPods: Map<string, V1Pod[]> }> {
+export interface DrainPods {
+  podsByNode: Map<string, V1Pod[]>;
+  pdbs: V1PodDisruptionBudget[];
+  budgetPods: Map<string, V1Pod[]>;
+  /**
+   * Every ResourceClaim of the cluster: one LIST, made only when a pod read here has spec.resourceClaims (DRA);
+   * otherwise empty and not read.
+   */
+  claims: ResourceV1ResourceClaim[];
+}
+
+/** Pods of each node whose request the drainer may move this pass (bounded concurrency), and the claims they use. */
+export async function readDrainPods(client: KubeClient, base: BaseSnapshot, concurrency = 8): Promise<DrainPods> {
   const nodes = [
     ...new Set(
       base.maintenances
@@ -37,7 +44,7 @@ export async function readDrainPods(
   ].sort();
   const podsByNode = new Map<string, V1Pod[]>();
   const budgetPods = new Map<string, V1Pod[]>();
-  if (nodes.length === 0) return { podsByNode, pdbs: [], budgetPods };
+  if (nodes.length === 0) return { podsByNode, pdbs: [], budgetPods, claims: [] };
   const queue = [...nodes];
   const worker = async (): Promise<void> => {
     for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
@@ -49,7 +56,10 @@ export async function readDrainPods(
   for (const b of budgetsToExplain(pdbs, [...podsByNode.values()].flat())) {
     budgetPods.set(b.key, await client.listPods({ fieldSelector: `metadata.namespace=${b.namespace}`, ...(b.labelSelector ? { labelSelector: b.labelSelector } : {}) }));
   }
-  return { podsByNode, pdbs, budgetPods };
+  // One cluster-wide LIST rather than one per namespace: a drained node's pods may span any number of namespaces.
+  const usesDra = [...podsByNode.values()].some((pods) => pods.some((p) => (p.spec?.resourceClaims ?? []).length > 0));
+  const claims = usesDra ? await client.listResourceClaims() : [];
+  return { podsByNode, pdbs, budgetPods, claims };
 }
 
 /**

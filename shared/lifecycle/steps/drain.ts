@@ -13,7 +13,7 @@ import {
   rfc3339Seconds,
 } from '../../api/index.ts';
 import type { Action, DrainSpec, DrainStatus } from '../../api/index.ts';
-import { computeDrainStatus, reapForceDeletes, selectPodsForDrain, type DrainSelection, type ForcedDeletes } from '../../drain/index.ts';
+import { computeDrainStatus, reapForceDeletes, selectPodsForDrain, unmatchedDraMessage, type DrainSelection, type ForcedDeletes } from '../../drain/index.ts';
 import { planSlurmGate, type SlurmContext, type SlurmWrite } from '../../slurm/index.ts';
 import { listHead, secondsSince, shownMessage, warningEvent, type StepContext, type StepResult } from './step.ts';
 
@@ -32,7 +32,7 @@ interface GateWrites {
 /** Draining -> Ready once no pod is left to remove; hold while any is, or while the selector or Slurm stops the drain. */
 export function drain(ctx: StepContext): StepResult {
   const spec = ctx.nm.spec.drainSpec;
-  const selection = spec ? selectPodsForDrain(ctx.pods, spec) : undefined;
+  const selection = spec ? selectPodsForDrain(ctx.pods, spec, ctx.dra ? { dra: ctx.dra } : {}) : undefined;
   if (selection?.podSelectorProblem !== undefined) {
     // Never guess with a selector we cannot read: no pod is judged or removed, no drain window starts and no Slurm
     // node is drained for it; stay here, lead with the field, say once that nothing is evicted, warn once per message.
@@ -107,7 +107,9 @@ function evictWithinBudgets(ctx: StepContext, spec: DrainSpec, selection: DrainS
   const status = { ...ctx.status, drain };
   const remaining = drain.waitForEviction?.length ?? 0;
   if (remaining === 0 && refusals.length === 0 && blocked.length === 0 && selection.problems.length === 0) {
-    return { kind: 'advance', to: Phase.Ready, ...writes, podActions, status };
+    // Drained, yet the filters matched nothing while pods here hold DRA devices: Ready says so (a silent wrong answer otherwise).
+    const note = selection.draUnmatched ? { note: unmatchedDraMessage(selection.draUnmatched) } : {};
+    return { kind: 'advance', to: Phase.Ready, ...writes, podActions, status, ...note };
   }
   const message = reportProgress(ctx, { selection, drain, remaining, blocked, refusals, forced, timedOut, timeout }, writes);
   return { kind: 'hold', message, inFlight: true, ...writes, podActions, status };

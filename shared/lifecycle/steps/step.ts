@@ -4,6 +4,7 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { readyCondition } from '../../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus, NodeRef, Phase } from '../../api/index.ts';
 import type { SlurmContext, SlurmWrite } from '../../slurm/index.ts';
+import type { DraView } from '../../drain/index.ts';
 import type { BudgetLedger } from '../budgets.ts';
 import type { Medik8sLeases } from '../node-lease.ts';
 
@@ -27,6 +28,8 @@ export interface StepContext {
   medik8s: Medik8sLeases | undefined;
   /** undefined = Slurm off. */
   slurm: SlurmContext | undefined;
+  /** The pass's ResourceClaims and driver table; undefined: podEvictionFilters see requested resources only. */
+  dra: DraView | undefined;
   /**
    * Shared by every request of the pass, planned in namespace/name order: an admitted eviction spends its budget's
    * slot here, so the step's only effect outside its result is the one later requests must see.
@@ -55,6 +58,8 @@ export interface StepWrites {
 export interface Advance extends StepWrites {
   kind: 'advance';
   to: Phase;
+  /** The Ready condition's message when the walk then holds in `to` with no message of its own (Ready's). */
+  note?: string;
 }
 
 /** Stay in the phase: `message` becomes the Ready condition's; `inFlight` when another pass soon may move it. */

@@ -1,0 +1,107 @@
+// DRA (resource.k8s.io/v1): the devices a pod holds through its ResourceClaims, and the names podEvictionFilters
+// match them by. Pure: the claims come from the pass's one LIST of ResourceClaims.
+import type { ResourceV1ResourceClaim, V1Pod } from '@kubernetes/client-node';
+
+/** The pass's ResourceClaims by "namespace/name". */
+export type ClaimIndex = ReadonlyMap<string, ResourceV1ResourceClaim>;
+
+/** What selection needs to see DRA devices: the claims, and which resource names each driver's devices also answer to. */
+export interface DraView {
+  readonly claims: ClaimIndex;
+  /** Driver -> resource names (MaintenanceOperatorConfig spec.draResourceNames, or its default). */
+  readonly resourceNames: ReadonlyMap<string, readonly string[]>;
+}
+
+/** One device a pod holds: `<driver>/<pool>/<device>`, the claim it came through and the class it was asked for by. */
+export interface HeldDevice {
+  readonly claim: string;
+  readonly driver: string;
+  readonly pool: string;
+  readonly device: string;
+  /** The request's deviceClassName (the chosen subrequest's for firstAvailable); undefined when the request is gone from the spec. */
+  readonly deviceClassName: string | undefined;
+}
+
+export function indexClaims(claims: readonly ResourceV1ResourceClaim[]): ClaimIndex {
+  return new Map(claims.map((c) => [`${c.metadata?.namespace ?? ''}/${c.metadata?.name ?? ''}`, c]));
+}
+
+/** The claim names a pod's spec.resourceClaims resolve to: named directly, or generated from a template (status). */
+function podClaimNames(pod: V1Pod): string[] {
+  const statuses = pod.status?.resourceClaimStatuses ?? [];
+  const names: string[] = [];
+  for (const entry of pod.spec?.resourceClaims ?? []) {
+    // A template entry whose status has no claim name needed no claim (or its claim is not created yet).
+    const name = entry.resourceClaimName ?? statuses.find((s) => s.name === entry.name)?.resourceClaimName;
+    if (name) names.push(name);
+  }
+  return names;
+}
+
+/** The device class a result was allocated for: `request` is "<request>" or "<request>/<subrequest>" (firstAvailable). */
+function deviceClassOf(claim: ResourceV1ResourceClaim, request: string): string | undefined {
+  const [main, sub] = request.split('/');
+  const spec = claim.spec.devices?.requests?.find((r) => r.name === main);
+  if (sub === undefined) return spec?.exactly?.deviceClassName;
+  return spec?.firstAvailable?.find((s) => s.name === sub)?.deviceClassName;
+}
+
+/** The claim is reserved for this very pod (by uid): a pod not in reservedFor has not started with the devices. */
+function reservedForPod(claim: ResourceV1ResourceClaim, pod: V1Pod): boolean {
+  const uid = pod.metadata?.uid;
+  return uid !== undefined && (claim.status?.reservedFor ?? []).some((r) => r.resource === 'pods' && (r.apiGroup ?? '') === '' && r.uid === uid);
+}
+
+/**
+ * The devices `pod` holds: for each of its claims that is allocated and reserved for it, every allocation result
+ * (adminAccess ones included: such a pod has the device open too). Sorted by claim, then driver/pool/device.
+ */
+export function devicesHeldBy(pod: V1Pod, claims: ClaimIndex): HeldDevice[] {
+  const namespace = pod.metadata?.namespace ?? '';
+  const held: HeldDevice[] = [];
+  for (const name of podClaimNames(pod)) {
+    const key = `${namespace}/${name}`;
+    const claim = claims.get(key);
+    if (!claim?.status?.allocation || !reservedForPod(claim, pod)) continue;
+    for (const r of claim.status.allocation.devices?.results ?? []) {
+      held.push({ claim: key, driver: r.driver, pool: r.pool, device: r.device, deviceClassName: deviceClassOf(claim, r.request) });
+    }
+  }
+  const id = (d: HeldDevice): string => `${d.claim} ${d.driver}/${d.pool}/${d.device}`;
+  return held.sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
+}
+
+/**
+ * The names a held device answers to in podEvictionFilters: its driver, its device class and the resource names the
+ * driver maps to (gpu.nvidia.com -> nvidia.com/gpu by default), without repeats, in that order.
+ */
+export function deviceResourceNames(device: HeldDevice, resourceNames: ReadonlyMap<string, readonly string[]>): string[] {
+  const names = [device.driver, ...(device.deviceClassName !== undefined ? [device.deviceClassName] : []), ...(resourceNames.get(device.driver) ?? [])];
+  return [...new Set(names)];
+}
+
+/** Every name `pod`'s held devices answer to (none without a DRA view). */
+export function claimedResourceNames(pod: V1Pod, dra: DraView | undefined): string[] {
+  if (dra === undefined) return [];
+  return [...new Set(devicesHeldBy(pod, dra.claims).flatMap((d) => deviceResourceNames(d, dra.resourceNames)))];
+}
+
+/** "<driver>/<pool>/<device>", as DRA names a device. */
+export function deviceId(device: HeldDevice): string {
+  return `${device.driver}/${device.pool}/${device.device}`;
+}
+
+/**
+ * What the drainer (Ready message) and `kmaint explain` say when podEvictionFilters match no pod on the node while
+ * `holders` hold DRA devices: the pods, each with its first devices, and that they keep running.
+ */
+export function unmatchedDraMessage(holders: ReadonlyArray<{ pod: V1Pod; devices: readonly HeldDevice[] }>): string {
+  const shown = holders.slice(0, 3).map(({ pod, devices }) => {
+    const ids = devices.map(deviceId);
+    const list = ids.length <= 2 ? ids.join(', ') : `${ids.slice(0, 2).join(', ')} and ${ids.length - 2} more`;
+    return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''} (${list})`;
+  });
+  const more = holders.length > 3 ? ` and ${holders.length - 3} more` : '';
+  const count = holders.length === 1 ? '1 pod holds' : `${holders.length} pods hold`;
+  return `podEvictionFilters match no pod on the node, yet ${count} DRA devices the filters do not match, left running: ${shown.join(', ')}${more}`;
+}
