@@ -140,6 +140,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
       'list nodes',
       'list poddisruptionbudgets',
       'list pods',
+      'list resourceclaims',
       'patch nodemaintenances',
       'patch nodemaintenances/status',
       'patch nodes',
@@ -165,7 +166,8 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     expect([bound.code, bound.stdout.trim(), bound.stderr]).toEqual([0, 'rolebinding.rbac.authorization.k8s.io/kmaint created', '']);
     await setConfig(undefined);
     // Drained: one pod evicted at once, one held by a budget until it is relaxed, one finished pod deleted.
-    await bindPod(ns, 'evictee', node, { labels: { drain: 'yes' } });
+    // evictee names a DRA claim (never allocated: bound by nodeName, no scheduler), so the drainer lists resourceclaims.
+    await bindPod(ns, 'evictee', node, { labels: { drain: 'yes' }, claims: ['rbac-unallocated'] });
     await bindPod(ns, 'guarded', node, { labels: { drain: 'yes', guard: 'yes' } });
     await admin().core.createNamespacedPod({
       namespace: ns,

@@ -93,6 +93,8 @@ export async function startTestbed(opts: TestbedOptions): Promise<Testbed> {
       kubeConfig: kubeConfigFrom(cp.kubeconfigFor('kmaint-sim-kubelet')),
       nodes: cluster.nodes,
       heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 10_000,
+      // A real control plane allocates DRA claims: the GPU nodes' simulated driver publishes their GPUs.
+      draGpus: true,
     });
     await kubelet.start();
     await createCluster(admin, cluster);

@@ -90,6 +90,7 @@ const VERSIONS: Record<string, string> = {
   policy: 'v1',
   'coordination.k8s.io': 'v1',
   'apiextensions.k8s.io': 'v1',
+  'resource.k8s.io': 'v1',
 };
 
 const BUILTINS: readonly BuiltinSpec[] = [
@@ -130,6 +131,11 @@ const BUILTINS: readonly BuiltinSpec[] = [
   { group: 'batch', resource: 'jobs', kind: 'Job', namespaced: true, categories: ['all'], status: true, generation: true, returnsDeletedObject: true, fieldLabels: ['status.successful'] },
   { group: 'policy', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, shortNames: ['pdb'], status: true, generation: true },
   { group: 'coordination.k8s.io', resource: 'leases', kind: 'Lease', namespaced: true },
+  // DRA objects are stored and served, nothing more: no scheduler here allocates claims (README "GPU clusters with DRA").
+  { group: 'resource.k8s.io', resource: 'resourceclaims', kind: 'ResourceClaim', namespaced: true, status: true, generation: true },
+  { group: 'resource.k8s.io', resource: 'resourceclaimtemplates', kind: 'ResourceClaimTemplate', namespaced: true },
+  { group: 'resource.k8s.io', resource: 'deviceclasses', kind: 'DeviceClass', namespaced: false, generation: true },
+  { group: 'resource.k8s.io', resource: 'resourceslices', kind: 'ResourceSlice', namespaced: false, fieldLabels: ['spec.nodeName', 'spec.driver'] },
   { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], status: true, generation: true },
 ];
 

@@ -3,6 +3,7 @@ import {
   ApiException,
   CoordinationV1Api,
   CoreV1Api,
+  CustomObjectsApi,
   PatchStrategy,
   Watch,
   setHeaderOptions,
@@ -65,12 +66,14 @@ export interface PodPage {
 export class KubeletApi {
   private readonly core: CoreV1Api;
   private readonly coordination: CoordinationV1Api;
+  private readonly custom: CustomObjectsApi;
   private readonly watcher: Watch;
 
   constructor(kubeConfig: KubeConfig) {
     const pooled = withOneConnectionPool(kubeConfig);
     this.core = pooled.makeApiClient(CoreV1Api);
     this.coordination = pooled.makeApiClient(CoordinationV1Api);
+    this.custom = pooled.makeApiClient(CustomObjectsApi);
     this.watcher = new Watch(pooled);
   }
 
@@ -87,6 +90,12 @@ export class KubeletApi {
       });
       return { created: false, ...(existing.metadata?.uid ? { uid: existing.metadata.uid } : {}) };
     }
+  }
+
+  /** POST of a cluster-scoped object of a non-core group (`resource.k8s.io/v1` slices, classes); 'conflict' = already there. */
+  createClusterObject(apiVersion: string, plural: string, body: { metadata: { name: string } }): Promise<WriteOutcome> {
+    const [group = '', version = ''] = apiVersion.split('/');
+    return outcome(`creating ${plural} ${body.metadata.name}`, () => this.custom.createClusterCustomObject({ group, version, plural, body }));
   }
 
   patchNodeStatus(name: string, body: object): Promise<WriteOutcome> {

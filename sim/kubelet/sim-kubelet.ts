@@ -2,6 +2,7 @@
 import type { KubeConfig, V1Node } from '@kubernetes/client-node';
 import { parseScenario, type Scenario, type ScenarioAction } from '../generator/scenario.ts';
 import { realClock, type Clock } from './clock.ts';
+import { SIM_GPU_DRIVER, gpuDeviceClass, gpuResourceSlice, type ClusterObject } from './dra-driver.ts';
 import { KubeletApi } from './kubelet-api.ts';
 import { silentLogger, type SimLogger } from './logger.ts';
 import { NodeFleet } from './node-fleet.ts';
@@ -36,6 +37,12 @@ export interface SimKubeletOptions {
   defaultJobRunSeconds?: number;
   /** Stop time of deleted pods without an override; unset means their whole grace period. @default undefined */
   defaultTerminationSeconds?: number;
+  /**
+   * Play NVIDIA's DRA GPU driver too: at start, create the DeviceClass gpu.nvidia.com (kept if there) and one
+   * ResourceSlice per node with nvidia.com/gpu capacity (dra-driver.ts). Needs an API server serving resource.k8s.io/v1.
+   * @default false
+   */
+  draGpus?: boolean;
   clock?: Clock;
   logger?: SimLogger;
 }
@@ -58,11 +65,14 @@ export class SimKubelet {
   private readonly scenarios: ScenarioTimers;
   private readonly podSync: PodSyncMode;
   private state: 'new' | 'running' | 'stopped' = 'new';
+  private readonly api: KubeletApi;
+  private readonly draGpus: boolean;
 
   constructor(options: SimKubeletOptions) {
     const clock = options.clock ?? realClock;
     const log = (this.log = options.logger ?? silentLogger);
-    const api = new KubeletApi(options.kubeConfig);
+    const api = (this.api = new KubeletApi(options.kubeConfig));
+    this.draGpus = options.draGpus ?? false;
     this.podSync = options.podSync ?? (options.nodes.length > 500 ? 'watch' : 'poll');
     this.fleet = new NodeFleet(
       api,
@@ -102,9 +112,29 @@ export class SimKubelet {
     if (this.state !== 'new') throw new Error(`SimKubelet.start: already ${this.state}`);
     this.state = 'running';
     await this.fleet.register();
+    if (this.draGpus) await this.publishGpuSlices();
     this.log.info({ nodes: this.stats().nodes, podSync: this.podSync }, 'simulated kubelet: nodes registered and Ready');
     await this.feed.start();
     this.fleet.startHeartbeats();
+  }
+
+  /** The DeviceClass and each GPU node's ResourceSlice; ones already there (a restarted kubelet) are kept. */
+  private async publishGpuSlices(): Promise<void> {
+    const create = async (plural: string, object: ClusterObject): Promise<void> => {
+      // 404: the API server does not serve resource.k8s.io/v1 (the embedded sim, or DRA switched off): say so, loudly.
+      if ((await this.api.createClusterObject(object.apiVersion, plural, object)) === 'notFound') {
+        throw new Error(`SimKubelet draGpus: the API server does not serve ${object.apiVersion} ${plural}`);
+      }
+    };
+    await create('deviceclasses', gpuDeviceClass());
+    let slices = 0;
+    for (const node of this.fleet.all()) {
+      const slice = gpuResourceSlice(node.manifest, node.uid);
+      if (slice === undefined) continue;
+      await create('resourceslices', slice);
+      slices++;
+    }
+    this.log.info({ driver: SIM_GPU_DRIVER, slices }, 'simulated kubelet: DRA GPU driver published its ResourceSlices');
   }
 
   /** Stops heartbeats, pod handling and pending scenario actions; waits for writes in flight. */

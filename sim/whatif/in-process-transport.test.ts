@@ -48,3 +48,21 @@ describe('KubeClient over the in-process transport: LIST of a whole collection',
     expect((client.counts.byVerb['list nodes'] ?? 0) - before).toBe(2);
   });
 });
+
+describe('KubeClient over the in-process transport: ResourceClaims (resource.k8s.io/v1)', () => {
+  const CLAIMS = { apiVersion: 'resource.k8s.io/v1', resource: 'resourceclaims' };
+  it('lists the claims of every namespace in one LIST, sorted by namespace and name', async () => {
+    for (const [namespace, name] of [['team-b', 'gpu-b'], ['team-a', 'gpu-a']] as const) {
+      server.local.create({ apiVersion: 'v1', resource: 'namespaces' }, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+      server.local.create(CLAIMS, namespace, {
+        apiVersion: 'resource.k8s.io/v1',
+        kind: 'ResourceClaim',
+        metadata: { name, namespace },
+        spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.nvidia.com' } }] } },
+      });
+    }
+    const before = client.counts.byVerb['list resourceclaims'] ?? 0;
+    expect((await client.listResourceClaims()).map((c) => `${c.metadata?.namespace ?? ''}/${c.metadata?.name ?? ''}`)).toEqual(['team-a/gpu-a', 'team-b/gpu-b']);
+    expect((client.counts.byVerb['list resourceclaims'] ?? 0) - before).toBe(1);
+  });
+});

@@ -150,14 +150,24 @@ export async function isUnschedulable(node: string): Promise<boolean> {
 }
 
 /** A bare pod bound to `node` that the simulated kubelet stops at once when deleted. */
-export async function bindPod(namespace: string, name: string, node: string, opts: { labels?: Record<string, string>; requests?: Record<string, string>; owner?: boolean } = {}): Promise<V1Pod> {
+export async function bindPod(
+  namespace: string,
+  name: string,
+  node: string,
+  opts: { labels?: Record<string, string>; requests?: Record<string, string>; owner?: boolean; /** spec.resourceClaims by claim name (DRA). */ claims?: string[] } = {},
+): Promise<V1Pod> {
   const { core } = admin();
   const resources = opts.requests ? { requests: opts.requests, limits: Object.fromEntries(Object.entries(opts.requests).filter(([k]) => k.includes('/'))) } : { requests: { cpu: '10m' } };
   return core.createNamespacedPod({
     namespace,
     body: {
       metadata: { name, namespace, labels: opts.labels ?? {}, annotations: { 'kmaint.io/sim-termination-seconds': '0' } },
-      spec: { nodeName: node, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources }] },
+      spec: {
+        nodeName: node,
+        terminationGracePeriodSeconds: 1,
+        containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources }],
+        ...(opts.claims ? { resourceClaims: opts.claims.map((claim, i) => ({ name: `claim-${i}`, resourceClaimName: claim })) } : {}),
+      },
     },
   });
 }
