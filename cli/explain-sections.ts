@@ -3,7 +3,7 @@
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { DEFAULTS, Phase, maintenancePhase, readyCondition } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
-import { podKey, podsBlockingCompletion, selectPodsForDrain } from '../shared/drain/index.ts';
+import { deviceId, devicesHeldBy, podKey, podsBlockingCompletion, selectPodsForDrain, unmatchedDraMessage, type DraView } from '../shared/drain/index.ts';
 import { BudgetLedger, budgetNumbers, diagnoseBudget, unreadableSelectorMessage } from '../shared/lifecycle/index.ts';
 
 export interface ExplainSection {
@@ -20,6 +20,16 @@ export interface PodsInput {
   pdbs: readonly V1PodDisruptionBudget[];
   /** By budget key: the pods of budgets that allow no eviction (to say why they hold). */
   budgetPods: ReadonlyMap<string, readonly V1Pod[]>;
+  /** The ResourceClaims and driver table, as the drainer reads them. @default none: filters see requested resources only */
+  dra?: DraView;
+}
+
+/** Under a pod's line: each claim it holds devices through, with the devices and their class. */
+function claimLines(pod: V1Pod, dra: DraView | undefined): string[] {
+  if (dra === undefined) return [];
+  const byClaim = new Map<string, string[]>();
+  for (const d of devicesHeldBy(pod, dra.claims)) byClaim.set(d.claim, [...(byClaim.get(d.claim) ?? []), `${deviceId(d)}${d.deviceClassName !== undefined ? ` (class ${d.deviceClassName})` : ''}`]);
+  return [...byClaim].map(([claim, devices]) => `        claim ${claim}: ${devices.join(', ')}`);
 }
 
 const byKey = (a: V1Pod, b: V1Pod): number => (podKey(a) < podKey(b) ? -1 : podKey(a) > podKey(b) ? 1 : 0);
@@ -48,7 +58,7 @@ export function explainDrain(input: PodsInput): ExplainSection | undefined {
   if (nm.metadata.deletionTimestamp || !(phase === Phase.Scheduled || phase === Phase.Cordon || phase === Phase.WaitForPodCompletion || phase === Phase.Draining)) return undefined;
   const node = nm.spec.nodeName;
   if (!spec) return { title: `pods on node ${node}`, lines: ['ok    no drainSpec: no pod is evicted'] };
-  const selection = selectPodsForDrain(input.pods, spec);
+  const selection = selectPodsForDrain(input.pods, spec, input.dra ? { dra: input.dra } : {});
   const unreadable = selection.podSelectorProblem;
   if (unreadable !== undefined) return explainUnreadableSelector(nm, input.pods.length, unreadable, selection.problems.filter((p) => p !== unreadable));
   const ledger = new BudgetLedger(input.pdbs, input.budgetPods);
@@ -71,8 +81,11 @@ export function explainDrain(input: PodsInput): ExplainSection | undefined {
   for (const p of selection.deleteFinished) verdicts.set(podKey(p), `evict ${podKey(p)} (finished: deleted without a budget check)`);
   for (const r of selection.refused) verdicts.set(podKey(r.pod), `HELD  ${podKey(r.pod)} refused: ${r.message}`);
   for (const p of selection.terminating) verdicts.set(podKey(p), `gone  ${podKey(p)} terminating`);
-  const lines = [...input.pods].sort(byKey).map((p) => verdicts.get(podKey(p)) ?? `stays ${podKey(p)} (not drained: DaemonSet, mirror or kmaint pod, or not selected by the drainSpec)`);
+  const lines = [...input.pods]
+    .sort(byKey)
+    .flatMap((p) => [verdicts.get(podKey(p)) ?? `stays ${podKey(p)} (not drained: DaemonSet, mirror or kmaint pod, or not selected by the drainSpec)`, ...claimLines(p, input.dra)]);
   lines.push(...selection.problems.map((problem) => `WAIT  ${problem}`));
+  if (selection.draUnmatched) lines.push(`note  ${unmatchedDraMessage(selection.draUnmatched)}`);
   const title = `pods on node ${node} (${input.pods.length})${phase === Phase.Draining ? '' : ', as the drain will find them'}`;
   if (held !== undefined && held.pdb !== undefined) {
     const pdb = held.pdb;

@@ -2,7 +2,7 @@
 // zone, a node another request holds, a drain with a pod held by a budget and one that may go, and the phases after.
 import { describe, expect, it } from 'vitest';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
-import { aPod } from '../shared/drain/test-builders.ts';
+import { aClaim, aPod } from '../shared/drain/test-builders.ts';
 import { planDrainer } from '../shared/lifecycle/index.ts';
 import { aPdb, aReadyPod } from '../shared/lifecycle/test-builders.ts';
 import { aMaintenance, aNode } from '../shared/scheduling/test-builders.ts';
@@ -16,7 +16,7 @@ function config(spec: Record<string, unknown>): MaintenanceOperatorConfig {
 }
 
 function snapshot(maintenance: NodeMaintenance, more: Partial<ExplainSnapshot> = {}): ExplainSnapshot {
-  return { maintenance, nodes: [], maintenances: [maintenance], config: undefined, namespace: 'kmaint', pods: [], pdbs: [], budgetPods: new Map(), ...more };
+  return { maintenance, nodes: [], maintenances: [maintenance], config: undefined, namespace: 'kmaint', pods: [], pdbs: [], budgetPods: new Map(), claims: [], ...more };
 }
 
 describe('explainRequest', () => {
@@ -85,6 +85,42 @@ describe('explainRequest', () => {
       '  evict web/web-0 (no PodDisruptionBudget)',
       `next: PodDisruptionBudget data/db must allow a disruption (${numbers}; ${why}); then the drainer evicts data/db-0`,
     ]);
+  });
+
+  describe('a drain on a node with DRA claims', () => {
+    const pods = [
+      aReadyPod({ name: 'dra', namespace: 'ml', nodeName: 'n1', claims: [{ name: 'gpu', generated: 'dra-gpu-7xk2p' }] }),
+      aReadyPod({ name: 'web-0', namespace: 'web', nodeName: 'n1' }),
+    ];
+    const claims = [aClaim({ name: 'dra-gpu-7xk2p', namespace: 'ml', devices: ['gpu.nvidia.com/n1/gpu-0', 'gpu.nvidia.com/n1/gpu-1'], reservedFor: ['dra'] })];
+    const draining = (filter: string): ExplainSnapshot => {
+      const nm = aMaintenance({ name: 'gpu', nodeName: 'n1', phase: 'Draining', message: 'draining: 1 of 1 pods left' });
+      nm.spec.drainSpec = { force: true, podEvictionFilters: [{ byResourceNameRegex: filter }] };
+      return snapshot(nm, { nodes: [aNode({ name: 'n1', unschedulable: true })], pods, claims });
+    };
+    const claimLine = '          claim ml/dra-gpu-7xk2p: gpu.nvidia.com/n1/gpu-0 (class gpu.nvidia.com), gpu.nvidia.com/n1/gpu-1 (class gpu.nvidia.com)';
+    const stays = (key: string): string => `  stays ${key} (not drained: DaemonSet, mirror or kmaint pod, or not selected by the drainSpec)`;
+
+    it("the seed's nvidia.com/gpu-* selects the pod whose claim holds gpu.nvidia.com GPUs; its claim is shown under it", () => {
+      expect(explainRequest(draining('nvidia.com/gpu-*'), NOW).slice(2)).toEqual([
+        'pods on node n1 (2):',
+        '  evict ml/dra (no PodDisruptionBudget)',
+        claimLine,
+        stays('web/web-0'),
+        'next: the drainer evicts 1 pod and waits for it to go; then the request is Ready',
+      ]);
+    });
+
+    it('filters that match no pod while a pod holds DRA devices: the note says which pod keeps which devices', () => {
+      expect(explainRequest(draining('example.com/fpga'), NOW).slice(2)).toEqual([
+        'pods on node n1 (2):',
+        stays('ml/dra'),
+        claimLine,
+        stays('web/web-0'),
+        '  note  podEvictionFilters match no pod on the node, yet 1 pod holds DRA devices the filters do not match, left running: ml/dra (gpu.nvidia.com/n1/gpu-0, gpu.nvidia.com/n1/gpu-1)',
+        'next: the next drainer pass marks it Ready',
+      ]);
+    });
   });
 
   it.each<[string, Partial<Parameters<typeof aMaintenance>[0]>, string]>([

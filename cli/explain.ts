@@ -1,10 +1,11 @@
 // `kmaint explain <namespace>/<name>`: the whole chain for one request as plain text — its state, each admission
 // gate with its numbers, each pod still on its node and what holds it, waits reported on the object, and the next
 // thing that has to happen. Reads like a pass (a few LISTs), writes nothing.
-import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { CONFIG_NAME, isUnscheduled, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
-import { loadConfig } from '../shared/config/index.ts';
+import { loadConfig, loadDraResourceNames } from '../shared/config/index.ts';
+import { indexClaims } from '../shared/drain/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { malformedMessage, readBase, readDrainPods } from '../shared/pass/index.ts';
 import { buildSchedulingState } from '../shared/scheduling/index.ts';
@@ -23,6 +24,8 @@ export interface ExplainSnapshot {
   pods: V1Pod[];
   pdbs: V1PodDisruptionBudget[];
   budgetPods: Map<string, V1Pod[]>;
+  /** The ResourceClaims as the drainer reads them (listed only when a pod on the node has spec.resourceClaims). */
+  claims: ResourceV1ResourceClaim[];
   /** Set when the request does not have the shape the CRD promises: no pass reads it (its problems). */
   malformed?: string;
 }
@@ -41,13 +44,13 @@ export function parseRequestRef(ref: string): { namespace: string; name: string 
 export async function readExplainSnapshot(client: KubeClient, namespace: string, ref: { namespace: string; name: string }): Promise<ExplainSnapshot> {
   const base = await readBase(client, namespace);
   const found = (nm: NodeMaintenance): boolean => nm.metadata.namespace === ref.namespace && nm.metadata.name === ref.name;
-  const snapshot = (maintenance: NodeMaintenance): ExplainSnapshot => ({ maintenance, nodes: base.nodeList, maintenances: base.maintenances, config: base.config, namespace, pods: [], pdbs: [], budgetPods: new Map() });
+  const snapshot = (maintenance: NodeMaintenance): ExplainSnapshot => ({ maintenance, nodes: base.nodeList, maintenances: base.maintenances, config: base.config, namespace, pods: [], pdbs: [], budgetPods: new Map(), claims: [] });
   const malformed = base.malformed.find((m) => found(m.nm));
   if (malformed !== undefined) return { ...snapshot(malformed.nm), malformed: malformed.problem };
   const maintenance = base.maintenances.find(found);
   if (maintenance === undefined) throw new UsageError(`NodeMaintenance ${ref.namespace}/${ref.name} not found`);
   const drain = await readDrainPods(client, { ...base, maintenances: [maintenance] });
-  return { ...snapshot(maintenance), pods: drain.podsByNode.get(maintenance.spec.nodeName) ?? [], pdbs: drain.pdbs, budgetPods: drain.budgetPods };
+  return { ...snapshot(maintenance), pods: drain.podsByNode.get(maintenance.spec.nodeName) ?? [], pdbs: drain.pdbs, budgetPods: drain.budgetPods, claims: drain.claims };
 }
 
 /** The sections in the order a request meets them; each returns undefined when it has nothing to say in this phase. */
@@ -67,7 +70,8 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
 ];
 
 function podsInput(s: ExplainSnapshot): PodsInput {
-  return { maintenance: s.maintenance, pods: s.pods, pdbs: s.pdbs, budgetPods: s.budgetPods };
+  const dra = { claims: indexClaims(s.claims), resourceNames: loadDraResourceNames(s.config).names };
+  return { maintenance: s.maintenance, pods: s.pods, pdbs: s.pdbs, budgetPods: s.budgetPods, dra };
 }
 
 /** The explanation, one line per array entry. Pure. */

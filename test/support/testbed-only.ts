@@ -22,6 +22,9 @@ const OFFERED_BY = {
   'the API server audit log': ['testbed', 'sim'],
   // A kubelet that honours kmaint.io/sim-* annotations (termination and run time, readiness) and runs any pod it is given.
   'the simulated kubelet': ['testbed', 'sim'],
+  // A real kube-scheduler and resourceclaim controller (1.34+) turning ResourceClaimTemplates into allocated claims.
+  // The sim stores resource.k8s.io/v1 objects but allocates nothing.
+  'DRA claim allocation by kube-scheduler': ['testbed', 'e2e'],
 } as const satisfies Record<string, readonly TestClusterKind[]>;
 
 /** What a test needs that not every cluster offers. */
