@@ -174,9 +174,13 @@ describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
         expect(draPod.spec?.containers.flatMap((c) => Object.keys(c.resources?.requests ?? {}))).toEqual(['cpu']);
 
         await createNM(ns, 'gpu-dra', { requestorID: 'some.one.acme.com', nodeName: node, drainSpec: SEED_GPU_DRAIN });
-        await untilPhase(ns, 'gpu-dra', 'Draining');
-        // The drainer's read: one LIST of ResourceClaims per pass, as a pod on the node has spec.resourceClaims.
-        expect((await pass('drainer')).requests['list resourceclaims']).toBe(1);
+        expect((await pass('scheduler')).admitted).toBe(1);
+        // The pass that evicts reads one LIST of ResourceClaims, as a pod on the node has spec.resourceClaims.
+        const evicting = await waitFor('the drainer pass that evicts', async () => {
+          const summary = await pass('drainer');
+          return (summary.actions['evictPod'] ?? 0) > 0 ? summary : undefined;
+        });
+        expect([evicting.actions['evictPod'], evicting.requests['list resourceclaims']]).toEqual([1, 1]);
         const ready = await untilPhase(ns, 'gpu-dra', 'Ready');
         expect(ready.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'Ready', message: '' });
         expect(ready.status?.drain).toEqual({ totalPods: expect.any(Number), evictionPods: 1, drainProgress: 100 });
