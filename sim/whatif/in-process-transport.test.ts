@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimApiServer, type SimApiServer } from '../apiserver/index.ts';
 import { KubeClient } from '../../shared/kube/index.ts';
+import { readDrainPods, type BaseSnapshot } from '../../shared/pass/index.ts';
+import { aMaintenance } from '../../shared/scheduling/test-builders.ts';
 import { InProcessTransport } from './in-process-transport.ts';
 
 const NODES = { apiVersion: 'v1', resource: 'nodes' };
@@ -64,5 +66,39 @@ describe('KubeClient over the in-process transport: ResourceClaims (resource.k8s
     const before = client.counts.byVerb['list resourceclaims'] ?? 0;
     expect((await client.listResourceClaims()).map((c) => `${c.metadata?.namespace ?? ''}/${c.metadata?.name ?? ''}`)).toEqual(['team-a/gpu-a', 'team-b/gpu-b']);
     expect((client.counts.byVerb['list resourceclaims'] ?? 0) - before).toBe(1);
+  });
+});
+
+describe('readDrainPods: the ResourceClaims LIST', () => {
+  const PODS = { apiVersion: 'v1', resource: 'pods' };
+  const pod = (name: string, node: string, claim?: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'drained' },
+    spec: { nodeName: node, containers: [{ name: 'c', image: 'pause' }], ...(claim ? { resourceClaims: [{ name: 'gpu', resourceClaimName: claim }] } : {}) },
+  });
+  const base = (nodes: string[]): BaseSnapshot => {
+    const list = nodes.map((name) => ({ metadata: { name } }));
+    return {
+      nodes: new Map(list.map((n) => [n.metadata.name, n])),
+      nodeList: list,
+      maintenances: nodes.map((node) => aMaintenance({ name: `nm-${node}`, nodeName: node, phase: 'Draining' })),
+      malformed: [],
+      config: undefined,
+    };
+  };
+  const claimLists = async (nodes: string[]): Promise<number> => {
+    const before = client.counts.byVerb['list resourceclaims'] ?? 0;
+    await readDrainPods(client, base(nodes));
+    return (client.counts.byVerb['list resourceclaims'] ?? 0) - before;
+  };
+
+  it('one LIST for the whole pass when pods on two drained nodes name claims; none when no drained pod does', async () => {
+    server.local.create({ apiVersion: 'v1', resource: 'namespaces' }, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'drained' } });
+    server.local.create(PODS, 'drained', pod('dra-1', 'n1', 'gpu-a'));
+    server.local.create(PODS, 'drained', pod('dra-2', 'n2', 'gpu-b'));
+    server.local.create(PODS, 'drained', pod('plain', 'n3'));
+    expect(await claimLists(['n1', 'n2'])).toBe(1);
+    expect(await claimLists(['n3'])).toBe(0);
   });
 });
