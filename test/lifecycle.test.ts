@@ -153,7 +153,6 @@ describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
       };
       try {
         await scaleMl(() => 0);
-        await waitFor('no ml pods on the GPU node', async () => ((await podsOn(node)).some((p) => p.metadata?.namespace === 'ml') ? undefined : true));
         await admin().custom.createNamespacedCustomObject({
           group: 'resource.k8s.io',
           version: 'v1',
@@ -171,6 +170,8 @@ describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
           return c.status?.reservedFor?.some((r) => r.uid === pod.metadata?.uid) ? ([pod, c] as const) : undefined;
         });
         expect(claim.status?.allocation?.devices?.results?.map((r) => [r.driver, r.pool, r.request])).toEqual([['gpu.nvidia.com', node, 'gpu']]);
+        // Waited for here, not before the Deployment: the two settle side by side.
+        await waitFor('no ml pods on the GPU node', async () => ((await podsOn(node)).some((p) => p.metadata?.namespace === 'ml') ? undefined : true));
         expect(draPod.spec?.containers.flatMap((c) => Object.keys(c.resources?.requests ?? {}))).toEqual(['cpu']);
 
         await createNM(ns, 'gpu-dra', { requestorID: 'some.one.acme.com', nodeName: node, drainSpec: SEED_GPU_DRAIN });
