@@ -56,6 +56,16 @@ export interface NodeLeaseWrite {
   owner: { name: string; uid: string };
 }
 
+/** One Node condition as written (times as RFC 3339 strings). */
+export interface NodeConditionWrite {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  lastHeartbeatTime: string;
+}
+
 export type Action =
   /** Replace the NodeMaintenance status (status subresource). `phaseFrom`/`phaseTo` set when the Ready reason changes. */
   | { kind: 'writeStatus'; target: MaintenanceRef; status: NodeMaintenanceStatus; phaseFrom?: string; phaseTo?: string; reason: string }
@@ -96,6 +106,11 @@ export type Action =
    * `maintenance` the write joins that request's unit, after its own writes; without, it is a unit of its own.
    */
   | { kind: 'patchNodeAnnotations'; node: NodeRef; annotations: Record<string, string | null>; maintenance?: MaintenanceRef; reason: string }
+  /**
+   * Strategic-merge-patch a Node's status conditions (merged by type; `remove` types deleted), preconditioned on the
+   * resourceVersion the plan saw. With `maintenance` the write joins that request's unit, after its own writes.
+   */
+  | { kind: 'patchNodeConditions'; node: NodeRef; set: NodeConditionWrite[]; remove: string[]; maintenance?: MaintenanceRef; reason: string }
   /** An event on a NodeMaintenance, the config object or a Node, as `target.kind` says (a Node's `namespace` is ''). */
   | {
       kind: 'emitEvent';
@@ -143,6 +158,8 @@ export function describeAction(action: Action): string {
       return `create ${action.target.namespace}/${action.target.name} for node ${action.spec.nodeName}: ${action.reason}`;
     case 'patchNodeAnnotations':
       return `annotate node ${action.node.name}${annotationList(action.annotations)}: ${action.reason}`;
+    case 'patchNodeConditions':
+      return `conditions of node ${action.node.name}${action.set.map((c) => ` ${c.type}=${c.status}/${c.reason}`).join('')}${action.remove.map((t) => ` -${t}`).join('')}: ${action.reason}`;
     case 'takeNodeLease':
       return `take lease ${action.lease.namespace}/${action.lease.name} as ${action.lease.holder} for ${action.lease.durationSeconds} s: ${action.reason}`;
     case 'releaseNodeLease':

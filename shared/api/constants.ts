@@ -97,6 +97,7 @@ export const DEFAULTS = {
   maxParallelOperations: 1,
   maxNodeMaintenanceTimeSeconds: 3600,
   logLevel: 'info',
+  nodeConditions: true,
 } as const;
 
 /** Warning event on a NodeMaintenance when the drainer must wait for the medik8s node lease before cordoning. */
@@ -158,3 +159,27 @@ export const ANNOTATION_CORDON_RECORDED = 'kmaint.io/cordon-recorded';
 export const DEFAULT_DRA_RESOURCE_NAMES: ReadonlyArray<{ readonly driver: string; readonly resourceNames: readonly string[] }> = Object.freeze([
   Object.freeze({ driver: 'gpu.nvidia.com', resourceNames: Object.freeze(['nvidia.com/gpu']) }),
 ]);
+ * KEP-5683 Node lifecycle conditions kmaint sets on a node under maintenance (spec.nodeConditions, on by default).
+ * Plain Node status conditions; the 1.35 API server accepts any type, and the KEP lets any authorised writer set them.
+ */
+export const NodeCondition = {
+  MaintenancePlanned: 'MaintenancePlanned',
+  MaintenanceInProgress: 'MaintenanceInProgress',
+  DrainInProgress: 'DrainInProgress',
+  Drained: 'Drained',
+} as const;
+export type NodeCondition = (typeof NodeCondition)[keyof typeof NodeCondition];
+export const NODE_CONDITION_TYPES: readonly NodeCondition[] = [NodeCondition.MaintenancePlanned, NodeCondition.MaintenanceInProgress, NodeCondition.DrainInProgress, NodeCondition.Drained];
+/** CamelCase reasons of the node conditions kmaint writes (the KEP gives example categories, DrainCompleted among them). */
+export const NodeConditionReason = {
+  MaintenanceScheduled: 'MaintenanceScheduled',
+  MaintenanceStarted: 'MaintenanceStarted',
+  DrainNotStarted: 'DrainNotStarted',
+  EvictingPods: 'EvictingPods',
+  DrainCompleted: 'DrainCompleted',
+} as const;
+/**
+ * Ownership of a node condition: its message starts with this. kmaint changes and removes only conditions whose
+ * message starts so (the rest of the message names the request); another writer's condition of the same type is left.
+ */
+export const NODE_CONDITION_MESSAGE_PREFIX = 'kmaint: ';

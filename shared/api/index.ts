@@ -43,3 +43,5 @@ export {
   DEFAULT_UNHEALTHY_PREDICATE,
   waitForPodCompletionSpecSchema,
 } from './schemas.ts';
+export type { NodeConditionView } from './node-conditions.ts';
+export { isOwnNodeCondition, maintenanceMarkedByOthers } from './node-conditions.ts';

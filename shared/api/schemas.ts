@@ -236,6 +236,8 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   reaper: reaperSchema.optional(),
   slurm: slurmSchema.optional(),
   draResourceNames: draResourceNameListSchema.optional(),
+  /** kmaint extension (issue 20): set the KEP-5683 node lifecycle conditions on nodes under maintenance. */
+  nodeConditions: z.boolean().default(true).optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

@@ -14,6 +14,8 @@ export interface ResolvedConfig {
   /** Age after the ready-time annotation at which a NodeMaintenance is garbage-collected. */
   maxNodeMaintenanceTimeSeconds: number;
   logLevel: LogLevel;
+  /** Whether kmaint sets the KEP-5683 node lifecycle conditions (spec.nodeConditions). @default true */
+  nodeConditions: boolean;
   /** kmaint's pools, zone limit and windows; absent when the spec uses none of them, so scheduling is exactly upstream's. */
   admission?: AdmissionRules;
 }
@@ -30,6 +32,7 @@ export const DEFAULT_CONFIG: Readonly<ResolvedConfig> = Object.freeze({
   maxUnavailable: 'unlimited',
   maxNodeMaintenanceTimeSeconds: DEFAULTS.maxNodeMaintenanceTimeSeconds,
   logLevel: DEFAULTS.logLevel,
+  nodeConditions: DEFAULTS.nodeConditions,
 });
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -64,6 +67,7 @@ export function loadConfig(obj: unknown, nodeCount: number): LoadedConfig {
     maxUnavailable: spec.maxUnavailable === undefined ? 'unlimited' : resolve('maxUnavailable', spec.maxUnavailable, 'down'),
     maxNodeMaintenanceTimeSeconds: spec.maxNodeMaintenanceTimeSeconds ?? DEFAULTS.maxNodeMaintenanceTimeSeconds,
     logLevel: spec.logLevel ?? DEFAULTS.logLevel,
+    nodeConditions: spec.nodeConditions ?? DEFAULTS.nodeConditions,
   };
   const admission = loadAdmissionRules(spec, nodeCount);
   if (admission.rules !== undefined) config.admission = admission.rules;

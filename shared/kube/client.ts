@@ -3,7 +3,7 @@
 // and request accounting are here, not in the transport.
 import type { KubeConfig, ResourceV1ResourceClaim, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../api/index.ts';
-import type { Condition, MaintenanceOperatorConfig, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
+import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
 import { HttpFailureError, KubeRequestError } from './errors.ts';
 import { eventBody, type EventRequest } from './event-body.ts';
 import { HttpTransport, failureOf } from './http-transport.ts';
@@ -323,6 +323,16 @@ export class KubeClient {
     return this.write('create nodemaintenances', `creating NodeMaintenance ${namespace}/${body.metadata.name}`, () =>
       this.transport.create(MAINTENANCES, namespace, body, this.opts.fieldManager),
     );
+  }
+
+  /**
+   * Strategic-merge patch of a Node's status conditions, preconditioned on the Node's `resourceVersion`: the listed
+   * conditions merge by `type` (the kubelet's Ready and other writers' stay), and each type in `remove` is deleted.
+   */
+  patchNodeConditions(name: string, resourceVersion: string, set: readonly NodeConditionWrite[], remove: readonly string[]): Promise<WriteOutcome> {
+    const conditions = [...set, ...remove.map((type) => ({ type, $patch: 'delete' }))];
+    const body = { metadata: { resourceVersion }, status: { conditions } };
+    return this.patch('patch nodes/status', `writing conditions of node ${name}`, { resource: NODES, name, subresource: 'status' }, { type: 'strategic', body });
   }
 
   /** Merge patch of a Node's annotations (null deletes a key), preconditioned on the Node's `resourceVersion`. */

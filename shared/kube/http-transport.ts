@@ -60,7 +60,11 @@ interface RawList {
   metadata?: { _continue?: string; continue?: string; resourceVersion?: string };
 }
 
-const headers = { merge: setHeaderOptions('Content-Type', PatchStrategy.MergePatch), json: setHeaderOptions('Content-Type', PatchStrategy.JsonPatch) };
+const headers = {
+  merge: setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  json: setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+  strategic: setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+};
 
 /** What a collection's calls need beyond the target: the typed API's name for it, or the custom-objects path. */
 function unsupported(verb: string, r: ApiResource): never {
@@ -139,7 +143,10 @@ export class HttpTransport implements KubeTransport {
     const options = headers[patch.type];
     return answer(
       await carried((): Promise<unknown> => {
-        if (group === '' && plural === 'nodes' && !t.subresource) return this.core.patchNode({ name: t.name, body: patch.body, fieldManager }, options);
+        if (group === '' && plural === 'nodes') {
+          const req = { name: t.name, body: patch.body, fieldManager };
+          return t.subresource === 'status' ? this.core.patchNodeStatus(req, options) : this.core.patchNode(req, options);
+        }
         if (group === '' || group === 'policy' || group === 'coordination.k8s.io' || !namespaced) return unsupported('PATCH', t.resource);
         const req = { group, version, plural, namespace: t.namespace ?? '', name: t.name, body: patch.body, fieldManager };
         return t.subresource === 'status' ? this.custom.patchNamespacedCustomObjectStatus(req, options) : this.custom.patchNamespacedCustomObject(req, options);

@@ -42,8 +42,14 @@ export interface WriteAnswer {
   resourceVersion?: string;
 }
 
-/** A merge patch (RFC 7386) or a JSON patch (RFC 6902), already built. */
-export type PatchBody = { type: 'merge'; body: Record<string, unknown> } | { type: 'json'; body: readonly Record<string, unknown>[] };
+/**
+ * A merge patch (RFC 7386), a JSON patch (RFC 6902) or a strategic-merge patch (built-in kinds only: lists merge by
+ * their key, so a Node's conditions merge by `type` and the kubelet's stay), already built.
+ */
+export type PatchBody =
+  | { type: 'merge'; body: Record<string, unknown> }
+  | { type: 'json'; body: readonly Record<string, unknown>[] }
+  | { type: 'strategic'; body: Record<string, unknown> };
 
 export interface DeleteBody {
   preconditions?: { uid?: string; resourceVersion?: string };

@@ -41,6 +41,7 @@ function objectKey(a: Action): string {
     case 'cordonNode':
     case 'uncordonNode':
     case 'patchNodeAnnotations':
+    case 'patchNodeConditions':
       return `node/${a.node.name}`;
     case 'evictPod':
     case 'deletePod':
@@ -71,6 +72,7 @@ function unitKey(a: Action): string {
     case 'releaseNodeLease':
       return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
     case 'patchNodeAnnotations':
+    case 'patchNodeConditions':
       return a.maintenance ? `nm/${a.maintenance.namespace}/${a.maintenance.name}` : `node/${a.node.name}`;
     case 'emitEvent':
       if (a.target.kind === 'Node') return `node/${a.target.name}`;
@@ -137,6 +139,8 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
       });
     case 'patchNodeAnnotations':
       return c.patchNodeAnnotations(a.node.name, rv.get(key) ?? a.node.resourceVersion, a.annotations);
+    case 'patchNodeConditions':
+      return c.patchNodeConditions(a.node.name, rv.get(key) ?? a.node.resourceVersion, a.set, a.remove);
     case 'takeNodeLease': {
       // The medik8s convention: the Lease is owned by its Node, so it goes with the Node.
       const l = a.lease;

@@ -88,6 +88,13 @@ describe('planReaper: every decision not to reap is a Node event with its reason
       [['c-1', 'already in maintenance: kmaint/upgrade-c-1 by upgrade.example.com (spec.reaper.joinExistingRequests is off)']],
     ],
     [
+      "under another controller's maintenance (KEP-5683 MaintenanceInProgress=True not set by kmaint), even with joinExistingRequests",
+      cluster(aReaperNode({ name: 'c-1', zone: 'c', ...notReady, conditions: { MaintenanceInProgress: ['True', 600] } })),
+      [],
+      { joinExistingRequests: true },
+      [['c-1', "under another controller's maintenance: MaintenanceInProgress=True"]],
+    ],
+    [
       'within the new-node grace period',
       cluster(aReaperNode({ name: 'c-1', zone: 'c', ...notReady, ageSeconds: 120 })),
       [],

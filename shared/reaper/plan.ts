@@ -18,7 +18,7 @@ import {
   maintenanceRef,
 } from '#api';
 import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
-import { maintenancePhase } from '../api/index.ts';
+import { maintenanceMarkedByOthers, maintenancePhase } from '../api/index.ts';
 import type { NodeFacts } from './cel.ts';
 import type { ReaperConfig } from './config.ts';
 import { clusterGuard, countUnhealthy, zoneGuard, type UnhealthyCounts } from './guards.ts';
@@ -110,6 +110,11 @@ const GATES: ReadonlyArray<(c: Candidate, ctx: GateContext) => string | undefine
   (c) => {
     const at = c.node.metadata?.annotations?.[ANNOTATION_REAPED];
     return at !== undefined ? `reaped at ${at}; waiting for the Node to be removed (remove ${ANNOTATION_REAPED} to reap it again)` : undefined;
+  },
+  // Another controller says (KEP-5683 conditions) the Node is under its maintenance: its NotReady is expected, never reaped.
+  (c) => {
+    const marked = maintenanceMarkedByOthers(c.node);
+    return marked !== undefined ? `under another controller's maintenance: ${marked}` : undefined;
   },
   // A Node someone else is maintaining is theirs: reaping it would fight their request (unless configured to join it).
   (c, ctx) => {

@@ -22,6 +22,13 @@ describe('phases', () => {
   });
 });
 
+/** A ready node carrying one more condition. */
+function withCondition(type: string, status: string, message: string): ReturnType<typeof aNode> {
+  const node = aNode({ name: 'n' });
+  node.status?.conditions?.push({ type, status, reason: 'SomeReason', message });
+  return node;
+}
+
 describe('isNodeUnavailable', () => {
   it.each([
     { rule: 'ready and schedulable is available', node: aNode({ name: 'n' }), expected: false },
@@ -29,6 +36,12 @@ describe('isNodeUnavailable', () => {
     { rule: 'cordoned is unavailable', node: aNode({ name: 'n', unschedulable: true }), expected: true },
     { rule: 'Ready False is unavailable', node: aNode({ name: 'n', ready: 'False' }), expected: true },
     { rule: 'Ready Unknown is unavailable', node: aNode({ name: 'n', ready: 'Unknown' }), expected: true },
+    { rule: "another controller's MaintenanceInProgress=True is unavailable", node: withCondition('MaintenanceInProgress', 'True', 'node-drainer: rack 4'), expected: true },
+    { rule: "another controller's DrainInProgress=True is unavailable", node: withCondition('DrainInProgress', 'True', ''), expected: true },
+    { rule: "another controller's Drained=True is unavailable", node: withCondition('Drained', 'True', 'done'), expected: true },
+    { rule: "another controller's MaintenancePlanned=True alone is available", node: withCondition('MaintenancePlanned', 'True', 'next week'), expected: false },
+    { rule: "another controller's MaintenanceInProgress=False is available", node: withCondition('MaintenanceInProgress', 'False', ''), expected: false },
+    { rule: "kmaint's own MaintenanceInProgress=True does not count (its request counts instead)", node: withCondition('MaintenanceInProgress', 'True', 'kmaint: NodeMaintenance default/nm'), expected: false },
   ])('$rule', ({ node, expected }) => {
     expect(isNodeUnavailable(node)).toBe(expected);
   });

@@ -1,6 +1,6 @@
 // The scheduler's view of one snapshot: Nodes and NodeMaintenances indexed once, as upstream's ClusterState.
 import type { V1Node } from '@kubernetes/client-node';
-import { isUnscheduled, maintenanceKey } from '#api';
+import { isUnscheduled, maintenanceKey, maintenanceMarkedByOthers } from '#api';
 import type { NodeMaintenance } from '#api';
 
 export interface SchedulingState {
@@ -14,7 +14,7 @@ export interface SchedulingState {
   readonly inProgressByNode: ReadonlyMap<string, readonly NodeMaintenance[]>;
   /** Names of existing Nodes with a request in progress (upstream nodesUnderMaintenance). */
   readonly nodesUnderMaintenance: ReadonlySet<string>;
-  /** Names of Nodes that are cordoned or not Ready (upstream nodesUnavailable). */
+  /** Names of Nodes that are cordoned, not Ready, or under another controller's maintenance (upstream nodesUnavailable, plus KEP-5683). */
   readonly nodesUnavailable: ReadonlySet<string>;
   /** requestorIDs with at least one request in progress on an existing Node. */
   readonly requestorsInProgress: ReadonlySet<string>;
@@ -22,9 +22,14 @@ export interface SchedulingState {
   readonly unscheduledByRequestor: ReadonlyMap<string, number>;
 }
 
-/** Unavailable: cordoned, or a Ready condition whose status is not True (no Ready condition counts as ready). */
+/**
+ * Unavailable: cordoned, a Ready condition whose status is not True (no Ready condition counts as ready), or a KEP-5683
+ * condition by which another controller says the node is under maintenance (MaintenanceInProgress, DrainInProgress or
+ * Drained True, not set by kmaint).
+ */
 export function isNodeUnavailable(node: V1Node): boolean {
   if (node.spec?.unschedulable === true) return true;
+  if (maintenanceMarkedByOthers(node) !== undefined) return true;
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
   return ready !== undefined && ready.status !== 'True';
 }
