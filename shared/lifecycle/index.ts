@@ -9,3 +9,5 @@ export { diagnoseBudget } from './budget-diagnosis.ts';
 export type { BudgetClass, BudgetDiagnosis } from './budget-diagnosis.ts';
 export { MEDIK8S_LEASE_SECONDS, cordonedBy, holderFor, leaseExpiry, needsMedik8sLeases, nodeLeaseName, viewLease } from './node-lease.ts';
 export type { LeaseView, Medik8sLeases } from './node-lease.ts';
+export { conditionChanges, desiredNodeConditions, nodeConditionMessage, phasesAfter, planNodeConditions } from './node-conditions.ts';
+export type { DesiredCondition, NodeConditionsInput } from './node-conditions.ts';

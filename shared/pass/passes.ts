@@ -4,7 +4,7 @@ import type { Action, NodeMaintenance } from '../api/index.ts';
 import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/index.ts';
 import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
-import { needsMedik8sLeases, planCleanup, planDrainer, PHASES_NEEDING_PODS } from '../lifecycle/index.ts';
+import { needsMedik8sLeases, phasesAfter, planCleanup, planDrainer, planNodeConditions, PHASES_NEEDING_PODS } from '../lifecycle/index.ts';
 import type { InstanceProviders } from '../reaper/index.ts';
 import { buildSchedulingState, planScheduling, waitingMessage } from '../scheduling/index.ts';
 import { readSlurm, recordedSlurmNodes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
@@ -125,6 +125,15 @@ function cleanupHasWork(base: BaseSnapshot, now: Date): boolean {
   return planCleanup({ nodes: base.nodes, maintenances: base.maintenances }, { maxNodeMaintenanceTimeSeconds }, now).actions.length > 0;
 }
 
+/**
+ * A plan's actions followed by the KEP-5683 node conditions for the phases they move requests to: every pass that moves
+ * requests (scheduler, drainer, cleanup) plans them, so a node shows a phase in the same pass its request reaches it.
+ */
+function withNodeConditions(actions: Action[], base: BaseSnapshot, loaded: LoadedConfig, now: Date): Action[] {
+  const conditions = planNodeConditions({ nodes: base.nodeList, maintenances: base.maintenances, phaseAfter: phasesAfter(actions), enabled: loaded.config.nodeConditions, now });
+  return conditions.length === 0 ? actions : [...actions, ...conditions];
+}
+
 const slurmOf = (writes: SlurmWrite[], read: SlurmRead): NonNullable<PassPlan['slurm']> => ({ writes, ...(read.client ? { client: read.client } : {}) });
 
 /** The four functions. A new one is a row here (and a name in PASS_FUNCTIONS). */
@@ -143,7 +152,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       // Requests that bypassed validation: the scheduler, which explains every request it does not admit, says why.
       const malformed = planMalformedReports(base.malformed, now);
       return {
-        actions: [...report, ...plan.actions, ...handshake.actions, ...malformed.actions],
+        actions: withNodeConditions([...report, ...plan.actions, ...handshake.actions, ...malformed.actions], base, loaded, now),
         state: plan.waiting.length > 0 ? 'blocked' : 'idle',
         waiting: plan.waiting.length,
         waits,
@@ -161,12 +170,12 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const needsSlurm = base.maintenances.some((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? ''));
       return { drainPods, medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
     },
-    plan: ({ base, reads, now }) => {
+    plan: ({ base, loaded, reads, now }) => {
       const { podsByNode, pdbs, budgetPods, claims } = reads.drainPods;
       const slurm = reads.slurm.context;
       const dra = { claims: indexClaims(claims), resourceNames: loadDraResourceNames(base.config).names };
       const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, ...(slurm ? { slurm } : {}) }, now);
-      return { actions: plan.actions, state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
+      return { actions: withNodeConditions(plan.actions, base, loaded, now), state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
     },
     reportsConfig: false,
     writesLeaveWork: true,
@@ -187,7 +196,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const malformed = planMalformedReleases(base.malformed, base.nodeList);
       const released = plan.released + malformed.released;
       return {
-        actions: [...plan.actions, ...malformed.actions],
+        actions: withNodeConditions([...plan.actions, ...malformed.actions], base, loaded, now),
         state: released > 0 || plan.slurm.length > 0 ? 'in-flight' : plan.held.length > 0 ? 'blocked' : 'idle',
         released,
         collected: plan.collected,

@@ -1,0 +1,129 @@
+// The KEP-5683 node conditions: which a node shows at each phase, that kmaint touches only its own, and that a node
+// already showing what it should gets no write.
+import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import type { Action } from '#api';
+import { aMaintenance, aNode } from '../scheduling/test-builders.ts';
+import { desiredNodeConditions, phasesAfter, planNodeConditions } from './node-conditions.ts';
+
+const NOW = new Date('2026-01-01T12:00:00Z');
+const EARLIER = '2026-01-01T11:00:00Z';
+const MSG = 'kmaint: NodeMaintenance default/nm (requestor requestor-a)';
+
+/** "Type=Status/Reason" rows, compact enough for a table. */
+const short = (cs: readonly { type: string; status: string; reason?: string }[]): string[] => cs.map((c) => `${c.type}=${c.status}/${c.reason ?? ''}`);
+
+describe('desiredNodeConditions: the table by phase', () => {
+  it.each([
+    { phase: '', expected: [] },
+    { phase: 'Pending', expected: [] },
+    { phase: 'Scheduled', expected: ['MaintenancePlanned=True/MaintenanceScheduled', 'MaintenanceInProgress=False/MaintenanceScheduled', 'DrainInProgress=False/DrainNotStarted', 'Drained=False/DrainNotStarted'] },
+    { phase: 'Cordon', expected: ['MaintenancePlanned=False/MaintenanceStarted', 'MaintenanceInProgress=True/MaintenanceStarted', 'DrainInProgress=False/DrainNotStarted', 'Drained=False/DrainNotStarted'] },
+    { phase: 'WaitForPodCompletion', expected: ['MaintenancePlanned=False/MaintenanceStarted', 'MaintenanceInProgress=True/MaintenanceStarted', 'DrainInProgress=False/DrainNotStarted', 'Drained=False/DrainNotStarted'] },
+    { phase: 'Draining', expected: ['MaintenancePlanned=False/MaintenanceStarted', 'MaintenanceInProgress=True/MaintenanceStarted', 'DrainInProgress=True/EvictingPods', 'Drained=False/EvictingPods'] },
+    { phase: 'Ready', expected: ['MaintenancePlanned=False/MaintenanceStarted', 'MaintenanceInProgress=True/MaintenanceStarted', 'DrainInProgress=False/DrainCompleted', 'Drained=True/DrainCompleted'] },
+    { phase: 'RequestorFailed', expected: ['MaintenancePlanned=False/MaintenanceStarted', 'MaintenanceInProgress=True/MaintenanceStarted', 'DrainInProgress=False/DrainCompleted', 'Drained=True/DrainCompleted'] },
+  ])('$phase', ({ phase, expected }) => {
+    expect(short(desiredNodeConditions(phase))).toEqual(expected);
+  });
+});
+
+/** node-01 with `extra` conditions besides its Ready one. */
+function nodeWith(extra: V1NodeCondition[]): V1Node {
+  const node = aNode({ name: 'node-01' });
+  node.metadata = { ...node.metadata, resourceVersion: '5' };
+  node.status?.conditions?.push(...extra);
+  return node;
+}
+
+const own = (type: string, status: string, reason: string): V1NodeCondition => ({ type, status, reason, message: MSG, lastTransitionTime: new Date(EARLIER) });
+const scheduledOwn = [own('MaintenancePlanned', 'True', 'MaintenanceScheduled'), own('MaintenanceInProgress', 'False', 'MaintenanceScheduled'), own('DrainInProgress', 'False', 'DrainNotStarted'), own('Drained', 'False', 'DrainNotStarted')];
+
+function plan(node: V1Node, opts: { phase?: string; deleting?: boolean; phaseAfter?: Array<[string, string]>; enabled?: boolean; none?: boolean }): Action[] {
+  const maintenances = opts.none ? [] : [aMaintenance({ name: 'nm', nodeName: 'node-01', phase: opts.phase ?? 'Scheduled', deleting: opts.deleting ?? false })];
+  const input = { nodes: [node], maintenances, phaseAfter: new Map(opts.phaseAfter ?? []), enabled: opts.enabled ?? true, now: NOW };
+  const frozen = structuredClone(input.nodes);
+  const actions = planNodeConditions(input);
+  expect(input.nodes).toEqual(frozen);
+  return actions;
+}
+
+/** "set Type=Status/Reason since <time>" and "-Type" rows of the one patch, or [] for none. */
+function patchRows(actions: Action[]): string[] {
+  expect(actions.length).toBeLessThanOrEqual(1);
+  const a = actions[0];
+  if (a === undefined) return [];
+  if (a.kind !== 'patchNodeConditions') throw new Error(`unexpected ${a.kind}`);
+  return [...a.set.map((c) => `${c.type}=${c.status}/${c.reason} since ${c.lastTransitionTime} msg ${c.message === MSG ? 'ours' : c.message}`), ...a.remove.map((t) => `-${t}`)];
+}
+
+describe('planNodeConditions', () => {
+  it.each([
+    {
+      rule: 'admitted this pass (Pending -> Scheduled): the four conditions, planned True, all transitioning now',
+      node: nodeWith([]),
+      opts: { phase: 'Pending', phaseAfter: [['default/nm', 'Scheduled']] as Array<[string, string]> },
+      expected: [
+        'MaintenancePlanned=True/MaintenanceScheduled since 2026-01-01T12:00:00Z msg ours',
+        'MaintenanceInProgress=False/MaintenanceScheduled since 2026-01-01T12:00:00Z msg ours',
+        'DrainInProgress=False/DrainNotStarted since 2026-01-01T12:00:00Z msg ours',
+        'Drained=False/DrainNotStarted since 2026-01-01T12:00:00Z msg ours',
+      ],
+    },
+    { rule: 'a Pending request shows nothing', node: nodeWith([]), opts: { phase: 'Pending' }, expected: [] },
+    { rule: 'the node already shows the phase: no write', node: nodeWith(scheduledOwn), opts: { phase: 'Scheduled' }, expected: [] },
+    {
+      rule: 'Scheduled -> Draining in one pass: only the changed conditions, an unchanged status keeps its transition time',
+      node: nodeWith(scheduledOwn),
+      opts: { phase: 'Scheduled', phaseAfter: [['default/nm', 'Draining']] as Array<[string, string]> },
+      expected: [
+        'MaintenancePlanned=False/MaintenanceStarted since 2026-01-01T12:00:00Z msg ours',
+        'MaintenanceInProgress=True/MaintenanceStarted since 2026-01-01T12:00:00Z msg ours',
+        'DrainInProgress=True/EvictingPods since 2026-01-01T12:00:00Z msg ours',
+        'Drained=False/EvictingPods since 2026-01-01T11:00:00Z msg ours',
+      ],
+    },
+    { rule: 'released this pass (finalizer removed): kmaint removes its four', node: nodeWith(scheduledOwn), opts: { phase: 'Ready', deleting: true, phaseAfter: [['default/nm', '']] as Array<[string, string]> }, expected: ['-MaintenancePlanned', '-MaintenanceInProgress', '-DrainInProgress', '-Drained'] },
+    { rule: 'a request being deleted shows nothing', node: nodeWith(scheduledOwn), opts: { phase: 'Ready', deleting: true }, expected: ['-MaintenancePlanned', '-MaintenanceInProgress', '-DrainInProgress', '-Drained'] },
+    { rule: 'leftovers of a crashed pass on a node without requests are removed', node: nodeWith(scheduledOwn), opts: { none: true }, expected: ['-MaintenancePlanned', '-MaintenanceInProgress', '-DrainInProgress', '-Drained'] },
+    { rule: 'spec.nodeConditions false: kmaint removes its own and sets none', node: nodeWith(scheduledOwn), opts: { phase: 'Draining', enabled: false }, expected: ['-MaintenancePlanned', '-MaintenanceInProgress', '-DrainInProgress', '-Drained'] },
+    { rule: 'spec.nodeConditions false and none of its own: no write', node: nodeWith([]), opts: { phase: 'Draining', enabled: false }, expected: [] },
+    {
+      rule: "another writer's condition of a type is neither overwritten nor removed",
+      node: nodeWith([{ type: 'MaintenancePlanned', status: 'True', reason: 'MaintenanceWindow', message: 'firmware team, Tuesday' }]),
+      opts: { phase: 'Pending', phaseAfter: [['default/nm', 'Scheduled']] as Array<[string, string]> },
+      expected: [
+        'MaintenanceInProgress=False/MaintenanceScheduled since 2026-01-01T12:00:00Z msg ours',
+        'DrainInProgress=False/DrainNotStarted since 2026-01-01T12:00:00Z msg ours',
+        'Drained=False/DrainNotStarted since 2026-01-01T12:00:00Z msg ours',
+      ],
+    },
+    { rule: "another writer's conditions on a node without requests stay", node: nodeWith([{ type: 'Drained', status: 'True', reason: 'DrainCompleted', message: 'kubectl drain' }]), opts: { none: true }, expected: [] },
+  ])('$rule', ({ node, opts, expected }) => {
+    expect(patchRows(plan(node, opts))).toEqual(expected);
+  });
+
+  it('the patch is preconditioned on the node as read and joins the request unit', () => {
+    const [a] = plan(nodeWith([]), { phase: 'Ready' });
+    expect(a).toMatchObject({ kind: 'patchNodeConditions', node: { name: 'node-01', resourceVersion: '5' }, maintenance: { namespace: 'default', name: 'nm' }, reason: 'node shows default/nm at Ready' });
+  });
+
+  it('two requests on one node: the node shows the one furthest on', () => {
+    const maintenances = [aMaintenance({ name: 'a', nodeName: 'node-01', phase: 'Scheduled' }), aMaintenance({ name: 'b', nodeName: 'node-01', phase: 'Draining' })];
+    const [a] = planNodeConditions({ nodes: [nodeWith([])], maintenances, phaseAfter: new Map(), enabled: true, now: NOW });
+    expect(a?.kind === 'patchNodeConditions' ? [a.set.map((c) => c.message), a.maintenance?.name] : []).toEqual([Array(4).fill('kmaint: NodeMaintenance default/b (requestor requestor-a)'), 'b']);
+  });
+});
+
+describe('phasesAfter', () => {
+  it('reads the phase writes, deletions and released finalizers of a plan', () => {
+    const ref = (name: string) => ({ namespace: 'ns', name, resourceVersion: '1' });
+    const actions: Action[] = [
+      { kind: 'writeStatus', target: ref('moved'), status: {}, phaseFrom: 'Cordon', phaseTo: 'Draining', reason: '' },
+      { kind: 'writeStatus', target: ref('same'), status: {}, reason: 'message only' },
+      { kind: 'deleteMaintenance', target: ref('gc'), reason: '' },
+      { kind: 'patchMaintenanceMeta', target: ref('released'), removeFinalizer: true, reason: '' },
+    ];
+    expect(Object.fromEntries(phasesAfter(actions))).toEqual({ 'ns/moved': 'Draining', 'ns/gc': '', 'ns/released': '' });
+  });
+});
