@@ -144,6 +144,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
       'patch nodemaintenances',
       'patch nodemaintenances/status',
       'patch nodes',
+      'patch nodes/status',
     ]);
     // Bound only inside medik8s-leases (infra/medik8s); the namespace GET is limited to that one name.
     expect(grants(manifests, 'ClusterRole', 'kmaint-medik8s-leases')).toEqual(['create leases', 'delete leases', 'list leases', 'update leases']);
