@@ -67,6 +67,14 @@ async function nmTable(): Promise<string[][]> {
   return r.stdout.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
 }
 
+/** The KEP-5683 conditions on `node` as kubectl shows them, "Type=Status/Reason" sorted; the kubelet's Ready first when asked. */
+async function nodeConditions(node: string, withReady = false): Promise<string[]> {
+  const r = await kubectl(['get', 'node', node, '-o', 'jsonpath={range .status.conditions[*]}{.type}={.status}/{.reason}{"\\n"}{end}']);
+  const lines = r.stdout.trim().split('\n');
+  const ours = lines.filter((l) => /^(MaintenancePlanned|MaintenanceInProgress|DrainInProgress|Drained)=/.test(l)).sort();
+  return withReady ? [...lines.filter((l) => l.startsWith('Ready=')), ...ours] : ours;
+}
+
 describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
   const needs = testbedOnlyTests();
   beforeAll(async () => {
@@ -311,15 +319,27 @@ describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
       return pdb.status?.currentHealthy === 1 && pdb.status.disruptionsAllowed === 0 ? true : undefined;
     });
     await createNM(ns, 'guarded', { requestorID: 'ops.example.com', nodeName: node, drainSpec: { force: true, podSelector: 'guard=yes' } });
+    // KEP-5683 node conditions, read with kubectl at Scheduled, Draining, Ready and after release (issue 20).
+    expect(await nodeConditions(node)).toEqual([]);
+    expect((await pass('scheduler')).admitted).toBe(1);
+    expect(await nodeConditions(node)).toEqual(['DrainInProgress=False/DrainNotStarted', 'Drained=False/DrainNotStarted', 'MaintenanceInProgress=False/MaintenanceScheduled', 'MaintenancePlanned=True/MaintenanceScheduled']);
+    const message = await kubectl(['get', 'node', node, '-o', 'jsonpath={.status.conditions[?(@.type=="MaintenancePlanned")].message}']);
+    expect(message.stdout).toBe(`kmaint: NodeMaintenance ${ns}/guarded (requestor ops.example.com)`);
     const blocked = await driveUntil('drain blocked by the budget', async () => {
       const nm = await getNM(ns, 'guarded');
       const msg = nm?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
       return phaseOf(nm) === 'Draining' && msg.includes(`waits for PodDisruptionBudget ${ns}/guard`) ? msg : undefined;
     });
     expect(blocked).toBe(`draining: 1 of 1 pods left; pod ${ns}/guarded-a waits for PodDisruptionBudget ${ns}/guard (allows 0 disruptions: needs 1 healthy, has 1 of 1 expected): a single replica: its only pod cannot leave without breaking the budget`);
+    expect(await nodeConditions(node)).toEqual(['DrainInProgress=True/EvictingPods', 'Drained=False/EvictingPods', 'MaintenanceInProgress=True/MaintenanceStarted', 'MaintenancePlanned=False/MaintenanceStarted']);
     await policy.patchNamespacedPodDisruptionBudget({ namespace: ns, name: 'guard', body: { spec: { minAvailable: 0 } } }, (await import('@kubernetes/client-node')).setHeaderOptions('Content-Type', 'application/merge-patch+json'));
     await untilPhase(ns, 'guarded', 'Ready');
     expect((await podsOn(node)).filter((p) => p.metadata?.namespace === ns && !p.metadata.deletionTimestamp)).toEqual([]);
+    expect(await nodeConditions(node)).toEqual(['DrainInProgress=False/DrainCompleted', 'Drained=True/DrainCompleted', 'MaintenanceInProgress=True/MaintenanceStarted', 'MaintenancePlanned=False/MaintenanceStarted']);
+    // Released: kmaint's four go, the kubelet's Ready stays.
+    await deleteNM(ns, 'guarded');
+    expect(await gone(ns, 'guarded')).toBe(true);
+    expect(await nodeConditions(node, true)).toEqual(['Ready=True/KubeletReady']);
   });
 
   it('moves on from waitForPodCompletion after its timeout', async () => {

@@ -4,6 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as constants from './constants.ts';
 import {
+  NODE_CONDITION_MESSAGE_PREFIX,
+  NODE_CONDITION_TYPES,
+  NodeCondition,
+  NodeConditionReason,
   ANNOTATION_CURRENT_STATE,
   ANNOTATION_DESIRED_STATE,
   ANNOTATION_DRAIN_START,
@@ -259,7 +263,24 @@ it('every export of constants.ts is classified as upstream or kmaint-only', () =
     'DEFAULTS',
     'DEFAULT_DRA_RESOURCE_NAMES',
     'HandshakeState',
+    'NodeCondition',
+    'NodeConditionReason',
+    'NODE_CONDITION_TYPES',
+    'NODE_CONDITION_MESSAGE_PREFIX',
   ]);
   expect(Object.keys(constants).filter((name) => !classified.has(name))).toEqual([]);
   expect(Object.keys(DEFAULTS).sort()).toEqual(UPSTREAM_DEFAULTS.map((row) => row.name).sort());
+});
+
+describe('KEP-5683 node lifecycle conditions (interop-2026.md section 3.1)', () => {
+  it('the four types kmaint writes, letter by letter, in the order a request meets them', () => {
+    expect([...NODE_CONDITION_TYPES]).toEqual(['MaintenancePlanned', 'MaintenanceInProgress', 'DrainInProgress', 'Drained']);
+    expect(Object.values(NodeCondition)).toEqual([...NODE_CONDITION_TYPES]);
+  });
+
+  it('reasons are CamelCase, DrainCompleted as the KEP names it; the ownership mark is kmaint\'s', () => {
+    expect(Object.values(NodeConditionReason)).toEqual(['MaintenanceScheduled', 'MaintenanceStarted', 'DrainNotStarted', 'EvictingPods', 'DrainCompleted']);
+    for (const reason of Object.values(NodeConditionReason)) expect(reason).toMatch(/^[A-Z][a-z]+(?:[A-Z][a-z]+)+$/);
+    expect(NODE_CONDITION_MESSAGE_PREFIX).toBe('kmaint: ');
+  });
 });

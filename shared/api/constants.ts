@@ -97,7 +97,6 @@ export const DEFAULTS = {
   maxParallelOperations: 1,
   maxNodeMaintenanceTimeSeconds: 3600,
   logLevel: 'info',
-  nodeConditions: true,
 } as const;
 
 /** Warning event on a NodeMaintenance when the drainer must wait for the medik8s node lease before cordoning. */

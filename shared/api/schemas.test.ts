@@ -331,6 +331,8 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   ...REAPER_EXTENSION,
   ...SLURM_EXTENSION,
   ...DRA_EXTENSION,
+  // Issue 20: KEP-5683 node conditions; absent means on.
+  'spec.nodeConditions': { type: 'boolean' },
 };
 
 const EXPECTED_CONFIG: Record<string, Facets> = {

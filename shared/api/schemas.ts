@@ -236,8 +236,8 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   reaper: reaperSchema.optional(),
   slurm: slurmSchema.optional(),
   draResourceNames: draResourceNameListSchema.optional(),
-  /** kmaint extension (issue 20): set the KEP-5683 node lifecycle conditions on nodes under maintenance. */
-  nodeConditions: z.boolean().default(true).optional(),
+  /** kmaint extension (issue 20): set the KEP-5683 node lifecycle conditions on nodes under maintenance; absent = on. */
+  nodeConditions: z.boolean().optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

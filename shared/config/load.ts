@@ -32,7 +32,7 @@ export const DEFAULT_CONFIG: Readonly<ResolvedConfig> = Object.freeze({
   maxUnavailable: 'unlimited',
   maxNodeMaintenanceTimeSeconds: DEFAULTS.maxNodeMaintenanceTimeSeconds,
   logLevel: DEFAULTS.logLevel,
-  nodeConditions: DEFAULTS.nodeConditions,
+  nodeConditions: true,
 });
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -67,7 +67,7 @@ export function loadConfig(obj: unknown, nodeCount: number): LoadedConfig {
     maxUnavailable: spec.maxUnavailable === undefined ? 'unlimited' : resolve('maxUnavailable', spec.maxUnavailable, 'down'),
     maxNodeMaintenanceTimeSeconds: spec.maxNodeMaintenanceTimeSeconds ?? DEFAULTS.maxNodeMaintenanceTimeSeconds,
     logLevel: spec.logLevel ?? DEFAULTS.logLevel,
-    nodeConditions: spec.nodeConditions ?? DEFAULTS.nodeConditions,
+    nodeConditions: spec.nodeConditions ?? true,
   };
   const admission = loadAdmissionRules(spec, nodeCount);
   if (admission.rules !== undefined) config.admission = admission.rules;
