@@ -56,6 +56,14 @@ export interface NodeLeaseWrite {
   owner: { name: string; uid: string };
 }
 
+/** A Node taint as written. */
+export interface NodeTaint {
+  key: string;
+  value?: string;
+  effect: string;
+  timeAdded?: string;
+}
+
 /** One Node condition as written (times as RFC 3339 strings). */
 export interface NodeConditionWrite {
   type: string;
@@ -106,6 +114,11 @@ export type Action =
    * `maintenance` the write joins that request's unit, after its own writes; without, it is a unit of its own.
    */
   | { kind: 'patchNodeAnnotations'; node: NodeRef; annotations: Record<string, string | null>; maintenance?: MaintenanceRef; reason: string }
+  /**
+   * Replace a Node's spec.taints with `taints` (a merge patch replaces the list whole), `annotations` (null deletes) in
+   * the same patch, preconditioned on the resourceVersion the plan saw: the record of who tainted never apart from it.
+   */
+  | { kind: 'setNodeTaints'; node: NodeRef; taints: NodeTaint[]; annotations: Record<string, string | null>; maintenance: MaintenanceRef; reason: string }
   /**
    * Strategic-merge-patch a Node's status conditions (merged by type; `remove` types deleted), preconditioned on the
    * resourceVersion the plan saw. With `maintenance` the write joins that request's unit, after its own writes.
@@ -158,6 +171,8 @@ export function describeAction(action: Action): string {
       return `create ${action.target.namespace}/${action.target.name} for node ${action.spec.nodeName}: ${action.reason}`;
     case 'patchNodeAnnotations':
       return `annotate node ${action.node.name}${annotationList(action.annotations)}: ${action.reason}`;
+    case 'setNodeTaints':
+      return `taints of node ${action.node.name} = [${action.taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', ')}]${annotationList(action.annotations)}: ${action.reason}`;
     case 'patchNodeConditions':
       return `conditions of node ${action.node.name}${action.set.map((c) => ` ${c.type}=${c.status}/${c.reason}`).join('')}${action.remove.map((t) => ` -${t}`).join('')}: ${action.reason}`;
     case 'takeNodeLease':

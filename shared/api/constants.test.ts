@@ -5,6 +5,10 @@ import { describe, expect, it } from 'vitest';
 import * as constants from './constants.ts';
 import {
   NODE_CONDITION_MESSAGE_PREFIX,
+  TAINT_OUT_OF_SERVICE,
+  TAINT_OUT_OF_SERVICE_VALUE,
+  ANNOTATION_OUT_OF_SERVICE_BY,
+  EVENT_REASON_OUT_OF_SERVICE,
   NODE_CONDITION_TYPES,
   NodeCondition,
   NodeConditionReason,
@@ -267,6 +271,10 @@ it('every export of constants.ts is classified as upstream or kmaint-only', () =
     'NodeConditionReason',
     'NODE_CONDITION_TYPES',
     'NODE_CONDITION_MESSAGE_PREFIX',
+    'TAINT_OUT_OF_SERVICE',
+    'TAINT_OUT_OF_SERVICE_VALUE',
+    'ANNOTATION_OUT_OF_SERVICE_BY',
+    'EVENT_REASON_OUT_OF_SERVICE',
   ]);
   expect(Object.keys(constants).filter((name) => !classified.has(name))).toEqual([]);
   expect(Object.keys(DEFAULTS).sort()).toEqual(UPSTREAM_DEFAULTS.map((row) => row.name).sort());
@@ -283,4 +291,8 @@ describe('KEP-5683 node lifecycle conditions (interop-2026.md section 3.1)', () 
     for (const reason of Object.values(NodeConditionReason)) expect(reason).toMatch(/^[A-Z][a-z]+(?:[A-Z][a-z]+)+$/);
     expect(NODE_CONDITION_MESSAGE_PREFIX).toBe('kmaint: ');
   });
+});
+
+it('the out-of-service taint as KEP-2268 names it (interop-2026.md section 5); its record is under kmaint.io/', () => {
+  expect([TAINT_OUT_OF_SERVICE, TAINT_OUT_OF_SERVICE_VALUE, ANNOTATION_OUT_OF_SERVICE_BY, EVENT_REASON_OUT_OF_SERVICE]).toEqual(['node.kubernetes.io/out-of-service', 'nodeshutdown', 'kmaint.io/out-of-service-by', 'OutOfServiceTaint']);
 });

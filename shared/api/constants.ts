@@ -182,3 +182,12 @@ export const NodeConditionReason = {
  * message starts so (the rest of the message names the request); another writer's condition of the same type is left.
  */
 export const NODE_CONDITION_MESSAGE_PREFIX = 'kmaint: ';
+
+/** KEP-2268 non-graceful node shutdown: the taint kmaint may add to a dead node under maintenance (spec.outOfServiceTaint). */
+export const TAINT_OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
+/** The value NTH, CAPM3 and the KEP's example use; the control plane reads only the key. */
+export const TAINT_OUT_OF_SERVICE_VALUE = 'nodeshutdown';
+/** On the Node, in the taint's own patch: which request added the out-of-service taint (kmaint removes only that one). */
+export const ANNOTATION_OUT_OF_SERVICE_BY = 'kmaint.io/out-of-service-by';
+/** Warning event on a NodeMaintenance when kmaint adds the out-of-service taint to its dead node. */
+export const EVENT_REASON_OUT_OF_SERVICE = 'OutOfServiceTaint';

@@ -333,6 +333,9 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   ...DRA_EXTENSION,
   // Issue 20: KEP-5683 node conditions; absent means on.
   'spec.nodeConditions': { type: 'boolean' },
+  'spec.outOfServiceTaint': { type: 'object' },
+  'spec.outOfServiceTaint.enabled': { type: 'boolean' },
+  'spec.outOfServiceTaint.afterNotReadySeconds': { type: 'integer', format: 'int32', minimum: 0 },
 };
 
 const EXPECTED_CONFIG: Record<string, Facets> = {

@@ -238,6 +238,12 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   draResourceNames: draResourceNameListSchema.optional(),
   /** kmaint extension (issue 20): set the KEP-5683 node lifecycle conditions on nodes under maintenance; absent = on. */
   nodeConditions: z.boolean().optional(),
+  /**
+   * kmaint extension (issue 20): a node under maintenance NotReady for afterNotReadySeconds with pods stuck Terminating
+   * gets node.kubernetes.io/out-of-service=nodeshutdown:NoExecute when enabled (off by default: the control plane then
+   * force-deletes its pods and detaches their volumes, right only for a node that is really off).
+   */
+  outOfServiceTaint: z.strictObject({ enabled: z.boolean().optional(), afterNotReadySeconds: nonNegativeInt32().optional() }).optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

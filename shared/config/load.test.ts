@@ -14,7 +14,7 @@ function aConfig(spec?: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-const DEFAULTS: ResolvedConfig = { maxParallelOperations: 1, maxUnavailable: 'unlimited', maxNodeMaintenanceTimeSeconds: 3600, logLevel: 'info', nodeConditions: true };
+const DEFAULTS: ResolvedConfig = { maxParallelOperations: 1, maxUnavailable: 'unlimited', maxNodeMaintenanceTimeSeconds: 3600, logLevel: 'info', nodeConditions: true, outOfServiceTaint: { enabled: false, afterNotReadySeconds: 300 } };
 const INVALID_LIMITS: ResolvedConfig = { ...DEFAULTS, maxParallelOperations: null, maxUnavailable: null };
 
 describe('loadConfig', () => {

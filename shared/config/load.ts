@@ -16,6 +16,8 @@ export interface ResolvedConfig {
   logLevel: LogLevel;
   /** Whether kmaint sets the KEP-5683 node lifecycle conditions (spec.nodeConditions). @default true */
   nodeConditions: boolean;
+  /** spec.outOfServiceTaint: whether kmaint taints a dead node under maintenance, and after how long NotReady. */
+  outOfServiceTaint: { enabled: boolean; afterNotReadySeconds: number };
   /** kmaint's pools, zone limit and windows; absent when the spec uses none of them, so scheduling is exactly upstream's. */
   admission?: AdmissionRules;
 }
@@ -33,6 +35,7 @@ export const DEFAULT_CONFIG: Readonly<ResolvedConfig> = Object.freeze({
   maxNodeMaintenanceTimeSeconds: DEFAULTS.maxNodeMaintenanceTimeSeconds,
   logLevel: DEFAULTS.logLevel,
   nodeConditions: true,
+  outOfServiceTaint: Object.freeze({ enabled: false, afterNotReadySeconds: 300 }),
 });
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -68,6 +71,7 @@ export function loadConfig(obj: unknown, nodeCount: number): LoadedConfig {
     maxNodeMaintenanceTimeSeconds: spec.maxNodeMaintenanceTimeSeconds ?? DEFAULTS.maxNodeMaintenanceTimeSeconds,
     logLevel: spec.logLevel ?? DEFAULTS.logLevel,
     nodeConditions: spec.nodeConditions ?? true,
+    outOfServiceTaint: { enabled: spec.outOfServiceTaint?.enabled ?? false, afterNotReadySeconds: spec.outOfServiceTaint?.afterNotReadySeconds ?? 300 },
   };
   const admission = loadAdmissionRules(spec, nodeCount);
   if (admission.rules !== undefined) config.admission = admission.rules;

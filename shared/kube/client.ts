@@ -3,7 +3,7 @@
 // and request accounting are here, not in the transport.
 import type { KubeConfig, ResourceV1ResourceClaim, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../api/index.ts';
-import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
+import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMaintenance, NodeMaintenanceStatus, NodeTaint } from '../api/index.ts';
 import { HttpFailureError, KubeRequestError } from './errors.ts';
 import { eventBody, type EventRequest } from './event-body.ts';
 import { HttpTransport, failureOf } from './http-transport.ts';
@@ -323,6 +323,12 @@ export class KubeClient {
     return this.write('create nodemaintenances', `creating NodeMaintenance ${namespace}/${body.metadata.name}`, () =>
       this.transport.create(MAINTENANCES, namespace, body, this.opts.fieldManager),
     );
+  }
+
+  /** A Node's spec.taints replaced whole, with `annotations` (null = remove) in the same merge patch, preconditioned on its resourceVersion. */
+  setNodeTaints(name: string, resourceVersion: string, taints: readonly NodeTaint[], annotations: Record<string, string | null>): Promise<WriteOutcome> {
+    const body = { metadata: { resourceVersion, annotations }, spec: { taints: taints.length > 0 ? taints : null } };
+    return this.patch('patch nodes', `setting the taints of node ${name}`, { resource: NODES, name }, { type: 'merge', body });
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   Phase,
 } from '../api/index.ts';
 import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node-lease.ts';
+import { releaseOutOfServiceTaint } from './dead-node.ts';
 import { planSlurmRelease, type SlurmContext, type SlurmWrite } from '../slurm/index.ts';
 
 export interface CleanupSnapshot {
@@ -99,6 +100,7 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
       } else if (dropRecord) {
         actions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: dropRecord, maintenance: ref, reason: `${key} deleted; drop its cordon record` });
       }
+      actions.push(...releaseOutOfServiceTaint(nm, node, nodeRef, ref));
       if (leaseRecorded && snapshot.medik8s?.kind === 'present') {
         const name = nodeLeaseName(nm.spec.nodeName);
         const lease = snapshot.medik8s.leases.get(name);

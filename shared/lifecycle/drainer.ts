@@ -15,6 +15,7 @@ import {
 } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
 import { BudgetLedger } from './budgets.ts';
+import { reportDeadNode, type OutOfServiceConfig } from './dead-node.ts';
 import { cordonedBy, holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik8sLeases } from './node-lease.ts';
 import type { SlurmContext, SlurmWrite } from '../slurm/index.ts';
 import type { DraView } from '../drain/index.ts';
@@ -52,6 +53,8 @@ export interface DrainerSnapshot {
   slurm?: SlurmContext;
   /** The pass's ResourceClaims and driver-to-resource-name table; undefined: filters see requested resources only. */
   dra?: DraView;
+  /** spec.outOfServiceTaint; undefined reads as off with the default threshold. */
+  outOfService?: OutOfServiceConfig;
 }
 
 export interface DrainerPlan {
@@ -160,6 +163,12 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   const walk = walkSteps(base, start, structuredClone(nm.status ?? {}));
   const { results } = walk;
   const nodeActions = results.flatMap((r) => r.nodeActions ?? []);
+  // A drain held on a dead node: say so, and add the out-of-service taint when configured (dead-node.ts).
+  const dead = walk.phase === Phase.Draining ? reportDeadNode(nm, node, nodeRef, ref, pods, snapshot.outOfService ?? { enabled: false, afterNotReadySeconds: 300 }, now) : undefined;
+  if (dead) {
+    walk.message = walk.message === '' ? dead.note : `${walk.message}; ${dead.note}`;
+    nodeActions.push(...dead.actions.filter((a) => a.kind !== 'emitEvent'));
+  }
   if (start !== Phase.Scheduled && start !== Phase.Cordon) nodeActions.push(...keepHold(nm, node, snapshot.medik8s, ref, now));
 
   const actions: Action[] = [];
@@ -171,7 +180,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   for (const p of walk.passed) {
     actions.push({ kind: 'emitEvent', target: eventTarget, type: 'Normal', eventReason: EVENT_REASON_CONDITION_CHANGED, message: p, reason: `phase ${p}` });
   }
-  actions.push(...results.flatMap((r) => r.warnings ?? []));
+  actions.push(...results.flatMap((r) => r.warnings ?? []), ...(dead?.actions.filter((a) => a.kind === 'emitEvent') ?? []));
   return { actions, slurm: results.flatMap((r) => r.slurm ?? []), inFlight: walk.inFlight, ready: walk.passed.includes(Phase.Ready) };
 }
 

@@ -11,3 +11,5 @@ export { MEDIK8S_LEASE_SECONDS, cordonedBy, holderFor, leaseExpiry, needsMedik8s
 export type { LeaseView, Medik8sLeases } from './node-lease.ts';
 export { conditionChanges, desiredNodeConditions, nodeConditionMessage, phasesAfter, planNodeConditions } from './node-conditions.ts';
 export type { DesiredCondition, NodeConditionsInput } from './node-conditions.ts';
+export { OUT_OF_SERVICE_EFFECT, deadFor, releaseOutOfServiceTaint, reportDeadNode } from './dead-node.ts';
+export type { DeadNodeReport, OutOfServiceConfig } from './dead-node.ts';

@@ -42,6 +42,7 @@ function objectKey(a: Action): string {
     case 'uncordonNode':
     case 'patchNodeAnnotations':
     case 'patchNodeConditions':
+    case 'setNodeTaints':
       return `node/${a.node.name}`;
     case 'evictPod':
     case 'deletePod':
@@ -70,6 +71,7 @@ function unitKey(a: Action): string {
     case 'deletePod':
     case 'takeNodeLease':
     case 'releaseNodeLease':
+    case 'setNodeTaints':
       return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
     case 'patchNodeAnnotations':
     case 'patchNodeConditions':
@@ -139,6 +141,8 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
       });
     case 'patchNodeAnnotations':
       return c.patchNodeAnnotations(a.node.name, rv.get(key) ?? a.node.resourceVersion, a.annotations);
+    case 'setNodeTaints':
+      return c.setNodeTaints(a.node.name, rv.get(key) ?? a.node.resourceVersion, a.taints, a.annotations);
     case 'patchNodeConditions':
       return c.patchNodeConditions(a.node.name, rv.get(key) ?? a.node.resourceVersion, a.set, a.remove);
     case 'takeNodeLease': {

@@ -174,7 +174,8 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const { podsByNode, pdbs, budgetPods, claims } = reads.drainPods;
       const slurm = reads.slurm.context;
       const dra = { claims: indexClaims(claims), resourceNames: loadDraResourceNames(base.config).names };
-      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, ...(slurm ? { slurm } : {}) }, now);
+      const outOfService = loaded.config.outOfServiceTaint;
+      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, outOfService, ...(slurm ? { slurm } : {}) }, now);
       return { actions: withNodeConditions(plan.actions, base, loaded, now), state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
     },
     reportsConfig: false,
