@@ -5,7 +5,7 @@ import { AppsV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type ResourceV
 import { ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_READY_TIME, FINALIZER } from '../shared/api/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass } from '../shared/pass/index.ts';
-import { adminKubeConfig, auditLog, clusterKind, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { adminKubeConfig, auditLog, clusterKind, killKubeletNode, kmaintKubeConfig, kubectl, setKubeletNodeReady, testbed, waitFor } from './support/cluster.ts';
 import { testbedOnlyTests } from './support/testbed-only.ts';
 import {
   KMAINT_NS,
@@ -340,6 +340,40 @@ describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
     await deleteNM(ns, 'guarded');
     expect(await gone(ns, 'guarded')).toBe(true);
     expect(await nodeConditions(node, true)).toEqual(['Ready=True/KubeletReady']);
+  });
+
+  // Issue 20 item 4. Pod GC runs every 20 s in kube-controller-manager: this case waits for one of its rounds.
+  needs.it('a dead node: kmaint adds the out-of-service taint, the control plane force-deletes the stuck pod, release removes the taint', 'kube-controller-manager pod GC and the simulated kubelet control handle', async () => {
+    const node = workers[1] as string;
+    await bindPod(ns, 'stuck', node, { labels: { dead: 'yes' } });
+    await waitFor('pod stuck running', async () => ((await podsOn(node)).some((p) => p.metadata?.name === 'stuck' && p.status?.phase === 'Running') ? true : undefined));
+    await setConfig({ outOfServiceTaint: { enabled: true, afterNotReadySeconds: 0 } });
+    await killKubeletNode(node);
+    try {
+      const readyOf = async (): Promise<string> => (await kubectl(['get', 'node', node, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).stdout;
+      await waitFor('node NotReady', async () => ((await readyOf()) !== 'True' ? true : undefined));
+      await createNM(ns, 'dead', { requestorID: 'ops.example.com', nodeName: node, drainSpec: { force: true, podSelector: 'dead=yes' } });
+      const taintOf = async (): Promise<string> => (await kubectl(['get', 'node', node, '-o', 'jsonpath={.spec.taints[?(@.key=="node.kubernetes.io/out-of-service")].value}/{.spec.taints[?(@.key=="node.kubernetes.io/out-of-service")].effect} by {.metadata.annotations.kmaint\\.io/out-of-service-by}'])).stdout;
+      const tainted = await driveUntil('kmaint adds the out-of-service taint', async () => ((await taintOf()).startsWith('nodeshutdown/') ? taintOf() : undefined));
+      expect(tainted).toBe(`nodeshutdown/NoExecute by kmaint/${ns}/dead`);
+      // Read right after the pass that added the taint: the request says what it did and why.
+      const said = (await getNM(ns, 'dead'))?.status?.conditions?.find((c) => c.type === 'Ready');
+      expect([said?.reason, said?.message?.replace(/since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/, 'since T')]).toEqual([
+        'Draining',
+        `draining: 1 of 1 pods left; node ${node} Ready=False since T (KubeletNotReady) with 1 pods stuck Terminating (${ns}/stuck); adding node.kubernetes.io/out-of-service (spec.outOfServiceTaint)`,
+      ]);
+      // The control plane, not kmaint, removes the pod: pod GC deletes a terminating pod of a NotReady node with the taint.
+      await untilPhase(ns, 'dead', 'Ready', 90_000);
+      expect((await podsOn(node)).filter((p) => p.metadata?.name === 'stuck')).toEqual([]);
+      const events = await kubectl(['get', 'events', '-n', ns, '--field-selector', 'involvedObject.name=dead,reason=OutOfServiceTaint', '-o', 'jsonpath={.items[*].type}']);
+      expect(events.stdout).toBe('Warning');
+      await deleteNM(ns, 'dead');
+      expect(await gone(ns, 'dead')).toBe(true);
+      expect(await taintOf()).toBe('/ by ');
+    } finally {
+      await setKubeletNodeReady(node, true);
+    }
+    await waitFor('node Ready again', async () => ((await kubectl(['get', 'node', node, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).stdout === 'True' ? true : undefined));
   });
 
   it('moves on from waitForPodCompletion after its timeout', async () => {

@@ -1,7 +1,7 @@
 // A loopback HTTP handle on a running simulated kubelet, for tests in other processes (vitest workers) than the one
 // that runs it (the testbed's global setup): make one Node's kubelet report NotReady, or Ready again.
 //
-//   POST /nodes/<name>/ready   {"ready": false, "stopHeartbeats": false, "reason": "...", "message": "..."}
+//   POST /nodes/<name>/ready   {"ready": false, "stopHeartbeats": false, "freezePods": false, "reason": "...", "message": "..."}
 //   -> 204; 404 {"error"} for a node this kubelet does not run; 400 {"error"} for a body that is not as above.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +9,7 @@ import { z } from 'zod';
 
 /** What the handle needs of the kubelet (SimKubelet has it). */
 export interface KubeletControls {
-  setNodeReady(name: string, ready: boolean, options?: { stopHeartbeats?: boolean; reason?: string; message?: string }): Promise<void>;
+  setNodeReady(name: string, ready: boolean, options?: { stopHeartbeats?: boolean; freezePods?: boolean; reason?: string; message?: string }): Promise<void>;
   hasNode(name: string): boolean;
 }
 
@@ -22,6 +22,7 @@ export interface KubeletControlServer {
 const readyBody = z.strictObject({
   ready: z.boolean(),
   stopHeartbeats: z.boolean().optional(),
+  freezePods: z.boolean().optional(),
   reason: z.string().optional(),
   message: z.string().optional(),
 });
@@ -90,7 +91,7 @@ export async function serveKubeletControl(controls: KubeletControls): Promise<Ku
 }
 
 /** Client side: one Node's kubelet reports Ready=`ready` (NotReady keeps heartbeats unless told otherwise). */
-export async function setKubeletNodeReady(url: string, node: string, ready: boolean, options: { stopHeartbeats?: boolean; reason?: string; message?: string } = {}): Promise<void> {
+export async function setKubeletNodeReady(url: string, node: string, ready: boolean, options: { stopHeartbeats?: boolean; freezePods?: boolean; reason?: string; message?: string } = {}): Promise<void> {
   const res = await fetch(`${url}/nodes/${encodeURIComponent(node)}/ready`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ready, ...options }) });
   if (res.status !== 204) throw new Error(`simulated kubelet control: node ${node} ready=${ready}: HTTP ${res.status} ${await res.text()}`);
 }

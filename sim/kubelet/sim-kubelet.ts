@@ -156,7 +156,8 @@ export class SimKubelet {
    * Ready=False (reason KubeletNotReady unless given) and, unless told otherwise, no more heartbeats,
    * so the node lifecycle controller later turns it Unknown. Ready=true resumes heartbeats.
    */
-  async setNodeReady(name: string, ready: boolean, options: { stopHeartbeats?: boolean; reason?: string; message?: string } = {}): Promise<void> {
+  /** `freezePods` (with stopped heartbeats): a dead node, whose deleted pods stay Terminating. @default false */
+  async setNodeReady(name: string, ready: boolean, options: { stopHeartbeats?: boolean; freezePods?: boolean; reason?: string; message?: string } = {}): Promise<void> {
     const node = this.fleet.get(name);
     node.ready = ready;
     if (options.reason !== undefined) node.notReadyReason = options.reason;
@@ -164,6 +165,10 @@ export class SimKubelet {
     if (ready) return this.resumeHeartbeats(name);
     await this.fleet.postStatus(node, false);
     if (options.stopHeartbeats ?? true) node.heartbeating = false;
+    if ((options.stopHeartbeats ?? true) && options.freezePods === true) {
+      node.podsFrozen = true;
+      this.runner.reevaluateNode(name);
+    }
   }
 
   /** Whether this kubelet runs node `name` (and it was not deleted). */

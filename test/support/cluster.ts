@@ -127,3 +127,13 @@ export async function setKubeletNodeReady(node: string, ready: boolean): Promise
   if (!url) throw new Error(`the ${clusterKind()} cluster offers no simulated-kubelet control handle`);
   await setKubeletNodeReadyAt(url, node, ready, { stopHeartbeats: false, ...(ready ? {} : { message: 'test: kubelet reports NotReady' }) });
 }
+
+/**
+ * Makes one Node's simulated kubelet play a dead machine: Ready=False, then no heartbeats, and its deleted pods stay
+ * Terminating; `setKubeletNodeReady(node, true)` brings it back. Only where the kubelet's control handle is offered.
+ */
+export async function killKubeletNode(node: string): Promise<void> {
+  const url = testbed().kubeletControl;
+  if (!url) throw new Error(`the ${clusterKind()} cluster offers no simulated-kubelet control handle`);
+  await setKubeletNodeReadyAt(url, node, false, { stopHeartbeats: true, freezePods: true, message: 'test: the machine is off' });
+}

@@ -18,6 +18,9 @@ const OFFERED_BY = {
   'RBAC enforcement': ['testbed', 'e2e'],
   'the CronJob controller of kube-controller-manager': ['testbed', 'e2e'],
   'the TokenRequest API': ['testbed', 'e2e'],
+  // Pod GC force-deleting terminating pods of a NotReady node with the out-of-service taint, on a node the simulated
+  // kubelet plays dead through its control handle.
+  'kube-controller-manager pod GC and the simulated kubelet control handle': ['testbed'],
   // The kube-apiserver's audit file, or the sim's request log behind the same interface (auditLog()).
   'the API server audit log': ['testbed', 'sim'],
   // A kubelet that honours kmaint.io/sim-* annotations (termination and run time, readiness) and runs any pod it is given.
