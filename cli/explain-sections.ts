@@ -4,7 +4,7 @@ import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { DEFAULTS, Phase, maintenancePhase, readyCondition } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { deviceId, devicesHeldBy, podKey, podsBlockingCompletion, selectPodsForDrain, unmatchedDraMessage, type DraView } from '../shared/drain/index.ts';
-import { BudgetLedger, budgetNumbers, diagnoseBudget, unreadableSelectorMessage } from '../shared/lifecycle/index.ts';
+import { BudgetLedger, OUT_OF_SERVICE_EFFECT, budgetNumbers, diagnoseBudget, unreadableSelectorMessage } from '../shared/lifecycle/index.ts';
 
 export interface ExplainSection {
   title: string;
@@ -138,6 +138,15 @@ const REPORTED_WAITS: ReadonlyArray<{ matches: (message: string) => boolean; tit
     matches: (m) => m.startsWith('waiting: ') && /slurmrestd|spec\.slurm|Slurm node/.test(m),
     title: 'Slurm',
     next: () => 'kmaint must be able to read and drain the Slurm nodes (the problem above); nothing on the node is evicted until then',
+  },
+  // A dead node (issue 20): its evicted pods never finish terminating; say what the out-of-service taint would do.
+  {
+    matches: (m) => m.includes(' pods stuck Terminating ('),
+    title: 'dead node',
+    next: (m) =>
+      m.includes('spec.outOfServiceTaint is off')
+        ? `the node must come back, or, only if the machine is really off, spec.outOfServiceTaint.enabled: true lets kmaint add the taint (${OUT_OF_SERVICE_EFFECT})`
+        : "kube-controller-manager's pod garbage collector deletes the terminating pods of the tainted NotReady node (it runs every 20 s); then the request is Ready",
   },
 ];
 

@@ -129,6 +129,16 @@ describe('explainRequest', () => {
     ['a medik8s lease held: its holder', { phase: 'Cordon', message: 'waiting to cordon: the medik8s node lease medik8s-leases/node-n1 is held by snr until 2025-12-01T00:10:00Z' }, 'next: the other holder must release the lease or let it expire (the medik8s node lease medik8s-leases/node-n1 is held by snr until 2025-12-01T00:10:00Z)'],
     ['a Slurm node draining: its jobs', { phase: 'Draining', message: 'waiting: Slurm node n3 draining, state ALLOCATED+DRAIN' }, 'next: the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods'],
     ['slurmrestd unreachable: Slurm must answer', { phase: 'Draining', message: 'waiting: cannot reach slurmrestd at http://127.0.0.1:6820: ECONNREFUSED; nothing is evicted until Slurm node n3 can be drained' }, 'next: kmaint must be able to read and drain the Slurm nodes (the problem above); nothing on the node is evicted until then'],
+    [
+      'a dead node, taint off: what the out-of-service taint would do',
+      { phase: 'Draining', message: 'draining: 1 of 1 pods left; node n1 Ready=Unknown since 2025-12-01T00:00:00Z (NodeStatusUnknown) with 1 pods stuck Terminating (app/a); spec.outOfServiceTaint is off: enabled, node.kubernetes.io/out-of-service=nodeshutdown:NoExecute makes the control plane force-delete the node\'s terminating pods and detach their volumes (right only for a node that is really off)' },
+      "next: the node must come back, or, only if the machine is really off, spec.outOfServiceTaint.enabled: true lets kmaint add the taint (node.kubernetes.io/out-of-service=nodeshutdown:NoExecute makes the control plane force-delete the node's terminating pods and detach their volumes (right only for a node that is really off))",
+    ],
+    [
+      'a dead node, tainted: the pod garbage collector',
+      { phase: 'Draining', message: 'draining: 1 of 1 pods left; node n1 Ready=Unknown since 2025-12-01T00:00:00Z (NodeStatusUnknown) with 1 pods stuck Terminating (app/a); node.kubernetes.io/out-of-service is on the node (added by kmaint for this request): the control plane force-deletes them' },
+      "next: kube-controller-manager's pod garbage collector deletes the terminating pods of the tainted NotReady node (it runs every 20 s); then the request is Ready",
+    ],
   ])('%s', (_rule, opts, next) => {
     const nm = aMaintenance({ name: 'r', nodeName: 'n1', ...opts });
     expect(explainRequest(snapshot(nm, { nodes: [aNode({ name: 'n1' })] }), NOW).at(-1)).toBe(next);
