@@ -67,10 +67,16 @@ async function nmTable(): Promise<string[][]> {
   return r.stdout.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
 }
 
-/** The KEP-5683 conditions on `node` as kubectl shows them, "Type=Status/Reason" sorted; the kubelet's Ready first when asked. */
-async function nodeConditions(node: string, withReady = false): Promise<string[]> {
-  const r = await kubectl(['get', 'node', node, '-o', 'jsonpath={range .status.conditions[*]}{.type}={.status}/{.reason}{"\\n"}{end}']);
-  const lines = r.stdout.trim().split('\n');
+/**
+ * The KEP-5683 conditions on `node` as kubectl shows them, "Type=Status/Reason" sorted, each with " <- message" when
+ * the message is not `ownMessage`; the kubelet's Ready first when asked. One kubectl call.
+ */
+async function nodeConditions(node: string, ownMessage: string, withReady = false): Promise<string[]> {
+  const r = await kubectl(['get', 'node', node, '-o', 'jsonpath={range .status.conditions[*]}{.type}={.status}/{.reason}|{.message}{"\\n"}{end}']);
+  const lines = r.stdout.trim().split('\n').map((l) => {
+    const [head = '', message = ''] = l.split('|');
+    return message === ownMessage || head.startsWith('Ready=') ? head : `${head} <- ${message}`;
+  });
   const ours = lines.filter((l) => /^(MaintenancePlanned|MaintenanceInProgress|DrainInProgress|Drained)=/.test(l)).sort();
   return withReady ? [...lines.filter((l) => l.startsWith('Ready=')), ...ours] : ours;
 }
@@ -319,27 +325,26 @@ describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
       return pdb.status?.currentHealthy === 1 && pdb.status.disruptionsAllowed === 0 ? true : undefined;
     });
     await createNM(ns, 'guarded', { requestorID: 'ops.example.com', nodeName: node, drainSpec: { force: true, podSelector: 'guard=yes' } });
-    // KEP-5683 node conditions, read with kubectl at Scheduled, Draining, Ready and after release (issue 20).
-    expect(await nodeConditions(node)).toEqual([]);
+    // KEP-5683 node conditions, read with kubectl at Scheduled, Draining, Ready and after release (issue 20); every
+    // one carries kmaint's ownership mark and names the request.
+    const own = `kmaint: NodeMaintenance ${ns}/guarded (requestor ops.example.com)`;
     expect((await pass('scheduler')).admitted).toBe(1);
-    expect(await nodeConditions(node)).toEqual(['DrainInProgress=False/DrainNotStarted', 'Drained=False/DrainNotStarted', 'MaintenanceInProgress=False/MaintenanceScheduled', 'MaintenancePlanned=True/MaintenanceScheduled']);
-    const message = await kubectl(['get', 'node', node, '-o', 'jsonpath={.status.conditions[?(@.type=="MaintenancePlanned")].message}']);
-    expect(message.stdout).toBe(`kmaint: NodeMaintenance ${ns}/guarded (requestor ops.example.com)`);
+    expect(await nodeConditions(node, own)).toEqual(['DrainInProgress=False/DrainNotStarted', 'Drained=False/DrainNotStarted', 'MaintenanceInProgress=False/MaintenanceScheduled', 'MaintenancePlanned=True/MaintenanceScheduled']);
     const blocked = await driveUntil('drain blocked by the budget', async () => {
       const nm = await getNM(ns, 'guarded');
       const msg = nm?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
       return phaseOf(nm) === 'Draining' && msg.includes(`waits for PodDisruptionBudget ${ns}/guard`) ? msg : undefined;
     });
     expect(blocked).toBe(`draining: 1 of 1 pods left; pod ${ns}/guarded-a waits for PodDisruptionBudget ${ns}/guard (allows 0 disruptions: needs 1 healthy, has 1 of 1 expected): a single replica: its only pod cannot leave without breaking the budget`);
-    expect(await nodeConditions(node)).toEqual(['DrainInProgress=True/EvictingPods', 'Drained=False/EvictingPods', 'MaintenanceInProgress=True/MaintenanceStarted', 'MaintenancePlanned=False/MaintenanceStarted']);
+    expect(await nodeConditions(node, own)).toEqual(['DrainInProgress=True/EvictingPods', 'Drained=False/EvictingPods', 'MaintenanceInProgress=True/MaintenanceStarted', 'MaintenancePlanned=False/MaintenanceStarted']);
     await policy.patchNamespacedPodDisruptionBudget({ namespace: ns, name: 'guard', body: { spec: { minAvailable: 0 } } }, (await import('@kubernetes/client-node')).setHeaderOptions('Content-Type', 'application/merge-patch+json'));
     await untilPhase(ns, 'guarded', 'Ready');
     expect((await podsOn(node)).filter((p) => p.metadata?.namespace === ns && !p.metadata.deletionTimestamp)).toEqual([]);
-    expect(await nodeConditions(node)).toEqual(['DrainInProgress=False/DrainCompleted', 'Drained=True/DrainCompleted', 'MaintenanceInProgress=True/MaintenanceStarted', 'MaintenancePlanned=False/MaintenanceStarted']);
+    expect(await nodeConditions(node, own)).toEqual(['DrainInProgress=False/DrainCompleted', 'Drained=True/DrainCompleted', 'MaintenanceInProgress=True/MaintenanceStarted', 'MaintenancePlanned=False/MaintenanceStarted']);
     // Released: kmaint's four go, the kubelet's Ready stays.
     await deleteNM(ns, 'guarded');
     expect(await gone(ns, 'guarded')).toBe(true);
-    expect(await nodeConditions(node, true)).toEqual(['Ready=True/KubeletReady']);
+    expect(await nodeConditions(node, own, true)).toEqual(['Ready=True/KubeletReady']);
   });
 
   // Issue 20 item 4. Pod GC runs every 20 s in kube-controller-manager: this case waits for one of its rounds.
