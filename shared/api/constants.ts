@@ -158,6 +158,8 @@ export const ANNOTATION_CORDON_RECORDED = 'kmaint.io/cordon-recorded';
 export const DEFAULT_DRA_RESOURCE_NAMES: ReadonlyArray<{ readonly driver: string; readonly resourceNames: readonly string[] }> = Object.freeze([
   Object.freeze({ driver: 'gpu.nvidia.com', resourceNames: Object.freeze(['nvidia.com/gpu']) }),
 ]);
+
+/**
  * KEP-5683 Node lifecycle conditions kmaint sets on a node under maintenance (spec.nodeConditions, on by default).
  * Plain Node status conditions; the 1.35 API server accepts any type, and the KEP lets any authorised writer set them.
  */
