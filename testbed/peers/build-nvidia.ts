@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 export const NVIDIA_MODULE = 'github.com/Mellanox/maintenance-operator';
 const WRAPPER_DIR = join(dirname(fileURLToPath(import.meta.url)), 'nvidia');
-/** Where the operator's git history may be found when the module proxy refuses the module. */
-const DEFAULT_GIT = '/work/.mirror/Mellanox+maintenance-operator/repo';
+/** Names a git copy (bare or not) of github.com/Mellanox/maintenance-operator holding the pinned tag. */
+export const NVIDIA_GIT_VARIABLE = 'KMAINT_NVIDIA_OPERATOR_GIT';
 
 export class PeerBuildError extends Error {
   override readonly name = 'PeerBuildError';
@@ -29,6 +29,11 @@ export interface NvidiaOperator {
   source: string;
 }
 
+/** What to do when the source is not at hand: one sentence, for errors and NOT RUN notices. */
+export function nvidiaGitHint(version: string = pinnedNvidiaVersion()): string {
+  return `set ${NVIDIA_GIT_VARIABLE} to the git directory of a clone of https://${NVIDIA_MODULE} that has the tag ${version} (for example \`git clone --bare https://${NVIDIA_MODULE} /tmp/mo.git\` and ${NVIDIA_GIT_VARIABLE}=/tmp/mo.git), then run \`npx tsx testbed/peers/build-nvidia.ts\``;
+}
+
 export function pinnedNvidiaVersion(): string {
   const text = readFileSync(join(WRAPPER_DIR, 'go.mod'), 'utf8');
   const version = new RegExp(`^\\s*${NVIDIA_MODULE.replace(/[.]/g, '\\.')}\\s+(v\\S+)`, 'm').exec(text)?.[1];
@@ -43,6 +48,16 @@ export function nvidiaCacheDir(version: string = pinnedNvidiaVersion()): string 
 function stamp(version: string): string {
   const hash = createHash('sha256').update(readFileSync(join(WRAPPER_DIR, 'go.mod'))).digest('hex').slice(0, 16);
   return `${NVIDIA_MODULE}@${version} wrapper=${hash}\n`;
+}
+
+/** Whether the cache holds the binary and CRDs of exactly the pinned version (no build, no network). */
+export function nvidiaOperatorIsBuilt(): NvidiaOperator | undefined {
+  const version = pinnedNvidiaVersion();
+  const dir = nvidiaCacheDir(version);
+  const stampFile = join(dir, '.stamp');
+  if (!existsSync(stampFile) || !readFileSync(stampFile, 'utf8').startsWith(stamp(version))) return undefined;
+  const op = layout(dir, version, readFileSync(stampFile, 'utf8').split('\n')[1] ?? '');
+  return existsSync(op.binary) && existsSync(op.crdDir) && existsSync(op.roleFile) ? op : undefined;
 }
 
 function layout(dir: string, version: string, source: string): NvidiaOperator {
@@ -91,13 +106,10 @@ export async function ensureNvidiaOperator(opts: { force?: boolean; log?: (line:
   const version = pinnedNvidiaVersion();
   const dir = nvidiaCacheDir(version);
   const stampFile = join(dir, '.stamp');
-  if (!opts.force && existsSync(stampFile) && readFileSync(stampFile, 'utf8').startsWith(stamp(version))) {
-    const source = readFileSync(stampFile, 'utf8').split('\n')[1] ?? '';
-    const op = layout(dir, version, source);
-    if (existsSync(op.binary) && existsSync(op.crdDir)) {
-      log(`NVIDIA maintenance operator ${version} is current in ${dir}`);
-      return op;
-    }
+  const built = opts.force ? undefined : nvidiaOperatorIsBuilt();
+  if (built) {
+    log(`NVIDIA maintenance operator ${version} is current in ${dir}`);
+    return built;
   }
   if (spawnSync('go', ['version']).status !== 0) throw new PeerBuildError('the Go toolchain (go >= 1.25) is not on PATH');
   log(`building the NVIDIA maintenance operator ${version} into ${dir}`);
@@ -111,9 +123,10 @@ export async function ensureNvidiaOperator(opts: { force?: boolean; log?: (line:
     // The wrapper module pins the api module itself (the root module's replace is ignored in a dependency).
     await run('go build', 'go', ['build', '-mod=mod', '-trimpath', '-ldflags', '-s -w', '-o', join(dir, 'maintenance-manager'), `${NVIDIA_MODULE}/cmd/maintenance-manager`], WRAPPER_DIR, log);
   } else {
-    const git = process.env['KMAINT_NVIDIA_OPERATOR_GIT'] ?? DEFAULT_GIT;
+    const git = process.env[NVIDIA_GIT_VARIABLE] ?? '';
+    if (git === '') throw new PeerBuildError(`${NVIDIA_MODULE}@${version}: the module proxy refused it (${proxied.refused}) and ${NVIDIA_GIT_VARIABLE} is not set: ${nvidiaGitHint(version)}`);
+    if (!existsSync(git)) throw new PeerBuildError(`${NVIDIA_MODULE}@${version}: the module proxy refused it and ${NVIDIA_GIT_VARIABLE} (${git}) does not exist: ${nvidiaGitHint(version)}`);
     log(`  the module proxy refused ${NVIDIA_MODULE}@${version} (${proxied.refused}); using the git copy in ${git}`);
-    if (!existsSync(git)) throw new PeerBuildError(`${NVIDIA_MODULE}@${version}: the module proxy refused it and KMAINT_NVIDIA_OPERATOR_GIT (${git}) does not exist`);
     srcDir = join(dir, 'src');
     rmSync(srcDir, { recursive: true, force: true });
     mkdirSync(srcDir, { recursive: true });
