@@ -33,6 +33,8 @@ export interface Coordinator {
   user: string;
   /** Stops it (if still running) and returns the CPU seconds (user + system) its process(es) used. */
   stop(): Promise<number>;
+  /** Stops it at once, mid-pass or mid-drain as a removed pod would be (SIGTERM, then SIGKILL), measuring nothing. */
+  kill(): Promise<void>;
   /** Resolves when it exits on its own (the kubectl script). */
   exited: Promise<number | null>;
   /** Lines the kubectl script prints: "<phase> <node> <epoch ms>". */
@@ -180,6 +182,7 @@ export async function startCoordinator(system: SystemName, c: BenchCluster, logi
         await sh.settle(60_000);
         return childTimes(sh.out());
       },
+      kill: () => sh.settle(0),
     };
   }
   if (system === 'nvidia-operator') {
@@ -213,6 +216,12 @@ export async function startCoordinator(system: SystemName, c: BenchCluster, logi
         writeFileSync(join(dir, 'nvidia-operator.log'), out);
         return cpu;
       },
+      kill: async () => {
+        child.kill('SIGTERM');
+        await Promise.race([exited, sleep(10_000)]);
+        if (!done) child.kill('SIGKILL');
+        writeFileSync(join(dir, `nvidia-operator-${child.pid ?? 0}.log`), out);
+      },
     };
   }
   const script = `
@@ -243,5 +252,6 @@ times`;
       await sh.settle(0);
       return childTimes(sh.out());
     },
+    kill: () => sh.settle(0),
   };
 }
