@@ -2,7 +2,7 @@
 // on a fresh testbed of its own. Runs where the operator is built (or KMAINT_NVIDIA_OPERATOR_GIT lets it be built)
 // and the testbed binaries are; elsewhere it says so and is counted as skipped.
 import { describe, expect, it } from 'vitest';
-import { runTakeover, type TakeoverResult } from '../../bench/takeover.ts';
+import type { TakeoverResult } from '../../bench/takeover.ts';
 import { binariesAreCurrent } from '../build.ts';
 import { NVIDIA_GIT_VARIABLE, ensureNvidiaOperator, nvidiaGitHint, nvidiaOperatorIsBuilt } from './build-nvidia.ts';
 
@@ -19,6 +19,8 @@ describe.skipIf(!CAN_RUN)('live takeover between the NVIDIA maintenance operator
   let result: TakeoverResult;
 
   it('upstream → kmaint, then kmaint → upstream: each request released, node cordoned once and uncordoned once, no pod evicted twice, finalizer removed once', { timeout: 900_000 }, async () => {
+    // Imported here, not at the top: where the test cannot run it costs npm test nothing (no client, no esbuild).
+    const { runTakeover } = await import('../../bench/takeover.ts');
     const nvidia = await ensureNvidiaOperator({ log: () => undefined });
     result = await runTakeover({ nvidia, log: () => undefined });
     const [a, b] = [result.forward.node, result.reverse.node];
