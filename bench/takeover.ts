@@ -11,7 +11,6 @@ import { CoreV1Api, CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes
 import { FINALIZER, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import { ensureNvidiaOperator, type NvidiaOperator } from '../testbed/peers/build-nvidia.ts';
 import { ensureBinaries } from '../testbed/build.ts';
-import { setConfig } from './cluster-setup.ts';
 import { BENCH_NS, PDB_NAME, startBenchCluster, type BenchCluster } from './peers/cluster.ts';
 import { DRAIN_LABEL, type Scenario } from './peers/scenario.ts';
 import { installSystem, startCoordinator, type Coordinator } from './peers/systems.ts';
@@ -100,20 +99,29 @@ class Tracker {
   private readonly hasFinalizer = new Map<string, boolean>();
   private readonly deleting = new Set<string>();
   private readonly aborts: AbortController[] = [];
+  private stopped = false;
 
   constructor(private readonly kc: KubeConfig) {}
 
   async start(): Promise<void> {
-    const watch = new Watch(this.kc);
-    const fail = (err: unknown): void => {
-      if (err) process.stderr.write(`takeover: a watch ended: ${String(err)}\n`);
-    };
-    this.aborts.push(await watch.watch('/api/v1/nodes', {}, (_t, o: Watched) => this.onNode(o), fail));
-    this.aborts.push(await watch.watch(`/apis/${GROUP}/${VERSION}/namespaces/${BENCH_NS}/${NODE_MAINTENANCE_PLURAL}`, {}, (t, o: Watched) => this.onRequest(t, o), fail));
+    await this.watch('/api/v1/nodes', (_t, o) => this.onNode(o));
+    await this.watch(`/apis/${GROUP}/${VERSION}/namespaces/${BENCH_NS}/${NODE_MAINTENANCE_PLURAL}`, (t, o) => this.onRequest(t, o));
   }
 
   stop(): void {
+    this.stopped = true;
     for (const a of this.aborts) a.abort();
+  }
+
+  /**
+   * Watches `path` again whenever the watch ends (replacing the CRDs ends a watch of their resources). Each new watch
+   * starts with the current objects: the transitions are kept per object and an unchanged state counts nothing.
+   */
+  private async watch(path: string, onEvent: (type: string, o: Watched) => void): Promise<void> {
+    const again = (): void => {
+      if (!this.stopped) setTimeout(() => void this.watch(path, onEvent).catch(again), 250);
+    };
+    this.aborts.push(await new Watch(this.kc).watch(path, {}, (type: string, o: Watched) => onEvent(type, o), again));
   }
 
   phase(name: string): string | undefined {
@@ -160,6 +168,16 @@ async function createRequest(c: BenchCluster, name: string, node: string): Promi
   });
 }
 
+async function requestGone(c: BenchCluster, name: string): Promise<boolean> {
+  try {
+    await c.admin.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: BENCH_NS, plural: NODE_MAINTENANCE_PLURAL, name });
+    return false;
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return true;
+    throw err;
+  }
+}
+
 /** Successful evictions since `mark`, per pod name; `users` limits them to those users. */
 async function evictions(c: BenchCluster, mark: number, users?: readonly string[]): Promise<Record<string, number>> {
   await c.cp.audit.sync(60_000);
@@ -193,7 +211,7 @@ async function switchOnce(c: BenchCluster, tracker: Tracker, node: string, first
   const two = await second.start();
   log(`${second.name} started; freeing db-${node} (PDB minAvailable ${minAvailableAfter})`);
   await c.kubectl(['patch', 'pdb', '-n', BENCH_NS, PDB_NAME, '--type=merge', '-p', JSON.stringify({ spec: { minAvailable: minAvailableAfter } })]);
-  await until(`${request} released under ${second.name}`, TAKEOVER_SCENARIO.timeoutSeconds * 1000, () => tracker.gone.has(request));
+  await until(`${request} released under ${second.name}`, TAKEOVER_SCENARIO.timeoutSeconds * 1000, async () => tracker.gone.has(request) || (await requestGone(c, request)));
   await until(`${node} uncordoned`, 60_000, () => (tracker.uncordons.get(node) ?? 0) >= 1);
   await two.kill();
   const perPod = await evictions(c, mark);
@@ -211,7 +229,7 @@ async function switchOnce(c: BenchCluster, tracker: Tracker, node: string, first
     evictions: perPod,
     evictionsBefore,
     evictionsAfter: sum(await evictions(c, mark, [two.user])),
-    released: tracker.gone.has(request),
+    released: await requestGone(c, request),
     nodeLeftovers: Object.fromEntries(Object.entries(annotations).filter(([k]) => k.startsWith('kmaint.io/'))),
     unschedulableAtEnd: nodeObj.spec?.unschedulable === true,
   };
@@ -224,16 +242,17 @@ export async function runTakeover(opts: { nvidia: NvidiaOperator; log?: (line: s
   const c = await startBenchCluster(dir, TAKEOVER_SCENARIO, log);
   const tracker = new Tracker(c.admin);
   try {
-    await tracker.start();
     const nvidiaLogin = await installSystem('nvidia-operator', c, TAKEOVER_SCENARIO, opts.nvidia);
+    // After the CRDs exist: a watch of an unknown resource ends at once with 404.
+    await tracker.start();
     let kmaintLogin: { kubeconfig: string; user: string } | undefined;
     const nvidia: Side = { name: 'nvidia-operator', start: () => startCoordinator('nvidia-operator', c, nvidiaLogin, TAKEOVER_SCENARIO, opts.nvidia, log) };
     const kmaint: Side = {
       name: 'kmaint',
       start: async () => {
         // Installed at the first switch, as a user moving over would: kmaint's CRDs replace upstream's.
+        // installSystem also writes kmaint's config (maxParallelOperations 1) in its own namespace.
         kmaintLogin ??= await installSystem('kmaint', c, TAKEOVER_SCENARIO, opts.nvidia);
-        await setConfig(c.admin, { maxParallelOperations: TAKEOVER_SCENARIO.maxParallelOperations });
         return startCoordinator('kmaint', c, kmaintLogin, TAKEOVER_SCENARIO, opts.nvidia, log);
       },
     };
