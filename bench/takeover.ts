@@ -311,7 +311,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const nvidia = await ensureNvidiaOperator();
     const started = Date.now();
     const result = await runTakeover({ nvidia });
-    process.stdout.write(`${render(result.forward)}\n${render(result.reverse)}\n(${Math.round((Date.now() - started) / 1000)} s, testbed dir ${result.dir})\n`);
+    process.stdout.write(`${render(result.forward)}\n${render(result.reverse)}\n(${Math.round((Date.now() - started) / 1000)} s; the testbed is stopped and removed)\n`);
     const problems = [...takeoverProblems(result.forward), ...takeoverProblems(result.reverse)];
     for (const p of problems) process.stderr.write(`takeover: ${p}\n`);
     return problems.length === 0 ? 0 : 1;
