@@ -241,6 +241,8 @@ describe('metrics of a full lifecycle on the testbed: EMF lines and a real Pushg
       'get maintenanceoperatorconfigs': [1, 0],
       'patch nodemaintenances/status': [3, 0],
       'create events': [5, 0],
+      // The two admitted requests' nodes get MaintenancePlanned (KEP-5683 node conditions, issue 20).
+      'patch nodes/status': [2, 0],
     });
     await expectInvocation('scheduler', inv, {
       run: runDoc('scheduler', { stopped: 'max-passes', admitted: 2, waiting: 1, workRemains: true, apiErrors: 1 }),
