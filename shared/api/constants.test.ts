@@ -191,6 +191,10 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'EVENT_REASON_FORCE_DELETED', actual: constants.EVENT_REASON_FORCE_DELETED, expected: 'ForceDeleted' },
   // Objects that bypassed the CRD's validation (issue 8).
   { name: 'EVENT_REASON_INVALID_MAINTENANCE', actual: constants.EVENT_REASON_INVALID_MAINTENANCE, expected: 'InvalidNodeMaintenance' },
+  // Gangs, deadlines and advance notice (issue 21).
+  { name: 'LABEL_GANG', actual: constants.LABEL_GANG, expected: 'kmaint.io/gang' },
+  { name: 'ANNOTATION_DEADLINE', actual: constants.ANNOTATION_DEADLINE, expected: 'kmaint.io/deadline' },
+  { name: 'ANNOTATION_NOT_BEFORE', actual: constants.ANNOTATION_NOT_BEFORE, expected: 'kmaint.io/not-before' },
 ];
 
 // The SR-IOV parallel-node-config design, beside the repository: <repo>/../shared/seeds/.

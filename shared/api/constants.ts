@@ -193,3 +193,11 @@ export const TAINT_OUT_OF_SERVICE_VALUE = 'nodeshutdown';
 export const ANNOTATION_OUT_OF_SERVICE_BY = 'kmaint.io/out-of-service-by';
 /** Warning event on a NodeMaintenance when kmaint adds the out-of-service taint to its dead node. */
 export const EVENT_REASON_OUT_OF_SERVICE = 'OutOfServiceTaint';
+
+// Issue 21: request-level keys for gangs, deadlines and advance notice. Parsed by shared/api/request-timing.ts.
+/** Label on a NodeMaintenance: requests sharing its value are admitted together or not at all (a gang). */
+export const LABEL_GANG = 'kmaint.io/gang';
+/** On a NodeMaintenance: RFC 3339 time by which it should be Ready; nearer deadlines rank first. */
+export const ANNOTATION_DEADLINE = 'kmaint.io/deadline';
+/** On a NodeMaintenance: RFC 3339 time before which it is not admitted. */
+export const ANNOTATION_NOT_BEFORE = 'kmaint.io/not-before';

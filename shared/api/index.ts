@@ -45,3 +45,5 @@ export {
 } from './schemas.ts';
 export type { NodeConditionView } from './node-conditions.ts';
 export { isOwnNodeCondition, maintenanceMarkedByOthers } from './node-conditions.ts';
+export type { RequestTime } from './request-timing.ts';
+export { parseRfc3339, requestDeadline, requestNotBefore } from './request-timing.ts';
