@@ -34,6 +34,8 @@ function head(items: readonly string[], max = 5): string {
 
 /** What has to happen before a gate that refuses lets the request through: what the gate says frees it (Gate.freedBy). */
 function nextFor(gate: Gate, t: Tally, node: string, refusal: string, configName: string): string {
+  // The request's own time: its requestor fixes the value, or time passes.
+  if (gate.name === 'not-before') return refusal.includes('admits nothing') ? `its requestor fixes the annotation: ${refusal}` : `${refusal}; it is not admitted before then`;
   // A value that cannot be used: only a fix of the config frees it.
   if (refusal.includes('admits nothing')) return `fix MaintenanceOperatorConfig ${configName}: ${refusal}`;
   // Windows: only time frees them.
@@ -84,7 +86,7 @@ export function explainAdmission(input: AdmissionInput, state: SchedulingState, 
   if (budget.kind === 'invalid') {
     return { title, lines: [...lines, `WAIT  config invalid: ${budget.problem}`], next: `fix MaintenanceOperatorConfig ${input.configName}: ${budget.problem}` };
   }
-  const tally = startTally(state, budget, resolveScopes(state, admission, now));
+  const tally = startTally(state, budget, resolveScopes(state, admission, now), now);
   // The pass admits best first: counts include what it admits before this request (all of it, when this one waits).
   const mine = plan.admitted.indexOf(key);
   const before = mine === -1 ? plan.admitted : plan.admitted.slice(0, mine);
@@ -94,13 +96,13 @@ export function explainAdmission(input: AdmissionInput, state: SchedulingState, 
 
   let next: string | undefined;
   for (const gate of GATES) {
-    const refusal = gate.refuse(tally, node);
+    const refusal = gate.refuse(tally, node, nm);
     if (refusal !== undefined) {
       lines.push(`WAIT  ${refusal}`);
       next ??= nextFor(gate, tally, node, refusal, input.configName);
       continue;
     }
-    const passing = gate.admits(tally, node);
+    const passing = gate.admits(tally, node, nm);
     if (passing !== undefined) lines.push(`ok    ${passing}`);
   }
   return { title, lines, next: next ?? (wait ? wait.why : 'the next scheduler pass admits it, then the drainer cordons the node') };

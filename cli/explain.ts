@@ -11,6 +11,7 @@ import { malformedMessage, readBase, readDrainPods } from '../shared/pass/index.
 import { buildSchedulingState } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
+import { requestTimes, requestTimesText } from './request-times.ts';
 import { explainDrain, explainPodCompletion, explainReportedWait, nextByPhase, type ExplainSection, type PodsInput } from './explain-sections.ts';
 import { ageText } from './status-render.ts';
 
@@ -86,6 +87,8 @@ export function explainRequest(s: ExplainSnapshot, now: Date): string[] {
     `NodeMaintenance ${maintenanceKey(nm)}: node ${nm.spec.nodeName}, requestor ${nm.spec.requestorID}, phase ${phase}${nm.metadata.deletionTimestamp ? ' (deleting)' : ''}, age ${age}`,
     `  Ready: ${readyCondition(nm)?.message || '(no message yet)'}`,
   ];
+  const times = requestTimesText(requestTimes(nm, now), now);
+  if (times !== '') lines.push(`  ${times}`);
   let next: string | undefined;
   for (const section of SECTIONS) {
     const found = section(s, now);

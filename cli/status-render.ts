@@ -1,5 +1,6 @@
 // How `kmaint status` shows its rows: a table with a drain progress bar on a terminal, one JSON object per line
 // otherwise.
+import { requestTimesText } from './request-times.ts';
 import type { StatusRow, StatusView } from './status.ts';
 import { renderTable, type Cell, type Colour } from './table.ts';
 
@@ -59,16 +60,20 @@ export const STATUS_HEADERS = ['REQUEST', 'NODE', 'REQUESTOR', 'PHASE', 'AGE', '
 /** The text view: config line, counts, table. Ends with a newline. */
 export function renderStatusText(view: StatusView, opts: { colour?: boolean; width?: number } = {}): string {
   if (view.rows.length === 0) return `${view.config}\nno NodeMaintenance requests\n`;
+  // A TIMES column (kmaint.io/deadline, kmaint.io/not-before) only when some request carries one.
+  const withTimes = view.rows.some((r) => r.deadline !== undefined || r.notBefore !== undefined);
   const cells = view.rows.map((r): Cell[] => [
     { text: r.request },
     { text: r.node },
     { text: r.requestor },
     { text: phaseText(r), colour: phaseColour(r) },
     { text: ageText(r.ageSeconds) },
+    ...(withTimes ? [{ text: requestTimesText(r) || '-', ...(r.deadlineState === 'missed' ? { colour: 'red' as const } : {}) }] : []),
     { text: drainText(r.drain), ...(r.drain ? { colour: 'cyan' as const } : {}) },
     { text: r.message || (r.deleting ? 'deleted, cleanup pending' : '') },
   ]);
-  return `${[view.config, countsLine(view.rows), ...renderTable(STATUS_HEADERS, cells, opts)].join('\n')}\n`;
+  const headers = withTimes ? [...STATUS_HEADERS.slice(0, 5), 'TIMES', ...STATUS_HEADERS.slice(5)] : STATUS_HEADERS;
+  return `${[view.config, countsLine(view.rows), ...renderTable(headers, cells, opts)].join('\n')}\n`;
 }
 
 /** One JSON object per request and line. */

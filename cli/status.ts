@@ -4,8 +4,10 @@ import { CONFIG_NAME, isBeingDeleted, maintenanceKey, maintenancePhase, readyCon
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
 import { loadConfig } from '../shared/config/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
+import { requestTimes, type RequestTimes } from './request-times.ts';
 
-export interface StatusRow {
+/** With kmaint.io/deadline or kmaint.io/not-before set, their fields (RequestTimes) too. */
+export interface StatusRow extends RequestTimes {
   /** namespace/name */
   request: string;
   namespace: string;
@@ -40,6 +42,7 @@ export function statusRow(nm: NodeMaintenance, now: Date): StatusRow {
     deleting: isBeingDeleted(nm),
     drain: drain ? { totalPods: drain.totalPods, evictionPods: drain.evictionPods, drainProgress: drain.drainProgress, podsLeft: drain.waitForEviction?.length ?? 0 } : null,
     message: readyCondition(nm)?.message ?? '',
+    ...requestTimes(nm, now),
   };
 }
 

@@ -16,6 +16,8 @@ describe('waitGateOf', () => {
     ['an invalid zone limit', waitingMessage(waitReason.zoneInvalid('eu-1a', 'bad')), 'zone'],
     ['a closed cluster window', waitingMessage(waitReason.windowClosed('cluster', '2026-01-01T02:00:00Z')), 'window'],
     ["a pool's window that never opens", waitingMessage(waitReason.windowNever('pool gpu')), 'window'],
+    ["the request's own not-before", waitingMessage(waitReason.notBefore('2026-01-01T06:00:00Z')), 'not-before'],
+    ['an invalid not-before', waitingMessage(waitReason.notBeforeInvalid('kmaint.io/not-before "soon" is not an RFC 3339 time (e.g. 2026-12-01T06:00:00Z)')), 'not-before'],
     ['an invalid window', waitingMessage(waitReason.windowInvalid('cluster', 'bad cron')), 'window'],
     ['a missing node', waitingMessage(waitReason.nodeNotFound('n1')), 'node'],
     ['a node another request holds', waitingMessage(waitReason.nodeTaken('n1', 'default/a')), 'node'],

@@ -3,7 +3,7 @@
 // Reading the message, not the plan, counts every request the same way whichever pass looks at it.
 
 /** Every gate in output order; `other` collects waits whose text no rule below knows. */
-export const WAIT_GATES = ['parallel', 'unavailable', 'pool', 'zone', 'window', 'slurm', 'budget', 'lease', 'node', 'config', 'other'] as const;
+export const WAIT_GATES = ['parallel', 'unavailable', 'pool', 'zone', 'window', 'not-before', 'slurm', 'budget', 'lease', 'node', 'config', 'other'] as const;
 export type WaitGate = (typeof WAIT_GATES)[number];
 
 /** Prefixes of the scheduler's wait reasons (after "waiting: "), most specific first. */
@@ -18,6 +18,8 @@ const ADMISSION_RULES: ReadonlyArray<[RegExp, WaitGate]> = [
   [/^zone \S+(:| admits nothing)/, 'zone'],
   // "window cluster next opens at …", "window pool gpu never opens", "window … admits nothing: …"
   [/^window /, 'window'],
+  // "not before 2026-12-01T06:00:00Z (kmaint.io/not-before)", "request admits nothing: kmaint.io/not-before "x" is not …"
+  [/^(not before |request admits nothing: kmaint\.io\/not-before )/, 'not-before'],
   // "node n1 not found", "another request for node n1 is in progress (ns/name)"
   [/^(node \S+ not found|another request for node )/, 'node'],
   [/^config invalid: /, 'config'],

@@ -1,6 +1,6 @@
 // The admission gates: every rule a request must pass to start now, in the order that picks its wait reason,
 // and the walk's running counts they read. With no pools, zones or windows only the two cluster gates can refuse.
-import { rfc3339Seconds } from '#api';
+import { requestNotBefore, rfc3339Seconds, type NodeMaintenance } from '#api';
 import type { ValidBudget } from './limits.ts';
 import type { PoolScope, ScopeCount, ScopeLimit, Scopes } from './scopes.ts';
 import type { SchedulingState } from './state.ts';
@@ -19,9 +19,11 @@ export interface Tally {
   readonly cluster: ScopeCount;
   readonly pools: Map<string, ScopeCount>;
   readonly zones: Map<string, ScopeCount>;
+  /** The pass's clock, for the request's own times (not-before); absent in walks that only count limits. */
+  readonly now?: Date;
 }
 
-export function startTally(state: SchedulingState, budget: ValidBudget, scopes: Scopes): Tally {
+export function startTally(state: SchedulingState, budget: ValidBudget, scopes: Scopes, now?: Date): Tally {
   let cordonedOrNotReady = 0;
   for (const node of state.nodesUnavailable) if (!state.nodesUnderMaintenance.has(node)) cordonedOrNotReady += 1;
   return {
@@ -33,7 +35,19 @@ export function startTally(state: SchedulingState, budget: ValidBudget, scopes: 
     cluster: { inProgress: budget.inProgress, cordonedOrNotReady },
     pools: new Map([...scopes.pools].map(([name, pool]) => [name, { ...pool.count }])),
     zones: new Map([...scopes.zones].map(([zone, scope]) => [zone, { ...scope.count }])),
+    ...(now !== undefined ? { now } : {}),
   };
+}
+
+/**
+ * Why a request may not start at `now` for its own kmaint.io/not-before: until that time, or never while the value is
+ * not an RFC 3339 time (never guessed). Undefined: none set, or the time has come.
+ */
+export function notBeforeRefusal(nm: NodeMaintenance, now: Date): string | undefined {
+  const notBefore = requestNotBefore(nm);
+  if (notBefore.kind === 'invalid') return waitReason.notBeforeInvalid(notBefore.reason);
+  if (notBefore.kind === 'valid' && now.getTime() < notBefore.at.getTime()) return waitReason.notBefore(rfc3339Seconds(notBefore.at));
+  return undefined;
 }
 
 /** Counts one admission on `node` in every scope it belongs to. */
@@ -53,10 +67,10 @@ export function recordAdmission(tally: Tally, node: string): void {
 
 export interface Gate {
   readonly name: string;
-  /** Why a request on `node` may not start now, or undefined when this gate lets it through. */
-  refuse(tally: Tally, node: string): string | undefined;
+  /** Why a request on `node` may not start now, or undefined when this gate lets it through. `request`: the gates of the request itself. */
+  refuse(tally: Tally, node: string, request?: NodeMaintenance): string | undefined;
   /** What the gate read when it lets a request on `node` through (`kmaint explain`); undefined: it does not apply there. */
-  admits(tally: Tally, node: string): string | undefined;
+  admits(tally: Tally, node: string, request?: NodeMaintenance): string | undefined;
   /**
    * What frees the gate once it refuses for its counts: a request in progress in its scope finishing, and where it
    * counts them, a cordoned or not-ready Node there coming back. Absent: only time or a config fix frees it (windows,
@@ -96,6 +110,16 @@ function reached(limit: ScopeLimit, used: number): limit is Extract<ScopeLimit, 
 
 /** In the order a waiting request's reason is chosen: the first gate that refuses names it. */
 export const GATES: readonly Gate[] = [
+  // The request's own not-before: only time (or its requestor) frees it, whatever the counts. The plan takes such
+  // requests out before the one-per-Node pick (planScheduling), so one that may not start yet never holds its Node.
+  {
+    name: 'not-before',
+    refuse: (t, _node, nm) => (nm === undefined || t.now === undefined ? undefined : notBeforeRefusal(nm, t.now)),
+    admits: (t, _node, nm) => {
+      const notBefore = nm === undefined ? undefined : requestNotBefore(nm);
+      return notBefore?.kind === 'valid' && t.now !== undefined ? `not-before ${rfc3339Seconds(notBefore.at)}: passed` : undefined;
+    },
+  },
   // Outside the cluster's windows nothing new starts whatever the counts, and the message says when that changes.
   {
     name: 'window cluster',
@@ -199,9 +223,9 @@ export const GATES: readonly Gate[] = [
 ];
 
 /** The first gate's refusal for a request on `node`, or undefined when every gate lets it through. */
-export function firstRefusal(tally: Tally, node: string): string | undefined {
+export function firstRefusal(tally: Tally, node: string, request?: NodeMaintenance): string | undefined {
   for (const gate of GATES) {
-    const why = gate.refuse(tally, node);
+    const why = gate.refuse(tally, node, request);
     if (why !== undefined) return why;
   }
   return undefined;

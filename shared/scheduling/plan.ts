@@ -5,6 +5,7 @@ import { admitRanked } from './admit.ts';
 import { SchedulingInvariantError } from './errors.ts';
 import { computeBudget, type SchedulingLimits } from './limits.ts';
 import type { PoolOverlap } from './pools.ts';
+import { notBeforeRefusal } from './gates.ts';
 import { firstPerNode, rankCandidates } from './rank.ts';
 import { resolveScopes } from './scopes.ts';
 import { compareStrings, type SchedulingState } from './state.ts';
@@ -49,14 +50,20 @@ function phaseEvent(nm: NodeMaintenance, phase: string): Action {
   };
 }
 
-/** Requests whose Node is missing or taken wait on the Node; the rest are candidates. */
-function splitByNode(state: SchedulingState): { candidates: NodeMaintenance[]; waits: Wait[] } {
+/**
+ * Requests whose Node is missing or taken wait on the Node, those whose kmaint.io/not-before has not come (or cannot be
+ * read) on it, before the one-per-Node pick so they never hold their Node against one that may start; the rest are candidates.
+ */
+function splitByNode(state: SchedulingState, now: Date): { candidates: NodeMaintenance[]; waits: Wait[] } {
   const candidates: NodeMaintenance[] = [];
   const waits: Wait[] = [];
   for (const nm of state.unscheduled) {
     const node = nm.spec.nodeName;
     const holder = state.inProgressByNode.get(node)?.[0];
+    const notYet = notBeforeRefusal(nm, now);
     if (!state.nodes.has(node)) waits.push({ maintenance: nm, why: waitReason.nodeNotFound(node), onLimit: false });
+    // Only time or a fix frees it: blocked, like a closed window. Before the holder, so the text stays until that time.
+    else if (notYet !== undefined) waits.push({ maintenance: nm, why: notYet, onLimit: true });
     else if (holder !== undefined) waits.push({ maintenance: nm, why: waitReason.nodeTaken(node, maintenanceKey(holder)), onLimit: false });
     else candidates.push(nm);
   }
@@ -66,7 +73,7 @@ function splitByNode(state: SchedulingState): { candidates: NodeMaintenance[]; w
 export function planScheduling(state: SchedulingState, limits: SchedulingLimits, now: Date): SchedulingPlan {
   const budget = computeBudget(state, limits);
   const scopes = resolveScopes(state, limits.admission, now);
-  const { candidates, waits } = splitByNode(state);
+  const { candidates, waits } = splitByNode(state, now);
   const ranked = rankCandidates(state, candidates);
   const actions: Action[] = [];
   const admitted: string[] = [];
@@ -124,7 +131,7 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
     actions,
     admitted,
     waiting: waits.map((w) => ({ key: maintenanceKey(w.maintenance), why: w.why })),
-    idle: candidates.length === 0 && actions.length === 0,
+    idle: candidates.length === 0 && actions.length === 0 && !waits.some((w) => w.onLimit),
     blocked: waits.some((w) => w.onLimit),
     poolOverlaps: [...scopes.overlaps],
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maintenanceKey, type NodeMaintenance } from '#api';
+import { ANNOTATION_DEADLINE, maintenanceKey, type NodeMaintenance } from '#api';
 import { firstPerNode, rankCandidates, RANKERS } from './rank.ts';
 import { buildSchedulingState } from './state.ts';
 import { aMaintenance, someNodes } from './test-builders.ts';
@@ -15,7 +15,7 @@ function many(requestorID: string, count: number, created: string): NodeMaintena
 
 describe('RANKERS', () => {
   it('run in upstream priority order and end in a total order', () => {
-    expect(RANKERS.map((r) => r.name)).toEqual(['requestor-in-progress', 'fewer-pending', 'older-first', 'node-name', 'requestor-id', 'namespace-name']);
+    expect(RANKERS.map((r) => r.name)).toEqual(['requestor-in-progress', 'nearest-deadline', 'fewer-pending', 'older-first', 'node-name', 'requestor-id', 'namespace-name']);
   });
 });
 
@@ -30,6 +30,33 @@ describe('rankCandidates', () => {
         aMaintenance({ name: 'b1', nodeName: 'node-03', requestorID: 'b', created: '2025-12-01T00:00:00Z' }),
       ],
       expected: ['default/a1', 'default/a2', 'default/b1'],
+    },
+    {
+      rule: 'in-progress requestor beats a nearer deadline',
+      maintenances: [
+        aMaintenance({ name: 'run', nodeName: 'node-05', requestorID: 'a', phase: 'Draining' }),
+        aMaintenance({ name: 'a1', nodeName: 'node-01', requestorID: 'a' }),
+        aMaintenance({ name: 'b1', nodeName: 'node-02', requestorID: 'b', annotations: { [ANNOTATION_DEADLINE]: '2026-01-01T01:00:00Z' } }),
+      ],
+      expected: ['default/a1', 'default/b1'],
+    },
+    {
+      rule: 'nearest deadline first, then requests without one; a deadline beats fewer pending and age',
+      maintenances: [
+        aMaintenance({ name: 'a1', nodeName: 'node-01', requestorID: 'a', created: '2025-12-01T00:00:00Z' }),
+        aMaintenance({ name: 'b1', nodeName: 'node-02', requestorID: 'b', created: '2025-12-09T00:00:00Z', annotations: { [ANNOTATION_DEADLINE]: '2026-01-03T00:00:00Z' } }),
+        aMaintenance({ name: 'b2', nodeName: 'node-03', requestorID: 'b', created: '2025-12-09T00:00:00Z', annotations: { [ANNOTATION_DEADLINE]: '2026-01-02T00:00:00+02:00' } }),
+      ],
+      expected: ['default/b2', 'default/b1', 'default/a1'],
+    },
+    {
+      rule: 'an invalid deadline ranks as none (the scheduler reports it)',
+      maintenances: [
+        aMaintenance({ name: 'x', nodeName: 'node-01', created: '2025-12-01T00:00:00Z', annotations: { [ANNOTATION_DEADLINE]: 'tomorrow' } }),
+        aMaintenance({ name: 'y', nodeName: 'node-02', created: '2025-12-02T00:00:00Z' }),
+        aMaintenance({ name: 'z', nodeName: 'node-03', created: '2025-12-03T00:00:00Z', annotations: { [ANNOTATION_DEADLINE]: '2026-02-01T00:00:00Z' } }),
+      ],
+      expected: ['default/z', 'default/x', 'default/y'],
     },
     {
       rule: 'fewer pending beats age',

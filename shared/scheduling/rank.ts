@@ -1,5 +1,5 @@
 // Candidate order: small rankers in priority order ending in a total order, then one request per Node.
-import { maintenanceKey, type NodeMaintenance } from '#api';
+import { maintenanceKey, requestDeadline, type NodeMaintenance } from '#api';
 import { compareStrings, type SchedulingState } from './state.ts';
 
 /** Upstream LeastPendingRankerMaxWeight: beyond 100 other pending requests, requestors tie on this ranker. */
@@ -18,6 +18,12 @@ function createdAt(nm: NodeMaintenance): number {
   return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
 }
 
+/** A valid kmaint.io/deadline in ms; none (absent or invalid, which the scheduler reports) sorts after every deadline. */
+function deadlineOf(nm: NodeMaintenance): number {
+  const deadline = requestDeadline(nm);
+  return deadline.kind === 'valid' ? deadline.at.getTime() : Number.POSITIVE_INFINITY;
+}
+
 /** Other unscheduled requests of the same requestor, capped as upstream. */
 function otherPending(nm: NodeMaintenance, state: SchedulingState): number {
   const mine = state.unscheduledByRequestor.get(nm.spec.requestorID) ?? 0;
@@ -30,6 +36,8 @@ export const RANKERS: ReadonlyArray<{ name: string; compare: Ranker }> = [
     name: 'requestor-in-progress',
     compare: (a, b, s) => compareNumbers(Number(s.requestorsInProgress.has(b.spec.requestorID)), Number(s.requestorsInProgress.has(a.spec.requestorID))),
   },
+  // A promised time beats fairness: nearest kmaint.io/deadline first, requests without one after every request with one.
+  { name: 'nearest-deadline', compare: (a, b) => compareNumbers(deadlineOf(a), deadlineOf(b)) },
   // A requestor with few requests left finishes soon, so its requests free their slots for everyone sooner (upstream 100 − n).
   { name: 'fewer-pending', compare: (a, b, s) => compareNumbers(otherPending(a, s), otherPending(b, s)) },
   // First come, first served.

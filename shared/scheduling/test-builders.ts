@@ -61,6 +61,8 @@ export interface MaintenanceOptions {
   deleting?: boolean;
   /** @default 1 */
   generation?: number;
+  /** metadata.annotations (kmaint.io/deadline, kmaint.io/not-before). @default none */
+  annotations?: Record<string, string>;
 }
 
 export function aMaintenance(opts: MaintenanceOptions): NodeMaintenance {
@@ -74,6 +76,7 @@ export function aMaintenance(opts: MaintenanceOptions): NodeMaintenance {
       resourceVersion: '100',
       generation,
       creationTimestamp: opts.created ?? '2025-12-01T00:00:00Z',
+      ...(opts.annotations !== undefined ? { annotations: opts.annotations } : {}),
       ...(opts.deleting === true ? { deletionTimestamp: '2025-12-31T12:00:00Z', finalizers: ['maintenance.nvidia.com/finalizer'] } : {}),
     },
     spec: { requestorID: opts.requestorID ?? 'requestor-a', nodeName: opts.nodeName },

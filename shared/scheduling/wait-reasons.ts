@@ -26,6 +26,10 @@ export const waitReason = {
   windowClosed: (scope: string, nextOpen: string): string => `window ${scope} next opens at ${nextOpen}`,
   windowNever: (scope: string): string => `window ${scope} never opens`,
   windowInvalid: (scope: string, problem: string): string => `window ${scope} admits nothing: ${problem}`,
+  /** The request's own kmaint.io/not-before, in UTC seconds: the same text every pass until then. */
+  notBefore: (at: string): string => `not before ${at} (kmaint.io/not-before)`,
+  /** `problem` is request-timing's one-line reason; the request admits nothing until its requestor fixes the value. */
+  notBeforeInvalid: (problem: string): string => `request admits nothing: ${problem}`,
 } as const;
 
 /**
