@@ -11,7 +11,7 @@ it('renderSummary adds the compact figures under the summary line of a measured 
     planned: 3,
     actions: { evictPod: 1 },
     requests: { 'list nodes': 1 },
-    metrics: { at: 0, requests: { Draining: 2 }, oldestSeconds: { Draining: 60 }, waiting: { budget: 1 }, waitingOldestSeconds: { budget: 20 }, evictions: 1, evictionsRefused: 0, drainSeconds: [], apiErrors: {} },
+    metrics: { at: 0, requests: { Draining: 2 }, oldestSeconds: { Draining: 60 }, waiting: { budget: 1 }, waitingOldestSeconds: { budget: 20 }, pastDeadline: 0, evictions: 1, evictionsRefused: 0, drainSeconds: [], apiErrors: {} },
   });
   expect(renderSummary(s)).toBe(
     [

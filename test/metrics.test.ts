@@ -101,6 +101,7 @@ function runDoc(fn: PassFunction, v: { stopped: string; admitted?: number; becam
     Chained: 0,
     Evictions: v.evictions ?? 0,
     EvictionsRefused: 0,
+    PastDeadline: 0,
     ...(v.drains ? { DrainDuration: v.drains } : {}),
     RunDuration: 0,
     stopped: v.stopped,
@@ -136,6 +137,7 @@ function expectedSeries(inv: Invocation, success: boolean): Record<string, numbe
     out[`kmaint_waiting_oldest_seconds{gate="${g}"}`] = s;
   }
   Object.assign(out, {
+    kmaint_requests_past_deadline: r['PastDeadline'],
     kmaint_last_run_passes: r['Passes'],
     kmaint_last_run_failed_passes: r['FailedPasses'],
     kmaint_last_run_write_errors: r['PassErrors'],

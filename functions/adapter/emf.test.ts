@@ -38,6 +38,7 @@ const RUN_METRICS = [
   { Name: 'Chained', Unit: 'Count' },
   { Name: 'Evictions', Unit: 'Count' },
   { Name: 'EvictionsRefused', Unit: 'Count' },
+  { Name: 'PastDeadline', Unit: 'Count' },
 ];
 
 const aws = (dims: string[], metrics: Array<{ Name: string; Unit: string }>) => ({
@@ -67,6 +68,7 @@ describe('emfLines', () => {
         Chained: 1,
         Evictions: 0,
         EvictionsRefused: 0,
+        PastDeadline: 0,
         RunDuration: 812,
         stopped: 'idle',
         requestId: 'req-1',
@@ -76,7 +78,7 @@ describe('emfLines', () => {
 
   it('measured passes add drain durations, a document per phase and per gate (zeros too) and per API verb', () => {
     const measured = (m: Partial<PassMetrics>): PassMetrics => ({
-      at: 1767323040000, requests: {}, oldestSeconds: {}, waiting: {}, waitingOldestSeconds: {}, evictions: 0, evictionsRefused: 0, drainSeconds: [], apiErrors: {}, ...m,
+      at: 1767323040000, requests: {}, oldestSeconds: {}, waiting: {}, waitingOldestSeconds: {}, pastDeadline: 0, evictions: 0, evictionsRefused: 0, drainSeconds: [], apiErrors: {}, ...m,
     });
     const run: BudgetRunSummary = {
       ...RUN,
@@ -105,6 +107,7 @@ describe('emfLines', () => {
       Chained: 0,
       Evictions: 1,
       EvictionsRefused: 1,
+      PastDeadline: 0,
       DrainDuration: [12, 3],
       RunDuration: 812,
       stopped: 'idle',

@@ -32,6 +32,8 @@ function runValues(r: BudgetRunSummary, m: RunMetrics): Metric[] {
     ['Chained', 'Count', r.chain.kind === 'invoke' ? 1 : 0],
     ['Evictions', 'Count', m.evictions],
     ['EvictionsRefused', 'Count', m.evictionsRefused],
+    // A state, as the last pass left it: requests past their kmaint.io/deadline and still not Ready.
+    ['PastDeadline', 'Count', m.pastDeadline],
     // Each finished drain is one value: CloudWatch keeps the distribution (max, average, percentiles). None, no metric.
     ...(m.drainSeconds.length > 0 ? [['DrainDuration', 'Seconds', m.drainSeconds] as Metric] : []),
     ['RunDuration', 'Milliseconds', r.durationMs],

@@ -195,6 +195,9 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'LABEL_GANG', actual: constants.LABEL_GANG, expected: 'kmaint.io/gang' },
   { name: 'ANNOTATION_DEADLINE', actual: constants.ANNOTATION_DEADLINE, expected: 'kmaint.io/deadline' },
   { name: 'ANNOTATION_NOT_BEFORE', actual: constants.ANNOTATION_NOT_BEFORE, expected: 'kmaint.io/not-before' },
+  { name: 'ANNOTATION_DEADLINE_REPORTED', actual: constants.ANNOTATION_DEADLINE_REPORTED, expected: 'kmaint.io/deadline-reported' },
+  { name: 'EVENT_REASON_DEADLINE_MISSED', actual: constants.EVENT_REASON_DEADLINE_MISSED, expected: 'DeadlineMissed' },
+  { name: 'EVENT_REASON_INVALID_REQUEST_TIME', actual: constants.EVENT_REASON_INVALID_REQUEST_TIME, expected: 'InvalidRequestTime' },
 ];
 
 // The SR-IOV parallel-node-config design, beside the repository: <repo>/../shared/seeds/.

@@ -201,3 +201,9 @@ export const LABEL_GANG = 'kmaint.io/gang';
 export const ANNOTATION_DEADLINE = 'kmaint.io/deadline';
 /** On a NodeMaintenance: RFC 3339 time before which it is not admitted. */
 export const ANNOTATION_NOT_BEFORE = 'kmaint.io/not-before';
+/** On a NodeMaintenance: which deadline kmaint has warned about ("missed <value>" or "invalid <value>"), so each is reported once. */
+export const ANNOTATION_DEADLINE_REPORTED = 'kmaint.io/deadline-reported';
+/** Warning event on a NodeMaintenance not Ready by its kmaint.io/deadline. */
+export const EVENT_REASON_DEADLINE_MISSED = 'DeadlineMissed';
+/** Warning event on a NodeMaintenance whose kmaint.io/deadline or kmaint.io/not-before is not an RFC 3339 time. */
+export const EVENT_REASON_INVALID_REQUEST_TIME = 'InvalidRequestTime';

@@ -18,7 +18,7 @@ interface Rule {
 const rules = (parse(readFileSync(new URL('../../infra/alerts/prometheusrule.yaml', import.meta.url), 'utf8')) as { spec: { groups: Array<{ rules: Rule[] }> } }).spec.groups.flatMap((g) => g.rules);
 const RUN: RunMetrics = {
   fn: 'scheduler', at: 0, passes: 0, failedPasses: 0, writeErrors: 0, conflicts: 0, admitted: 0, becameReady: 0, evictions: 0, evictionsRefused: 0, drainSeconds: [],
-  durationMs: 0, requests: {}, oldestSeconds: {}, waiting: {}, waitingOldestSeconds: {}, apiRequests: {}, apiErrors: {},
+  durationMs: 0, requests: {}, oldestSeconds: {}, waiting: {}, waitingOldestSeconds: {}, pastDeadline: 0, apiRequests: {}, apiErrors: {},
 };
 const families = new Set(runFamilies(RUN, { success: true }).map((f) => f.name));
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compactFigures } from './compact.ts';
 import type { PassMetrics } from './pass-metrics.ts';
 
-const EMPTY: PassMetrics = { at: 0, requests: {}, oldestSeconds: {}, waiting: {}, waitingOldestSeconds: {}, evictions: 0, evictionsRefused: 0, drainSeconds: [], apiErrors: {} };
+const EMPTY: PassMetrics = { at: 0, requests: {}, oldestSeconds: {}, waiting: {}, waitingOldestSeconds: {}, pastDeadline: 0, evictions: 0, evictionsRefused: 0, drainSeconds: [], apiErrors: {} };
 
 describe('compactFigures', () => {
   it.each<[string, PassMetrics, string]>([

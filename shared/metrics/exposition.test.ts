@@ -22,6 +22,7 @@ const RUN: RunMetrics = {
   oldestSeconds: { Draining: 90, Ready: 95 },
   waiting: { budget: 1 },
   waitingOldestSeconds: { budget: 30 },
+  pastDeadline: 1,
   apiRequests: { 'list nodes': 2, 'create pods/eviction': 4 },
   apiErrors: { 'create pods/eviction': 1 },
 };
@@ -53,6 +54,7 @@ describe('runFamilies + renderExposition', () => {
       ...['parallel', 'unavailable', 'pool', 'zone', 'window', 'not-before', 'slurm'].map((g) => `kmaint_waiting_oldest_seconds{gate="${g}"} 0`),
       'kmaint_waiting_oldest_seconds{gate="budget"} 30',
       ...['lease', 'node', 'config', 'other'].map((g) => `kmaint_waiting_oldest_seconds{gate="${g}"} 0`),
+      'kmaint_requests_past_deadline 1',
       'kmaint_last_run_passes 2',
       'kmaint_last_run_failed_passes 0',
       'kmaint_last_run_write_errors 0',

@@ -2,13 +2,13 @@
 // evictions and API errors carried through.
 import { describe, expect, it } from 'vitest';
 import type { Action, NodeMaintenanceStatus } from '../api/index.ts';
-import { ANNOTATION_DRAIN_START, maintenanceRef } from '../api/index.ts';
+import { ANNOTATION_DEADLINE, ANNOTATION_DRAIN_START, maintenanceRef } from '../api/index.ts';
 import { aMaintenance } from '../scheduling/test-builders.ts';
 import { measurePass, type PassMetrics } from './pass-metrics.ts';
 
 const NOW = new Date('2026-01-01T00:10:00Z');
 const base = { evictions: 0, evictionsRefused: 0, apiErrors: {}, now: NOW };
-const empty: Omit<PassMetrics, 'requests' | 'oldestSeconds'> = { at: NOW.getTime(), waiting: {}, waitingOldestSeconds: {}, evictions: 0, evictionsRefused: 0, drainSeconds: [], apiErrors: {} };
+const empty: Omit<PassMetrics, 'requests' | 'oldestSeconds'> = { at: NOW.getTime(), waiting: {}, waitingOldestSeconds: {}, pastDeadline: 0, evictions: 0, evictionsRefused: 0, drainSeconds: [], apiErrors: {} };
 
 describe('measurePass', () => {
   it('counts requests by phase with the age of the oldest in each, whole seconds since creation', () => {
@@ -22,6 +22,24 @@ describe('measurePass', () => {
       actions: [],
     });
     expect(m).toEqual({ ...empty, requests: { Ready: 2, New: 1 }, oldestSeconds: { Ready: 600, New: 1 } });
+  });
+
+  it('counts requests past their deadline and not Ready; Ready, deleting, future, absent and invalid deadlines do not count', () => {
+    const at = (deadline: string) => ({ annotations: { [ANNOTATION_DEADLINE]: deadline } });
+    const m = measurePass({
+      ...base,
+      maintenances: [
+        aMaintenance({ name: 'late', nodeName: 'n1', phase: 'Draining', created: '2026-01-01T00:00:00Z', ...at('2026-01-01T00:09:59Z') }),
+        aMaintenance({ name: 'new', nodeName: 'n2', phase: '', created: '2026-01-01T00:00:00Z', ...at('2026-01-01T00:00:00Z') }),
+        aMaintenance({ name: 'ready', nodeName: 'n3', phase: 'Ready', created: '2026-01-01T00:00:00Z', ...at('2026-01-01T00:05:00Z') }),
+        aMaintenance({ name: 'gone', nodeName: 'n4', phase: 'Draining', created: '2026-01-01T00:00:00Z', deleting: true, ...at('2026-01-01T00:05:00Z') }),
+        aMaintenance({ name: 'now', nodeName: 'n5', phase: 'Draining', created: '2026-01-01T00:00:00Z', ...at('2026-01-01T00:10:00Z') }),
+        aMaintenance({ name: 'bad', nodeName: 'n6', phase: 'Draining', created: '2026-01-01T00:00:00Z', ...at('yesterday') }),
+        aMaintenance({ name: 'none', nodeName: 'n7', phase: 'Draining', created: '2026-01-01T00:00:00Z' }),
+      ],
+      actions: [],
+    });
+    expect(m.pastDeadline).toBe(2);
   });
 
   it('reads the statuses the plan writes: a new request admitted counts as Scheduled, one left waiting by its gate', () => {

@@ -1,7 +1,7 @@
 // What one pass measured, as plain data: requests by phase and by the gate they wait on (as the pass leaves them),
 // evictions made and refused, drains finished, API errors by verb. Renderers (EMF, Prometheus text, the summary
 // line) read this; nothing here writes anywhere.
-import { ANNOTATION_DRAIN_START, FINALIZER, Phase, maintenancePhase, readyCondition } from '../api/index.ts';
+import { ANNOTATION_DRAIN_START, FINALIZER, Phase, isBeingDeleted, maintenancePhase, readyCondition, requestDeadline } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
 import { waitGateOf, type WaitGate } from './wait-gates.ts';
 
@@ -25,6 +25,8 @@ export interface PassMetrics {
    * `slurm` (they hold a drain), since it was created for the others (a request waits for admission from the start).
    */
   waitingOldestSeconds: Partial<Record<WaitGate, number>>;
+  /** Requests past their kmaint.io/deadline and still not Ready (not being deleted), after this pass's writes. */
+  pastDeadline: number;
   /** Evictions the API server accepted. */
   evictions: number;
   /** Evictions the API server refused for a disruption budget (429, or a pod under several budgets). */
@@ -110,8 +112,11 @@ export function measurePass(input: PassMetricsInput): PassMetrics {
   const oldestSeconds: Record<string, number> = {};
   const waiting: Partial<Record<WaitGate, number>> = {};
   const waitingOldestSeconds: Partial<Record<WaitGate, number>> = {};
+  let pastDeadline = 0;
   for (const { nm, annotations } of projected.values()) {
     const phase = maintenancePhase(nm) || PHASE_NEW;
+    const deadline = requestDeadline(nm);
+    if (deadline.kind === 'valid' && now.getTime() > deadline.at.getTime() && phase !== Phase.Ready && !isBeingDeleted(nm)) pastDeadline += 1;
     const age = secondsSince(nm.metadata.creationTimestamp, now) ?? 0;
     bump(requests, phase);
     keepMax(oldestSeconds, phase, age);
@@ -136,6 +141,7 @@ export function measurePass(input: PassMetricsInput): PassMetrics {
     oldestSeconds,
     waiting,
     waitingOldestSeconds,
+    pastDeadline,
     evictions: input.evictions,
     evictionsRefused: input.evictionsRefused,
     drainSeconds,

@@ -39,6 +39,8 @@ export interface RunMetrics {
   oldestSeconds: Record<string, number>;
   waiting: Partial<Record<WaitGate, number>>;
   waitingOldestSeconds: Partial<Record<WaitGate, number>>;
+  /** Requests past their deadline and not Ready, as the last measured pass left them. */
+  pastDeadline: number;
   /** By "verb resource", summed over the passes. */
   apiRequests: Record<string, number>;
   apiErrors: Record<string, number>;
@@ -75,6 +77,7 @@ export function runMetrics(fn: string, passes: readonly MeasuredPass[], opts: { 
     oldestSeconds: { ...(last?.oldestSeconds ?? {}) },
     waiting: { ...(last?.waiting ?? {}) },
     waitingOldestSeconds: { ...(last?.waitingOldestSeconds ?? {}) },
+    pastDeadline: last?.pastDeadline ?? 0,
     apiRequests,
     apiErrors,
   };

@@ -6,7 +6,7 @@ import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { needsMedik8sLeases, phasesAfter, planCleanup, planDrainer, planNodeConditions, PHASES_NEEDING_PODS } from '../lifecycle/index.ts';
 import type { InstanceProviders } from '../reaper/index.ts';
-import { buildSchedulingState, planScheduling, waitingMessage } from '../scheduling/index.ts';
+import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
 import { readSlurm, recordedSlurmNodes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
@@ -151,8 +151,10 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const handshake = planHandshake({ nodes: base.nodeList, maintenances: base.maintenances, admittedThisPass: new Set(plan.admitted) }, loadHandshakeConfig(base.config, namespace));
       // Requests that bypassed validation: the scheduler, which explains every request it does not admit, says why.
       const malformed = planMalformedReports(base.malformed, now);
+      // Deadlines missed and request times that cannot be read: a Warning each, once (after the status writes, same unit).
+      const deadlines = planDeadlineReports(base.maintenances, now);
       return {
-        actions: withNodeConditions([...report, ...plan.actions, ...handshake.actions, ...malformed.actions], base, loaded, now),
+        actions: withNodeConditions([...report, ...plan.actions, ...deadlines, ...handshake.actions, ...malformed.actions], base, loaded, now),
         state: plan.waiting.length > 0 ? 'blocked' : 'idle',
         waiting: plan.waiting.length,
         waits,

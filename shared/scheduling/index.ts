@@ -15,11 +15,12 @@ export { waitReason, waitingMessage, admittedMessage } from './wait-reasons.ts';
 export type { SchedulingPlan } from './plan.ts';
 export { planScheduling } from './plan.ts';
 export { checkSchedulingInvariants } from './invariants.ts';
+export { missedDeadline, planDeadlineReports } from './deadlines.ts';
 export type { PoolMembership, PoolOverlap } from './pools.ts';
 export type { PoolScope, ScopeCount, ScopeLimit, Scopes, ZoneScope } from './scopes.ts';
 export type { WindowStatus } from './windows.ts';
 export type { Gate, Tally } from './gates.ts';
 // For `kmaint explain`: every gate with the counts it reads, on the tally after a pass's admissions.
-export { GATES, startTally, recordAdmission } from './gates.ts';
+export { GATES, notBeforeRefusal, startTally, recordAdmission } from './gates.ts';
 export { resolveScopes } from './scopes.ts';
 export { SchedulingInvariantError } from './errors.ts';
