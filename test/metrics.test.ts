@@ -363,6 +363,7 @@ describe('metrics of a full lifecycle on the testbed: EMF lines and a real Pushg
     expect(state).toEqual({
       ...Object.fromEntries(PHASES.map((p) => [`kmaint_requests{phase="${p}"}`, 0])),
       ...Object.fromEntries(WAIT_GATES.map((g) => [`kmaint_waiting_requests{gate="${g}"}`, 0])),
+      kmaint_requests_past_deadline: 0,
       kmaint_last_run_failed_passes: 0,
     });
     // A real clock this time: the run's success stamp is now, not the scripted one.

@@ -336,6 +336,7 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.outOfServiceTaint': { type: 'object' },
   'spec.outOfServiceTaint.enabled': { type: 'boolean' },
   'spec.outOfServiceTaint.afterNotReadySeconds': { type: 'integer', format: 'int32', minimum: 0 },
+  'spec.maintenancePlannedLeadSeconds': { type: 'integer', format: 'int32', minimum: 0 },
 };
 
 const EXPECTED_CONFIG: Record<string, Facets> = {

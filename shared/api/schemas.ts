@@ -244,6 +244,11 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
    * force-deletes its pods and detaches their volumes, right only for a node that is really off).
    */
   outOfServiceTaint: z.strictObject({ enabled: z.boolean().optional(), afterNotReadySeconds: nonNegativeInt32().optional() }).optional(),
+  /**
+   * kmaint extension (issue 21): a request waiting on its kmaint.io/not-before has its node show MaintenancePlanned this
+   * many seconds before that time (advance notice); absent = 3600.
+   */
+  maintenancePlannedLeadSeconds: nonNegativeInt32().optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

@@ -14,7 +14,7 @@ function aConfig(spec?: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-const DEFAULTS: ResolvedConfig = { maxParallelOperations: 1, maxUnavailable: 'unlimited', maxNodeMaintenanceTimeSeconds: 3600, logLevel: 'info', nodeConditions: true, outOfServiceTaint: { enabled: false, afterNotReadySeconds: 300 } };
+const DEFAULTS: ResolvedConfig = { maxParallelOperations: 1, maxUnavailable: 'unlimited', maxNodeMaintenanceTimeSeconds: 3600, logLevel: 'info', nodeConditions: true, outOfServiceTaint: { enabled: false, afterNotReadySeconds: 300 }, maintenancePlannedLeadSeconds: 3600 };
 const INVALID_LIMITS: ResolvedConfig = { ...DEFAULTS, maxParallelOperations: null, maxUnavailable: null };
 
 describe('loadConfig', () => {

@@ -18,6 +18,8 @@ export interface ResolvedConfig {
   nodeConditions: boolean;
   /** spec.outOfServiceTaint: whether kmaint taints a dead node under maintenance, and after how long NotReady. */
   outOfServiceTaint: { enabled: boolean; afterNotReadySeconds: number };
+  /** Seconds before a request's kmaint.io/not-before from which its node shows MaintenancePlanned (spec.maintenancePlannedLeadSeconds). @default 3600 */
+  maintenancePlannedLeadSeconds: number;
   /** kmaint's pools, zone limit and windows; absent when the spec uses none of them, so scheduling is exactly upstream's. */
   admission?: AdmissionRules;
 }
@@ -36,6 +38,7 @@ export const DEFAULT_CONFIG: Readonly<ResolvedConfig> = Object.freeze({
   logLevel: DEFAULTS.logLevel,
   nodeConditions: true,
   outOfServiceTaint: Object.freeze({ enabled: false, afterNotReadySeconds: 300 }),
+  maintenancePlannedLeadSeconds: 3600,
 });
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -72,6 +75,7 @@ export function loadConfig(obj: unknown, nodeCount: number): LoadedConfig {
     logLevel: spec.logLevel ?? DEFAULTS.logLevel,
     nodeConditions: spec.nodeConditions ?? true,
     outOfServiceTaint: { enabled: spec.outOfServiceTaint?.enabled ?? false, afterNotReadySeconds: spec.outOfServiceTaint?.afterNotReadySeconds ?? 300 },
+    maintenancePlannedLeadSeconds: spec.maintenancePlannedLeadSeconds ?? DEFAULT_CONFIG.maintenancePlannedLeadSeconds,
   };
   const admission = loadAdmissionRules(spec, nodeCount);
   if (admission.rules !== undefined) config.admission = admission.rules;

@@ -2,7 +2,7 @@
 // already showing what it should gets no write.
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { Action } from '#api';
+import { ANNOTATION_NOT_BEFORE, type Action } from '#api';
 import { aMaintenance, aNode } from '../scheduling/test-builders.ts';
 import { desiredNodeConditions, phasesAfter, planNodeConditions } from './node-conditions.ts';
 
@@ -125,5 +125,39 @@ describe('phasesAfter', () => {
       { kind: 'patchMaintenanceMeta', target: ref('released'), removeFinalizer: true, reason: '' },
     ];
     expect(Object.fromEntries(phasesAfter(actions))).toEqual({ 'ns/moved': 'Draining', 'ns/gc': '', 'ns/released': '' });
+  });
+});
+
+describe('planNodeConditions: advance notice from kmaint.io/not-before (issue 21)', () => {
+  // NOW is 2026-01-01T12:00:00Z; the lead time 3600 s unless the row says otherwise.
+  const planned = (at: string): string => `kmaint: NodeMaintenance default/nm (requestor requestor-a, not before ${at})`;
+  it.each<{ rule: string; phase: string; notBefore: string; lead?: number; expected: string[] }>([
+    { rule: 'more than the lead time ahead: nothing yet', phase: 'Pending', notBefore: '2026-01-01T13:00:01Z', expected: [] },
+    {
+      rule: 'exactly the lead time ahead: planned, named with its not-before',
+      phase: 'Pending',
+      notBefore: '2026-01-01T13:00:00Z',
+      expected: ['MaintenancePlanned=True/MaintenanceScheduled', 'MaintenanceInProgress=False/MaintenanceScheduled', 'DrainInProgress=False/DrainNotStarted', 'Drained=False/DrainNotStarted'],
+    },
+    { rule: 'a request no pass has seen yet counts too', phase: '', notBefore: '2026-01-01T12:30:00+00:00', expected: ['MaintenancePlanned=True/MaintenanceScheduled', 'MaintenanceInProgress=False/MaintenanceScheduled', 'DrainInProgress=False/DrainNotStarted', 'Drained=False/DrainNotStarted'] },
+    { rule: 'a longer lead time reaches further ahead', phase: 'Pending', notBefore: '2026-01-02T12:00:00Z', lead: 86400, expected: ['MaintenancePlanned=True/MaintenanceScheduled', 'MaintenanceInProgress=False/MaintenanceScheduled', 'DrainInProgress=False/DrainNotStarted', 'Drained=False/DrainNotStarted'] },
+    { rule: 'lead time 0: only from the time itself', phase: 'Pending', notBefore: '2026-01-01T12:00:01Z', lead: 0, expected: [] },
+    { rule: 'an unreadable not-before is never guessed: nothing', phase: 'Pending', notBefore: 'soon', expected: [] },
+  ])('$rule', ({ phase, notBefore, lead, expected }) => {
+    const nm = aMaintenance({ name: 'nm', nodeName: 'node-01', phase, annotations: { [ANNOTATION_NOT_BEFORE]: notBefore } });
+    const actions = planNodeConditions({ nodes: [nodeWith([])], maintenances: [nm], phaseAfter: new Map(), enabled: true, ...(lead !== undefined ? { plannedLeadSeconds: lead } : {}), now: NOW });
+    const a = actions[0];
+    const set = a?.kind === 'patchNodeConditions' ? a.set : [];
+    expect(set.map((c) => `${c.type}=${c.status}/${c.reason}`)).toEqual(expected);
+    if (expected.length > 0) expect(new Set(set.map((c) => c.message))).toEqual(new Set([planned(new Date(notBefore).toISOString().replace('.000', ''))]));
+  });
+
+  it('once admitted the node keeps the same message: no rewrite between planned and Scheduled', () => {
+    const annotations = { [ANNOTATION_NOT_BEFORE]: '2026-01-01T12:30:00Z' };
+    const pendingPlan = planNodeConditions({ nodes: [nodeWith([])], maintenances: [aMaintenance({ name: 'nm', nodeName: 'node-01', phase: 'Pending', annotations })], phaseAfter: new Map(), enabled: true, now: NOW });
+    const written = pendingPlan[0]?.kind === 'patchNodeConditions' ? pendingPlan[0].set.map((c) => ({ ...c, lastTransitionTime: new Date(c.lastTransitionTime), lastHeartbeatTime: new Date(c.lastHeartbeatTime) })) : [];
+    const node = nodeWith(written);
+    const scheduled = aMaintenance({ name: 'nm', nodeName: 'node-01', phase: 'Scheduled', annotations });
+    expect(planNodeConditions({ nodes: [node], maintenances: [scheduled], phaseAfter: new Map(), enabled: true, now: NOW })).toEqual([]);
   });
 });

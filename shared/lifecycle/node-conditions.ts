@@ -6,11 +6,13 @@ import {
   NODE_CONDITION_TYPES,
   NodeCondition,
   NodeConditionReason,
+  PHASE_UNINITIALIZED,
   Phase,
   isOwnNodeCondition,
   maintenanceKey,
   maintenancePhase,
   maintenanceRef,
+  requestNotBefore,
   rfc3339Seconds,
 } from '../api/index.ts';
 import type { Action, NodeConditionWrite, NodeMaintenance } from '../api/index.ts';
@@ -72,9 +74,21 @@ function rankOf(phase: string): number {
   return BY_PHASE.findIndex(([p]) => p === phase);
 }
 
-/** The message of kmaint's conditions: its ownership mark and the request they come from. */
+/** The message of kmaint's conditions: its ownership mark and the request they come from (with its not-before, when set). */
 export function nodeConditionMessage(nm: NodeMaintenance): string {
-  return `${NODE_CONDITION_MESSAGE_PREFIX}NodeMaintenance ${maintenanceKey(nm)} (requestor ${nm.spec.requestorID})`;
+  const notBefore = requestNotBefore(nm);
+  const when = notBefore.kind === 'valid' ? `, not before ${rfc3339Seconds(notBefore.at)}` : '';
+  return `${NODE_CONDITION_MESSAGE_PREFIX}NodeMaintenance ${maintenanceKey(nm)} (requestor ${nm.spec.requestorID}${when})`;
+}
+
+/**
+ * Advance notice (issue 21): a request not admitted yet that has a kmaint.io/not-before shows as planned (as if
+ * Scheduled) from not-before minus the lead time on, so consumers of MaintenancePlanned (Rook, autoscalers) hear early.
+ */
+function plannedAhead(nm: NodeMaintenance, phase: string, leadSeconds: number, now: Date): boolean {
+  if (phase !== Phase.Pending && phase !== PHASE_UNINITIALIZED) return false;
+  const notBefore = requestNotBefore(nm);
+  return notBefore.kind === 'valid' && now.getTime() >= notBefore.at.getTime() - leadSeconds * 1000;
 }
 
 export interface NodeConditionsInput {
@@ -84,16 +98,20 @@ export interface NodeConditionsInput {
   phaseAfter: ReadonlyMap<string, string>;
   /** spec.nodeConditions: when false, only the removal of kmaint's own conditions is planned. */
   enabled: boolean;
+  /** spec.maintenancePlannedLeadSeconds: a not-before request's node shows MaintenancePlanned this long ahead. @default 3600 */
+  plannedLeadSeconds?: number;
   now: Date;
 }
 
 /** The request whose phase a node shows: the furthest on among its live requests, then the first by namespace/name. */
-function showingRequest(requests: readonly NodeMaintenance[], phaseAfter: ReadonlyMap<string, string>): { nm: NodeMaintenance; phase: string } | undefined {
+function showingRequest(requests: readonly NodeMaintenance[], input: NodeConditionsInput): { nm: NodeMaintenance; phase: string } | undefined {
+  const { phaseAfter } = input;
   let best: { nm: NodeMaintenance; phase: string } | undefined;
   for (const nm of requests) {
     if (nm.metadata.deletionTimestamp) continue;
     if (phaseAfter.get(maintenanceKey(nm)) === '') continue;
-    const phase = phaseAfter.get(maintenanceKey(nm)) ?? maintenancePhase(nm);
+    const after = phaseAfter.get(maintenanceKey(nm)) ?? maintenancePhase(nm);
+    const phase = plannedAhead(nm, after, input.plannedLeadSeconds ?? 3600, input.now) ? Phase.Scheduled : after;
     if (rankOf(phase) < 0) continue;
     if (best === undefined || rankOf(phase) > rankOf(best.phase)) best = { nm, phase };
   }
@@ -135,7 +153,7 @@ export function planNodeConditions(input: NodeConditionsInput): Action[] {
     const name = node.metadata?.name ?? '';
     const current = node.status?.conditions ?? [];
     const requests = byNode.get(name) ?? [];
-    const showing = input.enabled ? showingRequest(requests, input.phaseAfter) : undefined;
+    const showing = input.enabled ? showingRequest(requests, input) : undefined;
     const desired = showing ? desiredNodeConditions(showing.phase) : [];
     const { set, remove } = conditionChanges(current, desired, showing ? nodeConditionMessage(showing.nm) : '', input.now);
     if (set.length === 0 && remove.length === 0) continue;

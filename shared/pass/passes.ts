@@ -130,7 +130,14 @@ function cleanupHasWork(base: BaseSnapshot, now: Date): boolean {
  * requests (scheduler, drainer, cleanup) plans them, so a node shows a phase in the same pass its request reaches it.
  */
 function withNodeConditions(actions: Action[], base: BaseSnapshot, loaded: LoadedConfig, now: Date): Action[] {
-  const conditions = planNodeConditions({ nodes: base.nodeList, maintenances: base.maintenances, phaseAfter: phasesAfter(actions), enabled: loaded.config.nodeConditions, now });
+  const conditions = planNodeConditions({
+    nodes: base.nodeList,
+    maintenances: base.maintenances,
+    phaseAfter: phasesAfter(actions),
+    enabled: loaded.config.nodeConditions,
+    plannedLeadSeconds: loaded.config.maintenancePlannedLeadSeconds,
+    now,
+  });
   return conditions.length === 0 ? actions : [...actions, ...conditions];
 }
 
