@@ -87,3 +87,20 @@ describe('renderTable', () => {
     expect(renderTable(['A', 'B', 'C'], [[{ text: '██' }, { text: 'x' }, { text: 'end  ' }], [{ text: 'a' }, { text: 'yyy' }, { text: '' }]])).toEqual(['A   B    C', '██  x    end', 'a   yyy']);
   });
 });
+
+describe('renderStatusText: request times', () => {
+  it('adds a TIMES column only when some request carries kmaint.io/deadline or kmaint.io/not-before', () => {
+    const view: StatusView = {
+      config: 'cfg',
+      rows: [
+        aRow({ request: 'ops/a', deadline: '2026-01-02T06:00:00Z', deadlineState: 'missed' }),
+        aRow({ request: 'ops/b', notBefore: '2026-01-03T00:00:00Z' }),
+        aRow({ request: 'ops/c' }),
+      ],
+    };
+    const lines = renderStatusText(view).split('\n');
+    expect(lines[2]?.split(/\s{2,}/)).toEqual(['REQUEST', 'NODE', 'REQUESTOR', 'PHASE', 'AGE', 'TIMES', 'DRAIN', 'MESSAGE']);
+    expect(lines.slice(3, 6).map((l) => l.split(/\s{2,}/)[5])).toEqual(['deadline 2026-01-02T06:00:00Z (missed)', 'not before 2026-01-03T00:00:00Z', '-']);
+    expect(renderStatusText({ config: 'cfg', rows: [aRow({ request: 'ops/c' })] }).split('\n')[2]).not.toContain('TIMES');
+  });
+});

@@ -1,6 +1,7 @@
 // Issue 21 points 2 and 4 (the scheduler's part) on the testbed: kmaint.io/deadline ranks nearest first, a request not
 // Ready by it gets one DeadlineMissed Warning and counts in the past-deadline metric; kmaint.io/not-before holds a
-// request until that time with a wait reason saying until when; `kmaint explain` and `kmaint status` show both. The
+// request until that time with a wait reason saying until when, its node showing MaintenancePlanned from
+// maintenancePlannedLeadSeconds before; `kmaint explain` and `kmaint status` show both. The
 // passes get their clock injected: times are set relative to the test's start, never the time of day.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -38,6 +39,13 @@ const readyMessage = async (name: string): Promise<string> => (await getNM(ns, n
 async function warnings(name: string): Promise<Array<[string, string]>> {
   const events = await admin().core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.kind=NodeMaintenance,involvedObject.name=${name},type=Warning` });
   return events.items.map((e) => [e.reason ?? '', e.message ?? '']);
+}
+
+/** The node's KEP-5683 conditions as [type, status, reason, message], in the order the node lists them. */
+async function maintenanceConditions(node: string): Promise<string[][]> {
+  const conditions = (await admin().core.readNode({ name: node })).status?.conditions ?? [];
+  const types = ['MaintenancePlanned', 'MaintenanceInProgress', 'DrainInProgress', 'Drained'];
+  return conditions.filter((c) => types.includes(c.type)).map((c) => [c.type, c.status, c.reason ?? '', c.message ?? '']);
 }
 
 let general: string[] = [];
@@ -102,7 +110,7 @@ describe('kmaint.io/deadline and kmaint.io/not-before on the testbed', () => {
     const [a, b] = general as [string, string];
     const t0 = new Date(Math.floor(Date.now() / 1000) * 1000);
     const at = new Date(t0.getTime() + 2 * HOUR);
-    await setConfig({ maxParallelOperations: 5 });
+    await setConfig({ maxParallelOperations: 5, maintenancePlannedLeadSeconds: 3 * 3600 });
     await createTimed('later', a, { [ANNOTATION_NOT_BEFORE]: rfc3339Seconds(at) });
     await createTimed('garbled', b, { [ANNOTATION_NOT_BEFORE]: 'after lunch' });
 
@@ -113,6 +121,15 @@ describe('kmaint.io/deadline and kmaint.io/not-before on the testbed', () => {
     expect(await readyMessage('garbled')).toBe(`waiting: request admits nothing: ${garbled}`);
     expect(await warnings('garbled')).toEqual([['InvalidRequestTime', `${garbled}; the value is not used`]]);
     expect(before.metrics?.waiting['not-before']).toBe(2);
+    // Advance notice: within the 3 h lead time, the waiting request's node already shows MaintenancePlanned; the garbled one's does not.
+    const planned = `kmaint: NodeMaintenance ${ns}/later (requestor ${REQUESTOR}, not before ${rfc3339Seconds(at)})`;
+    expect(await maintenanceConditions(a)).toEqual([
+      ['MaintenancePlanned', 'True', 'MaintenanceScheduled', planned],
+      ['MaintenanceInProgress', 'False', 'MaintenanceScheduled', planned],
+      ['DrainInProgress', 'False', 'DrainNotStarted', planned],
+      ['Drained', 'False', 'DrainNotStarted', planned],
+    ]);
+    expect(await maintenanceConditions(b)).toEqual([]);
 
     const explained = await kmaint(['explain', `${ns}/later`]);
     expect([explained.code, explained.stderr]).toEqual([0, '']);
