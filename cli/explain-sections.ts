@@ -128,6 +128,15 @@ const REPORTED_WAITS: ReadonlyArray<{ matches: (message: string) => boolean; tit
     title: 'node lease',
     next: (m) => `the other holder must release the lease or let it expire (${m.slice('waiting to cordon: '.length)})`,
   },
+  // Slinky's NodeSet pods on the node: Slinky drains their Slurm nodes on kmaint's cordon; kmaint waits, never lifts it.
+  {
+    matches: (m) => m.startsWith('waiting: Slurm node ') && m.includes(' by Slinky'),
+    title: 'Slurm (Slinky)',
+    next: (m) =>
+      m.includes(' to be drained by Slinky')
+        ? 'Slinky (slurm-operator) must drain the Slurm nodes above: it does when it sees the node cordoned, with reason "slurm-operator: " and the node\'s nodeset.slinky.slurm.net/node-cordon-reason; is Slinky running?'
+        : "the jobs on the Slurm nodes above must end (Drained: Drain and none of Allocated, Mixed, Completing); then the drainer evicts the pods. kmaint never undrains Slinky's drain: Slinky does when the node is uncordoned",
+  },
   // Slurm (spec.slurm): the node's Slurm nodes must be Drained before any pod on it is evicted.
   {
     matches: (m) => m.startsWith('waiting: Slurm node '),

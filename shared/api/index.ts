@@ -1,5 +1,6 @@
 // Public surface of shared/api: wire constants, object shapes and the NodeMaintenance model (key, phase, Ready condition).
 export * from './constants.ts';
+export * from './slinky.ts';
 export type * from './types.ts';
 export type * from './actions.ts';
 export { describeAction, maintenanceRef, podRef } from './actions.ts';

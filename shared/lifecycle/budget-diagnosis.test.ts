@@ -26,6 +26,20 @@ interface Row {
 
 const rows: Row[] = [
   {
+    rule: "Slinky's workload-protection PDB (pod-protect selector, maxUnavailable 0): explained as Slinky's, not as misconfigured",
+    pdb: held({ maxUnavailable: 0, selector: { matchLabels: { 'nodeset.slinky.slurm.net/pod-protect': 'true', 'slinky.slurm.net/cluster': 'slurm' } } }, { desired: 1, healthy: 1, expected: 1 }),
+    expected: {
+      kind: 'slinkyWorkloadProtection',
+      message:
+        "Slinky's workload protection of Slurm cluster slurm: it holds each slurmd pod labelled nodeset.slinky.slurm.net/pod-protect=true while its Slurm node runs jobs, and frees it when the Slurm node is Drained and Slinky removes the label",
+    },
+  },
+  {
+    rule: 'a pod-protect selector of another value is not Slinky\'s: maxUnavailable 0 is misconfigured',
+    pdb: held({ maxUnavailable: 0, selector: { matchLabels: { 'nodeset.slinky.slurm.net/pod-protect': 'false' } } }, { desired: 1, healthy: 1, expected: 1 }),
+    expected: { kind: 'maxUnavailableZero', message: 'misconfigured: maxUnavailable is 0, so it never allows an eviction' },
+  },
+  {
     rule: 'maxUnavailable: 0 never allows an eviction',
     pdb: held({ maxUnavailable: 0 }, { desired: 3, healthy: 3, expected: 3 }),
     expected: { kind: 'maxUnavailableZero', message: 'misconfigured: maxUnavailable is 0, so it never allows an eviction' },

@@ -1,8 +1,9 @@
 // Why a PodDisruptionBudget refuses an eviction, from its spec, its status and the pods it selects: the one-line
 // explanation kmaint puts after a blocked pod in the Ready condition message and the EvictionBlocked event.
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import { SLINKY_CLUSTER_LABEL, SLINKY_POD_PROTECT_LABEL } from '../api/index.ts';
 
-export type BudgetClass = 'maxUnavailableZero' | 'severalControllers' | 'singleReplica' | 'minAvailableTooHigh' | 'unhealthyPods' | 'atLimit';
+export type BudgetClass = 'slinkyWorkloadProtection' | 'maxUnavailableZero' | 'severalControllers' | 'singleReplica' | 'minAvailableTooHigh' | 'unhealthyPods' | 'atLimit';
 
 export interface BudgetDiagnosis {
   kind: BudgetClass;
@@ -46,11 +47,22 @@ function headOf(items: readonly string[], max = 3): string {
 }
 
 /**
- * The classes in the order they are tried; the first that applies explains the refusal. Settings that can never
+ * The classes in the order they are tried; the first that applies explains the refusal. A budget another system keeps
+ * closed on purpose comes first (Slinky's), then settings that can never
  * allow an eviction come first (nothing else matters while they stand), then a selector that mixes workloads (its
  * numbers mean nothing), then the shape of the workload, then its health; "at its limit" is what is left.
  */
 const CLASSES: ReadonlyArray<(f: BudgetFacts) => BudgetDiagnosis | undefined> = [
+  // Slinky's workload protection: maxUnavailable 0 over busy slurmd pods by design, not a misconfiguration; it frees
+  // a pod once its Slurm node is idle (Drained) and Slinky takes the pod-protect label off.
+  (f) => {
+    if (f.pdb.spec?.selector?.matchLabels?.[SLINKY_POD_PROTECT_LABEL] !== 'true') return undefined;
+    const cluster = f.pdb.spec.selector.matchLabels[SLINKY_CLUSTER_LABEL];
+    return {
+      kind: 'slinkyWorkloadProtection',
+      message: `Slinky's workload protection${cluster ? ` of Slurm cluster ${cluster}` : ''}: it holds each slurmd pod labelled ${SLINKY_POD_PROTECT_LABEL}=true while its Slurm node runs jobs, and frees it when the Slurm node is Drained and Slinky removes the label`,
+    };
+  },
   // maxUnavailable 0 (or 0%) allows no disruption whatever the pods do.
   (f) => {
     const value = f.pdb.spec?.maxUnavailable;

@@ -14,10 +14,11 @@ import {
   FINALIZER,
   MEDIK8S_LEASE_NAMESPACE,
   Phase,
+  SLINKY_NODE_CORDON_REASON,
 } from '../api/index.ts';
 import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node-lease.ts';
 import { releaseOutOfServiceTaint } from './dead-node.ts';
-import { planSlurmRelease, type SlurmContext, type SlurmWrite } from '../slurm/index.ts';
+import { hasOurCordonReason, planSlurmRelease, type SlurmContext, type SlurmWrite } from '../slurm/index.ts';
 
 export interface CleanupSnapshot {
   nodes: ReadonlyMap<string, V1Node>;
@@ -45,6 +46,16 @@ export interface CleanupPlan {
 
 
 const HOLDING_PHASES: ReadonlySet<string> = new Set([Phase.Ready, Phase.RequestorFailed]);
+
+/**
+ * The node annotations a deleted request takes back: its cordon record while the cordon is ours, and the Slinky
+ * cordon reason while it still names this request (dropped with the uncordon, on which Slinky undrains).
+ */
+function nodeRecordsToDrop(nm: NodeMaintenance, node: V1Node, ourCordon: boolean): Record<string, null> | undefined {
+  const drop: Record<string, null> = ourCordon ? { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null } : {};
+  if (hasOurCordonReason(node, maintenanceRef(nm))) drop[SLINKY_NODE_CORDON_REASON] = null;
+  return Object.keys(drop).length > 0 ? drop : undefined;
+}
 
 /** Pure: decides every release and collection for one snapshot. */
 export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, now: Date): CleanupPlan {
@@ -93,7 +104,7 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
       const ourCordon = cordonedBy(node) === holderFor(nm);
       // A request cordoned by a kmaint that kept no node record: the node-initial-state rule alone, as before.
       const legacy = nm.metadata.annotations?.[ANNOTATION_CORDON_RECORDED] === undefined && cordonedBy(node) === undefined;
-      const dropRecord = ourCordon ? { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null } : undefined;
+      const dropRecord = nodeRecordsToDrop(nm, node, ourCordon);
       if (wasSchedulable && (ourCordon || legacy) && node.spec?.unschedulable === true) {
         // The record goes in the uncordon's own patch: a second node write would race the controllers reacting to it.
         actions.push({ kind: 'uncordonNode', node: nodeRef, maintenance: ref, reason: `${key} deleted; node was schedulable before maintenance`, ...(dropRecord ? { annotations: dropRecord } : {}) });

@@ -308,7 +308,7 @@ const waitRows: Row[] = [
 
 const slurmdSelector = parseLabelSelector('app.kubernetes.io/name=slurmd');
 if (!slurmdSelector.ok) throw new Error(slurmdSelector.error);
-const SLURM: SlurmSettings = { url: 'http://slurm:6820', apiVersion: 'auto', tokenEnv: 'SLURM_JWT', reasonPrefix: 'kmaint:', mode: 'pod', podSelector: slurmdSelector.selector, nameFrom: 'label', nameKey: 'slurm/node', drainTimeoutSeconds: 0, whenUnreachable: 'wait' };
+const SLURM: SlurmSettings = { source: 'slurmrestd', url: 'http://slurm:6820', apiVersion: 'auto', tokenEnv: 'SLURM_JWT', reasonPrefix: 'kmaint:', mode: 'pod', podSelector: slurmdSelector.selector, nameFrom: 'label', nameKey: 'slurm/node', drainTimeoutSeconds: 0, whenUnreachable: 'wait' };
 const slurmWorker = (): V1Pod => aPod({ name: 'slurm-n1', labels: { 'app.kubernetes.io/name': 'slurmd', 'slurm/node': 'n1' } });
 const UNREADABLE_DRAIN_SELECTOR = `drainSpec.podSelector: invalid label selector "app in (a": found end of string at column 10, expected ',' or ')'; nothing is evicted until it is fixed`;
 

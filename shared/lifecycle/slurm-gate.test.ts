@@ -14,7 +14,7 @@ import { aLifecycleMaintenance, aNodeWithUid, LATER } from './test-builders.ts';
 const NODE = 'worker-01';
 const selector = parseLabelSelector('app.kubernetes.io/name=slurmd');
 if (!selector.ok) throw new Error(selector.error);
-const SETTINGS: SlurmSettings = { url: 'http://slurm:6820', apiVersion: 'auto', tokenEnv: 'SLURM_JWT', reasonPrefix: 'kmaint:', mode: 'pod', podSelector: selector.selector, nameFrom: 'label', nameKey: 'slurm/node', drainTimeoutSeconds: 0, whenUnreachable: 'wait' };
+const SETTINGS: SlurmSettings = { source: 'slurmrestd', url: 'http://slurm:6820', apiVersion: 'auto', tokenEnv: 'SLURM_JWT', reasonPrefix: 'kmaint:', mode: 'pod', podSelector: selector.selector, nameFrom: 'label', nameKey: 'slurm/node', drainTimeoutSeconds: 0, whenUnreachable: 'wait' };
 const WORKER = aPod({ name: 'slurm-n1', labels: { 'app.kubernetes.io/name': 'slurmd', 'slurm/node': 'n1' }, nodeName: NODE });
 
 function draining(annotations: Record<string, string>): NodeMaintenance {

@@ -17,7 +17,7 @@ const MAINTENANCE = { namespace: 'default', name: 'nm-1' };
 
 const selector = parseLabelSelector('app.kubernetes.io/name=slurmd');
 if (!selector.ok) throw new Error(selector.error);
-const POD_MODE: SlurmSettings = { url: 'http://slurm:6820', apiVersion: 'auto', tokenEnv: 'SLURM_JWT', reasonPrefix: 'kmaint:', mode: 'pod', podSelector: selector.selector, nameFrom: 'hostname', drainTimeoutSeconds: 0, whenUnreachable: 'wait' };
+const POD_MODE: SlurmSettings = { source: 'slurmrestd', url: 'http://slurm:6820', apiVersion: 'auto', tokenEnv: 'SLURM_JWT', reasonPrefix: 'kmaint:', mode: 'pod', podSelector: selector.selector, nameFrom: 'hostname', drainTimeoutSeconds: 0, whenUnreachable: 'wait' };
 const NODE_MODE: SlurmSettings = { ...POD_MODE, mode: 'node', nameFrom: 'label', nameKey: 'slurm/node' };
 
 function nm(annotations: Record<string, string> = {}): NodeMaintenance {

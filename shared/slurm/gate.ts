@@ -1,11 +1,14 @@
 // The drain phase's Slurm gate: drain the request's Slurm nodes (record first, drain next pass), wait until they are
-// Drained, never touch a drain someone else set, and never let an eviction through while Slurm cannot be read.
+// Drained, never touch a drain someone else set, and never let an eviction through while Slurm cannot be read. On a
+// Slinky-managed node Slinky drains on kmaint's cordon: kmaint records that drain and waits for it, never lifts it.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import type { NodeMaintenance } from '../api/index.ts';
-import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, drainReason, formatRecord, recordedSlurmNodes } from './ownership.ts';
+import { ANNOTATION_SLINKY_DRAINED, SLINKY_CONDITION_PREFIX, type NodeMaintenance } from '../api/index.ts';
+import type { SlurmNodeInfo } from './client.ts';
+import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, drainReason, formatRecord, recordedSlinkyNodes, recordedSlurmNodes } from './ownership.ts';
+import { isSlinkyPod, isSlinkyReason, slinkyDrainReason, slinkyLeavesAlone, slurmNodeFromConditions } from './slinky.ts';
 import { formatState, hasDrainFlag, isDrained } from './state.ts';
-import type { SlurmContext, SlurmWrite } from './view.ts';
-import { slurmWorkersOf } from './workers.ts';
+import type { SlurmContext, SlurmView, SlurmWrite } from './view.ts';
+import { slurmWorkersOf, type SlurmWorker } from './workers.ts';
 
 export interface SlurmGate {
   /** No eviction this pass. */
@@ -24,6 +27,64 @@ export const EVENT_REASON_SLURM_DRAIN_TIMEOUT = 'SlurmDrainTimeout';
 
 function rfc3339Seconds(d: Date): string {
   return `${d.toISOString().slice(0, 19)}Z`;
+}
+
+/** What one worker's Slurm node needs: a drain kmaint sends, a record, a wait, or a problem nothing else solves. */
+interface Verdict {
+  drain?: true;
+  record?: 'kmaint' | 'slinky';
+  wait?: string;
+  problem?: string;
+}
+
+interface JudgeRules {
+  /** Drains kmaint sent for this request (kmaint.io/slurm-drained). */
+  recorded: ReadonlySet<string>;
+  /** Drains Slinky made for this request (kmaint.io/slinky-drained). */
+  slinkyRecorded: ReadonlySet<string>;
+  /** `slurm-operator: kmaint: ns/name`: Slinky's drain after kmaint's cordon of this request. */
+  slinkyReason: string;
+  /** kmaint can drain through slurmrestd (not in the token-free mode). */
+  canWrite: boolean;
+}
+
+/** The worker's Slurm node from slurmctld's list, or from its pod's Slinky conditions; a string says why neither. */
+function slurmNodeOf(w: SlurmWorker, view: Exclude<SlurmView, { kind: 'problem' }>): SlurmNodeInfo | string {
+  if (view.kind === 'ok') return view.nodes.get(w.slurmNode) ?? `Slurm node ${w.slurmNode} (of ${w.source}) is unknown to slurmctld`;
+  const info = w.pod ? slurmNodeFromConditions(w.slurmNode, w.pod) : undefined;
+  return info ?? `${w.source} carries no ${SLINKY_CONDITION_PREFIX}* condition to read Slurm node ${w.slurmNode} from (spec.slurm has no url and token, so kmaint reads Slinky's pod conditions)`;
+}
+
+/**
+ * One worker, first match wins: kmaint's own drain; a drain already set (Slinky's for this request, Slinky's for
+ * another cause, anyone else's: waited for, never touched); Slinky still to drain after the cordon; else kmaint drains.
+ */
+function judgeWorker(w: SlurmWorker, info: SlurmNodeInfo, r: JudgeRules): Verdict {
+  const at = `Slurm node ${w.slurmNode}`;
+  const state = formatState(info.state);
+  const drained = isDrained(info.state);
+  const slinky = w.pod !== undefined && isSlinkyPod(w.pod);
+  if (r.recorded.has(w.slurmNode)) {
+    // Ours: drain it if the flag is not (or no longer) set, then wait for the work on it to end.
+    if (!hasDrainFlag(info.state)) return r.canWrite ? { drain: true, wait: `${at} draining, state ${state}` } : { problem: `${at} was drained by kmaint and is no longer; without slurmrestd url and token kmaint cannot drain it again` };
+    return drained ? {} : { wait: `${at} draining, state ${state}` };
+  }
+  if (hasDrainFlag(info.state)) {
+    // Slinky's drain for this request: recorded (its preStop hook rewrites the reason), waited for, never undrained by kmaint.
+    const forUs = r.slinkyRecorded.has(w.slurmNode) || (slinky && info.reason === r.slinkyReason);
+    const record = forUs && !r.slinkyRecorded.has(w.slurmNode) ? { record: 'slinky' as const } : {};
+    if (drained) return record;
+    if (forUs) return { ...record, wait: `${at} draining by Slinky for this request ("${info.reason}"), state ${state}` };
+    // Slinky drained it for another cause (someone else's cordon, its pod-cordon): cooperating, not foreign.
+    if (slinky && isSlinkyReason(info.reason)) return { wait: `${at} draining by Slinky ("${info.reason}"), state ${state}` };
+    // Someone else's drain (an admin, another request): wait for it, never touch it.
+    return { wait: `${at} drained by someone else ("${info.reason}"), state ${state}` };
+  }
+  // Slinky drains the Slurm node of a cordoned Kubernetes node, unless a foreign reason freezes it.
+  if (slinky && !slinkyLeavesAlone(info.reason)) return { wait: `${at} to be drained by Slinky, state ${state}` };
+  if (!r.canWrite) return { problem: `${at} has a reason Slinky leaves alone ("${info.reason}"), so Slinky will not drain it, and without slurmrestd url and token kmaint cannot: clear the reason or drain the node by hand` };
+  // Record before draining: the drain is sent next pass, once the record is on the object.
+  return { record: 'kmaint', wait: `${at} to be drained, state ${state}` };
 }
 
 /** Decides the gate for one request whose drain phase is about to evict. Pure. */
@@ -47,36 +108,28 @@ export function planSlurmGate(nm: NodeMaintenance, node: V1Node, pods: readonly 
   }
 
   const ms = nm.metadata.annotations ?? {};
-  const recorded = new Set(recordedSlurmNodes(nm));
+  const ref = { namespace: nm.metadata.namespace ?? '', name: nm.metadata.name };
+  const rules: JudgeRules = { recorded: new Set(recordedSlurmNodes(nm)), slinkyRecorded: new Set(recordedSlinkyNodes(nm)), slinkyReason: slinkyDrainReason(ref), canWrite: view.kind === 'ok' };
   const reason = drainReason(s.reasonPrefix, nm);
   const toRecord: string[] = [];
+  const slinkyToRecord: string[] = [];
   const waits: string[] = [];
   const missing: string[] = [];
   for (const w of workers.workers) {
-    const info = view.nodes.get(w.slurmNode);
-    if (!info) {
-      missing.push(`Slurm node ${w.slurmNode} (of ${w.source}) is unknown to slurmctld`);
+    const info = slurmNodeOf(w, view);
+    if (typeof info === 'string') {
+      missing.push(info);
       continue;
     }
-    const state = formatState(info.state);
-    if (recorded.has(w.slurmNode)) {
-      // Ours: drain it if the flag is not (or no longer) set, then wait for the work on it to end.
-      if (!hasDrainFlag(info.state)) {
-        writes.push({ kind: 'slurmDrain', node: w.slurmNode, reason, maintenance: { namespace: nm.metadata.namespace ?? '', name: nm.metadata.name }, why: `before evicting ${w.source}` });
-        waits.push(`Slurm node ${w.slurmNode} draining, state ${state}`);
-      } else if (!isDrained(info.state)) {
-        waits.push(`Slurm node ${w.slurmNode} draining, state ${state}`);
-      }
-    } else if (hasDrainFlag(info.state)) {
-      // Someone else's drain (an admin, Slinky's slurm-operator:, another request): wait for it, never touch it.
-      if (!isDrained(info.state)) waits.push(`Slurm node ${w.slurmNode} drained by someone else ("${info.reason}"), state ${state}`);
-    } else {
-      // Record before draining: the drain is sent next pass, once the record is on the object.
-      toRecord.push(w.slurmNode);
-      waits.push(`Slurm node ${w.slurmNode} to be drained, state ${state}`);
-    }
+    const v = judgeWorker(w, info, rules);
+    if (v.drain) writes.push({ kind: 'slurmDrain', node: w.slurmNode, reason, maintenance: ref, why: `before evicting ${w.source}` });
+    if (v.record === 'kmaint') toRecord.push(w.slurmNode);
+    if (v.record === 'slinky') slinkyToRecord.push(w.slurmNode);
+    if (v.problem !== undefined) missing.push(v.problem);
+    if (v.wait !== undefined) waits.push(v.wait);
   }
-  if (toRecord.length > 0) annotations[ANNOTATION_SLURM_DRAINED] = formatRecord([...recorded, ...toRecord]);
+  if (slinkyToRecord.length > 0) annotations[ANNOTATION_SLINKY_DRAINED] = formatRecord([...rules.slinkyRecorded, ...slinkyToRecord]);
+  if (toRecord.length > 0) annotations[ANNOTATION_SLURM_DRAINED] = formatRecord([...rules.recorded, ...toRecord]);
   if (missing.length > 0) return hold(`waiting: ${[...missing, ...waits].join('; ')}`, { eventReason: EVENT_REASON_SLURM_PROBLEM, message: missing.join('; ') });
   if (waits.length === 0) return { hold: false, message: '', annotations, writes };
 

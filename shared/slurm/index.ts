@@ -3,7 +3,7 @@
 export { SlurmRestClient } from './client.ts';
 export type { SlurmClientOptions, SlurmNodeInfo, SlurmProblem, SlurmProblemKind, SlurmResult } from './client.ts';
 export { BUSY_STATES, formatState, hasDrainFlag, isDrained } from './state.ts';
-export { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, drainReason, formatRecord, mayUndrain, recordedSlurmNodes } from './ownership.ts';
+export { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, drainReason, formatRecord, mayUndrain, recordedSlinkyNodes, recordedSlurmNodes } from './ownership.ts';
 export { SLURM_API_VERSIONS, loadSlurmSettings } from './settings.ts';
 export type { LoadedSlurm, SlurmApiVersion, SlurmSettings, SlurmSpec } from './settings.ts';
 export { slurmWorkersOf } from './workers.ts';
@@ -18,3 +18,4 @@ export { readSlurm } from './read.ts';
 export type { SecretKeyReader, SlurmRead, SlurmReadOptions } from './read.ts';
 export { applySlurmWrites } from './apply.ts';
 export type { SlurmApplyResult } from './apply.ts';
+export { hasOurCordonReason, isSlinkyPod, isSlinkyReason, slinkyCordonReason, slinkyDrainReason, slurmNodeFromConditions } from './slinky.ts';

@@ -1,6 +1,6 @@
 // Which Slurm drains are kmaint's: the record on the NodeMaintenance names the owner, the reason prefix guards it
 // (Slurm 24.11 keeps the reason after an undrain, so the reason alone never proves a drain is ours).
-import type { NodeMaintenance } from '../api/index.ts';
+import { ANNOTATION_SLINKY_DRAINED, type NodeMaintenance } from '../api/index.ts';
 
 /** Slurm nodes a NodeMaintenance drained, comma-separated and sorted; written before the drain request is sent. */
 export const ANNOTATION_SLURM_DRAINED = 'kmaint.io/slurm-drained';
@@ -14,7 +14,15 @@ export function drainReason(prefix: string, nm: NodeMaintenance): string {
 
 /** The Slurm nodes recorded on `nm` (empty when none). */
 export function recordedSlurmNodes(nm: NodeMaintenance): string[] {
-  const raw = nm.metadata.annotations?.[ANNOTATION_SLURM_DRAINED] ?? '';
+  return namesIn(nm.metadata.annotations?.[ANNOTATION_SLURM_DRAINED]);
+}
+
+/** The Slurm nodes Slinky drained for `nm` (kmaint.io/slinky-drained; empty when none). */
+export function recordedSlinkyNodes(nm: NodeMaintenance): string[] {
+  return namesIn(nm.metadata.annotations?.[ANNOTATION_SLINKY_DRAINED]);
+}
+
+function namesIn(raw = ''): string[] {
   return raw
     .split(',')
     .map((s) => s.trim())

@@ -66,6 +66,7 @@ export async function readSlurm(opts: SlurmReadOptions): Promise<SlurmRead> {
   if (loaded.kind === 'invalid') return { context: { kind: 'invalid', problem: loaded.problem } };
   if (!opts.needed) return { context: undefined };
   const settings = loaded.settings;
+  if (settings.source === 'pod-conditions') return { context: { kind: 'on', settings, view: { kind: 'pod-conditions' } } };
   const token = await tokenFor(settings, opts);
   if (!token.ok) return { context: { kind: 'on', settings, view: { kind: 'problem', problem: { kind: 'token', message: token.message } } } };
   const client = new SlurmRestClient({ url: settings.url, token: token.token, apiVersion: settings.apiVersion, ...(opts.signal ? { signal: opts.signal } : {}) });

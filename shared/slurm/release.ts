@@ -1,6 +1,6 @@
 // Cleanup's Slurm step: undrain only the Slurm nodes this request recorded and whose reason still starts with our
 // prefix (24.11 keeps the reason after an undrain: the record is the owner, the prefix the guard), then drop the record.
-import type { NodeMaintenance } from '../api/index.ts';
+import { ANNOTATION_SLINKY_DRAINED, type NodeMaintenance } from '../api/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, mayUndrain, recordedSlurmNodes } from './ownership.ts';
 import { hasDrainFlag } from './state.ts';
 import type { SlurmContext, SlurmWrite } from './view.ts';
@@ -14,13 +14,15 @@ export type SlurmRelease =
 /** Pure: what cleanup does in Slurm for one deleted request. `ctx` undefined means spec.slurm is off. */
 export function planSlurmRelease(nm: NodeMaintenance, ctx: SlurmContext | undefined): SlurmRelease {
   const annotations = nm.metadata.annotations ?? {};
-  const drop = [ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START].filter((k) => annotations[k] !== undefined);
+  // Slinky's drains (kmaint.io/slinky-drained) are never lifted by kmaint: uncordoning makes Slinky undrain them.
+  const drop = [ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, ANNOTATION_SLINKY_DRAINED].filter((k) => annotations[k] !== undefined);
   const recorded = recordedSlurmNodes(nm);
   if (recorded.length === 0) return { kind: 'done', dropAnnotations: drop };
   const names = recorded.join(', ');
   if (ctx === undefined) return { kind: 'hold', why: `spec.slurm is not enabled: cannot undrain Slurm node ${names} (drop annotation ${ANNOTATION_SLURM_DRAINED} to release without undraining)`, writes: [] };
   if (ctx.kind === 'invalid') return { kind: 'hold', why: `cannot undrain Slurm node ${names}: ${ctx.problem}`, writes: [] };
   if (ctx.view.kind === 'problem') return { kind: 'hold', why: `cannot undrain Slurm node ${names}: ${ctx.view.problem.message}`, writes: [] };
+  if (ctx.view.kind === 'pod-conditions') return { kind: 'hold', why: `cannot undrain Slurm node ${names}: spec.slurm has no slurmrestd url and token (token-free mode); configure them, or drop annotation ${ANNOTATION_SLURM_DRAINED} to release without undraining`, writes: [] };
   const writes: SlurmWrite[] = [];
   for (const name of recorded) {
     const info = ctx.view.nodes.get(name);

@@ -16,9 +16,29 @@ interface Row {
 const ROWS: Row[] = [
   { rule: 'absent is off', slurm: undefined, expected: { kind: 'off' } },
   { rule: 'present but not enabled is off', slurm: { url: 'http://slurm:6820' }, expected: { kind: 'off' } },
-  { rule: 'enabled without url names the field', slurm: { enabled: true, tokenEnv: 'SLURM_JWT', podSelector: 'app=slurmd' }, expected: { kind: 'invalid', problem: 'spec.slurm.url: required when spec.slurm.enabled is true' } },
+  { rule: 'a token without url names the field', slurm: { enabled: true, tokenEnv: 'SLURM_JWT', podSelector: 'app=slurmd' }, expected: { kind: 'invalid', problem: 'spec.slurm.url: required when spec.slurm.enabled is true' } },
+  {
+    rule: 'neither url nor token: the token-free mode, reading Slinky\'s pod conditions',
+    slurm: { enabled: true, podSelector: 'nodeset.slinky.slurm.net/pod-hostname', nameFrom: 'label', nameKey: 'nodeset.slinky.slurm.net/pod-hostname' },
+    expected: {
+      kind: 'on',
+      settings: {
+        source: 'pod-conditions',
+        url: '',
+        apiVersion: 'auto',
+        reasonPrefix: 'kmaint:',
+        mode: 'pod',
+        podSelector: expect.any(Object) as unknown,
+        nameFrom: 'label',
+        nameKey: 'nodeset.slinky.slurm.net/pod-hostname',
+        drainTimeoutSeconds: 0,
+        whenUnreachable: 'wait',
+      },
+    },
+  },
+  { rule: 'the token-free mode needs pod mode', slurm: { enabled: true, mode: 'node' }, expected: { kind: 'invalid', problem: "spec.slurm.url: required in node mode (the token-free mode reads Slinky's pod conditions, so it needs pod mode)" } },
   { rule: 'a url that is not http(s)', slurm: { enabled: true, url: 'slurm:6820', tokenEnv: 'SLURM_JWT', podSelector: 'app=slurmd' }, expected: { kind: 'invalid', problem: 'spec.slurm.url: must start with http:// or https://, got "slurm:6820"' } },
-  { rule: 'no token source', slurm: { enabled: true, url: 'http://slurm:6820', podSelector: 'app=slurmd' }, expected: { kind: 'invalid', problem: 'spec.slurm.tokenEnv, spec.slurm.tokenSecret or spec.slurm.tokenSecretArn: one is required' } },
+  { rule: 'no token source', slurm: { enabled: true, url: 'http://slurm:6820', podSelector: 'app=slurmd' }, expected: { kind: 'invalid', problem: 'spec.slurm.tokenEnv, spec.slurm.tokenSecret or spec.slurm.tokenSecretArn: one is required with url (drop url as well for the token-free mode)' } },
   {
     rule: 'a tokenSecretArn that is not a secret ARN',
     slurm: { enabled: true, url: 'http://slurm:6820', tokenSecretArn: 'slurm-token', podSelector: 'app=slurmd' },
@@ -37,6 +57,7 @@ const ROWS: Row[] = [
     expected: {
       kind: 'on',
       settings: {
+        source: 'slurmrestd',
         url: 'http://slurm-restapi.slurm:6820',
         apiVersion: 'auto',
         tokenSecret: { name: 'slurm-token', key: 'auth-token' },
@@ -52,7 +73,7 @@ const ROWS: Row[] = [
   {
     rule: "node mode: the CRD's default nameFrom (hostname) reads as the Node's name",
     slurm: { enabled: true, url: 'http://slurm:6820', tokenEnv: 'SLURM_JWT', mode: 'node', nameFrom: 'hostname' },
-    expected: { kind: 'on', settings: { url: 'http://slurm:6820', apiVersion: 'auto', tokenEnv: 'SLURM_JWT', reasonPrefix: 'kmaint:', mode: 'node', nameFrom: 'name', drainTimeoutSeconds: 0, whenUnreachable: 'wait' } },
+    expected: { kind: 'on', settings: { source: 'slurmrestd', url: 'http://slurm:6820', apiVersion: 'auto', tokenEnv: 'SLURM_JWT', reasonPrefix: 'kmaint:', mode: 'node', nameFrom: 'name', drainTimeoutSeconds: 0, whenUnreachable: 'wait' } },
   },
 ];
 

@@ -10,6 +10,12 @@ export type SlurmApiVersion = 'v0.0.40' | 'v0.0.41' | 'v0.0.42';
 export const SLURM_API_VERSIONS: readonly SlurmApiVersion[] = ['v0.0.42', 'v0.0.41', 'v0.0.40'];
 
 export interface SlurmSettings {
+  /**
+   * Where Slurm state comes from: slurmrestd (url and a token), or, with neither configured, the SlurmNodeState* pod
+   * conditions Slinky writes (token-free: kmaint reads but never writes Slurm; Slinky drains on kmaint's cordon).
+   */
+  source: 'slurmrestd' | 'pod-conditions';
+  /** "" in the token-free mode. */
   url: string;
   apiVersion: 'auto' | SlurmApiVersion;
   tokenEnv?: string;
@@ -38,9 +44,13 @@ export function loadSlurmSettings(config: MaintenanceOperatorConfig | undefined)
   const spec = config?.spec?.slurm;
   if (!spec || spec.enabled !== true) return { kind: 'off' };
   const bad = (problem: string): LoadedSlurm => ({ kind: 'invalid', problem: `spec.slurm.${problem}` });
-  if (!spec.url) return bad('url: required when spec.slurm.enabled is true');
-  if (!/^https?:\/\/[^/]+/.test(spec.url)) return bad(`url: must start with http:// or https://, got "${spec.url}"`);
-  if (!spec.tokenEnv && !spec.tokenSecret && !spec.tokenSecretArn) return bad('tokenEnv, spec.slurm.tokenSecret or spec.slurm.tokenSecretArn: one is required');
+  const hasToken = Boolean(spec.tokenEnv || spec.tokenSecret || spec.tokenSecretArn);
+  // Neither url nor token: the token-free mode, which reads Slinky's pod conditions (pod mode only).
+  const tokenFree = !spec.url && !hasToken;
+  if (tokenFree && spec.mode === 'node') return bad('url: required in node mode (the token-free mode reads Slinky\'s pod conditions, so it needs pod mode)');
+  if (!tokenFree && !spec.url) return bad('url: required when spec.slurm.enabled is true');
+  if (spec.url && !/^https?:\/\/[^/]+/.test(spec.url)) return bad(`url: must start with http:// or https://, got "${spec.url}"`);
+  if (spec.url && !hasToken) return bad('tokenEnv, spec.slurm.tokenSecret or spec.slurm.tokenSecretArn: one is required with url (drop url as well for the token-free mode)');
   if (spec.tokenSecretArn && !secretArnRegion(spec.tokenSecretArn)) return bad(`tokenSecretArn: "${spec.tokenSecretArn}" is not a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>)`);
   const mode = spec.mode ?? 'pod';
   // The CRD defaults nameFrom to hostname; a Node's hostname is its name.
@@ -56,7 +66,8 @@ export function loadSlurmSettings(config: MaintenanceOperatorConfig | undefined)
   return {
     kind: 'on',
     settings: {
-      url: spec.url.replace(/\/+$/, ''),
+      source: tokenFree ? 'pod-conditions' : 'slurmrestd',
+      url: (spec.url ?? '').replace(/\/+$/, ''),
       apiVersion: spec.apiVersion ?? 'auto',
       ...(spec.tokenEnv ? { tokenEnv: spec.tokenEnv } : {}),
       ...(spec.tokenSecret ? { tokenSecret: { name: spec.tokenSecret.name, key: spec.tokenSecret.key ?? 'auth-token' } } : {}),

@@ -2,7 +2,11 @@
 import type { SlurmNodeInfo, SlurmProblem } from './client.ts';
 import type { SlurmSettings } from './settings.ts';
 
-export type SlurmView = { kind: 'ok'; nodes: ReadonlyMap<string, SlurmNodeInfo> } | { kind: 'problem'; problem: SlurmProblem };
+export type SlurmView =
+  | { kind: 'ok'; nodes: ReadonlyMap<string, SlurmNodeInfo> }
+  | { kind: 'problem'; problem: SlurmProblem }
+  /** Token-free mode: each worker's Slurm node is read from its pod's SlurmNodeState* conditions (Slinky's). */
+  | { kind: 'pod-conditions' };
 
 /** Given to the drainer and cleanup planners when spec.slurm is enabled (valid or not). */
 export type SlurmContext = { kind: 'on'; settings: SlurmSettings; view: SlurmView } | { kind: 'invalid'; problem: string };

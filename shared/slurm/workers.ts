@@ -9,6 +9,8 @@ export interface SlurmWorker {
   slurmNode: string;
   /** `pod ns/name` or `node name`, for messages. */
   source: string;
+  /** The worker pod (pod mode): its labels say Slinky, its conditions carry Slurm state in the token-free mode. */
+  pod?: V1Pod;
 }
 
 export type WorkersResult = { ok: true; workers: SlurmWorker[] } | { ok: false; error: string };
@@ -41,7 +43,7 @@ export function slurmWorkersOf(node: V1Node, pods: readonly V1Pod[], s: SlurmSet
       const key = `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
       const name = nameOf(pod, pod.spec?.hostname, s);
       if (!name) return { ok: false, error: `Slurm worker pod ${key} has no ${s.nameFrom} ${s.nameKey ?? ''} naming its Slurm node`.replace(/ {2}/g, ' ') };
-      if (!out.has(name)) out.set(name, { slurmNode: name, source: `pod ${key}` });
+      if (!out.has(name)) out.set(name, { slurmNode: name, source: `pod ${key}`, pod });
     }
   }
   return { ok: true, workers: [...out.values()].sort((a, b) => (a.slurmNode < b.slurmNode ? -1 : a.slurmNode > b.slurmNode ? 1 : 0)) };

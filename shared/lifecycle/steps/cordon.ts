@@ -1,4 +1,5 @@
-// Step Cordon: the node's prior state recorded, the medik8s node lease claimed, then the cordon with who and why.
+// Step Cordon: the node's prior state recorded, the medik8s node lease claimed, then the cordon with who and why (and,
+// on a Slinky-managed node, the reason Slinky's Slurm drain will carry).
 import type { V1Node } from '@kubernetes/client-node';
 import {
   ANNOTATION_CORDON_REASON,
@@ -10,9 +11,11 @@ import {
   EVENT_REASON_NODE_LEASE_HELD,
   MEDIK8S_LEASE_NAMESPACE,
   Phase,
+  SLINKY_NODE_CORDON_REASON,
   rfc3339Seconds,
 } from '../../api/index.ts';
 import type { Action, NodeMaintenance } from '../../api/index.ts';
+import { isSlinkyPod, slinkyCordonReason } from '../../slurm/index.ts';
 import { holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik8sLeases } from '../node-lease.ts';
 import { shownMessage, warningEvent, type StepContext, type StepResult } from './step.ts';
 
@@ -33,6 +36,15 @@ function claimNodeLease(nm: NodeMaintenance, node: V1Node, medik8s: Medik8sLease
   }
   if (view.state === 'ours' && !view.renewDue) return { kind: 'none' };
   return { kind: 'take', lease: leaseWrite(node, view, holder, now) };
+}
+
+/**
+ * On a Slinky-managed node (a NodeSet pod runs there), the reason Slinky's Slurm drain will name, written in the
+ * cordon's own patch so Slinky never sees the cordon without it. A reason someone else set first is left as it is.
+ */
+function slinkyReasonFor(ctx: StepContext): Record<string, string> {
+  if (!ctx.pods.some(isSlinkyPod) || ctx.node.metadata?.annotations?.[SLINKY_NODE_CORDON_REASON] !== undefined) return {};
+  return { [SLINKY_NODE_CORDON_REASON]: slinkyCordonReason(ctx.ref) };
 }
 
 /** Cordon -> WaitForPodCompletion, or hold while another tool holds the node's medik8s lease. */
@@ -59,7 +71,7 @@ export function cordon(ctx: StepContext): StepResult {
   if (!unschedulable) {
     // Who cordoned the node and why, on the node itself, in the cordon's own patch: cleanup uncordons only on this
     // record. One write: a second one would race the controllers that react to the cordon (the unschedulable taint).
-    const record = { [ANNOTATION_CORDONED_BY]: holderFor(nm), [ANNOTATION_CORDON_REASON]: `NodeMaintenance ${ref.namespace}/${ref.name} (requestor ${nm.spec.requestorID})` };
+    const record = { [ANNOTATION_CORDONED_BY]: holderFor(nm), [ANNOTATION_CORDON_REASON]: `NodeMaintenance ${ref.namespace}/${ref.name} (requestor ${nm.spec.requestorID})`, ...slinkyReasonFor(ctx) };
     if (recorded[ANNOTATION_CORDON_RECORDED] === undefined) annotations[ANNOTATION_CORDON_RECORDED] = 'true';
     nodeActions.push({ kind: 'cordonNode', node: nodeRef, maintenance: ref, reason: `cordon for ${ref.namespace}/${ref.name}`, annotations: record });
   }
