@@ -128,6 +128,16 @@ describe('explainRequest', () => {
     ['deleted: cleanup', { phase: 'Ready', deleting: true }, 'next: cleanup uncordons node n1 (only if kmaint cordoned it) and removes the finalizer'],
     ['a medik8s lease held: its holder', { phase: 'Cordon', message: 'waiting to cordon: the medik8s node lease medik8s-leases/node-n1 is held by snr until 2025-12-01T00:10:00Z' }, 'next: the other holder must release the lease or let it expire (the medik8s node lease medik8s-leases/node-n1 is held by snr until 2025-12-01T00:10:00Z)'],
     ['a Slurm node draining: its jobs', { phase: 'Draining', message: 'waiting: Slurm node n3 draining, state ALLOCATED+DRAIN' }, 'next: the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods'],
+    [
+      'Slinky still to drain after the cordon: Slinky',
+      { phase: 'Draining', message: 'waiting: Slurm node n1 to be drained by Slinky, state ALLOCATED' },
+      'next: Slinky (slurm-operator) must drain the Slurm nodes above: it does when it sees the node cordoned, with reason "slurm-operator: " and the node\'s nodeset.slinky.slurm.net/node-cordon-reason; is Slinky running?',
+    ],
+    [
+      "Slinky's drain for this request: its jobs, and Slinky undrains",
+      { phase: 'Draining', message: 'waiting: Slurm node n1 draining by Slinky for this request ("slurm-operator: kmaint: default/job"), state ALLOCATED+DRAIN' },
+      "next: the jobs on the Slurm nodes above must end (Drained: Drain and none of Allocated, Mixed, Completing); then the drainer evicts the pods. kmaint never undrains Slinky's drain: Slinky does when the node is uncordoned",
+    ],
     ['slurmrestd unreachable: Slurm must answer', { phase: 'Draining', message: 'waiting: cannot reach slurmrestd at http://127.0.0.1:6820: ECONNREFUSED; nothing is evicted until Slurm node n3 can be drained' }, 'next: kmaint must be able to read and drain the Slurm nodes (the problem above); nothing on the node is evicted until then'],
     [
       'a dead node, taint off: what the out-of-service taint would do',
