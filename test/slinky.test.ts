@@ -163,19 +163,19 @@ const DRAIN_WORKERS = { force: true, podSelector: 'app.kubernetes.io/name=slurmd
 describe.skipIf(!CAN_RUN)('alongside Slinky on the testbed with a real Slurm 24.11 (Slinky played as interop-2026.md section 2 documents it)', () => {
   beforeAll(async () => {
     slurmDir = mkdtempSync(join(tmpdir(), 'kmaint-slinky-'));
-    slurm = await startSlurm({ dir: slurmDir, nodes: 2, log: (line) => process.stderr.write(`[slurm] ${line}\n`) });
+    slurm = await startSlurm({ dir: slurmDir, nodes: 3, log: (line) => process.stderr.write(`[slurm] ${line}\n`) });
     process.env[TOKEN_ENV] = slurm.token('root');
     await installCrds();
     await admin().core.createNamespace({ body: { metadata: { name: ns } } });
     await protectionPdb();
     workers = await generalNodes();
-    expect(workers.length).toBeGreaterThanOrEqual(2);
+    expect(workers.length).toBeGreaterThanOrEqual(3);
   });
   afterEach(async () => {
     for (const id of jobs.splice(0)) await slurm.rest('DELETE', `/slurm/v0.0.41/job/${id}`);
     await removeAllNMs(ns);
     await setConfig(undefined);
-    for (const w of workers.slice(0, 2)) {
+    for (const w of workers.slice(0, 3)) {
       await setUnschedulable(w, false);
       await kubectl(['annotate', 'node', w, `${SLINKY_NODE_CORDON_REASON}-`]);
     }
@@ -295,5 +295,34 @@ describe.skipIf(!CAN_RUN)('alongside Slinky on the testbed with a real Slurm 24.
     const after = await readNode(node);
     expect([after.spec?.unschedulable ?? false, after.metadata?.annotations?.[SLINKY_NODE_CORDON_REASON]]).toEqual([false, undefined]);
     expect((await slurmNode('n2')).state).toEqual(['IDLE', 'DRAIN']);
+  });
+
+  it("token-free: a reason Slinky leaves alone (an admin's, kept by Slurm after the undrain) freezes Slinky; kmaint cannot drain either and says so, evicting nothing", async () => {
+    const node = workers[2] as string;
+    const pod: [string, string] = ['slurm-worker-n3', 'n3'];
+    // 24.11 keeps the reason after an undrain: n3 is IDLE with the admin's old reason.
+    await slurmPost('n3', { state: ['DRAIN'], reason: 'admin: was flaky' });
+    await slurmPost('n3', { state: ['UNDRAIN'] });
+    expect(await slurmNode('n3')).toEqual({ state: ['IDLE'], reason: 'admin: was flaky' });
+    await nodesetPod(pod[0], node, 'n3');
+    // Slinky has projected n3's state onto its pod before the request comes (else kmaint says the conditions are missing).
+    await slinkySync(...pod);
+    await setConfig({ maxParallelOperations: 2, slurm: { enabled: true, mode: 'pod', podSelector: HOSTNAME, nameFrom: 'label', nameKey: HOSTNAME } });
+    await createNM(ns, 'frozen-n3', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
+
+    const said = 'Slurm node n3 has a reason Slinky leaves alone ("admin: was flaky"), so Slinky will not drain it, and without slurmrestd url and token kmaint cannot: clear the reason or drain the node by hand';
+    const held = await untilMessage('frozen-n3', `waiting: ${said}`, pod);
+    expect(phaseOf(held)).toBe('Draining');
+    // Slinky left it alone: no drain, no pod-cordon; the pod stays.
+    expect(await slurmNode('n3')).toEqual({ state: ['IDLE'], reason: 'admin: was flaky' });
+    const p = await readPod(pod[0]);
+    expect([p?.metadata?.annotations?.['nodeset.slinky.slurm.net/pod-cordon'], p?.metadata?.deletionTimestamp]).toEqual([undefined, undefined]);
+    const events = await admin().core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.kind=NodeMaintenance,involvedObject.name=frozen-n3,reason=SlurmProblem' });
+    expect(events.items.map((e) => e.message)).toEqual([said]);
+
+    await deleteNM(ns, 'frozen-n3');
+    await driveUntil(`${ns}/frozen-n3 gone`, async () => ((await getNM(ns, 'frozen-n3')) === undefined ? true : undefined));
+    const after = await readNode(node);
+    expect([after.spec?.unschedulable ?? false, after.metadata?.annotations?.[SLINKY_NODE_CORDON_REASON]]).toEqual([false, undefined]);
   });
 });
