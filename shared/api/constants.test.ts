@@ -193,6 +193,7 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'EVENT_REASON_INVALID_MAINTENANCE', actual: constants.EVENT_REASON_INVALID_MAINTENANCE, expected: 'InvalidNodeMaintenance' },
   // Gangs, deadlines and advance notice (issue 21).
   { name: 'LABEL_GANG', actual: constants.LABEL_GANG, expected: 'kmaint.io/gang' },
+  { name: 'ANNOTATION_GANG_SIZE', actual: constants.ANNOTATION_GANG_SIZE, expected: 'kmaint.io/gang-size' },
   { name: 'ANNOTATION_DEADLINE', actual: constants.ANNOTATION_DEADLINE, expected: 'kmaint.io/deadline' },
   { name: 'ANNOTATION_NOT_BEFORE', actual: constants.ANNOTATION_NOT_BEFORE, expected: 'kmaint.io/not-before' },
   { name: 'ANNOTATION_DEADLINE_REPORTED', actual: constants.ANNOTATION_DEADLINE_REPORTED, expected: 'kmaint.io/deadline-reported' },

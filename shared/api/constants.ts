@@ -197,6 +197,8 @@ export const EVENT_REASON_OUT_OF_SERVICE = 'OutOfServiceTaint';
 // Issue 21: request-level keys for gangs, deadlines and advance notice. Parsed by shared/api/request-timing.ts.
 /** Label on a NodeMaintenance: requests sharing its value are admitted together or not at all (a gang). */
 export const LABEL_GANG = 'kmaint.io/gang';
+/** Optional annotation on a gang's requests: how many requests the gang has, so a missing or deleted one is reported. */
+export const ANNOTATION_GANG_SIZE = 'kmaint.io/gang-size';
 /** On a NodeMaintenance: RFC 3339 time by which it should be Ready; nearer deadlines rank first. */
 export const ANNOTATION_DEADLINE = 'kmaint.io/deadline';
 /** On a NodeMaintenance: RFC 3339 time before which it is not admitted. */

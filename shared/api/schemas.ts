@@ -232,6 +232,10 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   maxUnavailablePerZone: intOrStringSchema.optional(),
   zoneLabel: z.string().min(1).optional(),
   windows: z.array(maintenanceWindowSchema).optional(),
+  /** kmaint extension (issue 21): a node label whose value makes a gang of the requests on the nodes sharing it (e.g. nvidia.com/gpu.clique). */
+  gangNodeLabel: z.string().min(1).optional(),
+  /** kmaint extension (issue 21): after this long waiting, a gang that would fit once the requests in progress finish holds freed slots. */
+  gangReserveAfterSeconds: nonNegativeInt32().optional(),
   nodeHandshake: nodeHandshakeSchema.optional(),
   reaper: reaperSchema.optional(),
   slurm: slurmSchema.optional(),

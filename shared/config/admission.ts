@@ -8,6 +8,9 @@ import { resolveIntOrPercent } from './int-or-percent.ts';
 import { compileWindows } from './windows.ts';
 import type { WindowSet } from './windows.ts';
 
+/** How long a gang waits before it holds freed slots (issue 21), when gangReserveAfterSeconds is unset. */
+export const DEFAULT_GANG_RESERVE_AFTER_SECONDS = 600;
+
 export interface PoolRules {
   readonly name: string;
   readonly selector: LabelSelector;
@@ -30,6 +33,10 @@ export interface AdmissionRules {
   readonly maxUnavailablePerZone?: IntOrString;
   /** Cluster-wide windows. Unset or empty: always open. */
   readonly windows?: WindowSet;
+  /** Node label whose value makes a gang of the requests on nodes sharing it (issue 21). Unset: gangs by request label only. */
+  readonly gangNodeLabel?: string;
+  /** Seconds a gang waits before it holds freed slots (issue 21). @default 600 */
+  readonly gangReserveAfterSeconds: number;
   /** One line per value that makes one scope (a pool, or the cluster's windows) admit nothing, naming both. */
   readonly scopedProblems: readonly string[];
 }
@@ -43,7 +50,7 @@ export interface LoadedAdmission {
 
 /** Whether the spec uses any admission extension. */
 function usesExtensions(spec: MaintenanceOperatorConfigSpec): boolean {
-  return spec.pools !== undefined || spec.maxUnavailablePerZone !== undefined || spec.zoneLabel !== undefined || spec.windows !== undefined;
+  return spec.pools !== undefined || spec.maxUnavailablePerZone !== undefined || spec.zoneLabel !== undefined || spec.windows !== undefined || spec.gangNodeLabel !== undefined || spec.gangReserveAfterSeconds !== undefined;
 }
 
 /**
@@ -102,6 +109,8 @@ export function loadAdmissionRules(spec: MaintenanceOperatorConfigSpec, nodeCoun
   if (zoneLabelError !== undefined) problems.push(`spec.zoneLabel: invalid label key "${zoneLabel}": ${zoneLabelError}`);
   const zoneError = limitError(spec.maxUnavailablePerZone, nodeCount);
   if (zoneError !== undefined) problems.push(`spec.maxUnavailablePerZone: ${zoneError}`);
+  const gangLabelError = spec.gangNodeLabel === undefined ? undefined : labelKeyError(spec.gangNodeLabel);
+  if (gangLabelError !== undefined) problems.push(`spec.gangNodeLabel: invalid label key "${spec.gangNodeLabel ?? ''}": ${gangLabelError}`);
 
   const windows = spec.windows === undefined || spec.windows.length === 0 ? undefined : compileWindows(spec.windows, 'spec.windows');
   if (windows?.kind === 'invalid') scopedProblems.push(scoped(windows.problem, 'the cluster'));
@@ -112,6 +121,8 @@ export function loadAdmissionRules(spec: MaintenanceOperatorConfigSpec, nodeCoun
       zoneLabel,
       ...(spec.maxUnavailablePerZone !== undefined ? { maxUnavailablePerZone: spec.maxUnavailablePerZone } : {}),
       ...(windows !== undefined ? { windows } : {}),
+      ...(spec.gangNodeLabel !== undefined ? { gangNodeLabel: spec.gangNodeLabel } : {}),
+      gangReserveAfterSeconds: spec.gangReserveAfterSeconds ?? DEFAULT_GANG_RESERVE_AFTER_SECONDS,
       scopedProblems,
     },
     problems,

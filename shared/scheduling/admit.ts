@@ -1,8 +1,11 @@
 // The admission walk (upstream step 6) with upstream's flaw fixed: a request skipped for the availability
 // budget does not use up a slot, so a lower-ranked request on an already-unavailable Node can still start.
-// Each request passes the ordered GATES (windows, cluster limits, pool and zone limits) or waits on the first that refuses.
-import { maintenanceKey, type NodeMaintenance } from '#api';
-import { firstRefusal, recordAdmission, startTally } from './gates.ts';
+// Each request passes the ordered GATES (windows, cluster limits, pool and zone limits) or waits on the first that refuses;
+// a gang's requests pass them together or all wait (issue 21).
+import { maintenanceKey, rfc3339Seconds, type NodeMaintenance } from '#api';
+import { judgeGang } from './gang-trial.ts';
+import { NO_GANGS, type Gang, type Gangs } from './gangs.ts';
+import { firstRefusal, recordAdmission, startTally, type Tally } from './gates.ts';
 import type { ValidBudget } from './limits.ts';
 import { NO_SCOPES, type Scopes } from './scopes.ts';
 import type { SchedulingState } from './state.ts';
@@ -28,44 +31,116 @@ export interface AdmissionResult {
   why: ReadonlyMap<string, string>;
 }
 
+/** Gangs for the walk (issue 21); without them every request is a single, exactly as before. */
+export interface GangAdmission {
+  gangs: Gangs;
+  /** A gang waiting this long holds freed slots when it fits once the requests in progress finish. */
+  reserveAfterSeconds: number;
+  now: Date;
+}
+
+const NO_GANG_ADMISSION: GangAdmission = { gangs: NO_GANGS, reserveAfterSeconds: Number.POSITIVE_INFINITY, now: new Date(0) };
+
+interface Skip {
+  maintenance: NodeMaintenance;
+  whyThen: string;
+  /** A text that does not depend on the counts (a gang's problem, a reservation); kept as it is after the walk. */
+  fixed?: boolean;
+  gang?: Gang;
+}
+
+interface Walk {
+  state: SchedulingState;
+  budget: ValidBudget;
+  tally: Tally;
+  admitted: Admission[];
+  skipped: Skip[];
+  /** The gang holding freed slots: nothing ranked after it starts this pass. */
+  holder?: Gang;
+}
+
+function admitOne(walk: Walk, maintenance: NodeMaintenance, gang?: Gang): void {
+  const { state, budget, tally } = walk;
+  const node = maintenance.spec.nodeName;
+  const nodeAlreadyUnavailable = state.nodesUnavailable.has(node);
+  recordAdmission(tally, node);
+  const unavailable = budget.unavailable + tally.newlyUnavailable;
+  const gangText = gang === undefined ? {} : { gang: { name: gang.name, size: gang.members.length } };
+  walk.admitted.push({
+    maintenance,
+    message: admittedMessage({ slot: budget.inProgress + tally.admitted, maxParallelOperations: budget.maxParallelOperations, nodeAlreadyUnavailable, unavailable, maxUnavailable: budget.maxUnavailable, ...gangText }),
+  });
+}
+
+/** A gang at the rank of its best member: all its winners admitted now, or all skipped with one reason. */
+function walkGang(walk: Walk, gang: Gang, winners: readonly NodeMaintenance[], options: GangAdmission): void {
+  const size = gang.members.length;
+  const skipAll = (whyThen: string, fixed: boolean): void => {
+    for (const maintenance of winners) walk.skipped.push({ maintenance, whyThen, fixed, gang });
+  };
+  if (gang.problems.length > 0 || winners.length !== size) {
+    skipAll(waitReason.gangCannotStart(gang.name, size, gang.problems.join('; ') || 'a request of the gang waits on its node'), true);
+    return;
+  }
+  const verdict = judgeGang(walk.tally, winners);
+  if (verdict.kind === 'fits') {
+    for (const maintenance of winners) admitOne(walk, maintenance, gang);
+  } else if (verdict.kind === 'never-fits') {
+    skipAll(waitReason.gangNeverFits(gang.name, size, verdict.why), true);
+  } else {
+    skipAll(waitReason.gangWaits(gang.name, size, verdict.why), false);
+    const waitedMs = options.now.getTime() - gang.waitingSince;
+    if (verdict.reservable && walk.holder === undefined && waitedMs >= options.reserveAfterSeconds * 1000) walk.holder = gang;
+  }
+}
+
+/** Why a skipped request waits, judged on the counts after the walk (the next pass sees this pass's admissions in progress). */
+function finalWhy(walk: Walk, skip: Skip): string {
+  if (skip.fixed === true) return skip.whyThen;
+  if (skip.gang !== undefined) {
+    const verdict = judgeGang(walk.tally, skip.gang.members);
+    return verdict.kind === 'waits' ? waitReason.gangWaits(skip.gang.name, skip.gang.members.length, verdict.why) : skip.whyThen;
+  }
+  // Counts only tighten during the walk, so a request refused then is refused now; its earlier reason is the fallback.
+  return firstRefusal(walk.tally, skip.maintenance.spec.nodeName) ?? skip.whyThen;
+}
+
 /**
  * Walks every winner, best first, through the gates. A slot is spent only on admission. A request on a Node
  * that is already unavailable takes a slot but no availability budget (in the cluster, its pool or its zone);
  * one on an available Node also needs availability budget in each, otherwise it is skipped and the walk goes on.
+ * A gang is walked at its best member's rank and admitted whole or skipped whole; a gang that has waited
+ * `reserveAfterSeconds` and fits once the requests in progress finish holds freed slots (nothing after it starts).
  * Without `scopes` only the cluster's two limits apply, exactly as upstream.
  */
-export function admitRanked(state: SchedulingState, budget: ValidBudget, winners: readonly NodeMaintenance[], scopes: Scopes = NO_SCOPES): AdmissionResult {
-  const tally = startTally(state, budget, scopes);
-  const admitted: Admission[] = [];
-  const skipped: Array<{ maintenance: NodeMaintenance; whyThen: string }> = [];
-
+export function admitRanked(state: SchedulingState, budget: ValidBudget, winners: readonly NodeMaintenance[], scopes: Scopes = NO_SCOPES, options: GangAdmission = NO_GANG_ADMISSION): AdmissionResult {
+  const walk: Walk = { state, budget, tally: startTally(state, budget, scopes), admitted: [], skipped: [] };
+  const walked = new Set<Gang>();
   for (const maintenance of winners) {
-    const node = maintenance.spec.nodeName;
-    const refusal = firstRefusal(tally, node);
-    if (refusal !== undefined) {
-      skipped.push({ maintenance, whyThen: refusal });
+    const gang = options.gangs.byKey.get(maintenanceKey(maintenance));
+    if (gang !== undefined && walked.has(gang)) continue;
+    if (walk.holder !== undefined) {
+      const held = gang === undefined ? [maintenance] : winners.filter((w) => options.gangs.byKey.get(maintenanceKey(w)) === gang);
+      const whyThen = waitReason.gangHoldsSlots(walk.holder.name, rfc3339Seconds(new Date(walk.holder.waitingSince)));
+      for (const nm of held) walk.skipped.push({ maintenance: nm, whyThen, fixed: true });
+      if (gang !== undefined) walked.add(gang);
       continue;
     }
-    const nodeAlreadyUnavailable = state.nodesUnavailable.has(node);
-    recordAdmission(tally, node);
-    admitted.push({
-      maintenance,
-      message: admittedMessage({
-        slot: budget.inProgress + tally.admitted,
-        maxParallelOperations: budget.maxParallelOperations,
-        nodeAlreadyUnavailable,
-        unavailable: budget.unavailable + tally.newlyUnavailable,
-        maxUnavailable: budget.maxUnavailable,
-      }),
-    });
+    if (gang !== undefined) {
+      walked.add(gang);
+      walkGang(walk, gang, winners.filter((w) => options.gangs.byKey.get(maintenanceKey(w)) === gang), options);
+      continue;
+    }
+    const refusal = firstRefusal(walk.tally, maintenance.spec.nodeName);
+    if (refusal === undefined) admitOne(walk, maintenance);
+    else walk.skipped.push({ maintenance, whyThen: refusal });
   }
-  // Counts only tighten during the walk, so a request refused then is refused now; its earlier reason is the fallback.
-  const why = new Map(skipped.map(({ maintenance, whyThen }) => [maintenanceKey(maintenance), firstRefusal(tally, maintenance.spec.nodeName) ?? whyThen]));
+  const why = new Map(walk.skipped.map((skip) => [maintenanceKey(skip.maintenance), finalWhy(walk, skip)]));
   return {
-    admitted,
-    skipped: skipped.map((s) => s.maintenance),
-    slotsLeft: budget.availableSlots - tally.admitted,
-    canBecomeUnavailableLeft: budget.canBecomeUnavailable - tally.newlyUnavailable,
+    admitted: walk.admitted,
+    skipped: walk.skipped.map((s) => s.maintenance),
+    slotsLeft: budget.availableSlots - walk.tally.admitted,
+    canBecomeUnavailableLeft: budget.canBecomeUnavailable - walk.tally.newlyUnavailable,
     why,
   };
 }

@@ -1,12 +1,14 @@
 // The scheduler pass's plan: initialise new requests as Pending, admit what the limits allow, explain the rest.
 import { EVENT_REASON_CONDITION_CHANGED, Phase, PHASE_UNINITIALIZED, maintenanceKey, maintenancePhase, maintenanceRef, withReadyCondition } from '#api';
 import type { Action, NodeMaintenance } from '#api';
-import { admitRanked } from './admit.ts';
+import { DEFAULT_GANG_RESERVE_AFTER_SECONDS } from '#config';
+import { admitRanked, type GangAdmission } from './admit.ts';
+import { findGangs } from './gangs.ts';
 import { SchedulingInvariantError } from './errors.ts';
 import { computeBudget, type SchedulingLimits } from './limits.ts';
 import type { PoolOverlap } from './pools.ts';
 import { notBeforeRefusal } from './gates.ts';
-import { firstPerNode, rankCandidates } from './rank.ts';
+import { firstPerNode, rankCandidates, type NodeWinners } from './rank.ts';
 import { resolveScopes } from './scopes.ts';
 import { compareStrings, type SchedulingState } from './state.ts';
 import { waitingMessage, waitReason } from './wait-reasons.ts';
@@ -70,6 +72,18 @@ function splitByNode(state: SchedulingState, now: Date): { candidates: NodeMaint
   return { candidates, waits };
 }
 
+/** The gangs of this snapshot (issue 21); a member waiting on its own Node keeps its gang from starting. */
+function gangAdmission(state: SchedulingState, limits: SchedulingLimits, now: Date, waits: readonly Wait[], losers: NodeWinners['losers']): GangAdmission {
+  const memberWaits = new Map(waits.map((w) => [maintenanceKey(w.maintenance), w.why]));
+  for (const { maintenance, winner } of losers) memberWaits.set(maintenanceKey(maintenance), waitReason.nodeRanksFirst(maintenance.spec.nodeName, maintenanceKey(winner)));
+  const rules = limits.admission;
+  return {
+    gangs: findGangs(state, rules?.gangNodeLabel, memberWaits),
+    reserveAfterSeconds: rules?.gangReserveAfterSeconds ?? DEFAULT_GANG_RESERVE_AFTER_SECONDS,
+    now,
+  };
+}
+
 export function planScheduling(state: SchedulingState, limits: SchedulingLimits, now: Date): SchedulingPlan {
   const budget = computeBudget(state, limits);
   const scopes = resolveScopes(state, limits.admission, now);
@@ -82,7 +96,7 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
     for (const nm of ranked) waits.push({ maintenance: nm, why: waitReason.configInvalid(budget.problem), onLimit: true });
   } else {
     const { winners, losers } = firstPerNode(ranked);
-    const result = admitRanked(state, budget, winners, scopes);
+    const result = admitRanked(state, budget, winners, scopes, gangAdmission(state, limits, now, waits, losers));
     const whyOf = (nm: NodeMaintenance): string => {
       const why = result.why.get(maintenanceKey(nm));
       // admitRanked gives every skipped winner a reason; a missing one is a bug, never an empty message.

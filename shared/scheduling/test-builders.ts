@@ -62,6 +62,9 @@ export interface MaintenanceOptions {
   /** @default 1 */
   generation?: number;
   /** metadata.annotations (kmaint.io/deadline, kmaint.io/not-before). @default none */
+  /** metadata.labels (e.g. kmaint.io/gang). @default none */
+  labels?: Record<string, string>;
+  /** metadata.annotations. @default none */
   annotations?: Record<string, string>;
 }
 
@@ -76,6 +79,7 @@ export function aMaintenance(opts: MaintenanceOptions): NodeMaintenance {
       resourceVersion: '100',
       generation,
       creationTimestamp: opts.created ?? '2025-12-01T00:00:00Z',
+      ...(opts.labels !== undefined ? { labels: opts.labels } : {}),
       ...(opts.annotations !== undefined ? { annotations: opts.annotations } : {}),
       ...(opts.deleting === true ? { deletionTimestamp: '2025-12-31T12:00:00Z', finalizers: ['maintenance.nvidia.com/finalizer'] } : {}),
     },

@@ -10,6 +10,8 @@ export const waitReason = {
   nodeNotFound: (node: string): string => `node ${node} not found`,
   /** Also used for the runner-up of a Node whose winner was admitted this pass: next pass sees it in progress. */
   nodeTaken: (node: string, holderKey: string): string => `another request for node ${node} is in progress (${holderKey})`,
+  /** A runner-up on its Node, as a gang reports its member (issue 21). */
+  nodeRanksFirst: (node: string, winnerKey: string): string => `another request for node ${node} ranks first (${winnerKey})`,
   configInvalid: (problem: string): string => `config invalid: ${problem}`,
   maxParallelOperations: (max: number, inProgress: number): string => `maxParallelOperations ${max} reached (${inProgress} in progress)`,
   maxUnavailable: (max: number | 'unlimited', underMaintenance: number, cordonedOrNotReady: number): string =>
@@ -30,6 +32,13 @@ export const waitReason = {
   notBefore: (at: string): string => `not before ${at} (kmaint.io/not-before)`,
   /** `problem` is request-timing's one-line reason; the request admits nothing until its requestor fixes the value. */
   notBeforeInvalid: (problem: string): string => `request admits nothing: ${problem}`,
+  // Gangs (issue 21): a gang's requests all carry the same text.
+  gangCannotStart: (gang: string, size: number, problem: string): string => `gang ${gang} (${size} requests) cannot start: ${problem}`,
+  gangNeverFits: (gang: string, size: number, why: string): string =>
+    `gang ${gang} (${size} requests) is larger than a limit and is never partially admitted: with only its own requests in maintenance, ${why}`,
+  gangWaits: (gang: string, size: number, why: string): string => `gang ${gang} (${size} requests) starts all at once or not at all: ${why}`,
+  /** `since` is the gang's oldest request's creation (RFC 3339), which stays the same while it waits. */
+  gangHoldsSlots: (gang: string, since: string): string => `freed slots are held for gang ${gang}, waiting since ${since}`,
 } as const;
 
 /**
@@ -42,9 +51,12 @@ export function admittedMessage(opts: {
   nodeAlreadyUnavailable: boolean;
   unavailable: number;
   maxUnavailable: number | 'unlimited';
+  /** The gang admitted with it (issue 21). @default none */
+  gang?: { name: string; size: number };
 }): string {
   const slot = `admitted: slot ${opts.slot} of ${opts.maxParallelOperations}`;
-  if (opts.nodeAlreadyUnavailable) return `${slot}, node already unavailable`;
-  if (opts.maxUnavailable === 'unlimited') return slot;
-  return `${slot}, unavailable ${opts.unavailable} of ${opts.maxUnavailable}`;
+  const gang = opts.gang === undefined ? '' : `, with gang ${opts.gang.name} (${opts.gang.size} requests)`;
+  if (opts.nodeAlreadyUnavailable) return `${slot}, node already unavailable${gang}`;
+  if (opts.maxUnavailable === 'unlimited') return `${slot}${gang}`;
+  return `${slot}, unavailable ${opts.unavailable} of ${opts.maxUnavailable}${gang}`;
 }
