@@ -6,9 +6,11 @@ import type { ResolvedConfig } from '../shared/config/index.ts';
 import {
   GATES,
   computeBudget,
+  findGangs,
   maintenanceKey,
   maintenancePhase,
   planScheduling,
+  rankCandidates,
   recordAdmission,
   resolveScopes,
   startTally,
@@ -54,6 +56,19 @@ function nextFor(gate: Gate, t: Tally, node: string, refusal: string, configName
   return parts.length > 0 ? parts.join('; or ') : `a request admitted by the same pass ${where}must finish`;
 }
 
+/** A gang member (issue 21): the gang, its requests, and the rank it walks at (its best request's). */
+function gangLines(state: SchedulingState, nm: NodeMaintenance, gangNodeLabel: string | undefined): string[] {
+  const gang = findGangs(state, gangNodeLabel, new Map()).byKey.get(maintenanceKey(nm));
+  if (gang === undefined) return [];
+  const ranked = rankCandidates(state, state.unscheduled).map(maintenanceKey);
+  const keys = gang.members.map(maintenanceKey);
+  const best = ranked.find((k) => keys.includes(k)) ?? maintenanceKey(nm);
+  return [
+    `gang  ${gang.name}: ${keys.length} request${keys.length === 1 ? '' : 's'} start together or not at all: ${head(keys)}`,
+    `rank  ${ranked.indexOf(maintenanceKey(nm)) + 1} of ${ranked.length} waiting requests; the gang walks at ${best}'s rank (${ranked.indexOf(best) + 1})`,
+  ];
+}
+
 export interface AdmissionInput {
   maintenance: NodeMaintenance;
   nodes: readonly V1Node[];
@@ -81,6 +96,7 @@ export function explainAdmission(input: AdmissionInput, state: SchedulingState, 
   if (!state.nodes.has(node)) return { title, lines: [...lines, `WAIT  node ${node} not found`], next: `node ${node} must exist (or the requestor deletes this request)` };
   if (holder !== undefined) return { title, lines: [...lines, `WAIT  node ${node} is held by ${maintenanceKey(holder)} (${maintenancePhase(holder)})`], next: `${maintenanceKey(holder)} must finish on node ${node}` };
   lines.push(`ok    node ${node} exists and no other request holds it`);
+  lines.push(...gangLines(state, nm, admission?.gangNodeLabel));
 
   const budget = computeBudget(state, limits);
   if (budget.kind === 'invalid') {
@@ -105,5 +121,7 @@ export function explainAdmission(input: AdmissionInput, state: SchedulingState, 
     const passing = gate.admits(tally, node, nm);
     if (passing !== undefined) lines.push(`ok    ${passing}`);
   }
+  // A gang's wait, or freed slots a gang holds, is not one gate's refusal on this request's own counts.
+  if (next === undefined && wait !== undefined) lines.push(`WAIT  ${wait.why}`);
   return { title, lines, next: next ?? (wait ? wait.why : 'the next scheduler pass admits it, then the drainer cordons the node') };
 }

@@ -39,6 +39,28 @@ describe('explainRequest', () => {
     ]);
   });
 
+  it('a gang member (issue 21): the gang, the rank it walks at, and its wait though its own gates pass', () => {
+    const nodes = ['n1', 'n2', 'n3'].map((name) => aNode({ name }));
+    const gang = { 'kmaint.io/gang': 'train' };
+    const busy = aMaintenance({ name: 'busy', nodeName: 'n3', phase: 'Draining' });
+    const g1 = aMaintenance({ name: 'g1', nodeName: 'n1', labels: gang, created: '2025-11-30T00:00:00Z' });
+    const g2 = aMaintenance({ name: 'g2', nodeName: 'n2', labels: gang, created: '2025-11-30T01:00:00Z' });
+    const s = snapshot(g2, { nodes, maintenances: [busy, g1, g2], config: config({ maxParallelOperations: 2, gangReserveAfterSeconds: 600 }) });
+    const why = 'gang train (2 requests) starts all at once or not at all: maxParallelOperations 2 reached (2 in progress) counting 1 of its members, at default/g2';
+    expect(explainRequest(s, NOW).slice(2)).toEqual([
+      'admission (as the next scheduler pass decides, after the admissions it would make):',
+      `  verdict: waits: ${why}`,
+      '  ok    node n2 exists and no other request holds it',
+      '  gang  train: 2 requests start together or not at all: default/g1, default/g2',
+      "  rank  2 of 2 waiting requests; the gang walks at default/g1's rank (1)",
+      '  ok    cluster window: none configured',
+      '  ok    maxParallelOperations 2: 1 in progress',
+      '  ok    maxUnavailable unlimited: 1 under maintenance + 0 cordoned or not ready',
+      `  WAIT  ${why}`,
+      `next: ${why}`,
+    ]);
+  });
+
   it('a request the next pass admits: counts before it, and what follows', () => {
     const nodes = [aNode({ name: 'n1' }), aNode({ name: 'n2', unschedulable: true })];
     const nm = aMaintenance({ name: 'new', nodeName: 'n1', phase: '' });

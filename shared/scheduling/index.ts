@@ -24,3 +24,6 @@ export type { Gate, Tally } from './gates.ts';
 export { GATES, notBeforeRefusal, startTally, recordAdmission } from './gates.ts';
 export { resolveScopes } from './scopes.ts';
 export { SchedulingInvariantError } from './errors.ts';
+export type { Gang, Gangs } from './gangs.ts';
+export { findGangs, gangNameOf } from './gangs.ts';
+export type { GangAdmission } from './admit.ts';
