@@ -145,4 +145,21 @@ describe('kmaint simulate on the fixture', () => {
     await expect(simulate({ snapshot: readSnapshotFile(FIXTURE), nodes: { selector } })).rejects.toThrow(WhatIfError);
     await expect(simulate({ snapshot: readSnapshotFile(FIXTURE), nodes: { selector } })).rejects.toThrow(message);
   });
+
+  it('handles gangs (issue 21): the nodes of one clique label are admitted together, the next clique only when both fit', async () => {
+    const base = readSnapshotFile(FIXTURE);
+    const rack: Record<string, string> = { 'worker-a': 'rack-1', 'worker-b': 'rack-1', 'worker-c': 'rack-2', 'worker-d': 'rack-2' };
+    const snapshot = { ...base, nodes: base.nodes.map((n) => (rack[n.name] === undefined ? n : { ...n, labels: { ...n.labels, 'example.com/clique': rack[n.name] ?? '' } })) };
+    const r = await simulate({ snapshot, config: { ...PLAN, gangNodeLabel: 'example.com/clique' }, nodes: { all: true }, podStartMs: 10_000, ...INSTANT });
+    expect(r.outcome).toBe('done');
+    const at = new Map(r.admissionOrder.map((a) => [a.node, a]));
+    const admitted = (node: string): number => at.get(node)?.admittedMs ?? -1;
+    const released = (node: string): number => at.get(node)?.releasedMs ?? -1;
+    expect(admitted('worker-a')).toBe(admitted('worker-b'));
+    expect(admitted('worker-c')).toBe(admitted('worker-d'));
+    // Two slots: rack-2 needs both, so it starts once the later of rack-1's nodes is released, in the same pass.
+    expect(admitted('worker-c')).toBe(Math.max(released('worker-a'), released('worker-b')));
+    expect(r.peakInProgress).toBe(2);
+    expect(r.unfinished).toEqual([]);
+  });
 });
