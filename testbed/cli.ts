@@ -1,6 +1,6 @@
 // `npm run testbed -- up --dir DIR [--nodes N] [--seed S] [--profile small|demo|large]` and `down --dir DIR`.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -34,7 +34,8 @@ program
   .option('--seed <s>', 'generator seed', intOption('seed'), 1)
   .addOption(new Option('--profile <p>', 'cluster profile').choices(['small', 'demo', 'large']).default('small'))
   .option('--heartbeat <ms>', 'simulated kubelet lease interval', intOption('heartbeat'), 10_000)
-  .action(async (opts: { dir: string; nodes?: number; seed: number; profile: ProfileName; heartbeat: number }) => {
+  .option('--kmaint-bundle <file>', "the bundled kmaint CLI the simulated kubelet runs kmaint's pods with (npm run build:cli); absent: their pods are simulated", 'dist/kmaint.mjs')
+  .action(async (opts: { dir: string; nodes?: number; seed: number; profile: ProfileName; heartbeat: number; kmaintBundle: string }) => {
     const started = Date.now();
     const dir = resolve(opts.dir);
     await ensureBinaries({ log });
@@ -43,10 +44,13 @@ program
       const cluster = generateCluster({ profile: opts.profile, seed: opts.seed, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}) });
       const spec = { profile: opts.profile, seed: opts.seed, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}) };
       writeFileSync(join(dir, 'cluster.json'), JSON.stringify(spec));
+      const bundle = resolve(REPO, opts.kmaintBundle);
+      const hostArgs = existsSync(bundle) ? ['--kmaint-bundle', bundle, '--log-dir', dir] : [];
+      log(hostArgs.length > 0 ? `kmaint's pods run as host processes of ${bundle} (logs in ${dir}/pods/)` : `kmaint's pods are SIMULATED, not run: no ${bundle} (npm run build:cli builds it)`);
       const fd = openSync(join(dir, 'kubelet.log'), 'a');
       const kubelet = spawn(
         process.execPath,
-        ['--import', 'tsx', join(REPO, 'sim/kubelet/main.ts'), '--kubeconfig', cp.kubeconfigFor('kmaint-sim-kubelet'), '--cluster', join(dir, 'cluster.json'), '--heartbeat', String(opts.heartbeat)],
+        ['--import', 'tsx', join(REPO, 'sim/kubelet/main.ts'), '--kubeconfig', cp.kubeconfigFor('kmaint-sim-kubelet'), '--cluster', join(dir, 'cluster.json'), '--heartbeat', String(opts.heartbeat), ...hostArgs],
         { cwd: REPO, detached: true, stdio: ['ignore', fd, fd] },
       );
       closeSync(fd);

@@ -1,7 +1,7 @@
 // startTestbed(): the control plane, the simulated kubelet and a generated cluster, ready for tests.
 import { KubeConfig, CoreV1Api, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { createCluster, generateCluster, type GeneratedCluster, type ProfileName } from '../sim/generator/index.ts';
-import { SimKubelet, serveKubeletControl } from '../sim/kubelet/index.ts';
+import { SimKubelet, apiServerAddress, hostProcessUnsupported, serveKubeletControl, type HostProcessOptions } from '../sim/kubelet/index.ts';
 import { ensureBinaries } from './build.ts';
 import { startControlPlane, type ControlPlane } from './start.ts';
 import type { AuditLog } from './audit.ts';
@@ -17,6 +17,22 @@ export interface TestbedOptions {
   log?: (line: string) => void;
   /** Wait at most this long for nodes Ready and pods Running (generous: a loaded machine; issue 18). @default 300000 */
   readyTimeoutMs?: number;
+  /**
+   * The bundled kmaint CLI (dist/kmaint.mjs, or the tests' build): the simulated kubelet runs kmaint's own pods (image
+   * `kmaint`) as host processes of it, logs under DIR/pods/. Unset, or without root: their pods are simulated.
+   */
+  kmaintBundle?: string | Promise<string>;
+}
+
+/** The kubelet's host-process settings for a testbed in `dir`, or undefined (said through `log`) when it cannot run them. */
+export function hostProcessOptions(dir: string, server: string, bundle: string | Promise<string> | undefined, log: (line: string) => void): HostProcessOptions | undefined {
+  if (bundle === undefined) return undefined;
+  const unsupported = hostProcessUnsupported();
+  if (unsupported !== undefined) {
+    log(`kmaint's pods are SIMULATED, not run: ${unsupported}`);
+    return undefined;
+  }
+  return { bundle, logDir: dir, apiServer: apiServerAddress(server) };
 }
 
 export interface Testbed {
@@ -81,6 +97,11 @@ export async function waitForNodesRegistered(kc: KubeConfig, count: number, time
   }
 }
 
+function hostOptions(opts: TestbedOptions, cp: ControlPlane, log: (line: string) => void): { hostProcesses?: HostProcessOptions } {
+  const hostProcesses = hostProcessOptions(cp.dir, cp.server, opts.kmaintBundle, log);
+  return hostProcesses ? { hostProcesses } : {};
+}
+
 export async function startTestbed(opts: TestbedOptions): Promise<Testbed> {
   const log = opts.log ?? (() => undefined);
   await ensureBinaries({ log });
@@ -95,6 +116,7 @@ export async function startTestbed(opts: TestbedOptions): Promise<Testbed> {
       heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 10_000,
       // A real control plane allocates DRA claims: the GPU nodes' simulated driver publishes their GPUs.
       draGpus: true,
+      ...hostOptions(opts, cp, log),
     });
     await kubelet.start();
     await createCluster(admin, cluster);

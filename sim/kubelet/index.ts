@@ -8,9 +8,9 @@ export { KubeletApiError, BOUND_PODS_FIELD_SELECTOR } from './kubelet-api.ts';
 export type { PodSyncMode } from './pod-feed.ts';
 export type { PodRunnerStats } from './pod-runner.ts';
 export { matchesPod, parsePodSelector, type PodSelectorInput } from './pod-selector.ts';
-export { decidePod, terminationSeconds, type PodDecision, type PodFacts, type PodTiming } from './pod-decision.ts';
+export { decidePod, terminationSeconds, type HostFacts, type PodDecision, type PodFacts, type PodTiming } from './pod-decision.ts';
 export { toPodView, type PodView } from './pod-view.ts';
-export { runningStatusPatch, succeededStatusPatch, formatTime } from './pod-status.ts';
+export { runningStatusPatch, succeededStatusPatch, exitedStatusPatch, formatTime } from './pod-status.ts';
 export {
   LEASE_DURATION_SECONDS,
   LEASE_NAMESPACE,
@@ -21,3 +21,5 @@ export {
   nodeStatusPatch,
   wantedConditions,
 } from './node-status.ts';
+export { HostProcesses, hostProcessUnsupported, SERVICE_ACCOUNT_DIR, type HostProcessOptions, type HostProcessState, type TokenSource } from './host-process.ts';
+export { LABEL_SIM_HOST_PROCESS, isHostPod, apiServerAddress, containerEnv, containerArgv, type ApiServerAddress, type HostPodMatch } from './host-pod-spec.ts';

@@ -140,6 +140,38 @@ export class KubeletApi {
     }
   }
 
+  /** A token for the pod's ServiceAccount, bound to the pod, as the kubelet requests it for the projected volume. */
+  async createPodToken(namespace: string, serviceAccount: string, pod: { name: string; uid: string }): Promise<string> {
+    try {
+      const res = await this.core.createNamespacedServiceAccountToken({
+        namespace,
+        name: serviceAccount,
+        body: {
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'TokenRequest',
+          spec: { audiences: [], expirationSeconds: 3607, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.name, uid: pod.uid } },
+        },
+      });
+      const token = res.status?.token;
+      if (!token) throw new Error('the TokenRequest returned no token');
+      return token;
+    } catch (err) {
+      throw wrap(`requesting a token of ServiceAccount ${namespace}/${serviceAccount} for Pod ${pod.name}`, err);
+    }
+  }
+
+  /** One key of a ConfigMap (kube-root-ca.crt's ca.crt for the projected volume). */
+  async readConfigMapKey(namespace: string, name: string, key: string): Promise<string> {
+    let value: string | undefined;
+    try {
+      value = (await this.core.readNamespacedConfigMap({ namespace, name })).data?.[key];
+    } catch (err) {
+      throw wrap(`reading ConfigMap ${namespace}/${name}`, err);
+    }
+    if (value === undefined) throw new KubeletApiError(`reading ConfigMap ${namespace}/${name}: no key ${key}`, undefined, { cause: undefined });
+    return value;
+  }
+
   /** The kubelet's final delete: grace 0, only if the pod is still the one we saw (uid). */
   deletePod(namespace: string, name: string, uid: string): Promise<WriteOutcome> {
     return outcome(`deleting Pod ${namespace}/${name}`, () =>

@@ -51,6 +51,29 @@ describe('decidePod', () => {
   });
 });
 
+describe('decidePod for a pod run as a host process', () => {
+  const running = aPod({ phase: 'Running', ready: true, job: true, startTimeMs: T0 });
+  it.each([
+    ['a pending host pod starts as any pod', aPod({ job: true }), facts({ host: { state: 'not-started' } }), { kind: 'start', at: T0 + 500, ready: true }],
+    ['a running process is left alone: no simulated run time', running, facts({ host: { state: 'running' } }), { kind: 'none', reason: 'running as wanted' }],
+    ['an exit 0 is reported when the process ended', running, facts({ host: { state: 'exited', finishedMs: T0 + 7000, exitCode: 0 } }), { kind: 'exit', at: T0 + 7000, exitCode: 0 }],
+    ['a failing exit code is reported', running, facts({ host: { state: 'exited', finishedMs: T0 + 7000, exitCode: 2 } }), { kind: 'exit', at: T0 + 7000, exitCode: 2 }],
+    [
+      'a running pod whose process this kubelet never started (it restarted) fails',
+      running,
+      facts({ host: { state: 'not-started' } }),
+      { kind: 'exit', at: T0, exitCode: 128, message: 'the host process is gone (the simulated kubelet restarted)' },
+    ],
+    ['a deleted pod stops its process at once, with the grace the deleter granted', aPod({ phase: 'Running', deleting: true, deletionGraceSeconds: 20 }), facts({ terminatingSinceMs: T0 + 100, host: { state: 'running' } }), { kind: 'stop', at: T0 + 100, graceSeconds: 20 }],
+    ['a stopping process is waited for', aPod({ phase: 'Running', deleting: true }), facts({ terminatingSinceMs: T0, host: { state: 'stopping' } }), { kind: 'none' }],
+    ['a stopped process is reported first, so a success counts as one', aPod({ phase: 'Running', deleting: true }), facts({ terminatingSinceMs: T0, host: { state: 'exited', finishedMs: T0 + 900, exitCode: 0 } }), { kind: 'exit', at: T0 + 900, exitCode: 0 }],
+    ['then the reported pod is deleted', aPod({ phase: 'Failed', deleting: true }), facts({ terminatingSinceMs: T0, host: { state: 'exited', finishedMs: T0 + 900, exitCode: 143 } }), { kind: 'delete', at: T0 }],
+    ['a deleted pod that never started is deleted at once', aPod({ deleting: true }), facts({ terminatingSinceMs: T0, host: { state: 'not-started' } }), { kind: 'delete', at: T0 }],
+  ] as const)('%s', (_rule, pod, f, expected) => {
+    expect(decidePod(pod, f, timing)).toMatchObject(expected);
+  });
+});
+
 describe('terminationSeconds', () => {
   it.each([
     ['spec grace when nothing else is said', aPod({ terminationGraceSeconds: 12 }), {}, 12],

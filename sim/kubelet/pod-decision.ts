@@ -6,6 +6,10 @@ export type PodDecision =
   | { kind: 'start'; at: number; ready: boolean; reason: string }
   | { kind: 'setReady'; at: number; ready: boolean; reason: string }
   | { kind: 'succeed'; at: number; reason: string }
+  /** A host process ended: its exit code decides the pod's phase. */
+  | { kind: 'exit'; at: number; exitCode: number; message?: string; reason: string }
+  /** A deleted pod's host process still runs: SIGTERM now, SIGKILL after the grace. */
+  | { kind: 'stop'; at: number; graceSeconds: number; reason: string }
   | { kind: 'delete'; at: number; reason: string };
 
 export interface PodFacts {
@@ -19,7 +23,15 @@ export interface PodFacts {
   neverReady: boolean;
   /** A setTerminationDelay selector matches: seconds to stop, still capped by the grace period. */
   terminationOverrideSeconds?: number;
+  /** The pod runs as a host process (host-process.ts): where that process is. Absent for simulated pods. */
+  host?: HostFacts;
 }
+
+export type HostFacts =
+  | { state: 'not-started' }
+  | { state: 'running' }
+  | { state: 'stopping' }
+  | { state: 'exited'; finishedMs: number; exitCode: number; message?: string };
 
 export interface PodTiming {
   podStartDelayMs: number;
@@ -44,6 +56,7 @@ export function decidePod(pod: PodView, facts: PodFacts, timing: PodTiming): Pod
   if (pod.deleting) {
     if (facts.deleteIssued) return { kind: 'none', reason: 'delete already issued, waiting for finalizers' };
     if (pod.phase === 'Succeeded' || pod.phase === 'Failed') return { kind: 'delete', at: facts.firstSeenMs, reason: 'terminal pod deleted' };
+    if (facts.host) return decideDeletedHostPod(pod, facts, facts.host);
     const since = facts.terminatingSinceMs ?? facts.firstSeenMs;
     const secs = terminationSeconds(pod, facts, timing);
     return { kind: 'delete', at: since + secs * 1000, reason: `stopping takes ${secs}s` };
@@ -53,12 +66,27 @@ export function decidePod(pod: PodView, facts: PodFacts, timing: PodTiming): Pod
   if (pod.phase !== 'Running') {
     return { kind: 'start', at: facts.firstSeenMs + timing.podStartDelayMs, ready: wantReady, reason: 'pending pod bound to this node' };
   }
+  if (facts.host && pod.phase === 'Running') {
+    const host = facts.host;
+    if (host.state === 'exited') return { kind: 'exit', at: host.finishedMs, exitCode: host.exitCode, ...(host.message ? { message: host.message } : {}), reason: `host process exited ${host.exitCode}` };
+    if (host.state === 'not-started') return { kind: 'exit', at: facts.firstSeenMs, exitCode: 128, message: 'the host process is gone (the simulated kubelet restarted)', reason: 'host process lost' };
+  }
   if (pod.ready !== wantReady) {
     return { kind: 'setReady', at: facts.firstSeenMs, ready: wantReady, reason: wantReady ? 'readiness restored' : 'pod selected as never ready' };
   }
-  if (pod.job && !pod.mirror) {
+  if (pod.job && !pod.mirror && !facts.host) {
     const run = pod.runSeconds ?? timing.defaultJobRunSeconds;
     return { kind: 'succeed', at: (pod.startTimeMs ?? facts.firstSeenMs) + run * 1000, reason: `job pod runs ${run}s` };
   }
   return { kind: 'none', reason: 'running as wanted' };
+}
+
+/** A deleted pod run as a host process: stop the process (its grace from the deleter), then the final delete. */
+function decideDeletedHostPod(pod: PodView, facts: PodFacts, host: HostFacts): PodDecision {
+  const since = facts.terminatingSinceMs ?? facts.firstSeenMs;
+  if (host.state === 'running') return { kind: 'stop', at: since, graceSeconds: pod.deletionGraceSeconds ?? pod.terminationGraceSeconds, reason: 'deleted: stopping the host process' };
+  if (host.state === 'stopping') return { kind: 'none', reason: 'waiting for the host process to exit' };
+  // Its phase first, so the Job controller counts a success as one (a deleted pod that is not Succeeded is a failure).
+  if (host.state === 'exited' && pod.phase === 'Running') return { kind: 'exit', at: host.finishedMs, exitCode: host.exitCode, ...(host.message ? { message: host.message } : {}), reason: `host process exited ${host.exitCode}` };
+  return { kind: 'delete', at: host.state === 'exited' ? Math.max(since, host.finishedMs) : since, reason: 'host process stopped' };
 }

@@ -6,7 +6,8 @@ import type { SimLogger } from './logger.ts';
 import { decidePod, type PodDecision, type PodTiming } from './pod-decision.ts';
 import type { PodSink } from './pod-feed.ts';
 import { SelectorOverrides } from './pod-selector.ts';
-import { runningStatusPatch, succeededStatusPatch } from './pod-status.ts';
+import type { HostProcesses } from './host-process.ts';
+import { exitedStatusPatch, runningStatusPatch, succeededStatusPatch } from './pod-status.ts';
 import { isStale, toPodView, type PodView } from './pod-view.ts';
 import type { WorkQueue } from './work-queue.ts';
 
@@ -27,6 +28,8 @@ export interface PodRunnerStats {
   readinessChanged: number;
   succeeded: number;
   deleted: number;
+  /** Host processes (kmaint's pods) that exited and were reported. */
+  exited: number;
 }
 
 export class PodRunner implements PodSink {
@@ -40,7 +43,9 @@ export class PodRunner implements PodSink {
   private readonly timers = new Map<string, { at: number; handle: TimerHandle }>();
   private resyncSeen: Set<string> | undefined;
   private stopped = false;
-  private readonly counts = { started: 0, readinessChanged: 0, succeeded: 0, deleted: 0 };
+  private readonly counts = { started: 0, readinessChanged: 0, succeeded: 0, deleted: 0, exited: 0 };
+  /** The latest object of each pod run as a host process (its env and command come from the spec). */
+  private readonly hostPods = new Map<string, V1Pod>();
 
   constructor(
     private readonly api: KubeletApi,
@@ -49,7 +54,13 @@ export class PodRunner implements PodSink {
     private readonly nodes: NodeDirectory,
     private readonly timing: PodTiming,
     private readonly log: SimLogger,
+    private readonly hosts?: HostProcesses,
   ) {}
+
+  /** A host process exited: report it. */
+  hostProcessExited(uid: string): void {
+    this.evaluate(uid);
+  }
 
   stats(): PodRunnerStats {
     return { tracked: this.pods.size, ...this.counts };
@@ -75,6 +86,7 @@ export class PodRunner implements PodSink {
       return;
     }
     if (isStale(this.pods.get(view.uid), view)) return;
+    if (this.hosts?.matches(pod)) this.hostPods.set(view.uid, pod);
     this.store(view);
     this.evaluate(view.uid);
   }
@@ -120,6 +132,8 @@ export class PodRunner implements PodSink {
     this.firstSeen.delete(uid);
     this.terminatingSince.delete(uid);
     this.deleteIssued.delete(uid);
+    this.hostPods.delete(uid);
+    this.hosts?.forget(uid);
   }
 
   private decide(view: PodView): PodDecision {
@@ -133,6 +147,7 @@ export class PodRunner implements PodSink {
         deleteIssued: this.deleteIssued.has(view.uid),
         neverReady: view.neverReady === true || this.neverReady.lookup(view) === true,
         ...(override !== undefined ? { terminationOverrideSeconds: override } : {}),
+        ...(this.hosts && this.hostPods.has(view.uid) ? { host: this.hosts.facts(view.uid) } : {}),
       },
       this.timing,
     );
@@ -176,13 +191,12 @@ export class PodRunner implements PodSink {
     switch (decision.kind) {
       case 'start':
       case 'setReady': {
-        const body = runningStatusPatch(view, {
-          now,
-          startedAt: view.startTimeMs ?? now,
-          ready: decision.ready,
-          podIP: view.podIP ?? this.nodes.allocatePodIP(view.nodeName),
-          hostIP: this.nodes.hostIP(view.nodeName),
-        });
+        const podIP = view.podIP ?? this.nodes.allocatePodIP(view.nodeName);
+        const hostIP = this.nodes.hostIP(view.nodeName);
+        const hostPod = decision.kind === 'start' ? this.hostPods.get(uid) : undefined;
+        // The sandbox's addresses exist before the container starts: its downward API sees them.
+        if (hostPod) await this.hosts?.start({ ...hostPod, status: { ...hostPod.status, podIP, podIPs: [{ ip: podIP }], hostIP, hostIPs: [{ ip: hostIP }] } });
+        const body = runningStatusPatch(view, { now, startedAt: view.startTimeMs ?? now, ready: decision.ready, podIP, hostIP });
         const result = await this.api.patchPodStatus(namespace, name, body);
         if (result === 'notFound') return this.forget(uid);
         this.counts[decision.kind === 'start' ? 'started' : 'readinessChanged']++;
@@ -196,6 +210,23 @@ export class PodRunner implements PodSink {
         this.log.debug({ pod: `${namespace}/${name}`, reason: decision.reason }, 'simulated kubelet: pod succeeded');
         return this.upsert(result);
       }
+      case 'exit': {
+        const body = exitedStatusPatch(view, {
+          now,
+          startedAt: view.startTimeMs ?? now,
+          finishedAt: decision.at,
+          exitCode: decision.exitCode,
+          ...(decision.message !== undefined ? { message: decision.message } : {}),
+        });
+        const result = await this.api.patchPodStatus(namespace, name, body);
+        if (result === 'notFound') return this.forget(uid);
+        this.counts.exited++;
+        this.log.info({ pod: `${namespace}/${name}`, exitCode: decision.exitCode }, 'simulated kubelet: host process reported');
+        return this.upsert(result);
+      }
+      case 'stop':
+        this.hosts?.stop(uid, decision.graceSeconds);
+        return this.evaluate(uid);
       case 'delete': {
         const outcome = await this.api.deletePod(namespace, name, uid);
         this.deleteIssued.add(uid);

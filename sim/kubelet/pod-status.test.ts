@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { containerId, formatTime, podIpFor, runningStatusPatch, succeededStatusPatch } from './pod-status.ts';
+import { containerId, exitedStatusPatch, formatTime, podIpFor, runningStatusPatch, succeededStatusPatch } from './pod-status.ts';
 import type { PodView } from './pod-view.ts';
 
 const T0 = Date.parse('2025-03-01T10:00:00.750Z');
@@ -70,6 +70,19 @@ describe('pod status bodies', () => {
       containerStatuses: [{ ready: false, started: false, state: { terminated: { exitCode: 0, reason: 'Completed', finishedAt: '2025-03-01T10:01:00Z' } } }],
     });
     expect(status.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'False', reason: 'PodCompleted' }));
+  });
+
+  it.each([
+    ['exit 0: Succeeded, Completed', 0, undefined, 'Succeeded', { exitCode: 0, reason: 'Completed' }, 'PodCompleted'],
+    ['exit 1: Failed, Error', 1, undefined, 'Failed', { exitCode: 1, reason: 'Error' }, 'PodFailed'],
+    ['never started: Failed, StartError with the reason', 128, 'no ConfigMap', 'Failed', { exitCode: 128, reason: 'StartError', message: 'no ConfigMap' }, 'PodFailed'],
+  ] as const)('a host process that exited, %s', (_rule, exitCode, message, phase, terminated, notReady) => {
+    const { status } = exitedStatusPatch(pod, { now: T0 + 61_000, startedAt: T0, finishedAt: T0 + 60_000, exitCode, ...(message ? { message } : {}) });
+    expect(status).toMatchObject({
+      phase,
+      containerStatuses: [{ name: 'main', ready: false, started: false, state: { terminated: { ...terminated, startedAt: '2025-03-01T10:00:00Z', finishedAt: '2025-03-01T10:01:00Z' } } }],
+    });
+    expect(status.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'False', reason: notReady }));
   });
 
   it('container ids are stable per pod and container', () => {

@@ -115,6 +115,47 @@ export function succeededStatusPatch(pod: PodView, input: { now: number; started
   };
 }
 
+export interface ExitedStatusInput {
+  now: number;
+  startedAt: number;
+  finishedAt: number;
+  exitCode: number;
+  /** Why the container could not start (kept in the terminated state's message). */
+  message?: string;
+}
+
+/**
+ * The patch for a pod whose only container exited (restartPolicy Never): Succeeded on 0, else Failed; the terminated
+ * state carries the exit code and reason Completed, Error, or StartError for a container that never ran.
+ */
+export function exitedStatusPatch(pod: PodView, input: ExitedStatusInput): { status: Record<string, unknown> } {
+  const now = formatTime(input.now);
+  const reason = input.exitCode === 0 ? 'Completed' : input.message !== undefined ? 'StartError' : 'Error';
+  const notReady = input.exitCode === 0 ? 'PodCompleted' : 'PodFailed';
+  return {
+    status: {
+      phase: input.exitCode === 0 ? 'Succeeded' : 'Failed',
+      conditions: [condition('PodReadyToStartContainers', false, now), condition('ContainersReady', false, now, notReady), condition('Ready', false, now, notReady)],
+      ...(pod.generation !== undefined ? { observedGeneration: pod.generation } : {}),
+      containerStatuses: pod.containers.map((c) => ({
+        ...containerBase(pod, c),
+        ready: false,
+        started: false,
+        state: {
+          terminated: {
+            exitCode: input.exitCode,
+            reason,
+            ...(input.message !== undefined ? { message: input.message } : {}),
+            startedAt: formatTime(input.startedAt),
+            finishedAt: formatTime(input.finishedAt),
+            containerID: containerId(pod.uid, c.name),
+          },
+        },
+      })),
+    },
+  };
+}
+
 function containerBase(pod: PodView, c: { name: string; image: string }) {
   return { name: c.name, image: c.image, imageID: imageId(c.image), containerID: containerId(pod.uid, c.name), restartCount: 0 };
 }

@@ -3,6 +3,7 @@ import type { KubeConfig, V1Node } from '@kubernetes/client-node';
 import { parseScenario, type Scenario, type ScenarioAction } from '../generator/scenario.ts';
 import { realClock, type Clock } from './clock.ts';
 import { SIM_GPU_DRIVER, gpuDeviceClass, gpuResourceSlice, type ClusterObject } from './dra-driver.ts';
+import { HostProcesses, type HostProcessOptions } from './host-process.ts';
 import { KubeletApi } from './kubelet-api.ts';
 import { silentLogger, type SimLogger } from './logger.ts';
 import { NodeFleet } from './node-fleet.ts';
@@ -43,6 +44,11 @@ export interface SimKubeletOptions {
    * @default false
    */
   draGpus?: boolean;
+  /**
+   * Run kmaint's own pods (by image, default `kmaint`, or label kmaint.io/sim-host-process=true) as host processes of
+   * the bundled CLI (host-process.ts). Needs root (hostProcessUnsupported() says why not). @default undefined: simulated
+   */
+  hostProcesses?: HostProcessOptions;
   clock?: Clock;
   logger?: SimLogger;
 }
@@ -67,6 +73,7 @@ export class SimKubelet {
   private state: 'new' | 'running' | 'stopped' = 'new';
   private readonly api: KubeletApi;
   private readonly draGpus: boolean;
+  private readonly hosts: HostProcesses | undefined;
 
   constructor(options: SimKubeletOptions) {
     const clock = options.clock ?? realClock;
@@ -86,6 +93,7 @@ export class SimKubelet {
       log,
       (name) => this.runner.reevaluateNode(name),
     );
+    this.hosts = options.hostProcesses ? new HostProcesses(api, options.hostProcesses, log, (uid) => this.runner.hostProcessExited(uid)) : undefined;
     this.podWrites = new WorkQueue(options.podConcurrency ?? 32, (key, err) => log.warn({ err, pod: key }, 'simulated kubelet: pod write failed'));
     this.runner = new PodRunner(
       api,
@@ -98,6 +106,7 @@ export class SimKubelet {
         ...(options.defaultTerminationSeconds !== undefined ? { defaultTerminationSeconds: options.defaultTerminationSeconds } : {}),
       },
       log,
+      this.hosts,
     );
     this.feed = new PodFeed(api, clock, this.runner, { mode: this.podSync, pollIntervalMs: options.pollIntervalMs ?? 500, pageSize: options.pageSize ?? 500 }, log);
     this.scenarios = new ScenarioTimers(clock);
@@ -144,7 +153,7 @@ export class SimKubelet {
     this.scenarios.cancelAll();
     this.runner.stop();
     await this.feed.stop();
-    await Promise.all([this.fleet.stop(), this.podWrites.close()]);
+    await Promise.all([this.fleet.stop(), this.podWrites.close(), this.hosts?.stopAll()]);
   }
 
   stats(): { nodes: number; heartbeating: number; pods: PodRunnerStats } {

@@ -13,12 +13,13 @@ import { provideCliBundle } from './cli-bundle.ts';
 import { projectTiming } from './project-timing.ts';
 
 /** Starts one testbed and installs kmaint on it; stops it again if the install fails. */
-async function startOne(index: number, count: number): Promise<{ tb: Testbed; info: TestbedInfo }> {
+async function startOne(index: number, count: number, kmaintBundle: Promise<string>): Promise<{ tb: Testbed; info: TestbedInfo }> {
   const tag = count === 1 ? '[testbed]' : `[testbed ${index + 1}]`;
   const log = (line: string): boolean => process.stderr.write(`${tag} ${line}\n`);
   const dir = mkdtempSync(join(tmpdir(), 'kmaint-testbed-'));
   const started = Date.now();
-  const tb = await startTestbed({ dir, profile: 'small', seed: 1, heartbeatIntervalMs: 5000, log });
+  // The simulated kubelet runs kmaint's own pods (the CronJobs') as host processes of the tests' bundle.
+  const tb = await startTestbed({ dir, profile: 'small', seed: 1, heartbeatIntervalMs: 5000, log, kmaintBundle });
   try {
     const target = { kubectl: binaryPath('kubectl'), kubeconfigPath: tb.kubeconfigPath, server: tb.controlPlane.server, caFile: tb.controlPlane.caFile, dir };
     await installKmaint(target);
@@ -49,7 +50,8 @@ async function startOne(index: number, count: number): Promise<{ tb: Testbed; in
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const count = testbedCount();
   const started = Date.now();
-  const [results] = await Promise.all([Promise.allSettled(Array.from({ length: count }, (_, i) => startOne(i, count))), provideCliBundle(project)]);
+  const bundle = provideCliBundle(project);
+  const [results] = await Promise.all([Promise.allSettled(Array.from({ length: count }, (_, i) => startOne(i, count, bundle))), bundle]);
   const up = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
   if (failed.length > 0) {
