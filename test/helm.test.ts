@@ -1,8 +1,9 @@
 // The Helm chart on the testbed, one release through its life: install over the upstream operator's CRDs (stopped,
 // named fix, then installed with kmaint's CRDs in force), never starved (every worker cordoned and the control-plane
 // node full: the CronJobs' pods are still bound), a Job stuck on a dead node does not hold back the next tick, upgrade
-// over re-replaced CRDs, uninstall. The simulated kubelet does not run kmaint's containers: binding is asserted, not
-// what the passes do.
+// over re-replaced CRDs, uninstall. The pods ask for the simulated run (kmaint.io/sim-run-seconds), so the simulated
+// kubelet does not run kmaint's containers here: binding is asserted, not what the passes do (test/helm-pods.test.ts
+// runs them).
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,13 +3,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchV1Api, type V1Job, type V1Pod } from '@kubernetes/client-node';
+import { expect } from 'vitest';
 import { hostProcessUnsupported } from '../../sim/kubelet/index.ts';
-import { adminKubeConfig, testbed } from './cluster.ts';
-import { admin, createNM } from './kmaint.ts';
+import { adminKubeConfig, auditLog, kubectl, testbed, waitFor } from './cluster.ts';
+import { admin, createNM, deleteNM, getNM, phaseOf } from './kmaint.ts';
+
+export const PASS_FUNCTIONS = ['scheduler', 'drainer', 'cleanup', 'reaper'] as const;
+export const SEED = { namespace: 'default', name: 'my-maintenance-operation' } as const;
 
 /** The upstream operator's example request (README "Quick tour"), on the node the test picks. */
-export async function createSeedRequest(namespace: string, node: string): Promise<void> {
-  await createNM(namespace, 'my-maintenance-operation', {
+export async function createSeedRequest(node: string): Promise<void> {
+  await createNM(SEED.namespace, SEED.name, {
     requestorID: 'some.one.acme.com',
     nodeName: node,
     cordon: true,
@@ -82,4 +86,81 @@ export function requestsBy(user: string, since: number): TokenRequestSeen {
     else unbound++;
   }
   return { requests, pods: [...pods].sort(), unbound };
+}
+
+/**
+ * Resumes the suspended CronJobs with this minute's tick due: lastScheduleTime two minutes back leaves it unmet, and
+ * inside startingDeadlineSeconds (50) the cronjob controller starts it at once instead of at the next minute (past
+ * second 50 the next minute's tick comes). Saves the wait for the first tick, nothing else: every pass still starts as a
+ * Job of its CronJob.
+ */
+export async function resumeWithTickDue(namespace: string, cronJobs: readonly string[]): Promise<void> {
+  const lastScheduleTime = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 120_000).toISOString().replace('.000Z', 'Z');
+  for (const name of cronJobs) {
+    const patched = await kubectl(['patch', 'cronjob', name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { lastScheduleTime } })]);
+    expect([patched.code, patched.stderr]).toEqual([0, '']);
+  }
+  const resumed = await kubectl(['patch', 'cronjob', '-n', namespace, ...cronJobs, '--type=merge', '-p', '{"spec":{"suspend":false}}']);
+  expect([resumed.code, resumed.stderr]).toEqual([0, '']);
+}
+
+export interface InCluster {
+  /** Where the CronJobs run. */
+  namespace: string;
+  /** `<prefix>-<function>` are the CronJobs. */
+  cronJobPrefix: string;
+  /** The ServiceAccount's user name in the audit log. */
+  user: string;
+  serviceAccount: string;
+}
+
+/**
+ * The seed request on `node`, Ready and then released after its deletion, with the CronJobs (suspended until now) the
+ * only kmaint there is; then what the run left: Jobs complete, pods Succeeded with exit 0 and their logs, the
+ * ServiceAccount's requests all made with tokens bound to the CronJobs' pods, tokens the simulated kubelet asked for.
+ */
+export async function maintainSeedByCronJobs(at: InCluster, node: string): Promise<void> {
+  await auditLog().sync();
+  const mark = auditLog().mark();
+  await createSeedRequest(node);
+  await resumeWithTickDue(at.namespace, PASS_FUNCTIONS.map((fn) => `${at.cronJobPrefix}-${fn}`));
+
+  const ready = await waitFor(`${SEED.namespace}/${SEED.name} Ready by the CronJobs`, async () => {
+    const nm = await getNM(SEED.namespace, SEED.name);
+    return phaseOf(nm) === 'Ready' ? nm : undefined;
+  }, 240_000, 1000);
+  expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+  expect(await kubectl(['get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}'])).toMatchObject({ stdout: 'true' });
+
+  await deleteNM(SEED.namespace, SEED.name);
+  await waitFor(`${SEED.namespace}/${SEED.name} released by the cleanup CronJob`, async () => ((await getNM(SEED.namespace, SEED.name)) === undefined ? true : undefined), 150_000, 1000);
+  expect(await kubectl(['get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}'])).toMatchObject({ stdout: '' });
+
+  // Every finished Job succeeded: the pods' exit codes reached the Job controller.
+  const component = (j: V1Job): string => j.spec?.template.metadata?.labels?.['app.kubernetes.io/component'] ?? '';
+  const finished = await waitFor('a finished Job of each CronJob', async () => {
+    const jobs = (await cronJobJobs(at.namespace)).filter((j) => jobOutcome(j) !== '');
+    const functions = new Set(jobs.map(component));
+    return PASS_FUNCTIONS.every((fn) => functions.has(fn)) ? jobs : undefined;
+  }, 90_000, 1000);
+  expect([...new Set(finished.map(jobOutcome))]).toEqual(['Complete']);
+  const pods = (await cronJobPods(at.namespace)).filter((p) => p.status?.phase === 'Succeeded');
+  expect(pods.length).toBeGreaterThan(0);
+  for (const pod of pods) {
+    const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
+    expect([terminated?.exitCode, terminated?.reason]).toEqual([0, 'Completed']);
+    // kmaint run's last line (JSON lines: no TTY), kept by the simulated kubelet per pod.
+    expect(podLog(pod)).toMatch(/\{"run":\{"rounds":\d+,"stopped":"idle",/);
+  }
+
+  // The passes' requests came with TokenRequest tokens bound to the CronJobs' pods, obtained by the kubelet.
+  await auditLog().sync();
+  const seen = requestsBy(at.user, mark);
+  expect([...seen.requests].filter((r) => ['patch nodes', 'create leases', 'list nodemaintenances'].includes(r)).sort()).toEqual(['create leases', 'list nodemaintenances', 'patch nodes']);
+  expect(seen.unbound).toBe(0);
+  expect(seen.pods.length).toBeGreaterThan(0);
+  for (const pod of seen.pods) expect(pod).toMatch(new RegExp(`^${at.cronJobPrefix}-(scheduler|drainer|cleanup|reaper)-\\d+-[a-z0-9]{5}$`));
+  const tokens = auditLog().entries({ since: mark, user: 'kmaint-sim-kubelet', resource: 'serviceaccounts/token' });
+  expect(tokens.length).toBeGreaterThan(0);
+  expect([...new Set(tokens.map((t) => [t.verb, t.namespace, t.name, t.code].join(' ')))]).toEqual([`create ${at.namespace} ${at.serviceAccount} 201`]);
 }
