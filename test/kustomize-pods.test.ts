@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { KMAINT_CRONJOBS, KMAINT_SERVICE_ACCOUNT, KMAINT_SERVICE_ACCOUNT_USER, suspendCronJobs } from './setup/install-kmaint.ts';
 import { kubectl, testbed, waitFor } from './support/cluster.ts';
-import { SEED, inClusterPodsUnsupported, maintainSeedByCronJobs } from './support/in-cluster-pods.ts';
+import { SEED, cronJobJobs, cronJobPods, inClusterPodsUnsupported, jobOutcome, maintainSeedByCronJobs, podLog } from './support/in-cluster-pods.ts';
 import { deleteNM, generalNodes, getNM } from './support/kmaint.ts';
 
 const NS = KMAINT_SERVICE_ACCOUNT.namespace;
@@ -33,4 +33,30 @@ describe.skipIf(unsupported !== undefined)('kmaint installed with kustomize (inf
     },
     480_000,
   );
+
+  it('a Job whose kmaint command fails: exit code 2 becomes the container\'s terminated state, pod Failed and Job Failed', async () => {
+    const job = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'kmaint-bad-function', namespace: NS },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          spec: {
+            serviceAccountName: KMAINT_SERVICE_ACCOUNT.name,
+            restartPolicy: 'Never',
+            securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 },
+            containers: [{ name: 'kmaint', image: 'kmaint:latest', command: ['kmaint', 'run', 'nope'] }],
+          },
+        },
+      },
+    };
+    expect((await kubectl(['create', '-f', '-'], { input: JSON.stringify(job) })).code).toBe(0);
+    const failed = await waitFor('Job kmaint-bad-function Failed', async () => (await cronJobJobs(NS)).find((j) => j.metadata?.name === 'kmaint-bad-function' && jobOutcome(j) === 'Failed'));
+    expect(failed.status?.conditions?.find((c) => c.type === 'Failed')?.reason).toBe('BackoffLimitExceeded');
+    const pod = (await cronJobPods(NS)).find((p) => p.metadata?.labels?.['batch.kubernetes.io/job-name'] === 'kmaint-bad-function');
+    const terminated = pod?.status?.containerStatuses?.[0]?.state?.terminated;
+    expect([pod?.status?.phase, terminated?.exitCode, terminated?.reason]).toEqual(['Failed', 2, 'Error']);
+    expect(pod ? podLog(pod) : '').toBe('kmaint: unknown function "nope": expected one of scheduler, drainer, cleanup, reaper\n');
+  });
 });
