@@ -124,6 +124,7 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       'ServiceAccount/maint/ops-kmaint',
       'ClusterRole//ops-kmaint',
       'ClusterRole//ops-kmaint-medik8s-leases',
+      'ClusterRole//ops-kmaint-sriov',
       'ClusterRoleBinding//ops-kmaint',
       'Role/maint/ops-kmaint',
       'RoleBinding/maint/ops-kmaint',
@@ -246,6 +247,12 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       set: ['medik8s.leases=true'],
       pick: (o) => o.filter((x) => x.kind === 'RoleBinding' && x.metadata.namespace === 'medik8s-leases').map((x) => [x.metadata.name, (x as unknown as { roleRef: { name: string } }).roleRef.name]),
       want: [['kmaint', 'kmaint-medik8s-leases']],
+    },
+    {
+      rule: 'sriov.bindNamespace binds the SR-IOV handshake ClusterRole inside that namespace only',
+      set: ['sriov.bindNamespace="nvidia-network-operator"'],
+      pick: (o) => o.filter((x) => x.kind === 'RoleBinding' && x.metadata.namespace === 'nvidia-network-operator').map((x) => [x.metadata.name, (x as unknown as { roleRef: { name: string } }).roleRef.name]),
+      want: [['kmaint-sriov', 'kmaint-sriov']],
     },
   ])('$rule', async ({ set, pick, want }) => {
     expect(pick(await render(set))).toEqual(want);

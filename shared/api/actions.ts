@@ -115,6 +115,12 @@ export type Action =
    */
   | { kind: 'patchNodeAnnotations'; node: NodeRef; annotations: Record<string, string | null>; maintenance?: MaintenanceRef; reason: string }
   /**
+   * Merge-patch annotations of the SR-IOV network operator's SriovNetworkNodeState `target` (its `current-state`, and
+   * missing keys created as Idle), preconditioned on the resourceVersion the plan saw. With `maintenance` the write
+   * joins that request's unit, after its own writes.
+   */
+  | { kind: 'patchSriovNodeState'; target: { namespace: string; name: string; resourceVersion: string }; annotations: Record<string, string>; maintenance?: MaintenanceRef; reason: string }
+  /**
    * Replace a Node's spec.taints with `taints` (a merge patch replaces the list whole), `annotations` (null deletes) in
    * the same patch, preconditioned on the resourceVersion the plan saw: the record of who tainted never apart from it.
    */
@@ -171,6 +177,8 @@ export function describeAction(action: Action): string {
       return `create ${action.target.namespace}/${action.target.name} for node ${action.spec.nodeName}: ${action.reason}`;
     case 'patchNodeAnnotations':
       return `annotate node ${action.node.name}${annotationList(action.annotations)}: ${action.reason}`;
+    case 'patchSriovNodeState':
+      return `annotate SriovNetworkNodeState ${action.target.namespace}/${action.target.name}${annotationList(action.annotations)}: ${action.reason}`;
     case 'setNodeTaints':
       return `taints of node ${action.node.name} = [${action.taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', ')}]${annotationList(action.annotations)}: ${action.reason}`;
     case 'patchNodeConditions':

@@ -283,6 +283,8 @@ it('every export of constants.ts is classified as upstream or kmaint-only', () =
     'TAINT_OUT_OF_SERVICE_VALUE',
     'ANNOTATION_OUT_OF_SERVICE_BY',
     'EVENT_REASON_OUT_OF_SERVICE',
+    ...SRIOV_OPERATOR_STRINGS.map((row) => row.name),
+    ...SRIOV_KMAINT_STRINGS.map((row) => row.name),
   ]);
   expect(Object.keys(constants).filter((name) => !classified.has(name))).toEqual([]);
   expect(Object.keys(DEFAULTS).sort()).toEqual(UPSTREAM_DEFAULTS.map((row) => row.name).sort());
@@ -303,4 +305,43 @@ describe('KEP-5683 node lifecycle conditions (interop-2026.md section 3.1)', () 
 
 it('the out-of-service taint as KEP-2268 names it (interop-2026.md section 5); its record is under kmaint.io/', () => {
   expect([TAINT_OUT_OF_SERVICE, TAINT_OUT_OF_SERVICE_VALUE, ANNOTATION_OUT_OF_SERVICE_BY, EVENT_REASON_OUT_OF_SERVICE]).toEqual(['node.kubernetes.io/out-of-service', 'nodeshutdown', 'kmaint.io/out-of-service-by', 'OutOfServiceTaint']);
+});
+
+const INTEROP_SHEET = readFileSync(fileURLToPath(new URL('../shared/reference/interop-2026.md', REPO_ROOT)), 'utf8');
+
+/** The SR-IOV network operator's strings kmaint speaks as its external drainer, as interop-2026.md §1 spells them. */
+const SRIOV_OPERATOR_STRINGS: Array<{ name: keyof typeof constants; expected: string | number; spelled: string }> = [
+  { name: 'SRIOV_ANNOTATION_NODE_STATE', expected: 'sriovnetwork.openshift.io/state', spelled: '`sriovnetwork.openshift.io/state`' },
+  { name: 'SRIOV_ANNOTATION_DESIRED_STATE', expected: 'sriovnetwork.openshift.io/desired-state', spelled: '`sriovnetwork.openshift.io/desired-state`' },
+  { name: 'SRIOV_ANNOTATION_CURRENT_STATE', expected: 'sriovnetwork.openshift.io/current-state', spelled: '`sriovnetwork.openshift.io/current-state`' },
+  { name: 'SRIOV_ANNOTATION_EXTERNAL_DRAINER', expected: 'sriovnetwork.openshift.io/use-external-drainer', spelled: '`sriovnetwork.openshift.io/use-external-drainer`' },
+  { name: 'SRIOV_GROUP', expected: 'sriovnetwork.openshift.io', spelled: '`sriovnetwork.openshift.io/v1`' },
+  { name: 'SRIOV_VERSION', expected: 'v1', spelled: '`sriovnetwork.openshift.io/v1`' },
+  { name: 'SRIOV_NODE_STATE_PLURAL', expected: 'sriovnetworknodestates', spelled: 'SriovNetworkNodeState' },
+  { name: 'SRIOV_POOL_CONFIG_PLURAL', expected: 'sriovnetworkpoolconfigs', spelled: 'SriovNetworkPoolConfig' },
+  { name: 'DEFAULT_SRIOV_RESOURCE_PREFIX', expected: 'openshift.io', spelled: 'default `openshift.io`' },
+  { name: 'SRIOV_DRAIN_TIMEOUT_SECONDS', expected: 90, spelled: 'a 90 s timeout' },
+];
+
+/** kmaint's own strings of the SR-IOV protocol. */
+const SRIOV_KMAINT_STRINGS: Array<{ name: keyof typeof constants; expected: string }> = [
+  { name: 'DEFAULT_SRIOV_NAMESPACE', expected: 'sriov-network-operator' },
+  { name: 'SRIOV_REQUEST_PREFIX', expected: 'sriov-' },
+  { name: 'LABEL_SRIOV_HANDSHAKE', expected: 'kmaint.io/sriov-handshake' },
+  { name: 'SRIOV_HANDSHAKE_REQUESTOR', expected: 'sriov-network-operator.kmaint.io' },
+  { name: 'ANNOTATION_SRIOV_HANDSHAKE_PROBLEM', expected: 'kmaint.io/sriov-handshake-problem' },
+];
+
+describe('the SR-IOV network operator\'s drain handshake (interop-2026.md section 1)', () => {
+  it.each(SRIOV_OPERATOR_STRINGS)('$name is exactly "$expected", as the sheet spells it', ({ name, expected, spelled }) => {
+    expect(constants[name]).toBe(expected);
+    expect(INTEROP_SHEET).toContain(spelled);
+    // Plurals are the kinds lower-cased, plus s (the CRDs' spec.names.plural).
+    if (name.endsWith('_PLURAL')) expect(expected).toBe(`${spelled.toLowerCase()}s`);
+    else if (typeof expected === 'string' && name !== 'SRIOV_VERSION') expect(spelled).toContain(expected);
+  });
+
+  it.each(SRIOV_KMAINT_STRINGS)('$name is exactly "$expected", kmaint\'s own', ({ name, expected }) => {
+    expect(constants[name]).toBe(expected);
+  });
 });

@@ -79,6 +79,35 @@ export type HandshakeState = (typeof HandshakeState)[keyof typeof HandshakeState
 /** Warning event on the Node when its desired state cannot be served (invalid value, requestor or config). */
 export const EVENT_REASON_HANDSHAKE_REFUSED = 'HandshakeRefused';
 
+/**
+ * The SR-IOV network operator's drain handshake (interop sheet §1.2, §1.6), spoken when
+ * `spec.nodeHandshake.protocol` is `sriov-network-operator`: the config daemon's request on the Node, its copy and
+ * the drainer's answer on the SriovNetworkNodeState (named after the Node, in the operator's namespace).
+ */
+export const SRIOV_GROUP = 'sriovnetwork.openshift.io';
+export const SRIOV_VERSION = 'v1';
+export const SRIOV_NODE_STATE_PLURAL = 'sriovnetworknodestates';
+export const SRIOV_POOL_CONFIG_PLURAL = 'sriovnetworkpoolconfigs';
+/** On the Node: the request (`Idle`, `Drain_Required`, `Reboot_Required`); the drainer reads this key. */
+export const SRIOV_ANNOTATION_NODE_STATE = 'sriovnetwork.openshift.io/state';
+/** On the SriovNetworkNodeState: the daemon's copy of the request. */
+export const SRIOV_ANNOTATION_DESIRED_STATE = 'sriovnetwork.openshift.io/desired-state';
+/** On the SriovNetworkNodeState: the drainer's answer (`Idle`, `Draining`, `DrainComplete`). */
+export const SRIOV_ANNOTATION_CURRENT_STATE = 'sriovnetwork.openshift.io/current-state';
+/** On the SriovNetworkNodeState, value "true": the daemon runs with USE_EXTERNAL_DRAINER, so an external drainer answers. */
+export const SRIOV_ANNOTATION_EXTERNAL_DRAINER = 'sriovnetwork.openshift.io/use-external-drainer';
+/** The operator's namespace and resource prefix (Helm `operator.resourcePrefix`) when the config names none. */
+export const DEFAULT_SRIOV_NAMESPACE = 'sriov-network-operator';
+export const DEFAULT_SRIOV_RESOURCE_PREFIX = 'openshift.io';
+/** kmaint's requests for the SR-IOV handshake: `sriov-<node>` in kmaint's namespace, labelled with the state they serve. */
+export const SRIOV_REQUEST_PREFIX = 'sriov-';
+export const LABEL_SRIOV_HANDSHAKE = 'kmaint.io/sriov-handshake';
+export const SRIOV_HANDSHAKE_REQUESTOR = 'sriov-network-operator.kmaint.io';
+/** On the Node: why kmaint refuses its SR-IOV request (an unknown value, a name taken); removed once it does not. */
+export const ANNOTATION_SRIOV_HANDSHAKE_PROBLEM = 'kmaint.io/sriov-handshake-problem';
+/** The operator's drain timeout (pkg/drain/drainer.go), used for both requests. */
+export const SRIOV_DRAIN_TIMEOUT_SECONDS = 90;
+
 /** The well-known Node label naming a Node's zone; `spec.zoneLabel` may name another. */
 export const DEFAULT_ZONE_LABEL = 'topology.kubernetes.io/zone';
 

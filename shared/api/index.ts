@@ -48,3 +48,4 @@ export type { NodeConditionView } from './node-conditions.ts';
 export { isOwnNodeCondition, maintenanceMarkedByOthers } from './node-conditions.ts';
 export type { RequestTime } from './request-timing.ts';
 export { parseRfc3339, requestDeadline, requestNotBefore } from './request-timing.ts';
+export type { SriovNetworkNodeState, SriovNetworkPoolConfig } from './sriov.ts';

@@ -328,6 +328,10 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.zoneLabel': { type: 'string', minLength: 1 },
   ...windowsAt('spec.windows'),
   ...nodeHandshakeAt('spec.nodeHandshake'),
+  'spec.nodeHandshake.protocol': { type: 'string', enum: ['kmaint', 'sriov-network-operator'], default: 'kmaint' },
+  'spec.nodeHandshake.sriovNetworkOperator': { type: 'object' },
+  'spec.nodeHandshake.sriovNetworkOperator.namespace': { type: 'string', minLength: 1, maxLength: 63, default: 'sriov-network-operator' },
+  'spec.nodeHandshake.sriovNetworkOperator.resourcePrefix': { type: 'string', minLength: 1, default: 'openshift.io' },
   ...REAPER_EXTENSION,
   ...SLURM_EXTENSION,
   ...DRA_EXTENSION,
@@ -626,7 +630,7 @@ describe('zod behaviour of the kmaint config extensions matches the CRD', () => 
       pools: [{ ...pool, nodeHandshake: { drainSpec: { force: true, podEvictionFilters: [{ byResourceNameRegex: 'nvidia.com/.*' }] } } }, { name: 'cpu', nodeSelector: {}, nodeHandshake: {} }],
     };
     expect(maintenanceOperatorConfigSchema.parse({ metadata: aMeta, spec }).spec).toEqual({
-      nodeHandshake: { drainSpec: { podSelector: 'sriov=true', force: false, timeoutSeconds: 300, deleteEmptyDir: false } },
+      nodeHandshake: { drainSpec: { podSelector: 'sriov=true', force: false, timeoutSeconds: 300, deleteEmptyDir: false }, protocol: 'kmaint' },
       pools: [
         { ...pool, nodeHandshake: { drainSpec: { force: true, podEvictionFilters: [{ byResourceNameRegex: 'nvidia.com/.*' }], timeoutSeconds: 300, deleteEmptyDir: false } } },
         { name: 'cpu', nodeSelector: {}, nodeHandshake: {} },

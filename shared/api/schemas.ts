@@ -153,6 +153,22 @@ export const nodeHandshakeSchema = z.strictObject({
   drainSpec: drainSpecSchema.optional(),
 });
 
+/**
+ * kmaint extension: the cluster-wide handshake, which also says which protocol kmaint speaks besides its own
+ * kmaint.io keys: `sriov-network-operator` makes it the SR-IOV network operator's external drainer (README
+ * "Alongside the SR-IOV network operator").
+ */
+export const clusterNodeHandshakeSchema = z.strictObject({
+  drainSpec: drainSpecSchema.optional(),
+  protocol: z.enum(['kmaint', 'sriov-network-operator']).default('kmaint').optional(),
+  sriovNetworkOperator: z
+    .strictObject({
+      namespace: z.string().min(1).max(63).default('sriov-network-operator').optional(),
+      resourcePrefix: z.string().min(1).default('openshift.io').optional(),
+    })
+    .optional(),
+});
+
 /** kmaint extension: a pool of Nodes chosen by selector, with limits that narrow the cluster-wide ones. */
 export const maintenancePoolSchema = z.strictObject({
   name: z.string().max(63).regex(POOL_NAME_PATTERN),
@@ -236,7 +252,7 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   gangNodeLabel: z.string().min(1).optional(),
   /** kmaint extension (issue 21): after this long waiting, a gang that would fit once the requests in progress finish holds freed slots. */
   gangReserveAfterSeconds: nonNegativeInt32().optional(),
-  nodeHandshake: nodeHandshakeSchema.optional(),
+  nodeHandshake: clusterNodeHandshakeSchema.optional(),
   reaper: reaperSchema.optional(),
   slurm: slurmSchema.optional(),
   draResourceNames: draResourceNameListSchema.optional(),

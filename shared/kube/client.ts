@@ -2,8 +2,8 @@
 // (transport.ts; HTTP by default). Each verb builds its request body once; paging, retries (timing from retry.ts)
 // and request accounting are here, not in the transport.
 import type { KubeConfig, ResourceV1ResourceClaim, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../api/index.ts';
-import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMaintenance, NodeMaintenanceStatus, NodeTaint } from '../api/index.ts';
+import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, SRIOV_GROUP, SRIOV_NODE_STATE_PLURAL, SRIOV_POOL_CONFIG_PLURAL, SRIOV_VERSION, VERSION } from '../api/index.ts';
+import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMaintenance, NodeMaintenanceStatus, NodeTaint, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
 import { HttpFailureError, KubeRequestError } from './errors.ts';
 import { eventBody, type EventRequest } from './event-body.ts';
 import { HttpTransport, failureOf } from './http-transport.ts';
@@ -14,6 +14,8 @@ import { abortableSleep, type Sleep } from './sleep.ts';
 
 const MAINTENANCES: ApiResource = { group: GROUP, version: VERSION, plural: NODE_MAINTENANCE_PLURAL, namespaced: true };
 const CONFIGS: ApiResource = { group: GROUP, version: VERSION, plural: CONFIG_PLURAL, namespaced: true };
+const SRIOV_NODE_STATES: ApiResource = { group: SRIOV_GROUP, version: SRIOV_VERSION, plural: SRIOV_NODE_STATE_PLURAL, namespaced: true };
+const SRIOV_POOL_CONFIGS: ApiResource = { group: SRIOV_GROUP, version: SRIOV_VERSION, plural: SRIOV_POOL_CONFIG_PLURAL, namespaced: true };
 
 /** The result of a write: conflicts, missing objects and budget refusals are outcomes, not exceptions. */
 export type WriteOutcome =
@@ -344,6 +346,22 @@ export class KubeClient {
   /** Merge patch of a Node's annotations (null deletes a key), preconditioned on the Node's `resourceVersion`. */
   patchNodeAnnotations(name: string, resourceVersion: string, annotations: Record<string, string | null>): Promise<WriteOutcome> {
     return this.patch('patch nodes', `annotating node ${name}`, { resource: NODES, name }, { type: 'merge', body: { metadata: { resourceVersion, annotations } } });
+  }
+
+  /** The SR-IOV network operator's SriovNetworkNodeStates in its namespace: one LIST (spec.nodeHandshake.protocol). */
+  listSriovNodeStates(namespace: string): Promise<SriovNetworkNodeState[]> {
+    return this.list(SRIOV_NODE_STATES, `listing sriovnetworknodestates in ${namespace}`, { namespace });
+  }
+
+  /** The SR-IOV network operator's SriovNetworkPoolConfigs in its namespace: one LIST. */
+  listSriovPoolConfigs(namespace: string): Promise<SriovNetworkPoolConfig[]> {
+    return this.list(SRIOV_POOL_CONFIGS, `listing sriovnetworkpoolconfigs in ${namespace}`, { namespace });
+  }
+
+  /** Merge patch of a SriovNetworkNodeState's annotations, preconditioned on its `resourceVersion`. */
+  patchSriovNodeState(namespace: string, name: string, resourceVersion: string, annotations: Record<string, string>): Promise<WriteOutcome> {
+    const target: ObjectTarget = { resource: SRIOV_NODE_STATES, namespace, name };
+    return this.patch('patch sriovnetworknodestates', `annotating SriovNetworkNodeState ${namespace}/${name}`, target, { type: 'merge', body: { metadata: { resourceVersion, annotations } } });
   }
 
   /** Whether namespace `name` exists (GET, 404 = no); other failures throw. */

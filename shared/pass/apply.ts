@@ -1,6 +1,7 @@
 // Applies a plan: one idempotent write per action, per-object order kept, bounded concurrency across objects.
 import { describeAction, API_VERSION, FINALIZER, NODE_MAINTENANCE_KIND, CONFIG_KIND } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
+import type { V1Lease } from '@kubernetes/client-node';
 import type { KubeClient, WriteOutcome } from '../kube/index.ts';
 
 export interface ApplyResult {
@@ -54,6 +55,8 @@ function objectKey(a: Action): string {
     case 'takeNodeLease':
     case 'releaseNodeLease':
       return `lease/${a.lease.namespace}/${a.lease.name}`;
+    case 'patchSriovNodeState':
+      return `sriovnetworknodestate/${a.target.namespace}/${a.target.name}`;
   }
 }
 
@@ -76,6 +79,8 @@ function unitKey(a: Action): string {
     case 'patchNodeAnnotations':
     case 'patchNodeConditions':
       return a.maintenance ? `nm/${a.maintenance.namespace}/${a.maintenance.name}` : `node/${a.node.name}`;
+    case 'patchSriovNodeState':
+      return a.maintenance ? `nm/${a.maintenance.namespace}/${a.maintenance.name}` : `node/${a.target.name}`;
     case 'emitEvent':
       if (a.target.kind === 'Node') return `node/${a.target.name}`;
       return a.target.kind === 'NodeMaintenance' ? `nm/${a.target.namespace}/${a.target.name}` : `config/${a.target.namespace}/${a.target.name}`;
@@ -102,6 +107,28 @@ function metaPatch(a: Extract<Action, { kind: 'patchMaintenanceMeta' }>, current
     metadata['ownerReferences'] = [...others, { apiVersion: 'v1', kind: 'Node', name: a.ownerNode.name, uid: a.ownerNode.uid }];
   }
   return a.additionalRequestors ? { metadata, spec: { additionalRequestors: a.additionalRequestors } } : { metadata };
+}
+
+/** The Lease a takeNodeLease writes; the medik8s convention: owned by its Node, so it goes with the Node. */
+function leaseBody(l: Extract<Action, { kind: 'takeNodeLease' }>['lease'], threadedVersion: string | undefined): V1Lease {
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: {
+      name: l.name,
+      namespace: l.namespace,
+      ...(l.resourceVersion !== undefined ? { resourceVersion: threadedVersion ?? l.resourceVersion } : {}),
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: l.owner.name, uid: l.owner.uid }],
+    },
+    spec: {
+      holderIdentity: l.holder,
+      leaseDurationSeconds: l.durationSeconds,
+      // MicroTime strings go on the wire as they are; client-node types them as Date.
+      acquireTime: l.acquireTime as unknown as Date,
+      renewTime: l.renewTime as unknown as Date,
+      leaseTransitions: l.transitions,
+    },
+  };
 }
 
 async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions): Promise<WriteOutcome> {
@@ -141,32 +168,15 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
       });
     case 'patchNodeAnnotations':
       return c.patchNodeAnnotations(a.node.name, rv.get(key) ?? a.node.resourceVersion, a.annotations);
+    case 'patchSriovNodeState':
+      return c.patchSriovNodeState(a.target.namespace, a.target.name, rv.get(key) ?? a.target.resourceVersion, a.annotations);
     case 'setNodeTaints':
       return c.setNodeTaints(a.node.name, rv.get(key) ?? a.node.resourceVersion, a.taints, a.annotations);
     case 'patchNodeConditions':
       return c.patchNodeConditions(a.node.name, rv.get(key) ?? a.node.resourceVersion, a.set, a.remove);
     case 'takeNodeLease': {
-      // The medik8s convention: the Lease is owned by its Node, so it goes with the Node.
-      const l = a.lease;
-      const body = {
-        apiVersion: 'coordination.k8s.io/v1',
-        kind: 'Lease',
-        metadata: {
-          name: l.name,
-          namespace: l.namespace,
-          ...(l.resourceVersion !== undefined ? { resourceVersion: rv.get(key) ?? l.resourceVersion } : {}),
-          ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: l.owner.name, uid: l.owner.uid }],
-        },
-        spec: {
-          holderIdentity: l.holder,
-          leaseDurationSeconds: l.durationSeconds,
-          // MicroTime strings go on the wire as they are; client-node types them as Date.
-          acquireTime: l.acquireTime as unknown as Date,
-          renewTime: l.renewTime as unknown as Date,
-          leaseTransitions: l.transitions,
-        },
-      };
-      return l.resourceVersion === undefined ? c.createLease(l.namespace, body) : c.replaceLease(l.namespace, body);
+      const body = leaseBody(a.lease, rv.get(key));
+      return a.lease.resourceVersion === undefined ? c.createLease(a.lease.namespace, body) : c.replaceLease(a.lease.namespace, body);
     }
     case 'releaseNodeLease':
       return c.deleteLease(a.lease.namespace, a.lease.name, rv.get(key) ?? a.lease.resourceVersion);

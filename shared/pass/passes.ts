@@ -13,6 +13,7 @@ import { planMalformedReleases, planMalformedReports } from './malformed.ts';
 import type { PassOptions } from './options.ts';
 import { planReaperPass, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan } from './reaper-pass.ts';
 import { readDrainPods, readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
+import { planSriovPass, readSriov, sriovExternalPools, type SriovRead } from './sriov-pass.ts';
 import type { PassFunction, PassWait } from './summary.ts';
 
 /**
@@ -91,7 +92,8 @@ interface CleanupReads {
 
 /** Each function's own reads, the type its `read` returns and its `plan` takes. */
 interface PassReads {
-  scheduler: undefined;
+  /** With spec.nodeHandshake.protocol sriov-network-operator: the operator's node states and pools. */
+  scheduler: SriovRead | undefined;
   drainer: DrainerReads;
   cleanup: CleanupReads;
   reaper: InstanceProviders;
@@ -146,13 +148,16 @@ const slurmOf = (writes: SlurmWrite[], read: SlurmRead): NonNullable<PassPlan['s
 /** The four functions. A new one is a row here (and a name in PASS_FUNCTIONS). */
 export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]> } = {
   scheduler: {
-    read: () => Promise.resolve(undefined),
-    plan: ({ base, loaded, maintenances, namespace, reaperIssues, now }) => {
-      const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances });
+    read: (opts, base) => readSriov(opts, base),
+    plan: ({ base, loaded, reads, maintenances, namespace, reaperIssues, now }) => {
+      const externalPools = sriovExternalPools(reads, base);
+      const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, ...(externalPools !== undefined ? { externalPools } : {}) });
       const { admission } = loaded.config;
       const limits = { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems };
       const plan = planScheduling(state, admission === undefined ? limits : { ...limits, admission }, now);
-      const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(admission?.scopedProblems ?? []), ...reaperIssues], poolOverlaps: plan.poolOverlaps });
+      // As the SR-IOV network operator's external drainer: its handshake's writes come after the scheduling writes too.
+      const sriov = planSriovPass(reads, base, plan.admitted);
+      const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(admission?.scopedProblems ?? []), ...reaperIssues, ...sriov.problems], poolOverlaps: plan.poolOverlaps });
       const waits = plan.waiting.map(({ key, why }) => ({ request: key, node: maintenances.get(key)?.spec.nodeName ?? '', reason: waitingMessage(why) }));
       // The node-annotation handshake: after the scheduling writes, so a Node says Draining only once its request's admission is written.
       const handshake = planHandshake({ nodes: base.nodeList, maintenances: base.maintenances, admittedThisPass: new Set(plan.admitted) }, loadHandshakeConfig(base.config, namespace));
@@ -161,7 +166,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       // Deadlines missed and request times that cannot be read: a Warning each, once (after the status writes, same unit).
       const deadlines = planDeadlineReports(base.maintenances, now);
       return {
-        actions: withNodeConditions([...report, ...plan.actions, ...deadlines, ...handshake.actions, ...malformed.actions], base, loaded, now),
+        actions: withNodeConditions([...report, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...malformed.actions], base, loaded, now),
         state: plan.waiting.length > 0 ? 'blocked' : 'idle',
         waiting: plan.waiting.length,
         waits,

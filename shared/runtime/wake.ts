@@ -1,7 +1,7 @@
 // After a round that made no progress: what to wait for before the next one. Watching the LISTs the round read wakes
 // the run on the change it waits for (a pod gone, a budget relaxed, a request created or deleted) at the cost of one
 // WATCH each; a timer covers what only time changes. Anything else the round depends on and cannot watch: poll.
-import { ANNOTATION_DESIRED_STATE, ANNOTATION_DRAIN_START, ANNOTATION_GC_IGNORE, ANNOTATION_READY_TIME, ANNOTATION_WAIT_POD_COMPLETION_START, DEFAULTS, Phase, maintenancePhase } from '../api/index.ts';
+import { ANNOTATION_DESIRED_STATE, SRIOV_ANNOTATION_NODE_STATE, ANNOTATION_DRAIN_START, ANNOTATION_GC_IGNORE, ANNOTATION_READY_TIME, ANNOTATION_WAIT_POD_COMPLETION_START, DEFAULTS, Phase, maintenancePhase } from '../api/index.ts';
 import type { NodeMaintenance } from '../api/index.ts';
 import { loadConfig } from '../config/index.ts';
 import type { ListedVersion } from '../kube/index.ts';
@@ -69,6 +69,7 @@ export function planWake(input: WakeInput): WakePlan {
     // Maintenance windows open with the clock, per pool: not worth a timer of their own.
     [loaded.config.admission !== undefined, 'admission rules (windows) are set'],
     [base.nodeList.some((n) => (n.metadata?.annotations?.[ANNOTATION_DESIRED_STATE] ?? 'Idle') !== 'Idle'), 'a node-annotation handshake is in progress'],
+    [base.nodeList.some((n) => (n.metadata?.annotations?.[SRIOV_ANNOTATION_NODE_STATE] ?? 'Idle') !== 'Idle'), 'an SR-IOV drain handshake is in progress'],
     [targets.some((l) => !WATCHED.has(l.resource)), 'the round read something that is not watched'],
     [!targets.some((l) => l.resource === 'nodemaintenances'), 'no NodeMaintenance LIST to watch from'],
     [targets.length > MAX_WATCH_TARGETS, `more than ${MAX_WATCH_TARGETS} LISTs to watch`],

@@ -1,6 +1,7 @@
 // The admission gates: every rule a request must pass to start now, in the order that picks its wait reason,
 // and the walk's running counts they read. With no pools, zones or windows only the two cluster gates can refuse.
 import { requestNotBefore, rfc3339Seconds, type NodeMaintenance } from '#api';
+import { externalPoolAdmits, externalPoolRefusal } from './external-pools.ts';
 import type { ValidBudget } from './limits.ts';
 import type { PoolScope, ScopeCount, ScopeLimit, Scopes } from './scopes.ts';
 import type { SchedulingState } from './state.ts';
@@ -21,6 +22,8 @@ export interface Tally {
   readonly zones: Map<string, ScopeCount>;
   /** The pass's clock, for the request's own times (not-before); absent in walks that only count limits. */
   readonly now?: Date;
+  /** Admissions so far per external pool (state.externalPools). */
+  readonly external: Map<string, number>;
 }
 
 export function startTally(state: SchedulingState, budget: ValidBudget, scopes: Scopes, now?: Date): Tally {
@@ -36,6 +39,7 @@ export function startTally(state: SchedulingState, budget: ValidBudget, scopes: 
     pools: new Map([...scopes.pools].map(([name, pool]) => [name, { ...pool.count }])),
     zones: new Map([...scopes.zones].map(([zone, scope]) => [zone, { ...scope.count }])),
     ...(now !== undefined ? { now } : {}),
+    external: new Map(),
   };
 }
 
@@ -63,6 +67,8 @@ export function recordAdmission(tally: Tally, node: string): void {
     count.inProgress += 1;
     if (wasUnavailable) count.cordonedOrNotReady -= 1;
   }
+  const external = tally.state.externalPools?.poolOf.get(node);
+  if (external !== undefined) tally.external.set(external, (tally.external.get(external) ?? 0) + 1);
 }
 
 export interface Gate {
@@ -219,6 +225,12 @@ export const GATES: readonly Gate[] = [
       return scope && count ? `zone ${scope.zone} (${scope.nodes} nodes): maxUnavailablePerZone ${limitText(scope.maxUnavailable)}: ${unavailableCounts(count.inProgress, count.cordonedOrNotReady)}` : undefined;
     },
     freedBy: { scope: 'zone', unavailable: true },
+  },
+  // Limits another system defines (SR-IOV pools, issue 22) cover only its own requests; they narrow all of the above.
+  {
+    name: 'external pool',
+    refuse: (t, node) => externalPoolRefusal(t.state.externalPools, t.external, node),
+    admits: (t, node) => externalPoolAdmits(t.state.externalPools, t.external, node),
   },
 ];
 

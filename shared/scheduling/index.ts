@@ -27,3 +27,4 @@ export { SchedulingInvariantError } from './errors.ts';
 export type { Gang, Gangs } from './gangs.ts';
 export { findGangs, gangNameOf } from './gangs.ts';
 export type { GangAdmission } from './admit.ts';
+export type { ExternalPool, ExternalPools } from './external-pools.ts';

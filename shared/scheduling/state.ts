@@ -2,6 +2,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { isUnscheduled, maintenanceKey, maintenanceMarkedByOthers } from '#api';
 import type { NodeMaintenance } from '#api';
+import type { ExternalPools } from './external-pools.ts';
 
 export interface SchedulingState {
   /** Nodes by name. */
@@ -20,6 +21,8 @@ export interface SchedulingState {
   readonly requestorsInProgress: ReadonlySet<string>;
   /** requestorID -> number of its unscheduled requests (for the fewer-pending ranker). */
   readonly unscheduledByRequestor: ReadonlyMap<string, number>;
+  /** Limits another system defines for some requests (SR-IOV pools), enforced by the `external pool` gate. */
+  readonly externalPools?: ExternalPools;
 }
 
 /**
@@ -34,7 +37,7 @@ export function isNodeUnavailable(node: V1Node): boolean {
   return ready !== undefined && ready.status !== 'True';
 }
 
-export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[] }): SchedulingState {
+export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[]; externalPools?: ExternalPools }): SchedulingState {
   const nodes = new Map<string, V1Node>();
   const nodesUnavailable = new Set<string>();
   for (const node of lists.nodes) {
@@ -74,6 +77,7 @@ export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintena
     nodesUnavailable,
     requestorsInProgress,
     unscheduledByRequestor,
+    ...(lists.externalPools !== undefined ? { externalPools: lists.externalPools } : {}),
   };
 }
 

@@ -1,0 +1,46 @@
+// The scheduler's part as the SR-IOV network operator's external drainer (spec.nodeHandshake.protocol
+// sriov-network-operator): two LISTs in the operator's namespace, the pool limits for admission, the handshake's writes.
+import { isUnscheduled } from '../api/index.ts';
+import type { Action, NodeMaintenance, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
+import { isSriovRequest, loadSriovHandshakeConfig, planSriovHandshake, resolveSriovPools, type SriovHandshakeConfig } from '../handshake/index.ts';
+import type { ExternalPools } from '../scheduling/index.ts';
+import type { PassOptions } from './options.ts';
+import type { BaseSnapshot } from './snapshot.ts';
+
+export type SriovRead =
+  | { config: SriovHandshakeConfig; states: SriovNetworkNodeState[]; pools: SriovNetworkPoolConfig[] }
+  | { config: SriovHandshakeConfig; problem: string };
+
+/** Read only when the config selects the protocol; a failed read is carried to the plan, which fails closed. */
+export async function readSriov(opts: PassOptions, base: BaseSnapshot): Promise<SriovRead | undefined> {
+  const config = loadSriovHandshakeConfig(base.config, opts.namespace);
+  if (config === undefined) return undefined;
+  try {
+    const [states, pools] = await Promise.all([opts.client.listSriovNodeStates(config.sriovNamespace), opts.client.listSriovPoolConfigs(config.sriovNamespace)]);
+    return { config, states, pools };
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return { config, problem: `spec.nodeHandshake.protocol is sriov-network-operator, but kmaint cannot read the SR-IOV network operator's objects in namespace ${config.sriovNamespace} (${why}); no SR-IOV drain starts until it can (README "Alongside the SR-IOV network operator")` };
+  }
+}
+
+const ours = (config: SriovHandshakeConfig) => (nm: NodeMaintenance): boolean => nm.metadata.namespace === config.namespace && isSriovRequest(nm);
+
+/** The SR-IOV pools for admission; unreadable objects make every SR-IOV request wait with the reason. */
+export function sriovExternalPools(read: SriovRead | undefined, base: BaseSnapshot): ExternalPools | undefined {
+  if (read === undefined) return undefined;
+  const isSriov = ours(read.config);
+  if ('problem' in read) {
+    const waiting = base.maintenances.filter((nm) => isSriov(nm) && isUnscheduled(nm)).map((nm) => nm.spec.nodeName);
+    return { what: 'SR-IOV drain', poolOf: new Map(), pools: new Map(), problems: new Map(waiting.map((node) => [node, read.problem])) };
+  }
+  return resolveSriovPools({ configs: read.pools, namespace: read.config.sriovNamespace, nodes: base.nodeList, maintenances: base.maintenances, isSriov });
+}
+
+/** The handshake's writes after the scheduling plan's (a Node says Draining once its request's admission is written). */
+export function planSriovPass(read: SriovRead | undefined, base: BaseSnapshot, admitted: readonly string[]): { actions: Action[]; problems: string[] } {
+  if (read === undefined) return { actions: [], problems: [] };
+  if ('problem' in read) return { actions: [], problems: [read.problem] };
+  const plan = planSriovHandshake({ nodes: base.nodeList, maintenances: base.maintenances, states: read.states, admittedThisPass: new Set(admitted) }, read.config);
+  return { actions: plan.actions, problems: [] };
+}
