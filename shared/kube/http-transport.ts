@@ -97,6 +97,8 @@ export class HttpTransport implements KubeTransport {
       if (r.group === '' && r.plural === 'pods') return this.core.listPodForAllNamespaces({ ...page, ...selectors });
       if (r.group === 'policy' && r.plural === 'poddisruptionbudgets') return this.policy.listPodDisruptionBudgetForAllNamespaces({ ...page, ...selectors });
       if (r.group === 'coordination.k8s.io' && q.namespace !== undefined) return this.coordination.listNamespacedLease({ namespace: q.namespace, ...page, ...selectors });
+      // Custom objects of one namespace: the SR-IOV network operator's, read in its namespace only (its RoleBinding's reach).
+      if (r.group !== '' && q.namespace !== undefined) return this.custom.listNamespacedCustomObject({ group: r.group, version: r.version, namespace: q.namespace, plural: r.plural, ...page, ...selectors }) as Promise<RawList>;
       if (r.group === '' || q.namespace !== undefined) return unsupported('LIST', r);
       return this.custom.listClusterCustomObject({ group: r.group, version: r.version, plural: r.plural, ...page, ...selectors }) as Promise<RawList>;
     })) as RawList;
