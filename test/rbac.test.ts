@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { suspendCronJobs } from './setup/install-kmaint.ts';
+import { ensureSriovCrds } from '../testbed/peers/sriov-crds.ts';
 import { adminKubeConfig, auditLog, kubectl, testbed, waitFor } from './support/cluster.ts';
 import {
   KMAINT_NS,
@@ -93,10 +94,36 @@ async function lifecycleAsServiceAccount(node: string, policy: PolicyV1Api): Pro
   expect((await pass('scheduler')).actions.deleteMaintenance).toBe(1);
   expect(await getNM(KMAINT_NS, `handshake-${node}`)).toBeUndefined();
   await annotateNode(node, { [DESIRED_STATE]: null });
+  if (!('problem' in SRIOV_CRDS)) await sriovHandshakeAsServiceAccount(node);
+}
+
+/**
+ * As the SR-IOV network operator's external drainer: the scheduler lists the node states and pools in the operator's
+ * namespace (infra/sriov's binding) and creates the missing keys as Idle (patch of the node state and the Node).
+ */
+async function sriovHandshakeAsServiceAccount(node: string): Promise<void> {
+  const state = { apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetworkNodeState', metadata: { name: node, namespace: SRIOV_NS, annotations: { 'sriovnetwork.openshift.io/use-external-drainer': 'true' } }, spec: {} };
+  const created = await kubectl(['create', '-f', '-'], { input: JSON.stringify(state) });
+  expect([created.code, created.stderr]).toEqual([0, '']);
+  await setConfig({ nodeHandshake: { protocol: 'sriov-network-operator' } });
+  // The new config's Valid condition is written by the same pass.
+  const { actions } = await pass('scheduler');
+  expect([actions['patchNodeAnnotations'], actions['patchSriovNodeState']]).toEqual([1, 1]);
+  const keys = await kubectl(['get', 'sriovnetworknodestate', '-n', SRIOV_NS, node, '-o', 'jsonpath={.metadata.annotations.sriovnetwork\\.openshift\\.io/current-state}']);
+  expect(keys.stdout).toBe('Idle');
+  await setConfig(undefined);
+  await kubectl(['annotate', 'node', node, 'sriovnetwork.openshift.io/state-']);
 }
 
 const DESIRED_STATE = 'kmaint.io/desired-state';
 const MEDIK8S_NS = 'medik8s-leases';
+const SRIOV_NS = 'sriov-network-operator';
+const SRIOV_GRANTS = ['list sriovnetworknodestates', 'list sriovnetworkpoolconfigs', 'patch sriovnetworknodestates'];
+const SRIOV_CRDS = ensureSriovCrds();
+if ('problem' in SRIOV_CRDS) {
+  // Said loudly: without the operator's CRDs the SR-IOV rules are checked as written but not proven used.
+  process.stderr.write(`[test/rbac] NOT RUN (part): the SR-IOV handshake's rules need the SR-IOV network operator's CRDs: ${SRIOV_CRDS.problem}\n`);
+}
 
 /** A medik8s lease on `node` whose holder stopped renewing it an hour ago: free to take over. */
 async function createExpiredMedik8sLease(node: string): Promise<void> {
@@ -126,6 +153,9 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     await kubectl(['delete', 'namespace', ns, '--wait=false']);
     // Waited for: a terminating medik8s-leases would make later files' cordons wait on a lease they cannot create.
     await kubectl(['delete', 'namespace', MEDIK8S_NS, '--ignore-not-found', '--wait=true']);
+    await kubectl(['annotate', 'node', node, 'sriovnetwork.openshift.io/state-']);
+    await kubectl(['delete', 'namespace', SRIOV_NS, '--ignore-not-found', '--wait=true']);
+    if (!('problem' in SRIOV_CRDS)) await kubectl(['delete', '-f', SRIOV_CRDS.dir, '--ignore-not-found', '--wait=true']);
   });
 
   it('the ClusterRole and Role grant exactly these verbs and resources, without wildcards', async () => {
@@ -148,6 +178,8 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     ]);
     // Bound only inside medik8s-leases (infra/medik8s); the namespace GET is limited to that one name.
     expect(grants(manifests, 'ClusterRole', 'kmaint-medik8s-leases')).toEqual(['create leases', 'delete leases', 'list leases', 'update leases']);
+    // Bound only inside the SR-IOV network operator's namespace (infra/sriov).
+    expect(grants(manifests, 'ClusterRole', 'kmaint-sriov')).toEqual(SRIOV_GRANTS);
     const clusterRole = manifests.find((m) => m.kind === 'ClusterRole' && m.metadata.name === 'kmaint');
     expect(clusterRole?.rules?.filter((r) => r.resources?.includes('namespaces')).map((r) => r.resourceNames)).toEqual([[MEDIK8S_NS]]);
     expect(manifests.filter((m) => m.kind === 'ClusterRoleBinding').map((m) => (m as unknown as { roleRef: { name: string } }).roleRef.name)).toEqual(['kmaint']);
@@ -165,6 +197,14 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     await kubectl(['create', 'namespace', MEDIK8S_NS]);
     const bound = await kubectl(['apply', '-k', 'infra/medik8s']);
     expect([bound.code, bound.stdout.trim(), bound.stderr]).toEqual([0, 'rolebinding.rbac.authorization.k8s.io/kmaint created', '']);
+    if (!('problem' in SRIOV_CRDS)) {
+      // The SR-IOV network operator's CRDs and namespace, and infra/sriov binding kmaint's rights inside it.
+      expect((await kubectl(['apply', '-f', SRIOV_CRDS.dir])).code).toBe(0);
+      await kubectl(['wait', '--for=condition=Established', 'crd/sriovnetworknodestates.sriovnetwork.openshift.io', 'crd/sriovnetworkpoolconfigs.sriovnetwork.openshift.io', '--timeout=60s']);
+      await kubectl(['create', 'namespace', SRIOV_NS]);
+      const sriovBound = await kubectl(['apply', '-k', 'infra/sriov']);
+      expect([sriovBound.code, sriovBound.stdout.trim(), sriovBound.stderr]).toEqual([0, 'rolebinding.rbac.authorization.k8s.io/kmaint created', '']);
+    }
     await setConfig(undefined);
     // Drained: one pod evicted at once, one held by a budget until it is relaxed, one finished pod deleted.
     // evictee names a DRA claim (never allocated: bound by nodeName, no scheduler), so the drainer lists resourceclaims.
@@ -201,7 +241,8 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     await audit.sync();
 
     const manifests = await builtBase();
-    const granted = [...new Set([...grants(manifests, 'ClusterRole'), ...grants(manifests, 'ClusterRole', 'kmaint-medik8s-leases'), ...grants(manifests, 'Role')])].sort();
+    const sriovGranted = 'problem' in SRIOV_CRDS ? [] : grants(manifests, 'ClusterRole', 'kmaint-sriov');
+    const granted = [...new Set([...grants(manifests, 'ClusterRole'), ...grants(manifests, 'ClusterRole', 'kmaint-medik8s-leases'), ...sriovGranted, ...grants(manifests, 'Role')])].sort();
     const requests = audit.entries({ since: mark, user });
     expect(refused()).toEqual([]);
     expect([...new Set(requests.map((e) => `${e.verb} ${e.resource}`))].sort()).toEqual(granted);
@@ -215,6 +256,11 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     expect([...new Set(namespaced.filter((e) => e.resource !== 'leases').map((e) => e.name))]).toEqual(['default']);
     expect([...new Set(namespaced.filter((e) => e.verb === 'create').map((e) => e.name))].sort()).toEqual(['kmaint-cleanup', 'kmaint-drainer', 'kmaint-scheduler']);
     // The Role's create of NodeMaintenances: only the handshake's request, only in kmaint's namespace.
+    // The SR-IOV operator's objects only in its namespace, and only the node's state patched.
+    const sriov = requests.filter((e) => e.resource.startsWith('sriovnetwork'));
+    expect([...new Set(sriov.map((e) => `${e.verb} ${e.resource} ${e.namespace ?? ''} ${e.name ?? ''}`))].sort()).toEqual(
+      'problem' in SRIOV_CRDS ? [] : [`list sriovnetworknodestates ${SRIOV_NS} `, `list sriovnetworkpoolconfigs ${SRIOV_NS} `, `patch sriovnetworknodestates ${SRIOV_NS} ${node}`],
+    );
     const created = requests.filter((e) => e.verb === 'create' && e.resource === 'nodemaintenances');
     expect(created.map((e) => [e.namespace, e.code])).toEqual([[KMAINT_NS, 201]]);
   });
@@ -253,6 +299,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
         'role.rbac.authorization.k8s.io/kmaint unchanged',
         'clusterrole.rbac.authorization.k8s.io/kmaint unchanged',
         'clusterrole.rbac.authorization.k8s.io/kmaint-medik8s-leases unchanged',
+        'clusterrole.rbac.authorization.k8s.io/kmaint-sriov unchanged',
         'rolebinding.rbac.authorization.k8s.io/kmaint unchanged',
         'clusterrolebinding.rbac.authorization.k8s.io/kmaint unchanged',
         'cronjob.batch/kmaint-cleanup unchanged',
