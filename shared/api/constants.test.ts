@@ -199,6 +199,14 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'ANNOTATION_DEADLINE_REPORTED', actual: constants.ANNOTATION_DEADLINE_REPORTED, expected: 'kmaint.io/deadline-reported' },
   { name: 'EVENT_REASON_DEADLINE_MISSED', actual: constants.EVENT_REASON_DEADLINE_MISSED, expected: 'DeadlineMissed' },
   { name: 'EVENT_REASON_INVALID_REQUEST_TIME', actual: constants.EVENT_REASON_INVALID_REQUEST_TIME, expected: 'InvalidRequestTime' },
+  // Cloud scheduled events (issue 21 point 3).
+  { name: 'CLOUD_EVENTS_REQUESTOR', actual: constants.CLOUD_EVENTS_REQUESTOR, expected: 'cloud-events.kmaint.io' },
+  { name: 'CLOUD_EVENT_REQUEST_PREFIX', actual: constants.CLOUD_EVENT_REQUEST_PREFIX, expected: 'cloud-event-' },
+  { name: 'LABEL_CLOUD_EVENT', actual: constants.LABEL_CLOUD_EVENT, expected: 'kmaint.io/cloud-event' },
+  { name: 'ANNOTATION_CLOUD_EVENTS', actual: constants.ANNOTATION_CLOUD_EVENTS, expected: 'kmaint.io/cloud-events' },
+  { name: 'EVENT_REASON_CLOUD_EVENT_FILED', actual: constants.EVENT_REASON_CLOUD_EVENT_FILED, expected: 'CloudEventFiled' },
+  { name: 'EVENT_REASON_CLOUD_EVENT_GONE', actual: constants.EVENT_REASON_CLOUD_EVENT_GONE, expected: 'CloudEventGone' },
+  { name: 'EVENT_REASON_CLOUD_EVENTS_UNREAD', actual: constants.EVENT_REASON_CLOUD_EVENTS_UNREAD, expected: 'CloudEventsUnread' },
 ];
 
 // The SR-IOV parallel-node-config design, beside the repository: <repo>/../shared/seeds/.
@@ -285,9 +293,16 @@ it('every export of constants.ts is classified as upstream or kmaint-only', () =
     'EVENT_REASON_OUT_OF_SERVICE',
     ...SRIOV_OPERATOR_STRINGS.map((row) => row.name),
     ...SRIOV_KMAINT_STRINGS.map((row) => row.name),
+    'EC2_SCHEDULED_EVENT_CODES',
   ]);
   expect(Object.keys(constants).filter((name) => !classified.has(name))).toEqual([]);
   expect(Object.keys(DEFAULTS).sort()).toEqual(UPSTREAM_DEFAULTS.map((row) => row.name).sort());
+});
+
+it('EC2_SCHEDULED_EVENT_CODES are the five DescribeInstanceStatus event codes of interop-2026.md section 7.1, letter by letter', () => {
+  const sheet = readFileSync(fileURLToPath(new URL('../shared/reference/interop-2026.md', REPO_ROOT)), 'utf8');
+  const row = sheet.split('\n').find((line) => line.startsWith('| `Code` values |')) ?? '';
+  expect([...constants.EC2_SCHEDULED_EVENT_CODES]).toEqual([...row.matchAll(/`([a-z-]+)`/g)].map((m) => m[1]));
 });
 
 describe('KEP-5683 node lifecycle conditions (interop-2026.md section 3.1)', () => {

@@ -238,3 +238,21 @@ export const ANNOTATION_DEADLINE_REPORTED = 'kmaint.io/deadline-reported';
 export const EVENT_REASON_DEADLINE_MISSED = 'DeadlineMissed';
 /** Warning event on a NodeMaintenance whose kmaint.io/deadline or kmaint.io/not-before is not an RFC 3339 time. */
 export const EVENT_REASON_INVALID_REQUEST_TIME = 'InvalidRequestTime';
+
+// Issue 21 point 3: cloud scheduled events. The reaper pass files one request per Node whose EC2 instance has one.
+/** The requestorID of every request filed for a cloud scheduled event; kmaint deletes only requests of this requestor. */
+export const CLOUD_EVENTS_REQUESTOR = 'cloud-events.kmaint.io';
+/** Such requests are named this prefix + the Node's name (hashed when too long), in kmaint's namespace. */
+export const CLOUD_EVENT_REQUEST_PREFIX = 'cloud-event-';
+/** On a NodeMaintenance filed for a cloud scheduled event (value "true"). */
+export const LABEL_CLOUD_EVENT = 'kmaint.io/cloud-event';
+/** On such a request: the events it stands for, one `<code> <event id> <NotBefore>` per line, earliest first. */
+export const ANNOTATION_CLOUD_EVENTS = 'kmaint.io/cloud-events';
+/** Node events: a request filed for a scheduled event (Normal), deleted once the event completed or went (Normal). */
+export const EVENT_REASON_CLOUD_EVENT_FILED = 'CloudEventFiled';
+export const EVENT_REASON_CLOUD_EVENT_GONE = 'CloudEventGone';
+/** Warning on the config object: the instances' scheduled events could not be read this pass (nothing filed or deleted for them). */
+export const EVENT_REASON_CLOUD_EVENTS_UNREAD = 'CloudEventsUnread';
+/** EC2 DescribeInstanceStatus event codes (interop-2026.md section 7.1), the default of spec.cloudEvents.codes. */
+export const EC2_SCHEDULED_EVENT_CODES = ['instance-reboot', 'system-reboot', 'system-maintenance', 'instance-retirement', 'instance-stop'] as const;
+export type Ec2ScheduledEventCode = (typeof EC2_SCHEDULED_EVENT_CODES)[number];

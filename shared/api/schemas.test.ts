@@ -344,6 +344,12 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   // Issue 21: gangs by node label, and when a waiting gang holds freed slots.
   'spec.gangNodeLabel': { type: 'string', minLength: 1 },
   'spec.gangReserveAfterSeconds': { type: 'integer', format: 'int32', minimum: 0 },
+  // Issue 21: cloud scheduled events, read by the reaper pass.
+  'spec.cloudEvents': { type: 'object' },
+  'spec.cloudEvents.enabled': { type: 'boolean', default: false },
+  'spec.cloudEvents.codes': { type: 'array' },
+  'spec.cloudEvents.codes[]': { type: 'string', enum: ['instance-reboot', 'system-reboot', 'system-maintenance', 'instance-retirement', 'instance-stop'] },
+  ...Object.fromEntries(Object.entries(nodeHandshakeAt('spec.cloudEvents')).filter(([path]) => path.startsWith('spec.cloudEvents.drainSpec'))),
 };
 
 const EXPECTED_CONFIG: Record<string, Facets> = {
@@ -447,7 +453,7 @@ describe('CRD-only validation', () => {
     {
       file: CONFIG_FILE,
       key: 'x-kubernetes-list-type',
-      expected: { 'spec.pools': 'map', 'spec.draResourceNames': 'map', 'spec.draResourceNames[].resourceNames': 'set', 'status.conditions': 'map' },
+      expected: { 'spec.pools': 'map', 'spec.draResourceNames': 'map', 'spec.draResourceNames[].resourceNames': 'set', 'spec.cloudEvents.codes': 'set', 'status.conditions': 'map' },
     },
     { file: CONFIG_FILE, key: 'x-kubernetes-list-map-keys', expected: { 'spec.pools': ['name'], 'spec.draResourceNames': ['driver'], 'status.conditions': ['type'] } },
     {

@@ -5,6 +5,7 @@
 // CRD defaults are applied when parsing (`.default(x).optional()`), yet the inferred types keep those
 // fields optional: objects built in code, or written by a Go client (omitempty), may still lack them.
 import { z } from 'zod';
+import { EC2_SCHEDULED_EVENT_CODES } from './constants.ts';
 
 /** Largest value of a Go int32 (`format: int32` in the CRDs). */
 const INT32_MAX = 2_147_483_647;
@@ -212,6 +213,18 @@ export const reaperSchema = z.strictObject({
   provider: z.enum(['providerID', 'none']).default('providerID').optional(),
 });
 
+/**
+ * kmaint extension (issue 21): the reaper pass files one request per Node whose EC2 instance has a scheduled event of
+ * one of `codes`, deadline the event's NotBefore, and deletes it once the event completed or went. Off unless `enabled`.
+ */
+export const cloudEventsSchema = z.strictObject({
+  enabled: z.boolean().default(false).optional(),
+  codes: z.array(z.enum(EC2_SCHEDULED_EVENT_CODES)).refine((items) => new Set(items).size === items.length, {
+    message: 'duplicate items are not allowed (list-type set)',
+  }).optional(),
+  drainSpec: drainSpecSchema.optional(),
+});
+
 /** kmaint extension (issue 10): drain Slurm nodes through slurmrestd before evicting their workers. Off unless `enabled`. */
 export const slurmSchema = z.strictObject({
   enabled: z.boolean().default(false).optional(),
@@ -254,6 +267,7 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   gangReserveAfterSeconds: nonNegativeInt32().optional(),
   nodeHandshake: clusterNodeHandshakeSchema.optional(),
   reaper: reaperSchema.optional(),
+  cloudEvents: cloudEventsSchema.optional(),
   slurm: slurmSchema.optional(),
   draResourceNames: draResourceNameListSchema.optional(),
   /** kmaint extension (issue 20): set the KEP-5683 node lifecycle conditions on nodes under maintenance; absent = on. */

@@ -1,7 +1,7 @@
 // Public surface of shared/pass: one pass of one function, and the pieces it is made of.
 export { runPass } from './run-pass.ts';
 export { emptyPassSummary, PASS_FUNCTIONS } from './summary.ts';
-export { reaperModeOf } from './reaper-pass.ts';
+export { cloudEventsOn, reaperModeOf } from './reaper-pass.ts';
 export type { PassLogger } from './logger.ts';
 export type { PassOptions } from './options.ts';
 export { PASSES, planPass } from './passes.ts';

@@ -5,13 +5,12 @@ import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/i
 import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { needsMedik8sLeases, phasesAfter, planCleanup, planDrainer, planNodeConditions, PHASES_NEEDING_PODS } from '../lifecycle/index.ts';
-import type { InstanceProviders } from '../reaper/index.ts';
 import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
 import { readSlurm, recordedSlurmNodes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
 import type { PassOptions } from './options.ts';
-import { planReaperPass, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan } from './reaper-pass.ts';
+import { planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
 import { readDrainPods, readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
 import { planSriovPass, readSriov, sriovExternalPools, type SriovRead } from './sriov-pass.ts';
 import type { PassFunction, PassWait } from './summary.ts';
@@ -96,7 +95,7 @@ interface PassReads {
   scheduler: SriovRead | undefined;
   drainer: DrainerReads;
   cleanup: CleanupReads;
-  reaper: InstanceProviders;
+  reaper: ReaperReads;
 }
 
 /** slurmrestd, read only when `needed`; with the secret read through the pass's client. */
@@ -222,13 +221,13 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     writesLeaveWork: false,
   },
   reaper: {
-    // A disabled reaper costs one GET of the config (none when the round already read it): no lease, no lists, no
-    // writes; its dryRun writes events only.
+    // A disabled reaper (with spec.cloudEvents off) costs one GET of the config (none when the round already read it):
+    // no lease, no lists, no writes; its dryRun writes events only. spec.cloudEvents on reads the instances' events.
     start: async (opts, roundBase) => {
       const mode = roundBase ? reaperModeOf(roundBase.config) : await reaperMode(opts.client, opts.namespace);
       return mode === 'disabled' ? 'skip' : mode === 'dry-run' ? 'unleased' : 'leased';
     },
-    read: (opts) => Promise.resolve(reaperProviders(opts.reaperProviders)),
+    read: (opts, base) => readScheduledEvents(base, reaperProviders(opts.reaperProviders), opts.signal),
     plan: ({ base, loaded, reads, namespace, reaperIssues, now }) => {
       const reaper = planReaperPass(base, namespace, reads, now);
       const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues] });

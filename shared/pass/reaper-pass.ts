@@ -1,14 +1,63 @@
 // The reaper's part of a pass: whether it runs at all, its plan from the base snapshot, and the terminations the
-// applier cannot do (cloud API calls) carried out before the request deletions they lead to.
+// applier cannot do (cloud API calls) carried out before the request deletions they lead to. The same pass reads the
+// instances' cloud scheduled events (spec.cloudEvents) through the same providers and files requests for them.
 import type { Action, MaintenanceOperatorConfig } from '../api/index.ts';
 import type { KubeClient } from '../kube/index.ts';
-import { defaultInstanceProviders, describeTermination, executeTerminations, loadReaperConfig, planReaper, type InstanceProviders, type Termination, type TerminationResult } from '../reaper/index.ts';
+import {
+  defaultInstanceProviders,
+  describeTermination,
+  executeTerminations,
+  loadCloudEventsConfig,
+  loadReaperConfig,
+  planCloudEvents,
+  planReaper,
+  providerPrefix,
+  type InstanceProviders,
+  type ScheduledEvent,
+  type ScheduledEventsRead,
+  type Termination,
+  type TerminationResult,
+} from '../reaper/index.ts';
 import type { BaseSnapshot } from './snapshot.ts';
 
-/** The reaper's config problems (each naming its field), to report on the config object with the others. */
+/** The reaper's and cloud events' config problems (each naming its field), to report on the config object with the others. */
 export function reaperProblems(config: MaintenanceOperatorConfig | undefined): string[] {
   const loaded = loadReaperConfig(config);
-  return loaded.kind === 'invalid' ? loaded.problems : [];
+  const cloud = loadCloudEventsConfig(config);
+  return [...(loaded.kind === 'invalid' ? loaded.problems : []), ...(cloud.kind === 'invalid' ? cloud.problems : [])];
+}
+
+/** Whether spec.cloudEvents asks the reaper pass to read scheduled events (an invalid one is reported, and read nothing). */
+export function cloudEventsOn(config: MaintenanceOperatorConfig | undefined): boolean {
+  return loadCloudEventsConfig(config).kind !== 'disabled';
+}
+
+/** What the reaper pass reads: its providers, and the scheduled events when spec.cloudEvents is enabled. */
+export interface ReaperReads {
+  providers: InstanceProviders;
+  events?: ScheduledEventsRead;
+}
+
+/**
+ * The scheduled events of every Node's instance, each providerID asked of the provider of its prefix; a Node whose
+ * prefix no provider reads events for is left out (neither filed nor deleted), and so is a Node without a providerID.
+ */
+export async function readScheduledEvents(base: BaseSnapshot, providers: InstanceProviders, signal?: AbortSignal): Promise<ReaperReads> {
+  const cloud = loadCloudEventsConfig(base.config);
+  if (cloud.kind !== 'enabled') return { providers };
+  const byPrefix = new Map<string, string[]>();
+  for (const node of base.nodeList) {
+    const id = node.spec?.providerID ?? '';
+    if (id !== '') byPrefix.set(providerPrefix(id), [...(byPrefix.get(providerPrefix(id)) ?? []), id]);
+  }
+  const events = new Map<string, readonly ScheduledEvent[]>();
+  const unread = new Map<string, string>();
+  for (const [prefix, ids] of byPrefix) {
+    const read = await providers.get(prefix)?.scheduledEvents?.(ids, [...cloud.config.codes], signal);
+    for (const [id, list] of read?.events ?? []) events.set(id, list);
+    for (const [id, why] of read?.unread ?? []) unread.set(id, why);
+  }
+  return { providers, events: { events, unread } };
 }
 
 /**
@@ -20,8 +69,12 @@ export async function reaperMode(client: KubeClient, namespace: string): Promise
   return reaperModeOf(await client.getConfig(namespace));
 }
 
-/** The same, from a config already read (the round's snapshot). */
+/**
+ * The same, from a config already read (the round's snapshot). spec.cloudEvents on makes the pass `active` whatever
+ * the reaper's own mode: its requests are writes (the reaper's dryRun still keeps the reaper to events).
+ */
 export function reaperModeOf(config: MaintenanceOperatorConfig | undefined): 'disabled' | 'dry-run' | 'active' {
+  if (cloudEventsOn(config)) return 'active';
   const loaded = loadReaperConfig(config);
   if (loaded.kind === 'disabled') return 'disabled';
   return loaded.kind === 'enabled' && loaded.config.dryRun ? 'dry-run' : 'active';
@@ -32,21 +85,27 @@ export interface ReaperPassPlan {
   terminations: Termination[];
   /** Plan lines of the terminations (they are not Actions). */
   lines: string[];
-  /** Reap requests created (new work for the scheduler and drainer). */
+  /** Reap requests and cloud event requests created (new work for the scheduler and drainer). */
   requested: number;
 }
 
-/** The reaper's plan over `base` (no actions when disabled or invalid: problems are reported on the config). */
-export function planReaperPass(base: BaseSnapshot, namespace: string, providers: InstanceProviders, now: Date): ReaperPassPlan {
+/** The cloud event requests' writes over `base` (none when spec.cloudEvents is off or invalid, or nothing was read). */
+function planCloudEventsPass(base: BaseSnapshot, namespace: string, read: ScheduledEventsRead | undefined): Action[] {
+  const loaded = loadCloudEventsConfig(base.config);
+  if (loaded.kind !== 'enabled' || !read) return [];
+  const meta = base.config?.metadata;
+  const config = { namespace: meta?.namespace ?? namespace, name: meta?.name ?? '', ...(meta?.uid ? { uid: meta.uid } : {}) };
+  return planCloudEvents({ nodes: base.nodeList, maintenances: base.maintenances, namespace, config, read }, loaded.config).actions;
+}
+
+/** The reaper's plan over `base` (no reaper actions when disabled or invalid: problems are reported on the config), then the cloud events'. */
+export function planReaperPass(base: BaseSnapshot, namespace: string, reads: ReaperReads, now: Date): ReaperPassPlan {
   const loaded = loadReaperConfig(base.config);
-  if (loaded.kind !== 'enabled') return { actions: [], terminations: [], lines: [], requested: 0 };
-  const plan = planReaper({ nodes: base.nodeList, maintenances: base.maintenances, namespace, providers }, loaded.config, now);
-  return {
-    actions: plan.actions,
-    terminations: plan.terminations,
-    lines: plan.terminations.map(describeTermination),
-    requested: plan.actions.filter((a) => a.kind === 'createMaintenance').length,
-  };
+  const cloud = planCloudEventsPass(base, namespace, reads.events);
+  const plan = loaded.kind === 'enabled' ? planReaper({ nodes: base.nodeList, maintenances: base.maintenances, namespace, providers: reads.providers }, loaded.config, now) : undefined;
+  const actions = [...(plan?.actions ?? []), ...cloud];
+  const terminations = plan?.terminations ?? [];
+  return { actions, terminations, lines: terminations.map(describeTermination), requested: actions.filter((a) => a.kind === 'createMaintenance').length };
 }
 
 /** Terminates, then returns the deletions and events that follow, for the applier. */

@@ -1,6 +1,6 @@
 // The aws provider against mocked EC2 and Auto Scaling APIs: which call terminates which instance, and errors.
 import { AutoScalingClient, DescribeAutoScalingInstancesCommand, TerminateInstanceInAutoScalingGroupCommand } from '@aws-sdk/client-auto-scaling';
-import { EC2Client, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { DescribeInstanceStatusCommand, EC2Client, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -68,5 +68,44 @@ describe('awsProvider.terminate', () => {
   it('a providerID that is not an AWS instance is refused before any call', async () => {
     await expect(provider.terminate('aws:///eu-west-1a/fargate-ip-10-0-0-1')).rejects.toThrow('not an AWS providerID of the form aws:///<zone>/<instance-id>');
     expect([ec2.calls().length, asg.calls().length]).toEqual([0, 0]);
+  });
+});
+
+describe('awsProvider.scheduledEvents', () => {
+  const CODES = ['instance-reboot', 'system-reboot', 'system-maintenance', 'instance-retirement', 'instance-stop'];
+  const reboot = { InstanceEventId: 'instance-event-0d59937288b749b32', Code: 'system-reboot' as const, Description: 'The instance is scheduled for a reboot', NotBefore: new Date('2026-01-03T00:00:00.000Z'), NotAfter: new Date('2026-01-03T02:00:00.000Z') };
+
+  it('one paged DescribeInstanceStatus per region, filtered on event.code; instances it does not list have no events', async () => {
+    ec2
+      .on(DescribeInstanceStatusCommand)
+      .resolvesOnce({ InstanceStatuses: [{ InstanceId: 'i-0123456789abcdef0', AvailabilityZone: 'eu-west-1a', Events: [reboot] }], NextToken: 'page-2' })
+      .resolvesOnce({ InstanceStatuses: [{ InstanceId: 'i-0fffffffffffffff1', AvailabilityZone: 'eu-west-1b', Events: [] }] })
+      .resolves({ InstanceStatuses: [] });
+    const read = await provider.scheduledEvents?.(['aws:///eu-west-1a/i-0123456789abcdef0', 'aws:///eu-west-1b/i-0fffffffffffffff1', 'aws:///us-east-1a/i-0aaaaaaaaaaaaaaa2'], CODES);
+    expect(read).toEqual({
+      events: new Map([
+        ['aws:///eu-west-1a/i-0123456789abcdef0', [{ id: 'instance-event-0d59937288b749b32', code: 'system-reboot', description: 'The instance is scheduled for a reboot', notBefore: reboot.NotBefore, notAfter: reboot.NotAfter, state: 'active' }]],
+        ['aws:///eu-west-1b/i-0fffffffffffffff1', []],
+        ['aws:///us-east-1a/i-0aaaaaaaaaaaaaaa2', []],
+      ]),
+      unread: new Map(),
+    });
+    expect(regions).toEqual(['eu-west-1', 'us-east-1']);
+    expect(ec2).toHaveReceivedCommandTimes(DescribeInstanceStatusCommand, 3);
+    expect(ec2).toHaveReceivedNthCommandWith(DescribeInstanceStatusCommand, 1, { Filters: [{ Name: 'event.code', Values: CODES }], IncludeAllInstances: true, MaxResults: 1000 });
+    expect(ec2).toHaveReceivedNthCommandWith(DescribeInstanceStatusCommand, 2, { Filters: [{ Name: 'event.code', Values: CODES }], IncludeAllInstances: true, MaxResults: 1000, NextToken: 'page-2' });
+  });
+
+  it('a region whose call fails leaves its instances unread, with the error; other regions are read', async () => {
+    const denied = Object.assign(new Error('You are not authorized to perform this operation.'), { name: 'UnauthorizedOperation' });
+    ec2.on(DescribeInstanceStatusCommand).rejectsOnce(denied).resolves({ InstanceStatuses: [] });
+    const read = await provider.scheduledEvents?.(['aws:///eu-west-1a/i-0123456789abcdef0', 'aws:///us-east-1a/i-0aaaaaaaaaaaaaaa2', 'aws:///eu-west-1a/fargate-ip-10-0-0-1'], CODES);
+    expect(read).toEqual({
+      events: new Map([['aws:///us-east-1a/i-0aaaaaaaaaaaaaaa2', []]]),
+      unread: new Map([
+        ['aws:///eu-west-1a/fargate-ip-10-0-0-1', 'not an AWS providerID of the form aws:///<zone>/<instance-id>'],
+        ['aws:///eu-west-1a/i-0123456789abcdef0', 'DescribeInstanceStatus in eu-west-1: You are not authorized to perform this operation.'],
+      ]),
+    });
   });
 });

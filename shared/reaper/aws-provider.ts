@@ -1,9 +1,10 @@
 // The `aws` instance provider: `aws:///<zone>/<instance-id>` -> TerminateInstanceInAutoScalingGroup (desired capacity
 // kept, so the group replaces the Node) when the instance is in an Auto Scaling group, else EC2 TerminateInstances.
 import type { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
-import type { EC2Client } from '@aws-sdk/client-ec2';
+import type { EC2Client, InstanceStatus } from '@aws-sdk/client-ec2';
 import { ReaperProviderError } from './errors.ts';
 import type { InstanceProvider } from './providers.ts';
+import { eventsByInstance, type ScheduledEvent, type ScheduledEventsRead } from './scheduled-events.ts';
 
 /** `aws:///eu-west-1a/i-0123456789abcdef0` (EKS, kOps, Karpenter); the zone part may be empty in some installers. */
 const AWS_PROVIDER_ID = /^aws:\/\/\/([a-z0-9-]*)\/(i-[0-9a-f]{8,17})$/;
@@ -56,10 +57,63 @@ function defaultClients(aws: AwsSdk): (region: string | undefined) => { ec2: EC2
   };
 }
 
+/**
+ * Every instance of the region with an event of `codes` (completed ones included: EC2 lists them for a week), one
+ * DescribeInstanceStatus page after another. Filtering on event.code rather than naming the instances keeps it to
+ * one call per page, and an instance that no longer exists cannot fail the call (InvalidInstanceID.NotFound).
+ */
+async function describeEventStatuses(aws: AwsSdk, ec2: EC2Client, codes: readonly string[], signal?: AbortSignal): Promise<InstanceStatus[]> {
+  const statuses: InstanceStatus[] = [];
+  let token: string | undefined;
+  do {
+    const input = { Filters: [{ Name: 'event.code', Values: [...codes] }], IncludeAllInstances: true, MaxResults: 1000, ...(token ? { NextToken: token } : {}) };
+    const page = await ec2.send(new aws.ec2.DescribeInstanceStatusCommand(input), signal ? { abortSignal: signal } : {});
+    statuses.push(...(page.InstanceStatuses ?? []));
+    token = page.NextToken || undefined;
+  } while (token !== undefined);
+  return statuses;
+}
+
+/** The AWS providerIDs of `providerIDs` by region ('' for the SDK's default region); the others as unread. */
+function byRegion(providerIDs: readonly string[], unread: Map<string, string>): Map<string, Array<{ providerID: string; instanceId: string }>> {
+  const out = new Map<string, Array<{ providerID: string; instanceId: string }>>();
+  for (const providerID of providerIDs) {
+    const instance = parseAwsProviderID(providerID);
+    if (!instance) {
+      unread.set(providerID, 'not an AWS providerID of the form aws:///<zone>/<instance-id>');
+      continue;
+    }
+    const key = instance.region ?? '';
+    out.set(key, [...(out.get(key) ?? []), { providerID, instanceId: instance.instanceId }]);
+  }
+  return out;
+}
+
 export function awsProvider(opts: AwsProviderOptions = {}): InstanceProvider {
   let clients = opts.clients;
   return {
     prefix: 'aws',
+    async scheduledEvents(providerIDs, codes, signal): Promise<ScheduledEventsRead> {
+      const events = new Map<string, readonly ScheduledEvent[]>();
+      const unread = new Map<string, string>();
+      const regions = byRegion(providerIDs, unread);
+      if (regions.size === 0 || codes.length === 0) {
+        for (const list of regions.values()) for (const { providerID } of list) events.set(providerID, []);
+        return { events, unread };
+      }
+      const aws = await loadSdk();
+      clients ??= defaultClients(aws);
+      for (const [region, instances] of [...regions].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        try {
+          const found = eventsByInstance(await describeEventStatuses(aws, clients(region || undefined).ec2, codes, signal));
+          for (const { providerID, instanceId } of instances) events.set(providerID, found.get(instanceId) ?? []);
+        } catch (err) {
+          const why = `DescribeInstanceStatus in ${region || 'the default region'}: ${err instanceof Error ? err.message : String(err)}`;
+          for (const { providerID } of instances) unread.set(providerID, why);
+        }
+      }
+      return { events, unread };
+    },
     async terminate(providerID: string, signal?: AbortSignal): Promise<string> {
       const instance = parseAwsProviderID(providerID);
       if (!instance) throw new ReaperProviderError(providerID, 'not an AWS providerID of the form aws:///<zone>/<instance-id>');

@@ -1,5 +1,6 @@
 // Instance providers: what terminates the machine behind a Node, chosen by the prefix of its spec.providerID.
 // Unknown prefixes are reported, never guessed.
+import type { ScheduledEventsRead } from './scheduled-events.ts';
 
 /** One cloud's way of terminating the instance behind a providerID. */
 export interface InstanceProvider {
@@ -7,6 +8,11 @@ export interface InstanceProvider {
   readonly prefix: string;
   /** Terminates the instance; resolves with one line saying what was done, rejects with what failed. */
   terminate(providerID: string, signal?: AbortSignal): Promise<string>;
+  /**
+   * The scheduled events (of `codes`) of the instances behind `providerIDs`, for spec.cloudEvents. Every providerID
+   * given is in the result's `events` or its `unread`; it never rejects. Absent: this cloud's events are not read.
+   */
+  scheduledEvents?(providerIDs: readonly string[], codes: readonly string[], signal?: AbortSignal): Promise<ScheduledEventsRead>;
 }
 
 /** Providers by prefix. */

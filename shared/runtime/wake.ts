@@ -5,7 +5,7 @@ import { ANNOTATION_DESIRED_STATE, SRIOV_ANNOTATION_NODE_STATE, ANNOTATION_DRAIN
 import type { NodeMaintenance } from '../api/index.ts';
 import { loadConfig } from '../config/index.ts';
 import type { ListedVersion } from '../kube/index.ts';
-import { reaperModeOf, type BaseSnapshot } from '../pass/index.ts';
+import { cloudEventsOn, reaperModeOf, type BaseSnapshot } from '../pass/index.ts';
 import { loadSlurmSettings } from '../slurm/index.ts';
 
 export type WakePlan = { kind: 'watch'; targets: ListedVersion[]; atMs: number } | { kind: 'poll'; why: string };
@@ -65,6 +65,7 @@ export function planWake(input: WakeInput): WakePlan {
   const unwatchable: Array<[boolean, string]> = [
     [input.medik8sSeen, 'medik8s node leases are read'],
     [loadSlurmSettings(base.config).kind !== 'off', 'spec.slurm is set (slurmrestd cannot be watched)'],
+    [cloudEventsOn(base.config), 'spec.cloudEvents is on (cloud scheduled events cannot be watched)'],
     [reaperModeOf(base.config) !== 'disabled', 'the reaper reads node health'],
     // Maintenance windows open with the clock, per pool: not worth a timer of their own.
     [loaded.config.admission !== undefined, 'admission rules (windows) are set'],

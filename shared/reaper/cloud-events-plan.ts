@@ -1,0 +1,160 @@
+// The pure plan for cloud scheduled events: one request per Node whose instance has an active event of a configured
+// code (deadline the earliest NotBefore), kept up to date while events change, deleted once none is left. Only
+// requests of CLOUD_EVENTS_REQUESTOR are ever changed or deleted; a Node whose events could not be read is left as is.
+import { createHash } from 'node:crypto';
+import type { V1Node } from '@kubernetes/client-node';
+import {
+  ANNOTATION_CLOUD_EVENTS,
+  ANNOTATION_DEADLINE,
+  ANNOTATION_GC_IGNORE,
+  CLOUD_EVENT_REQUEST_PREFIX,
+  CLOUD_EVENTS_REQUESTOR,
+  EVENT_REASON_CLOUD_EVENT_FILED,
+  EVENT_REASON_CLOUD_EVENT_GONE,
+  EVENT_REASON_CLOUD_EVENTS_UNREAD,
+  LABEL_CLOUD_EVENT,
+  maintenanceRef,
+} from '#api';
+import type { Action, NodeMaintenance } from '#api';
+import type { CloudEventsConfig } from './cloud-events-config.ts';
+import type { ScheduledEvent, ScheduledEventsRead } from './scheduled-events.ts';
+
+export interface CloudEventsSnapshot {
+  nodes: readonly V1Node[];
+  maintenances: readonly NodeMaintenance[];
+  /** kmaint's namespace: requests are filed there. */
+  namespace: string;
+  /** The config object, for the event saying some instances could not be read. */
+  config: { namespace: string; name: string; uid?: string };
+  read: ScheduledEventsRead;
+}
+
+export interface CloudEventsPlan {
+  actions: Action[];
+  filed: number;
+  updated: number;
+  deleted: number;
+  /** Nodes whose events could not be read: nothing filed or deleted for them. */
+  unread: number;
+}
+
+const MAX_NAME = 253;
+const HASH_LENGTH = 8;
+
+/** `cloud-event-<node>`; a name that would be too long keeps a prefix of the Node's name and adds a hash of all of it. */
+export function cloudEventRequestName(node: string): string {
+  const plain = `${CLOUD_EVENT_REQUEST_PREFIX}${node}`;
+  if (plain.length <= MAX_NAME) return plain;
+  const hash = createHash('sha256').update(node).digest('hex').slice(0, HASH_LENGTH);
+  return `${plain.slice(0, MAX_NAME - HASH_LENGTH - 1).replace(/[-.]+$/, '')}-${hash}`;
+}
+
+export function isCloudEventRequest(nm: NodeMaintenance): boolean {
+  return nm.spec.requestorID === CLOUD_EVENTS_REQUESTOR;
+}
+
+function rfc3339(at: Date): string {
+  return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Active events of a configured code, earliest NotBefore first (none last), then by id: a stable order. */
+export function eventsToFile(events: readonly ScheduledEvent[], codes: ReadonlySet<string>): ScheduledEvent[] {
+  const start = (e: ScheduledEvent): number => e.notBefore?.getTime() ?? Number.POSITIVE_INFINITY;
+  return events.filter((e) => e.state === 'active' && codes.has(e.code)).sort((a, b) => start(a) - start(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The annotations a request for `events` carries: the earliest NotBefore as deadline, and one line per event. */
+export function cloudEventAnnotations(events: readonly ScheduledEvent[]): Record<string, string> {
+  const first = events[0]?.notBefore;
+  const lines = events.map((e) => [e.code, e.id || '(no id)', e.notBefore ? rfc3339(e.notBefore) : '(no NotBefore)'].join(' '));
+  return { ...(first ? { [ANNOTATION_DEADLINE]: rfc3339(first) } : {}), [ANNOTATION_CLOUD_EVENTS]: lines.join('\n') };
+}
+
+function nodeEvent(node: V1Node, eventReason: string, message: string, reason: string): Action {
+  const uid = node.metadata?.uid;
+  return { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: node.metadata?.name ?? '', ...(uid ? { uid } : {}) }, type: 'Normal', eventReason, message, reason };
+}
+
+/** Why a Node's request is no longer needed: its events completed, were canceled, or are no longer listed. */
+function goneReason(events: readonly ScheduledEvent[], codes: ReadonlySet<string>): string {
+  const ours = events.filter((e) => codes.has(e.code));
+  if (ours.length === 0) return 'no scheduled event is listed for its instance any more';
+  return `its scheduled events are over: ${ours.map((e) => `${e.code} ${e.id || '(no id)'} ${e.state}`).join(', ')}`;
+}
+
+/** The writes for one Node with a readable instance: file, update or delete its request. */
+function planNode(node: V1Node, events: readonly ScheduledEvent[], own: NodeMaintenance | undefined, snapshot: CloudEventsSnapshot, config: CloudEventsConfig): { actions: Action[]; outcome?: 'filed' | 'updated' | 'deleted' } {
+  const name = node.metadata?.name ?? '';
+  const toFile = eventsToFile(events, config.codes);
+  if (toFile.length === 0) {
+    if (!own) return { actions: [] };
+    const why = goneReason(events, config.codes);
+    const ref = `${own.metadata.namespace ?? ''}/${own.metadata.name}`;
+    return { actions: [{ kind: 'deleteMaintenance', target: maintenanceRef(own), reason: `cloud event request for node ${name}: ${why}` }, nodeEvent(node, EVENT_REASON_CLOUD_EVENT_GONE, `deleted ${ref}: ${why}`, 'cloud event gone')], outcome: 'deleted' };
+  }
+  const annotations = cloudEventAnnotations(toFile);
+  const summary = `${toFile.map((e) => e.code).join(', ')}; deadline ${annotations[ANNOTATION_DEADLINE] ?? 'none (no NotBefore)'}`;
+  if (own) {
+    const current = own.metadata.annotations ?? {};
+    const changed = [ANNOTATION_DEADLINE, ANNOTATION_CLOUD_EVENTS].filter((k) => current[k] !== annotations[k]);
+    if (changed.length === 0) return { actions: [] };
+    const patch: Record<string, string | null> = Object.fromEntries(changed.map((k) => [k, annotations[k] ?? null]));
+    return { actions: [{ kind: 'patchMaintenanceMeta', target: maintenanceRef(own), annotations: patch, reason: `cloud events of node ${name} changed: ${summary}` }], outcome: 'updated' };
+  }
+  const requestName = cloudEventRequestName(name);
+  return {
+    actions: [
+      {
+        kind: 'createMaintenance',
+        target: { namespace: snapshot.namespace, name: requestName },
+        labels: { [LABEL_CLOUD_EVENT]: 'true' },
+        // Held Ready until the event is over: kmaint deletes it then, so garbage collection must leave it.
+        annotations: { ...annotations, [ANNOTATION_GC_IGNORE]: 'true' },
+        spec: { requestorID: CLOUD_EVENTS_REQUESTOR, nodeName: name, cordon: true, drainSpec: config.drainSpec },
+        reason: `node ${name} has scheduled events: ${summary}`,
+      },
+      nodeEvent(node, EVENT_REASON_CLOUD_EVENT_FILED, `filed ${snapshot.namespace}/${requestName} for scheduled ${summary}`, 'cloud event filed'),
+    ],
+    outcome: 'filed',
+  };
+}
+
+/**
+ * Plans one pass over cloud scheduled events. Nodes whose providerID was read get a request while an active event of
+ * a configured code is listed, updated when the events change, deleted when none is left; a request of ours whose
+ * Node is gone is deleted; unread Nodes are left as they are and reported once per pass on the config object.
+ * Pure: inputs are not mutated.
+ */
+export function planCloudEvents(snapshot: CloudEventsSnapshot, config: CloudEventsConfig): CloudEventsPlan {
+  const plan: CloudEventsPlan = { actions: [], filed: 0, updated: 0, deleted: 0, unread: 0 };
+  const own = new Map<string, NodeMaintenance>();
+  for (const nm of [...snapshot.maintenances].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
+    if (isCloudEventRequest(nm) && !nm.metadata.deletionTimestamp && !own.has(nm.spec.nodeName)) own.set(nm.spec.nodeName, nm);
+  }
+  const nodes = [...snapshot.nodes].sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
+  const unread: string[] = [];
+  for (const node of nodes) {
+    const name = node.metadata?.name ?? '';
+    const providerID = node.spec?.providerID ?? '';
+    const why = snapshot.read.unread.get(providerID);
+    if (why !== undefined) unread.push(`${name}: ${why}`);
+    const events = why === undefined ? snapshot.read.events.get(providerID) : undefined;
+    if (events === undefined) continue;
+    const one = planNode(node, events, own.get(name), snapshot, config);
+    plan.actions.push(...one.actions);
+    if (one.outcome) plan[one.outcome] += 1;
+  }
+  const names = new Set(nodes.map((n) => n.metadata?.name ?? ''));
+  for (const [node, nm] of own) {
+    if (names.has(node)) continue;
+    plan.actions.push({ kind: 'deleteMaintenance', target: maintenanceRef(nm), reason: `cloud event request for node ${node}: the node is gone` });
+    plan.deleted += 1;
+  }
+  plan.unread = unread.length;
+  if (unread.length > 0) {
+    const { config: target } = snapshot;
+    const message = `scheduled events of ${unread.length} node(s) could not be read, nothing filed or deleted for them this pass: ${unread.slice(0, 3).join('; ')}${unread.length > 3 ? '; …' : ''}`;
+    plan.actions.push({ kind: 'emitEvent', target: { kind: 'MaintenanceOperatorConfig', ...target }, type: 'Warning', eventReason: EVENT_REASON_CLOUD_EVENTS_UNREAD, message, reason: 'cloud events unread' });
+  }
+  return plan;
+}
