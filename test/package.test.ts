@@ -63,7 +63,7 @@ describe('npm run package', () => {
     );
   });
 
-  it('gives the role exactly: its log groups, invoking drainer and cleanup, describing its cluster, terminating only its cluster\'s tagged instances', () => {
+  it('gives the role exactly: its log groups, invoking drainer and cleanup, describing its cluster, reading EC2 scheduled events (Describe: resource *), terminating only its cluster\'s tagged instances', () => {
     const role = template.Resources['IamRoleLambdaExecution']?.Properties as { Policies: Array<{ PolicyDocument: { Statement: unknown[] } }>; ManagedPolicyArns?: unknown };
     expect(role.Policies).toHaveLength(1);
     expect(role.ManagedPolicyArns).toBeUndefined();
@@ -73,6 +73,7 @@ describe('npm run package', () => {
       { Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [arn('lambda', 'function:kmaint-dev-drainer'), arn('lambda', 'function:kmaint-dev-cleanup')] },
       { Effect: 'Allow', Action: ['eks:DescribeCluster'], Resource: arn('eks', 'cluster/my-eks-cluster') },
       { Effect: 'Allow', Action: ['autoscaling:DescribeAutoScalingInstances'], Resource: '*' },
+      { Effect: 'Allow', Action: ['ec2:DescribeInstanceStatus'], Resource: '*' },
       { Effect: 'Allow', Action: ['ec2:TerminateInstances'], Resource: arn('ec2', 'instance/*'), Condition: { StringEquals: { 'aws:ResourceTag/eks:cluster-name': 'my-eks-cluster' } } },
       {
         Effect: 'Allow',
