@@ -2,11 +2,17 @@
 // its ClusterRole and Role and are refused nothing; infra/base applies and its CronJobs create Jobs on schedule.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
+import { DescribeInstanceStatusCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { BatchV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
+import { mockClient } from 'aws-sdk-client-mock';
 import { parseAllDocuments } from 'yaml';
+import { KubeClient } from '../shared/kube/index.ts';
+import { runPass } from '../shared/pass/index.ts';
+import { awsProvider, providerMap } from '../shared/reaper/index.ts';
 import { suspendCronJobs } from './setup/install-kmaint.ts';
 import { ensureSriovCrds } from '../testbed/peers/sriov-crds.ts';
-import { adminKubeConfig, auditLog, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
 import {
   KMAINT_NS,
   admin,
@@ -263,6 +269,44 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     );
     const created = requests.filter((e) => e.verb === 'create' && e.resource === 'nodemaintenances');
     expect(created.map((e) => [e.namespace, e.code])).toEqual([[KMAINT_NS, 201]]);
+  });
+
+  it('cloud scheduled events as the ServiceAccount: file, update and delete its own request with the rules above, refused nothing', async () => {
+    const ec2 = mockClient(EC2Client);
+    try {
+      const id = ((await admin().core.readNode({ name: node })).spec?.providerID ?? '').split('/').at(-1) ?? '';
+      const event = { InstanceEventId: 'instance-event-0d59937288b749b32', Code: 'system-reboot' as const, Description: 'The instance is scheduled for a reboot', NotBefore: new Date('2026-12-03T00:00:00.000Z') };
+      let events = [event];
+      ec2.on(DescribeInstanceStatusCommand).callsFake(() => ({ InstanceStatuses: [{ InstanceId: id, Events: events }] }));
+      const providers = providerMap([awsProvider({ clients: () => ({ ec2: new EC2Client({ region: 'us-east-1' }), autoScaling: new AutoScalingClient({ region: 'us-east-1' }) }) })]);
+      const reaper = (): ReturnType<typeof runPass> => runPass('reaper', { client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date(), reaperProviders: providers });
+      await setConfig({ cloudEvents: { enabled: true } });
+      const audit = auditLog();
+      await audit.sync();
+      const mark = audit.mark();
+      expect((await reaper()).actions).toEqual({ createMaintenance: 1, emitEvent: 1 });
+      events = [{ ...event, NotBefore: new Date('2026-12-02T00:00:00.000Z') }];
+      expect((await reaper()).actions).toEqual({ patchMaintenanceMeta: 1 });
+      events = [{ ...event, Description: `[Completed] ${event.Description}` }];
+      expect((await reaper()).actions).toEqual({ deleteMaintenance: 1, emitEvent: 1 });
+      await audit.sync();
+      const requests = audit.entries({ since: mark, user: testbed().kmaintUser });
+      const manifests = await builtBase();
+      const granted = new Set([...grants(manifests, 'ClusterRole'), ...grants(manifests, 'Role')]);
+      expect(requests.filter((e) => e.code === 403).map((e) => `${e.verb} ${e.uri}`)).toEqual([]);
+      expect([...new Set(requests.map((e) => `${e.verb} ${e.resource}`))].filter((v) => !granted.has(v))).toEqual([]);
+      // Its writes to NodeMaintenances: the Role's create in kmaint's namespace, the ClusterRole's patch and delete, all on its own request.
+      const writes = requests.filter((e) => e.resource === 'nodemaintenances' && e.verb !== 'list');
+      // (A create's audit entry names no object: the name is in its body.)
+      expect(writes.map((e) => [e.verb, e.namespace, e.verb === 'create' ? '' : e.name, e.code])).toEqual([
+        ['create', KMAINT_NS, '', 201],
+        ['patch', KMAINT_NS, `cloud-event-${node}`, 200],
+        ['delete', KMAINT_NS, `cloud-event-${node}`, 200],
+      ]);
+    } finally {
+      ec2.restore();
+      await setConfig(undefined);
+    }
   });
 
   it.each(['scheduler', 'drainer', 'cleanup', 'reaper'])('CronJob kmaint-%s runs `kmaint run %s` every minute as the ServiceAccount, non-root, read-only, bounded', async (fn) => {
