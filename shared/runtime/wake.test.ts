@@ -79,6 +79,7 @@ const rows: Row[] = [
     expected: { kind: 'poll', why: 'spec.slurm is set (slurmrestd cannot be watched)' },
   },
   { rule: 'the reaper on: poll', base: base({ spec: { reaper: { enabled: true } } }), expected: { kind: 'poll', why: 'the reaper reads node health' } },
+  { rule: 'cloud scheduled events on: poll (EC2 cannot be watched)', base: base({ spec: { cloudEvents: { enabled: true } } }), expected: { kind: 'poll', why: 'spec.cloudEvents is on (cloud scheduled events cannot be watched)' } },
   {
     rule: 'a handshake in progress on a node: poll',
     base: base({ nodes: [{ ...aNode({ name: 'node-1' }), metadata: { name: 'node-1', annotations: { [ANNOTATION_DESIRED_STATE]: 'Drain_Required' } } }] }),
