@@ -2,12 +2,12 @@
 // gate with its numbers, each pod still on its node and what holds it, waits reported on the object, and the next
 // thing that has to happen. Reads like a pass (a few LISTs), writes nothing.
 import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { CONFIG_NAME, isUnscheduled, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
+import { ANNOTATION_ACCEPT_UPSTREAM_SCHEMA, CONFIG_NAME, isUnscheduled, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
 import { loadConfig, loadDraResourceNames } from '../shared/config/index.ts';
 import { indexClaims } from '../shared/drain/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
-import { malformedMessage, readBase, readDrainPods } from '../shared/pass/index.ts';
+import { CRDS_IN_FORCE, judgeCrd, malformedMessage, readBase, readConfigCrd, readDrainPods, type CrdStanding } from '../shared/pass/index.ts';
 import { buildSchedulingState } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
@@ -27,6 +27,8 @@ export interface ExplainSnapshot {
   budgetPods: Map<string, V1Pod[]>;
   /** The ResourceClaims as the drainer reads them (listed only when a pod on the node has spec.resourceClaims). */
   claims: ResourceV1ResourceClaim[];
+  /** Whether kmaint's CRDs are in force (the scheduler's check); absent: not read. */
+  crds?: CrdStanding;
   /** Set when the request does not have the shape the CRD promises: no pass reads it (its problems). */
   malformed?: string;
 }
@@ -43,9 +45,9 @@ export function parseRequestRef(ref: string): { namespace: string; name: string 
  * node's pods and the budgets as the drainer reads them (readDrainPods), for a request in a phase that reads them.
  */
 export async function readExplainSnapshot(client: KubeClient, namespace: string, ref: { namespace: string; name: string }): Promise<ExplainSnapshot> {
-  const base = await readBase(client, namespace);
+  const [base, crd] = await Promise.all([readBase(client, namespace), readConfigCrd(client)]);
   const found = (nm: NodeMaintenance): boolean => nm.metadata.namespace === ref.namespace && nm.metadata.name === ref.name;
-  const snapshot = (maintenance: NodeMaintenance): ExplainSnapshot => ({ maintenance, nodes: base.nodeList, maintenances: base.maintenances, config: base.config, namespace, pods: [], pdbs: [], budgetPods: new Map(), claims: [] });
+  const snapshot = (maintenance: NodeMaintenance): ExplainSnapshot => ({ maintenance, nodes: base.nodeList, maintenances: base.maintenances, config: base.config, namespace, pods: [], pdbs: [], budgetPods: new Map(), claims: [], crds: judgeCrd(crd, base.config) });
   const malformed = base.malformed.find((m) => found(m.nm));
   if (malformed !== undefined) return { ...snapshot(malformed.nm), malformed: malformed.problem };
   const maintenance = base.maintenances.find(found);
@@ -56,6 +58,12 @@ export async function readExplainSnapshot(client: KubeClient, namespace: string,
 
 /** The sections in the order a request meets them; each returns undefined when it has nothing to say in this phase. */
 const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection | undefined> = [
+  // Foreign CRDs close admission as a whole, before any gate (shared/pass/crd-schema.ts).
+  (s) => {
+    if (!isUnscheduled(s.maintenance) || s.crds === undefined || s.crds.line === CRDS_IN_FORCE) return undefined;
+    const next = `kmaint's CRDs applied again (kubectl apply -f crds/) or the config annotated ${ANNOTATION_ACCEPT_UPSTREAM_SCHEMA}=true`;
+    return { title: 'CRDs', lines: [s.crds.line], ...(s.crds.refusal !== undefined ? { next } : {}) };
+  },
   // Before admission only the scheduler's gates matter.
   (s, now) => {
     if (!isUnscheduled(s.maintenance)) return undefined;

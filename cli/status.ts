@@ -5,6 +5,7 @@ import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/i
 import { loadConfig } from '../shared/config/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { requestTimes, type RequestTimes } from './request-times.ts';
+import { CRDS_IN_FORCE, judgeCrd, readConfigCrd } from '../shared/pass/index.ts';
 
 /** With kmaint.io/deadline or kmaint.io/not-before set, their fields (RequestTimes) too. */
 export interface StatusRow extends RequestTimes {
@@ -77,11 +78,14 @@ export interface StatusView {
  * is reported, so an unreachable server always gives the same message.
  */
 export async function readStatus(client: KubeClient, namespace: string, now: Date): Promise<StatusView> {
-  const reads = [client.listNodes(), client.listMaintenances(), client.getConfig(namespace)] as const;
+  const reads = [client.listNodes(), client.listMaintenances(), client.getConfig(namespace), readConfigCrd(client)] as const;
   await Promise.allSettled(reads);
   // Every read has settled, so Promise.all rejects with the first failure in array order, not the first in time.
-  const [nodes, maintenances, config] = await Promise.all(reads);
-  return { config: configLine(config, nodes.length, namespace), rows: statusRows(maintenances, now) };
+  const [nodes, maintenances, config, crd] = await Promise.all(reads);
+  // Foreign CRDs (or an acknowledged upstream schema) come first: the config line below shows what pruning left.
+  const crds = judgeCrd(crd, config);
+  const crdLines = crds.line === CRDS_IN_FORCE ? [] : [crds.line];
+  return { config: [...crdLines, configLine(config, nodes.length, namespace)].join('\n'), rows: statusRows(maintenances, now) };
 }
 
 export interface WatchOptions {

@@ -32,6 +32,8 @@ import {
 } from './support/kmaint.ts';
 
 const ns = `rbac-${randomBytes(3).toString('hex')}`;
+const CONFIG_CRD = 'maintenanceoperatorconfigs.maintenance.nvidia.com';
+const NM_CRD = 'nodemaintenances.maintenance.nvidia.com';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 interface PolicyRule {
@@ -171,6 +173,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
       'create pods/eviction',
       'delete nodemaintenances',
       'delete pods',
+      'get customresourcedefinitions',
       'get namespaces',
       'list nodemaintenances',
       'list nodes',
@@ -188,6 +191,10 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     expect(grants(manifests, 'ClusterRole', 'kmaint-sriov')).toEqual(SRIOV_GRANTS);
     const clusterRole = manifests.find((m) => m.kind === 'ClusterRole' && m.metadata.name === 'kmaint');
     expect(clusterRole?.rules?.filter((r) => r.resources?.includes('namespaces')).map((r) => r.resourceNames)).toEqual([[MEDIK8S_NS]]);
+    // The CRD check reads the config's CRD by name (README "Alongside the NVIDIA network operator's chart"); no other.
+    expect(clusterRole?.rules?.filter((r) => r.resources?.includes('customresourcedefinitions')).map((r) => [r.apiGroups, r.resourceNames, r.verbs])).toEqual([[['apiextensions.k8s.io'], [CONFIG_CRD], ['get']]]);
+    const canI = async (...what: string[]): Promise<string> => (await kubectl(['auth', 'can-i', ...what, `--as=system:serviceaccount:${KMAINT_NS}:kmaint`])).stdout.trim();
+    expect([await canI('get', `customresourcedefinitions/${CONFIG_CRD}`), await canI('get', `customresourcedefinitions/${NM_CRD}`), await canI('list', 'customresourcedefinitions')]).toEqual(['yes', 'no', 'no']);
     expect(manifests.filter((m) => m.kind === 'ClusterRoleBinding').map((m) => (m as unknown as { roleRef: { name: string } }).roleRef.name)).toEqual(['kmaint']);
     expect(grants(manifests, 'Role')).toEqual(['create leases', 'create nodemaintenances', 'get leases', 'get maintenanceoperatorconfigs', 'patch maintenanceoperatorconfigs/status', 'update leases']);
     const rules = manifests.filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role').flatMap((m) => m.rules ?? []);
@@ -257,6 +264,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     const medik8s = requests.filter((e) => e.resource === 'leases' && e.namespace === MEDIK8S_NS);
     expect([...new Set(medik8s.filter((e) => e.verb !== 'list').map((e) => `${e.verb} ${e.name}`))].sort()).toEqual([`create node-${node}`, `delete node-${node}`, `update node-${node}`]);
     expect([...new Set(requests.filter((e) => e.resource === 'namespaces').map((e) => `${e.verb} ${e.name}`))]).toEqual([`get ${MEDIK8S_NS}`]);
+    expect([...new Set(requests.filter((e) => e.resource === 'customresourcedefinitions').map((e) => `${e.verb} ${e.name} ${e.code}`))]).toEqual([`get ${CONFIG_CRD} 200`]);
     const namespaced = requests.filter((e) => (e.resource === 'leases' && e.namespace !== MEDIK8S_NS) || e.resource.startsWith('maintenanceoperatorconfigs'));
     expect([...new Set(namespaced.map((e) => e.namespace))]).toEqual([KMAINT_NS]);
     expect([...new Set(namespaced.filter((e) => e.resource !== 'leases').map((e) => e.name))]).toEqual(['default']);

@@ -207,6 +207,10 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'EVENT_REASON_CLOUD_EVENT_FILED', actual: constants.EVENT_REASON_CLOUD_EVENT_FILED, expected: 'CloudEventFiled' },
   { name: 'EVENT_REASON_CLOUD_EVENT_GONE', actual: constants.EVENT_REASON_CLOUD_EVENT_GONE, expected: 'CloudEventGone' },
   { name: 'EVENT_REASON_CLOUD_EVENTS_UNREAD', actual: constants.EVENT_REASON_CLOUD_EVENTS_UNREAD, expected: 'CloudEventsUnread' },
+  // Foreign CRDs fail closed (issue 22 point 3); the annotation is the one charts/crd-schema.ts writes on kmaint's CRDs.
+  { name: 'CRD_SCHEMA_ANNOTATION', actual: constants.CRD_SCHEMA_ANNOTATION, expected: 'kmaint.io/crd-schema' },
+  { name: 'ANNOTATION_ACCEPT_UPSTREAM_SCHEMA', actual: constants.ANNOTATION_ACCEPT_UPSTREAM_SCHEMA, expected: 'kmaint.io/accept-upstream-schema' },
+  { name: 'EVENT_REASON_FOREIGN_CRDS', actual: constants.EVENT_REASON_FOREIGN_CRDS, expected: 'ForeignCRDs' },
 ];
 
 // The SR-IOV parallel-node-config design, beside the repository: <repo>/../shared/seeds/.
@@ -294,6 +298,7 @@ it('every export of constants.ts is classified as upstream or kmaint-only', () =
     ...SRIOV_OPERATOR_STRINGS.map((row) => row.name),
     ...SRIOV_KMAINT_STRINGS.map((row) => row.name),
     'EC2_SCHEDULED_EVENT_CODES',
+    'CONFIG_CRD_NAME',
   ]);
   expect(Object.keys(constants).filter((name) => !classified.has(name))).toEqual([]);
   expect(Object.keys(DEFAULTS).sort()).toEqual(UPSTREAM_DEFAULTS.map((row) => row.name).sort());
@@ -303,6 +308,10 @@ it('EC2_SCHEDULED_EVENT_CODES are the five DescribeInstanceStatus event codes of
   const sheet = readFileSync(fileURLToPath(new URL('../shared/reference/interop-2026.md', REPO_ROOT)), 'utf8');
   const row = sheet.split('\n').find((line) => line.startsWith('| `Code` values |')) ?? '';
   expect([...constants.EC2_SCHEDULED_EVENT_CODES]).toEqual([...row.matchAll(/`([a-z-]+)`/g)].map((m) => m[1]));
+});
+
+it("CONFIG_CRD_NAME is the config CRD's name: <plural>.<group>, as crds/ names it", () => {
+  expect(constants.CONFIG_CRD_NAME).toBe('maintenanceoperatorconfigs.maintenance.nvidia.com');
 });
 
 describe('KEP-5683 node lifecycle conditions (interop-2026.md section 3.1)', () => {

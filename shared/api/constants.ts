@@ -256,3 +256,13 @@ export const EVENT_REASON_CLOUD_EVENTS_UNREAD = 'CloudEventsUnread';
 /** EC2 DescribeInstanceStatus event codes (interop-2026.md section 7.1), the default of spec.cloudEvents.codes. */
 export const EC2_SCHEDULED_EVENT_CODES = ['instance-reboot', 'system-reboot', 'system-maintenance', 'instance-retirement', 'instance-stop'] as const;
 export type Ec2ScheduledEventCode = (typeof EC2_SCHEDULED_EVENT_CODES)[number];
+
+// Issue 22 point 3: foreign CRDs fail closed (shared/pass/crd-schema.ts).
+/** The config's CustomResourceDefinition: the one CRD kmaint reads (one GET per run, RBAC by resourceNames). */
+export const CONFIG_CRD_NAME = `${CONFIG_PLURAL}.${GROUP}`;
+/** On kmaint's CRDs: the digest of their spec (charts/crd-schema.ts writes it); the upstream operator's CRDs lack it. */
+export const CRD_SCHEMA_ANNOTATION = 'kmaint.io/crd-schema';
+/** On the config object, value "true": admit on the upstream operator's CRD schema anyway (metadata is never pruned). */
+export const ANNOTATION_ACCEPT_UPSTREAM_SCHEMA = 'kmaint.io/accept-upstream-schema';
+/** Warning event on the config object when requests are refused because kmaint's CRDs are not in force. */
+export const EVENT_REASON_FOREIGN_CRDS = 'ForeignCRDs';

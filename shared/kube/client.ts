@@ -1,13 +1,13 @@
 // What kmaint asks of Kubernetes: a handful of verbs with typed outcomes over a transport of primitives
 // (transport.ts; HTTP by default). Each verb builds its request body once; paging, retries (timing from retry.ts)
 // and request accounting are here, not in the transport.
-import type { KubeConfig, ResourceV1ResourceClaim, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { KubeConfig, ResourceV1ResourceClaim, V1CustomResourceDefinition, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, SRIOV_GROUP, SRIOV_NODE_STATE_PLURAL, SRIOV_POOL_CONFIG_PLURAL, SRIOV_VERSION, VERSION } from '../api/index.ts';
 import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMaintenance, NodeMaintenanceStatus, NodeTaint, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
 import { HttpFailureError, KubeRequestError } from './errors.ts';
 import { eventBody, type EventRequest } from './event-body.ts';
 import { HttpTransport, failureOf } from './http-transport.ts';
-import { collectionPath, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIMS, SECRETS, type ApiResource, type KubeTransport, type ObjectTarget, type WriteAnswer } from './transport.ts';
+import { collectionPath, CRDS, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIMS, SECRETS, type ApiResource, type KubeTransport, type ObjectTarget, type WriteAnswer } from './transport.ts';
 import type { ListedVersion, WatchOutcome } from './watch-change.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
 import { abortableSleep, type Sleep } from './sleep.ts';
@@ -362,6 +362,11 @@ export class KubeClient {
   patchSriovNodeState(namespace: string, name: string, resourceVersion: string, annotations: Record<string, string>): Promise<WriteOutcome> {
     const target: ObjectTarget = { resource: SRIOV_NODE_STATES, namespace, name };
     return this.patch('patch sriovnetworknodestates', `annotating SriovNetworkNodeState ${namespace}/${name}`, target, { type: 'merge', body: { metadata: { resourceVersion, annotations } } });
+  }
+
+  /** The CustomResourceDefinition `name`, or undefined when it is not installed (404); other failures throw. */
+  getCrd(name: string): Promise<V1CustomResourceDefinition | undefined> {
+    return this.getObject({ resource: CRDS, name }, `reading CustomResourceDefinition ${name}`);
   }
 
   /** Whether namespace `name` exists (GET, 404 = no); other failures throw. */

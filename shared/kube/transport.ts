@@ -83,6 +83,8 @@ export const SECRETS: ApiResource = { group: '', version: 'v1', plural: 'secrets
 export const NAMESPACES: ApiResource = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
 export const PDBS: ApiResource = { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', namespaced: true };
 export const LEASES: ApiResource = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true };
+/** CustomResourceDefinitions: kmaint GETs its own two by name (shared/pass/crd-schema.ts), through the custom-objects path. */
+export const CRDS: ApiResource = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', namespaced: false };
 /** DRA claims (GA in Kubernetes 1.34); listed through the custom-objects path like any non-core group. */
 export const RESOURCE_CLAIMS: ApiResource = { group: 'resource.k8s.io', version: 'v1', plural: 'resourceclaims', namespaced: true };
 

@@ -8,6 +8,7 @@ import { needsMedik8sLeases, phasesAfter, planCleanup, planDrainer, planNodeCond
 import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
 import { readSlurm, recordedSlurmNodes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
+import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
 import type { PassOptions } from './options.ts';
 import { planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
@@ -53,6 +54,8 @@ export interface PlanInput<R> {
   namespace: string;
   /** The reaper's config problems, for the functions that write the config's Valid condition (`reportsConfig`). */
   reaperIssues: string[];
+  /** Whether kmaint's CRDs are in force (crd-schema.ts), for the functions that write the config's Valid condition; absent: not checked. */
+  crds?: CrdStanding;
   now: Date;
 }
 
@@ -148,15 +151,18 @@ const slurmOf = (writes: SlurmWrite[], read: SlurmRead): NonNullable<PassPlan['s
 export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]> } = {
   scheduler: {
     read: (opts, base) => readSriov(opts, base),
-    plan: ({ base, loaded, reads, maintenances, namespace, reaperIssues, now }) => {
+    plan: ({ base, loaded, reads, maintenances, namespace, reaperIssues, crds, now }) => {
       const externalPools = sriovExternalPools(reads, base);
       const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, ...(externalPools !== undefined ? { externalPools } : {}) });
       const { admission } = loaded.config;
-      const limits = { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems };
+      // Foreign CRDs close admission as a whole (crds.refusal); requests in flight go on through the other passes.
+      const limits = { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems, ...(crds?.refusal !== undefined ? { closed: crds.refusal } : {}) };
       const plan = planScheduling(state, admission === undefined ? limits : { ...limits, admission }, now);
       // As the SR-IOV network operator's external drainer: its handshake's writes come after the scheduling writes too.
       const sriov = planSriovPass(reads, base, plan.admitted);
-      const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(admission?.scopedProblems ?? []), ...reaperIssues, ...sriov.problems], poolOverlaps: plan.poolOverlaps });
+      const scopedProblems = [...(admission?.scopedProblems ?? []), ...reaperIssues, ...sriov.problems, ...(crds?.reportable ?? [])];
+      const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems, poolOverlaps: plan.poolOverlaps });
+      const foreignCrd = crds ? planForeignCrdEvent(base.config, crds, plan.actions, waitingMessage(crds.refusal ?? '')) : [];
       const waits = plan.waiting.map(({ key, why }) => ({ request: key, node: maintenances.get(key)?.spec.nodeName ?? '', reason: waitingMessage(why) }));
       // The node-annotation handshake: after the scheduling writes, so a Node says Draining only once its request's admission is written.
       const handshake = planHandshake({ nodes: base.nodeList, maintenances: base.maintenances, admittedThisPass: new Set(plan.admitted) }, loadHandshakeConfig(base.config, namespace));
@@ -165,7 +171,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       // Deadlines missed and request times that cannot be read: a Warning each, once (after the status writes, same unit).
       const deadlines = planDeadlineReports(base.maintenances, now);
       return {
-        actions: withNodeConditions([...report, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...malformed.actions], base, loaded, now),
+        actions: withNodeConditions([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...malformed.actions], base, loaded, now),
         state: plan.waiting.length > 0 ? 'blocked' : 'idle',
         waiting: plan.waiting.length,
         waits,
@@ -228,9 +234,9 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       return mode === 'disabled' ? 'skip' : mode === 'dry-run' ? 'unleased' : 'leased';
     },
     read: (opts, base) => readScheduledEvents(base, reaperProviders(opts.reaperProviders), opts.signal),
-    plan: ({ base, loaded, reads, namespace, reaperIssues, now }) => {
+    plan: ({ base, loaded, reads, namespace, reaperIssues, crds, now }) => {
       const reaper = planReaperPass(base, namespace, reads, now);
-      const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues] });
+      const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...(crds?.reportable ?? [])] });
       return { actions: [...report, ...reaper.actions], state: reaper.requested > 0 ? 'in-flight' : 'idle', reaper };
     },
     reportsConfig: true,

@@ -2,12 +2,15 @@
 // it was read, and the pass leases the run holds.
 import type { BaseSnapshot } from './snapshot.ts';
 import type { HeldLeases } from './held-leases.ts';
+import type { CrdRead } from './crd-schema.ts';
 
 export class PassRound {
   private snapshot: BaseSnapshot | undefined;
   private fresh = false;
   /** The medik8s node leases were read (present or unreadable) this round: their changes cannot be watched. */
   medik8sSeen = false;
+  /** The config's CRD, read once per run (crd-schema.ts): kept across rounds, so a run sends its GET once. */
+  crd: CrdRead | undefined;
 
   constructor(readonly leases?: HeldLeases) {}
 

@@ -15,6 +15,7 @@ import type { PassOptions } from './options.ts';
 import { PASSES, planPass, type PassPlan } from './passes.ts';
 import { reaperProblems, reaperProviders, terminate } from './reaper-pass.ts';
 import { readBase, type BaseSnapshot } from './snapshot.ts';
+import { judgeCrd, readConfigCrd, type CrdRead } from './crd-schema.ts';
 import { emptyPassSummary, type PassFunction, type PassSummary } from './summary.ts';
 
 /** A function's plan with what every pass adds: the requests it read, those awaiting cleanup, the config's problems. */
@@ -22,6 +23,13 @@ interface Planned extends PassPlan {
   awaitingCleanup: number;
   configProblems: string[];
   maintenances: ReadonlyMap<string, NodeMaintenance>;
+}
+
+/** The config's CRD: read once per run (the round keeps it), or once per pass without a round. */
+async function crdFor(opts: PassOptions): Promise<CrdRead> {
+  const read = opts.round?.crd ?? (await readConfigCrd(opts.client));
+  if (opts.round) opts.round.crd = read;
+  return read;
 }
 
 async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<Planned> {
@@ -34,8 +42,11 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<
   ).length;
   // Reaper problems go on the config's Valid condition with the others; the functions that write it report them.
   const reaperIssues = PASSES[fn].reportsConfig ? reaperProblems(base.config) : [];
-  const plan = await planPass(fn, opts, base, { loaded, maintenances, namespace: opts.namespace, reaperIssues, now });
-  return { ...plan, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues], maintenances };
+  // The functions that write the config's Valid condition check the CRD too, so both report the same problems.
+  const crds = PASSES[fn].reportsConfig ? judgeCrd(await crdFor(opts), base.config) : undefined;
+  const plan = await planPass(fn, opts, base, { loaded, maintenances, namespace: opts.namespace, reaperIssues, now, ...(crds ? { crds } : {}) });
+  const crdProblems = crds?.refusal !== undefined ? [crds.refusal] : [];
+  return { ...plan, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...crdProblems], maintenances };
 }
 
 /** The client's request counts as a pass starts, to report what the pass itself sent. */

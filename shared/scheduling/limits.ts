@@ -13,6 +13,11 @@ export interface SchedulingLimits {
   maxUnavailable: number | 'unlimited' | null;
   /** Why a limit is null, one sentence each; carried into every wait message. */
   problems?: string[];
+  /**
+   * Admission closed as a whole (kmaint's CRDs not in force, shared/pass/crd-schema.ts): every candidate waits with this
+   * reason, whatever the limits say. Absent: admission as the limits decide.
+   */
+  closed?: string;
   /** Pools, zone limit and windows (kmaint extensions); absent: the two limits above alone, exactly as upstream. */
   admission?: AdmissionRules;
 }

@@ -87,6 +87,15 @@ const rows: PlanRow[] = [
     blocked: true,
   },
   {
+    rule: 'admission closed as a whole (foreign CRDs) admits nothing, even with free slots, and every candidate is told why',
+    nodes: someNodes(3),
+    maintenances: [pending('nm-running', 'node-01', 1, { phase: 'Cordon' }), pending('nm-2', 'node-02', 2), pending('nm-3', 'node-03', 3)],
+    limits: { ...limits(5, 'unlimited'), closed: "kmaint's CRDs are not in force" },
+    admitted: {},
+    waiting: { 'default/nm-2': "kmaint's CRDs are not in force", 'default/nm-3': "kmaint's CRDs are not in force" },
+    blocked: true,
+  },
+  {
     rule: 'an invalid maxUnavailable with no stated problem still admits nothing',
     nodes: someNodes(3),
     maintenances: [pending('nm-1', 'node-01', 1)],

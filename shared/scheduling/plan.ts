@@ -92,7 +92,10 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
   const actions: Action[] = [];
   const admitted: string[] = [];
 
-  if (budget.kind === 'invalid') {
+  // Closed as a whole (foreign CRDs) before any limit: requests in flight go on, nothing new starts.
+  if (limits.closed !== undefined) {
+    for (const nm of ranked) waits.push({ maintenance: nm, why: limits.closed, onLimit: true });
+  } else if (budget.kind === 'invalid') {
     for (const nm of ranked) waits.push({ maintenance: nm, why: waitReason.configInvalid(budget.problem), onLimit: true });
   } else {
     const { winners, losers } = firstPerNode(ranked);

@@ -1,0 +1,119 @@
+// Whether kmaint's CRDs are the ones in force (issue 22 point 3). Another chart (the NVIDIA network operator's
+// maintenance-operator sub-chart) may have put the upstream operator's CRDs in their place; the API server then prunes
+// what that schema lacks (pools, windows, slurm, ...) from the stored config, and kmaint cannot know what was lost. So
+// the scheduler fails closed: it admits nothing new until kmaint's CRDs are back or the config acknowledges the
+// upstream schema. The config's CRD is the sentinel: one GET per run (README "Alongside the NVIDIA network operator's
+// chart" says why the NodeMaintenance CRD needs none). Judged purely.
+import type { V1CustomResourceDefinition, V1JSONSchemaProps } from '@kubernetes/client-node';
+import {
+  ANNOTATION_ACCEPT_UPSTREAM_SCHEMA,
+  CONFIG_CRD_NAME,
+  CRD_SCHEMA_ANNOTATION,
+  EVENT_REASON_FOREIGN_CRDS,
+  VERSION,
+  maintenanceOperatorConfigSpecSchema,
+  maintenanceOperatorConfigStatusSchema,
+} from '../api/index.ts';
+import type { Action, MaintenanceOperatorConfig } from '../api/index.ts';
+import type { KubeClient } from '../kube/index.ts';
+
+/** The config's CRD as read (undefined: not installed), or why it could not be read. */
+export type CrdRead = { kind: 'read'; crd: V1CustomResourceDefinition | undefined } | { kind: 'unreadable'; message: string };
+
+/** One GET; a failure other than 404 is a value (the scheduler then fails closed), never thrown. */
+export async function readConfigCrd(client: KubeClient): Promise<CrdRead> {
+  try {
+    return { kind: 'read', crd: await client.getCrd(CONFIG_CRD_NAME) };
+  } catch (err) {
+    return { kind: 'unreadable', message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** What kmaint needs of the CRD's v1alpha1 schema: every field its own zod schema of the config knows. */
+const EXPECTED = { spec: Object.keys(maintenanceOperatorConfigSpecSchema.shape), status: Object.keys(maintenanceOperatorConfigStatusSchema.shape) };
+
+function schemaOf(crd: V1CustomResourceDefinition): V1JSONSchemaProps | undefined {
+  return crd.spec.versions.find((v) => v.name === VERSION)?.schema?.openAPIV3Schema;
+}
+
+/**
+ * Why `crd` is not kmaint's (`has no kmaint.io/crd-schema annotation and its schema lacks spec.pools, ...`), or
+ * undefined when it is. The annotation tells kmaint's CRD from the upstream operator's; the fields catch a CRD that keeps
+ * the annotation but not the schema (a server-side apply by another manager, an older kmaint's CRD).
+ */
+export function foreignBecause(crd: V1CustomResourceDefinition | undefined): string | undefined {
+  if (crd === undefined) return 'is not installed';
+  const reasons: string[] = [];
+  if (crd.metadata?.annotations?.[CRD_SCHEMA_ANNOTATION] === undefined) reasons.push(`has no ${CRD_SCHEMA_ANNOTATION} annotation`);
+  const schema = schemaOf(crd);
+  if (schema === undefined) return [...reasons, `serves no ${VERSION} schema`].join(' and ');
+  const lacks = (['spec', 'status'] as const).flatMap((part) => EXPECTED[part].filter((f) => schema.properties?.[part]?.properties?.[f] === undefined).map((f) => `${part}.${f}`));
+  if (lacks.length > 0) reasons.push(`its schema lacks ${lacks.join(', ')}`);
+  return reasons.length > 0 ? reasons.join(' and ') : undefined;
+}
+
+/** What the check found, for the scheduler, the config report, `kmaint status` and `kmaint explain`. */
+export interface CrdStanding {
+  /** Why no new request is admitted; undefined when kmaint's CRDs are in force or the config acknowledges the upstream schema. */
+  refusal?: string;
+  /** For the config's Valid condition: the refusal, when the CRD in force still stores status.conditions; else empty. */
+  reportable: string[];
+  /** One line: in force, or what is not and whether it is acknowledged. */
+  line: string;
+}
+
+export const CRDS_IN_FORCE = "kmaint's CRDs are in force";
+const FIX =
+  `kubectl apply -f crds/ (after any chart that installs the upstream operator's CRDs, such as the NVIDIA network operator's maintenance-operator ` +
+  `sub-chart, or disable that sub-chart's CRDs), or annotate the config ${ANNOTATION_ACCEPT_UPSTREAM_SCHEMA}=true to run on the upstream schema`;
+
+/** The refusal's words: which CRD, why, what the API server does about it, and the fix. */
+export function foreignCrdMessage(why: string): string {
+  return `kmaint's CRDs are not in force: CustomResourceDefinition ${CONFIG_CRD_NAME} ${why}; the API server prunes the config's fields that schema lacks, so no new maintenance is admitted until: ${FIX}`;
+}
+
+export function unreadableCrdMessage(message: string): string {
+  return (
+    `cannot tell whether kmaint's CRDs are in force (${message}; kmaint's ClusterRole needs get on customresourcedefinitions ${CONFIG_CRD_NAME}): ` +
+    `no new maintenance is admitted until it can be read, or annotate the config ${ANNOTATION_ACCEPT_UPSTREAM_SCHEMA}=true`
+  );
+}
+
+export const acceptsUpstreamSchema = (config: MaintenanceOperatorConfig | undefined): boolean => config?.metadata.annotations?.[ANNOTATION_ACCEPT_UPSTREAM_SCHEMA] === 'true';
+
+/** Pure: the standing of `read` for a pass whose config is `config`. */
+export function judgeCrd(read: CrdRead, config: MaintenanceOperatorConfig | undefined): CrdStanding {
+  let problem: string;
+  let conditionsKept = false;
+  if (read.kind === 'unreadable') {
+    problem = unreadableCrdMessage(read.message);
+  } else {
+    const why = foreignBecause(read.crd);
+    if (why === undefined) return { reportable: [], line: CRDS_IN_FORCE };
+    problem = foreignCrdMessage(why);
+    conditionsKept = read.crd !== undefined && schemaOf(read.crd)?.properties?.['status']?.properties?.['conditions'] !== undefined;
+  }
+  if (acceptsUpstreamSchema(config)) return { reportable: [], line: `admitting on the upstream schema (${ANNOTATION_ACCEPT_UPSTREAM_SCHEMA}=true on the config): ${problem}` };
+  return { refusal: problem, reportable: conditionsKept ? [problem] : [], line: problem };
+}
+
+/**
+ * The ForeignCRDs Warning event on the config, planned when this pass writes the refusal into some request's Ready
+ * condition (a request newly refused): one event per refused batch, not one per pass while nothing changes.
+ */
+export function planForeignCrdEvent(config: MaintenanceOperatorConfig | undefined, standing: CrdStanding, actions: readonly Action[], refusedMessage: string): Action[] {
+  if (config === undefined || standing.refusal === undefined) return [];
+  const refused = actions.filter((a) => a.kind === 'writeStatus' && a.status.conditions?.some((c) => c.type === 'Ready' && c.message === refusedMessage)).length;
+  if (refused === 0) return [];
+  const { namespace = '', name, uid } = config.metadata;
+  return [
+    {
+      kind: 'emitEvent',
+      target: { kind: 'MaintenanceOperatorConfig', namespace, name, ...(uid !== undefined ? { uid } : {}) },
+      type: 'Warning',
+      eventReason: EVENT_REASON_FOREIGN_CRDS,
+      message: standing.refusal,
+      reason: `${refused} request${refused === 1 ? '' : 's'} refused: kmaint's CRDs are not in force`,
+    },
+  ];
+}
