@@ -7,7 +7,7 @@ import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/i
 import { loadConfig, loadDraResourceNames } from '../shared/config/index.ts';
 import { indexClaims } from '../shared/drain/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
-import { CRDS_IN_FORCE, judgeCrd, malformedMessage, readBase, readConfigCrd, readDrainPods, type CrdStanding } from '../shared/pass/index.ts';
+import { judgeCrd, malformedMessage, readBase, readConfigCrd, readDrainPods, type CrdStanding } from '../shared/pass/index.ts';
 import { buildSchedulingState } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
@@ -60,7 +60,7 @@ export async function readExplainSnapshot(client: KubeClient, namespace: string,
 const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection | undefined> = [
   // Foreign CRDs close admission as a whole, before any gate (shared/pass/crd-schema.ts).
   (s) => {
-    if (!isUnscheduled(s.maintenance) || s.crds === undefined || s.crds.line === CRDS_IN_FORCE) return undefined;
+    if (!isUnscheduled(s.maintenance) || (s.crds?.kind !== 'refused' && s.crds?.kind !== 'acknowledged')) return undefined;
     const next = `kmaint's CRDs applied again (kubectl apply -f crds/) or the config annotated ${ANNOTATION_ACCEPT_UPSTREAM_SCHEMA}=true`;
     return { title: 'CRDs', lines: [s.crds.line], ...(s.crds.refusal !== undefined ? { next } : {}) };
   },

@@ -5,7 +5,7 @@ import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/i
 import { loadConfig } from '../shared/config/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { requestTimes, type RequestTimes } from './request-times.ts';
-import { CRDS_IN_FORCE, judgeCrd, readConfigCrd } from '../shared/pass/index.ts';
+import { judgeCrd, readConfigCrd } from '../shared/pass/index.ts';
 
 /** With kmaint.io/deadline or kmaint.io/not-before set, their fields (RequestTimes) too. */
 export interface StatusRow extends RequestTimes {
@@ -84,7 +84,7 @@ export async function readStatus(client: KubeClient, namespace: string, now: Dat
   const [nodes, maintenances, config, crd] = await Promise.all(reads);
   // Foreign CRDs (or an acknowledged upstream schema) come first: the config line below shows what pruning left.
   const crds = judgeCrd(crd, config);
-  const crdLines = crds.line === CRDS_IN_FORCE ? [] : [crds.line];
+  const crdLines = crds.kind === 'refused' || crds.kind === 'acknowledged' ? [crds.line] : [];
   return { config: [...crdLines, configLine(config, nodes.length, namespace)].join('\n'), rows: statusRows(maintenances, now) };
 }
 

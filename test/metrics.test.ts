@@ -241,6 +241,8 @@ describe('metrics of a full lifecycle on the testbed: EMF lines and a real Pushg
       'list nodes': [1, 0],
       'list nodemaintenances': [1, 0],
       'get maintenanceoperatorconfigs': [1, 0],
+      // The check that kmaint's CRDs are in force: once per run (README "Alongside the NVIDIA network operator's chart").
+      'get customresourcedefinitions': [1, 0],
       'patch nodemaintenances/status': [3, 0],
       'create events': [5, 0],
       // The two admitted requests' nodes get MaintenancePlanned (KEP-5683 node conditions, issue 20).

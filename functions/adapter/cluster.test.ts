@@ -68,10 +68,10 @@ describe('a kubeconfig from KMAINT_KUBECONFIG_SECRET_ARN', () => {
     const call = handlerWith({ KMAINT_KUBECONFIG_SECRET_ARN: ARN }, logs);
     const first = (await call('req-1')) as BudgetRunSummary;
     const second = (await call('req-2')) as BudgetRunSummary;
-    for (const r of [first, second]) expect([r.stopped, r.passes[0]?.outcome, r.errors, r.passes[0]?.requests]).toEqual(['idle', 'dry-run', 0, { 'list nodes': 1, 'list nodemaintenances': 1, 'get maintenanceoperatorconfigs': 1 }]);
+    for (const r of [first, second]) expect([r.stopped, r.passes[0]?.outcome, r.errors, r.passes[0]?.requests]).toEqual(['idle', 'dry-run', 0, { 'list nodes': 1, 'list nodemaintenances': 1, 'get maintenanceoperatorconfigs': 1, 'get customresourcedefinitions': 1 }]);
     expect(sm).toHaveReceivedCommandTimes(GetSecretValueCommand, 1);
     expect(sm).toHaveReceivedCommandWith(GetSecretValueCommand, { SecretId: ARN });
-    expect(seen.map((s) => s.headers.authorization)).toEqual(Array.from({ length: 6 }, () => `Bearer ${TOKEN}`));
+    expect(seen.map((s) => s.headers.authorization)).toEqual(Array.from({ length: 8 }, () => `Bearer ${TOKEN}`));
     expectNoSecret(logs, [first, second]);
   });
 
@@ -91,7 +91,7 @@ describe('a kubeconfig inline in KMAINT_KUBECONFIG', () => {
     const logs = captureLines();
     const r = (await handlerWith({ KMAINT_KUBECONFIG: kubeconfig }, logs)('req-4')) as BudgetRunSummary;
     expect([r.passes[0]?.outcome, r.errors]).toEqual(['dry-run', 0]);
-    expect(seen.map((s) => s.headers.authorization)).toEqual(Array.from({ length: 3 }, () => `Bearer ${TOKEN}`));
+    expect(seen.map((s) => s.headers.authorization)).toEqual(Array.from({ length: 4 }, () => `Bearer ${TOKEN}`));
     expect(sm).toHaveReceivedCommandTimes(GetSecretValueCommand, 0);
     expectNoSecret(logs, [r]);
   });

@@ -51,30 +51,38 @@ describe('foreignBecause: what tells kmaint\'s config CRD from another', () => {
 
 describe('judgeCrd: fails closed unless the config acknowledges the upstream schema', () => {
   const upstreamRead: CrdRead = { kind: 'read', crd: upstream() };
-  it.each<[string, CrdRead, MaintenanceOperatorConfig | undefined, { refusal?: string; reportable: string[]; line: string }]>([
-    ['in force: nothing refused, nothing to report', { kind: 'read', crd: kmaints() }, config(), { reportable: [], line: CRDS_IN_FORCE }],
-    ['upstream schema: refused; its status has no conditions, so nothing for the Valid condition', upstreamRead, config(), { refusal: refusal(UPSTREAM_WHY), reportable: [], line: refusal(UPSTREAM_WHY) }],
+  it.each<[string, CrdRead, MaintenanceOperatorConfig | undefined, Omit<ReturnType<typeof judgeCrd>, 'kind'> & { kind: string }]>([
+    ['in force: nothing refused, nothing to report', { kind: 'read', crd: kmaints() }, config(), { kind: 'in-force', reportable: [], configWritable: true, line: CRDS_IN_FORCE }],
+    ['upstream schema: refused; the config is not written (a write would make the pruning permanent)', upstreamRead, config(), { kind: 'refused', refusal: refusal(UPSTREAM_WHY), reportable: [], configWritable: false, line: refusal(UPSTREAM_WHY) }],
     [
-      'annotation missing on a schema that still stores conditions: refused and reported on the Valid condition',
+      'annotation missing on a schema with every kmaint field: refused and reported on the Valid condition',
       { kind: 'read', crd: edited({ annotation: false }) },
       config(),
-      { refusal: refusal('has no kmaint.io/crd-schema annotation'), reportable: [refusal('has no kmaint.io/crd-schema annotation')], line: refusal('has no kmaint.io/crd-schema annotation') },
+      { kind: 'refused', refusal: refusal('has no kmaint.io/crd-schema annotation'), reportable: [refusal('has no kmaint.io/crd-schema annotation')], configWritable: true, line: refusal('has no kmaint.io/crd-schema annotation') },
     ],
-    ['no config object: refused the same', upstreamRead, undefined, { refusal: refusal(UPSTREAM_WHY), reportable: [], line: refusal(UPSTREAM_WHY) }],
+    [
+      'no config CRD: no stored config could have lost fields, so the defaults apply as before',
+      { kind: 'read', crd: undefined },
+      config(),
+      { kind: 'absent', reportable: [], configWritable: true, line: `CustomResourceDefinition ${CRD} is not installed: no config is stored, kmaint's defaults apply` },
+    ],
+    ['no config object: refused the same', upstreamRead, undefined, { kind: 'refused', refusal: refusal(UPSTREAM_WHY), reportable: [], configWritable: false, line: refusal(UPSTREAM_WHY) }],
     [
       'acknowledged with kmaint.io/accept-upstream-schema=true: admits, and says so',
       upstreamRead,
       config({ 'kmaint.io/accept-upstream-schema': 'true' }),
-      { reportable: [], line: `admitting on the upstream schema (kmaint.io/accept-upstream-schema=true on the config): ${refusal(UPSTREAM_WHY)}` },
+      { kind: 'acknowledged', reportable: [], configWritable: false, line: `admitting on the upstream schema (kmaint.io/accept-upstream-schema=true on the config): ${refusal(UPSTREAM_WHY)}` },
     ],
-    ['an acknowledgement other than "true" is none', upstreamRead, config({ 'kmaint.io/accept-upstream-schema': 'yes' }), { refusal: refusal(UPSTREAM_WHY), reportable: [], line: refusal(UPSTREAM_WHY) }],
+    ['an acknowledgement other than "true" is none', upstreamRead, config({ 'kmaint.io/accept-upstream-schema': 'yes' }), { kind: 'refused', refusal: refusal(UPSTREAM_WHY), reportable: [], configWritable: false, line: refusal(UPSTREAM_WHY) }],
     [
       'unreadable (RBAC refused): refused, naming the rule it needs',
       { kind: 'unreadable', message: 'reading CustomResourceDefinition x: 403 forbidden' },
       config(),
       {
+        kind: 'refused',
         refusal: `cannot tell whether kmaint's CRDs are in force (reading CustomResourceDefinition x: 403 forbidden; kmaint's ClusterRole needs get on customresourcedefinitions ${CRD}): no new maintenance is admitted until it can be read, or annotate the config kmaint.io/accept-upstream-schema=true`,
         reportable: [],
+        configWritable: false,
         line: `cannot tell whether kmaint's CRDs are in force (reading CustomResourceDefinition x: 403 forbidden; kmaint's ClusterRole needs get on customresourcedefinitions ${CRD}): no new maintenance is admitted until it can be read, or annotate the config kmaint.io/accept-upstream-schema=true`,
       },
     ],

@@ -45,24 +45,41 @@ export function foreignBecause(crd: V1CustomResourceDefinition | undefined): str
   if (crd === undefined) return 'is not installed';
   const reasons: string[] = [];
   if (crd.metadata?.annotations?.[CRD_SCHEMA_ANNOTATION] === undefined) reasons.push(`has no ${CRD_SCHEMA_ANNOTATION} annotation`);
-  const schema = schemaOf(crd);
-  if (schema === undefined) return [...reasons, `serves no ${VERSION} schema`].join(' and ');
-  const lacks = (['spec', 'status'] as const).flatMap((part) => EXPECTED[part].filter((f) => schema.properties?.[part]?.properties?.[f] === undefined).map((f) => `${part}.${f}`));
-  if (lacks.length > 0) reasons.push(`its schema lacks ${lacks.join(', ')}`);
+  const lacks = lackedFields(crd);
+  if (lacks === undefined) reasons.push(`serves no ${VERSION} schema`);
+  else if (lacks.length > 0) reasons.push(`its schema lacks ${lacks.join(', ')}`);
   return reasons.length > 0 ? reasons.join(' and ') : undefined;
+}
+
+/** The config fields kmaint knows that the CRD's schema lacks (`spec.pools`, ...); undefined: it serves no v1alpha1 schema. */
+function lackedFields(crd: V1CustomResourceDefinition): string[] | undefined {
+  const schema = schemaOf(crd);
+  if (schema === undefined) return undefined;
+  return (['spec', 'status'] as const).flatMap((part) => EXPECTED[part].filter((f) => schema.properties?.[part]?.properties?.[f] === undefined).map((f) => `${part}.${f}`));
 }
 
 /** What the check found, for the scheduler, the config report, `kmaint status` and `kmaint explain`. */
 export interface CrdStanding {
+  /**
+   * `in-force`: kmaint's CRD. `absent`: no config CRD, so no stored config that could have lost fields (kmaint's defaults
+   * apply, as without a config object). `refused`: fails closed. `acknowledged`: not kmaint's, admitting anyway.
+   */
+  kind: 'in-force' | 'absent' | 'refused' | 'acknowledged';
   /** Why no new request is admitted; undefined when kmaint's CRDs are in force or the config acknowledges the upstream schema. */
   refusal?: string;
-  /** For the config's Valid condition: the refusal, when the CRD in force still stores status.conditions; else empty. */
+  /** For the config's Valid condition: the refusal, when the config may be written; else empty. */
   reportable: string[];
+  /**
+   * Whether a pass may write the config's status. A write rewrites the whole stored object, so under a schema lacking
+   * kmaint's fields it would make the pruning permanent (pools gone even after kmaint's CRDs are back): never then.
+   */
+  configWritable: boolean;
   /** One line: in force, or what is not and whether it is acknowledged. */
   line: string;
 }
 
 export const CRDS_IN_FORCE = "kmaint's CRDs are in force";
+export const CRD_ABSENT = `CustomResourceDefinition ${CONFIG_CRD_NAME} is not installed: no config is stored, kmaint's defaults apply`;
 const FIX =
   `kubectl apply -f crds/ (after any chart that installs the upstream operator's CRDs, such as the NVIDIA network operator's maintenance-operator ` +
   `sub-chart, or disable that sub-chart's CRDs), or annotate the config ${ANNOTATION_ACCEPT_UPSTREAM_SCHEMA}=true to run on the upstream schema`;
@@ -84,17 +101,18 @@ export const acceptsUpstreamSchema = (config: MaintenanceOperatorConfig | undefi
 /** Pure: the standing of `read` for a pass whose config is `config`. */
 export function judgeCrd(read: CrdRead, config: MaintenanceOperatorConfig | undefined): CrdStanding {
   let problem: string;
-  let conditionsKept = false;
+  let configWritable = false;
   if (read.kind === 'unreadable') {
     problem = unreadableCrdMessage(read.message);
   } else {
+    if (read.crd === undefined) return { kind: 'absent', reportable: [], configWritable: true, line: CRD_ABSENT };
     const why = foreignBecause(read.crd);
-    if (why === undefined) return { reportable: [], line: CRDS_IN_FORCE };
+    if (why === undefined) return { kind: 'in-force', reportable: [], configWritable: true, line: CRDS_IN_FORCE };
     problem = foreignCrdMessage(why);
-    conditionsKept = read.crd !== undefined && schemaOf(read.crd)?.properties?.['status']?.properties?.['conditions'] !== undefined;
+    configWritable = read.crd !== undefined && lackedFields(read.crd)?.length === 0;
   }
-  if (acceptsUpstreamSchema(config)) return { reportable: [], line: `admitting on the upstream schema (${ANNOTATION_ACCEPT_UPSTREAM_SCHEMA}=true on the config): ${problem}` };
-  return { refusal: problem, reportable: conditionsKept ? [problem] : [], line: problem };
+  if (acceptsUpstreamSchema(config)) return { kind: 'acknowledged', reportable: [], configWritable, line: `admitting on the upstream schema (${ANNOTATION_ACCEPT_UPSTREAM_SCHEMA}=true on the config): ${problem}` };
+  return { kind: 'refused', refusal: problem, reportable: configWritable ? [problem] : [], configWritable, line: problem };
 }
 
 /**

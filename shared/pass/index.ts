@@ -19,5 +19,5 @@ export { PassRound } from './round.ts';
 export { readBase, readDrainPods } from './snapshot.ts';
 export { malformedMessage } from './malformed.ts';
 export type { BaseSnapshot } from './snapshot.ts';
-export { CRDS_IN_FORCE, acceptsUpstreamSchema, foreignBecause, judgeCrd, readConfigCrd } from './crd-schema.ts';
+export { CRD_ABSENT, CRDS_IN_FORCE, acceptsUpstreamSchema, foreignBecause, judgeCrd, readConfigCrd } from './crd-schema.ts';
 export type { CrdRead, CrdStanding } from './crd-schema.ts';

@@ -161,7 +161,8 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       // As the SR-IOV network operator's external drainer: its handshake's writes come after the scheduling writes too.
       const sriov = planSriovPass(reads, base, plan.admitted);
       const scopedProblems = [...(admission?.scopedProblems ?? []), ...reaperIssues, ...sriov.problems, ...(crds?.reportable ?? [])];
-      const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems, poolOverlaps: plan.poolOverlaps });
+      // Not under a schema lacking kmaint's fields: the write would make the pruning of the stored config permanent.
+      const report = crds?.configWritable === false ? [] : planConfigReport(base.config, loaded.problems, now, { scopedProblems, poolOverlaps: plan.poolOverlaps });
       const foreignCrd = crds ? planForeignCrdEvent(base.config, crds, plan.actions, waitingMessage(crds.refusal ?? '')) : [];
       const waits = plan.waiting.map(({ key, why }) => ({ request: key, node: maintenances.get(key)?.spec.nodeName ?? '', reason: waitingMessage(why) }));
       // The node-annotation handshake: after the scheduling writes, so a Node says Draining only once its request's admission is written.
@@ -236,7 +237,8 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     read: (opts, base) => readScheduledEvents(base, reaperProviders(opts.reaperProviders), opts.signal),
     plan: ({ base, loaded, reads, namespace, reaperIssues, crds, now }) => {
       const reaper = planReaperPass(base, namespace, reads, now);
-      const report = planConfigReport(base.config, loaded.problems, now, { scopedProblems: [...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...(crds?.reportable ?? [])] });
+      const scopedProblems = [...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...(crds?.reportable ?? [])];
+      const report = crds?.configWritable === false ? [] : planConfigReport(base.config, loaded.problems, now, { scopedProblems });
       return { actions: [...report, ...reaper.actions], state: reaper.requested > 0 ? 'in-flight' : 'idle', reaper };
     },
     reportsConfig: true,
