@@ -25,10 +25,13 @@ interface Planned extends PassPlan {
   maintenances: ReadonlyMap<string, NodeMaintenance>;
 }
 
-/** The config's CRD: read once per run (the round keeps it), or once per pass without a round. */
+/**
+ * The config's CRD: read once per run (the round keeps it), or once per pass without a round. A failed read is not
+ * kept: the next pass of the run tries again rather than staying closed for the whole run over one transient error.
+ */
 async function crdFor(opts: PassOptions): Promise<CrdRead> {
   const read = opts.round?.crd ?? (await readConfigCrd(opts.client));
-  if (opts.round) opts.round.crd = read;
+  if (opts.round && read.kind === 'read') opts.round.crd = read;
   return read;
 }
 
