@@ -47,6 +47,11 @@ async function applyCrds(dir: string): Promise<string[]> {
   const r = await kubectl(['apply', '-f', dir]);
   expect([r.code, r.stderr]).toEqual([0, '']);
   expect((await kubectl(['wait', '--for=condition=Established', `crd/${CONFIG_CRD}`, `crd/${NM_CRD}`, '--timeout=30s'])).code).toBe(0);
+  // A changed schema re-initialises the CRD's storage: until then its LISTs answer 429 "storage is (re)initializing".
+  await waitFor('both kinds served again after the CRD change', async () => {
+    const lists = await Promise.all(['nodemaintenances', 'maintenanceoperatorconfigs'].map((kind) => kubectl(['get', kind, '-A', '-o', 'name'])));
+    return lists.every((l) => l.code === 0) ? true : undefined;
+  });
   return r.stdout.trim().split('\n');
 }
 
