@@ -183,6 +183,8 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
     expect(cluster.stdout.trim().split('\n')).toEqual([
       `clusterrole.rbac.authorization.k8s.io/${NAME}`,
       `clusterrole.rbac.authorization.k8s.io/${NAME}-medik8s-leases`,
+      // Grants nothing until sriov.bindNamespace binds it in the SR-IOV operator's namespace (issue 22).
+      `clusterrole.rbac.authorization.k8s.io/${NAME}-sriov`,
       `clusterrolebinding.rbac.authorization.k8s.io/${NAME}`,
     ]);
   });

@@ -3,7 +3,7 @@
 // the TokenRequest API served at the fixed in-cluster path to that process only (a private mount namespace with a
 // tmpfs over /run and a read-only bind mount: ../shared/reference/in-cluster-notes.md §5.3).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -129,7 +129,14 @@ export class HostProcesses {
     mkdirSync(home);
     chownSync(home, user.uid, user.gid);
     const env = containerEnv(pod, container, this.options.apiServer, home);
-    const argv = containerArgv(container, this.options.node ?? process.execPath, await this.options.bundle);
+    // The image carries its own copy of the CLI; so does the pod here. The checkout may sit where the pod's user cannot
+    // enter (a 0700 temporary directory, as a CI clone does), so the bundle is copied into the pod's own directory,
+    // readable by that user, which mkdtemp creates 0700.
+    chmodSync(workDir, 0o755);
+    const bundle = join(workDir, 'kmaint.mjs');
+    copyFileSync(await this.options.bundle, bundle);
+    chmodSync(bundle, 0o644);
+    const argv = containerArgv(container, this.options.node ?? process.execPath, bundle);
     const saDir = join(workDir, 'serviceaccount');
     mkdirSync(saDir, { mode: 0o755 });
     if (pod.spec?.automountServiceAccountToken !== false) {
