@@ -1,4 +1,4 @@
-// Three projects: fast unit tests next to the code; the behaviour suite on real control planes (testbed/, two side by
+// Three projects: fast unit tests next to the code; the behaviour suite on real control planes (testbed/, three side by
 // side by default, KMAINT_TESTBEDS=1..4), where every test/ file runs; and the same behaviour suite on the embedded simulated
 // cluster (sim/), where the testbed is the judge. KMAINT_TEST_CLUSTER=testbed|sim keeps only one of the two clusters;
 // unset, `vitest run` runs both. A fourth, `e2e`, exists only with KMAINT_E2E_KUBECONFIG set: the behaviour suite on
@@ -6,6 +6,7 @@
 // (test/run-suite.ts) runs `unit`+`sim` and `testbed` as two vitest processes side by side; one `vitest run` runs the
 // projects one after another, in sequence.groupOrder.
 import { defineConfig } from 'vitest/config';
+import LongFirstSequencer from './test/setup/long-first-sequencer.ts';
 import { testbedCount } from './test/support/testbed-info.ts';
 
 /** The files that must behave the same on both clusters. */
@@ -30,6 +31,8 @@ if (e2eProjectAsked && !E2E_KUBECONFIG) {
 
 export default defineConfig({
   test: {
+    // The testbed files known to take longest start first (test/setup/long-first-sequencer.ts).
+    sequence: { sequencer: LongFirstSequencer },
     projects: [
       {
         test: {
@@ -59,7 +62,7 @@ export default defineConfig({
                 setupFiles: ['test/setup/file-timing.ts', 'test/setup/testbed-claim.ts', 'test/setup/testbed-hygiene.ts'],
                 testTimeout: 120_000,
                 hookTimeout: 180_000,
-                // As many files at once as testbeds (KMAINT_TESTBEDS, default 2): each file claims a free one for its
+                // As many files at once as testbeds (KMAINT_TESTBEDS, default 3): each file claims a free one for its
                 // whole run (test/setup/testbed-claim.ts), so no two files share a control plane's nodes, config and
                 // leases. Its own group, after the others.
                 maxWorkers: TESTBEDS,

@@ -11,6 +11,7 @@ import { KubeClient } from '../shared/kube/index.ts';
 import { runPass } from '../shared/pass/index.ts';
 import { awsProvider, providerMap } from '../shared/reaper/index.ts';
 import { suspendCronJobs } from './setup/install-kmaint.ts';
+import { resumeWithTickDue } from './support/in-cluster-pods.ts';
 import { ensureSriovCrds } from '../testbed/peers/sriov-crds.ts';
 import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
 import {
@@ -362,8 +363,9 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
       ]);
       const batch = adminKubeConfig().makeApiClient(BatchV1Api);
       try {
-        await batch.patchNamespacedCronJob({ namespace: KMAINT_NS, name: 'kmaint-scheduler', body: { spec: { schedule: '* * * * *', suspend: false } } }, mergePatch);
-        // The kube-controller-manager's cronjob controller starts one at the next full minute.
+        // Resumed with this minute's tick due (its schedule is '* * * * *', asserted above): the kube-controller-manager's
+        // cronjob controller starts that tick's Job at once rather than at the next full minute.
+        await resumeWithTickDue(KMAINT_NS, ['kmaint-scheduler']);
         const job = await waitFor(
           'a Job of CronJob kmaint-scheduler',
           async (): Promise<V1Job | undefined> => (await batch.listNamespacedJob({ namespace: KMAINT_NS })).items.find((j) => j.metadata?.ownerReferences?.some((o) => o.name === 'kmaint-scheduler')),

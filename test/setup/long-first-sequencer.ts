@@ -1,0 +1,42 @@
+// The testbed project's files in an order that keeps its wall time near the sum over files divided by the testbeds:
+// the files known to take longest start first (longest-processing-time first), the rest after them in vitest's own
+// order (on a fresh clone without vitest's cache, that is larger files first, which put the short-sourced but
+// minutes-long CronJob files last and left one testbed working alone at the end). Times from the landing runs in
+// docs/testing.md; a file missing here only starts later, nothing else changes.
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/** Longest first (seconds on a quiet 2-core machine, the landing run of 2026-11-27). */
+export const LONG_FIRST = [
+  'test/helm-pods.test.ts', // ~150: a maintenance driven only by the chart's CronJobs (minute ticks)
+  'test/faults.test.ts', // ~150
+  'test/kustomize-pods.test.ts', // ~105: the same by infra/base's CronJobs
+  'test/cli.test.ts', // ~100
+  'test/hostile.test.ts', // ~85
+  'test/whatif-testbed.test.ts', // ~80
+  'test/package.test.ts', // ~70
+  'test/lifecycle.test.ts', // ~60
+  'test/testbed-contract.test.ts', // ~55
+  'test/slurm.test.ts', // ~50
+];
+
+export function longFirst(files: readonly TestSpecification[], root: string): TestSpecification[] {
+  const rank = (spec: TestSpecification): number => {
+    const i = LONG_FIRST.indexOf(spec.moduleId.startsWith(`${root}/`) ? spec.moduleId.slice(root.length + 1) : spec.moduleId);
+    return spec.project.name === 'testbed' && i >= 0 ? i : LONG_FIRST.length;
+  };
+  // Each project's files stay together, in vitest's order of projects; within one, Array.prototype.sort is stable, so
+  // files of equal rank keep vitest's order (every file of another project has the same rank).
+  const groups = new Map<string, TestSpecification[]>();
+  for (const spec of files) {
+    const group = groups.get(spec.project.name) ?? [];
+    group.push(spec);
+    groups.set(spec.project.name, group);
+  }
+  return [...groups.values()].flatMap((group) => [...group].sort((a, b) => rank(a) - rank(b)));
+}
+
+export default class LongFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    return longFirst(await super.sort(files), this.ctx.config.root);
+  }
+}
