@@ -1,12 +1,13 @@
-// A real Slurm 24.11 cluster on 127.0.0.1: slurmctld, N slurmd (n1..nN) and slurmrestd with JWT, run from the cached
-// trixie rootfs in a private mount and pid namespace, so nothing stays mounted or running once it stops.
+// A real Slurm cluster on 127.0.0.1: slurmctld, N slurmd (n1..nN) and slurmrestd with JWT (as nobody: 26.05 refuses
+// to serve as root), run from a cached Debian rootfs (trixie's Slurm 24.11, or forky's 26.05) in a private mount and
+// pid namespace, so nothing stays mounted or running once it stops.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mintSlurmJwt } from './jwt.ts';
-import { checkHostTools, ensureRootfs, SlurmRunnerError } from './rootfs.ts';
+import { checkHostTools, ensureRootfs, SlurmRunnerError, type SlurmRelease } from './rootfs.ts';
 import { PICK_RANGE, portBindable } from '../testbed/processes.ts';
 
 /**
@@ -21,7 +22,9 @@ export interface SlurmOptions {
   dir: string;
   /** @default 3 */
   nodes?: number;
-  /** @default defaultRootfs() */
+  /** Which Debian release's Slurm: trixie (24.11) or forky (26.05). @default "trixie" */
+  release?: SlurmRelease;
+  /** @default defaultRootfs(release) */
   rootfs?: string;
   /** Seconds each job's epilog sleeps, which keeps a node COMPLETING that long. @default 0 */
   epilogSeconds?: number;
@@ -116,7 +119,7 @@ R=
 while :; do
   want=$(cat /kmt/run/restd.want 2>/dev/null || echo up)
   if [ "$want" = up ] && [ -z "$R" ]; then
-    SLURM_JWT=daemon SLURMRESTD_SECURITY=disable_user_check slurmrestd -a rest_auth/jwt -s openapi/slurmctld 127.0.0.1:${restdPort} >>/kmt/log/slurmrestd.log 2>&1 &
+    SLURM_JWT=daemon setpriv --reuid=nobody --regid=nogroup --clear-groups slurmrestd -a rest_auth/jwt -s openapi/slurmctld 127.0.0.1:${restdPort} >>/kmt/log/slurmrestd.log 2>&1 &
     R=$!
   fi
   if [ "$want" = down ] && [ -n "$R" ]; then kill -TERM "$R"; wait "$R"; R=; fi
@@ -188,7 +191,7 @@ export async function startSlurm(opts: SlurmOptions): Promise<SlurmCluster> {
   const n = opts.nodes ?? 3;
   if (!Number.isInteger(n) || n < 1 || n > 64) throw new SlurmRunnerError(`--nodes must be 1..64, got ${n}`);
   checkHostTools(false);
-  const rootfs = await ensureRootfs({ ...(opts.rootfs !== undefined ? { rootfs: opts.rootfs } : {}), log });
+  const rootfs = await ensureRootfs({ ...(opts.rootfs !== undefined ? { rootfs: opts.rootfs } : {}), ...(opts.release !== undefined ? { release: opts.release } : {}), log });
   if (await stopSlurmDir(dir, log)) log(`stopped the cluster left running in ${dir}`);
   const started = Date.now();
   for (const sub of ['state', 'log', 'run']) rmSync(join(dir, sub), { recursive: true, force: true });
@@ -254,7 +257,7 @@ export async function startSlurm(opts: SlurmOptions): Promise<SlurmCluster> {
   const rest = (method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> => restCall(url, token(), method, path, body);
   const restUp = async (): Promise<boolean> => {
     try {
-      return (await rest('GET', '/slurm/v0.0.41/ping')).status === 200;
+      return (await rest('GET', '/slurm/v0.0.42/ping')).status === 200;
     } catch {
       return false;
     }
@@ -288,7 +291,7 @@ export async function startSlurm(opts: SlurmOptions): Promise<SlurmCluster> {
       throw new SlurmRunnerError(`slurm did not start: init.log: ${logTail(dir, 'init.log')}; slurmctld.log: ${logTail(dir, 'slurmctld.log')}`);
     }
     try {
-      const r = await rest('GET', '/slurm/v0.0.41/nodes');
+      const r = await rest('GET', '/slurm/v0.0.42/nodes');
       const list = (r.body as { nodes?: Array<{ name: string; state: string[] }> }).nodes ?? [];
       if (r.status === 200 && list.length === n && list.every((x) => x.state.includes('IDLE') && !x.state.includes('NOT_RESPONDING'))) break;
     } catch {

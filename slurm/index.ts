@@ -1,5 +1,6 @@
-// Public surface of slurm/: a real Slurm 24.11 cluster for tests (start, stop, tokens).
+// Public surface of slurm/: a real Slurm cluster for tests (24.11 or 26.05; start, stop, tokens).
 export { startSlurm, stopSlurmDir } from './cluster.ts';
 export type { SlurmCluster, SlurmInfo, SlurmOptions } from './cluster.ts';
 export { mintSlurmJwt } from './jwt.ts';
-export { defaultRootfs, ensureRootfs, ROOTFS_PACKAGES, SlurmRunnerError } from './rootfs.ts';
+export { defaultRootfs, ensureRootfs, RELEASES, ROOTFS_PACKAGES, SLURM_RELEASES, SlurmRunnerError } from './rootfs.ts';
+export type { SlurmRelease } from './rootfs.ts';

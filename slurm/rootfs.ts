@@ -1,4 +1,6 @@
-// The Debian trixie root filesystem with Slurm 24.11, built once per machine with mmdebstrap and cached outside the repo.
+// Debian root filesystems with a real Slurm, built once per machine with mmdebstrap and cached outside the repo:
+// trixie's Slurm 24.11 (the suite's default) and forky's Slurm 26.05, whose slurmrestd can create and delete
+// reservations (POST /slurm/v0.0.43+/reservation; 24.11 serves reservations read-only).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -13,10 +15,29 @@ export class SlurmRunnerError extends Error {
   override name = 'SlurmRunnerError';
 }
 
-/** `KMAINT_SLURM_ROOTFS`, else `~/.cache/kmaint-slurm/trixie-rootfs`. */
-export function defaultRootfs(): string {
-  const fromEnv = process.env['KMAINT_SLURM_ROOTFS'];
-  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(homedir(), '.cache', 'kmaint-slurm', 'trixie-rootfs');
+export type SlurmRelease = 'trixie' | 'forky';
+export const SLURM_RELEASES: readonly SlurmRelease[] = ['trixie', 'forky'];
+
+interface ReleaseInfo {
+  slurm: string;
+  /** Overrides the cache directory. */
+  env: string;
+  /**
+   * Options for apt inside mmdebstrap. forky is Debian testing: its Release file is valid for a week only, and a
+   * mirror that serves a frozen copy (as this project's machines have) fails apt's expiry check.
+   */
+  aptOptions: readonly string[];
+}
+
+export const RELEASES: { readonly [R in SlurmRelease]: ReleaseInfo } = {
+  trixie: { slurm: '24.11', env: 'KMAINT_SLURM_ROOTFS', aptOptions: [] },
+  forky: { slurm: '26.05', env: 'KMAINT_SLURM_ROOTFS_FORKY', aptOptions: ['Acquire::Check-Valid-Until "false"'] },
+};
+
+/** The release's env override (`KMAINT_SLURM_ROOTFS` for trixie), else `~/.cache/kmaint-slurm/<release>-rootfs`. */
+export function defaultRootfs(release: SlurmRelease = 'trixie'): string {
+  const fromEnv = process.env[RELEASES[release].env];
+  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(homedir(), '.cache', 'kmaint-slurm', `${release}-rootfs`);
 }
 
 function onPath(tool: string): boolean {
@@ -34,16 +55,18 @@ export function checkHostTools(needBuild: boolean): void {
 }
 
 /** Returns the rootfs path, building it first when it is absent or half-built. */
-export async function ensureRootfs(opts: { rootfs?: string; log: (line: string) => void }): Promise<string> {
-  const rootfs = opts.rootfs ?? defaultRootfs();
+export async function ensureRootfs(opts: { rootfs?: string; release?: SlurmRelease; log: (line: string) => void }): Promise<string> {
+  const release = opts.release ?? 'trixie';
+  const info = RELEASES[release];
+  const rootfs = opts.rootfs ?? defaultRootfs(release);
   if (existsSync(join(rootfs, COMPLETE_MARK))) return rootfs;
   checkHostTools(true);
   const tmp = `${rootfs}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(dirname(rootfs), { recursive: true });
-  opts.log(`building the trixie rootfs with Slurm 24.11 in ${rootfs} (once per machine, ~20-60 s)`);
+  opts.log(`building the ${release} rootfs with Slurm ${info.slurm} in ${rootfs} (once per machine, ~20-60 s)`);
   const started = Date.now();
-  const args = ['--variant=minbase', `--include=${ROOTFS_PACKAGES.join(',')}`, 'trixie', tmp, 'http://deb.debian.org/debian'];
+  const args = ['--variant=minbase', ...info.aptOptions.map((o) => `--aptopt=${o}`), `--include=${ROOTFS_PACKAGES.join(',')}`, release, tmp, 'http://deb.debian.org/debian'];
   const output: string[] = [];
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn('mmdebstrap', args, { stdio: ['ignore', 'pipe', 'pipe'] });

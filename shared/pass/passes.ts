@@ -1,12 +1,13 @@
 // The pass registry: for each function, what it reads beyond the base snapshot, its pure plan, and the two facts
 // runPass needs about it. runPass, chaining and the summary read the plan's state; none of them branch on the name.
+import type { V1Pod } from '@kubernetes/client-node';
 import type { Action, NodeMaintenance } from '../api/index.ts';
 import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/index.ts';
 import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { needsMedik8sLeases, phasesAfter, planCleanup, planDrainer, planNodeConditions, PHASES_NEEDING_PODS } from '../lifecycle/index.ts';
 import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
-import { readSlurm, recordedSlurmNodes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
+import { loadSlurmSettings, planSlurmReservations, readSlurm, recordedReservation, recordedSlurmNodes, wantsReservation, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
@@ -92,20 +93,27 @@ interface CleanupReads {
   slurm: SlurmRead;
 }
 
+interface SchedulerReads {
+  /** With spec.nodeHandshake.protocol sriov-network-operator: the operator's node states and pools. */
+  sriov: SriovRead | undefined;
+  /** With spec.slurm and a request whose not-before is ahead: Slurm's nodes and reservations, and its node's pods. */
+  reservations: { slurm: SlurmRead; podsByNode: ReadonlyMap<string, V1Pod[]> };
+}
+
 /** Each function's own reads, the type its `read` returns and its `plan` takes. */
 interface PassReads {
-  /** With spec.nodeHandshake.protocol sriov-network-operator: the operator's node states and pools. */
-  scheduler: SriovRead | undefined;
+  scheduler: SchedulerReads;
   drainer: DrainerReads;
   cleanup: CleanupReads;
   reaper: ReaperReads;
 }
 
-/** slurmrestd, read only when `needed`; with the secret read through the pass's client. */
-function readSlurmFor(opts: PassOptions, base: BaseSnapshot, needed: boolean): Promise<SlurmRead> {
+/** slurmrestd, read only when `needed` (its reservations too with `reservations`); with the secret read through the pass's client. */
+function readSlurmFor(opts: PassOptions, base: BaseSnapshot, needed: boolean, reservations = false): Promise<SlurmRead> {
   return readSlurm({
     config: base.config,
     needed,
+    reservations,
     readSecretKey: (name, key) => opts.client.getSecretKey(opts.namespace, name, key),
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
@@ -145,21 +153,36 @@ function withNodeConditions(actions: Action[], base: BaseSnapshot, loaded: Loade
   return conditions.length === 0 ? actions : [...actions, ...conditions];
 }
 
+/**
+ * The scheduler's Slurm read for maintenance reservations: only with spec.slurm on and some request whose not-before is
+ * still ahead; in pod mode with the pods of those requests' nodes (their worker pods name the Slurm nodes).
+ */
+async function readReservations(opts: PassOptions, base: BaseSnapshot, now: Date): Promise<SchedulerReads['reservations']> {
+  const podsByNode = new Map<string, V1Pod[]>();
+  const settings = loadSlurmSettings(base.config);
+  const wanting = settings.kind === 'off' ? [] : base.maintenances.filter((nm) => wantsReservation(nm, now) && base.nodes.has(nm.spec.nodeName));
+  const slurm = await readSlurmFor(opts, base, wanting.length > 0, true);
+  if (wanting.length > 0 && settings.kind === 'on' && settings.settings.mode === 'pod') {
+    for (const node of [...new Set(wanting.map((nm) => nm.spec.nodeName))].sort()) podsByNode.set(node, await opts.client.listPods({ fieldSelector: `spec.nodeName=${node}` }));
+  }
+  return { slurm, podsByNode };
+}
+
 const slurmOf = (writes: SlurmWrite[], read: SlurmRead): NonNullable<PassPlan['slurm']> => ({ writes, ...(read.client ? { client: read.client } : {}) });
 
 /** The four functions. A new one is a row here (and a name in PASS_FUNCTIONS). */
 export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]> } = {
   scheduler: {
-    read: (opts, base) => readSriov(opts, base),
-    plan: ({ base, loaded, reads, maintenances, namespace, reaperIssues, crds, now }) => {
-      const externalPools = sriovExternalPools(reads, base);
+    read: async (opts, base) => ({ sriov: await readSriov(opts, base), reservations: await readReservations(opts, base, opts.now()) }),
+    plan: ({ base, loaded, reads: { sriov: sriovRead, reservations }, maintenances, namespace, reaperIssues, crds, now }) => {
+      const externalPools = sriovExternalPools(sriovRead, base);
       const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, ...(externalPools !== undefined ? { externalPools } : {}) });
       const { admission } = loaded.config;
       // Foreign CRDs close admission as a whole (crds.refusal); requests in flight go on through the other passes.
       const limits = { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems, ...(crds?.refusal !== undefined ? { closed: crds.refusal } : {}) };
       const plan = planScheduling(state, admission === undefined ? limits : { ...limits, admission }, now);
       // As the SR-IOV network operator's external drainer: its handshake's writes come after the scheduling writes too.
-      const sriov = planSriovPass(reads, base, plan.admitted);
+      const sriov = planSriovPass(sriovRead, base, plan.admitted);
       const scopedProblems = [...(admission?.scopedProblems ?? []), ...reaperIssues, ...sriov.problems, ...(crds?.reportable ?? [])];
       // Not under a schema lacking kmaint's fields: the write would make the pruning of the stored config permanent.
       const report = crds?.configWritable === false ? [] : planConfigReport(base.config, loaded.problems, now, { scopedProblems, poolOverlaps: plan.poolOverlaps });
@@ -171,9 +194,13 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const malformed = planMalformedReports(base.malformed, now);
       // Deadlines missed and request times that cannot be read: a Warning each, once (after the status writes, same unit).
       const deadlines = planDeadlineReports(base.maintenances, now);
+      // Advance notice to Slurm: a MAINT reservation from not-before (recorded this pass, created the next).
+      const slurm = reservations.slurm.context;
+      const reserve = planSlurmReservations({ maintenances: base.maintenances, nodes: base.nodes, podsByNode: reservations.podsByNode, slurm }, now);
       return {
-        actions: withNodeConditions([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...malformed.actions], base, loaded, now),
-        state: plan.waiting.length > 0 ? 'blocked' : 'idle',
+        actions: withNodeConditions([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...malformed.actions, ...reserve.actions], base, loaded, now),
+        state: reserve.writes.length > 0 ? 'in-flight' : plan.waiting.length > 0 ? 'blocked' : 'idle',
+        slurm: slurmOf(reserve.writes, reservations.slurm),
         waiting: plan.waiting.length,
         waits,
         admitted: plan.admitted.length,
@@ -207,8 +234,10 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     start: (opts, roundBase) => Promise.resolve(roundBase && !cleanupHasWork(roundBase, opts.now()) ? 'skip' : 'leased'),
     read: async (opts, base) => {
       const medik8s = await readMedik8sFor(opts, base.maintenances, 'cleanup');
-      const needsSlurm = base.maintenances.some((nm) => nm.metadata.deletionTimestamp !== undefined && recordedSlurmNodes(nm).length > 0);
-      return { medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
+      const deleting = base.maintenances.filter((nm) => nm.metadata.deletionTimestamp !== undefined);
+      const reservations = deleting.some((nm) => recordedReservation(nm) !== undefined);
+      const needsSlurm = reservations || deleting.some((nm) => recordedSlurmNodes(nm).length > 0);
+      return { medik8s, slurm: await readSlurmFor(opts, base, needsSlurm, reservations) };
     },
     plan: ({ base, loaded, reads, now }) => {
       const slurm = reads.slurm.context;

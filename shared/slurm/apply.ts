@@ -1,10 +1,23 @@
 // Applies the planners' Slurm writes, one request each, after the pass's Kubernetes writes; failures are counted values.
-import type { SlurmRestClient } from './client.ts';
+import type { SlurmRestClient, SlurmResult } from './client.ts';
 import { describeSlurmWrite, type SlurmWrite } from './view.ts';
 
 export interface SlurmApplyResult {
   applied: Record<string, number>;
   errors: Array<{ action: string; error: string }>;
+}
+
+function applyOne(client: SlurmRestClient, w: SlurmWrite): Promise<SlurmResult<void>> {
+  switch (w.kind) {
+    case 'slurmDrain':
+      return client.drain(w.node, w.reason);
+    case 'slurmUndrain':
+      return client.undrain(w.node);
+    case 'slurmReserve':
+      return client.createReservation({ name: w.reservation, nodes: w.nodes, startTime: w.startTime, users: w.users, comment: w.comment });
+    case 'slurmUnreserve':
+      return client.deleteReservation(w.reservation);
+  }
 }
 
 export async function applySlurmWrites(client: SlurmRestClient | undefined, writes: readonly SlurmWrite[]): Promise<SlurmApplyResult> {
@@ -14,7 +27,7 @@ export async function applySlurmWrites(client: SlurmRestClient | undefined, writ
       result.errors.push({ action: describeSlurmWrite(w), error: 'no slurmrestd client this pass' });
       continue;
     }
-    const r = w.kind === 'slurmDrain' ? await client.drain(w.node, w.reason) : await client.undrain(w.node);
+    const r = await applyOne(client, w);
     if (r.ok) result.applied[w.kind] = (result.applied[w.kind] ?? 0) + 1;
     else result.errors.push({ action: describeSlurmWrite(w), error: r.problem.message });
   }

@@ -1,6 +1,7 @@
 // The slurmrestd client: version detection (v0.0.40-v0.0.42, newest first), the token header, and every failure
 // as a value (unreachable, token refused, errors[] in a 500 or even a 200), with messages that never carry the token.
-import { SLURM_API_VERSIONS, type SlurmApiVersion } from './settings.ts';
+// Reservations have their own detection (v0.0.43+, Slurm 25.05 or later: older slurmrestd serves them read-only).
+import { RESERVATION_API_VERSIONS, SLURM_API_VERSIONS, type ReservationApiVersion, type SlurmApiVersion } from './settings.ts';
 
 export interface SlurmNodeInfo {
   name: string;
@@ -8,6 +9,26 @@ export interface SlurmNodeInfo {
   state: string[];
   /** "" when none was ever set (24.11 keeps it after an undrain). */
   reason: string;
+}
+
+/** A reservation as slurmctld lists it. */
+export interface SlurmReservationInfo {
+  name: string;
+  /** Unix seconds. */
+  startTime: number;
+  /** The node list as Slurm prints it ("n1", "n[1-2]"). */
+  nodeList: string;
+  flags: string[];
+}
+
+/** What kmaint creates: a maintenance reservation of `nodes` from `startTime` with no end (deleted on release). */
+export interface SlurmReservationSpec {
+  name: string;
+  nodes: string[];
+  /** Unix seconds. */
+  startTime: number;
+  users: string[];
+  comment: string;
 }
 
 export type SlurmProblemKind = 'unreachable' | 'token' | 'server' | 'unknown-node' | 'no-version';
@@ -37,6 +58,8 @@ interface SlurmError {
 const AUTH_ERROR_NUMBER = 1007;
 /** "Invalid node name specified". */
 const INVALID_NODE_ERROR_NUMBER = 2018;
+/** "Requested reservation is invalid": what deleting a reservation that is not there answers. */
+const INVALID_RESERVATION_ERROR_NUMBER = 2053;
 
 function errorText(e: SlurmError): string {
   const parts = [e.error, e.description].filter((p): p is string => typeof p === 'string' && p !== '');
@@ -57,6 +80,7 @@ export class SlurmRestClient {
   readonly url: string;
   private readonly token: string;
   private version: SlurmApiVersion | undefined;
+  private reservationVersion: ReservationApiVersion | undefined;
   private readonly timeoutMs: number;
   private readonly signal: AbortSignal | undefined;
   /** Requests sent, by "METHOD path-template", for the pass summary. */
@@ -70,7 +94,7 @@ export class SlurmRestClient {
     this.signal = opts.signal;
   }
 
-  private async call(method: 'GET' | 'POST', path: string, counted: string, body?: unknown): Promise<SlurmResult<{ status: number; json: Record<string, unknown> | undefined; text: string }>> {
+  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, counted: string, body?: unknown): Promise<SlurmResult<{ status: number; json: Record<string, unknown> | undefined; text: string }>> {
     this.counts[counted] = (this.counts[counted] ?? 0) + 1;
     const signals = [AbortSignal.timeout(this.timeoutMs), ...(this.signal ? [this.signal] : [])];
     try {
@@ -157,5 +181,82 @@ export class SlurmRestClient {
   /** Clears DRAIN (24.11 keeps the reason text). */
   undrain(name: string): Promise<SlurmResult<void>> {
     return this.update(name, { state: ['UNDRAIN'] }, `undraining Slurm node ${name}`);
+  }
+
+  /**
+   * The newest API version that can create reservations (v0.0.43+), one GET of ping each until one is not 404; none
+   * is a 'no-version' problem naming the Slurm release that has it. Independent of spec.slurm.apiVersion, which pins
+   * the node calls.
+   */
+  async reservationApiVersion(): Promise<SlurmResult<ReservationApiVersion>> {
+    if (this.reservationVersion) return { ok: true, value: this.reservationVersion };
+    for (const v of RESERVATION_API_VERSIONS) {
+      const r = await this.call('GET', `/slurm/${v}/ping`, 'GET ping');
+      if (!r.ok) return r;
+      if (r.value.status === 404) continue;
+      const problem = r.value.status === 200 ? undefined : this.problemOf('detecting the reservation API version', r.value);
+      if (problem) return { ok: false, problem };
+      this.reservationVersion = v;
+      return { ok: true, value: v };
+    }
+    return {
+      ok: false,
+      problem: { kind: 'no-version', message: `slurmrestd at ${this.url} cannot create reservations: it offers none of ${RESERVATION_API_VERSIONS.join(', ')} (Slurm 25.05 or later; older slurmrestd serves reservations read-only)` },
+    };
+  }
+
+  /** Every reservation slurmctld has. */
+  async listReservations(): Promise<SlurmResult<SlurmReservationInfo[]>> {
+    const v = await this.reservationApiVersion();
+    if (!v.ok) return v;
+    const r = await this.call('GET', `/slurm/${v.value}/reservations/`, 'GET reservations');
+    if (!r.ok) return r;
+    const problem = this.problemOf('listing Slurm reservations', r.value);
+    if (problem) return { ok: false, problem };
+    const raw = Array.isArray(r.value.json?.['reservations']) ? (r.value.json['reservations'] as Array<Record<string, unknown>>) : [];
+    return {
+      ok: true,
+      value: raw.map((x) => {
+        const start = x['start_time'] as { number?: unknown } | undefined;
+        const list = x['node_list'];
+        return {
+          name: typeof x['name'] === 'string' ? x['name'] : '',
+          startTime: typeof start?.number === 'number' ? start.number : 0,
+          nodeList: typeof list === 'string' ? list : Array.isArray(list) ? list.filter((n): n is string => typeof n === 'string').join(',') : '',
+          flags: Array.isArray(x['flags']) ? (x['flags'] as unknown[]).filter((f): f is string => typeof f === 'string') : [],
+        };
+      }),
+    };
+  }
+
+  /** Creates a MAINT reservation (IGNORE_JOBS: running jobs do not stop it) of unlimited duration. */
+  async createReservation(spec: SlurmReservationSpec): Promise<SlurmResult<void>> {
+    const v = await this.reservationApiVersion();
+    if (!v.ok) return v;
+    const body = {
+      name: spec.name,
+      start_time: { set: true, number: spec.startTime },
+      duration: { set: true, infinite: true },
+      node_list: spec.nodes,
+      flags: ['MAINT', 'IGNORE_JOBS'],
+      users: spec.users,
+      comment: spec.comment,
+    };
+    const r = await this.call('POST', `/slurm/${v.value}/reservation`, 'POST reservation', body);
+    if (!r.ok) return r;
+    const problem = this.problemOf(`creating Slurm reservation ${spec.name}`, r.value);
+    return problem ? { ok: false, problem } : { ok: true, value: undefined };
+  }
+
+  /** Deletes a reservation; one that is not there (any more) counts as deleted. */
+  async deleteReservation(name: string): Promise<SlurmResult<void>> {
+    const v = await this.reservationApiVersion();
+    if (!v.ok) return v;
+    const r = await this.call('DELETE', `/slurm/${v.value}/reservation/${encodeURIComponent(name)}`, 'DELETE reservation');
+    if (!r.ok) return r;
+    const errors = Array.isArray(r.value.json?.['errors']) ? (r.value.json['errors'] as SlurmError[]) : [];
+    if (errors.length > 0 && errors.every((e) => e.error_number === INVALID_RESERVATION_ERROR_NUMBER)) return { ok: true, value: undefined };
+    const problem = this.problemOf(`deleting Slurm reservation ${name}`, r.value);
+    return problem ? { ok: false, problem } : { ok: true, value: undefined };
   }
 }

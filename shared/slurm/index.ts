@@ -1,18 +1,28 @@
 // Public surface of shared/slurm: the slurmrestd client, the Drained predicate, drain ownership, and the pure
-// drain-gate and release steps the drainer and cleanup planners call.
+// drain-gate, maintenance-reservation and release steps the drainer, scheduler and cleanup planners call.
 export { SlurmRestClient } from './client.ts';
-export type { SlurmClientOptions, SlurmNodeInfo, SlurmProblem, SlurmProblemKind, SlurmResult } from './client.ts';
+export type { SlurmClientOptions, SlurmNodeInfo, SlurmProblem, SlurmProblemKind, SlurmReservationInfo, SlurmReservationSpec, SlurmResult } from './client.ts';
 export { BUSY_STATES, formatState, hasDrainFlag, isDrained } from './state.ts';
 export { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, drainReason, formatRecord, mayUndrain, recordedSlinkyNodes, recordedSlurmNodes } from './ownership.ts';
-export { SLURM_API_VERSIONS, loadSlurmSettings } from './settings.ts';
-export type { LoadedSlurm, SlurmApiVersion, SlurmSettings, SlurmSpec } from './settings.ts';
+export { RESERVATION_API_VERSIONS, SLURM_API_VERSIONS, loadSlurmSettings } from './settings.ts';
+export type { LoadedSlurm, ReservationApiVersion, SlurmApiVersion, SlurmSettings, SlurmSpec } from './settings.ts';
 export { slurmWorkersOf } from './workers.ts';
 export type { SlurmWorker, WorkersResult } from './workers.ts';
 export { describeSlurmWrite } from './view.ts';
-export type { SlurmContext, SlurmView, SlurmWrite } from './view.ts';
+export type { SlurmContext, SlurmReservations, SlurmView, SlurmWrite } from './view.ts';
 export { EVENT_REASON_SLURM_DRAIN_TIMEOUT, EVENT_REASON_SLURM_PROBLEM, planSlurmGate } from './gate.ts';
 export type { SlurmGate } from './gate.ts';
 export { planSlurmRelease } from './release.ts';
+export {
+  ANNOTATION_SLURM_RESERVATION,
+  ANNOTATION_SLURM_RESERVATION_PROBLEM,
+  EVENT_REASON_SLURM_RESERVATION,
+  planSlurmReservations,
+  recordedReservation,
+  reservationName,
+  wantsReservation,
+} from './reservation.ts';
+export type { ReservationInput, ReservationPlan } from './reservation.ts';
 export type { SlurmRelease } from './release.ts';
 export { readSlurm } from './read.ts';
 export type { SecretKeyReader, SlurmRead, SlurmReadOptions } from './read.ts';

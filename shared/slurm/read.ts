@@ -12,6 +12,8 @@ export interface SlurmReadOptions {
   config: MaintenanceOperatorConfig | undefined;
   /** Read Slurm at all (some request needs it this pass). */
   needed: boolean;
+  /** Also list the reservations (some request's maintenance reservation is to be made or deleted). */
+  reservations?: boolean;
   env?: Readonly<Record<string, string | undefined>>;
   readSecretKey?: SecretKeyReader;
   signal?: AbortSignal;
@@ -71,6 +73,10 @@ export async function readSlurm(opts: SlurmReadOptions): Promise<SlurmRead> {
   if (!token.ok) return { context: { kind: 'on', settings, view: { kind: 'problem', problem: { kind: 'token', message: token.message } } } };
   const client = new SlurmRestClient({ url: settings.url, token: token.token, apiVersion: settings.apiVersion, ...(opts.signal ? { signal: opts.signal } : {}) });
   const listed = await client.listNodes();
-  const view: SlurmView = listed.ok ? { kind: 'ok', nodes: new Map(listed.value.map((n) => [n.name, n])) } : { kind: 'problem', problem: listed.problem };
+  let view: SlurmView = listed.ok ? { kind: 'ok', nodes: new Map(listed.value.map((n) => [n.name, n])) } : { kind: 'problem', problem: listed.problem };
+  if (view.kind === 'ok' && opts.reservations === true) {
+    const r = await client.listReservations();
+    view = { ...view, reservations: r.ok ? { kind: 'ok', byName: new Map(r.value.map((x) => [x.name, x])) } : { kind: 'problem', problem: r.problem } };
+  }
   return { context: { kind: 'on', settings, view }, client };
 }

@@ -2,6 +2,7 @@
 // prefix (24.11 keeps the reason after an undrain: the record is the owner, the prefix the guard), then drop the record.
 import { ANNOTATION_SLINKY_DRAINED, type NodeMaintenance } from '../api/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, mayUndrain, recordedSlurmNodes } from './ownership.ts';
+import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, planReservationRelease } from './reservation.ts';
 import { hasDrainFlag } from './state.ts';
 import type { SlurmContext, SlurmWrite } from './view.ts';
 
@@ -11,8 +12,23 @@ export type SlurmRelease =
   /** Keep the finalizer: undrains sent this pass (confirmed next pass), or Slurm cannot be read. */
   | { kind: 'hold'; why: string; writes: SlurmWrite[] };
 
-/** Pure: what cleanup does in Slurm for one deleted request. `ctx` undefined means spec.slurm is off. */
+/**
+ * Pure: what cleanup does in Slurm for one deleted request: the maintenance reservation it made is deleted and the
+ * drains are lifted; the finalizer stays until both are confirmed. `ctx` undefined means spec.slurm is off.
+ */
 export function planSlurmRelease(nm: NodeMaintenance, ctx: SlurmContext | undefined): SlurmRelease {
+  const reservation = planReservationRelease(nm, ctx);
+  const drains = planDrainRelease(nm, ctx);
+  if (reservation.kind === 'done') {
+    if (drains.kind === 'hold') return drains;
+    const extra = [ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM].filter((k) => nm.metadata.annotations?.[k] !== undefined);
+    return { kind: 'done', dropAnnotations: [...drains.dropAnnotations, ...extra] };
+  }
+  if (drains.kind === 'done') return reservation;
+  return { kind: 'hold', why: `${drains.why}; ${reservation.why}`, writes: [...drains.writes, ...reservation.writes] };
+}
+
+function planDrainRelease(nm: NodeMaintenance, ctx: SlurmContext | undefined): SlurmRelease {
   const annotations = nm.metadata.annotations ?? {};
   // Slinky's drains (kmaint.io/slinky-drained) are never lifted by kmaint: uncordoning makes Slinky undrain them.
   const drop = [ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, ANNOTATION_SLINKY_DRAINED].filter((k) => annotations[k] !== undefined);
@@ -30,6 +46,6 @@ export function planSlurmRelease(nm: NodeMaintenance, ctx: SlurmContext | undefi
     if (!info || !hasDrainFlag(info.state) || !mayUndrain(true, info.reason, ctx.settings.reasonPrefix)) continue;
     writes.push({ kind: 'slurmUndrain', node: name, maintenance: { namespace: nm.metadata.namespace ?? '', name: nm.metadata.name }, why: `${nm.metadata.namespace ?? ''}/${nm.metadata.name} deleted; kmaint drained it` });
   }
-  if (writes.length > 0) return { kind: 'hold', why: `undraining Slurm node ${writes.map((w) => w.node).join(', ')}`, writes };
+  if (writes.length > 0) return { kind: 'hold', why: `undraining Slurm node ${recorded.filter((n) => writes.some((w) => w.kind === 'slurmUndrain' && w.node === n)).join(', ')}`, writes };
   return { kind: 'done', dropAnnotations: drop };
 }

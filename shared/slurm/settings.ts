@@ -8,6 +8,10 @@ export type SlurmSpec = z.infer<typeof slurmSchema>;
 export type SlurmApiVersion = 'v0.0.40' | 'v0.0.41' | 'v0.0.42';
 /** Newest first: detection takes the first one the server offers. */
 export const SLURM_API_VERSIONS: readonly SlurmApiVersion[] = ['v0.0.42', 'v0.0.41', 'v0.0.40'];
+/** Versions whose slurmrestd creates and deletes reservations (Slurm 25.05: v0.0.43; 26.05 serves v0.0.43-v0.0.45). */
+export type ReservationApiVersion = 'v0.0.43' | 'v0.0.44' | 'v0.0.45';
+/** Newest first. */
+export const RESERVATION_API_VERSIONS: readonly ReservationApiVersion[] = ['v0.0.45', 'v0.0.44', 'v0.0.43'];
 
 export interface SlurmSettings {
   /**

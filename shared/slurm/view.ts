@@ -1,12 +1,15 @@
 // What a pass knows about Slurm: the settings and one read of every Slurm node, or why it could not read them.
-import type { SlurmNodeInfo, SlurmProblem } from './client.ts';
+import type { SlurmNodeInfo, SlurmProblem, SlurmReservationInfo } from './client.ts';
 import type { SlurmSettings } from './settings.ts';
 
 export type SlurmView =
-  | { kind: 'ok'; nodes: ReadonlyMap<string, SlurmNodeInfo> }
+  | { kind: 'ok'; nodes: ReadonlyMap<string, SlurmNodeInfo>; reservations?: SlurmReservations }
   | { kind: 'problem'; problem: SlurmProblem }
   /** Token-free mode: each worker's Slurm node is read from its pod's SlurmNodeState* conditions (Slinky's). */
   | { kind: 'pod-conditions' };
+
+/** The reservations, read only when some request's maintenance reservation needs looking at. */
+export type SlurmReservations = { kind: 'ok'; byName: ReadonlyMap<string, SlurmReservationInfo> } | { kind: 'problem'; problem: SlurmProblem };
 
 /** Given to the drainer and cleanup planners when spec.slurm is enabled (valid or not). */
 export type SlurmContext = { kind: 'on'; settings: SlurmSettings; view: SlurmView } | { kind: 'invalid'; problem: string };
@@ -14,11 +17,22 @@ export type SlurmContext = { kind: 'on'; settings: SlurmSettings; view: SlurmVie
 /** A write to Slurm a planner asks for; applied by the pass after the Kubernetes writes. */
 export type SlurmWrite =
   | { kind: 'slurmDrain'; node: string; reason: string; maintenance: { namespace: string; name: string }; why: string }
-  | { kind: 'slurmUndrain'; node: string; maintenance: { namespace: string; name: string }; why: string };
+  | { kind: 'slurmUndrain'; node: string; maintenance: { namespace: string; name: string }; why: string }
+  /** A maintenance reservation of `nodes` from `startTime` (Unix seconds), recorded on the request a pass before. */
+  | { kind: 'slurmReserve'; reservation: string; nodes: string[]; startTime: number; users: string[]; comment: string; maintenance: { namespace: string; name: string }; why: string }
+  | { kind: 'slurmUnreserve'; reservation: string; maintenance: { namespace: string; name: string }; why: string };
 
 /** One line for dry runs and logs. */
 export function describeSlurmWrite(w: SlurmWrite): string {
-  return w.kind === 'slurmDrain'
-    ? `slurm drain ${w.node} reason "${w.reason}" for ${w.maintenance.namespace}/${w.maintenance.name}: ${w.why}`
-    : `slurm undrain ${w.node} for ${w.maintenance.namespace}/${w.maintenance.name}: ${w.why}`;
+  const of = `${w.maintenance.namespace}/${w.maintenance.name}`;
+  switch (w.kind) {
+    case 'slurmDrain':
+      return `slurm drain ${w.node} reason "${w.reason}" for ${of}: ${w.why}`;
+    case 'slurmUndrain':
+      return `slurm undrain ${w.node} for ${of}: ${w.why}`;
+    case 'slurmReserve':
+      return `slurm reservation ${w.reservation} (MAINT) on ${w.nodes.join(',')} from ${new Date(w.startTime * 1000).toISOString().replace('.000Z', 'Z')} for ${of}: ${w.why}`;
+    case 'slurmUnreserve':
+      return `slurm delete reservation ${w.reservation} for ${of}: ${w.why}`;
+  }
 }
