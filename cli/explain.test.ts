@@ -201,6 +201,20 @@ describe('explainRequest: Slurm', () => {
       'next: the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods',
     ]);
   });
+  it('the Slurm maintenance reservation a not-before request recorded, or the problem that kept it from making one', () => {
+    const nodes = [aNode({ name: 'n1' })];
+    const reserved = aMaintenance({ name: 'window', nodeName: 'n1', message: 'waiting: not before 2025-12-01T06:00:00Z (kmaint.io/not-before)' });
+    reserved.metadata.annotations = { 'kmaint.io/not-before': '2025-12-01T06:00:00Z', 'kmaint.io/slurm-reservation': 'kmaint_default_window' };
+    expect(explainRequest(snapshot(reserved, { nodes }), NOW).slice(1, 4)).toEqual([
+      '  Ready: waiting: not before 2025-12-01T06:00:00Z (kmaint.io/not-before)',
+      '  not before 2025-12-01T06:00:00Z (in 5h55m)',
+      '  Slurm reservation kmaint_default_window (kmaint.io/slurm-reservation)',
+    ]);
+    const refused = aMaintenance({ name: 'window', nodeName: 'n1', message: 'waiting: not before 2025-12-01T06:00:00Z (kmaint.io/not-before)' });
+    const problem = "cannot reserve the Slurm nodes of n1 before default/window's not-before: slurmrestd at http://slurm:6820 cannot create reservations: it offers none of v0.0.45, v0.0.44, v0.0.43 (Slurm 25.05 or later; older slurmrestd serves reservations read-only)";
+    refused.metadata.annotations = { 'kmaint.io/not-before': '2025-12-01T06:00:00Z', 'kmaint.io/slurm-reservation-problem': problem };
+    expect(explainRequest(snapshot(refused, { nodes }), NOW)[3]).toBe(`  Slurm reservation: ${problem}`);
+  });
 });
 
 describe('explainRequest: a drainSpec.podSelector the drainer cannot read', () => {

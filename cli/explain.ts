@@ -11,6 +11,7 @@ import { judgeCrd, malformedMessage, readBase, readConfigCrd, readDrainPods, typ
 import { buildSchedulingState } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
+import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, recordedReservation } from '../shared/slurm/index.ts';
 import { requestTimes, requestTimesText } from './request-times.ts';
 import { explainDrain, explainPodCompletion, explainReportedWait, nextByPhase, type ExplainSection, type PodsInput } from './explain-sections.ts';
 import { ageText } from './status-render.ts';
@@ -97,6 +98,11 @@ export function explainRequest(s: ExplainSnapshot, now: Date): string[] {
   ];
   const times = requestTimesText(requestTimes(nm, now), now);
   if (times !== '') lines.push(`  ${times}`);
+  // Advance notice to Slurm: the maintenance reservation this request recorded, or why it could not make one.
+  const reservation = recordedReservation(nm);
+  const reservationProblem = nm.metadata.annotations?.[ANNOTATION_SLURM_RESERVATION_PROBLEM];
+  if (reservation !== undefined) lines.push(`  Slurm reservation ${reservation} (${ANNOTATION_SLURM_RESERVATION})`);
+  else if (reservationProblem !== undefined) lines.push(`  Slurm reservation: ${reservationProblem}`);
   let next: string | undefined;
   for (const section of SECTIONS) {
     const found = section(s, now);

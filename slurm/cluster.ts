@@ -196,6 +196,9 @@ export async function startSlurm(opts: SlurmOptions): Promise<SlurmCluster> {
   const started = Date.now();
   for (const sub of ['state', 'log', 'run']) rmSync(join(dir, sub), { recursive: true, force: true });
   for (const sub of ['etc', 'state/ctld', 'log', 'run']) mkdirSync(join(dir, sub), { recursive: true });
+  // slurmrestd runs as nobody and reads /kmt/etc/slurm.conf: the directory (a caller's mkdtemp is 0700) must let it in.
+  // The keys stay 0600, root's.
+  chmodSync(dir, 0o755);
   for (let i = 1; i <= n; i++) mkdirSync(join(dir, 'state', `d-n${i}`), { recursive: true });
 
   const base = await freePorts(n + 2);

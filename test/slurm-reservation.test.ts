@@ -1,0 +1,156 @@
+// Issue 21 point 4, the Slurm part, on the testbed with a REAL Slurm 26.05 (Debian forky's, started by slurm/ from its
+// cached rootfs; 24.11's slurmrestd serves reservations read-only): a request with kmaint.io/not-before ahead makes
+// kmaint reserve its node's Slurm node from that time (MAINT, recorded on the request first), so Slurm does not start a
+// job there whose time limit would cross it while a short one runs; moving not-before moves the reservation; deleting
+// the request deletes the reservation. Times are relative to the test's start (Slurm's own clock is the real one).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANNOTATION_NOT_BEFORE, FINALIZER, GROUP, NODE_MAINTENANCE_PLURAL, rfc3339Seconds, VERSION } from '../shared/api/index.ts';
+import { ANNOTATION_SLURM_RESERVATION, EVENT_REASON_SLURM_RESERVATION } from '../shared/slurm/index.ts';
+import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
+import { kubectl, waitFor } from './support/cluster.ts';
+import { admin, deleteNM, driveUntil, generalNodes, getNM, installCrds, patchNM, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
+
+const ns = `slurm-resv-${randomBytes(3).toString('hex')}`;
+const TOKEN_ENV = 'KMAINT_TEST_SLURM_RESV_JWT';
+const WORKER_LABELS = { 'app.kubernetes.io/name': 'slurmd' };
+const API = 'v0.0.43';
+const MINUTE = 60_000;
+let slurm: SlurmCluster;
+let slurmDir = '';
+let workers: string[] = [];
+
+interface RestReservation {
+  name: string;
+  node_list: string;
+  start_time: { number: number };
+  flags: string[];
+  users: string;
+}
+
+interface RestJob {
+  job_id: number;
+  job_state: string[];
+  state_reason: string;
+  nodes: string;
+}
+
+async function reservations(): Promise<RestReservation[]> {
+  const r = await slurm.rest('GET', `/slurm/${API}/reservations/`);
+  expect(r.status).toBe(200);
+  return (r.body as { reservations: RestReservation[] }).reservations;
+}
+
+/** Submits `sleep 1` on `node` with a time limit of `minutes`; a reserved node makes Slurm say so and keep it pending. */
+async function submit(name: string, node: string, minutes: number): Promise<number> {
+  const r = await slurm.rest('POST', `/slurm/${API}/job/submit`, {
+    job: { name, partition: 'debug', required_nodes: [node], time_limit: { set: true, number: minutes }, current_working_directory: '/tmp', standard_output: '/dev/null', environment: ['PATH=/bin:/usr/bin'], script: '#!/bin/sh\nsleep 1\n' },
+  });
+  const id = (r.body as { job_id?: number }).job_id;
+  if (id === undefined) throw new Error(`job submit: ${r.status} ${JSON.stringify(r.body)}`);
+  return id;
+}
+
+async function job(id: number): Promise<RestJob> {
+  const r = await slurm.rest('GET', `/slurm/${API}/job/${id}`);
+  const j = (r.body as { jobs: RestJob[] }).jobs[0];
+  if (!j) throw new Error(`job ${id} not found: ${JSON.stringify(r.body)}`);
+  return j;
+}
+
+/** Waits until the job has run to completion and returns the node it ran on. */
+async function ranOn(id: number): Promise<string> {
+  return waitFor(`Slurm job ${id} COMPLETED`, async () => {
+    const j = await job(id);
+    return j.job_state.includes('COMPLETED') ? j.nodes : undefined;
+  }, 60_000, 100);
+}
+
+/** The pending job's reason once slurmctld has looked at it (a just-submitted job says None). */
+async function pendingReason(id: number): Promise<{ state: string[]; reason: string }> {
+  return waitFor(`Slurm job ${id} evaluated`, async () => {
+    const j = await job(id);
+    return j.state_reason !== 'None' ? { state: j.job_state, reason: j.state_reason } : undefined;
+  }, 60_000, 100);
+}
+
+async function events(name: string): Promise<Array<[string, string]>> {
+  const list = await admin().core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.kind=NodeMaintenance,involvedObject.name=${name},reason=${EVENT_REASON_SLURM_RESERVATION}` });
+  return list.items.map((e): [string, string] => [e.type ?? '', e.message ?? '']);
+}
+
+describe('Slurm maintenance reservation from kmaint.io/not-before, with a real Slurm 26.05', () => {
+  beforeAll(async () => {
+    slurmDir = mkdtempSync(join(tmpdir(), 'kmaint-slurm-resv-'));
+    slurm = await startSlurm({ dir: slurmDir, nodes: 2, release: 'forky', log: (line) => process.stderr.write(`[slurm] ${line}\n`) });
+    process.env[TOKEN_ENV] = slurm.token('root');
+    await installCrds();
+    await admin().core.createNamespace({ body: { metadata: { name: ns } } });
+    workers = await generalNodes();
+    expect(workers.length).toBeGreaterThanOrEqual(1);
+  });
+  afterAll(async () => {
+    await removeAllNMs(ns);
+    await setConfig(undefined);
+    delete process.env[TOKEN_ENV];
+    await slurm?.stop();
+    rmSync(slurmDir, { recursive: true, force: true });
+    await kubectl(['delete', 'namespace', ns, '--wait=false']);
+  });
+
+  it('reserves n1 from not-before: a job whose time limit crosses it is not started on n1, a short one is; moving not-before moves it; deletion deletes it', async () => {
+    const node = workers[0] as string;
+    await admin().core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'slurm-n1', namespace: ns, labels: WORKER_LABELS, annotations: { 'kmaint.io/sim-termination-seconds': '0' } },
+        spec: { nodeName: node, hostname: 'n1', terminationGracePeriodSeconds: 1, containers: [{ name: 'slurmd', image: 'registry.k8s.io/pause:3.10' }] },
+      },
+    });
+    await setConfig({ maxParallelOperations: 3, slurm: { enabled: true, url: slurm.url, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', nameFrom: 'hostname' } });
+    // Ten minutes ahead, whole seconds (Slurm keeps seconds).
+    const notBefore = new Date(Math.floor((Date.now() + 10 * MINUTE) / 1000) * 1000);
+    await admin().custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns,
+      plural: NODE_MAINTENANCE_PLURAL,
+      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name: 'window', namespace: ns, annotations: { [ANNOTATION_NOT_BEFORE]: rfc3339Seconds(notBefore) } }, spec: { requestorID: 'upgrade.acme.com', nodeName: node } },
+    });
+    const name = `kmaint_${ns}_window`;
+
+    const made = await driveUntil(`Slurm reservation ${name}`, async () => (await reservations()).find((r) => r.name === name));
+    // (slurmrestd's GET shows no comment; SPEC_NODES is Slurm's own, for a reservation of named nodes)
+    expect([made.node_list, made.start_time.number, made.flags, made.users]).toEqual(['n1', notBefore.getTime() / 1000, ['MAINT', 'IGNORE_JOBS', 'SPEC_NODES'], 'root']);
+    const nm = await getNM(ns, 'window');
+    expect(nm?.metadata.annotations?.[ANNOTATION_SLURM_RESERVATION]).toBe(name);
+    expect(nm?.metadata.finalizers).toEqual([FINALIZER]);
+    expect(phaseOf(nm)).toBe('Pending');
+    expect(nm?.status?.conditions?.find((c) => c.type === 'Ready')?.message).toBe(`waiting: not before ${rfc3339Seconds(notBefore)} (kmaint.io/not-before)`);
+    expect(await events('window')).toEqual([['Normal', `reserving Slurm node n1 from ${rfc3339Seconds(notBefore)} (MAINT reservation ${name}): jobs that would still run then are not started there`]]);
+
+    // One minute ends before the reservation ten minutes ahead: started on n1. 30 minutes would cross it: not started.
+    expect(await ranOn(await submit('short-on-n1', 'n1', 1))).toBe('n1');
+    const long = await submit('long-on-n1', 'n1', 30);
+    expect(await pendingReason(long)).toEqual({ state: ['PENDING'], reason: 'ReqNodeNotAvail' });
+    // The same long job on n2, which is not reserved, runs: the reservation is what keeps it off n1.
+    expect(await ranOn(await submit('long-on-n2', 'n2', 30))).toBe('n2');
+    expect((await job(long)).job_state).toEqual(['PENDING']);
+
+    // not-before moves five minutes later: the reservation is made again from the new time.
+    const later = new Date(notBefore.getTime() + 5 * MINUTE);
+    await patchNM(ns, 'window', { metadata: { annotations: { [ANNOTATION_NOT_BEFORE]: rfc3339Seconds(later) } } });
+    const moved = await driveUntil(`Slurm reservation ${name} from ${rfc3339Seconds(later)}`, async () => (await reservations()).find((r) => r.name === name && r.start_time.number === later.getTime() / 1000));
+    expect(moved.node_list).toBe('n1');
+    expect((await job(long)).job_state).toEqual(['PENDING']);
+
+    // Deleting the request deletes the reservation before the finalizer goes; then the long job starts on n1.
+    await deleteNM(ns, 'window');
+    await driveUntil(`${ns}/window gone`, async () => ((await getNM(ns, 'window')) === undefined ? true : undefined));
+    expect((await reservations()).map((r) => r.name)).toEqual([]);
+    expect(await ranOn(long)).toBe('n1');
+  });
+});
