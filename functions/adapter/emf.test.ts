@@ -130,7 +130,7 @@ describe('emfLines', () => {
       phase('Draining', 1, 42),
       phase('Ready', 2, 300),
       phase('RequestorFailed', 0, 0),
-      ...['parallel', 'unavailable', 'pool', 'zone', 'window', 'not-before', 'slurm'].map((g) => gate(g, 0, 0)),
+      ...['parallel', 'unavailable', 'pool', 'zone', 'window', 'not-before', 'gang', 'slurm'].map((g) => gate(g, 0, 0)),
       gate('budget', 1, 30),
       ...['lease', 'node', 'config', 'other'].map((g) => gate(g, 0, 0)),
       verb('create', 'pods/eviction', 2, 1),

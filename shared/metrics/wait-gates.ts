@@ -3,7 +3,7 @@
 // Reading the message, not the plan, counts every request the same way whichever pass looks at it.
 
 /** Every gate in output order; `other` collects waits whose text no rule below knows. */
-export const WAIT_GATES = ['parallel', 'unavailable', 'pool', 'zone', 'window', 'not-before', 'slurm', 'budget', 'lease', 'node', 'config', 'other'] as const;
+export const WAIT_GATES = ['parallel', 'unavailable', 'pool', 'zone', 'window', 'not-before', 'gang', 'slurm', 'budget', 'lease', 'node', 'config', 'other'] as const;
 export type WaitGate = (typeof WAIT_GATES)[number];
 
 /** Prefixes of the scheduler's wait reasons (after "waiting: "), most specific first. */
@@ -20,6 +20,9 @@ const ADMISSION_RULES: ReadonlyArray<[RegExp, WaitGate]> = [
   [/^window /, 'window'],
   // "not before 2026-12-01T06:00:00Z (kmaint.io/not-before)", "request admits nothing: kmaint.io/not-before "x" is not …"
   [/^(not before |request admits nothing: kmaint\.io\/not-before )/, 'not-before'],
+  // Gangs (issue 21): "gang clique-a (18 requests) starts all at once or not at all: …", "… cannot start: …", "… is larger
+  // than a limit …", and a single behind a gang's reservation: "freed slots are held for gang clique-a, waiting since …".
+  [/^(gang \S+ \(\d+ requests?\) |freed slots are held for gang )/, 'gang'],
   // "node n1 not found", "another request for node n1 is in progress (ns/name)"
   [/^(node \S+ not found|another request for node )/, 'node'],
   [/^config invalid: /, 'config'],
