@@ -78,6 +78,11 @@ const rows: Row[] = [
     base: base({ spec: { slurm: { enabled: true, url: 'http://slurm:6820', tokenEnv: 'SLURM_JWT' } } }),
     expected: { kind: 'poll', why: 'spec.slurm is set (slurmrestd cannot be watched)' },
   },
+  {
+    rule: 'spec.slurm token-free (Slinky pod conditions): poll, saying why',
+    base: base({ spec: { slurm: { enabled: true, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd' } } }),
+    expected: { kind: 'poll', why: "spec.slurm is set (token-free: Slinky's pod conditions are read with the drain's pods, not watched)" },
+  },
   { rule: 'the reaper on: poll', base: base({ spec: { reaper: { enabled: true } } }), expected: { kind: 'poll', why: 'the reaper reads node health' } },
   { rule: 'cloud scheduled events on: poll (EC2 cannot be watched)', base: base({ spec: { cloudEvents: { enabled: true } } }), expected: { kind: 'poll', why: 'spec.cloudEvents is on (cloud scheduled events cannot be watched)' } },
   {

@@ -61,10 +61,11 @@ export function planWake(input: WakeInput): WakePlan {
   if (!base) return { kind: 'poll', why: 'nothing read this round' };
   const loaded = loadConfig(base.config, base.nodeList.length);
   const targets = input.listed.filter((l) => l.resource !== 'nodes');
+  const slurm = loadSlurmSettings(base.config);
   // In order: each names something a change of which the next round would act on, and which no watch here sees.
   const unwatchable: Array<[boolean, string]> = [
     [input.medik8sSeen, 'medik8s node leases are read'],
-    [loadSlurmSettings(base.config).kind !== 'off', 'spec.slurm is set (slurmrestd cannot be watched)'],
+    [slurm.kind !== 'off', slurm.kind === 'on' && slurm.settings.source === 'pod-conditions' ? "spec.slurm is set (token-free: Slinky's pod conditions are read with the drain's pods, not watched)" : 'spec.slurm is set (slurmrestd cannot be watched)'],
     [cloudEventsOn(base.config), 'spec.cloudEvents is on (cloud scheduled events cannot be watched)'],
     [reaperModeOf(base.config) !== 'disabled', 'the reaper reads node health'],
     // Maintenance windows open with the clock, per pool: not worth a timer of their own.
