@@ -1,8 +1,10 @@
 // The slurmrestd client against a loopback server replaying Slurm 24.11's responses (shapes from
-// ../shared/reference/slurm-notes.md and the real cluster of slurm/): every failure comes back as a value.
+// ../shared/reference/slurm-notes.md and the real cluster of slurm/), and 26.05's for reservations: every failure comes
+// back as a value.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applySlurmWrites } from './apply.ts';
 import { SlurmRestClient } from './client.ts';
 
 const TOKEN = 'header.claims.signature-not-to-be-logged';
@@ -169,5 +171,195 @@ describe('SlurmRestClient', () => {
     await new Promise((done) => closed.close(done));
     const c = new SlurmRestClient({ url: `http://127.0.0.1:${port}/`, token: TOKEN });
     expect(await c.listNodes()).toEqual({ ok: false, problem: { kind: 'unreachable', message: `cannot reach slurmrestd at http://127.0.0.1:${port}: ECONNREFUSED` } });
+  });
+});
+
+// Measured on Slurm 26.05.5's slurmrestd (v0.0.42-v0.0.45; 25.05 offers v0.0.41-v0.0.43, 24.11 v0.0.40-v0.0.42).
+const SLURM_26_05 = ['v0.0.42', 'v0.0.43', 'v0.0.44', 'v0.0.45'];
+const SLURM_25_05 = ['v0.0.41', 'v0.0.42', 'v0.0.43'];
+const SLURM_24_11 = ['v0.0.40', 'v0.0.41', 'v0.0.42'];
+const RESV = 'kmaint_ns1_req1';
+const START = 1795774464;
+const CREATE_BODY = `{"name":"kmaint_ns1_req1","start_time":{"set":true,"number":${START}},"duration":{"set":true,"infinite":true},"node_list":["n1"],"flags":["MAINT","IGNORE_JOBS"],"users":["root"],"comment":"kmaint: upgrade.acme.com ns1/req1"}`;
+const CREATED: Reply = {
+  status: 200,
+  body: {
+    reservations: [{ name: RESV, start_time: { set: true, number: START }, duration: { set: true, infinite: true }, node_list: ['n1'], flags: ['MAINT', 'IGNORE_JOBS'], users: ['root'], comment: 'kmaint: upgrade.acme.com ns1/req1' }],
+    errors: [],
+    warnings: [{ description: 'Slurm accounting storage is disabled. Could not query the following: [TRES].', source: '' }],
+  },
+};
+const CREATE_INVALID: Reply = {
+  status: 422,
+  body: { errors: [{ description: 'Start time cannot be after end time.  No reservation created.', error_number: 2053, error: 'Requested reservation is invalid', source: 'validate_resv_create_desc' }], warnings: [] },
+};
+const LISTED: Reply = {
+  status: 200,
+  body: {
+    reservations: [
+      {
+        name: RESV,
+        node_list: 'n1',
+        start_time: { set: true, infinite: false, number: START },
+        end_time: { set: true, infinite: true, number: 0 },
+        flags: ['MAINT', 'IGNORE_JOBS', 'SPEC_NODES'],
+        users: 'root',
+        comment: 'kmaint: upgrade.acme.com ns1/req1',
+      },
+      { name: 'admin_window', node_list: 'n[1-2]', start_time: { set: true, infinite: false, number: 1795780000 }, end_time: { set: true, infinite: false, number: 1795783600 }, flags: ['MAINT'], users: 'root,alice' },
+    ],
+    last_update: { set: true, infinite: false, number: 1795774400 },
+    errors: [],
+    warnings: [],
+  },
+};
+const DELETED: Reply = { status: 200, body: { errors: [], warnings: [] } };
+const DELETE_GONE: Reply = {
+  status: 422,
+  body: { errors: [{ description: `Error deleting reservation ${RESV}`, error_number: 2053, error: 'Requested reservation is invalid', source: 'slurm_delete_reservation' }], warnings: [] },
+};
+const SPEC = { name: RESV, nodes: ['n1'], startTime: START, users: ['root'], comment: 'kmaint: upgrade.acme.com ns1/req1' };
+
+describe('SlurmRestClient reservations', () => {
+  it('26.05: v0.0.45 is taken at the first ping, and kept (one detection per client)', async () => {
+    seen.length = 0;
+    route = offering(SLURM_26_05, () => undefined);
+    const c = client();
+    expect(await c.reservationApiVersion()).toEqual({ ok: true, value: 'v0.0.45' });
+    expect(await c.reservationApiVersion()).toEqual({ ok: true, value: 'v0.0.45' });
+    expect(seen).toEqual(['GET /slurm/v0.0.45/ping token']);
+  });
+
+  it('25.05 (v0.0.41-v0.0.43): v0.0.45 and v0.0.44 answer 404, v0.0.43 is taken', async () => {
+    seen.length = 0;
+    route = offering(SLURM_25_05, () => undefined);
+    expect(await client().reservationApiVersion()).toEqual({ ok: true, value: 'v0.0.43' });
+    expect(seen).toEqual(['GET /slurm/v0.0.45/ping token', 'GET /slurm/v0.0.44/ping token', 'GET /slurm/v0.0.43/ping token']);
+  });
+
+  it("24.11 (v0.0.40-v0.0.42): 'no-version' naming the versions and the Slurm release, for every reservation call", async () => {
+    route = offering(SLURM_24_11, () => undefined);
+    const c = client();
+    const noVersion = {
+      ok: false,
+      problem: { kind: 'no-version', message: `slurmrestd at ${base} cannot create reservations: it offers none of v0.0.45, v0.0.44, v0.0.43 (Slurm 25.05 or later; older slurmrestd serves reservations read-only)` },
+    };
+    seen.length = 0;
+    expect(await c.reservationApiVersion()).toEqual(noVersion);
+    expect(seen).toEqual(['GET /slurm/v0.0.45/ping token', 'GET /slurm/v0.0.44/ping token', 'GET /slurm/v0.0.43/ping token']);
+    expect(await c.listReservations()).toEqual(noVersion);
+    expect(await c.createReservation(SPEC)).toEqual(noVersion);
+    expect(await c.deleteReservation(RESV)).toEqual(noVersion);
+    // The node calls still work on 24.11: the two detections are independent.
+    route = offering(SLURM_24_11, (path) => (path === '/nodes' ? NODES : undefined));
+    expect((await c.listNodes()).ok).toBe(true);
+  });
+
+  it('a ping refused for the token is a token problem, not a missing version', async () => {
+    route = () => ({ status: 401, body: 'Authentication failure' });
+    const r = await client().reservationApiVersion();
+    expect(r).toEqual({ ok: false, problem: { kind: 'token', message: 'detecting the reservation API version: slurmrestd refused the request (401 Authentication failure): no valid token (check spec.slurm.tokenEnv / tokenSecret)' } });
+    expect(JSON.stringify(r)).not.toContain(TOKEN);
+  });
+
+  it('listReservations reads name, start, node list (a string in GET answers) and flags', async () => {
+    seen.length = 0;
+    route = offering(SLURM_26_05, (path) => (path === '/reservations/' ? LISTED : undefined));
+    expect(await client().listReservations()).toEqual({
+      ok: true,
+      value: [
+        { name: RESV, startTime: START, nodeList: 'n1', flags: ['MAINT', 'IGNORE_JOBS', 'SPEC_NODES'] },
+        { name: 'admin_window', startTime: 1795780000, nodeList: 'n[1-2]', flags: ['MAINT'] },
+      ],
+    });
+    expect(seen).toEqual(['GET /slurm/v0.0.45/ping token', 'GET /slurm/v0.0.45/reservations/ token']);
+  });
+
+  it('listReservations: none is an empty list', async () => {
+    route = offering(SLURM_26_05, (path) => (path === '/reservations/' ? { status: 200, body: { reservations: [], last_update: { set: true, infinite: false, number: 1795774400 }, errors: [], warnings: [] } } : undefined));
+    expect(await client().listReservations()).toEqual({ ok: true, value: [] });
+  });
+
+  it('createReservation POSTs a MAINT,IGNORE_JOBS reservation with no end; a 200 with warnings is a success', async () => {
+    seen.length = 0;
+    route = offering(SLURM_25_05, (path) => (path === '/reservation' ? CREATED : undefined));
+    expect(await client().createReservation(SPEC)).toEqual({ ok: true, value: undefined });
+    expect(seen).toEqual(['GET /slurm/v0.0.45/ping token', 'GET /slurm/v0.0.44/ping token', 'GET /slurm/v0.0.43/ping token', `POST /slurm/v0.0.43/reservation token ${CREATE_BODY}`]);
+  });
+
+  it("createReservation: a 422 is a 'server' problem with Slurm's text", async () => {
+    route = offering(SLURM_26_05, (path) => (path === '/reservation' ? CREATE_INVALID : undefined));
+    const r = await client().createReservation(SPEC);
+    expect(r).toEqual({
+      ok: false,
+      problem: { kind: 'server', message: 'creating Slurm reservation kmaint_ns1_req1: slurmrestd answered 422: Requested reservation is invalid: Start time cannot be after end time.  No reservation created. (error 2053)' },
+    });
+    expect(JSON.stringify(r)).not.toContain(TOKEN);
+  });
+
+  interface DeleteRow {
+    rule: string;
+    reply: Reply;
+    expected: unknown;
+  }
+  const DELETE_ROWS: DeleteRow[] = [
+    { rule: '200: deleted', reply: DELETED, expected: { ok: true, value: undefined } },
+    { rule: '422 with error 2053 (no such reservation): already deleted', reply: DELETE_GONE, expected: { ok: true, value: undefined } },
+    {
+      rule: 'a 500 with another error is a problem',
+      reply: { status: 500, body: { errors: [{ description: 'Failure to delete reservation', error_number: 9001, error: 'Unspecified error', source: 'slurm_delete_reservation' }], warnings: [] } },
+      expected: { ok: false, problem: { kind: 'server', message: 'deleting Slurm reservation kmaint_ns1_req1: slurmrestd answered 500: Unspecified error: Failure to delete reservation (error 9001)' } },
+    },
+    { rule: 'a 500 without a body is a problem saying its status', reply: { status: 500, body: 'internal error' }, expected: { ok: false, problem: { kind: 'server', message: 'deleting Slurm reservation kmaint_ns1_req1: slurmrestd answered 500: HTTP 500: internal error' } } },
+    {
+      rule: '2053 next to another error is a problem, not a deletion',
+      reply: { status: 422, body: { errors: [...(DELETE_GONE.body as { errors: unknown[] }).errors, { description: 'Failure to delete reservation', error_number: 9001, error: 'Unspecified error' }], warnings: [] } },
+      expected: { ok: false, problem: { kind: 'server', message: 'deleting Slurm reservation kmaint_ns1_req1: slurmrestd answered 422: Requested reservation is invalid: Error deleting reservation kmaint_ns1_req1 (error 2053)' } },
+    },
+    {
+      rule: 'a bad token is a token problem',
+      reply: { status: 200, body: { errors: [{ description: 'Failure to delete reservation', error_number: 1007, error: 'Protocol authentication error' }], warnings: [] } },
+      expected: { ok: false, problem: { kind: 'token', message: 'deleting Slurm reservation kmaint_ns1_req1: slurmrestd rejected the token (200 Protocol authentication error: Failure to delete reservation (error 1007)): check spec.slurm.tokenEnv / tokenSecret' } },
+    },
+  ];
+
+  it.each(DELETE_ROWS)('deleteReservation: $rule', async (row) => {
+    seen.length = 0;
+    route = offering(SLURM_26_05, (path) => (path === `/reservation/${RESV}` ? row.reply : undefined));
+    const r = await client().deleteReservation(RESV);
+    expect(r).toEqual(row.expected);
+    expect(JSON.stringify(r)).not.toContain(TOKEN);
+    expect(seen).toEqual(['GET /slurm/v0.0.45/ping token', `DELETE /slurm/v0.0.45/reservation/${RESV} token`]);
+  });
+
+  it("applySlurmWrites sends the planners' reserve and unreserve and counts them; failures carry the write's line", async () => {
+    seen.length = 0;
+    let held = false;
+    route = offering(SLURM_26_05, (path, body) => {
+      if (path === '/reservation' && body === CREATE_BODY) return held ? CREATE_INVALID : ((held = true), CREATED);
+      if (path === `/reservation/${RESV}`) return held ? ((held = false), DELETED) : DELETE_GONE;
+      return undefined;
+    });
+    const maintenance = { namespace: 'ns1', name: 'req1' };
+    const reserve = { kind: 'slurmReserve' as const, reservation: RESV, nodes: ['n1'], startTime: START, users: ['root'], comment: 'kmaint: upgrade.acme.com ns1/req1', maintenance, why: 'kmaint.io/not-before 2026-11-27T10:14:24Z' };
+    const unreserve = { kind: 'slurmUnreserve' as const, reservation: RESV, maintenance, why: 'ns1/req1 deleted; kmaint created it' };
+    const result = await applySlurmWrites(client(), [reserve, reserve, unreserve, unreserve]);
+    expect(result).toEqual({
+      applied: { slurmReserve: 1, slurmUnreserve: 2 },
+      errors: [
+        {
+          action: 'slurm reservation kmaint_ns1_req1 (MAINT) on n1 from 2026-11-27T10:14:24Z for ns1/req1: kmaint.io/not-before 2026-11-27T10:14:24Z',
+          error: 'creating Slurm reservation kmaint_ns1_req1: slurmrestd answered 422: Requested reservation is invalid: Start time cannot be after end time.  No reservation created. (error 2053)',
+        },
+      ],
+    });
+    expect(seen).toEqual([
+      'GET /slurm/v0.0.45/ping token',
+      `POST /slurm/v0.0.45/reservation token ${CREATE_BODY}`,
+      `POST /slurm/v0.0.45/reservation token ${CREATE_BODY}`,
+      `DELETE /slurm/v0.0.45/reservation/${RESV} token`,
+      `DELETE /slurm/v0.0.45/reservation/${RESV} token`,
+    ]);
+    expect(await applySlurmWrites(undefined, [unreserve])).toEqual({ applied: {}, errors: [{ action: 'slurm delete reservation kmaint_ns1_req1 for ns1/req1: ns1/req1 deleted; kmaint created it', error: 'no slurmrestd client this pass' }] });
   });
 });
