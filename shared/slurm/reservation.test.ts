@@ -206,6 +206,16 @@ const PLAN_ROWS: PlanRow[] = [
     expected: { actions: [{ kind: 'patchMaintenanceMeta', target: TARGET, annotations: { [ANNOTATION_SLURM_RESERVATION_PROBLEM]: null }, reason: 'ns1/req1: no Slurm node to reserve' }], writes: [] },
     next: NOTHING,
   },
+  { rule: 'token-free mode, a node without Slurm worker pods: nothing (no Warning for a node Slurm does not run on)', nm: ahead(), ctx: POD_CONDITIONS, pods: [worker('web', 'web-1', { app: 'web' })], expected: NOTHING, next: NOTHING },
+  { rule: 'slurmrestd unreachable, a node without Slurm worker pods: nothing', nm: ahead(), ctx: VIEW_PROBLEM, pods: [], expected: NOTHING, next: NOTHING },
+  {
+    rule: 'a node without Slurm worker pods, a problem reported while it had some: cleared even though Slurm still has the problem',
+    nm: ahead({ [ANNOTATION_SLURM_RESERVATION_PROBLEM]: problemText(UNREACHABLE.message) }),
+    ctx: VIEW_PROBLEM,
+    pods: [],
+    expected: { actions: [{ kind: 'patchMaintenanceMeta', target: TARGET, annotations: { [ANNOTATION_SLURM_RESERVATION_PROBLEM]: null }, reason: 'ns1/req1: no Slurm node to reserve' }], writes: [] },
+    next: NOTHING,
+  },
   {
     rule: 'recorded, worker pods gone, Slurm unreadable: the problem is still reported (the recorded one cannot be checked)',
     nm: ahead(RECORDED, { finalizers: [FINALIZER] }),

@@ -85,11 +85,17 @@ export function planSlurmReservations(input: ReservationInput, now: Date): Reser
       actions.push({ kind: 'patchMaintenanceMeta', target, annotations: { [ANNOTATION_SLURM_RESERVATION_PROBLEM]: full }, reason: `record the Slurm reservation problem of ${key}` });
       actions.push({ kind: 'emitEvent', target: { kind: 'NodeMaintenance', namespace: target.namespace, name: target.name, ...(target.uid ? { uid: target.uid } : {}) }, type: 'Warning', eventReason: EVENT_REASON_SLURM_RESERVATION, message: full, reason: `${key}: Slurm reservation problem` });
     };
-    if (shared !== undefined || ctx.kind !== 'on') {
+    if (ctx.kind !== 'on') {
       problem(shared ?? 'spec.slurm is invalid');
       continue;
     }
     const workers = slurmWorkersOf(node, input.podsByNode.get(nm.spec.nodeName) ?? [], ctx.settings);
+    // A node without Slurm workers (and nothing recorded) has nothing to reserve: Slurm's problems are not its own.
+    const nothingToReserve = workers.ok && workers.workers.length === 0 && recordedReservation(nm) === undefined;
+    if (shared !== undefined && !nothingToReserve) {
+      problem(shared);
+      continue;
+    }
     if (!workers.ok) {
       problem(workers.error);
       continue;
