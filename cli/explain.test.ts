@@ -215,6 +215,19 @@ describe('explainRequest: Slurm', () => {
     refused.metadata.annotations = { 'kmaint.io/not-before': '2025-12-01T06:00:00Z', 'kmaint.io/slurm-reservation-problem': problem };
     expect(explainRequest(snapshot(refused, { nodes }), NOW)[3]).toBe(`  Slurm reservation: ${problem}`);
   });
+  it("a cloud-events request: each scheduled event it stands for, under its deadline", () => {
+    const nm = aMaintenance({ name: 'cloud-event-n1', nodeName: 'n1', message: 'waiting: maxParallelOperations 1 reached (1 in progress)' });
+    nm.spec.requestorID = 'cloud-events.kmaint.io';
+    nm.metadata.annotations = {
+      'kmaint.io/deadline': '2025-12-01T06:00:00Z',
+      'kmaint.io/cloud-events': 'system-reboot instance-event-0d59937288b749b32 2025-12-01T06:00:00Z\ninstance-retirement instance-event-1a2b3c 2025-12-03T00:00:00Z',
+    };
+    expect(explainRequest(snapshot(nm, { nodes: [aNode({ name: 'n1' })] }), NOW).slice(2, 5)).toEqual([
+      '  deadline 2025-12-01T06:00:00Z (open, in 5h55m)',
+      '  cloud event system-reboot instance-event-0d59937288b749b32 2025-12-01T06:00:00Z',
+      '  cloud event instance-retirement instance-event-1a2b3c 2025-12-03T00:00:00Z',
+    ]);
+  });
 });
 
 describe('explainRequest: a drainSpec.podSelector the drainer cannot read', () => {

@@ -2,7 +2,7 @@
 // gate with its numbers, each pod still on its node and what holds it, waits reported on the object, and the next
 // thing that has to happen. Reads like a pass (a few LISTs), writes nothing.
 import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { ANNOTATION_ACCEPT_UPSTREAM_SCHEMA, CONFIG_NAME, isUnscheduled, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
+import { ANNOTATION_ACCEPT_UPSTREAM_SCHEMA, ANNOTATION_CLOUD_EVENTS, CONFIG_NAME, isUnscheduled, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
 import { loadConfig, loadDraResourceNames } from '../shared/config/index.ts';
 import { indexClaims } from '../shared/drain/index.ts';
@@ -98,6 +98,9 @@ export function explainRequest(s: ExplainSnapshot, now: Date): string[] {
   ];
   const times = requestTimesText(requestTimes(nm, now), now);
   if (times !== '') lines.push(`  ${times}`);
+  // A cloud-events request (the reaper's): the scheduled events it stands for, one per line (code, id, NotBefore).
+  const cloudEvents = (nm.metadata.annotations?.[ANNOTATION_CLOUD_EVENTS] ?? '').split('\n').filter((l) => l.trim() !== '');
+  for (const line of cloudEvents) lines.push(`  cloud event ${line.trim()}`);
   // Advance notice to Slurm: the maintenance reservation this request recorded, or why it could not make one.
   const reservation = recordedReservation(nm);
   const reservationProblem = nm.metadata.annotations?.[ANNOTATION_SLURM_RESERVATION_PROBLEM];
