@@ -40,6 +40,14 @@ function nextFor(gate: Gate, t: Tally, node: string, refusal: string, configName
   if (gate.name === 'not-before') return refusal.includes('admits nothing') ? `its requestor fixes the annotation: ${refusal}` : `${refusal}; it is not admitted before then`;
   // A value that cannot be used: only a fix of the config frees it.
   if (refusal.includes('admits nothing')) return `fix MaintenanceOperatorConfig ${configName}: ${refusal}`;
+  // The SR-IOV network operator's pool: one of its drains in progress on the pool's nodes must finish.
+  if (gate.name === 'external pool') {
+    const pools = t.state.externalPools;
+    const pool = pools?.poolOf.get(node);
+    if (pools !== undefined && pools.problems.has(node)) return `${refusal}; fix the pool configuration`;
+    const busy = holders(t.state, (n) => pool !== undefined && pools?.poolOf.get(n) === pool);
+    return busy.length > 0 ? `an ${pools?.what ?? 'external'} in progress in ${pool ?? 'its pool'} must finish (its requestor deletes it, cleanup releases the node): ${head(busy)}` : `${refusal}; an ${pools?.what ?? 'external'} in that pool must finish`;
+  }
   // Windows: only time frees them.
   if (gate.freedBy === undefined) return `${refusal}; nothing new starts before then`;
   const { scope, unavailable } = gate.freedBy;

@@ -215,6 +215,23 @@ describe('explainRequest: Slurm', () => {
     refused.metadata.annotations = { 'kmaint.io/not-before': '2025-12-01T06:00:00Z', 'kmaint.io/slurm-reservation-problem': problem };
     expect(explainRequest(snapshot(refused, { nodes }), NOW)[3]).toBe(`  Slurm reservation: ${problem}`);
   });
+  it("an SR-IOV request: the operator's pool limit is a gate of its own, with its numbers and who must finish", () => {
+    const nodes = ['n1', 'n2'].map((name) => aNode({ name }));
+    const busy = aMaintenance({ name: 'sriov-n1', nodeName: 'n1', phase: 'Draining' });
+    const waiting = aMaintenance({ name: 'sriov-n2', nodeName: 'n2', message: 'waiting: waiting for SriovNetworkPoolConfig sriov-network-operator/workers: maxUnavailable 1, SR-IOV drains in progress: 1' });
+    const pool = { name: 'SriovNetworkPoolConfig sriov-network-operator/workers', max: 1, text: '1', inProgress: 1 };
+    const externalPools = { what: 'SR-IOV drain', poolOf: new Map([['n1', pool.name], ['n2', pool.name]]), pools: new Map([[pool.name, pool]]), problems: new Map<string, string>() };
+    const limits = config({ maxParallelOperations: 5 });
+    const lines = explainRequest(snapshot(waiting, { nodes, maintenances: [busy, waiting], externalPools, config: limits }), NOW);
+    expect(lines.filter((l) => l.includes('SriovNetworkPoolConfig'))).toEqual([
+      '  Ready: waiting: waiting for SriovNetworkPoolConfig sriov-network-operator/workers: maxUnavailable 1, SR-IOV drains in progress: 1',
+      '  verdict: waits: waiting for SriovNetworkPoolConfig sriov-network-operator/workers: maxUnavailable 1, SR-IOV drains in progress: 1',
+      '  WAIT  waiting for SriovNetworkPoolConfig sriov-network-operator/workers: maxUnavailable 1, SR-IOV drains in progress: 1',
+      'next: an SR-IOV drain in progress in SriovNetworkPoolConfig sriov-network-operator/workers must finish (its requestor deletes it, cleanup releases the node): default/sriov-n1 (n1, Draining)',
+    ]);
+    // Without the pools (as explain read it before): no such gate, and the request looked admissible.
+    expect(explainRequest(snapshot(waiting, { nodes, maintenances: [busy, waiting], config: limits }), NOW).filter((l) => l.startsWith('  WAIT'))).toEqual([]);
+  });
   it("a cloud-events request: each scheduled event it stands for, under its deadline", () => {
     const nm = aMaintenance({ name: 'cloud-event-n1', nodeName: 'n1', message: 'waiting: maxParallelOperations 1 reached (1 in progress)' });
     nm.spec.requestorID = 'cloud-events.kmaint.io';

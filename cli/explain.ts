@@ -7,8 +7,8 @@ import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/i
 import { loadConfig, loadDraResourceNames } from '../shared/config/index.ts';
 import { indexClaims } from '../shared/drain/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
-import { judgeCrd, malformedMessage, readBase, readConfigCrd, readDrainPods, type CrdStanding } from '../shared/pass/index.ts';
-import { buildSchedulingState } from '../shared/scheduling/index.ts';
+import { judgeCrd, malformedMessage, readBase, readConfigCrd, readDrainPods, readSriov, sriovExternalPools, type CrdStanding } from '../shared/pass/index.ts';
+import { buildSchedulingState, type ExternalPools } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
 import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, recordedReservation } from '../shared/slurm/index.ts';
@@ -32,6 +32,8 @@ export interface ExplainSnapshot {
   crds?: CrdStanding;
   /** Set when the request does not have the shape the CRD promises: no pass reads it (its problems). */
   malformed?: string;
+  /** The SR-IOV network operator's pool limits (spec.nodeHandshake.protocol sriov-network-operator), as the scheduler reads them. */
+  externalPools?: ExternalPools;
 }
 
 /** `namespace/name`, or a UsageError (exit 2). */
@@ -54,7 +56,16 @@ export async function readExplainSnapshot(client: KubeClient, namespace: string,
   const maintenance = base.maintenances.find(found);
   if (maintenance === undefined) throw new UsageError(`NodeMaintenance ${ref.namespace}/${ref.name} not found`);
   const drain = await readDrainPods(client, { ...base, maintenances: [maintenance] });
-  return { ...snapshot(maintenance), pods: drain.podsByNode.get(maintenance.spec.nodeName) ?? [], pdbs: drain.pdbs, budgetPods: drain.budgetPods, claims: drain.claims };
+  // Before admission, the SR-IOV pools count as the scheduler counts them (two LISTs, only with that protocol).
+  const externalPools = isUnscheduled(maintenance) ? sriovExternalPools(await readSriov({ client, namespace }, base), base) : undefined;
+  return {
+    ...snapshot(maintenance),
+    pods: drain.podsByNode.get(maintenance.spec.nodeName) ?? [],
+    pdbs: drain.pdbs,
+    budgetPods: drain.budgetPods,
+    claims: drain.claims,
+    ...(externalPools !== undefined ? { externalPools } : {}),
+  };
 }
 
 /** The sections in the order a request meets them; each returns undefined when it has nothing to say in this phase. */
@@ -69,7 +80,7 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   (s, now) => {
     if (!isUnscheduled(s.maintenance)) return undefined;
     const loaded = loadConfig(s.config, s.nodes.length);
-    const state = buildSchedulingState({ nodes: s.nodes, maintenances: s.maintenances });
+    const state = buildSchedulingState({ nodes: s.nodes, maintenances: s.maintenances, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
     const configName = `${s.namespace}/${CONFIG_NAME}`;
     return explainAdmission({ maintenance: s.maintenance, nodes: s.nodes, maintenances: s.maintenances, config: loaded.config, problems: loaded.problems, configName }, state, now);
   },

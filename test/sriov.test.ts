@@ -3,10 +3,12 @@
 // creates them exactly as it does (interop sheet §1.6) and sees one through to Ready and release. Route (b): kmaint
 // is the operator's external drainer; the operator's own CRDs (v1.6.0, from its Go module) are applied, and the test
 // plays the config daemon's part with kubectl, writing exactly what the sheet says the daemon writes (§1.3, §1.6).
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureSriovCrds } from '../testbed/peers/sriov-crds.ts';
-import { kubectl, waitFor } from './support/cluster.ts';
+import { kubectl, testbed, waitFor } from './support/cluster.ts';
+import { kmaintArgs } from './support/kmaint-cli.ts';
 import { KMAINT_NS, admin, bindPod, driveUntil, generalNodes, getNM, installCrds, isUnschedulable, pass, phaseOf, podsOn, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 const suffix = randomBytes(3).toString('hex');
@@ -172,6 +174,11 @@ describe('alongside the SR-IOV network operator on the testbed', () => {
         return (await readyMessage(KMAINT_NS, `sriov-${b}`)) === waiting ? true : undefined;
       }, 60_000, 200);
       expect(await stateKeys(b)).toEqual({ [CURRENT]: 'Idle', [DESIRED]: 'Reboot_Required', [EXTERNAL]: 'true' });
+      // kmaint explain, as kmaint's ServiceAccount, reads the operator's pools as the scheduler does: the pool is its gate.
+      const explained = await new Promise<string[]>((resolve, reject) => {
+        execFile(process.execPath, kmaintArgs('--kubeconfig', testbed().kmaintKubeconfigPath, 'explain', `${KMAINT_NS}/sriov-${b}`), { timeout: 60_000 }, (err, out) => (err ? reject(err) : resolve(out.trimEnd().split('\n'))));
+      });
+      expect(explained.filter((l) => l.startsWith('  WAIT'))).toEqual([`  WAIT  ${waiting.slice('waiting: '.length)}`]);
 
       await driveUntil(`${CURRENT} of ${a} = DrainComplete`, async () => ((await stateKeys(a))[CURRENT] === 'DrainComplete' ? true : undefined));
       expect(await isUnschedulable(a)).toBe(true);

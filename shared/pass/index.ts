@@ -17,6 +17,8 @@ export { countReleases, HeldLeases } from './held-leases.ts';
 export type { HeldLeasesOptions } from './held-leases.ts';
 export { PassRound } from './round.ts';
 export { readBase, readDrainPods } from './snapshot.ts';
+export { readSriov, sriovExternalPools } from './sriov-pass.ts';
+export type { SriovRead } from './sriov-pass.ts';
 export { malformedMessage } from './malformed.ts';
 export type { BaseSnapshot } from './snapshot.ts';
 export { CRD_ABSENT, CRDS_IN_FORCE, acceptsUpstreamSchema, foreignBecause, judgeCrd, readConfigCrd } from './crd-schema.ts';

@@ -12,7 +12,7 @@ export type SriovRead =
   | { config: SriovHandshakeConfig; problem: string };
 
 /** Read only when the config selects the protocol; a failed read is carried to the plan, which fails closed. */
-export async function readSriov(opts: PassOptions, base: BaseSnapshot): Promise<SriovRead | undefined> {
+export async function readSriov(opts: Pick<PassOptions, 'client' | 'namespace'>, base: BaseSnapshot): Promise<SriovRead | undefined> {
   const config = loadSriovHandshakeConfig(base.config, opts.namespace);
   if (config === undefined) return undefined;
   try {
