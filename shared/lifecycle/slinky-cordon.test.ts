@@ -23,6 +23,8 @@ describe('cordon on a Slinky-managed node', () => {
     { rule: 'no NodeSet pod: no Slinky annotation', pods: [otherPod], node: node(), extra: {} },
     { rule: 'a finished NodeSet pod runs no slurmd: no Slinky annotation', pods: [{ ...nodesetPod, status: { phase: 'Succeeded' } }], node: node(), extra: {} },
     { rule: "a reason someone else set first (a health checker) is theirs: left as it is", pods: [nodesetPod], node: node({ [SLINKY_NODE_CORDON_REASON]: 'nhc: bad dimm' }), extra: {} },
+    { rule: "another request's kmaint reason, left by a request removed without its cleanup: stale, replaced by ours", pods: [nodesetPod], node: node({ [SLINKY_NODE_CORDON_REASON]: 'kmaint: default/crashed' }), extra: { [SLINKY_NODE_CORDON_REASON]: 'kmaint: default/nm-1' } },
+    { rule: 'our own reason already there: not written again', pods: [nodesetPod], node: node({ [SLINKY_NODE_CORDON_REASON]: 'kmaint: default/nm-1' }), extra: {} },
   ])('$rule', ({ pods, node: n, extra }) => {
     const nm = aLifecycleMaintenance({ name: 'nm-1', nodeName: NODE, phase: 'Cordon' });
     expect(cordon(aStepContext(nm, { node: n, pods }))).toEqual({

@@ -28,4 +28,4 @@ export { readSlurm } from './read.ts';
 export type { SecretKeyReader, SlurmRead, SlurmReadOptions } from './read.ts';
 export { applySlurmWrites } from './apply.ts';
 export type { SlurmApplyResult } from './apply.ts';
-export { hasOurCordonReason, isSlinkyPod, isSlinkyReason, slinkyCordonReason, slinkyDrainReason, slurmNodeFromConditions } from './slinky.ts';
+export { hasOurCordonReason, isSlinkyPod, KMAINT_CORDON_REASON_PREFIX, isSlinkyReason, slinkyCordonReason, slinkyDrainReason, slurmNodeFromConditions } from './slinky.ts';

@@ -15,8 +15,11 @@ export function isSlinkyPod(pod: V1Pod): boolean {
 
 /** The text kmaint puts in the Node's node-cordon-reason: Slinky's drain then reads `slurm-operator: kmaint: ns/name`. */
 export function slinkyCordonReason(ref: Named): string {
-  return `kmaint: ${ref.namespace}/${ref.name}`;
+  return `${KMAINT_CORDON_REASON_PREFIX}${ref.namespace}/${ref.name}`;
 }
+
+/** What every node-cordon-reason kmaint writes starts with. */
+export const KMAINT_CORDON_REASON_PREFIX = 'kmaint: ';
 
 /** The Slurm reason Slinky drains with after kmaint's cordon for `ref`. */
 export function slinkyDrainReason(ref: Named): string {

@@ -15,7 +15,7 @@ import {
   rfc3339Seconds,
 } from '../../api/index.ts';
 import type { Action, NodeMaintenance } from '../../api/index.ts';
-import { isSlinkyPod, slinkyCordonReason } from '../../slurm/index.ts';
+import { isSlinkyPod, KMAINT_CORDON_REASON_PREFIX, slinkyCordonReason } from '../../slurm/index.ts';
 import { holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik8sLeases } from '../node-lease.ts';
 import { shownMessage, warningEvent, type StepContext, type StepResult } from './step.ts';
 
@@ -43,8 +43,13 @@ function claimNodeLease(nm: NodeMaintenance, node: V1Node, medik8s: Medik8sLease
  * cordon's own patch so Slinky never sees the cordon without it. A reason someone else set first is left as it is.
  */
 function slinkyReasonFor(ctx: StepContext): Record<string, string> {
-  if (!ctx.pods.some(isSlinkyPod) || ctx.node.metadata?.annotations?.[SLINKY_NODE_CORDON_REASON] !== undefined) return {};
-  return { [SLINKY_NODE_CORDON_REASON]: slinkyCordonReason(ctx.ref) };
+  if (!ctx.pods.some(isSlinkyPod)) return {};
+  const ours = slinkyCordonReason(ctx.ref);
+  const current = ctx.node.metadata?.annotations?.[SLINKY_NODE_CORDON_REASON];
+  // Another request's `kmaint: ns/name` is stale by construction (one request holds a node at a time; that one was
+  // removed without its cleanup): it would make Slinky's drain name the wrong request, so ours replaces it.
+  if (current !== undefined && (current === ours || !current.startsWith(KMAINT_CORDON_REASON_PREFIX))) return {};
+  return { [SLINKY_NODE_CORDON_REASON]: ours };
 }
 
 /** Cordon -> WaitForPodCompletion, or hold while another tool holds the node's medik8s lease. */
