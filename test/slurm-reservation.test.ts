@@ -2,12 +2,13 @@
 // cached rootfs; 24.11's slurmrestd serves reservations read-only): a request with kmaint.io/not-before ahead makes
 // kmaint reserve its node's Slurm node from that time (MAINT, recorded on the request first), so Slurm does not start a
 // job there whose time limit would cross it while a short one runs; moving not-before moves the reservation; deleting
-// the request deletes the reservation. Times are relative to the test's start (Slurm's own clock is the real one).
+// the request deletes the reservation, and so does deleting it after its maintenance (the reservation stays through
+// the drain). Times are relative to the test's start (Slurm's own clock is the real one).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ANNOTATION_NOT_BEFORE, FINALIZER, GROUP, NODE_MAINTENANCE_PLURAL, rfc3339Seconds, VERSION } from '../shared/api/index.ts';
 import { ANNOTATION_SLURM_RESERVATION, EVENT_REASON_SLURM_RESERVATION } from '../shared/slurm/index.ts';
 import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
@@ -91,6 +92,18 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     await admin().core.createNamespace({ body: { metadata: { name: ns } } });
     workers = await generalNodes();
     expect(workers.length).toBeGreaterThanOrEqual(1);
+    await setConfig({ maxParallelOperations: 3, slurm: { enabled: true, url: slurm.url, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', nameFrom: 'hostname' } });
+  });
+  beforeEach(async () => {
+    // The Slurm worker of n1 on the first node (a drain evicts it): a fresh one for each test.
+    await kubectl(['delete', 'pod', 'slurm-n1', '-n', ns, '--ignore-not-found', '--grace-period=0', '--force']);
+    await admin().core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'slurm-n1', namespace: ns, labels: WORKER_LABELS, annotations: { 'kmaint.io/sim-termination-seconds': '0' } },
+        spec: { nodeName: workers[0] as string, hostname: 'n1', terminationGracePeriodSeconds: 1, containers: [{ name: 'slurmd', image: 'registry.k8s.io/pause:3.10' }] },
+      },
+    });
   });
   afterAll(async () => {
     await removeAllNMs(ns);
@@ -103,14 +116,6 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
 
   it('reserves n1 from not-before: a job whose time limit crosses it is not started on n1, a short one is; moving not-before moves it; deletion deletes it', async () => {
     const node = workers[0] as string;
-    await admin().core.createNamespacedPod({
-      namespace: ns,
-      body: {
-        metadata: { name: 'slurm-n1', namespace: ns, labels: WORKER_LABELS, annotations: { 'kmaint.io/sim-termination-seconds': '0' } },
-        spec: { nodeName: node, hostname: 'n1', terminationGracePeriodSeconds: 1, containers: [{ name: 'slurmd', image: 'registry.k8s.io/pause:3.10' }] },
-      },
-    });
-    await setConfig({ maxParallelOperations: 3, slurm: { enabled: true, url: slurm.url, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', nameFrom: 'hostname' } });
     // Ten minutes ahead, whole seconds (Slurm keeps seconds).
     const notBefore = new Date(Math.floor((Date.now() + 10 * MINUTE) / 1000) * 1000);
     await admin().custom.createNamespacedCustomObject({
@@ -152,5 +157,45 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     await driveUntil(`${ns}/window gone`, async () => ((await getNM(ns, 'window')) === undefined ? true : undefined));
     expect((await reservations()).map((r) => r.name)).toEqual([]);
     expect(await ranOn(long)).toBe('n1');
+  });
+
+  it('kept through the maintenance: admitted at not-before, Slurm node drained, Ready with the reservation in place; deleting the request undrains n1 and deletes the reservation', async () => {
+    const node = workers[0] as string;
+    // Twelve seconds ahead: time for the record and the create, then the window opens within the test.
+    const notBefore = new Date(Math.floor((Date.now() + 12_000) / 1000) * 1000);
+    await admin().custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns,
+      plural: NODE_MAINTENANCE_PLURAL,
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'NodeMaintenance',
+        metadata: { name: 'soon', namespace: ns, annotations: { [ANNOTATION_NOT_BEFORE]: rfc3339Seconds(notBefore) } },
+        spec: { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: { force: true, podSelector: 'app.kubernetes.io/name=slurmd', timeoutSeconds: 0 } },
+      },
+    });
+    const name = `kmaint_${ns}_soon`;
+    const made = await driveUntil(`Slurm reservation ${name}`, async () => (await reservations()).find((r) => r.name === name));
+    expect([made.node_list, made.start_time.number]).toEqual(['n1', notBefore.getTime() / 1000]);
+
+    // Admitted only once not-before has come: every phase seen before then is Pending.
+    const early: string[] = [];
+    const ready = await driveUntil(`${ns}/soon Ready`, async () => {
+      const nm = await getNM(ns, 'soon');
+      if (Date.now() < notBefore.getTime() && phaseOf(nm) !== 'Pending') early.push(phaseOf(nm) ?? '(none)');
+      return phaseOf(nm) === 'Ready' ? nm : undefined;
+    });
+    expect(early).toEqual([]);
+    expect(ready.metadata.annotations?.['kmaint.io/slurm-drained']).toBe('n1');
+    const n1 = (await slurm.rest('GET', `/slurm/${API}/node/n1`)).body as { nodes: Array<{ state: string[]; reason: string }> };
+    expect([n1.nodes[0]?.state.filter((x) => x !== 'NOT_RESPONDING'), n1.nodes[0]?.reason]).toEqual([['IDLE', 'DRAIN'], `kmaint: upgrade.acme.com ${ns}/soon`]);
+    expect((await reservations()).map((r) => r.name)).toEqual([name]);
+
+    await deleteNM(ns, 'soon');
+    await driveUntil(`${ns}/soon gone`, async () => ((await getNM(ns, 'soon')) === undefined ? true : undefined));
+    expect((await reservations()).map((r) => r.name)).toEqual([]);
+    const after = (await slurm.rest('GET', `/slurm/${API}/node/n1`)).body as { nodes: Array<{ state: string[] }> };
+    expect(after.nodes[0]?.state.filter((x) => x !== 'NOT_RESPONDING')).toEqual(['IDLE']);
   });
 });
