@@ -132,19 +132,24 @@ export class SlurmRestClient {
     return { kind: unknownNode ? 'unknown-node' : 'server', message: `${doing}: slurmrestd answered ${r.status}: ${detail}` };
   }
 
-  /** The API version to use: pinned, or the newest the server offers (one GET each, newest first, until one is not 404). */
-  async apiVersion(): Promise<SlurmResult<SlurmApiVersion>> {
-    if (this.version) return { ok: true, value: this.version };
-    for (const v of SLURM_API_VERSIONS) {
+  /** The first of `versions` the server offers: one GET of ping each, newest first, until one is not 404; none is `none`. */
+  private async detect<V extends string>(versions: readonly V[], doing: string, none: string): Promise<SlurmResult<V>> {
+    for (const v of versions) {
       const r = await this.call('GET', `/slurm/${v}/ping`, 'GET ping');
       if (!r.ok) return r;
       if (r.value.status === 404) continue;
-      const problem = r.value.status === 200 ? undefined : this.problemOf('detecting the API version', r.value);
-      if (problem) return { ok: false, problem };
-      this.version = v;
-      return { ok: true, value: v };
+      const problem = r.value.status === 200 ? undefined : this.problemOf(doing, r.value);
+      return problem ? { ok: false, problem } : { ok: true, value: v };
     }
-    return { ok: false, problem: { kind: 'no-version', message: `slurmrestd at ${this.url} offers none of ${SLURM_API_VERSIONS.join(', ')} (needs Slurm 23.11 or later with openapi/slurmctld)` } };
+    return { ok: false, problem: { kind: 'no-version', message: none } };
+  }
+
+  /** The API version to use: pinned, or the newest the server offers. */
+  async apiVersion(): Promise<SlurmResult<SlurmApiVersion>> {
+    if (this.version) return { ok: true, value: this.version };
+    const found = await this.detect(SLURM_API_VERSIONS, 'detecting the API version', `slurmrestd at ${this.url} offers none of ${SLURM_API_VERSIONS.join(', ')} (needs Slurm 23.11 or later with openapi/slurmctld)`);
+    if (found.ok) this.version = found.value;
+    return found;
   }
 
   /** Every Slurm node with its state and reason. */
@@ -190,19 +195,10 @@ export class SlurmRestClient {
    */
   async reservationApiVersion(): Promise<SlurmResult<ReservationApiVersion>> {
     if (this.reservationVersion) return { ok: true, value: this.reservationVersion };
-    for (const v of RESERVATION_API_VERSIONS) {
-      const r = await this.call('GET', `/slurm/${v}/ping`, 'GET ping');
-      if (!r.ok) return r;
-      if (r.value.status === 404) continue;
-      const problem = r.value.status === 200 ? undefined : this.problemOf('detecting the reservation API version', r.value);
-      if (problem) return { ok: false, problem };
-      this.reservationVersion = v;
-      return { ok: true, value: v };
-    }
-    return {
-      ok: false,
-      problem: { kind: 'no-version', message: `slurmrestd at ${this.url} cannot create reservations: it offers none of ${RESERVATION_API_VERSIONS.join(', ')} (Slurm 25.05 or later; older slurmrestd serves reservations read-only)` },
-    };
+    const none = `slurmrestd at ${this.url} cannot create reservations: it offers none of ${RESERVATION_API_VERSIONS.join(', ')} (Slurm 25.05 or later; older slurmrestd serves reservations read-only)`;
+    const found = await this.detect(RESERVATION_API_VERSIONS, 'detecting the reservation API version', none);
+    if (found.ok) this.reservationVersion = found.value;
+    return found;
   }
 
   /** Every reservation slurmctld has. */
