@@ -70,11 +70,14 @@ async function ranOn(id: number): Promise<string> {
   }, 60_000, 100);
 }
 
-/** The pending job's reason once slurmctld has looked at it (a just-submitted job says None). */
-async function pendingReason(id: number): Promise<{ state: string[]; reason: string }> {
-  return waitFor(`Slurm job ${id} evaluated`, async () => {
+/**
+ * The job once slurmctld says the reserved node is what it waits for (ReqNodeNotAvail); before that a just-submitted
+ * job says None, and one evaluated while the node was still completing the last job may say Resources.
+ */
+async function heldByReservation(id: number): Promise<{ state: string[]; reason: string }> {
+  return waitFor(`Slurm job ${id} pending on ReqNodeNotAvail`, async () => {
     const j = await job(id);
-    return j.state_reason !== 'None' ? { state: j.job_state, reason: j.state_reason } : undefined;
+    return j.state_reason === 'ReqNodeNotAvail' ? { state: j.job_state, reason: j.state_reason } : undefined;
   }, 60_000, 100);
 }
 
@@ -149,7 +152,7 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     // One minute ends before the reservation ten minutes ahead: started on n1. 30 minutes would cross it: not started.
     expect(await ranOn(await submit('short-on-n1', 'n1', 1))).toBe('n1');
     const long = await submit('long-on-n1', 'n1', 30);
-    expect(await pendingReason(long)).toEqual({ state: ['PENDING'], reason: 'ReqNodeNotAvail' });
+    expect(await heldByReservation(long)).toEqual({ state: ['PENDING'], reason: 'ReqNodeNotAvail' });
     // The same long job on n2, which is not reserved, runs: the reservation is what keeps it off n1.
     expect(await ranOn(await submit('long-on-n2', 'n2', 30))).toBe('n2');
     expect((await job(long)).job_state).toEqual(['PENDING']);
