@@ -91,6 +91,16 @@ describe('decideFault', () => {
     expect(decisions.map((d) => [d.fault, d.delayMs])).toEqual([['drop-after', 10], ['drop-after', 10], [undefined, 10], [undefined, 10]]);
   });
 
+  it('maxFaults with thenNext: the first matching requests get the one-shot fault, the later ones the next rule', () => {
+    const first: FaultRule = { verbs: ['patch'], resources: ['nodes'], rates: { '409': 1 }, maxFaults: 1, thenNext: true };
+    const rules: FaultRule[] = [first, { verbs: ['patch'], resources: ['nodes'], rates: { '503': 1 }, latencyMs: 7 }];
+    const rng = createRng(1);
+    const injected = new Map<FaultRule, number>();
+    const decisions = Array.from({ length: 3 }, () => decideFault({ verb: 'patch', resource: 'nodes' }, rules, rng, injected));
+    expect(decisions.map((d) => [d.fault, d.delayMs])).toEqual([['409', 0], ['503', 7], ['503', 7]]);
+    expect(injected.get(first)).toBe(1);
+  });
+
   it('latency plus jitter drawn from the seed', () => {
     const rules: FaultRule[] = [{ rates: {}, latencyMs: 100, jitterMs: 50 }];
     const a = createRng(9);

@@ -27,6 +27,11 @@ export interface FaultRule {
   retryAfterSeconds?: number;
   /** Inject at most this many faults under this rule, then let its requests through (one-shot faults). @default unlimited */
   maxFaults?: number;
+  /**
+   * With maxFaults: once spent, the rule no longer matches and the rules after it decide (a guaranteed first fault in
+   * front of a rule that keeps its rates). @default false: a spent rule still matches and lets its requests through
+   */
+  thenNext?: boolean;
 }
 
 /** What a request is, in the API server's words. */
@@ -111,7 +116,8 @@ export function validateRules(rules: readonly FaultRule[]): void {
 export function decideFault(target: RequestTarget, rules: readonly FaultRule[], rng: Rng, injected: Map<FaultRule, number> = new Map()): FaultDecision {
   const faultDraw = rng.next();
   const jitterDraw = rng.next();
-  const rule = rules.find((r) => matches(r, target));
+  const spent = (r: FaultRule): boolean => r.thenNext === true && r.maxFaults !== undefined && (injected.get(r) ?? 0) >= r.maxFaults;
+  const rule = rules.find((r) => matches(r, target) && !spent(r));
   if (!rule) return { fault: undefined, delayMs: 0, retryAfterSeconds: 0 };
   let fault: FaultKind | undefined;
   let upTo = 0;
