@@ -7,7 +7,7 @@ import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { needsMedik8sLeases, phasesAfter, planCleanup, planDrainer, planNodeConditions, PHASES_NEEDING_PODS } from '../lifecycle/index.ts';
 import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
-import { loadSlurmSettings, planSlurmReservations, readSlurm, recordedReservation, recordedSlurmNodes, wantsReservation, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
+import { loadSlurmSettings, needsReservationRead, planSlurmReservations, readSlurm, recordedReservation, recordedSlurmNodes, wantsReservation, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
@@ -155,13 +155,15 @@ function withNodeConditions(actions: Action[], base: BaseSnapshot, loaded: Loade
 
 /**
  * The scheduler's Slurm read for maintenance reservations: only with spec.slurm on and some request whose not-before is
- * still ahead; in pod mode with the pods of those requests' nodes (their worker pods name the Slurm nodes).
+ * still ahead, or a waiting one with a reservation recorded whose not-before is not (checked: kept or deleted); in pod
+ * mode with the pods of the nodes still to reserve (their worker pods name the Slurm nodes).
  */
 async function readReservations(opts: PassOptions, base: BaseSnapshot, now: Date): Promise<SchedulerReads['reservations']> {
   const podsByNode = new Map<string, V1Pod[]>();
   const settings = loadSlurmSettings(base.config);
-  const wanting = settings.kind === 'off' ? [] : base.maintenances.filter((nm) => wantsReservation(nm, now) && base.nodes.has(nm.spec.nodeName));
-  const slurm = await readSlurmFor(opts, base, wanting.length > 0, true);
+  const reading = settings.kind === 'off' ? [] : base.maintenances.filter((nm) => needsReservationRead(nm, now) && base.nodes.has(nm.spec.nodeName));
+  const wanting = reading.filter((nm) => wantsReservation(nm, now));
+  const slurm = await readSlurmFor(opts, base, reading.length > 0, true);
   if (wanting.length > 0 && settings.kind === 'on' && settings.settings.mode === 'pod') {
     for (const node of [...new Set(wanting.map((nm) => nm.spec.nodeName))].sort()) podsByNode.set(node, await opts.client.listPods({ fieldSelector: `spec.nodeName=${node}` }));
   }

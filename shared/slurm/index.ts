@@ -17,8 +17,10 @@ export {
   ANNOTATION_SLURM_RESERVATION,
   ANNOTATION_SLURM_RESERVATION_PROBLEM,
   EVENT_REASON_SLURM_RESERVATION,
+  needsReservationRead,
   planSlurmReservations,
   recordedReservation,
+  reservationToCheck,
   reservationName,
   wantsReservation,
 } from './reservation.ts';

@@ -37,6 +37,43 @@ export function wantsReservation(nm: NodeMaintenance, now: Date): boolean {
   return notBefore.kind === 'valid' && notBefore.at.getTime() > now.getTime();
 }
 
+/**
+ * Not admitted yet, a reservation recorded, and not-before no longer ahead: removed, unreadable or past. Its reservation
+ * is checked: kept when it starts at not-before (the time has come), deleted when not-before was moved or removed.
+ */
+export function reservationToCheck(nm: NodeMaintenance, now: Date): boolean {
+  if (nm.metadata.deletionTimestamp || recordedReservation(nm) === undefined) return false;
+  const phase = maintenancePhase(nm);
+  if (phase !== Phase.Pending && phase !== PHASE_UNINITIALIZED) return false;
+  const notBefore = requestNotBefore(nm);
+  return notBefore.kind !== 'valid' || notBefore.at.getTime() <= now.getTime();
+}
+
+/** The scheduler reads Slurm's reservations for `nm` this pass. */
+export function needsReservationRead(nm: NodeMaintenance, now: Date): boolean {
+  return wantsReservation(nm, now) || reservationToCheck(nm, now);
+}
+
+/**
+ * For a request `reservationToCheck` says: a delete when its reservation no longer starts at a readable not-before
+ * (moved into the past, removed, made unreadable), else nothing. Problems reading Slurm are left to cleanup.
+ */
+function staleReservation(nm: NodeMaintenance, ctx: SlurmContext): SlurmWrite | undefined {
+  const recorded = recordedReservation(nm);
+  if (recorded === undefined || ctx.kind !== 'on' || ctx.view.kind !== 'ok' || ctx.view.reservations?.kind !== 'ok') return undefined;
+  const existing = ctx.view.reservations.byName.get(recorded);
+  if (existing === undefined) return undefined;
+  const notBefore = requestNotBefore(nm);
+  if (notBefore.kind === 'valid' && seconds(notBefore.at) === existing.startTime) return undefined;
+  const why =
+    notBefore.kind === 'absent'
+      ? 'kmaint.io/not-before removed'
+      : notBefore.kind === 'invalid'
+        ? `kmaint.io/not-before can no longer be read (${notBefore.reason})`
+        : `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(seconds(notBefore.at))}, already past`;
+  return { kind: 'slurmUnreserve', reservation: recorded, maintenance: { namespace: nm.metadata.namespace ?? '', name: nm.metadata.name }, why };
+}
+
 export interface ReservationInput {
   maintenances: readonly NodeMaintenance[];
   nodes: ReadonlyMap<string, V1Node>;
@@ -64,7 +101,10 @@ function contextProblem(ctx: SlurmContext): string | undefined {
   return undefined;
 }
 
-/** The scheduler's part: record, create, and re-create after not-before moved; each problem reported once. */
+/**
+ * The scheduler's part: record, create, re-create after not-before moved ahead, delete after it was moved into the past
+ * or removed; each problem reported once.
+ */
 export function planSlurmReservations(input: ReservationInput, now: Date): ReservationPlan {
   const actions: Action[] = [];
   const writes: SlurmWrite[] = [];
@@ -72,6 +112,11 @@ export function planSlurmReservations(input: ReservationInput, now: Date): Reser
   if (ctx === undefined) return { actions, writes };
   const shared = contextProblem(ctx);
   for (const nm of input.maintenances) {
+    if (reservationToCheck(nm, now)) {
+      const stale = staleReservation(nm, ctx);
+      if (stale !== undefined) writes.push(stale);
+      continue;
+    }
     if (!wantsReservation(nm, now)) continue;
     const node = input.nodes.get(nm.spec.nodeName);
     if (!node) continue;
