@@ -3,7 +3,8 @@
 // kmaint reserve its node's Slurm node from that time (MAINT, recorded on the request first), so Slurm does not start a
 // job there whose time limit would cross it while a short one runs; moving not-before moves the reservation; deleting
 // the request deletes the reservation, and so does deleting it after its maintenance (the reservation stays through
-// the drain). Times are relative to the test's start (Slurm's own clock is the real one).
+// the drain). Times are relative to the test's start (Slurm's own clock is the real one); the second case runs kmaint's
+// passes with their clock past not-before rather than waiting for it.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,8 +13,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ANNOTATION_NOT_BEFORE, FINALIZER, GROUP, NODE_MAINTENANCE_PLURAL, rfc3339Seconds, VERSION } from '../shared/api/index.ts';
 import { ANNOTATION_SLURM_RESERVATION, EVENT_REASON_SLURM_RESERVATION } from '../shared/slurm/index.ts';
 import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
-import { kubectl, waitFor } from './support/cluster.ts';
-import { admin, deleteNM, driveUntil, generalNodes, getNM, installCrds, patchNM, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
+import { KubeClient } from '../shared/kube/index.ts';
+import { runPass } from '../shared/pass/index.ts';
+import { kmaintKubeConfig, kubectl, waitFor } from './support/cluster.ts';
+import { KMAINT_NS, admin, deleteNM, driveUntil, generalNodes, getNM, installCrds, patchNM, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
 
 const ns = `slurm-resv-${randomBytes(3).toString('hex')}`;
 const TOKEN_ENV = 'KMAINT_TEST_SLURM_RESV_JWT';
@@ -88,6 +91,15 @@ async function heldByReservation(id: number): Promise<{ state: string[]; reason:
  */
 function drainState(state: string[] | undefined): string[] {
   return (state ?? []).filter((x) => !['RESERVED', 'MAINTENANCE', 'NOT_RESPONDING'].includes(x));
+}
+
+/** Rounds of kmaint's passes with their clock `offsetMs` ahead of the real one, until `check` answers. */
+async function driveAt<T>(offsetMs: number, what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const client = new KubeClient(kmaintKubeConfig());
+  return waitFor(what, async () => {
+    for (const fn of ['scheduler', 'drainer', 'cleanup'] as const) await runPass(fn, { client, namespace: KMAINT_NS, now: () => new Date(Date.now() + offsetMs) });
+    return check();
+  }, 90_000, 300);
 }
 
 async function events(name: string): Promise<Array<[string, string]>> {
@@ -171,10 +183,10 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     expect(await ranOn(long)).toBe('n1');
   });
 
-  it('kept through the maintenance: admitted at not-before, Slurm node drained, Ready with the reservation in place; deleting the request undrains n1 and deletes the reservation', async () => {
+  it('kept through the maintenance: admitted once not-before has come, Slurm node drained, Ready with the reservation in place; deleting the request undrains n1 and deletes the reservation', async () => {
     const node = workers[0] as string;
-    // Twelve seconds ahead: time for the record and the create, then the window opens within the test.
-    const notBefore = new Date(Math.floor((Date.now() + 12_000) / 1000) * 1000);
+    // Ten minutes ahead in Slurm's (real) time; kmaint's passes are then run with their clock past it.
+    const notBefore = new Date(Math.floor((Date.now() + 10 * MINUTE) / 1000) * 1000);
     await admin().custom.createNamespacedCustomObject({
       group: GROUP,
       version: VERSION,
@@ -191,21 +203,21 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     const made = await driveUntil(`Slurm reservation ${name}`, async () => (await reservations()).find((r) => r.name === name));
     expect([made.node_list, made.start_time.number]).toEqual(['n1', notBefore.getTime() / 1000]);
 
-    // Admitted only once not-before has come: every phase seen before then is Pending.
-    const early: string[] = [];
-    const ready = await driveUntil(`${ns}/soon Ready`, async () => {
+    // Not admitted before not-before: after the passes that made the reservation it is still Pending.
+    expect(phaseOf(await getNM(ns, 'soon'))).toBe('Pending');
+    // kmaint's clock past not-before (Slurm's stays real, so the reservation has not started): the window has come,
+    // the reservation starts at not-before and is kept; the request is admitted, n1 drained, and the request Ready.
+    const ready = await driveAt(notBefore.getTime() + MINUTE - Date.now(), `${ns}/soon Ready`, async () => {
       const nm = await getNM(ns, 'soon');
-      if (Date.now() < notBefore.getTime() && phaseOf(nm) !== 'Pending') early.push(phaseOf(nm) ?? '(none)');
       return phaseOf(nm) === 'Ready' ? nm : undefined;
     });
-    expect(early).toEqual([]);
     expect(ready.metadata.annotations?.['kmaint.io/slurm-drained']).toBe('n1');
     const n1 = (await slurm.rest('GET', `/slurm/${API}/node/n1`)).body as { nodes: Array<{ state: string[]; reason: string }> };
     expect([drainState(n1.nodes[0]?.state), n1.nodes[0]?.reason]).toEqual([['IDLE', 'DRAIN'], `kmaint: upgrade.acme.com ${ns}/soon`]);
     expect((await reservations()).map((r) => r.name)).toEqual([name]);
 
     await deleteNM(ns, 'soon');
-    await driveUntil(`${ns}/soon gone`, async () => ((await getNM(ns, 'soon')) === undefined ? true : undefined));
+    await driveAt(notBefore.getTime() + MINUTE - Date.now(), `${ns}/soon gone`, async () => ((await getNM(ns, 'soon')) === undefined ? true : undefined));
     expect((await reservations()).map((r) => r.name)).toEqual([]);
     const after = (await slurm.rest('GET', `/slurm/${API}/node/n1`)).body as { nodes: Array<{ state: string[] }> };
     expect(drainState(after.nodes[0]?.state)).toEqual(['IDLE']);
