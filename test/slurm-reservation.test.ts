@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ANNOTATION_NOT_BEFORE, FINALIZER, GROUP, NODE_MAINTENANCE_PLURAL, rfc3339Seconds, VERSION } from '../shared/api/index.ts';
+import { ANNOTATION_NOT_BEFORE, FINALIZER, GROUP, NODE_MAINTENANCE_PLURAL, rfc3339Seconds, VERSION, type NodeMaintenanceSpec } from '../shared/api/index.ts';
 import { ANNOTATION_SLURM_RESERVATION, EVENT_REASON_SLURM_RESERVATION } from '../shared/slurm/index.ts';
 import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
@@ -102,6 +102,24 @@ async function driveAt<T>(offsetMs: number, what: string, check: () => Promise<T
   }, 90_000, 300);
 }
 
+/** Creates request `name` for the first node with kmaint.io/not-before ten minutes ahead (whole seconds, as Slurm keeps). */
+async function requestTenMinutesAhead(name: string, spec: Partial<NodeMaintenanceSpec>): Promise<Date> {
+  const notBefore = new Date(Math.floor((Date.now() + 10 * MINUTE) / 1000) * 1000);
+  await admin().custom.createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace: ns,
+    plural: NODE_MAINTENANCE_PLURAL,
+    body: {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'NodeMaintenance',
+      metadata: { name, namespace: ns, annotations: { [ANNOTATION_NOT_BEFORE]: rfc3339Seconds(notBefore) } },
+      spec: { requestorID: 'upgrade.acme.com', nodeName: workers[0] as string, ...spec },
+    },
+  });
+  return notBefore;
+}
+
 async function events(name: string): Promise<Array<[string, string]>> {
   const list = await admin().core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.kind=NodeMaintenance,involvedObject.name=${name},reason=${EVENT_REASON_SLURM_RESERVATION}` });
   return list.items.map((e): [string, string] => [e.type ?? '', e.message ?? '']);
@@ -139,16 +157,7 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
   });
 
   it('reserves n1 from not-before: a job whose time limit crosses it is not started on n1, a short one is; moving not-before moves it; deletion deletes it', async () => {
-    const node = workers[0] as string;
-    // Ten minutes ahead, whole seconds (Slurm keeps seconds).
-    const notBefore = new Date(Math.floor((Date.now() + 10 * MINUTE) / 1000) * 1000);
-    await admin().custom.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: ns,
-      plural: NODE_MAINTENANCE_PLURAL,
-      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name: 'window', namespace: ns, annotations: { [ANNOTATION_NOT_BEFORE]: rfc3339Seconds(notBefore) } }, spec: { requestorID: 'upgrade.acme.com', nodeName: node } },
-    });
+    const notBefore = await requestTenMinutesAhead('window', {});
     const name = `kmaint_${ns}_window`;
 
     const made = await driveUntil(`Slurm reservation ${name}`, async () => (await reservations()).find((r) => r.name === name));
@@ -184,21 +193,8 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
   });
 
   it('kept through the maintenance: admitted once not-before has come, Slurm node drained, Ready with the reservation in place; deleting the request undrains n1 and deletes the reservation', async () => {
-    const node = workers[0] as string;
-    // Ten minutes ahead in Slurm's (real) time; kmaint's passes are then run with their clock past it.
-    const notBefore = new Date(Math.floor((Date.now() + 10 * MINUTE) / 1000) * 1000);
-    await admin().custom.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: ns,
-      plural: NODE_MAINTENANCE_PLURAL,
-      body: {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'NodeMaintenance',
-        metadata: { name: 'soon', namespace: ns, annotations: { [ANNOTATION_NOT_BEFORE]: rfc3339Seconds(notBefore) } },
-        spec: { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: { force: true, podSelector: 'app.kubernetes.io/name=slurmd', timeoutSeconds: 0 } },
-      },
-    });
+    // kmaint's passes are run with their clock past not-before below (Slurm's stays real).
+    const notBefore = await requestTenMinutesAhead('soon', { drainSpec: { force: true, podSelector: 'app.kubernetes.io/name=slurmd', timeoutSeconds: 0 } });
     const name = `kmaint_${ns}_soon`;
     const made = await driveUntil(`Slurm reservation ${name}`, async () => (await reservations()).find((r) => r.name === name));
     expect([made.node_list, made.start_time.number]).toEqual(['n1', notBefore.getTime() / 1000]);
