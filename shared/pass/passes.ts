@@ -1,11 +1,11 @@
 // The pass registry: for each function, what it reads beyond the base snapshot, its pure plan, and the two facts
 // runPass needs about it. runPass, chaining and the summary read the plan's state; none of them branch on the name.
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Action, NodeMaintenance } from '../api/index.ts';
+import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
 import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/index.ts';
 import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
-import { needsMedik8sLeases, phasesAfter, planCleanup, planDrainer, planNodeConditions, PHASES_NEEDING_PODS } from '../lifecycle/index.ts';
+import { findNodeOrphans, needsMedik8sLeases, phasesAfter, planCleanup, planDrainer, planNodeConditions, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
 import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
 import { loadSlurmSettings, needsReservationRead, planSlurmReservations, readSlurm, recordedReservation, recordedSlurmNodes, wantsReservation, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
@@ -91,6 +91,8 @@ interface DrainerReads {
 interface CleanupReads {
   medik8s: Awaited<ReturnType<typeof readMedik8sLeases>>;
   slurm: SlurmRead;
+  /** Node-side state whose request is gone, confirmed by a LIST of the requests made after the nodes were read. */
+  orphans: NodeOrphan[];
 }
 
 interface SchedulerReads {
@@ -132,9 +134,41 @@ async function readMedik8sFor(opts: PassOptions, maintenances: readonly NodeMain
  * then), or the plan without them collects a stale request or releases one whose node is gone.
  */
 function cleanupHasWork(base: BaseSnapshot, now: Date): boolean {
+  if (findNodeOrphans(base.nodeList, liveRequestKeys(base)).length > 0) return true;
   if ([...base.maintenances, ...base.malformed.map((m) => m.nm)].some((nm) => nm.metadata.deletionTimestamp !== undefined)) return true;
   const { maxNodeMaintenanceTimeSeconds } = loadConfig(base.config, base.nodeList.length).config;
   return planCleanup({ nodes: base.nodes, maintenances: base.maintenances }, { maxNodeMaintenanceTimeSeconds }, now).actions.length > 0;
+}
+
+/** Every request the snapshot holds, malformed ones too, by namespace/name: the owners node-side records may name. */
+function liveRequestKeys(base: BaseSnapshot, also: readonly NodeMaintenance[] = []): Set<string> {
+  return new Set([...base.maintenances, ...base.malformed.map((m) => m.nm), ...also].map((nm) => `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`));
+}
+
+/**
+ * The orphans of the base snapshot (orphan-sweep.ts), each confirmed by a LIST of the requests made after the nodes were
+ * read: the base read its nodes and requests side by side, so a request created in between must not count as gone.
+ * That LIST is made only when some node has a candidate.
+ */
+async function readOrphans(opts: PassOptions, base: BaseSnapshot): Promise<NodeOrphan[]> {
+  const candidates = findNodeOrphans(base.nodeList, liveRequestKeys(base));
+  if (candidates.length === 0) return [];
+  const fresh = liveRequestKeys(base, await opts.client.listMaintenances());
+  return candidates.filter((o) => !fresh.has(`${o.owner.namespace}/${o.owner.name}`));
+}
+
+/**
+ * The node-condition removals of nodes the sweep writes join the sweep's unit (they have no request of their own to
+ * follow), so they come after its node write instead of racing it for the node's resourceVersion.
+ */
+function afterSweep(actions: Action[], sweep: readonly Action[]): Action[] {
+  const units = new Map<string, MaintenanceRef>();
+  for (const a of sweep) if ((a.kind === 'uncordonNode' || a.kind === 'patchNodeAnnotations' || a.kind === 'setNodeTaints') && a.maintenance) units.set(a.node.name, a.maintenance);
+  if (units.size === 0) return actions;
+  return actions.map((a) => {
+    const unit = a.kind === 'patchNodeConditions' && a.maintenance === undefined ? units.get(a.node.name) : undefined;
+    return unit ? { ...a, maintenance: unit } : a;
+  });
 }
 
 /**
@@ -239,7 +273,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const deleting = base.maintenances.filter((nm) => nm.metadata.deletionTimestamp !== undefined);
       const reservations = deleting.some((nm) => recordedReservation(nm) !== undefined);
       const needsSlurm = reservations || deleting.some((nm) => recordedSlurmNodes(nm).length > 0);
-      return { medik8s, slurm: await readSlurmFor(opts, base, needsSlurm, reservations) };
+      return { medik8s, slurm: await readSlurmFor(opts, base, needsSlurm, reservations), orphans: await readOrphans(opts, base) };
     },
     plan: ({ base, loaded, reads, now }) => {
       const slurm = reads.slurm.context;
@@ -247,8 +281,10 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       // Requests that bypassed validation and are being deleted: released by the cordon record, never left hanging.
       const malformed = planMalformedReleases(base.malformed, base.nodeList);
       const released = plan.released + malformed.released;
+      // Cordons and out-of-service taints whose request is gone (a finalizer removed by hand, a crash): undone by kmaint's record.
+      const sweep = planOrphanSweep(base.nodes, reads.orphans);
       return {
-        actions: withNodeConditions([...plan.actions, ...malformed.actions], base, loaded, now),
+        actions: afterSweep(withNodeConditions([...plan.actions, ...malformed.actions, ...sweep], base, loaded, now), sweep),
         state: released > 0 || plan.slurm.length > 0 ? 'in-flight' : plan.held.length > 0 ? 'blocked' : 'idle',
         released,
         collected: plan.collected,

@@ -105,6 +105,31 @@ describe('kmaint passes on the simulated server', () => {
     expect(at((await call(server, 'GET', `/api/v1/nodes/${worker}`)).body, 'spec.unschedulable')).toBeUndefined();
   });
 
+  it('a cordon whose request was removed without its cleanup (finalizer stripped by hand) is lifted by cleanup through the node record', async () => {
+    await call(server, 'POST', NM, aNodeMaintenance('stripped', { requestorID: 'some.one.acme.com', nodeName: worker, cordon: true, drainSpec: { force: true, podSelector: 'none=none', timeoutSeconds: 0 } }, 'team'));
+    await untilPhase('stripped', 'Ready');
+    const cordoned = (await call(server, 'GET', `/api/v1/nodes/${worker}`)).body;
+    expect(at(cordoned, 'spec.unschedulable')).toBe(true);
+    expect(at(cordoned, 'metadata.annotations')).toMatchObject({ 'kmaint.io/cordoned-by': 'kmaint/team/stripped' });
+    // An administrator forces the object out: no finalizer, so no cleanup of it runs.
+    await call(server, 'PATCH', `${NM}/stripped`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+    await call(server, 'DELETE', `${NM}/stripped`);
+    expect(await getNM('stripped')).toBeUndefined();
+    const mark = server.mark();
+    const cleanup = await runPass('cleanup', { client, namespace: 'kmaint', now: () => new Date() });
+    // kmaint's node conditions for the request go too, after the uncordon (the sweep's unit), not racing it.
+    expect(cleanup.actions).toEqual({ uncordonNode: 1, patchNodeConditions: 1 });
+    expect(cleanup.conflicts).toBe(0);
+    const node = (await call(server, 'GET', `/api/v1/nodes/${worker}`)).body;
+    expect(at(node, 'spec.unschedulable')).toBeUndefined();
+    const annotations = (node['metadata'] as { annotations?: Record<string, string> }).annotations ?? {};
+    expect(Object.keys(annotations).filter((k) => k.startsWith('kmaint.io/cordon'))).toEqual([]);
+    // The orphan was confirmed by one LIST of the requests after the base snapshot's own.
+    expect(server.requests({ since: mark, user: 'kmaint' }).filter((e) => e.verb === 'list' && e.resource === 'nodemaintenances').length).toBe(2);
+    const again = await runPass('cleanup', { client, namespace: 'kmaint', now: () => new Date() });
+    expect(again.actions).toEqual({});
+  });
+
   it('a second pass over an unchanged cluster writes nothing', async () => {
     await passes();
     const mark = server.mark();

@@ -1,0 +1,94 @@
+// The sweep of node-side state whose request is gone: a cordon or an out-of-service taint that kmaint's own record on
+// the Node (`kmaint.io/cordoned-by`, `kmaint.io/out-of-service-by`) says a request made, when no such request exists
+// any more (its finalizer was removed by hand, it was deleted while kmaint was not running, a crash between writes).
+// Kubernetes' garbage collector is the model: the dependent goes when its owner is gone. Only kmaint's own records
+// lead here — requestors cannot write Nodes — and a node whose record names a live request is never touched.
+import type { V1Node } from '@kubernetes/client-node';
+import {
+  ANNOTATION_CORDON_REASON,
+  ANNOTATION_CORDONED_BY,
+  ANNOTATION_OUT_OF_SERVICE_BY,
+  MEDIK8S_HOLDER_PREFIX,
+  SLINKY_NODE_CORDON_REASON,
+  TAINT_OUT_OF_SERVICE,
+  rfc3339Seconds,
+} from '../api/index.ts';
+import type { Action, MaintenanceRef, NodeTaint } from '../api/index.ts';
+import { slinkyCordonReason } from '../slurm/index.ts';
+
+/** The request a `kmaint/<namespace>/<name>` record names; undefined for anything else (another tool's value). */
+export function recordOwner(record: string | undefined): MaintenanceRef | undefined {
+  if (record === undefined || !record.startsWith(MEDIK8S_HOLDER_PREFIX)) return undefined;
+  const rest = record.slice(MEDIK8S_HOLDER_PREFIX.length);
+  const slash = rest.indexOf('/');
+  if (slash <= 0 || slash === rest.length - 1) return undefined;
+  // No resourceVersion: the request is only named, never written, through this ref.
+  return { namespace: rest.slice(0, slash), name: rest.slice(slash + 1), resourceVersion: '' };
+}
+
+const keyOf = (ref: MaintenanceRef): string => `${ref.namespace}/${ref.name}`;
+
+/** An orphan found on one node: the record key and the request it names. */
+export interface NodeOrphan {
+  node: string;
+  record: typeof ANNOTATION_CORDONED_BY | typeof ANNOTATION_OUT_OF_SERVICE_BY;
+  owner: MaintenanceRef;
+}
+
+/**
+ * Pure: the nodes whose kmaint records name a request not in `live` (every request the pass read, malformed ones and
+ * those being deleted included: cleanup releases those itself). In node-name order.
+ */
+export function findNodeOrphans(nodes: readonly V1Node[], live: ReadonlySet<string>): NodeOrphan[] {
+  const found: NodeOrphan[] = [];
+  const sorted = [...nodes].sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
+  for (const node of sorted) {
+    for (const record of [ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY] as const) {
+      const owner = recordOwner(node.metadata?.annotations?.[record]);
+      if (owner !== undefined && !live.has(keyOf(owner))) found.push({ node: node.metadata?.name ?? '', record, owner });
+    }
+  }
+  return found;
+}
+
+/** The node's taints without the out-of-service one, as written back (another party's are kept, in their order). */
+function taintsWithoutOutOfService(node: V1Node): NodeTaint[] {
+  return (node.spec?.taints ?? [])
+    .filter((t) => t.key !== TAINT_OUT_OF_SERVICE)
+    .map((t) => ({ key: t.key, effect: t.effect, ...(t.value !== undefined ? { value: t.value } : {}), ...(t.timeAdded !== undefined ? { timeAdded: rfc3339Seconds(new Date(t.timeAdded)) } : {}) }));
+}
+
+/**
+ * Pure: the writes that undo `orphans` — confirmed gone by a read made after the nodes were read (the caller's job, so
+ * a request created between two LISTs is never taken for gone). A cordon is lifted only while kmaint's record still
+ * names that request, in the patch that drops the record (with the Slinky cordon reason when it names the request too);
+ * on a node someone uncordoned since, only the record goes. The out-of-service taint goes with its record.
+ */
+export function planOrphanSweep(nodes: ReadonlyMap<string, V1Node>, orphans: readonly NodeOrphan[]): Action[] {
+  const actions: Action[] = [];
+  for (const orphan of orphans) {
+    const node = nodes.get(orphan.node);
+    if (node === undefined) continue;
+    const nodeRef = { name: orphan.node, resourceVersion: node.metadata?.resourceVersion ?? '' };
+    const owner = keyOf(orphan.owner);
+    if (orphan.record === ANNOTATION_CORDONED_BY) {
+      const drop: Record<string, null> = { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null };
+      if (node.metadata?.annotations?.[SLINKY_NODE_CORDON_REASON] === slinkyCordonReason(orphan.owner)) drop[SLINKY_NODE_CORDON_REASON] = null;
+      actions.push(
+        node.spec?.unschedulable === true
+          ? { kind: 'uncordonNode', node: nodeRef, maintenance: orphan.owner, annotations: drop, reason: `orphaned cordon: kmaint cordoned the node for ${owner}, which no longer exists` }
+          : { kind: 'patchNodeAnnotations', node: nodeRef, annotations: drop, maintenance: orphan.owner, reason: `orphaned cordon record: ${owner} no longer exists` },
+      );
+    } else {
+      actions.push({
+        kind: 'setNodeTaints',
+        node: nodeRef,
+        taints: taintsWithoutOutOfService(node),
+        annotations: { [ANNOTATION_OUT_OF_SERVICE_BY]: null },
+        maintenance: orphan.owner,
+        reason: `orphaned out-of-service taint: kmaint added it for ${owner}, which no longer exists`,
+      });
+    }
+  }
+  return actions;
+}
