@@ -268,6 +268,21 @@ describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
     await admin().core.deleteCollectionNamespacedPod({ namespace: ns });
   });
 
+  it('lifts its cordon when the request was removed without its cleanup (finalizer stripped by hand): cleanup finds it by the node record', async () => {
+    const node = workers[0] as string;
+    await createNM(ns, 'stripped', { requestorID: 'ops.example.com', nodeName: node });
+    await untilPhase(ns, 'stripped', 'Ready');
+    expect(await isUnschedulable(node)).toBe(true);
+    await patchNM(ns, 'stripped', { metadata: { finalizers: null } });
+    await deleteNM(ns, 'stripped');
+    expect(await getNM(ns, 'stripped')).toBeUndefined();
+    const swept = await pass('cleanup');
+    expect([swept.actions['uncordonNode'], swept.conflicts]).toEqual([1, 0]);
+    expect(await isUnschedulable(node)).toBe(false);
+    const after = await admin().core.readNode({ name: node });
+    expect(Object.keys(after.metadata?.annotations ?? {}).filter((k) => k.startsWith('kmaint.io/cordon'))).toEqual([]);
+  });
+
   it('holds the node while additionalRequestors is not empty', async () => {
     const node = workers[0] as string;
     await createNM(ns, 'shared', { requestorID: 'a.example.com', nodeName: node, additionalRequestors: ['b.example.com'] });
