@@ -159,15 +159,28 @@ async function readOrphans(opts: PassOptions, base: BaseSnapshot): Promise<NodeO
 
 /**
  * The node-condition removals of nodes the sweep writes join the sweep's unit (they have no request of their own to
- * follow), so they come after its node write instead of racing it for the node's resourceVersion.
+ * follow) and go first in it: after the uncordon the control plane's taint controller writes the node at once (the
+ * unschedulable taint), so a status patch following it would meet a 409 nearly every time.
  */
+type SweepWrite = Extract<Action, { kind: 'uncordonNode' | 'patchNodeAnnotations' | 'setNodeTaints' }>;
+const isSweepWrite = (a: Action): a is SweepWrite => a.kind === 'uncordonNode' || a.kind === 'patchNodeAnnotations' || a.kind === 'setNodeTaints';
+
 function afterSweep(actions: Action[], sweep: readonly Action[]): Action[] {
-  const units = new Map<string, MaintenanceRef>();
-  for (const a of sweep) if ((a.kind === 'uncordonNode' || a.kind === 'patchNodeAnnotations' || a.kind === 'setNodeTaints') && a.maintenance) units.set(a.node.name, a.maintenance);
-  if (units.size === 0) return actions;
-  return actions.map((a) => {
-    const unit = a.kind === 'patchNodeConditions' && a.maintenance === undefined ? units.get(a.node.name) : undefined;
-    return unit ? { ...a, maintenance: unit } : a;
+  const unitOf = new Map<string, MaintenanceRef>();
+  for (const a of sweep) if (isSweepWrite(a) && a.maintenance) unitOf.set(a.node.name, a.maintenance);
+  if (unitOf.size === 0) return actions;
+  const conditionsFirst = new Map<string, Action>();
+  const others = actions.filter((a) => {
+    if (a.kind !== 'patchNodeConditions' || a.maintenance !== undefined) return true;
+    const unit = unitOf.get(a.node.name);
+    if (unit) conditionsFirst.set(a.node.name, { ...a, maintenance: unit });
+    return unit === undefined;
+  });
+  return others.flatMap((a) => {
+    const conditions = isSweepWrite(a) && sweep.includes(a) ? conditionsFirst.get(a.node.name) : undefined;
+    if (conditions === undefined || !isSweepWrite(a)) return [a];
+    conditionsFirst.delete(a.node.name);
+    return [conditions, a];
   });
 }
 
