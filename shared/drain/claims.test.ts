@@ -3,7 +3,7 @@
 import type { ResourceV1ResourceClaim, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DRA_RESOURCE_NAMES, type DrainSpec } from '#api';
-import { deviceResourceNames, devicesHeldBy, indexClaims, unmatchedDraMessage, type DraView } from './claims.ts';
+import { deviceResourceNames, devicesHeldBy, indexClaims, unmatchedDraMessage, unreadableClaimsMessage, type DraView } from './claims.ts';
 import { podKey } from './pod-facts.ts';
 import { selectPodsForDrain } from './select-pods.ts';
 import { aClaim, aPod } from './test-builders.ts';
@@ -206,6 +206,31 @@ describe('devicesHeldBy', () => {
       status: { allocation: { devices: { results: [{ request: 'gpu/small', driver: 'gpu.nvidia.com', pool: 'worker-01', device: 'gpu-0' }] } }, reservedFor: [{ resource: 'pods', name: 'p', uid: 'uid-p' }] },
     };
     expect(devicesHeldBy(pod, indexClaims([claim])).map((d) => d.deviceClassName)).toEqual(['small-gpus']);
+  });
+
+  it('reads a resource.k8s.io/v1beta1 claim (Kubernetes 1.32, 1.33): the class sits on the request, not under exactly', () => {
+    const pod = aPod({ name: 'p', claims: [{ name: 'gpu', claim: 'c' }] });
+    // As the API server serves it at v1beta1: the v1 client type has no request-level deviceClassName.
+    const claim = {
+      apiVersion: 'resource.k8s.io/v1beta1',
+      kind: 'ResourceClaim',
+      metadata: { name: 'c', namespace: 'default' },
+      spec: { devices: { requests: [{ name: 'gpu', deviceClassName: 'big-gpus', allocationMode: 'ExactCount', count: 1 }] } },
+      status: { allocation: { devices: { results: [{ request: 'gpu', driver: 'gpu.example.com', pool: 'worker-01', device: 'gpu-0' }] } }, reservedFor: [{ resource: 'pods', name: 'p', uid: 'uid-p' }] },
+    } as unknown as ResourceV1ResourceClaim;
+    expect(devicesHeldBy(pod, indexClaims([claim]))).toEqual([{ claim: 'default/c', driver: 'gpu.example.com', pool: 'worker-01', device: 'gpu-0', deviceClassName: 'big-gpus' }]);
+    // So a filter on the class matches the pod, as it does at v1.
+    const selection = selectPodsForDrain([pod], { force: true, podEvictionFilters: [{ byResourceNameRegex: '^big-gpus$' }] }, { dra: { claims: indexClaims([claim]), resourceNames: new Map() } });
+    expect(selection.evict.map(podKey)).toEqual(['default/p']);
+  });
+});
+
+describe('unreadableClaimsMessage', () => {
+  it('names the problem and the first three pods that reference claims, sorted, and counts the rest', () => {
+    const pods = ['d', 'a', 'c', 'b'].map((name) => aPod({ name, claims: [{ name: 'gpu', claim: `${name}-gpu` }] })).concat(aPod({ name: 'plain' }));
+    expect(unreadableClaimsMessage('HTTP 403: forbidden', pods)).toBe(
+      'waiting to drain: cannot read DRA ResourceClaims (HTTP 403: forbidden), and podEvictionFilters must see the DRA devices of default/a, default/b, default/c and 1 more; nothing is evicted until they can be read',
+    );
   });
 });
 

@@ -1,5 +1,5 @@
-// DRA (resource.k8s.io/v1): the devices a pod holds through its ResourceClaims, and the names podEvictionFilters
-// match them by. Pure: the claims come from the pass's one LIST of ResourceClaims.
+// DRA (resource.k8s.io v1, v1beta2 or v1beta1, the newest served): the devices a pod holds through its
+// ResourceClaims, and the names podEvictionFilters match them by. Pure: the claims come from the pass's one LIST.
 import type { ResourceV1ResourceClaim, V1Pod } from '@kubernetes/client-node';
 
 /** The pass's ResourceClaims by "namespace/name". */
@@ -10,6 +10,8 @@ export interface DraView {
   readonly claims: ClaimIndex;
   /** Driver -> resource names (MaintenanceOperatorConfig spec.draResourceNames, or its default). */
   readonly resourceNames: ReadonlyMap<string, readonly string[]>;
+  /** Set when the pass could not read the ResourceClaims (why): `claims` is then empty, not the cluster's. */
+  readonly unreadable?: string;
 }
 
 /** One device a pod holds: `<driver>/<pool>/<device>`, the claim it came through and the class it was asked for by. */
@@ -38,11 +40,14 @@ function podClaimNames(pod: V1Pod): string[] {
   return names;
 }
 
+/** A request as any served version writes it: v1beta1 (Kubernetes 1.32, 1.33) has no `exactly`, its class sits on the request. */
+type AnyVersionDeviceRequest = NonNullable<NonNullable<ResourceV1ResourceClaim['spec']['devices']>['requests']>[number] & { deviceClassName?: string };
+
 /** The device class a result was allocated for: `request` is "<request>" or "<request>/<subrequest>" (firstAvailable). */
 function deviceClassOf(claim: ResourceV1ResourceClaim, request: string): string | undefined {
   const [main, sub] = request.split('/');
-  const spec = claim.spec.devices?.requests?.find((r) => r.name === main);
-  if (sub === undefined) return spec?.exactly?.deviceClassName;
+  const spec: AnyVersionDeviceRequest | undefined = claim.spec?.devices?.requests?.find((r) => r.name === main);
+  if (sub === undefined) return spec?.exactly?.deviceClassName ?? spec?.deviceClassName;
   return spec?.firstAvailable?.find((s) => s.name === sub)?.deviceClassName;
 }
 
@@ -104,4 +109,19 @@ export function unmatchedDraMessage(holders: ReadonlyArray<{ pod: V1Pod; devices
   const more = holders.length > 3 ? ` and ${holders.length - 3} more` : '';
   const count = holders.length === 1 ? '1 pod holds' : `${holders.length} pods hold`;
   return `podEvictionFilters match no pod on the node, yet ${count} DRA devices the filters do not match, left running: ${shown.join(', ')}${more}`;
+}
+
+/** Whether `pod` asks for DRA devices through spec.resourceClaims, whatever the claims themselves say. */
+export function referencesClaims(pod: V1Pod): boolean {
+  return (pod.spec?.resourceClaims ?? []).length > 0;
+}
+
+/**
+ * Why a drain whose podEvictionFilters must see DRA devices holds while the pass cannot read the ResourceClaims:
+ * the problem and the first pods that reference claims. Nothing is evicted on a guess; other drains go on.
+ */
+export function unreadableClaimsMessage(problem: string, pods: readonly V1Pod[]): string {
+  const keys = pods.filter(referencesClaims).map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`).sort();
+  const shown = keys.length <= 3 ? keys.join(', ') : `${keys.slice(0, 3).join(', ')} and ${keys.length - 3} more`;
+  return `waiting to drain: cannot read DRA ResourceClaims (${problem}), and podEvictionFilters must see the DRA devices of ${shown}; nothing is evicted until they can be read`;
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { DrainSpec } from '#api';
-import { parseLabelSelector, type LabelSelector } from '#selectors';
 import { podKey } from './pod-facts.ts';
 import { selectPodsForDrain, type DrainSelection, type DrainSelectionOptions } from './select-pods.ts';
 import { aPod } from './test-builders.ts';
@@ -36,11 +35,6 @@ function expectedFor(pod: V1Pod, outcome: Outcome, problems: string[] = []) {
   };
 }
 
-function selector(text: string): LabelSelector {
-  const parsed = parseLabelSelector(text);
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.selector;
-}
 
 /** The example drainSpec of the upstream README (seed). */
 const README_SPEC: DrainSpec = {
@@ -53,6 +47,15 @@ const README_SPEC: DrainSpec = {
 
 const NO_CONTROLLER = (key: string) => `cannot delete pod with no controller: ${key} (use force)`;
 const EMPTY_DIR = (key: string) => `cannot delete pod with local storage (emptyDir): ${key} (use deleteEmptyDir)`;
+/** As the passes see their own pods by default: namespace kmaint, ServiceAccount kmaint. */
+const OWN: DrainSelectionOptions = { ownPods: { namespace: 'kmaint', serviceAccounts: ['kmaint'] } };
+function withServiceAccount(pod: V1Pod, serviceAccountName: string): V1Pod {
+  return { ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], serviceAccountName } };
+}
+/** A pod of kmaint's CronJobs: namespace kmaint, ServiceAccount kmaint, the chart's label. */
+function ownPod(options: Parameters<typeof aPod>[0]): V1Pod {
+  return withServiceAccount(aPod({ namespace: 'kmaint', labels: { 'app.kubernetes.io/name': 'kmaint' }, ...options }), 'kmaint');
+}
 const OPERATOR_LABELS = { 'app.kubernetes.io/component': 'maintenance-operator-controller-manager' };
 
 interface Row {
@@ -69,22 +72,32 @@ const rows: Row[] = [
   { rule: 'a running mirror pod is skipped', pod: aPod({ name: 'etcd', owner: 'Node', mirror: true }), outcome: 'skip' },
   { rule: 'a finished mirror pod is skipped too (the kubelet would recreate it)', pod: aPod({ name: 'etcd', owner: 'Node', mirror: true, phase: 'Succeeded' }), outcome: 'skip' },
   { rule: 'a mirror pod is skipped before the no-controller refusal', pod: aPod({ name: 'static', owner: 'none', mirror: true }), outcome: 'skip' },
-  // 2. own pods
-  { rule: "kmaint's own pod is skipped", pod: aPod({ name: 'kmaint-drainer', labels: { 'app.kubernetes.io/name': 'kmaint' } }), outcome: 'skip' },
-  { rule: "kmaint's finished own pod is skipped", pod: aPod({ name: 'kmaint-run-1', owner: 'Job', labels: { 'app.kubernetes.io/name': 'kmaint' }, phase: 'Succeeded' }), outcome: 'skip' },
-  { rule: "kmaint's own bare pod is skipped, not refused", pod: aPod({ name: 'kmaint-debug', owner: 'none', labels: { 'app.kubernetes.io/name': 'kmaint' } }), outcome: 'skip' },
+  // 2. own pods: by namespace and ServiceAccount, which only kmaint's installer sets; never by a label
+  { rule: "kmaint's own pod (its namespace, its ServiceAccount) is skipped", pod: ownPod({ name: 'kmaint-drainer' }), options: OWN, outcome: 'skip' },
+  { rule: "kmaint's finished own pod is skipped", pod: ownPod({ name: 'kmaint-run-1', owner: 'Job', phase: 'Succeeded' }), options: OWN, outcome: 'skip' },
+  { rule: "kmaint's own bare pod is skipped, not refused", pod: ownPod({ name: 'kmaint-debug', owner: 'none' }), options: OWN, outcome: 'skip' },
   {
-    rule: 'a custom ownPodSelector replaces the default',
-    pod: aPod({ name: 'kmaint-drainer', labels: { 'app.kubernetes.io/name': 'kmaint' } }),
-    options: { ownPodSelector: selector('team=platform') },
+    // Was skipped (any pod labelled app.kubernetes.io/name=kmaint, in any namespace): a tenant could escape every drain.
+    rule: "a tenant's pod labelled app.kubernetes.io/name=kmaint, in its own namespace, is evicted",
+    pod: aPod({ name: 'looks-like-kmaint', namespace: 'team-a', labels: { 'app.kubernetes.io/name': 'kmaint' } }),
+    options: OWN,
     outcome: 'evict',
   },
   {
-    rule: 'a custom ownPodSelector skips its pods',
-    pod: aPod({ name: 'agent', labels: { team: 'platform' } }),
-    options: { ownPodSelector: selector('team=platform') },
-    outcome: 'skip',
+    rule: "the same label and kmaint's ServiceAccount name, in another namespace, is evicted",
+    pod: withServiceAccount(aPod({ name: 'looks-like-kmaint', namespace: 'team-a', labels: { 'app.kubernetes.io/name': 'kmaint' } }), 'kmaint'),
+    options: OWN,
+    outcome: 'evict',
   },
+  { rule: "another pod in kmaint's namespace, under another ServiceAccount, is evicted", pod: withServiceAccount(aPod({ name: 'debug', namespace: 'kmaint' }), 'debugger'), options: OWN, outcome: 'evict' },
+  { rule: "a pod in kmaint's namespace without a ServiceAccount runs as default: evicted", pod: aPod({ name: 'debug', namespace: 'kmaint' }), options: OWN, outcome: 'evict' },
+  {
+    rule: 'a ServiceAccount named by the install (KMAINT_SERVICE_ACCOUNT) is the one that counts',
+    pod: ownPod({ name: 'kmaint-drainer' }),
+    options: { ownPods: { namespace: 'kmaint', serviceAccounts: ['maint-kmaint'] } },
+    outcome: 'evict',
+  },
+  { rule: 'without ownPods (kmaint outside the cluster) no pod is its own', pod: ownPod({ name: 'kmaint-drainer' }), outcome: 'evict' },
   { rule: "the upstream operator's pod is skipped (its implicit selector)", pod: aPod({ name: 'maintenance-operator', labels: OPERATOR_LABELS }), outcome: 'skip' },
   {
     rule: "the upstream operator's pod is skipped whatever the podSelector says",
@@ -241,12 +254,12 @@ describe('selectPodsForDrain on a whole node', () => {
     aPod({ name: 'train-old', namespace: 'ml', requests: ['nvidia.com/gpu'], terminating: true }),
     aPod({ name: 'gpu-feature-discovery', namespace: 'gpu-operator', owner: 'DaemonSet', requests: ['cpu'] }),
     aPod({ name: 'kube-apiserver-worker-01', namespace: 'kube-system', owner: 'Node', mirror: true }),
-    aPod({ name: 'kmaint-drainer-1', namespace: 'kmaint', owner: 'Job', labels: { 'app.kubernetes.io/name': 'kmaint' } }),
+    ownPod({ name: 'kmaint-drainer-1', owner: 'Job' }),
     aPod({ name: 'report-7', namespace: 'shop', owner: 'Job', phase: 'Failed' }),
   ];
 
   it('the README drainSpec removes only GPU and RDMA pods', () => {
-    expect(summary(selectPodsForDrain(node, README_SPEC))).toEqual({
+    expect(summary(selectPodsForDrain(node, README_SPEC, OWN))).toEqual({
       evict: ['ml/nccl-test', 'ml/train'],
       deleteFinished: ['ml/eval-1'],
       refused: [],
@@ -258,7 +271,7 @@ describe('selectPodsForDrain on a whole node', () => {
   });
 
   it('an empty drainSpec removes everything kubectl drain --ignore-daemonsets would, refusing the rest', () => {
-    expect(summary(selectPodsForDrain(node, {}))).toEqual({
+    expect(summary(selectPodsForDrain(node, {}, OWN))).toEqual({
       evict: ['shop/web-2'],
       deleteFinished: ['ml/eval-1', 'shop/report-7'],
       refused: [

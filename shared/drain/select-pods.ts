@@ -1,7 +1,7 @@
 // Which pods on one node a drain removes, and how: kubectl drain's decisions (as the upstream operator configures
 // it: eviction, all DaemonSets ignored, force/deleteEmptyDir/selector/filters from the spec) as a pure function.
 import type { V1Pod } from '@kubernetes/client-node';
-import { OWN_POD_LABEL_KEY, OWN_POD_LABEL_VALUE, UPSTREAM_OWN_POD_SELECTOR, type DrainSpec } from '#api';
+import { UPSTREAM_OWN_POD_SELECTOR, type DrainSpec } from '#api';
 import { and, matchesLabels, parseLabelSelector, type LabelSelector, type LabelSelectorResult } from '#selectors';
 import { devicesHeldBy, type DraView, type HeldDevice } from './claims.ts';
 import { compileEvictionFilters, passesEvictionFilters, type CompiledEvictionFilters } from './eviction-filters.ts';
@@ -34,12 +34,23 @@ export interface DrainSelection {
   draUnmatched?: Array<{ pod: V1Pod; devices: HeldDevice[] }>;
 }
 
+/**
+ * Where kmaint's own pods run and as whom: its namespace and its ServiceAccounts. Only someone who may create pods in
+ * kmaint's namespace can make a pod match, unlike a label (app.kubernetes.io/name=kmaint), which any tenant can set on
+ * its own pods to escape every drain.
+ */
+export interface OwnPods {
+  readonly namespace: string;
+  /** spec.serviceAccountName of kmaint's pods; a pod without one runs as "default". */
+  readonly serviceAccounts: readonly string[];
+}
+
 export interface DrainSelectionOptions {
   /**
    * kmaint's own pods, never drained (a drain must not evict the process running it).
-   * @default app.kubernetes.io/name=kmaint
+   * @default none: kmaint runs outside the cluster (Lambda, by hand), so no pod is its own
    */
-  ownPodSelector?: LabelSelector;
+  ownPods?: OwnPods;
   /**
    * The pass's ResourceClaims and the driver-to-resource-name table: with it, a filter also matches a pod by the DRA
    * devices it holds (claims.ts).
@@ -48,16 +59,17 @@ export interface DrainSelectionOptions {
   dra?: DraView;
 }
 
-/** kmaint's own pods, by the label its manifests put on them. */
-export const DEFAULT_OWN_POD_SELECTOR: LabelSelector = {
-  requirements: [{ key: OWN_POD_LABEL_KEY, operator: '=', values: [OWN_POD_LABEL_VALUE] }],
-};
+/** Whether `pod` is one of kmaint's own: in its namespace, run as one of its ServiceAccounts. */
+export function isOwnPod(pod: V1Pod, own: OwnPods | undefined): boolean {
+  if (own === undefined || pod.metadata?.namespace !== own.namespace) return false;
+  return own.serviceAccounts.includes(pod.spec?.serviceAccountName ?? 'default');
+}
 
 type Verdict = { kind: 'skip' } | { kind: 'delete' } | { kind: 'refuse'; message: string } | { kind: 'terminating' } | { kind: 'evict' };
 
 interface RuleInput {
   readonly spec: DrainSpec;
-  readonly ownPodSelector: LabelSelector;
+  readonly ownPods: OwnPods | undefined;
   /** drainSpec.podSelector ANDed behind the upstream operator's implicit exclusion of its own pods. */
   readonly podSelector: LabelSelector;
   readonly filters: CompiledEvictionFilters;
@@ -73,7 +85,7 @@ const DRAIN_RULES: readonly DrainRule[] = [
   // The kubelet recreates a mirror pod from its static manifest at once; kubectl skips them in every phase.
   (pod) => (isMirrorPod(pod) ? SKIP : undefined),
   // A drain must never evict the process running it, even a finished one (our CronJob history).
-  (pod, { ownPodSelector }) => (matchesLabels(ownPodSelector, pod.metadata?.labels) ? SKIP : undefined),
+  (pod, { ownPods }) => (isOwnPod(pod, ownPods) ? SKIP : undefined),
   // kubectl applies the selector to its pod LIST, before every other rule (an unreadable one never gets here).
   (pod, { podSelector }) => (matchesLabels(podSelector, pod.metadata?.labels) ? undefined : SKIP),
   // Only pods using the filtered resources are in scope; checked before the refusals so that a pod the drain
@@ -133,7 +145,7 @@ export function selectPodsForDrain(pods: readonly V1Pod[], spec: DrainSpec, opti
     const problem = `drainSpec.podSelector: ${podSelector.error}`;
     return { ...selection, skipped: pods.length, problems: [problem, ...filters.problems], podSelectorProblem: problem };
   }
-  const input: RuleInput = { spec, ownPodSelector: options.ownPodSelector ?? DEFAULT_OWN_POD_SELECTOR, podSelector: podSelector.selector, filters, dra: options.dra };
+  const input: RuleInput = { spec, ownPods: options.ownPods, podSelector: podSelector.selector, filters, dra: options.dra };
   const draUnmatched = unmatchedDraHolders(pods, filters, options.dra);
   if (draUnmatched.length > 0) selection.draUnmatched = draUnmatched;
   for (const pod of [...pods].sort(comparePodKeys)) {

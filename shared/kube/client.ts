@@ -7,7 +7,7 @@ import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMain
 import { HttpFailureError, KubeRequestError } from './errors.ts';
 import { eventBody, type EventRequest } from './event-body.ts';
 import { HttpTransport, failureOf } from './http-transport.ts';
-import { collectionPath, CRDS, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIMS, SECRETS, type ApiResource, type KubeTransport, type ObjectTarget, type WriteAnswer } from './transport.ts';
+import { collectionPath, CRDS, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIM_VERSIONS, RESOURCE_CLAIMS, SECRETS, type ApiResource, type KubeTransport, type ObjectTarget, type WriteAnswer } from './transport.ts';
 import type { ListedVersion, WatchOutcome } from './watch-change.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
 import { abortableSleep, type Sleep } from './sleep.ts';
@@ -57,6 +57,8 @@ export class KubeClient {
   /** Where each LIST was read, by path and selectors: what `watchForChange` watches from. */
   private readonly listVersions = new Map<string, ListedVersion>();
   private listSeq = 0;
+  /** The resource.k8s.io version ResourceClaims were last listed at (listResourceClaims). */
+  private claimVersion: string | undefined;
 
   /** Over HTTP to the cluster `source` names, or over another transport (what-if's in-process one). */
   constructor(source: KubeConfig | KubeTransport, opts: KubeClientOptions = {}) {
@@ -178,9 +180,25 @@ export class KubeClient {
     return this.list(PDBS, 'listing poddisruptionbudgets');
   }
 
-  /** Every DRA ResourceClaim (resource.k8s.io/v1) of every namespace, all pages: one LIST. */
-  listResourceClaims(): Promise<ResourceV1ResourceClaim[]> {
-    return this.list(RESOURCE_CLAIMS, 'listing resourceclaims');
+  /**
+   * Every DRA ResourceClaim of every namespace, all pages, from the newest resource.k8s.io version the API server
+   * serves (RESOURCE_CLAIM_VERSIONS): a version it does not serve answers 404, and the next one is asked. The version
+   * found is kept for this client's later LISTs. v1beta1 claims carry `deviceClassName` on the request itself, not
+   * under `exactly` (drain/claims.ts reads both). No version served: DRA is off, so no claim exists ([]).
+   */
+  async listResourceClaims(): Promise<ResourceV1ResourceClaim[]> {
+    const known = this.claimVersion;
+    const versions = known !== undefined ? [known, ...RESOURCE_CLAIM_VERSIONS.filter((v) => v !== known)] : RESOURCE_CLAIM_VERSIONS;
+    for (const version of versions) {
+      try {
+        const items = await this.list<ResourceV1ResourceClaim>({ ...RESOURCE_CLAIMS, version }, `listing resourceclaims (resource.k8s.io/${version})`);
+        this.claimVersion = version;
+        return items;
+      } catch (err) {
+        if (!(err instanceof KubeRequestError) || err.status !== 404) throw err;
+      }
+    }
+    return [];
   }
 
   listMaintenances(): Promise<NodeMaintenance[]> {

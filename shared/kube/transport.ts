@@ -87,6 +87,11 @@ export const LEASES: ApiResource = { group: 'coordination.k8s.io', version: 'v1'
 export const CRDS: ApiResource = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', namespaced: false };
 /** DRA claims (GA in Kubernetes 1.34); listed through the custom-objects path like any non-core group. */
 export const RESOURCE_CLAIMS: ApiResource = { group: 'resource.k8s.io', version: 'v1', plural: 'resourceclaims', namespaced: true };
+/**
+ * The versions of RESOURCE_CLAIMS, newest first: v1 (served from 1.34), v1beta2 (1.33, 1.34), v1beta1 (1.32, 1.33).
+ * kmaint supports Kubernetes >= 1.32, so it reads the newest one the API server serves.
+ */
+export const RESOURCE_CLAIM_VERSIONS: readonly string[] = ['v1', 'v1beta2', 'v1beta1'];
 
 /** The API path of a collection, across all namespaces or in one ("/api/v1/pods", "/apis/policy/v1/…"). */
 export function collectionPath(r: ApiResource, namespace?: string): string {

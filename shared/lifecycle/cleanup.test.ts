@@ -96,10 +96,30 @@ const deletionRows: Row[] = PHASES.flatMap((phase) => [
     expected: plan([release(phase, true)], { released: 1 }),
   },
   {
-    rule: `${phase}: cordoned by a kmaint that kept no node record (no marker, no record on the node) -> node-initial-state rule, uncordon`,
+    // Was "node-initial-state rule, uncordon" (the legacy rule): a requestor could preset the annotation and the
+    // finalizer, or the Cordon step record "false" while holding for another tool's lease, and lift an admin's cordon.
+    rule: `${phase}: node-initial-state "false", no marker and no record on the node (a preset annotation, an upstream or admin cordon) -> it stays cordoned`,
     nodes: [cordoned],
     maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
-    expected: plan([uncordon, release(phase, true)], { released: 1 }),
+    expected: plan([release(phase, true)], { released: 1 }),
+  },
+  {
+    rule: `${phase}: our record names this request but the request says "true" (the requestor's to write) -> the node's record decides, uncordon`,
+    nodes: [cordonedByUs],
+    maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'true' } })],
+    expected: plan([uncordonDroppingRecord, release(phase, true)], { released: 1 }),
+  },
+  {
+    rule: `${phase}: our record names this request and the request carries no node-initial-state -> uncordon`,
+    nodes: [cordonedByUs],
+    maintenances: [nm({ phase, deleting: true })],
+    expected: plan([uncordonDroppingRecord, release(phase, false)], { released: 1 }),
+  },
+  {
+    rule: `${phase}: the record names another request of the same name in another namespace -> it stays cordoned`,
+    nodes: [recorded('kmaint/other/nm-1')],
+    maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([release(phase, true)], { released: 1 }),
   },
   {
     rule: `${phase}: our record on a node someone uncordoned -> no uncordon, the record is dropped`,

@@ -97,15 +97,14 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
         held.push({ key, why: release.why });
         continue;
       }
-      // Undo only what the records say we did: uncordon if the node was schedulable before us and its cordon is still ours
-      // (kmaint.io/cordoned-by names this request); a cordon another tool claimed, or made after someone uncordoned, stays.
+      // Undo only what kmaint's own record says it did: uncordon only while the node's kmaint.io/cordoned-by names this
+      // request (written by kmaint alone, in its cordon's own patch, on a node that was schedulable). The request's
+      // node-initial-state annotation is the requestor's to write (a preset "false" and the finalizer), so it never lifts
+      // a cordon by itself: a cordon another tool or an administrator made, or made after someone uncordoned, stays.
       const nodeRef = { name: nm.spec.nodeName, resourceVersion: node.metadata?.resourceVersion ?? '' };
-      const wasSchedulable = nm.metadata.annotations?.[ANNOTATION_INITIAL_UNSCHEDULABLE] === 'false';
       const ourCordon = cordonedBy(node) === holderFor(nm);
-      // A request cordoned by a kmaint that kept no node record: the node-initial-state rule alone, as before.
-      const legacy = nm.metadata.annotations?.[ANNOTATION_CORDON_RECORDED] === undefined && cordonedBy(node) === undefined;
       const dropRecord = nodeRecordsToDrop(nm, node, ourCordon);
-      if (wasSchedulable && (ourCordon || legacy) && node.spec?.unschedulable === true) {
+      if (ourCordon && node.spec?.unschedulable === true) {
         // The record goes in the uncordon's own patch: a second node write would race the controllers reacting to it.
         actions.push({ kind: 'uncordonNode', node: nodeRef, maintenance: ref, reason: `${key} deleted; node was schedulable before maintenance`, ...(dropRecord ? { annotations: dropRecord } : {}) });
       } else if (dropRecord) {

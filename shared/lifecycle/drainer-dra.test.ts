@@ -56,3 +56,54 @@ describe('drainer with DRA claims', () => {
     expect(write?.kind === 'writeStatus' ? write.status.conditions?.map((c) => [c.reason, c.message]) : undefined).toEqual([['Ready', '']]);
   });
 });
+
+describe('drainer when the pass could not read the ResourceClaims', () => {
+  const PROBLEM = 'listing resourceclaims (resource.k8s.io/v1beta1): HTTP 403: forbidden';
+  const OTHER = 'worker-02';
+  const THIRD = 'worker-03';
+  const draining = (name: string, nodeName: string, drainSpec: DrainSpec) =>
+    aLifecycleMaintenance({ name, nodeName, phase: 'Draining', annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' }, spec: { drainSpec } });
+  const draPodOn = (name: string, nodeName: string): V1Pod => aReadyPod({ name, nodeName, claims: [{ name: 'gpu', generated: `${name}-gpu` }] });
+  const gpuPodOn = (name: string, nodeName: string): V1Pod => aReadyPod({ name, nodeName, requests: ['nvidia.com/gpu-a100'] });
+
+  function unreadable(): DrainerSnapshot {
+    return {
+      nodes: new Map([NODE, OTHER, THIRD].map((n) => [n, aNodeWithUid({ name: n, unschedulable: true })])),
+      maintenances: [
+        // Filters and a pod with claims: the filters cannot see its devices.
+        draining('nm-1', NODE, SEED_GPU_DRAIN),
+        // Filters, no pod with claims: the claims change nothing here.
+        draining('nm-2', OTHER, SEED_GPU_DRAIN),
+        // A pod with claims, no filters: every pod goes whatever its devices.
+        draining('nm-3', THIRD, { force: true }),
+      ],
+      podsByNode: new Map([
+        [NODE, [draPodOn('trainer', NODE), gpuPodOn('gpu-user', NODE)]],
+        [OTHER, [gpuPodOn('gpu-user-2', OTHER), aReadyPod({ name: 'plain-2', nodeName: OTHER })]],
+        [THIRD, [draPodOn('trainer-3', THIRD)]],
+      ]),
+      pdbs: [],
+      dra: { claims: indexClaims([]), resourceNames: new Map(DEFAULT_DRA_RESOURCE_NAMES.map((e) => [e.driver, e.resourceNames])), unreadable: PROBLEM },
+    };
+  }
+
+  it('only the filtered drain of a node whose pods reference claims holds, and says why; every other drain goes on', () => {
+    const snapshot = unreadable();
+    const plan = planDrainer(snapshot, NOW);
+    expect(plan.actions.filter((a) => a.kind === 'evictPod').map((a) => (a.kind === 'evictPod' ? `${a.maintenance.name} ${a.pod.name}` : ''))).toEqual(['nm-2 gpu-user-2', 'nm-3 trainer-3']);
+    const messages = plan.actions.flatMap((a) => (a.kind === 'writeStatus' ? [[a.target.name, readyCondition({ ...snapshot.maintenances[0]!, status: a.status })?.message]] : []));
+    expect(messages).toEqual([
+      ['nm-1', `waiting to drain: cannot read DRA ResourceClaims (${PROBLEM}), and podEvictionFilters must see the DRA devices of default/trainer; nothing is evicted until they can be read`],
+      ['nm-2', 'draining: 1 of 1 pods left'],
+      ['nm-3', 'draining: 1 of 1 pods left'],
+    ]);
+    expect({ inFlight: plan.inFlight, becameReady: plan.becameReady }).toEqual({ inFlight: 3, becameReady: 0 });
+  });
+
+  it('the held drain writes nothing more on the next pass while the claims stay unreadable', () => {
+    const snapshot = unreadable();
+    const applied = afterApplying(snapshot, planDrainer(snapshot, NOW).actions);
+    const held = { ...applied, maintenances: applied.maintenances.filter((nm) => nm.metadata.name === 'nm-1') };
+    expect(planDrainer(held, LATER).actions).toEqual([]);
+  });
+});

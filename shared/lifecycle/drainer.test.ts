@@ -106,6 +106,9 @@ interface Row {
   slurmWrites?: SlurmWrite[];
 }
 
+/** kmaint's own pods as the passes see them by default: namespace kmaint, ServiceAccount kmaint. */
+const OWN_PODS = { namespace: 'kmaint', serviceAccounts: ['kmaint'] };
+
 function snapshotOf(row: Row): DrainerSnapshot {
   const podsByNode = new Map<string, V1Pod[]>();
   for (const pod of row.pods ?? []) {
@@ -113,7 +116,7 @@ function snapshotOf(row: Row): DrainerSnapshot {
     podsByNode.set(node, [...(podsByNode.get(node) ?? []), pod]);
   }
   const nodes = row.nodes ?? [cordonedNode];
-  return { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), maintenances: row.maintenances, podsByNode, pdbs: row.pdbs ?? [], ...(row.slurm ? { slurm: row.slurm } : {}) };
+  return { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), maintenances: row.maintenances, podsByNode, pdbs: row.pdbs ?? [], ownPods: OWN_PODS, ...(row.slurm ? { slurm: row.slurm } : {}) };
 }
 
 const dbPdb = aPdb({ name: 'db-pdb', disruptionsAllowed: 1, desiredHealthy: 1, currentHealthy: 2, expectedPods: 2 });
@@ -323,25 +326,28 @@ const drainRows: Row[] = [
     summary: BECAME_READY,
   },
   {
-    rule: 'drainSpec: evicts only the pods the drain selects (DaemonSet, mirror and operator pods stay)',
+    // kmaint's own pod is known by its namespace and ServiceAccount; a tenant's pod with kmaint's label is drained.
+    rule: "drainSpec: evicts only the pods the drain selects (DaemonSet, mirror, operator and kmaint's own pods stay; kmaint's label alone does not)",
     maintenances: [nm({ phase: 'Draining', annotations: DRAINING_SINCE, spec: { drainSpec: {} } })],
     pods: [
       aPod({ name: 'web-2', owner: 'StatefulSet' }),
       aPod({ name: 'ds-1', owner: 'DaemonSet' }),
       aPod({ name: 'static-1', owner: 'Node', mirror: true }),
-      aPod({ name: 'kmaint-1', owner: 'Job', labels: { 'app.kubernetes.io/name': 'kmaint' } }),
+      { ...aPod({ name: 'kmaint-1', namespace: 'kmaint', owner: 'Job', labels: { 'app.kubernetes.io/name': 'kmaint' } }), spec: { ...aPod({ name: 'kmaint-1' }).spec, containers: [], nodeName: NODE, serviceAccountName: 'kmaint' } },
+      aPod({ name: 'tenant-kmaint', labels: { 'app.kubernetes.io/name': 'kmaint' } }),
       aPod({ name: 'nvidia-op', labels: { 'app.kubernetes.io/component': 'maintenance-operator-controller-manager' } }),
       aPod({ name: 'web-1' }),
     ],
     actions: [
+      evict('tenant-kmaint'),
       evict('web-1'),
       evict('web-2'),
       rewrote(
         {
-          conditions: [ready('Draining', 'draining: 2 of 2 pods left', EARLIER)],
-          drain: { totalPods: 6, evictionPods: 2, drainProgress: 0, waitForEviction: ['default/web-1', 'default/web-2'] },
+          conditions: [ready('Draining', 'draining: 3 of 3 pods left', EARLIER)],
+          drain: { totalPods: 7, evictionPods: 3, drainProgress: 0, waitForEviction: ['default/tenant-kmaint', 'default/web-1', 'default/web-2'] },
         },
-        'draining: 2 of 2 pods left',
+        'draining: 3 of 3 pods left',
       ),
     ],
     summary: IN_FLIGHT,

@@ -18,7 +18,7 @@ import { BudgetLedger } from './budgets.ts';
 import { reportDeadNode, type OutOfServiceConfig } from './dead-node.ts';
 import { cordonedBy, holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik8sLeases } from './node-lease.ts';
 import type { SlurmContext, SlurmWrite } from '../slurm/index.ts';
-import type { DraView } from '../drain/index.ts';
+import { referencesClaims, unreadableClaimsMessage, type DraView, type OwnPods } from '../drain/index.ts';
 import { cordon } from './steps/cordon.ts';
 import { drain, unreadableSelectorMessage } from './steps/drain.ts';
 import { finalize } from './steps/finalize.ts';
@@ -53,6 +53,8 @@ export interface DrainerSnapshot {
   slurm?: SlurmContext;
   /** The pass's ResourceClaims and driver-to-resource-name table; undefined: filters see requested resources only. */
   dra?: DraView;
+  /** kmaint's own pods (its namespace and ServiceAccounts), never drained; undefined: no pod is kmaint's. */
+  ownPods?: OwnPods;
   /** spec.outOfServiceTaint; undefined reads as off with the default threshold. */
   outOfService?: OutOfServiceConfig;
 }
@@ -72,6 +74,18 @@ export interface DrainerPlan {
 export { unreadableSelectorMessage };
 
 /**
+ * The Draining step behind the pass's DRA read. podEvictionFilters match pods by their DRA devices too, so a filtered
+ * drain of a node whose pods reference ResourceClaims cannot choose while the claims could not be read: it holds and
+ * says why, before the Slurm gate (no Slurm node is drained for a drain that cannot start). Every other drain goes on.
+ */
+function drainBehindClaims(ctx: StepContext): StepResult {
+  const problem = ctx.dra?.unreadable;
+  const filtered = (ctx.nm.spec.drainSpec?.podEvictionFilters ?? []).length > 0;
+  if (problem === undefined || !filtered || !ctx.pods.some(referencesClaims)) return drain(ctx);
+  return { kind: 'hold', message: unreadableClaimsMessage(problem, ctx.pods), inFlight: true };
+}
+
+/**
  * The drainer's state machine as an ordered table: the order IS the state machine. A request enters at the entry of
  * its phase; a step's `advance` moves it on to a later entry within the same pass, so one pass walks as far as the
  * snapshot allows, and a walk never revisits an entry: it ends within one sweep of the table, with no counter to cap it.
@@ -85,7 +99,7 @@ const STEPS: readonly { phases: readonly string[]; step: DrainerStep }[] = [
   // On a cordoned node, before any eviction: the pods the requestor named get to finish on their own.
   { phases: [Phase.WaitForPodCompletion], step: waitForCompletion },
   // After the wait: evict what is left, within budgets and behind the Slurm gate.
-  { phases: [Phase.Draining], step: drain },
+  { phases: [Phase.Draining], step: drainBehindClaims },
   // Last, one entry for both: the node is the requestor's, and its verdict may switch between the two any pass.
   { phases: [Phase.Ready, Phase.RequestorFailed], step: recordReady },
 ];
@@ -159,7 +173,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   const start = maintenancePhase(nm);
   const nodeRef = { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
   const pods = snapshot.podsByNode.get(nodeRef.name) ?? [];
-  const base = { nm, node, nodeRef, ref, eventTarget, pods, medik8s: snapshot.medik8s, slurm: snapshot.slurm, dra: snapshot.dra, ledger, now };
+  const base = { nm, node, nodeRef, ref, eventTarget, pods, medik8s: snapshot.medik8s, slurm: snapshot.slurm, dra: snapshot.dra, ownPods: snapshot.ownPods, ledger, now };
   const walk = walkSteps(base, start, structuredClone(nm.status ?? {}));
   const { results } = walk;
   const nodeActions = results.flatMap((r) => r.nodeActions ?? []);

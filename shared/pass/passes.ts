@@ -13,7 +13,7 @@ import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
 import type { PassOptions } from './options.ts';
 import { planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
-import { readDrainPods, readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
+import { ownPodsOf, readDrainPods, readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
 import { planSriovPass, readSriov, sriovExternalPools, type SriovRead } from './sriov-pass.ts';
 import type { PassFunction, PassWait } from './summary.ts';
 
@@ -84,6 +84,7 @@ export interface PassDefinition<R> {
 
 interface DrainerReads {
   drainPods: Awaited<ReturnType<typeof readDrainPods>>;
+  ownPods: ReturnType<typeof ownPodsOf>;
   medik8s: Awaited<ReturnType<typeof readMedik8sLeases>>;
   slurm: SlurmRead;
 }
@@ -264,14 +265,14 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const drainPods = await readDrainPods(opts.client, base);
       const medik8s = await readMedik8sFor(opts, base.maintenances, 'drainer');
       const needsSlurm = base.maintenances.some((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? ''));
-      return { drainPods, medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
+      return { drainPods, ownPods: ownPodsOf(opts.namespace, opts.env ?? process.env), medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
     },
     plan: ({ base, loaded, reads, now }) => {
-      const { podsByNode, pdbs, budgetPods, claims } = reads.drainPods;
+      const { podsByNode, pdbs, budgetPods, claims, claimsProblem } = reads.drainPods;
       const slurm = reads.slurm.context;
-      const dra = { claims: indexClaims(claims), resourceNames: loadDraResourceNames(base.config).names };
+      const dra = { claims: indexClaims(claims), resourceNames: loadDraResourceNames(base.config).names, ...(claimsProblem !== undefined ? { unreadable: claimsProblem } : {}) };
       const outOfService = loaded.config.outOfServiceTaint;
-      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, outOfService, ...(slurm ? { slurm } : {}) }, now);
+      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, ownPods: reads.ownPods, outOfService, ...(slurm ? { slurm } : {}) }, now);
       return { actions: withNodeConditions(plan.actions, base, loaded, now), state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
     },
     reportsConfig: false,

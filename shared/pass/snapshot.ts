@@ -2,6 +2,7 @@
 import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { MEDIK8S_LEASE_NAMESPACE, maintenancePhase } from '../api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
+import type { OwnPods } from '../drain/index.ts';
 import type { KubeClient } from '../kube/index.ts';
 import { budgetsToExplain, PHASES_NEEDING_PODS, type Medik8sLeases } from '../lifecycle/index.ts';
 import { setApartMalformed, type MalformedMaintenance } from './malformed.ts';
@@ -31,6 +32,11 @@ export interface DrainPods {
    * otherwise empty and not read.
    */
   claims: ResourceV1ResourceClaim[];
+  /**
+   * Set when that LIST failed (RBAC, an API error): the drain of a node whose pods reference claims holds and says
+   * this (lifecycle/drainer.ts); every other drain goes on. A failed DRA read never stops the pass.
+   */
+  claimsProblem?: string;
 }
 
 /** Pods of each node whose request the drainer may move this pass (bounded concurrency), and the claims they use. */
@@ -58,8 +64,12 @@ export async function readDrainPods(client: KubeClient, base: BaseSnapshot, conc
   }
   // One cluster-wide LIST rather than one per namespace: a drained node's pods may span any number of namespaces.
   const usesDra = [...podsByNode.values()].some((pods) => pods.some((p) => (p.spec?.resourceClaims ?? []).length > 0));
-  const claims = usesDra ? await client.listResourceClaims() : [];
-  return { podsByNode, pdbs, budgetPods, claims };
+  if (!usesDra) return { podsByNode, pdbs, budgetPods, claims: [] };
+  try {
+    return { podsByNode, pdbs, budgetPods, claims: await client.listResourceClaims() };
+  } catch (err) {
+    return { podsByNode, pdbs, budgetPods, claims: [], claimsProblem: err instanceof Error ? err.message : String(err) };
+  }
 }
 
 /**
@@ -75,4 +85,18 @@ export async function readMedik8sLeases(client: KubeClient, needed: boolean): Pr
   } catch (err) {
     return { kind: 'unreadable', message: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/** Where the ServiceAccount of kmaint's own pods is named: the chart sets it from the pod's spec.serviceAccountName. */
+export const OWN_SERVICE_ACCOUNT_ENV = 'KMAINT_SERVICE_ACCOUNT';
+/** infra/base's ServiceAccount, and the chart's for a release named kmaint. */
+export const DEFAULT_OWN_SERVICE_ACCOUNT = 'kmaint';
+
+/**
+ * kmaint's own pods, which no drain evicts: those in kmaint's namespace running as its ServiceAccount. Both are set
+ * by whoever installs kmaint; neither can be set by a tenant on its own pods (a label can).
+ */
+export function ownPodsOf(namespace: string, env: Readonly<Record<string, string | undefined>>): OwnPods {
+  const named = env[OWN_SERVICE_ACCOUNT_ENV]?.trim();
+  return { namespace, serviceAccounts: [named !== undefined && named !== '' ? named : DEFAULT_OWN_SERVICE_ACCOUNT] };
 }

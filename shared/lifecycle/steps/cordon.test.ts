@@ -67,14 +67,16 @@ describe('cordon (Cordon)', () => {
       },
     },
     {
-      rule: 'another live holder: hold, the prior state still recorded, one warning for the new message',
+      // Was "the prior state still recorded" ("false"): the holder may cordon the node before kmaint gets to it, and the
+      // stale "false" was what cleanup's legacy rule (and the upstream operator) uncordoned by.
+      rule: 'another live holder: hold, nothing recorded yet, one warning for the new message',
       node: schedulable,
       medik8s: heldBy('node-maintenance'),
       expected: {
         kind: 'hold',
         message: HELD,
         inFlight: true,
-        annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' },
+        annotations: {},
         warnings: [{ kind: 'emitEvent', target, type: 'Warning', eventReason: 'NodeLeaseHeld', message: HELD, reason: 'medik8s node lease not available' }],
       },
     },
@@ -85,6 +87,18 @@ describe('cordon (Cordon)', () => {
       message: HELD,
       medik8s: heldBy('node-maintenance'),
       expected: { kind: 'hold', message: HELD, inFlight: true, annotations: {}, warnings: [] },
+    },
+    {
+      rule: 'the holder cordoned the node while kmaint waited, then let the lease go: "true" recorded as it is now, no cordon of ours',
+      node: cordoned,
+      message: HELD,
+      medik8s: { kind: 'present', leases: new Map() },
+      expected: {
+        kind: 'advance',
+        to: 'WaitForPodCompletion',
+        annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'true', 'kmaint.io/medik8s-lease': `medik8s-leases/node-${NODE}` },
+        nodeActions: [takeLease],
+      },
     },
   ])('$rule', ({ node, cordon: cordonSpec, annotations, message, medik8s, expected }) => {
     const nm = aLifecycleMaintenance({

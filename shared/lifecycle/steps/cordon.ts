@@ -59,14 +59,17 @@ export function cordon(ctx: StepContext): StepResult {
   const recorded = nm.metadata.annotations ?? {};
   const annotations: Record<string, string | null> = {};
   const unschedulable = node.spec?.unschedulable === true;
-  // Record the node's prior state before cordoning: cleanup undoes only what we did.
-  if (recorded[ANNOTATION_INITIAL_UNSCHEDULABLE] === undefined) annotations[ANNOTATION_INITIAL_UNSCHEDULABLE] = String(unschedulable);
-  // Another tool working on the node (the medik8s node lease) goes first: wait, and say for whom.
+  // Another tool working on the node (the medik8s node lease) goes first: wait, and say for whom. Nothing is recorded
+  // while waiting: the lease holder (or an administrator) may cordon the node meanwhile, and a "false" written now would
+  // then be stale, and the upstream operator (after a switch back) uncordons by it.
   const claim = claimNodeLease(nm, node, ctx.medik8s, ctx.now);
   if (claim.kind === 'wait') {
     const warnings = claim.message !== shownMessage(nm) ? [warningEvent(ctx.eventTarget, EVENT_REASON_NODE_LEASE_HELD, claim.message, 'medik8s node lease not available')] : [];
     return { kind: 'hold', message: claim.message, inFlight: true, annotations, warnings };
   }
+  // The node's prior state, as upstream records it, in the pass that cordons: for upstream requestors to read. It never
+  // lifts a cordon by itself (a requestor can preset it); cleanup uncordons only on the node's kmaint.io/cordoned-by.
+  if (recorded[ANNOTATION_INITIAL_UNSCHEDULABLE] === undefined) annotations[ANNOTATION_INITIAL_UNSCHEDULABLE] = String(unschedulable);
   const nodeActions: Action[] = [];
   if (claim.kind === 'take') {
     // Recorded on the request before the lease is taken, so cleanup always looks for it.
@@ -75,7 +78,8 @@ export function cordon(ctx: StepContext): StepResult {
   }
   if (!unschedulable) {
     // Who cordoned the node and why, on the node itself, in the cordon's own patch: cleanup uncordons only on this
-    // record. One write: a second one would race the controllers that react to the cordon (the unschedulable taint).
+    // record, which requestors cannot write. One write: a second one would race the controllers that react to the
+    // cordon (the unschedulable taint).
     const record = { [ANNOTATION_CORDONED_BY]: holderFor(nm), [ANNOTATION_CORDON_REASON]: `NodeMaintenance ${ref.namespace}/${ref.name} (requestor ${nm.spec.requestorID})`, ...slinkyReasonFor(ctx) };
     if (recorded[ANNOTATION_CORDON_RECORDED] === undefined) annotations[ANNOTATION_CORDON_RECORDED] = 'true';
     nodeActions.push({ kind: 'cordonNode', node: nodeRef, maintenance: ref, reason: `cordon for ${ref.namespace}/${ref.name}`, annotations: record });

@@ -32,7 +32,7 @@ interface GateWrites {
 /** Draining -> Ready once no pod is left to remove; hold while any is, or while the selector or Slurm stops the drain. */
 export function drain(ctx: StepContext): StepResult {
   const spec = ctx.nm.spec.drainSpec;
-  const selection = spec ? selectPodsForDrain(ctx.pods, spec, ctx.dra ? { dra: ctx.dra } : {}) : undefined;
+  const selection = spec ? selectPodsForDrain(ctx.pods, spec, { ...(ctx.dra ? { dra: ctx.dra } : {}), ...(ctx.ownPods ? { ownPods: ctx.ownPods } : {}) }) : undefined;
   if (selection?.podSelectorProblem !== undefined) {
     // Never guess with a selector we cannot read: no pod is judged or removed, no drain window starts and no Slurm
     // node is drained for it; stay here, lead with the field, say once that nothing is evicted, warn once per message.

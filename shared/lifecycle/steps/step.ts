@@ -4,7 +4,7 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { readyCondition } from '../../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus, NodeRef, Phase } from '../../api/index.ts';
 import type { SlurmContext, SlurmWrite } from '../../slurm/index.ts';
-import type { DraView } from '../../drain/index.ts';
+import type { DraView, OwnPods } from '../../drain/index.ts';
 import type { BudgetLedger } from '../budgets.ts';
 import type { Medik8sLeases } from '../node-lease.ts';
 
@@ -30,6 +30,8 @@ export interface StepContext {
   slurm: SlurmContext | undefined;
   /** The pass's ResourceClaims and driver table; undefined: podEvictionFilters see requested resources only. */
   dra: DraView | undefined;
+  /** kmaint's own pods (its namespace and ServiceAccounts), never drained; undefined: kmaint has no pods here. */
+  ownPods?: OwnPods | undefined;
   /**
    * Shared by every request of the pass, planned in namespace/name order: an admitted eviction spends its budget's
    * slot here, so the step's only effect outside its result is the one later requests must see.

@@ -1,0 +1,74 @@
+// The drainer's reads when the DRA read fails: the pods and budgets are still returned, with the problem, so the
+// pass goes on (only filtered drains of nodes whose pods reference claims hold, lifecycle/drainer.ts). A loopback
+// server answers as the API server does; a refused or failing ResourceClaim LIST is its only fault.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../kube/index.ts';
+import { aLifecycleMaintenance, aNodeWithUid } from '../lifecycle/test-builders.ts';
+import { ownPodsOf, readDrainPods, type BaseSnapshot } from './snapshot.ts';
+
+const pod = (name: string, claims: boolean): Record<string, unknown> => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'ml', uid: `uid-${name}`, resourceVersion: '1' },
+  spec: { nodeName: 'worker-01', containers: [{ name: 'c', image: 'x' }], ...(claims ? { resourceClaims: [{ name: 'gpu', resourceClaimName: `${name}-gpu` }] } : {}) },
+  status: { phase: 'Running' },
+});
+
+describe('readDrainPods when the ResourceClaim LIST fails', () => {
+  let server: Server;
+  /** The claims LIST's answer: a status code and its message. */
+  let claimsAnswer: { code: number; message: string } = { code: 403, message: 'forbidden' };
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const url = req.url ?? '';
+      const json = (code: number, body: unknown): void => void res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (url.startsWith('/api/v1/pods')) return json(200, { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '5' }, items: [pod('trainer', true), pod('plain', false)] });
+      if (url.startsWith('/apis/policy/v1/poddisruptionbudgets')) return json(200, { kind: 'PodDisruptionBudgetList', apiVersion: 'policy/v1', metadata: { resourceVersion: '5' }, items: [] });
+      if (url.startsWith('/apis/resource.k8s.io/')) return json(claimsAnswer.code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: claimsAnswer.code, message: claimsAnswer.message });
+      return json(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 404, message: 'not found' });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  function client(): KubeClient {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+    return new KubeClient(kc, { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+  }
+
+  const base: BaseSnapshot = {
+    nodes: new Map([['worker-01', aNodeWithUid({ name: 'worker-01', unschedulable: true })]]),
+    nodeList: [aNodeWithUid({ name: 'worker-01', unschedulable: true })],
+    maintenances: [aLifecycleMaintenance({ name: 'nm-1', nodeName: 'worker-01', phase: 'Draining' })],
+    malformed: [],
+    config: undefined,
+  };
+
+  it.each([
+    { rule: 'refused (RBAC)', answer: { code: 403, message: 'resourceclaims.resource.k8s.io is forbidden' }, problem: 'listing resourceclaims (resource.k8s.io/v1): HTTP 403: resourceclaims.resource.k8s.io is forbidden' },
+    { rule: 'an API server error', answer: { code: 500, message: 'etcd unavailable' }, problem: 'listing resourceclaims (resource.k8s.io/v1): HTTP 500: etcd unavailable' },
+  ])('$rule: the pods and budgets come back with the problem, nothing is thrown', async ({ answer, problem }) => {
+    claimsAnswer = answer;
+    const read = await readDrainPods(client(), base);
+    expect({ pods: [...read.podsByNode.entries()].map(([node, pods]) => [node, pods.map((p) => p.metadata?.name)]), pdbs: read.pdbs, claims: read.claims, claimsProblem: read.claimsProblem }).toEqual({
+      pods: [['worker-01', ['trainer', 'plain']]],
+      pdbs: [],
+      claims: [],
+      claimsProblem: problem,
+    });
+  });
+});
+
+describe('ownPodsOf', () => {
+  it.each([
+    { rule: 'infra/base and a Helm release named kmaint: ServiceAccount kmaint', env: {}, expected: { namespace: 'ops', serviceAccounts: ['kmaint'] } },
+    { rule: 'the chart names its ServiceAccount in KMAINT_SERVICE_ACCOUNT', env: { KMAINT_SERVICE_ACCOUNT: 'maint-kmaint' }, expected: { namespace: 'ops', serviceAccounts: ['maint-kmaint'] } },
+    { rule: 'an empty KMAINT_SERVICE_ACCOUNT is no name', env: { KMAINT_SERVICE_ACCOUNT: ' ' }, expected: { namespace: 'ops', serviceAccounts: ['kmaint'] } },
+  ])('$rule', ({ env, expected }) => {
+    expect(ownPodsOf('ops', env)).toEqual(expected);
+  });
+});
