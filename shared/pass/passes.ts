@@ -236,9 +236,10 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     start: (opts, roundBase) => Promise.resolve(roundBase && !cleanupHasWork(roundBase, opts.now()) ? 'skip' : 'leased'),
     read: async (opts, base) => {
       const medik8s = await readMedik8sFor(opts, base.maintenances, 'cleanup');
-      const deleting = base.maintenances.filter((nm) => nm.metadata.deletionTimestamp !== undefined);
-      const reservations = deleting.some((nm) => recordedReservation(nm) !== undefined);
-      const needsSlurm = reservations || deleting.some((nm) => recordedSlurmNodes(nm).length > 0);
+      // Requests cleanup releases: deleted ones, and those whose node is gone (their Slurm state outlives the node).
+      const releasing = base.maintenances.filter((nm) => nm.metadata.deletionTimestamp !== undefined || !base.nodes.has(nm.spec.nodeName));
+      const reservations = releasing.some((nm) => recordedReservation(nm) !== undefined);
+      const needsSlurm = reservations || releasing.some((nm) => recordedSlurmNodes(nm).length > 0);
       return { medik8s, slurm: await readSlurmFor(opts, base, needsSlurm, reservations) };
     },
     plan: ({ base, loaded, reads, now }) => {
