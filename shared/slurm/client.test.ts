@@ -177,6 +177,26 @@ describe('SlurmRestClient', () => {
   });
 });
 
+describe('SlurmRestClient and redirects', () => {
+  it('never follows a redirect: the token is not sent to the Location, the call is a problem naming the url', async () => {
+    seen.length = 0;
+    route = (req) => (req.url === '/slurm/v0.0.42/nodes' ? { status: 307, body: '' } : req.url?.startsWith('/elsewhere') ? NODES : undefined);
+    const redirecting = createServer((req, res) => {
+      seen.push(`redirected ${req.method ?? ''} ${req.url ?? ''}`);
+      res.writeHead(307, { Location: `${base}/elsewhere/nodes` });
+      res.end();
+    });
+    await new Promise<void>((done) => redirecting.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
+    try {
+      const r = await new SlurmRestClient({ url, token: TOKEN, apiVersion: 'v0.0.42', timeoutMs: 2000 }).listNodes();
+      expect({ r, seen }).toEqual({ r: { ok: false, problem: { kind: 'unreachable', message: `cannot reach slurmrestd at ${url}: unexpected redirect` } }, seen: ['redirected GET /slurm/v0.0.42/nodes'] });
+    } finally {
+      await new Promise((done) => redirecting.close(done));
+    }
+  });
+});
+
 // Measured on Slurm 26.05.5's slurmrestd (v0.0.42-v0.0.45; 25.05 offers v0.0.41-v0.0.43, 24.11 v0.0.40-v0.0.42).
 const SLURM_26_05 = ['v0.0.42', 'v0.0.43', 'v0.0.44', 'v0.0.45'];
 const SLURM_25_05 = ['v0.0.41', 'v0.0.42', 'v0.0.43'];
