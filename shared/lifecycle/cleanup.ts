@@ -57,6 +57,23 @@ function nodeRecordsToDrop(nm: NodeMaintenance, node: V1Node, ourCordon: boolean
   return Object.keys(drop).length > 0 ? drop : undefined;
 }
 
+/**
+ * A request whose node is gone: nothing left to undo on the Kubernetes node, but its Slurm drains and reservation outlive
+ * it, so they are released first and hold the finalizer as on deletion (Kubernetes GC then removes the object). Returns
+ * how many requests it released (0 or 1).
+ */
+function releaseWithoutNode(nm: NodeMaintenance, ctx: SlurmContext | undefined, out: Pick<CleanupPlan, 'actions' | 'slurm' | 'held'>): number {
+  const release = planSlurmRelease(nm, ctx);
+  if (release.kind === 'hold') {
+    out.slurm.push(...release.writes);
+    out.held.push({ key: maintenanceKey(nm), why: release.why });
+    return 0;
+  }
+  const dropped = release.dropAnnotations.length > 0 ? { annotations: Object.fromEntries(release.dropAnnotations.map((k) => [k, null])) } : {};
+  out.actions.push({ kind: 'patchMaintenanceMeta', target: maintenanceRef(nm), ...dropped, removeFinalizer: true, reason: `node ${nm.spec.nodeName} no longer exists` });
+  return 1;
+}
+
 /** Pure: decides every release and collection for one snapshot. */
 export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, now: Date): CleanupPlan {
   const actions: Action[] = [];
@@ -72,9 +89,7 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
     const node = snapshot.nodes.get(nm.spec.nodeName);
     const phase = maintenancePhase(nm);
     if (ours && !node) {
-      // Nothing left to undo on a node that is gone; Kubernetes GC removes the object through its owner.
-      actions.push({ kind: 'patchMaintenanceMeta', target: ref, removeFinalizer: true, reason: `node ${nm.spec.nodeName} no longer exists` });
-      released++;
+      released += releaseWithoutNode(nm, snapshot.slurm, { actions, slurm, held });
       continue;
     }
     if (nm.metadata.deletionTimestamp) {

@@ -129,3 +129,43 @@ describe('planCleanup with spec.slurm', () => {
     expect({ kinds: plan.actions.map((a) => a.kind), slurm: plan.slurm, released: plan.released }).toEqual({ kinds: ['patchMaintenanceMeta'], slurm: [], released: 1 });
   });
 });
+
+describe('planCleanup with spec.slurm: the node is gone', () => {
+  const gone = (deleting: boolean): NodeMaintenance =>
+    aLifecycleMaintenance({ name: 'nm-1', nodeName: NODE, phase: 'Ready', deleting, annotations: { [ANNOTATION_SLURM_DRAINED]: 'n1', ...STARTED } });
+  const ref = { namespace: 'default', name: 'nm-1', resourceVersion: '100', uid: 'uid-nm-1' };
+
+  it.each([
+    { rule: 'request deleted, node gone: its Slurm drain is lifted first, the finalizer held', deleting: true },
+    { rule: 'request live, node gone: its Slurm drain is lifted first, the finalizer held', deleting: false },
+  ])('$rule', ({ deleting }) => {
+    const plan = planCleanup({ nodes: new Map(), maintenances: [gone(deleting)], slurm: slurm(['IDLE', 'DRAIN'], 'kmaint: requestor-a default/nm-1') }, { maxNodeMaintenanceTimeSeconds: 3600 }, LATER);
+    expect({ actions: plan.actions, slurm: plan.slurm, held: plan.held, released: plan.released }).toEqual({
+      actions: [],
+      slurm: [{ kind: 'slurmUndrain', node: 'n1', maintenance: { namespace: 'default', name: 'nm-1' }, why: 'default/nm-1 deleted; kmaint drained it' }],
+      held: [{ key: 'default/nm-1', why: 'undraining Slurm node n1' }],
+      released: 0,
+    });
+  });
+
+  it('node gone, Slurm drain lifted: the records go with the finalizer in one patch', () => {
+    const plan = planCleanup({ nodes: new Map(), maintenances: [gone(true)], slurm: slurm(['IDLE'], 'kmaint: requestor-a default/nm-1') }, { maxNodeMaintenanceTimeSeconds: 3600 }, LATER);
+    expect({ actions: plan.actions, slurm: plan.slurm, held: plan.held, released: plan.released }).toEqual({
+      actions: [{ kind: 'patchMaintenanceMeta', target: ref, annotations: { [ANNOTATION_SLURM_DRAINED]: null, [ANNOTATION_SLURM_DRAIN_START]: null }, removeFinalizer: true, reason: `node ${NODE} no longer exists` }],
+      slurm: [],
+      held: [],
+      released: 1,
+    });
+  });
+
+  it('node gone, Slurm cannot be read: the finalizer is held with the reason', () => {
+    const ctx: SlurmContext = { kind: 'on', settings: SETTINGS, view: { kind: 'problem', problem: { kind: 'unreachable', message: 'cannot reach slurmrestd at http://slurm:6820: ECONNREFUSED' } } };
+    const plan = planCleanup({ nodes: new Map(), maintenances: [gone(false)], slurm: ctx }, { maxNodeMaintenanceTimeSeconds: 3600 }, LATER);
+    expect({ actions: plan.actions, slurm: plan.slurm, held: plan.held, released: plan.released }).toEqual({
+      actions: [],
+      slurm: [],
+      held: [{ key: 'default/nm-1', why: 'cannot undrain Slurm node n1: cannot reach slurmrestd at http://slurm:6820: ECONNREFUSED' }],
+      released: 0,
+    });
+  });
+});

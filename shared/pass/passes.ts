@@ -7,7 +7,7 @@ import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { findNodeOrphans, needsMedik8sLeases, phasesAfter, planCleanup, planDrainer, planNodeConditions, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
 import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
-import { loadSlurmSettings, needsReservationRead, planSlurmReservations, readSlurm, recordedReservation, recordedSlurmNodes, wantsReservation, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
+import { loadSlurmSettings, needsReservationRead, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, wantsReservation, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
@@ -130,12 +130,19 @@ async function readMedik8sFor(opts: PassOptions, maintenances: readonly NodeMain
   return medik8s;
 }
 
+/** spec.slurm on with slurmrestd: every cleanup pass reads Slurm and sweeps what no live request owns (slurm/sweep.ts). */
+function sweepsSlurm(base: BaseSnapshot): boolean {
+  const loaded = loadSlurmSettings(base.config);
+  return loaded.kind === 'on' && loaded.settings.source === 'slurmrestd';
+}
+
 /**
- * Whether a cleanup pass could act on `base`: something being deleted (its medik8s lease and Slurm drains are read only
+ * Whether a cleanup pass could act on `base`: Slurm to sweep, something being deleted (its medik8s lease and Slurm drains are read only
  * then), or the plan without them collects a stale request or releases one whose node is gone.
  */
 function cleanupHasWork(base: BaseSnapshot, now: Date): boolean {
   if (findNodeOrphans(base.nodeList, liveRequestKeys(base)).length > 0) return true;
+  if (sweepsSlurm(base)) return true;
   if ([...base.maintenances, ...base.malformed.map((m) => m.nm)].some((nm) => nm.metadata.deletionTimestamp !== undefined)) return true;
   const { maxNodeMaintenanceTimeSeconds } = loadConfig(base.config, base.nodeList.length).config;
   return planCleanup({ nodes: base.nodes, maintenances: base.maintenances }, { maxNodeMaintenanceTimeSeconds }, now).actions.length > 0;
@@ -284,9 +291,11 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     start: (opts, roundBase) => Promise.resolve(roundBase && !cleanupHasWork(roundBase, opts.now()) ? 'skip' : 'leased'),
     read: async (opts, base) => {
       const medik8s = await readMedik8sFor(opts, base.maintenances, 'cleanup');
-      const deleting = base.maintenances.filter((nm) => nm.metadata.deletionTimestamp !== undefined);
-      const reservations = deleting.some((nm) => recordedReservation(nm) !== undefined);
-      const needsSlurm = reservations || deleting.some((nm) => recordedSlurmNodes(nm).length > 0);
+      // Requests cleanup releases: deleted ones, and those whose node is gone (their Slurm state outlives the node).
+      const releasing = base.maintenances.filter((nm) => nm.metadata.deletionTimestamp !== undefined || !base.nodes.has(nm.spec.nodeName));
+      const sweep = sweepsSlurm(base);
+      const reservations = sweep || releasing.some((nm) => recordedReservation(nm) !== undefined);
+      const needsSlurm = reservations || releasing.some((nm) => recordedSlurmNodes(nm).length > 0);
       return { medik8s, slurm: await readSlurmFor(opts, base, needsSlurm, reservations), orphans: await readOrphans(opts, base) };
     },
     plan: ({ base, loaded, reads, now }) => {
@@ -297,12 +306,15 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const released = plan.released + malformed.released;
       // Cordons and out-of-service taints whose request is gone (a finalizer removed by hand, a crash): undone by kmaint's record.
       const sweep = planOrphanSweep(base.nodes, reads.orphans);
+      // Slurm state no live request owns (malformed ones own theirs too); reservations still needed are extended.
+      const swept = planSlurmSweep([...base.maintenances, ...base.malformed.map((m) => m.nm)], slurm, now);
+      const slurmWrites = [...plan.slurm, ...swept];
       return {
         actions: afterSweep(withNodeConditions([...plan.actions, ...malformed.actions, ...sweep], base, loaded, now), sweep),
-        state: released > 0 || plan.slurm.length > 0 ? 'in-flight' : plan.held.length > 0 ? 'blocked' : 'idle',
+        state: released > 0 || slurmWrites.length > 0 ? 'in-flight' : plan.held.length > 0 ? 'blocked' : 'idle',
         released,
         collected: plan.collected,
-        slurm: slurmOf(plan.slurm, reads.slurm),
+        slurm: slurmOf(slurmWrites, reads.slurm),
       };
     },
     reportsConfig: false,

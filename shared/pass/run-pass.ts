@@ -7,7 +7,7 @@ import { describeAction, FINALIZER } from '../api/index.ts';
 import type { NodeMaintenance } from '../api/index.ts';
 import type { RequestCounts } from '../kube/index.ts';
 import { loadConfig } from '../config/index.ts';
-import { applySlurmWrites, describeSlurmWrite } from '../slurm/index.ts';
+import { applySlurmWrites, describeSlurmWrite, needsFreshRead, type FreshRequests } from '../slurm/index.ts';
 import { measurePass, type PassMetricsInput } from '../metrics/index.ts';
 import { applyActions, type ApplyResult } from './apply.ts';
 import { acquirePassLease, releasePassLease } from './lease.ts';
@@ -108,8 +108,11 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
     concurrency: opts.concurrency ?? 16,
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  // Slurm drains were recorded on their requests in an earlier pass; undrains hold the finalizer until confirmed.
-  const slurmResult = await applySlurmWrites(planned.slurm?.client, slurmWrites);
+  // Slurm drains were recorded on their requests in an earlier pass; undrains hold the finalizer until confirmed. A
+  // request's Slurm writes follow its Kubernetes unit, and what creates Slurm state is checked against a fresh read.
+  const fresh = needsFreshRead(slurmWrites) ? await readRequestsAgain(opts) : undefined;
+  const slurmResult = await applySlurmWrites(planned.slurm?.client, slurmWrites, { stopped: result.stopped, planned: planned.maintenances, fresh, now });
+  if (slurmResult.withheld.length > 0) opts.logger?.info({ withheld: slurmResult.withheld }, `${fn} pass: Slurm writes withheld`);
   summary.actions = { ...result.applied, ...slurmResult.applied };
   summary.conflicts = result.conflicts;
   summary.blocked = result.blocked.length;
@@ -122,6 +125,19 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
   if (actions.length > 0 || slurmWrites.length > 0) opts.round?.wrote();
   const read = [...planned.maintenances.values()];
   return { maintenances: read, actions, stoppedUnits: result.stopped, evictions: result.applied['evictPod'] ?? 0, evictionsRefused: result.blocked.length, now };
+}
+
+/**
+ * One LIST of the requests after the pass's Kubernetes writes, for the Slurm writes that create state (guard.ts): a
+ * request deleted since the snapshot gets no drain or reservation that cleanup, which may have let it go, never removes.
+ */
+async function readRequestsAgain(opts: PassOptions): Promise<FreshRequests> {
+  try {
+    const listed = await opts.client.listMaintenances();
+    return { kind: 'read', byKey: new Map(listed.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])) };
+  } catch (err) {
+    return { kind: 'unreadable', message: err instanceof Error ? err.message : String(err) };
+  }
 }
 
 /** Whether applying the plan would write anything. */

@@ -1,10 +1,15 @@
 // Applies the planners' Slurm writes, one request each, after the pass's Kubernetes writes; failures are counted values.
+// Each write first passes its guard (guard.ts): its request's Kubernetes unit did not stop, and a fresh read of the
+// request still wants it.
 import type { SlurmRestClient, SlurmResult } from './client.ts';
+import { guardSlurmWrites, type SlurmWriteGuard } from './guard.ts';
 import { describeSlurmWrite, type SlurmWrite } from './view.ts';
 
 export interface SlurmApplyResult {
   applied: Record<string, number>;
   errors: Array<{ action: string; error: string }>;
+  /** Writes not sent, with why (guard.ts). */
+  withheld: Array<{ action: string; why: string }>;
 }
 
 function applyOne(client: SlurmRestClient, w: SlurmWrite): Promise<SlurmResult<void>> {
@@ -14,15 +19,18 @@ function applyOne(client: SlurmRestClient, w: SlurmWrite): Promise<SlurmResult<v
     case 'slurmUndrain':
       return client.undrain(w.node);
     case 'slurmReserve':
-      return client.createReservation({ name: w.reservation, nodes: w.nodes, startTime: w.startTime, users: w.users, comment: w.comment });
+      return client.createReservation({ name: w.reservation, nodes: w.nodes, startTime: w.startTime, endTime: w.endTime, users: w.users, comment: w.comment });
+    case 'slurmExtend':
+      return client.extendReservation(w.reservation, w.endTime);
     case 'slurmUnreserve':
       return client.deleteReservation(w.reservation);
   }
 }
 
-export async function applySlurmWrites(client: SlurmRestClient | undefined, writes: readonly SlurmWrite[]): Promise<SlurmApplyResult> {
-  const result: SlurmApplyResult = { applied: {}, errors: [] };
-  for (const w of writes) {
+export async function applySlurmWrites(client: SlurmRestClient | undefined, writes: readonly SlurmWrite[], guard: SlurmWriteGuard): Promise<SlurmApplyResult> {
+  const { send, withheld } = guardSlurmWrites(writes, guard);
+  const result: SlurmApplyResult = { applied: {}, errors: [], withheld };
+  for (const w of send) {
     if (!client) {
       result.errors.push({ action: describeSlurmWrite(w), error: 'no slurmrestd client this pass' });
       continue;

@@ -4,8 +4,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NodeMaintenance } from '../api/index.ts';
 import { applySlurmWrites } from './apply.ts';
 import { SlurmRestClient } from './client.ts';
+import type { FreshRequests, SlurmWriteGuard } from './guard.ts';
+import { describeSlurmWrite, type SlurmWrite } from './view.ts';
 
 const TOKEN = 'header.claims.signature-not-to-be-logged';
 
@@ -174,13 +177,35 @@ describe('SlurmRestClient', () => {
   });
 });
 
+describe('SlurmRestClient and redirects', () => {
+  it('never follows a redirect: the token is not sent to the Location, the call is a problem naming the url', async () => {
+    seen.length = 0;
+    route = (req) => (req.url === '/slurm/v0.0.42/nodes' ? { status: 307, body: '' } : req.url?.startsWith('/elsewhere') ? NODES : undefined);
+    const redirecting = createServer((req, res) => {
+      seen.push(`redirected ${req.method ?? ''} ${req.url ?? ''}`);
+      res.writeHead(307, { Location: `${base}/elsewhere/nodes` });
+      res.end();
+    });
+    await new Promise<void>((done) => redirecting.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
+    try {
+      const r = await new SlurmRestClient({ url, token: TOKEN, apiVersion: 'v0.0.42', timeoutMs: 2000 }).listNodes();
+      expect({ r, seen }).toEqual({ r: { ok: false, problem: { kind: 'unreachable', message: `cannot reach slurmrestd at ${url}: unexpected redirect` } }, seen: ['redirected GET /slurm/v0.0.42/nodes'] });
+    } finally {
+      await new Promise((done) => redirecting.close(done));
+    }
+  });
+});
+
 // Measured on Slurm 26.05.5's slurmrestd (v0.0.42-v0.0.45; 25.05 offers v0.0.41-v0.0.43, 24.11 v0.0.40-v0.0.42).
 const SLURM_26_05 = ['v0.0.42', 'v0.0.43', 'v0.0.44', 'v0.0.45'];
 const SLURM_25_05 = ['v0.0.41', 'v0.0.42', 'v0.0.43'];
 const SLURM_24_11 = ['v0.0.40', 'v0.0.41', 'v0.0.42'];
 const RESV = 'kmaint_ns1_req1';
 const START = 1795774464;
-const CREATE_BODY = `{"name":"kmaint_ns1_req1","start_time":{"set":true,"number":${START}},"duration":{"set":true,"infinite":true},"node_list":["n1"],"flags":["MAINT","IGNORE_JOBS"],"users":["root"],"comment":"kmaint: upgrade.acme.com ns1/req1"}`;
+/** START plus kmaint's 4 h window: kmaint never creates a reservation without an end. */
+const END = START + 4 * 3600;
+const CREATE_BODY = `{"name":"kmaint_ns1_req1","start_time":{"set":true,"number":${START}},"end_time":{"set":true,"number":${END}},"node_list":["n1"],"flags":["MAINT","IGNORE_JOBS"],"users":["root"],"comment":"kmaint: upgrade.acme.com ns1/req1"}`;
 const CREATED: Reply = {
   status: 200,
   body: {
@@ -218,7 +243,7 @@ const DELETE_GONE: Reply = {
   status: 422,
   body: { errors: [{ description: `Error deleting reservation ${RESV}`, error_number: 2053, error: 'Requested reservation is invalid', source: 'slurm_delete_reservation' }], warnings: [] },
 };
-const SPEC = { name: RESV, nodes: ['n1'], startTime: START, users: ['root'], comment: 'kmaint: upgrade.acme.com ns1/req1' };
+const SPEC = { name: RESV, nodes: ['n1'], startTime: START, endTime: END, users: ['root'], comment: 'kmaint: upgrade.acme.com ns1/req1' };
 
 describe('SlurmRestClient reservations', () => {
   it('26.05: v0.0.45 is taken at the first ping, and kept (one detection per client)', async () => {
@@ -262,14 +287,14 @@ describe('SlurmRestClient reservations', () => {
     expect(JSON.stringify(r)).not.toContain(TOKEN);
   });
 
-  it('listReservations reads name, start, node list (a string in GET answers) and flags', async () => {
+  it('listReservations reads name, start, end (0 for an infinite one), node list (a string in GET answers) and flags', async () => {
     seen.length = 0;
     route = offering(SLURM_26_05, (path) => (path === '/reservations/' ? LISTED : undefined));
     expect(await client().listReservations()).toEqual({
       ok: true,
       value: [
-        { name: RESV, startTime: START, nodeList: 'n1', flags: ['MAINT', 'IGNORE_JOBS', 'SPEC_NODES'] },
-        { name: 'admin_window', startTime: 1795780000, nodeList: 'n[1-2]', flags: ['MAINT'] },
+        { name: RESV, startTime: START, endTime: 0, nodeList: 'n1', flags: ['MAINT', 'IGNORE_JOBS', 'SPEC_NODES'] },
+        { name: 'admin_window', startTime: 1795780000, endTime: 1795783600, nodeList: 'n[1-2]', flags: ['MAINT'] },
       ],
     });
     expect(seen).toEqual(['GET /slurm/v0.0.45/ping token', 'GET /slurm/v0.0.45/reservations/ token']);
@@ -280,7 +305,7 @@ describe('SlurmRestClient reservations', () => {
     expect(await client().listReservations()).toEqual({ ok: true, value: [] });
   });
 
-  it('createReservation POSTs a MAINT,IGNORE_JOBS reservation with no end; a 200 with warnings is a success', async () => {
+  it('createReservation POSTs a MAINT,IGNORE_JOBS reservation with its end (never infinite); a 200 with warnings is a success', async () => {
     seen.length = 0;
     route = offering(SLURM_25_05, (path) => (path === '/reservation' ? CREATED : undefined));
     expect(await client().createReservation(SPEC)).toEqual({ ok: true, value: undefined });
@@ -340,15 +365,13 @@ describe('SlurmRestClient reservations', () => {
       if (path === `/reservation/${RESV}`) return held ? ((held = false), DELETED) : DELETE_GONE;
       return undefined;
     });
-    const maintenance = { namespace: 'ns1', name: 'req1' };
-    const reserve = { kind: 'slurmReserve' as const, reservation: RESV, nodes: ['n1'], startTime: START, users: ['root'], comment: 'kmaint: upgrade.acme.com ns1/req1', maintenance, why: 'kmaint.io/not-before 2026-11-27T10:14:24Z' };
-    const unreserve = { kind: 'slurmUnreserve' as const, reservation: RESV, maintenance, why: 'ns1/req1 deleted; kmaint created it' };
-    const result = await applySlurmWrites(client(), [reserve, reserve, unreserve, unreserve]);
+    const result = await applySlurmWrites(client(), [RESERVE, RESERVE, UNRESERVE, UNRESERVE], guard(fresh(WANTING)));
     expect(result).toEqual({
       applied: { slurmReserve: 1, slurmUnreserve: 2 },
+      withheld: [],
       errors: [
         {
-          action: 'slurm reservation kmaint_ns1_req1 (MAINT) on n1 from 2026-11-27T10:14:24Z for ns1/req1: kmaint.io/not-before 2026-11-27T10:14:24Z',
+          action: 'slurm reservation kmaint_ns1_req1 (MAINT) on n1 from 2026-11-27T10:14:24Z to 2026-11-27T14:14:24Z for ns1/req1: kmaint.io/not-before 2026-11-27T10:14:24Z',
           error: 'creating Slurm reservation kmaint_ns1_req1: slurmrestd answered 422: Requested reservation is invalid: Start time cannot be after end time.  No reservation created. (error 2053)',
         },
       ],
@@ -360,6 +383,73 @@ describe('SlurmRestClient reservations', () => {
       `DELETE /slurm/v0.0.45/reservation/${RESV} token`,
       `DELETE /slurm/v0.0.45/reservation/${RESV} token`,
     ]);
-    expect(await applySlurmWrites(undefined, [unreserve])).toEqual({ applied: {}, errors: [{ action: 'slurm delete reservation kmaint_ns1_req1 for ns1/req1: ns1/req1 deleted; kmaint created it', error: 'no slurmrestd client this pass' }] });
+    expect(await applySlurmWrites(undefined, [UNRESERVE], guard(undefined))).toEqual({
+      applied: {},
+      withheld: [],
+      errors: [{ action: 'slurm delete reservation kmaint_ns1_req1 for ns1/req1: ns1/req1 deleted; kmaint created it', error: 'no slurmrestd client this pass' }],
+    });
+  });
+});
+
+// The guard (guard.ts) on the wire: what it withholds never reaches slurmrestd.
+const MAINTENANCE = { namespace: 'ns1', name: 'req1' };
+const RESERVE = { kind: 'slurmReserve' as const, reservation: RESV, nodes: ['n1'], startTime: START, endTime: END, users: ['root'], comment: 'kmaint: upgrade.acme.com ns1/req1', maintenance: MAINTENANCE, why: 'kmaint.io/not-before 2026-11-27T10:14:24Z' };
+const UNRESERVE = { kind: 'slurmUnreserve' as const, reservation: RESV, maintenance: MAINTENANCE, why: 'ns1/req1 deleted; kmaint created it' };
+const DRAIN = { kind: 'slurmDrain' as const, node: 'n1', reason: 'kmaint: upgrade.acme.com ns1/req1', maintenance: MAINTENANCE, why: 'before evicting pod slurm/slurm-n1' };
+const SWEEP_UNDRAIN = { kind: 'slurmUndrain' as const, node: 'n1', maintenance: MAINTENANCE, why: 'kmaint drained it for ns1/req1, which no longer exists', sweep: true as const };
+/** An hour before START: not-before is ahead. */
+const GUARD_NOW = new Date((START - 3600) * 1000);
+
+function aFreshRequest(annotations: Record<string, string>, more: { deleting?: boolean; uid?: string; phase?: string } = {}): NodeMaintenance {
+  return {
+    metadata: { name: 'req1', namespace: 'ns1', uid: more.uid ?? 'u1', annotations, ...(more.deleting ? { deletionTimestamp: '2026-11-27T09:00:00Z' } : {}) },
+    spec: { requestorID: 'upgrade.acme.com', nodeName: 'w1' },
+    status: { conditions: [{ type: 'Ready', status: 'False', reason: more.phase ?? 'Pending', message: '', lastTransitionTime: '2026-11-27T08:00:00Z' }] },
+  };
+}
+/** Pending, not-before ahead, the reservation recorded: it still wants it. */
+const WANTING = aFreshRequest({ 'kmaint.io/not-before': '2026-11-27T10:14:24Z', 'kmaint.io/slurm-reservation': RESV });
+const DRAINING = aFreshRequest({ 'kmaint.io/slurm-drained': 'n1' }, { phase: 'Draining' });
+const fresh = (...nms: NodeMaintenance[]): FreshRequests => ({ kind: 'read', byKey: new Map(nms.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])) });
+function guard(read: FreshRequests | undefined, stopped: string[] = []): SlurmWriteGuard {
+  return { stopped, planned: new Map([['ns1/req1', WANTING]]), fresh: read, now: GUARD_NOW };
+}
+
+interface GuardRow {
+  rule: string;
+  write: SlurmWrite;
+  guard: SlurmWriteGuard;
+  why: string;
+}
+const GUARD_ROWS: GuardRow[] = [
+  { rule: 'a reservation whose request was deleted since the plan is not created', write: RESERVE, guard: guard(fresh({ ...WANTING, metadata: { ...WANTING.metadata, deletionTimestamp: '2026-11-27T09:00:00Z' } })), why: 'ns1/req1 is being deleted' },
+  { rule: 'a reservation whose request is gone (cleanup let it go) is not created', write: RESERVE, guard: guard(fresh()), why: 'ns1/req1 is gone' },
+  { rule: 'a reservation whose request was replaced (same name, new uid) is not created', write: RESERVE, guard: guard(fresh(aFreshRequest(WANTING.metadata.annotations ?? {}, { uid: 'u2' }))), why: 'ns1/req1 was replaced (uid u2)' },
+  { rule: 'a reservation its request no longer wants (not-before removed) is not created', write: RESERVE, guard: guard(fresh(aFreshRequest({ 'kmaint.io/slurm-reservation': RESV }))), why: 'ns1/req1 no longer wants Slurm reservation kmaint_ns1_req1' },
+  { rule: 'the requests could not be read again: nothing is created', write: RESERVE, guard: guard({ kind: 'unreadable', message: 'HTTP 503' }), why: 'cannot read ns1/req1 again before the write: HTTP 503' },
+  { rule: 'a drain whose request was deleted since the plan is not sent', write: DRAIN, guard: guard(fresh({ ...DRAINING, metadata: { ...DRAINING.metadata, deletionTimestamp: '2026-11-27T09:00:00Z' } })), why: 'ns1/req1 is being deleted' },
+  { rule: 'a drain its request no longer records is not sent', write: DRAIN, guard: guard(fresh(aFreshRequest({}, { phase: 'Draining' }))), why: 'ns1/req1 no longer records Slurm node n1' },
+  { rule: "a request whose Kubernetes writes stopped this pass sends none of its Slurm writes (a delete neither)", write: UNRESERVE, guard: guard(undefined, ['nm/ns1/req1']), why: 'the Kubernetes writes of ns1/req1 stopped this pass' },
+  { rule: 'a sweep whose owner exists again (created after the snapshot) is not sent', write: SWEEP_UNDRAIN, guard: guard(fresh(DRAINING)), why: 'ns1/req1 exists again: it owns this state' },
+];
+
+describe('applySlurmWrites: the guard', () => {
+  it.each(GUARD_ROWS)('$rule', async (row) => {
+    seen.length = 0;
+    route = offering(SLURM_26_05, () => CREATED);
+    const result = await applySlurmWrites(client(), [row.write], row.guard);
+    expect({ result, seen }).toEqual({ result: { applied: {}, errors: [], withheld: [{ action: describeSlurmWrite(row.write), why: row.why }] }, seen: [] });
+  });
+
+  it('a drain its request still records, and a sweep whose owner is still gone, are sent', async () => {
+    seen.length = 0;
+    route = offering(['v0.0.40'], (path) => (path === '/node/n1' ? DELETED : undefined));
+    const drained = await applySlurmWrites(client('v0.0.40'), [DRAIN], guard(fresh(DRAINING)));
+    const swept = await applySlurmWrites(client('v0.0.40'), [SWEEP_UNDRAIN], guard(fresh()));
+    expect({ drained, swept }).toEqual({ drained: { applied: { slurmDrain: 1 }, errors: [], withheld: [] }, swept: { applied: { slurmUndrain: 1 }, errors: [], withheld: [] } });
+    expect(seen).toEqual([
+      'POST /slurm/v0.0.40/node/n1 token {"state":["DRAIN"],"reason":"kmaint: upgrade.acme.com ns1/req1"}',
+      'POST /slurm/v0.0.40/node/n1 token {"state":["UNDRAIN"]}',
+    ]);
   });
 });

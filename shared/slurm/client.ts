@@ -16,17 +16,21 @@ export interface SlurmReservationInfo {
   name: string;
   /** Unix seconds. */
   startTime: number;
+  /** Unix seconds; 0 when Slurm gave none (an infinite reservation, which kmaint no longer makes). */
+  endTime: number;
   /** The node list as Slurm prints it ("n1", "n[1-2]"). */
   nodeList: string;
   flags: string[];
 }
 
-/** What kmaint creates: a maintenance reservation of `nodes` from `startTime` with no end (deleted on release). */
+/** What kmaint creates: a maintenance reservation of `nodes` from `startTime` to `endTime` (extended while needed, deleted on release). */
 export interface SlurmReservationSpec {
   name: string;
   nodes: string[];
   /** Unix seconds. */
   startTime: number;
+  /** Unix seconds: never unbounded, so a reservation kmaint loses track of ends on its own. */
+  endTime: number;
   users: string[];
   comment: string;
 }
@@ -103,6 +107,8 @@ export class SlurmRestClient {
         headers: { 'X-SLURM-USER-TOKEN': this.token, 'Content-Type': 'application/json', Accept: 'application/json' },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         signal: AbortSignal.any(signals),
+        // The token goes to spec.slurm.url only: a redirect elsewhere would carry the header with it.
+        redirect: 'error',
       });
       const text = await res.text();
       let json: Record<string, unknown> | undefined;
@@ -214,10 +220,12 @@ export class SlurmRestClient {
       ok: true,
       value: raw.map((x) => {
         const start = x['start_time'] as { number?: unknown } | undefined;
+        const end = x['end_time'] as { number?: unknown; infinite?: unknown } | undefined;
         const list = x['node_list'];
         return {
           name: typeof x['name'] === 'string' ? x['name'] : '',
           startTime: typeof start?.number === 'number' ? start.number : 0,
+          endTime: typeof end?.number === 'number' && end.infinite !== true ? end.number : 0,
           nodeList: typeof list === 'string' ? list : Array.isArray(list) ? list.filter((n): n is string => typeof n === 'string').join(',') : '',
           flags: Array.isArray(x['flags']) ? (x['flags'] as unknown[]).filter((f): f is string => typeof f === 'string') : [],
         };
@@ -225,14 +233,14 @@ export class SlurmRestClient {
     };
   }
 
-  /** Creates a MAINT reservation (IGNORE_JOBS: running jobs do not stop it) of unlimited duration. */
+  /** Creates a MAINT reservation (IGNORE_JOBS: running jobs do not stop it) from its start to its end. */
   async createReservation(spec: SlurmReservationSpec): Promise<SlurmResult<void>> {
     const v = await this.reservationApiVersion();
     if (!v.ok) return v;
     const body = {
       name: spec.name,
       start_time: { set: true, number: spec.startTime },
-      duration: { set: true, infinite: true },
+      end_time: { set: true, number: spec.endTime },
       node_list: spec.nodes,
       flags: ['MAINT', 'IGNORE_JOBS'],
       users: spec.users,
@@ -241,6 +249,16 @@ export class SlurmRestClient {
     const r = await this.call('POST', `/slurm/${v.value}/reservation`, 'POST reservation', body);
     if (!r.ok) return r;
     const problem = this.problemOf(`creating Slurm reservation ${spec.name}`, r.value);
+    return problem ? { ok: false, problem } : { ok: true, value: undefined };
+  }
+
+  /** Moves the end of an existing reservation (POST of its name: slurmrestd updates a reservation that exists). */
+  async extendReservation(name: string, endTime: number): Promise<SlurmResult<void>> {
+    const v = await this.reservationApiVersion();
+    if (!v.ok) return v;
+    const r = await this.call('POST', `/slurm/${v.value}/reservation`, 'POST reservation', { name, end_time: { set: true, number: endTime } });
+    if (!r.ok) return r;
+    const problem = this.problemOf(`extending Slurm reservation ${name}`, r.value);
     return problem ? { ok: false, problem } : { ok: true, value: undefined };
   }
 

@@ -3,12 +3,12 @@
 export { SlurmRestClient } from './client.ts';
 export type { SlurmClientOptions, SlurmNodeInfo, SlurmProblem, SlurmProblemKind, SlurmReservationInfo, SlurmReservationSpec, SlurmResult } from './client.ts';
 export { BUSY_STATES, formatState, hasDrainFlag, isDrained } from './state.ts';
-export { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, drainReason, formatRecord, mayUndrain, recordedSlinkyNodes, recordedSlurmNodes } from './ownership.ts';
+export { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, drainOwner, drainReason, formatRecord, mayUndrain, recordedSlinkyNodes, recordedSlurmNodes } from './ownership.ts';
 export { RESERVATION_API_VERSIONS, SLURM_API_VERSIONS, loadSlurmSettings } from './settings.ts';
 export type { LoadedSlurm, ReservationApiVersion, SlurmApiVersion, SlurmSettings, SlurmSpec } from './settings.ts';
 export { slurmWorkersOf } from './workers.ts';
 export type { SlurmWorker, WorkersResult } from './workers.ts';
-export { describeSlurmWrite } from './view.ts';
+export { describeSlurmWrite, isSweep } from './view.ts';
 export type { SlurmContext, SlurmReservations, SlurmView, SlurmWrite } from './view.ts';
 export { EVENT_REASON_SLURM_DRAIN_TIMEOUT, EVENT_REASON_SLURM_PROBLEM, planSlurmGate } from './gate.ts';
 export type { SlurmGate } from './gate.ts';
@@ -17,8 +17,14 @@ export {
   ANNOTATION_SLURM_RESERVATION,
   ANNOTATION_SLURM_RESERVATION_PROBLEM,
   EVENT_REASON_SLURM_RESERVATION,
+  needsReservation,
   needsReservationRead,
   planSlurmReservations,
+  RESERVATION_EXTEND_BELOW_SECONDS,
+  RESERVATION_HORIZON_SECONDS,
+  RESERVATION_PREFIX,
+  RESERVATION_WINDOW_SECONDS,
+  reservationOwner,
   recordedReservation,
   reservationToCheck,
   reservationName,
@@ -30,4 +36,7 @@ export { readSlurm } from './read.ts';
 export type { SecretKeyReader, SlurmRead, SlurmReadOptions } from './read.ts';
 export { applySlurmWrites } from './apply.ts';
 export type { SlurmApplyResult } from './apply.ts';
+export { guardSlurmWrites, needsFreshRead } from './guard.ts';
+export type { FreshRequests, GuardedWrites, SlurmWriteGuard } from './guard.ts';
+export { planSlurmSweep } from './sweep.ts';
 export { hasOurCordonReason, isSlinkyPod, KMAINT_CORDON_REASON_PREFIX, isSlinkyReason, slinkyCordonReason, slinkyDrainReason, slurmNodeFromConditions } from './slinky.ts';

@@ -34,7 +34,28 @@ export function formatRecord(names: Iterable<string>): string {
   return [...new Set(names)].sort().join(',');
 }
 
-/** A drain kmaint may lift: recorded by this request, and the reason still carries our prefix (nobody re-drained it). */
-export function mayUndrain(recorded: boolean, reason: string, prefix: string): boolean {
-  return recorded && reason.startsWith(prefix);
+/** A Kubernetes name: what the last word of kmaint's drain reason (`<namespace>/<name>`) must look like. */
+const NAME = '[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?';
+const OWNER = new RegExp(`^(${NAME})/(${NAME})$`);
+
+/**
+ * The request a drain reason names, when it has kmaint's shape (`<prefix> <requestor> <namespace>/<name>`, ownership.ts
+ * drainReason); undefined for any other reason. An empty prefix names nothing: every reason would look like ours.
+ */
+export function drainOwner(reason: string, prefix: string): { namespace: string; name: string } | undefined {
+  if (prefix === '' || !reason.startsWith(`${prefix} `)) return undefined;
+  const words = reason.slice(prefix.length).trim().split(' ');
+  if (words.length < 2) return undefined;
+  const m = OWNER.exec(words[words.length - 1] ?? '');
+  return m ? { namespace: m[1] ?? '', name: m[2] ?? '' } : undefined;
 }
+
+/**
+ * A drain kmaint may lift for `nm`: recorded by it, and Slurm's own reason still names it (nobody re-drained the node,
+ * and the record, which a requestor can write, never lifts a drain made for another request).
+ */
+export function mayUndrain(nm: NodeMaintenance, recorded: boolean, reason: string, prefix: string): boolean {
+  const owner = drainOwner(reason, prefix);
+  return recorded && owner !== undefined && owner.namespace === (nm.metadata.namespace ?? '') && owner.name === nm.metadata.name;
+}
+

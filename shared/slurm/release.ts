@@ -1,5 +1,6 @@
-// Cleanup's Slurm step: undrain only the Slurm nodes this request recorded and whose reason still starts with our
-// prefix (24.11 keeps the reason after an undrain: the record is the owner, the prefix the guard), then drop the record.
+// Cleanup's Slurm step: undrain only the Slurm nodes this request recorded and whose Slurm reason still names it
+// (the record, which a requestor can write, only says where to look; 24.11 keeps the reason after an undrain, so the DRAIN
+// flag must be on too), then drop the record.
 import { ANNOTATION_SLINKY_DRAINED, type NodeMaintenance } from '../api/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, mayUndrain, recordedSlurmNodes } from './ownership.ts';
 import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, planReservationRelease } from './reservation.ts';
@@ -42,8 +43,8 @@ function planDrainRelease(nm: NodeMaintenance, ctx: SlurmContext | undefined): S
   const writes: SlurmWrite[] = [];
   for (const name of recorded) {
     const info = ctx.view.nodes.get(name);
-    // A node gone from Slurm, undrained already, or re-drained by someone else (other reason) is not ours to lift.
-    if (!info || !hasDrainFlag(info.state) || !mayUndrain(true, info.reason, ctx.settings.reasonPrefix)) continue;
+    // A node gone from Slurm, undrained already, or re-drained by someone else or for another request is not ours to lift.
+    if (!info || !hasDrainFlag(info.state) || !mayUndrain(nm, true, info.reason, ctx.settings.reasonPrefix)) continue;
     writes.push({ kind: 'slurmUndrain', node: name, maintenance: { namespace: nm.metadata.namespace ?? '', name: nm.metadata.name }, why: `${nm.metadata.namespace ?? ''}/${nm.metadata.name} deleted; kmaint drained it` });
   }
   if (writes.length > 0) return { kind: 'hold', why: `undraining Slurm node ${recorded.filter((n) => writes.some((w) => w.kind === 'slurmUndrain' && w.node === n)).join(', ')}`, writes };

@@ -70,7 +70,7 @@ function worker(name: string, hostname: string, labels: Record<string, string> =
 }
 const PODS = [worker('slurm-n1', 'n1'), worker('web', 'web-1', { app: 'web' })];
 
-const reservation = (startTime: number): SlurmReservationInfo => ({ name: NAME, startTime, nodeList: 'n1', flags: ['MAINT', 'IGNORE_JOBS', 'SPEC_NODES'] });
+const reservation = (startTime: number): SlurmReservationInfo => ({ name: NAME, startTime, endTime: startTime + 4 * 3600, nodeList: 'n1', flags: ['MAINT', 'IGNORE_JOBS', 'SPEC_NODES'] });
 /** slurmrestd read with the nodes and reservations given. */
 function slurm(reservations: SlurmReservationInfo[], settings = POD_MODE, nodes: SlurmNodeInfo[] = [{ name: 'n1', state: ['IDLE'], reason: '' }]): SlurmContext {
   return { kind: 'on', settings, view: { kind: 'ok', nodes: new Map(nodes.map((n) => [n.name, n])), reservations: { kind: 'ok', byName: new Map(reservations.map((r) => [r.name, r])) } } };
@@ -114,7 +114,7 @@ function record(nodes: string, opts: { addFinalizer?: boolean; clearProblem?: bo
     },
   ];
 }
-const RESERVE = (nodes: string[]): SlurmWrite => ({ kind: 'slurmReserve', reservation: NAME, nodes, startTime: START, users: ['root'], comment: 'kmaint: upgrade.acme.com ns1/req1', maintenance: MAINTENANCE, why: 'kmaint.io/not-before 2026-01-01T06:00:00Z' });
+const RESERVE = (nodes: string[]): SlurmWrite => ({ kind: 'slurmReserve', reservation: NAME, nodes, startTime: START, endTime: START + 4 * 3600, users: ['root'], comment: 'kmaint: upgrade.acme.com ns1/req1', maintenance: MAINTENANCE, why: 'kmaint.io/not-before 2026-01-01T06:00:00Z' });
 const UNRESERVE_MOVED: SlurmWrite = { kind: 'slurmUnreserve', reservation: NAME, maintenance: MAINTENANCE, why: 'kmaint.io/not-before moved from 2026-01-01T05:00:00Z to 2026-01-01T06:00:00Z; created again next pass' };
 const CLEAR_PROBLEM: Action = { kind: 'patchMaintenanceMeta', target: TARGET, annotations: { [ANNOTATION_SLURM_RESERVATION_PROBLEM]: null }, reason: 'ns1/req1: the Slurm reservation problem is gone' };
 
@@ -346,7 +346,7 @@ describe('planSlurmReservations', () => {
       const p = plan(nm, slurm(held), PODS);
       nm = patched(nm, p.actions);
       for (const w of p.writes) {
-        if (w.kind === 'slurmReserve') held = [...held, { name: w.reservation, startTime: w.startTime, nodeList: w.nodes.join(','), flags: ['MAINT', 'IGNORE_JOBS', 'SPEC_NODES'] }];
+        if (w.kind === 'slurmReserve') held = [...held, { name: w.reservation, startTime: w.startTime, endTime: w.endTime, nodeList: w.nodes.join(','), flags: ['MAINT', 'IGNORE_JOBS', 'SPEC_NODES'] }];
         if (w.kind === 'slurmUnreserve') held = held.filter((r) => r.name !== w.reservation);
       }
       return p;
@@ -360,7 +360,7 @@ describe('planSlurmReservations', () => {
     nm = { ...nm, metadata: { ...nm.metadata, annotations: { ...nm.metadata.annotations, 'kmaint.io/not-before': '2026-01-01T07:00:00Z' } } };
     const moved = { ...UNRESERVE_MOVED, why: 'kmaint.io/not-before moved from 2026-01-01T06:00:00Z to 2026-01-01T07:00:00Z; created again next pass' };
     expect(pass()).toEqual({ actions: [], writes: [moved] });
-    expect(pass()).toEqual({ actions: [], writes: [{ ...RESERVE(['n1']), startTime: START + 3600, why: 'kmaint.io/not-before 2026-01-01T07:00:00Z' }] });
+    expect(pass()).toEqual({ actions: [], writes: [{ ...RESERVE(['n1']), startTime: START + 3600, endTime: START + 3600 + 4 * 3600, why: 'kmaint.io/not-before 2026-01-01T07:00:00Z' }] });
     expect(pass()).toEqual(NOTHING);
   });
 });
@@ -516,11 +516,79 @@ describe('planReservationRelease and planSlurmRelease', () => {
 
 describe('describeSlurmWrite', () => {
   it.each<[string, SlurmWrite, string]>([
-    ['a reservation: name, MAINT, nodes, start and why', RESERVE(['n1', 'n2']), 'slurm reservation kmaint_ns1_req1 (MAINT) on n1,n2 from 2026-01-01T06:00:00Z for ns1/req1: kmaint.io/not-before 2026-01-01T06:00:00Z'],
+    ['a reservation: name, MAINT, nodes, start, end and why', RESERVE(['n1', 'n2']), 'slurm reservation kmaint_ns1_req1 (MAINT) on n1,n2 from 2026-01-01T06:00:00Z to 2026-01-01T10:00:00Z for ns1/req1: kmaint.io/not-before 2026-01-01T06:00:00Z'],
+    ['extending a reservation: name, new end and why', { kind: 'slurmExtend', reservation: NAME, endTime: START + 4 * 3600, maintenance: MAINTENANCE, why: 'ns1/req1 still needs it (no end)' }, 'slurm extend reservation kmaint_ns1_req1 to 2026-01-01T10:00:00Z for ns1/req1: ns1/req1 still needs it (no end)'],
+    ['a sweep says whose it was', { ...UNRESERVE, sweep: true, why: 'kmaint made it for ns1/req1, which no longer exists' }, 'slurm delete reservation kmaint_ns1_req1 (sweep: ns1/req1 is gone): kmaint made it for ns1/req1, which no longer exists'],
     ['deleting a reservation: name and why', UNRESERVE, 'slurm delete reservation kmaint_ns1_req1 for ns1/req1: ns1/req1 deleted; kmaint created it'],
     ['a drain still reads as before', { kind: 'slurmDrain', node: 'n1', reason: 'kmaint: upgrade.acme.com ns1/req1', maintenance: MAINTENANCE, why: 'before evicting pod slurm/slurm-n1' }, 'slurm drain n1 reason "kmaint: upgrade.acme.com ns1/req1" for ns1/req1: before evicting pod slurm/slurm-n1'],
     ['an undrain still reads as before', UNDRAIN, 'slurm undrain n1 for ns1/req1: ns1/req1 deleted; kmaint drained it'],
   ])('%s', (_rule, write, line) => {
     expect(describeSlurmWrite(write)).toBe(line);
+  });
+});
+
+// Issue 31: the reservation annotation is a requestor's to write. Its value is never the name kmaint deletes or checks.
+const OTHERS = 'kmaint_team-b_their-request';
+const othersReservation: SlurmReservationInfo = { name: OTHERS, startTime: START, endTime: START + 4 * 3600, nodeList: 'n7', flags: ['MAINT', 'IGNORE_JOBS', 'SPEC_NODES'] };
+const adminReservation: SlurmReservationInfo = { name: 'admin_window', startTime: START, endTime: START + 3600, nodeList: 'n7', flags: ['MAINT'] };
+
+describe('a forged kmaint.io/slurm-reservation', () => {
+  it.each([
+    { rule: "a pending request without not-before naming another request's reservation: not deleted", name: OTHERS, held: othersReservation },
+    { rule: "a pending request without not-before naming an administrator's reservation: not deleted", name: 'admin_window', held: adminReservation },
+  ])('$rule', ({ name, held }) => {
+    const forged = aRequest({ annotations: { [ANNOTATION_SLURM_RESERVATION]: name } });
+    expect(plan(forged, slurm([held]), PODS)).toEqual(NOTHING);
+  });
+
+  it('a pending request with not-before ahead and a forged name: the derived name is recorded over it, nothing else touched', () => {
+    const forged = ahead({ [ANNOTATION_SLURM_RESERVATION]: OTHERS }, { finalizers: [FINALIZER] });
+    expect(plan(forged, slurm([othersReservation]), PODS)).toEqual({ actions: record('n1', { addFinalizer: false }), writes: [] });
+  });
+
+  it("a deleted request naming another request's reservation: released without deleting it, the annotation dropped", () => {
+    const forged = deleting({ [ANNOTATION_SLURM_RESERVATION]: OTHERS });
+    expect({ reservation: planReservationRelease(forged, slurm([othersReservation])), release: planSlurmRelease(forged, slurm([othersReservation])) }).toEqual({
+      reservation: { kind: 'done' },
+      release: { kind: 'done', dropAnnotations: [ANNOTATION_SLURM_RESERVATION] },
+    });
+  });
+});
+
+describe('a forged kmaint.io/slurm-drained', () => {
+  const othersDrain: SlurmNodeInfo = { name: 'n7', state: ['IDLE', 'DRAIN'], reason: 'kmaint: upgrade.acme.com team-b/their-request' };
+  it.each([
+    { rule: "a node drained for another request is not undrained", node: othersDrain },
+    { rule: 'a node drained by a kmaint-looking reason that names no request is not undrained', node: { ...othersDrain, reason: 'kmaint: by hand' } },
+  ])('$rule', ({ node }) => {
+    const forged = deleting({ [ANNOTATION_SLURM_DRAINED]: 'n7' });
+    expect(planSlurmRelease(forged, slurm([], POD_MODE, [node]))).toEqual({ kind: 'done', dropAnnotations: [ANNOTATION_SLURM_DRAINED] });
+  });
+});
+
+describe('the reservation horizon and window', () => {
+  const far = (days: number): NodeMaintenance => aRequest({ annotations: { 'kmaint.io/not-before': new Date(NOW.getTime() + days * 86400_000).toISOString() } });
+  it.each([
+    { rule: 'not-before 30 days ahead: no reservation recorded before admission', nm: far(30), wanted: NOTHING },
+    { rule: 'not-before 7 days and a second ahead: not yet', nm: aRequest({ annotations: { 'kmaint.io/not-before': '2026-01-08T00:00:01Z' } }), wanted: NOTHING },
+  ])('$rule', ({ nm, wanted }) => {
+    expect(plan(nm, slurm([]), PODS)).toEqual(wanted);
+  });
+
+  it('not-before exactly 7 days ahead: recorded (the horizon is inclusive)', () => {
+    const nm = aRequest({ annotations: { 'kmaint.io/not-before': '2026-01-08T00:00:00Z' } });
+    expect(plan(nm, slurm([]), PODS).actions.map((a) => a.kind)).toEqual(['patchMaintenanceMeta', 'emitEvent']);
+  });
+
+  it('a reservation whose not-before moved beyond the horizon is deleted', () => {
+    const nm = aRequest({ annotations: { 'kmaint.io/not-before': '2026-02-01T00:00:00Z', ...RECORDED } });
+    expect(plan(nm, slurm([reservation(START)]), PODS)).toEqual({
+      actions: [],
+      writes: [{ kind: 'slurmUnreserve', reservation: NAME, maintenance: MAINTENANCE, why: 'kmaint.io/not-before moved from 2026-01-01T06:00:00Z to 2026-02-01T00:00:00Z, beyond the reservation horizon of 168 h' }],
+    });
+  });
+
+  it('a reservation is created with an end 4 h after its start, never infinite', () => {
+    expect(plan(ahead(RECORDED, { finalizers: [FINALIZER] }), slurm([]), PODS).writes).toEqual([{ ...RESERVE(['n1']), endTime: START + 14400 }]);
   });
 });

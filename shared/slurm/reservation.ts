@@ -14,39 +14,84 @@ export const ANNOTATION_SLURM_RESERVATION_PROBLEM = 'kmaint.io/slurm-reservation
 export const EVENT_REASON_SLURM_RESERVATION = 'SlurmReservation';
 /** Who may run jobs inside the reservation: only root, as for an administrator's maintenance reservation. */
 export const RESERVATION_USERS: readonly string[] = ['root'];
+/** What every reservation kmaint makes is named with: the sweep (sweep.ts) finds them by it. */
+export const RESERVATION_PREFIX = 'kmaint_';
+/**
+ * How long a reservation lasts from its start, and from each extension: 4 h. kmaint extends it (cleanup's sweep) while
+ * the maintenance needs it, so a reservation whose kmaint stopped (uninstalled, Slurm switched off, a leak) ends by itself.
+ */
+export const RESERVATION_WINDOW_SECONDS = 4 * 3600;
+/** The sweep extends a reservation once fewer than this many seconds of it are left: half the window. */
+export const RESERVATION_EXTEND_BELOW_SECONDS = RESERVATION_WINDOW_SECONDS / 2;
+/**
+ * How far ahead a not-before is reserved: 7 days. A request whose not-before is further out gets its reservation once it
+ * comes within the horizon; a job longer than that may still cross not-before (the Slurm drain at admission waits for it).
+ */
+export const RESERVATION_HORIZON_SECONDS = 7 * 24 * 3600;
 
 /**
  * `kmaint_<namespace>_<name>`: a namespace has no '_' nor '.', a name no '_', so no two requests share one, and the
- * prefix says whose it is in `scontrol show reservation`.
+ * prefix says whose it is in `scontrol show reservation`. Always derived: never read back from the request.
  */
 export function reservationName(nm: NodeMaintenance): string {
-  return `kmaint_${nm.metadata.namespace ?? ''}_${nm.metadata.name}`;
+  return `${RESERVATION_PREFIX}${nm.metadata.namespace ?? ''}_${nm.metadata.name}`;
 }
 
-export function recordedReservation(nm: NodeMaintenance): string | undefined {
-  const v = nm.metadata.annotations?.[ANNOTATION_SLURM_RESERVATION];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-/** Not being deleted, not admitted yet, and a readable not-before still ahead: its node is to be reserved. */
-export function wantsReservation(nm: NodeMaintenance, now: Date): boolean {
-  if (nm.metadata.deletionTimestamp) return false;
-  const phase = maintenancePhase(nm);
-  if (phase !== Phase.Pending && phase !== PHASE_UNINITIALIZED) return false;
-  const notBefore = requestNotBefore(nm);
-  return notBefore.kind === 'valid' && notBefore.at.getTime() > now.getTime();
+/** The request that a kmaint reservation name derives from, or undefined when the name is not kmaint's. */
+export function reservationOwner(name: string): { namespace: string; name: string } | undefined {
+  if (!name.startsWith(RESERVATION_PREFIX)) return undefined;
+  const rest = name.slice(RESERVATION_PREFIX.length);
+  const cut = rest.indexOf('_');
+  return cut <= 0 || cut === rest.length - 1 ? { namespace: '', name: rest } : { namespace: rest.slice(0, cut), name: rest.slice(cut + 1) };
 }
 
 /**
- * Not admitted yet, a reservation recorded, and not-before no longer ahead: removed, unreadable or past. Its reservation
- * is checked: kept when it starts at not-before (the time has come), deleted when not-before was moved or removed.
+ * The reservation this request recorded: its derived name when the annotation says it, else none. A requestor can
+ * write the annotation, so any other value is ignored (never deleted or checked: it may name someone else's reservation).
+ */
+export function recordedReservation(nm: NodeMaintenance): string | undefined {
+  const v = nm.metadata.annotations?.[ANNOTATION_SLURM_RESERVATION];
+  return v !== undefined && v.trim() === reservationName(nm) ? reservationName(nm) : undefined;
+}
+
+/** Not-before read and its distance from `now`, for the three rules below. */
+function notBeforeOf(nm: NodeMaintenance, now: Date): { kind: 'none' } | { kind: 'past' } | { kind: 'ahead'; withinHorizon: boolean } {
+  const notBefore = requestNotBefore(nm);
+  if (notBefore.kind !== 'valid') return { kind: 'none' };
+  const ahead = notBefore.at.getTime() - now.getTime();
+  return ahead <= 0 ? { kind: 'past' } : { kind: 'ahead', withinHorizon: ahead <= RESERVATION_HORIZON_SECONDS * 1000 };
+}
+
+const waiting = (nm: NodeMaintenance): boolean => {
+  const phase = maintenancePhase(nm);
+  return phase === Phase.Pending || phase === PHASE_UNINITIALIZED;
+};
+
+/** Not being deleted, not admitted yet, and a readable not-before ahead within the horizon: its node is to be reserved. */
+export function wantsReservation(nm: NodeMaintenance, now: Date): boolean {
+  if (nm.metadata.deletionTimestamp || !waiting(nm)) return false;
+  const at = notBeforeOf(nm, now);
+  return at.kind === 'ahead' && at.withinHorizon;
+}
+
+/**
+ * Not admitted yet, a reservation recorded, and not-before no longer ahead within the horizon: removed, unreadable, past
+ * or moved beyond the horizon. Its reservation is checked: kept when it starts at a not-before that has come, else deleted.
  */
 export function reservationToCheck(nm: NodeMaintenance, now: Date): boolean {
-  if (nm.metadata.deletionTimestamp || recordedReservation(nm) === undefined) return false;
-  const phase = maintenancePhase(nm);
-  if (phase !== Phase.Pending && phase !== PHASE_UNINITIALIZED) return false;
-  const notBefore = requestNotBefore(nm);
-  return notBefore.kind !== 'valid' || notBefore.at.getTime() <= now.getTime();
+  if (nm.metadata.deletionTimestamp || recordedReservation(nm) === undefined || !waiting(nm)) return false;
+  const at = notBeforeOf(nm, now);
+  return at.kind !== 'ahead' || !at.withinHorizon;
+}
+
+/**
+ * The maintenance still needs its reservation (the sweep extends it): not being deleted, and either not-before ahead
+ * within the horizon or admitted. A request left waiting past not-before is not extended: its reservation ends with its
+ * window, so an unadmitted request never holds Slurm nodes outside the limits for longer than that.
+ */
+export function needsReservation(nm: NodeMaintenance, now: Date): boolean {
+  if (nm.metadata.deletionTimestamp) return false;
+  return wantsReservation(nm, now) || !waiting(nm);
 }
 
 /** The scheduler reads Slurm's reservations for `nm` this pass. */
@@ -58,19 +103,22 @@ export function needsReservationRead(nm: NodeMaintenance, now: Date): boolean {
  * For a request `reservationToCheck` says: a delete when its reservation no longer starts at a readable not-before
  * (moved into the past, removed, made unreadable), else nothing. Problems reading Slurm are left to cleanup.
  */
-function staleReservation(nm: NodeMaintenance, ctx: SlurmContext): SlurmWrite | undefined {
+function staleReservation(nm: NodeMaintenance, ctx: SlurmContext, now: Date): SlurmWrite | undefined {
   const recorded = recordedReservation(nm);
   if (recorded === undefined || ctx.kind !== 'on' || ctx.view.kind !== 'ok' || ctx.view.reservations?.kind !== 'ok') return undefined;
   const existing = ctx.view.reservations.byName.get(recorded);
   if (existing === undefined) return undefined;
   const notBefore = requestNotBefore(nm);
-  if (notBefore.kind === 'valid' && seconds(notBefore.at) === existing.startTime) return undefined;
+  const beyond = notBefore.kind === 'valid' && notBefore.at.getTime() - now.getTime() > RESERVATION_HORIZON_SECONDS * 1000;
+  if (notBefore.kind === 'valid' && seconds(notBefore.at) === existing.startTime && !beyond) return undefined;
   const why =
     notBefore.kind === 'absent'
       ? 'kmaint.io/not-before removed'
       : notBefore.kind === 'invalid'
         ? `kmaint.io/not-before can no longer be read (${notBefore.reason})`
-        : `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(seconds(notBefore.at))}, already past`;
+        : beyond
+          ? `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(seconds(notBefore.at))}, beyond the reservation horizon of ${RESERVATION_HORIZON_SECONDS / 3600} h`
+          : `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(seconds(notBefore.at))}, already past`;
   return { kind: 'slurmUnreserve', reservation: recorded, maintenance: { namespace: nm.metadata.namespace ?? '', name: nm.metadata.name }, why };
 }
 
@@ -113,7 +161,7 @@ export function planSlurmReservations(input: ReservationInput, now: Date): Reser
   const shared = contextProblem(ctx);
   for (const nm of input.maintenances) {
     if (reservationToCheck(nm, now)) {
-      const stale = staleReservation(nm, ctx);
+      const stale = staleReservation(nm, ctx, now);
       if (stale !== undefined) writes.push(stale);
       continue;
     }
@@ -176,7 +224,8 @@ export function planSlurmReservations(input: ReservationInput, now: Date): Reser
     const ref = { namespace: target.namespace, name: target.name };
     if (existing === undefined) {
       if (names.length === 0) continue;
-      writes.push({ kind: 'slurmReserve', reservation: recorded, nodes: names, startTime: start, users: [...RESERVATION_USERS], comment: `kmaint: ${nm.spec.requestorID} ${key}`, maintenance: ref, why: `kmaint.io/not-before ${iso(start)}` });
+      const endTime = start + RESERVATION_WINDOW_SECONDS;
+      writes.push({ kind: 'slurmReserve', reservation: recorded, nodes: names, startTime: start, endTime, users: [...RESERVATION_USERS], comment: `kmaint: ${nm.spec.requestorID} ${key}`, maintenance: ref, why: `kmaint.io/not-before ${iso(start)}` });
     } else if (existing.startTime !== start) {
       // not-before moved: delete now, created again from the new time next pass.
       writes.push({ kind: 'slurmUnreserve', reservation: recorded, maintenance: ref, why: `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(start)}; created again next pass` });

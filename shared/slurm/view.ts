@@ -17,10 +17,21 @@ export type SlurmContext = { kind: 'on'; settings: SlurmSettings; view: SlurmVie
 /** A write to Slurm a planner asks for; applied by the pass after the Kubernetes writes. */
 export type SlurmWrite =
   | { kind: 'slurmDrain'; node: string; reason: string; maintenance: { namespace: string; name: string }; why: string }
-  | { kind: 'slurmUndrain'; node: string; maintenance: { namespace: string; name: string }; why: string }
-  /** A maintenance reservation of `nodes` from `startTime` (Unix seconds), recorded on the request a pass before. */
-  | { kind: 'slurmReserve'; reservation: string; nodes: string[]; startTime: number; users: string[]; comment: string; maintenance: { namespace: string; name: string }; why: string }
-  | { kind: 'slurmUnreserve'; reservation: string; maintenance: { namespace: string; name: string }; why: string };
+  /** `sweep`: a drain no live request owns (`maintenance` is the request its reason names, gone). */
+  | { kind: 'slurmUndrain'; node: string; maintenance: { namespace: string; name: string }; why: string; sweep?: true }
+  /** A maintenance reservation of `nodes` from `startTime` to `endTime` (Unix seconds), recorded on the request a pass before. */
+  | { kind: 'slurmReserve'; reservation: string; nodes: string[]; startTime: number; endTime: number; users: string[]; comment: string; maintenance: { namespace: string; name: string }; why: string }
+  /** A later end for a reservation the maintenance still needs (reservation.ts, RESERVATION_WINDOW_SECONDS). */
+  | { kind: 'slurmExtend'; reservation: string; endTime: number; maintenance: { namespace: string; name: string }; why: string }
+  /** `sweep`: a reservation no live request owns (`maintenance` is the request its name derives from, gone). */
+  | { kind: 'slurmUnreserve'; reservation: string; maintenance: { namespace: string; name: string }; why: string; sweep?: true };
+
+/** A write of the sweep: it removes state whose owner is gone, so it is withheld should the owner exist again. */
+export function isSweep(w: SlurmWrite): boolean {
+  return (w.kind === 'slurmUndrain' || w.kind === 'slurmUnreserve') && w.sweep === true;
+}
+
+const iso = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().replace('.000Z', 'Z');
 
 /** One line for dry runs and logs. */
 export function describeSlurmWrite(w: SlurmWrite): string {
@@ -29,10 +40,12 @@ export function describeSlurmWrite(w: SlurmWrite): string {
     case 'slurmDrain':
       return `slurm drain ${w.node} reason "${w.reason}" for ${of}: ${w.why}`;
     case 'slurmUndrain':
-      return `slurm undrain ${w.node} for ${of}: ${w.why}`;
+      return `slurm undrain ${w.node} ${w.sweep ? `(sweep: ${of} is gone)` : `for ${of}`}: ${w.why}`;
     case 'slurmReserve':
-      return `slurm reservation ${w.reservation} (MAINT) on ${w.nodes.join(',')} from ${new Date(w.startTime * 1000).toISOString().replace('.000Z', 'Z')} for ${of}: ${w.why}`;
+      return `slurm reservation ${w.reservation} (MAINT) on ${w.nodes.join(',')} from ${iso(w.startTime)} to ${iso(w.endTime)} for ${of}: ${w.why}`;
+    case 'slurmExtend':
+      return `slurm extend reservation ${w.reservation} to ${iso(w.endTime)} for ${of}: ${w.why}`;
     case 'slurmUnreserve':
-      return `slurm delete reservation ${w.reservation} for ${of}: ${w.why}`;
+      return `slurm delete reservation ${w.reservation} ${w.sweep ? `(sweep: ${of} is gone)` : `for ${of}`}: ${w.why}`;
   }
 }
