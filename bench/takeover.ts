@@ -222,6 +222,11 @@ async function switchOnce(c: BenchCluster, tracker: Tracker, node: string, first
   await until(`${first.name} evicted web-${node}`, 60_000, async () => ((await evictions(c, mark, [one.user]))[`web-${node}`] ?? 0) >= 1);
   log(`${request}: Draining under ${first.name}, web-${node} evicted; stopping ${first.name}`);
   await one.kill();
+  if (second.name === 'kmaint') {
+    // The documented handover (README, "Moving from the NVIDIA maintenance operator"): kmaint lifts only cordons its own
+    // node record names, and upstream leaves none, so the administrator hands over the cordon upstream made.
+    await c.kubectl(['annotate', 'node', node, `kmaint.io/cordoned-by=kmaint/${BENCH_NS}/${request}`]);
+  }
   const evictionsBefore = sum(await evictions(c, mark, [one.user]));
   const two = await second.start();
   log(`${second.name} started; freeing db-${node} (PDB minAvailable ${minAvailableAfter})`);
