@@ -3,7 +3,7 @@
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { DEFAULTS, Phase, maintenancePhase, readyCondition } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
-import { deviceId, devicesHeldBy, podKey, podsBlockingCompletion, selectPodsForDrain, unmatchedDraMessage, type DraView } from '../shared/drain/index.ts';
+import { deviceId, devicesHeldBy, podKey, podsBlockingCompletion, selectPodsForDrain, unmatchedDraMessage, type DraView, type OwnPods } from '../shared/drain/index.ts';
 import { BudgetLedger, OUT_OF_SERVICE_EFFECT, budgetNumbers, diagnoseBudget, unreadableSelectorMessage } from '../shared/lifecycle/index.ts';
 
 export interface ExplainSection {
@@ -22,6 +22,8 @@ export interface PodsInput {
   budgetPods: ReadonlyMap<string, readonly V1Pod[]>;
   /** The ResourceClaims and driver table, as the drainer reads them. @default none: filters see requested resources only */
   dra?: DraView;
+  /** kmaint's own pods, which the drainer keeps (its namespace and ServiceAccount). @default none */
+  ownPods?: OwnPods;
 }
 
 /** Under a pod's line: each claim it holds devices through, with the devices and their class. */
@@ -58,7 +60,7 @@ export function explainDrain(input: PodsInput): ExplainSection | undefined {
   if (nm.metadata.deletionTimestamp || !(phase === Phase.Scheduled || phase === Phase.Cordon || phase === Phase.WaitForPodCompletion || phase === Phase.Draining)) return undefined;
   const node = nm.spec.nodeName;
   if (!spec) return { title: `pods on node ${node}`, lines: ['ok    no drainSpec: no pod is evicted'] };
-  const selection = selectPodsForDrain(input.pods, spec, input.dra ? { dra: input.dra } : {});
+  const selection = selectPodsForDrain(input.pods, spec, { ...(input.dra ? { dra: input.dra } : {}), ...(input.ownPods ? { ownPods: input.ownPods } : {}) });
   const unreadable = selection.podSelectorProblem;
   if (unreadable !== undefined) return explainUnreadableSelector(nm, input.pods.length, unreadable, selection.problems.filter((p) => p !== unreadable));
   const ledger = new BudgetLedger(input.pdbs, input.budgetPods);

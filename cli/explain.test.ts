@@ -109,6 +109,18 @@ describe('explainRequest', () => {
     ]);
   });
 
+  it("draining: kmaint's own pod (its namespace and ServiceAccount) stays, as the drainer keeps it; a tenant's pod with kmaint's label is evicted", () => {
+    const nm = aMaintenance({ name: 'drain', nodeName: 'n1', phase: 'Draining', message: 'draining: 1 of 2 pods left' });
+    nm.spec.drainSpec = { force: true, podSelector: '' };
+    const own = aReadyPod({ name: 'kmaint-drainer', namespace: 'kmaint', labels: { 'app.kubernetes.io/name': 'kmaint' }, nodeName: 'n1' });
+    const pods = [{ ...own, spec: { ...own.spec, containers: own.spec?.containers ?? [], serviceAccountName: 'kmaint' } }, aReadyPod({ name: 'escape', namespace: 'web', labels: { 'app.kubernetes.io/name': 'kmaint' }, nodeName: 'n1' })];
+    expect(explainRequest(snapshot(nm, { nodes: [aNode({ name: 'n1', unschedulable: true })], pods }), NOW).slice(2, 5)).toEqual([
+      'pods on node n1 (2):',
+      '  stays kmaint/kmaint-drainer (not drained: DaemonSet, mirror or kmaint pod, or not selected by the drainSpec)',
+      '  evict web/escape (no PodDisruptionBudget)',
+    ]);
+  });
+
   describe('a drain on a node with DRA claims', () => {
     const pods = [
       aReadyPod({ name: 'dra', namespace: 'ml', nodeName: 'n1', claims: [{ name: 'gpu', generated: 'dra-gpu-7xk2p' }] }),

@@ -7,7 +7,7 @@ import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/i
 import { loadConfig, loadDraResourceNames } from '../shared/config/index.ts';
 import { indexClaims } from '../shared/drain/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
-import { judgeCrd, malformedMessage, readBase, readConfigCrd, readDrainPods, readSriov, sriovExternalPools, type CrdStanding } from '../shared/pass/index.ts';
+import { judgeCrd, malformedMessage, readBase, readConfigCrd, ownPodsOf, readDrainPods, readSriov, sriovExternalPools, type CrdStanding } from '../shared/pass/index.ts';
 import { buildSchedulingState, type ExternalPools } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
@@ -92,7 +92,8 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
 
 function podsInput(s: ExplainSnapshot): PodsInput {
   const dra = { claims: indexClaims(s.claims), resourceNames: loadDraResourceNames(s.config).names };
-  return { maintenance: s.maintenance, pods: s.pods, pdbs: s.pdbs, budgetPods: s.budgetPods, dra };
+  // kmaint's own pods as the drainer in kmaint's namespace finds them (KMAINT_SERVICE_ACCOUNT, default kmaint).
+  return { maintenance: s.maintenance, pods: s.pods, pdbs: s.pdbs, budgetPods: s.budgetPods, dra, ownPods: ownPodsOf(s.namespace, process.env) };
 }
 
 /** The explanation, one line per array entry. Pure. */
