@@ -139,6 +139,21 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy on the real API
     expect(patched).toBe(`403 ${DENIED}annotation kmaint.io/cordon-recorded is a record only kmaint writes: only ${KMAINT_USER} may set, change or remove it`);
   });
 
+  it('lets a requestor update a request carrying kmaint\'s records (joining as an additional requestor) while it leaves them as they are; removing one is refused', async () => {
+    const name = unique('recorded');
+    expect(await create(requestor, NS, nm(name, { requestorID: 'fw.example.com' }))).toBe('created');
+    const patch = (who: CustomObjectsApi, body: Record<string, unknown>): Promise<string> =>
+      who.patchNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: NS, plural: NODE_MAINTENANCE_PLURAL, name, body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)).then(
+        () => 'patched',
+        (err: unknown) => refusal(err, name),
+      );
+    expect([
+      await patch(kmaint, { metadata: { annotations: { [ANNOTATION_CORDON_RECORDED]: 'true' } } }),
+      await patch(requestor, { spec: { additionalRequestors: ['bios.example.com'] } }),
+      await patch(requestor, { metadata: { annotations: { [ANNOTATION_CORDON_RECORDED]: null } } }),
+    ]).toEqual(['patched', 'patched', `403 ${DENIED}annotation kmaint.io/cordon-recorded is a record only kmaint writes: only ${KMAINT_USER} may set, change or remove it`]);
+  });
+
   it('lets kmaint\'s ServiceAccount create the same requests', async () => {
     const made = [
       await create(kmaint, KMAINT_NS, nm(unique('reap'), { requestorID: REAPER_REQUESTOR, nodeName: other }, { annotations: { [ANNOTATION_REAPER_PROVIDER_ID]: 'aws:///eu-west-1a/i-0123456789abcdef0' }, labels: { 'kmaint.io/reaper': 'true' } })),
