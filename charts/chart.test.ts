@@ -105,9 +105,9 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
     expect(r.stdout.trim().split('\n')).toEqual(['==> Linting charts/kmaint', '[INFO] Chart.yaml: icon is recommended', '', '1 chart(s) linted, 0 chart(s) failed']);
   });
 
-  it('renders the objects of infra/base, field for field, except the Namespace (helm install --create-namespace) and Helm\'s own labels', async () => {
-    const built = await run(binaryPath('kubectl'), ['kustomize', 'infra/base'], { maxBuffer: 16 * 1024 * 1024 });
-    const base = new Map(parsed(built.stdout).map((o) => [key(o), o]));
+  it('renders the objects of infra/base and infra/admission-policy, field for field, except the Namespace (helm install --create-namespace) and Helm\'s own labels', async () => {
+    const built = await Promise.all(['infra/base', 'infra/admission-policy'].map((dir) => run(binaryPath('kubectl'), ['kustomize', dir], { maxBuffer: 16 * 1024 * 1024 })));
+    const base = new Map(built.flatMap((b) => parsed(b.stdout)).map((o) => [key(o), o]));
     const HELM_LABELS = ['app.kubernetes.io/instance', 'app.kubernetes.io/managed-by', 'app.kubernetes.io/version', 'helm.sh/chart'];
     const chart = (await render()).map((o) => {
       const labels = Object.fromEntries(Object.entries(o.metadata.labels ?? {}).filter(([k]) => !HELM_LABELS.includes(k)));
@@ -133,6 +133,8 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       'CronJob/maint/ops-kmaint-cleanup',
       'CronJob/maint/ops-kmaint-reaper',
       'MaintenanceOperatorConfig/maint/default',
+      'ValidatingAdmissionPolicy//ops-kmaint-requests',
+      'ValidatingAdmissionPolicyBinding//ops-kmaint-requests',
     ]);
     expect(objs[0]?.metadata.labels).toEqual({
       'app.kubernetes.io/name': 'kmaint',

@@ -63,52 +63,65 @@ describe('npm run package', () => {
     );
   });
 
-  it('gives the role exactly: its log groups, invoking drainer and cleanup, describing its cluster, reading EC2 scheduled events (Describe: resource *), terminating only its cluster\'s tagged instances', () => {
-    const role = template.Resources['IamRoleLambdaExecution']?.Properties as { Policies: Array<{ PolicyDocument: { Statement: unknown[] } }>; ManagedPolicyArns?: unknown };
-    expect(role.Policies).toHaveLength(1);
-    expect(role.ManagedPolicyArns).toBeUndefined();
-    expect(role.Policies[0]?.PolicyDocument.Statement).toEqual([
-      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:CreateLogGroup', 'logs:TagResource'], Resource: [{ 'Fn::Sub': 'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/kmaint-dev*:*' }] },
-      { Effect: 'Allow', Action: ['logs:PutLogEvents'], Resource: [{ 'Fn::Sub': 'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/kmaint-dev*:*:*' }] },
-      { Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [arn('lambda', 'function:kmaint-dev-drainer'), arn('lambda', 'function:kmaint-dev-cleanup')] },
-      { Effect: 'Allow', Action: ['eks:DescribeCluster'], Resource: arn('eks', 'cluster/my-eks-cluster') },
-      { Effect: 'Allow', Action: ['autoscaling:DescribeAutoScalingInstances'], Resource: '*' },
-      { Effect: 'Allow', Action: ['ec2:DescribeInstanceStatus'], Resource: '*' },
-      { Effect: 'Allow', Action: ['ec2:TerminateInstances'], Resource: arn('ec2', 'instance/*'), Condition: { StringEquals: { 'aws:ResourceTag/eks:cluster-name': 'my-eks-cluster' } } },
-      {
-        Effect: 'Allow',
-        Action: ['autoscaling:TerminateInstanceInAutoScalingGroup'],
-        Resource: arn('autoscaling', 'autoScalingGroup:*:autoScalingGroupName/*'),
-        Condition: { StringEquals: { 'aws:ResourceTag/eks:cluster-name': 'my-eks-cluster' } },
-      },
-    ]);
+  it('gives each function its own role (issue 31) and no shared one: exactly its own log group, its cluster, what its pass does', () => {
+    type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+    const roleOf = (fn: (typeof FUNCTIONS)[number]) => template.Resources[`${LOGICAL[fn]}Role`] as { Type: string; Properties: { RoleName: string; AssumeRolePolicyDocument: unknown; Policies: Array<{ PolicyName: string; PolicyDocument: { Statement: Statement[] } }>; ManagedPolicyArns?: unknown } };
+    const join = (...parts: unknown[]) => ({ 'Fn::Join': [':', ['arn', { Ref: 'AWS::Partition' }, ...parts]] });
+    const here = (service: string, ...rest: unknown[]) => join(service, { Ref: 'AWS::Region' }, { Ref: 'AWS::AccountId' }, ...rest);
+    const common = (fn: string): Statement[] => [
+      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:CreateLogGroup', 'logs:TagResource'], Resource: here('logs', 'log-group', `/aws/lambda/kmaint-dev-${fn}`, '*') },
+      { Effect: 'Allow', Action: 'logs:PutLogEvents', Resource: here('logs', 'log-group', `/aws/lambda/kmaint-dev-${fn}`, '*', '*') },
+      { Effect: 'Allow', Action: 'eks:DescribeCluster', Resource: arn('eks', 'cluster/my-eks-cluster') },
+    ];
+    const invoke = (target: string): Statement => ({ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: arn('lambda', `function:kmaint-dev-${target}`) });
+    const slurmToken: Statement = { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: join('secretsmanager', '*', { Ref: 'AWS::AccountId' }, 'secret', 'kmaint/slurm/*') };
+    const tagged = { StringEquals: { 'aws:ResourceTag/eks:cluster-name': 'my-eks-cluster' } };
+    const expected: Record<(typeof FUNCTIONS)[number], Statement[]> = {
+      scheduler: [...common('scheduler'), invoke('drainer'), slurmToken],
+      drainer: [...common('drainer'), invoke('cleanup'), slurmToken],
+      cleanup: [...common('cleanup'), slurmToken],
+      reaper: [
+        ...common('reaper'),
+        { Effect: 'Allow', Action: 'autoscaling:DescribeAutoScalingInstances', Resource: '*' },
+        { Effect: 'Allow', Action: 'ec2:DescribeInstanceStatus', Resource: '*' },
+        { Effect: 'Allow', Action: 'ec2:TerminateInstances', Resource: arn('ec2', 'instance/*'), Condition: tagged },
+        { Effect: 'Allow', Action: 'autoscaling:TerminateInstanceInAutoScalingGroup', Resource: arn('autoscaling', 'autoScalingGroup:*:autoScalingGroupName/*'), Condition: tagged },
+      ],
+    };
+    expect(template.Resources['IamRoleLambdaExecution']).toBeUndefined();
+    for (const fn of FUNCTIONS) {
+      const role = roleOf(fn);
+      expect({ [fn]: [role.Type, role.Properties.RoleName, role.Properties.ManagedPolicyArns, role.Properties.Policies.map((p) => p.PolicyName)] }).toEqual({ [fn]: ['AWS::IAM::Role', `kmaint-dev-eu-west-1-${fn}`, undefined, [`kmaint-dev-${fn}`]] });
+      expect({ [fn]: role.Properties.AssumeRolePolicyDocument }).toEqual({ [fn]: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: ['lambda.amazonaws.com'] }, Action: 'sts:AssumeRole' }] } });
+      expect({ [fn]: role.Properties.Policies[0]?.PolicyDocument.Statement }).toEqual({ [fn]: expected[fn] });
+      expect({ [fn]: template.Resources[`${LOGICAL[fn]}LambdaFunction`]?.Properties['Role'] }).toEqual({ [fn]: { 'Fn::GetAtt': [`${LOGICAL[fn]}Role`, 'Arn'] } });
+    }
+    // The rules in one line each: which functions may do the dangerous things.
+    const mayDo = (action: string) => FUNCTIONS.filter((fn) => roleOf(fn).Properties.Policies.some((p) => p.PolicyDocument.Statement.some((st) => [st.Action].flat().includes(action))));
+    expect({
+      terminate: mayDo('ec2:TerminateInstances'),
+      asgTerminate: mayDo('autoscaling:TerminateInstanceInAutoScalingGroup'),
+      readSecrets: mayDo('secretsmanager:GetSecretValue'),
+      invoke: mayDo('lambda:InvokeFunction'),
+    }).toEqual({ terminate: ['reaper'], asgTerminate: ['reaper'], readSecrets: ['scheduler', 'drainer', 'cleanup'], invoke: ['scheduler', 'drainer'] });
   });
 
-  it('grants reading a kubeconfig secret and a slurmrestd token secret only when their ARNs are set (default: not set, no policy)', () => {
+  it('grants every function reading a kubeconfig secret only when its ARN is set (default: not set, no policy); the Slurm token has no parameter (its roles read kmaint/slurm/*)', () => {
     const t = template as Template & { Conditions?: Record<string, unknown> };
     expect(t.Conditions).toEqual({
       KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] },
       AlarmTopicSet: { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] },
-      SlurmTokenFromSecret: { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] },
     });
     expect(template.Resources['KubeconfigSecretReadPolicy']).toEqual({
       Type: 'AWS::IAM::Policy',
       Condition: 'KubeconfigFromSecret',
       Properties: {
         PolicyName: 'kmaint-dev-kubeconfig-secret',
-        Roles: [{ Ref: 'IamRoleLambdaExecution' }],
+        Roles: [{ Ref: 'SchedulerRole' }, { Ref: 'DrainerRole' }, { Ref: 'CleanupRole' }, { Ref: 'ReaperRole' }],
         PolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: '' }] },
       },
     });
-    expect(template.Resources['SlurmTokenSecretReadPolicy']).toEqual({
-      Type: 'AWS::IAM::Policy',
-      Condition: 'SlurmTokenFromSecret',
-      Properties: {
-        PolicyName: 'kmaint-dev-slurm-token-secret',
-        Roles: [{ Ref: 'IamRoleLambdaExecution' }],
-        PolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: '' }] },
-      },
-    });
+    expect(template.Resources['SlurmTokenSecretReadPolicy']).toBeUndefined();
   });
 
   it.each(FUNCTIONS)('%s: handler, runtime, reserved concurrency 1, no retries, chain names in its environment', (fn) => {
@@ -193,30 +206,28 @@ describe('npm run package', () => {
     });
   });
 
-  it('takes the cluster, rate, stage, kubeconfig and slurmrestd token secrets and alarm settings from parameters', async () => {
+  it('takes the cluster, rate, stage, kubeconfig secret and alarm settings from parameters', async () => {
     const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:kmaint-kubeconfig-AbCdEf';
     const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:kmaint-alarms';
-    const SLURM = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:slurm-jwt-XyZ123';
     const out = mkdtempSync(join(tmpdir(), 'kmaint-package-'));
-    await run('npx', ['osls', 'package', '--stage', 'prod', '--param=cluster=prod-eks', '--param=rate=rate(5 minutes)', `--param=kubeconfigSecretArn=${SECRET}`, `--param=alarmTopicArn=${TOPIC}`, `--param=slurmTokenSecretArn=${SLURM}`, '--param=stuckAfterSeconds=7200', '--param=budgetBlockedAfterSeconds=900', '--package', out], { env: { ...offlineEnv(), SLS_TELEMETRY_DISABLED: '1' }, timeout: 120_000 });
+    await run('npx', ['osls', 'package', '--stage', 'prod', '--param=cluster=prod-eks', '--param=rate=rate(5 minutes)', `--param=kubeconfigSecretArn=${SECRET}`, `--param=alarmTopicArn=${TOPIC}`, '--param=stuckAfterSeconds=7200', '--param=budgetBlockedAfterSeconds=900', '--package', out], { env: { ...offlineEnv(), SLS_TELEMETRY_DISABLED: '1' }, timeout: 120_000 });
     const t = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
     rmSync(out, { recursive: true });
     const rules = Object.values(t.Resources).filter((r) => r.Type === 'AWS::Events::Rule');
     expect(rules.map((r) => r.Properties['ScheduleExpression'])).toEqual(['rate(5 minutes)', 'rate(5 minutes)', 'rate(5 minutes)', 'rate(5 minutes)']);
-    expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('"cluster/prod-eks"');
-    expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('{"StringEquals":{"aws:ResourceTag/eks:cluster-name":"prod-eks"}}');
-    expect(JSON.stringify(t.Resources['IamRoleLambdaExecution'])).toContain('"function","kmaint-prod-drainer"');
+    for (const fn of FUNCTIONS) expect(JSON.stringify(t.Resources[`${LOGICAL[fn]}Role`])).toContain('"cluster/prod-eks"');
+    expect(JSON.stringify(t.Resources['ReaperRole'])).toContain('{"StringEquals":{"aws:ResourceTag/eks:cluster-name":"prod-eks"}}');
+    expect(JSON.stringify(t.Resources['SchedulerRole'])).toContain('"function","kmaint-prod-drainer"');
+    expect(JSON.stringify(t.Resources['DrainerRole'])).toContain('"/aws/lambda/kmaint-prod-drainer"');
     expect((t as Template & { Conditions?: unknown }).Conditions).toEqual({
       KubeconfigFromSecret: { 'Fn::Not': [{ 'Fn::Equals': [SECRET, ''] }] },
       AlarmTopicSet: { 'Fn::Not': [{ 'Fn::Equals': [TOPIC, ''] }] },
-      SlurmTokenFromSecret: { 'Fn::Not': [{ 'Fn::Equals': [SLURM, ''] }] },
     });
     const alarms = alarmsOf(t);
     expect([alarms['StuckMaintenanceAlarm']?.['Threshold'], alarms['BudgetBlockingAlarm']?.['Threshold'], alarms['PassFailuresAlarm']?.['Threshold']]).toEqual(['7200', '900', 1]);
     for (const a of Object.values(alarms)) expect(a['AlarmActions']).toEqual([{ 'Fn::If': ['AlarmTopicSet', TOPIC, { Ref: 'AWS::NoValue' }] }]);
     expect(alarms['PassFailuresAlarm']?.['AlarmName']).toBe('kmaint-prod-pass-failures');
     expect(t.Resources['KubeconfigSecretReadPolicy']?.Properties['PolicyDocument']).toEqual({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: SECRET }] });
-    expect(t.Resources['SlurmTokenSecretReadPolicy']?.Properties['PolicyDocument']).toEqual({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: SLURM }] });
     expect((t.Resources['SchedulerLambdaFunction']?.Properties['Environment'] as { Variables: Record<string, string> }).Variables['KMAINT_KUBECONFIG_SECRET_ARN']).toBe(SECRET);
   });
 

@@ -21,7 +21,8 @@ const CAN_RUN = existsSync(defaultRootfs());
 if (!CAN_RUN) process.stderr.write(`[test/slinky] NOT RUN: needs the Slurm root filesystem at ${defaultRootfs()} (npm run slurm -- rootfs); counted as skipped\n`);
 
 const ns = `slinky-${randomBytes(3).toString('hex')}`;
-const TOKEN_ENV = 'KMAINT_TEST_SLINKY_JWT';
+// spec.slurm.tokenEnv must match ^SLURM_[A-Z0-9_]+$ (issue 31); the slurm/ test cluster speaks plain http (allowInsecureHttp).
+const TOKEN_ENV = 'SLURM_KMAINT_TEST_SLINKY_JWT';
 const CLUSTER = 'slurm';
 const PREFIX = 'slurm-operator: ';
 const PROTECT = 'nodeset.slinky.slurm.net/pod-protect';
@@ -197,7 +198,7 @@ describe.skipIf(!CAN_RUN)('alongside Slinky on the testbed with a real Slurm 24.
     await nodesetPod(pod[0], node, 'n1', [PRESTOP_FINALIZER]);
     const job = await runJob('n1');
     await slinkySync(...pod);
-    await setConfig({ maxParallelOperations: 2, slurm: { enabled: true, url: slurm.url, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: HOSTNAME, nameFrom: 'label', nameKey: HOSTNAME } });
+    await setConfig({ maxParallelOperations: 2, slurm: { enabled: true, url: slurm.url, allowInsecureHttp: true, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: HOSTNAME, nameFrom: 'label', nameKey: HOSTNAME } });
     await createNM(ns, 'slinky-n1', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
 
     // The cordon carried the reason (one patch): Slinky never sees the node cordoned without it.

@@ -19,7 +19,8 @@ import { kmaintKubeConfig, kubectl, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, deleteNM, driveUntil, generalNodes, getNM, installCrds, patchNM, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
 
 const ns = `slurm-resv-${randomBytes(3).toString('hex')}`;
-const TOKEN_ENV = 'KMAINT_TEST_SLURM_RESV_JWT';
+// spec.slurm.tokenEnv must match ^SLURM_[A-Z0-9_]+$ (issue 31); the slurm/ test cluster speaks plain http (allowInsecureHttp).
+const TOKEN_ENV = 'SLURM_KMAINT_TEST_RESV_JWT';
 const WORKER_LABELS = { 'app.kubernetes.io/name': 'slurmd' };
 const API = 'v0.0.43';
 const MINUTE = 60_000;
@@ -135,7 +136,7 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     await admin().core.createNamespace({ body: { metadata: { name: ns } } });
     workers = await generalNodes();
     expect(workers.length).toBeGreaterThanOrEqual(1);
-    await setConfig({ maxParallelOperations: 3, slurm: { enabled: true, url: slurm.url, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', nameFrom: 'hostname' } });
+    await setConfig({ maxParallelOperations: 3, slurm: { enabled: true, url: slurm.url, allowInsecureHttp: true, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', nameFrom: 'hostname' } });
   });
   beforeEach(async () => {
     // The Slurm worker of n1 on the first node (a drain evicts it): a fresh one for each test.

@@ -14,7 +14,8 @@ import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, generalNodes, getNM, 
 import { kmaintArgs } from './support/kmaint-cli.ts';
 
 const ns = `slurm-${randomBytes(3).toString('hex')}`;
-const TOKEN_ENV = 'KMAINT_TEST_SLURM_JWT';
+// spec.slurm.tokenEnv must match ^SLURM_[A-Z0-9_]+$ (issue 31); the slurm/ test cluster speaks plain http (allowInsecureHttp).
+const TOKEN_ENV = 'SLURM_KMAINT_TEST_JWT';
 const WORKER_LABELS = { 'app.kubernetes.io/name': 'slurmd' };
 let slurm: SlurmCluster;
 let slurmDir = '';
@@ -143,7 +144,7 @@ async function untilGone(name: string): Promise<void> {
 function slurmConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     maxParallelOperations: 3,
-    slurm: { enabled: true, url: slurm.url, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', nameFrom: 'hostname', ...extra },
+    slurm: { enabled: true, url: slurm.url, allowInsecureHttp: true, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', nameFrom: 'hostname', ...extra },
   };
 }
 

@@ -282,6 +282,7 @@ const SLURM_EXTENSION: Record<string, Facets> = {
   'spec.slurm': { type: 'object' },
   'spec.slurm.enabled': { type: 'boolean', default: false },
   'spec.slurm.url': { type: 'string', minLength: 1 },
+  'spec.slurm.allowInsecureHttp': { type: 'boolean', default: false },
   'spec.slurm.apiVersion': { type: 'string', enum: ['auto', 'v0.0.40', 'v0.0.41', 'v0.0.42'], default: 'auto' },
   'spec.slurm.tokenEnv': { type: 'string', minLength: 1 },
   'spec.slurm.tokenSecret': { type: 'object', required: ['name'] },

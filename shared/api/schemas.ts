@@ -229,6 +229,8 @@ export const cloudEventsSchema = z.strictObject({
 export const slurmSchema = z.strictObject({
   enabled: z.boolean().default(false).optional(),
   url: z.string().min(1).optional(),
+  /** Issue 31: an http:// url is refused (the token would travel in clear text) unless this is true. */
+  allowInsecureHttp: z.boolean().default(false).optional(),
   apiVersion: z.enum(['auto', 'v0.0.40', 'v0.0.41', 'v0.0.42']).default('auto').optional(),
   tokenEnv: z.string().min(1).optional(),
   tokenSecret: z.strictObject({ name: z.string().min(1), key: z.string().min(1).default('auth-token').optional() }).optional(),

@@ -7,7 +7,7 @@ import { describeAction, FINALIZER } from '../api/index.ts';
 import type { NodeMaintenance } from '../api/index.ts';
 import type { RequestCounts } from '../kube/index.ts';
 import { loadConfig } from '../config/index.ts';
-import { applySlurmWrites, describeSlurmWrite, needsFreshRead, type FreshRequests } from '../slurm/index.ts';
+import { applySlurmWrites, describeSlurmWrite, needsFreshRead, slurmConfigProblems, type FreshRequests } from '../slurm/index.ts';
 import { measurePass, type PassMetricsInput } from '../metrics/index.ts';
 import { applyActions, type ApplyResult } from './apply.ts';
 import { acquirePassLease, releasePassLease } from './lease.ts';
@@ -43,8 +43,8 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<
   const awaitingCleanup = base.maintenances.filter(
     (nm) => nm.metadata.deletionTimestamp && (nm.metadata.finalizers ?? []).includes(FINALIZER) && (nm.spec.additionalRequestors ?? []).length === 0,
   ).length;
-  // Reaper problems go on the config's Valid condition with the others; the functions that write it report them.
-  const reaperIssues = PASSES[fn].reportsConfig ? reaperProblems(base.config) : [];
+  // Reaper and Slurm problems go on the config's Valid condition with the others; the functions that write it report them.
+  const reaperIssues = PASSES[fn].reportsConfig ? [...reaperProblems(base.config), ...slurmConfigProblems(base.config)] : [];
   // The functions that write the config's Valid condition check the CRD too, so both report the same problems.
   const crds = PASSES[fn].reportsConfig ? judgeCrd(await crdFor(opts), base.config) : undefined;
   const plan = await planPass(fn, opts, base, { loaded, maintenances, namespace: opts.namespace, reaperIssues, now, ...(crds ? { crds } : {}) });

@@ -10,7 +10,7 @@ import { readSlurm } from './read.ts';
 import type { SlurmSpec } from './settings.ts';
 
 const TOKEN = 'jwt-from-somewhere-7c1d';
-const ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:slurm/jwt-AbCdEf';
+const ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kmaint/slurm/jwt-AbCdEf';
 const sm = mockClient(SecretsManagerClient);
 let server: Server;
 let url = '';
@@ -34,7 +34,8 @@ beforeEach(() => {
 });
 
 function config(slurm: Partial<SlurmSpec>): MaintenanceOperatorConfig {
-  return { metadata: { name: 'default', namespace: 'kmaint' }, spec: { slurm: { enabled: true, url, podSelector: 'app=slurmd', apiVersion: 'v0.0.41', ...slurm } } };
+  // The loopback server speaks plain http: allowed explicitly, as a config for an in-cluster slurmrestd would.
+  return { metadata: { name: 'default', namespace: 'kmaint' }, spec: { slurm: { enabled: true, url, allowInsecureHttp: true, podSelector: 'app=slurmd', apiVersion: 'v0.0.41', ...slurm } } };
 }
 
 describe('readSlurm', () => {
@@ -69,5 +70,17 @@ describe('readSlurm', () => {
     const read = await readSlurm({ config: config(slurm), needed: true, env: {}, readSecretKey: () => Promise.resolve(undefined) });
     expect(read.context?.kind === 'on' ? read.context.view : undefined).toEqual({ kind: 'problem', problem: { kind: 'token', message } });
     expect(tokens).toEqual([]);
+  });
+
+  it.each([
+    { rule: "tokenEnv naming the Lambda role's secret key", slurm: { tokenEnv: 'AWS_SECRET_ACCESS_KEY' }, problem: 'spec.slurm.tokenEnv: "AWS_SECRET_ACCESS_KEY" is not a Slurm token variable' },
+    { rule: 'http without allowInsecureHttp', slurm: { tokenEnv: 'SLURM_JWT', allowInsecureHttp: false }, problem: 'spec.slurm.url: "http://127.0.0.1:' },
+    { rule: 'tokenSecretArn outside kmaint/slurm/', slurm: { tokenSecretArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kmaint-kubeconfig-AbCdEf' }, problem: 'spec.slurm.tokenSecretArn: secret "kmaint-kubeconfig-AbCdEf" is not under kmaint/slurm/' },
+  ])('refused setting ($rule): Slurm stays off, no secret is read and nothing is sent', async ({ slurm, problem }) => {
+    sm.on(GetSecretValueCommand).resolves({ SecretString: 'kubeconfig-text' });
+    const env = { AWS_SECRET_ACCESS_KEY: 'aws-secret-key', SLURM_JWT: TOKEN };
+    const read = await readSlurm({ config: config(slurm), needed: true, env, readSecretKey: () => Promise.resolve(undefined) });
+    expect([read.context?.kind, read.context?.kind === 'invalid' && read.context.problem.startsWith(problem), read.client]).toEqual(['invalid', true, undefined]);
+    expect([tokens, sm.commandCalls(GetSecretValueCommand).length]).toEqual([[], 0]);
   });
 });

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { slurmSchema, MaintenanceOperatorConfig } from '../api/index.ts';
 import { secretArnRegion } from '../kube/index.ts';
 import { parseLabelSelector, type LabelSelector } from '../selectors/index.ts';
+import { slurmTokenEnvProblem, slurmTokenSecretProblem, slurmUrlProblem } from './token-sources.ts';
 
 export type SlurmSpec = z.infer<typeof slurmSchema>;
 export type SlurmApiVersion = 'v0.0.40' | 'v0.0.41' | 'v0.0.42';
@@ -53,9 +54,16 @@ export function loadSlurmSettings(config: MaintenanceOperatorConfig | undefined)
   const tokenFree = !spec.url && !hasToken;
   if (tokenFree && spec.mode === 'node') return bad('url: required in node mode (the token-free mode reads Slinky\'s pod conditions, so it needs pod mode)');
   if (!tokenFree && !spec.url) return bad('url: required when spec.slurm.enabled is true');
-  if (spec.url && !/^https?:\/\/[^/]+/.test(spec.url)) return bad(`url: must start with http:// or https://, got "${spec.url}"`);
+  // The url and token sources decide where kmaint's token goes and which of its process's secrets it is: refused
+  // values leave Slurm off (nothing is read or sent) and are reported on the config's Valid condition.
+  const urlProblem = spec.url ? slurmUrlProblem(spec.url, spec.allowInsecureHttp === true) : undefined;
+  if (urlProblem !== undefined) return bad(urlProblem);
   if (spec.url && !hasToken) return bad('tokenEnv, spec.slurm.tokenSecret or spec.slurm.tokenSecretArn: one is required with url (drop url as well for the token-free mode)');
+  const envProblem = spec.tokenEnv ? slurmTokenEnvProblem(spec.tokenEnv) : undefined;
+  if (envProblem !== undefined) return bad(envProblem);
   if (spec.tokenSecretArn && !secretArnRegion(spec.tokenSecretArn)) return bad(`tokenSecretArn: "${spec.tokenSecretArn}" is not a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>)`);
+  const secretProblem = spec.tokenSecretArn ? slurmTokenSecretProblem(spec.tokenSecretArn) : undefined;
+  if (secretProblem !== undefined) return bad(secretProblem);
   const mode = spec.mode ?? 'pod';
   // The CRD defaults nameFrom to hostname; a Node's hostname is its name.
   const nameFrom = mode === 'node' && (spec.nameFrom ?? 'hostname') === 'hostname' ? 'name' : (spec.nameFrom ?? 'hostname');
@@ -85,4 +93,10 @@ export function loadSlurmSettings(config: MaintenanceOperatorConfig | undefined)
       whenUnreachable: spec.whenUnreachable ?? 'wait',
     },
   };
+}
+
+/** spec.slurm's problem as the config's Valid condition lists it (none when off or usable). */
+export function slurmConfigProblems(config: MaintenanceOperatorConfig | undefined): string[] {
+  const loaded = loadSlurmSettings(config);
+  return loaded.kind === 'invalid' ? [loaded.problem] : [];
 }
