@@ -202,11 +202,12 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       want: [{ a: '1' }, { team: 'ops', 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': 'scheduler' }],
     },
     {
-      rule: 'operator.env follows KMAINT_NAMESPACE',
+      rule: 'operator.env follows KMAINT_NAMESPACE and KMAINT_SERVICE_ACCOUNT (the pod\'s own, so the drain keeps kmaint\'s pods whatever the release is called)',
       set: ['operator.env=[{"name":"KMAINT_PUSHGATEWAY_URL","value":"http://pushgateway.monitoring.svc:9091"}]'],
       pick: (o) => (pod(o).spec.containers[0] as unknown as { env: unknown[] }).env,
       want: [
         { name: 'KMAINT_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+        { name: 'KMAINT_SERVICE_ACCOUNT', valueFrom: { fieldRef: { fieldPath: 'spec.serviceAccountName' } } },
         { name: 'KMAINT_PUSHGATEWAY_URL', value: 'http://pushgateway.monitoring.svc:9091' },
       ],
     },
