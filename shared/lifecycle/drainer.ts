@@ -55,6 +55,8 @@ export interface DrainerSnapshot {
   dra?: DraView;
   /** spec.outOfServiceTaint; undefined reads as off with the default threshold. */
   outOfService?: OutOfServiceConfig;
+  /** kmaint's namespace, where its own reap requests are (forceRetryOnError); undefined: no request is force-deleted. */
+  namespace?: string;
 }
 
 export interface DrainerPlan {
@@ -159,7 +161,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   const start = maintenancePhase(nm);
   const nodeRef = { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
   const pods = snapshot.podsByNode.get(nodeRef.name) ?? [];
-  const base = { nm, node, nodeRef, ref, eventTarget, pods, medik8s: snapshot.medik8s, slurm: snapshot.slurm, dra: snapshot.dra, ledger, now };
+  const base = { nm, node, nodeRef, ref, eventTarget, pods, medik8s: snapshot.medik8s, slurm: snapshot.slurm, dra: snapshot.dra, ledger, now, ...(snapshot.namespace !== undefined ? { kmaintNamespace: snapshot.namespace } : {}) };
   const walk = walkSteps(base, start, structuredClone(nm.status ?? {}));
   const { results } = walk;
   const nodeActions = results.flatMap((r) => r.nodeActions ?? []);

@@ -219,12 +219,12 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const needsSlurm = base.maintenances.some((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? ''));
       return { drainPods, medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
     },
-    plan: ({ base, loaded, reads, now }) => {
+    plan: ({ base, loaded, reads, namespace, now }) => {
       const { podsByNode, pdbs, budgetPods, claims } = reads.drainPods;
       const slurm = reads.slurm.context;
       const dra = { claims: indexClaims(claims), resourceNames: loadDraResourceNames(base.config).names };
       const outOfService = loaded.config.outOfServiceTaint;
-      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, outOfService, ...(slurm ? { slurm } : {}) }, now);
+      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, outOfService, namespace, ...(slurm ? { slurm } : {}) }, now);
       return { actions: withNodeConditions(plan.actions, base, loaded, now), state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
     },
     reportsConfig: false,
