@@ -12,7 +12,7 @@ import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
 import type { PassOptions } from './options.ts';
-import { planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
+import { planCloudEventsOff, planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
 import { readDrainPods, readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
 import { planSriovPass, readSriov, sriovExternalPools, type SriovRead } from './sriov-pass.ts';
 import type { PassFunction, PassWait } from './summary.ts';
@@ -199,8 +199,10 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       // Advance notice to Slurm: a MAINT reservation from not-before (recorded this pass, created the next).
       const slurm = reservations.slurm.context;
       const reserve = planSlurmReservations({ maintenances: base.maintenances, nodes: base.nodes, podsByNode: reservations.podsByNode, slurm }, now);
+      // kmaint's own cloud event requests once spec.cloudEvents is off: the reaper pass is skipped then, so the scheduler ends them.
+      const cloudOff = planCloudEventsOff(base, namespace);
       return {
-        actions: withNodeConditions([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...malformed.actions, ...reserve.actions], base, loaded, now),
+        actions: withNodeConditions([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...cloudOff, ...malformed.actions, ...reserve.actions], base, loaded, now),
         state: reserve.writes.length > 0 ? 'in-flight' : plan.waiting.length > 0 ? 'blocked' : 'idle',
         slurm: slurmOf(reserve.writes, reservations.slurm),
         waiting: plan.waiting.length,

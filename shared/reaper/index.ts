@@ -23,6 +23,7 @@ export { defaultInstanceProviders } from './shipped-providers.ts';
 export { eventState, eventsByInstance } from './scheduled-events.ts';
 export type { ScheduledEvent, ScheduledEventState, ScheduledEventsRead } from './scheduled-events.ts';
 export { CLOUD_EVENTS_STOPPED, loadCloudEventsConfig } from './cloud-events-config.ts';
+export { cloudEventsSwitchOf, planCloudEventRequestsOff } from './cloud-events-off.ts';
 export type { CloudEventsConfig, LoadedCloudEvents } from './cloud-events-config.ts';
 export { cloudEventAnnotations, eventsToFile, planCloudEvents } from './cloud-events-plan.ts';
 export type { CloudEventsPlan, CloudEventsSnapshot } from './cloud-events-plan.ts';
