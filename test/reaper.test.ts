@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { AutoScalingClient, DescribeAutoScalingInstancesCommand } from '@aws-sdk/client-auto-scaling';
 import { EC2Client, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import { PatchStrategy, PolicyV1Api, setHeaderOptions, type CoreV1Event, type V1Node } from '@kubernetes/client-node';
+import { CustomObjectsApi, KubeConfig, PatchStrategy, PolicyV1Api, RbacAuthorizationV1Api, setHeaderOptions, type CoreV1Event, type V1Node } from '@kubernetes/client-node';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ import { KubeClient } from '../shared/kube/index.ts';
 import { runPass, type PassFunction, type PassSummary } from '../shared/pass/index.ts';
 import { awsProvider, providerMap } from '../shared/reaper/index.ts';
 import { adminKubeConfig, auditLog, kmaintKubeConfig, setKubeletNodeReady, testbed, waitFor } from './support/cluster.ts';
-import { KMAINT_NS, admin, bindPod, createNM, deleteNM, generalNodes, getNM, nodes, podsOn, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { KMAINT_NS, admin, bindPod, createNM, deleteNM, generalNodes, getNM, nodes, phaseOf, podsOn, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 const ns = `reap-${randomBytes(3).toString('hex')}`;
 const strategic = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
@@ -27,6 +27,7 @@ const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const ZONE = 'topology.kubernetes.io/zone';
 const DECISION = 'kmaint.io/reaper-decision';
 const REAPED = 'kmaint.io/reaped';
+const JOINED = 'kmaint.io/reaper-joined';
 
 const ec2 = mockClient(EC2Client);
 const asg = mockClient(AutoScalingClient);
@@ -152,8 +153,8 @@ describe('the reaper on the testbed', () => {
     }
     for (const n of await nodes()) {
       const annotations = n.metadata?.annotations ?? {};
-      if (annotations[DECISION] !== undefined || annotations[REAPED] !== undefined) {
-        await admin().core.patchNode({ name: n.metadata?.name ?? '', body: { metadata: { annotations: { [DECISION]: null, [REAPED]: null } } } }, mergePatch);
+      if (annotations[DECISION] !== undefined || annotations[REAPED] !== undefined || annotations[JOINED] !== undefined) {
+        await admin().core.patchNode({ name: n.metadata?.name ?? '', body: { metadata: { annotations: { [DECISION]: null, [REAPED]: null, [JOINED]: null, [`${JOINED}-provider-id`]: null } } } }, mergePatch);
       }
     }
     // The reaper's Node events of this test go too: the next test's start may fall in the same second as the last of them.
@@ -350,5 +351,52 @@ describe('the reaper on the testbed', () => {
     await deleteNM(KMAINT_NS, owner);
     await driveUntil(`${owner} gone`, async () => ((await getNM(KMAINT_NS, owner)) === undefined ? true : undefined));
     expect(ec2).toHaveReceivedCommandTimes(TerminateInstancesCommand, 1);
+  });
+
+  // Issue 31 point 1, as an attacker: a ServiceAccount that may only create, read and delete NodeMaintenances in its own
+  // namespace copies every string of a reap request (requestorID, label, name, the provider-id annotation naming
+  // another Node's instance), and adds reaper.kmaint.io to another request's additionalRequestors. Both reach Ready on
+  // healthy Nodes; the reaper (on) terminates nothing and touches neither request.
+  it('a tenant forging reap requests: no instance is terminated, neither request is touched', async () => {
+    const [first, second, victim] = await generalNodes();
+    if (!first || !second || !victim) throw new Error('three general nodes needed');
+    const victimID = (await admin().core.readNode({ name: victim })).spec?.providerID ?? '';
+    const rbac = adminKubeConfig().makeApiClient(RbacAuthorizationV1Api);
+    await admin().core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'tenant' } } });
+    await rbac.createNamespacedRole({ namespace: ns, body: { metadata: { name: 'tenant' }, rules: [{ apiGroups: [GROUP], resources: [NODE_MAINTENANCE_PLURAL], verbs: ['create', 'get', 'list', 'delete'] }] } });
+    await rbac.createNamespacedRoleBinding({ namespace: ns, body: { metadata: { name: 'tenant' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tenant' }, subjects: [{ kind: 'ServiceAccount', name: 'tenant', namespace: ns }] } });
+    const token = (await admin().core.createNamespacedServiceAccountToken({ namespace: ns, name: 'tenant', body: { spec: { audiences: [], expirationSeconds: 3600 } } })).status?.token ?? '';
+    const tb = testbed();
+    const kc = new KubeConfig();
+    kc.loadFromOptions({ clusters: [{ name: 'testbed', server: tb.server, caFile: tb.caFile, skipTLSVerify: false }], users: [{ name: 'tenant', token }], contexts: [{ name: 'tenant', cluster: 'testbed', user: 'tenant' }], currentContext: 'tenant' });
+    const tenant = kc.makeApiClient(CustomObjectsApi);
+    const forge = (name: string, metadata: Record<string, unknown>, spec: Record<string, unknown>) => tenant.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: NODE_MAINTENANCE_PLURAL, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name, ...metadata }, spec } });
+    const named = { annotations: { 'kmaint.io/reaper-provider-id': victimID } };
+    // RBAC reaches the authorizer through an informer: retry the first create until the binding is in effect.
+    await waitFor('the tenant can create a NodeMaintenance', async () => {
+      try {
+        await forge(`reap-${first}`, { labels: { 'kmaint.io/reaper': 'true' }, ...named }, { requestorID: 'reaper.kmaint.io', nodeName: first, cordon: false });
+        return true;
+      } catch {
+        return undefined;
+      }
+    }, 60_000, 250);
+    await forge(`upgrade-${second}`, named, { requestorID: 'tenant.example.com', nodeName: second, cordon: false, additionalRequestors: ['reaper.kmaint.io'] });
+    try {
+      await setConfig({ maxParallelOperations: 2, maxUnavailable: 2, reaper: { ...REAPER, joinExistingRequests: true } });
+      // Every round runs the reaper too (driveUntil): each chance it had to act on the forged requests is counted.
+      await driveUntil('both forged requests Ready', async () => {
+        const phases = await Promise.all([getNM(ns, `reap-${first}`), getNM(ns, `upgrade-${second}`)].map(async (nm) => phaseOf(await nm)));
+        return phases.every((p) => p === 'Ready') ? true : undefined;
+      });
+      const again = await reaperPass();
+      expect([again.errors, again.planned, again.actions]).toEqual([[], 0, {}]);
+      expect(ec2).toHaveReceivedCommandTimes(TerminateInstancesCommand, 0);
+      const [reap, upgrade] = [await getNM(ns, `reap-${first}`), await getNM(ns, `upgrade-${second}`)];
+      expect([reap?.metadata.deletionTimestamp, upgrade?.spec.additionalRequestors, upgrade?.metadata.annotations?.['kmaint.io/reaper-provider-id']]).toEqual([undefined, ['reaper.kmaint.io'], victimID]);
+      expect((await admin().core.readNode({ name: second })).metadata?.annotations?.[JOINED]).toBeUndefined();
+    } finally {
+      await removeAllNMs(ns);
+    }
   });
 });

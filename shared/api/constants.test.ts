@@ -189,6 +189,9 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'EVENT_REASON_INSTANCE_TERMINATED', actual: constants.EVENT_REASON_INSTANCE_TERMINATED, expected: 'InstanceTerminated' },
   { name: 'EVENT_REASON_TERMINATION_FAILED', actual: constants.EVENT_REASON_TERMINATION_FAILED, expected: 'TerminationFailed' },
   { name: 'EVENT_REASON_FORCE_DELETED', actual: constants.EVENT_REASON_FORCE_DELETED, expected: 'ForceDeleted' },
+  { name: 'ANNOTATION_REAPER_JOINED', actual: constants.ANNOTATION_REAPER_JOINED, expected: 'kmaint.io/reaper-joined' },
+  { name: 'ANNOTATION_REAPER_JOINED_PROVIDER_ID', actual: constants.ANNOTATION_REAPER_JOINED_PROVIDER_ID, expected: 'kmaint.io/reaper-joined-provider-id' },
+  { name: 'EVENT_REASON_REAP_REFUSED', actual: constants.EVENT_REASON_REAP_REFUSED, expected: 'ReapRefused' },
   // Objects that bypassed the CRD's validation (issue 8).
   { name: 'EVENT_REASON_INVALID_MAINTENANCE', actual: constants.EVENT_REASON_INVALID_MAINTENANCE, expected: 'InvalidNodeMaintenance' },
   // Gangs, deadlines and advance notice (issue 21).
@@ -299,6 +302,7 @@ it('every export of constants.ts is classified as upstream or kmaint-only', () =
     ...SRIOV_KMAINT_STRINGS.map((row) => row.name),
     'EC2_SCHEDULED_EVENT_CODES',
     'CONFIG_CRD_NAME',
+    'RESERVED_REQUESTOR_IDS',
   ]);
   expect(Object.keys(constants).filter((name) => !classified.has(name))).toEqual([]);
   expect(Object.keys(DEFAULTS).sort()).toEqual(UPSTREAM_DEFAULTS.map((row) => row.name).sort());

@@ -266,3 +266,17 @@ export const CRD_SCHEMA_ANNOTATION = 'kmaint.io/crd-schema';
 export const ANNOTATION_ACCEPT_UPSTREAM_SCHEMA = 'kmaint.io/accept-upstream-schema';
 /** Warning event on the config object when requests are refused because kmaint's CRDs are not in force. */
 export const EVENT_REASON_FOREIGN_CRDS = 'ForeignCRDs';
+
+// Issue 31 point 1, issue 30 point 6: the requests kmaint files itself are recognised by where and by whom they were
+// made (kmaint's namespace, the name kmaint computes, kmaint's label), never by a requestorID anyone can copy.
+/** kmaint's own requestorIDs: never taken from a Node's kmaint.io/requestor (the handshake refuses them). */
+export const RESERVED_REQUESTOR_IDS: readonly string[] = Object.freeze([REAPER_REQUESTOR, CLOUD_EVENTS_REQUESTOR, SRIOV_HANDSHAKE_REQUESTOR]);
+/**
+ * On a Node: the request the reaper joined (`<namespace>/<name>/<uid>`), written with the join, in the same unit and
+ * before it. Requestors cannot write Nodes, so a request listing reaper.kmaint.io without this record is not a join.
+ */
+export const ANNOTATION_REAPER_JOINED = 'kmaint.io/reaper-joined';
+/** On a Node, with kmaint.io/reaper-joined: the Node's spec.providerID when the reaper joined; a Node with another is not terminated. */
+export const ANNOTATION_REAPER_JOINED_PROVIDER_ID = 'kmaint.io/reaper-joined-provider-id';
+/** Warning event on a Node: a termination the reaper refused (its request names an instance that is not the Node's). */
+export const EVENT_REASON_REAP_REFUSED = 'ReapRefused';

@@ -1,9 +1,11 @@
 // forceRetryOnError, the drainer's hook for reap requests: once a reap request's drain times out, the pods still to
 // evict are deleted with grace period 0 instead (the Node is about to be terminated anyway), and the request says so.
-// Only requests made by the reaper (requestor reaper.kmaint.io) with the force-retry annotation qualify.
+// Only the reaper's own reap requests with the force-retry annotation qualify: recognised as the reaper recognises
+// them (kmaint's namespace, the name it computes, its label and requestorID), never by strings a requestor can copy.
 import type { V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_REAPER_FORCE_RETRY, EVENT_REASON_FORCE_DELETED, REAPER_REQUESTOR, podRef } from '#api';
+import { ANNOTATION_REAPER_FORCE_RETRY, EVENT_REASON_FORCE_DELETED, podRef } from '#api';
 import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
+import { isOwnReapRequest } from '../reaper/own-requests.ts';
 
 export interface ForcedDeletes {
   /** deletePod (grace period 0) for each pod, then a Warning event on the request. */
@@ -12,16 +14,17 @@ export interface ForcedDeletes {
   message: string;
 }
 
-export function forceRetryApplies(nm: NodeMaintenance): boolean {
-  return nm.spec.requestorID === REAPER_REQUESTOR && nm.metadata.annotations?.[ANNOTATION_REAPER_FORCE_RETRY] === 'true';
+/** `namespace`: kmaint's (undefined when the caller does not know it: then no request qualifies, failing closed). */
+export function forceRetryApplies(nm: NodeMaintenance, namespace: string | undefined): boolean {
+  return namespace !== undefined && isOwnReapRequest(nm, namespace) && nm.metadata.annotations?.[ANNOTATION_REAPER_FORCE_RETRY] === 'true';
 }
 
 /**
- * For a timed-out drain of `nm`: undefined unless forceRetryOnError applies to it (then the drainer evicts as
- * usual); else the deletes replacing the evictions of `pods`, in their order. Pure.
+ * For a timed-out drain of `nm`: undefined unless forceRetryOnError applies to it in kmaint's `namespace` (then the
+ * drainer evicts as usual); else the deletes replacing the evictions of `pods`, in their order. Pure.
  */
-export function reapForceDeletes(nm: NodeMaintenance, pods: readonly V1Pod[], ref: MaintenanceRef, timeoutSeconds: number): ForcedDeletes | undefined {
-  if (!forceRetryApplies(nm) || pods.length === 0) return undefined;
+export function reapForceDeletes(nm: NodeMaintenance, pods: readonly V1Pod[], ref: MaintenanceRef, timeoutSeconds: number, namespace: string | undefined): ForcedDeletes | undefined {
+  if (!forceRetryApplies(nm, namespace) || pods.length === 0) return undefined;
   const names = pods.map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
   const message = `forceRetryOnError: deleted ${pods.length} pod${pods.length === 1 ? '' : 's'} with grace period 0 after the drain timeout of ${timeoutSeconds} s: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
   const actions: Action[] = pods.map((p) => ({

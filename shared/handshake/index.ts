@@ -5,6 +5,7 @@ export { REBOOT_DRAIN_SPEC, createRequestAction, handshakeRequestName, isHandsha
 export type { RequiredState } from './request.ts';
 export { planHandshake } from './plan.ts';
 export type { HandshakePlan, HandshakeSnapshot } from './plan.ts';
-export { loadSriovHandshakeConfig, planSriovHandshake, sriovDrainSpec, sriovRequestName, isSriovRequest, isSriovRequestFor } from './sriov-plan.ts';
+export { loadSriovHandshakeConfig, planSriovHandshake, sriovDrainSpec, sriovRequestName, isOwnSriovRequest, isSriovRequest, isSriovRequestFor } from './sriov-plan.ts';
+export { planSriovRequestsOff, sriovProtocolOf } from './sriov-off.ts';
 export type { SriovHandshakeConfig, SriovHandshakePlan, SriovHandshakeSnapshot } from './sriov-plan.ts';
 export { resolveSriovPools, sriovMaxUnavailable, SRIOV_DEFAULT_POOL } from './sriov-pools.ts';

@@ -9,6 +9,7 @@ import {
   HandshakeState,
   LABEL_HANDSHAKE,
   REQUESTOR_ID_PATTERN,
+  RESERVED_REQUESTOR_IDS,
 } from '#api';
 import type { Action, DrainSpec, NodeMaintenance } from '#api';
 
@@ -46,9 +47,16 @@ export function requestIntent(nm: NodeMaintenance): string | undefined {
   return nm.metadata.labels?.[LABEL_HANDSHAKE];
 }
 
-/** The requestorID from the Node's annotation (default node-agent.kmaint.io), or why it cannot be used. */
+/**
+ * The requestorID from the Node's annotation (default node-agent.kmaint.io), or why it cannot be used. kmaint's own
+ * requestorIDs (the reaper's, cloud events', SR-IOV's) are reserved, in any letter case: a Node cannot make kmaint
+ * file a request that claims to be one of kmaint's own.
+ */
 export function requestorOf(node: V1Node): { ok: true; requestorID: string } | { ok: false; problem: string } {
   const requestorID = node.metadata?.annotations?.[ANNOTATION_REQUESTOR] ?? DEFAULT_HANDSHAKE_REQUESTOR;
+  if (RESERVED_REQUESTOR_IDS.includes(requestorID.toLowerCase())) {
+    return { ok: false, problem: `${ANNOTATION_REQUESTOR} ${JSON.stringify(requestorID)} is reserved for kmaint's own requests (${RESERVED_REQUESTOR_IDS.join(', ')})` };
+  }
   if (requestorID.length >= 2 && requestorID.length <= 63 && REQUESTOR_ID_PATTERN.test(requestorID)) return { ok: true, requestorID };
   return {
     ok: false,

@@ -50,9 +50,17 @@ export function sriovRequestName(node: string): string {
   return `${SRIOV_REQUEST_PREFIX}${handshakeRequestName(node).slice('handshake-'.length)}`;
 }
 
-/** Whether `nm` is the SR-IOV request kmaint made for `node`. */
+/** Whether `nm` (found under the name kmaint computes for `node`, in kmaint's namespace) is the SR-IOV request kmaint made for it. */
 export function isSriovRequestFor(nm: NodeMaintenance, node: string): boolean {
-  return nm.metadata.labels?.[LABEL_SRIOV_HANDSHAKE] !== undefined && nm.spec.nodeName === node;
+  return nm.metadata.labels?.[LABEL_SRIOV_HANDSHAKE] !== undefined && nm.spec.nodeName === node && nm.spec.requestorID === SRIOV_HANDSHAKE_REQUESTOR;
+}
+
+/**
+ * kmaint's own SR-IOV request: in kmaint's `namespace`, under the name it computes for its Node, labelled and of its
+ * requestorID — all together, as a copy made elsewhere (or under another name) is a requestor's own request.
+ */
+export function isOwnSriovRequest(nm: NodeMaintenance, namespace: string): boolean {
+  return nm.metadata.namespace === namespace && nm.metadata.name === sriovRequestName(nm.spec.nodeName) && isSriovRequestFor(nm, nm.spec.nodeName);
 }
 
 export function isSriovRequest(nm: NodeMaintenance): boolean {
@@ -129,7 +137,7 @@ export interface SriovHandshakePlan {
 /** Nodes kmaint drains for the operator: their state says use-external-drainer "true", or kmaint has a request there. */
 function engagedNodes(snapshot: SriovHandshakeSnapshot, config: SriovHandshakeConfig): Array<{ node: V1Node; name: string; state: SriovNetworkNodeState | undefined }> {
   const states = new Map(snapshot.states.filter((s) => s.metadata?.namespace === config.sriovNamespace).map((s) => [s.metadata?.name ?? '', s]));
-  const requested = new Set(snapshot.maintenances.filter((nm) => nm.metadata.namespace === config.namespace && isSriovRequest(nm)).map((nm) => nm.spec.nodeName));
+  const requested = new Set(snapshot.maintenances.filter((nm) => isOwnSriovRequest(nm, config.namespace)).map((nm) => nm.spec.nodeName));
   const out: Array<{ node: V1Node; name: string; state: SriovNetworkNodeState | undefined }> = [];
   for (const node of snapshot.nodes) {
     const name = node.metadata?.name ?? '';

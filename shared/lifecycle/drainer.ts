@@ -57,6 +57,8 @@ export interface DrainerSnapshot {
   ownPods?: OwnPods;
   /** spec.outOfServiceTaint; undefined reads as off with the default threshold. */
   outOfService?: OutOfServiceConfig;
+  /** kmaint's namespace, where its own reap requests are (forceRetryOnError); undefined: no request is force-deleted. */
+  namespace?: string;
 }
 
 export interface DrainerPlan {
@@ -173,7 +175,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   const start = maintenancePhase(nm);
   const nodeRef = { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
   const pods = snapshot.podsByNode.get(nodeRef.name) ?? [];
-  const base = { nm, node, nodeRef, ref, eventTarget, pods, medik8s: snapshot.medik8s, slurm: snapshot.slurm, dra: snapshot.dra, ownPods: snapshot.ownPods, ledger, now };
+  const base = { nm, node, nodeRef, ref, eventTarget, pods, medik8s: snapshot.medik8s, slurm: snapshot.slurm, dra: snapshot.dra, ownPods: snapshot.ownPods, ledger, now, ...(snapshot.namespace !== undefined ? { kmaintNamespace: snapshot.namespace } : {}) };
   const walk = walkSteps(base, start, structuredClone(nm.status ?? {}));
   const { results } = walk;
   const nodeActions = results.flatMap((r) => r.nodeActions ?? []);

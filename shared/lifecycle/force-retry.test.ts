@@ -7,10 +7,11 @@ import { planDrainer, type DrainerSnapshot } from './drainer.ts';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 
-function snapshot(requestorID: string, annotations: Record<string, string>, drainStart: string): DrainerSnapshot {
+function snapshot(requestorID: string, annotations: Record<string, string>, drainStart: string, where: { namespace?: string; labels?: Record<string, string> } = {}): DrainerSnapshot {
   const nm = aLifecycleMaintenance({
     name: 'reap-n1',
-    namespace: 'kmaint',
+    namespace: where.namespace ?? 'kmaint',
+    labels: where.labels ?? { 'kmaint.io/reaper': 'true' },
     nodeName: 'n1',
     requestorID,
     phase: 'Draining',
@@ -24,6 +25,8 @@ function snapshot(requestorID: string, annotations: Record<string, string>, drai
     podsByNode: new Map([['n1', [pod]]]),
     // The budget never allows an eviction.
     pdbs: [aPdb({ name: 'db', namespace: 'shop', disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 })],
+    // kmaint's namespace: only its own reap requests there are force-deleted.
+    namespace: 'kmaint',
   };
 }
 
@@ -50,6 +53,16 @@ describe('forceRetryOnError in the drainer', () => {
     ['another requestor carrying the annotation is never force-deleted', 'upgrade.example.com', FORCE, '2025-12-31T23:58:00Z'],
   ])('%s', (_rule, requestor, annotations, drainStart) => {
     const plan = planDrainer(snapshot(requestor, annotations, drainStart), NOW);
+    expect(podActions(plan.actions)).toEqual([]);
+    expect(plan.actions.some((a) => a.kind === 'emitEvent' && a.eventReason === 'ForceDeleted')).toBe(false);
+  });
+
+  // Issue 31 point 1: a copy of a reap request (requestorID, name, label, annotation) made where a requestor can write.
+  it.each<[string, { namespace?: string; labels?: Record<string, string> }]>([
+    ['a copy of a reap request in a tenant namespace is never force-deleted', { namespace: 'tenant' }],
+    ["one in kmaint's namespace without the reaper's label is never force-deleted", { labels: {} }],
+  ])('%s', (_rule, where) => {
+    const plan = planDrainer(snapshot('reaper.kmaint.io', FORCE, '2025-12-31T23:58:00Z', where), NOW);
     expect(podActions(plan.actions)).toEqual([]);
     expect(plan.actions.some((a) => a.kind === 'emitEvent' && a.eventReason === 'ForceDeleted')).toBe(false);
   });

@@ -12,7 +12,7 @@ import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
 import type { PassOptions } from './options.ts';
-import { planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
+import { planCloudEventsOff, planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
 import { ownPodsOf, readDrainPods, readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
 import { planSriovPass, readSriov, sriovExternalPools, type SriovRead } from './sriov-pass.ts';
 import type { PassFunction, PassWait } from './summary.ts';
@@ -254,8 +254,10 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       // Advance notice to Slurm: a MAINT reservation from not-before (recorded this pass, created the next).
       const slurm = reservations.slurm.context;
       const reserve = planSlurmReservations({ maintenances: base.maintenances, nodes: base.nodes, podsByNode: reservations.podsByNode, slurm }, now);
+      // kmaint's own cloud event requests once spec.cloudEvents is off: the reaper pass is skipped then, so the scheduler ends them.
+      const cloudOff = planCloudEventsOff(base, namespace);
       return {
-        actions: withNodeConditions([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...malformed.actions, ...reserve.actions], base, loaded, now),
+        actions: withNodeConditions([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...cloudOff, ...malformed.actions, ...reserve.actions], base, loaded, now),
         state: reserve.writes.length > 0 ? 'in-flight' : plan.waiting.length > 0 ? 'blocked' : 'idle',
         slurm: slurmOf(reserve.writes, reservations.slurm),
         waiting: plan.waiting.length,
@@ -274,12 +276,12 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const needsSlurm = base.maintenances.some((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? ''));
       return { drainPods, ownPods: ownPodsOf(opts.namespace, opts.env ?? process.env), medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
     },
-    plan: ({ base, loaded, reads, now }) => {
+    plan: ({ base, loaded, reads, namespace, now }) => {
       const { podsByNode, pdbs, budgetPods, claims, claimsProblem } = reads.drainPods;
       const slurm = reads.slurm.context;
       const dra = { claims: indexClaims(claims), resourceNames: loadDraResourceNames(base.config).names, ...(claimsProblem !== undefined ? { unreadable: claimsProblem } : {}) };
       const outOfService = loaded.config.outOfServiceTaint;
-      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, ownPods: reads.ownPods, outOfService, ...(slurm ? { slurm } : {}) }, now);
+      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, ownPods: reads.ownPods, outOfService, namespace, ...(slurm ? { slurm } : {}) }, now);
       return { actions: withNodeConditions(plan.actions, base, loaded, now), state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
     },
     reportsConfig: false,

@@ -2,8 +2,12 @@
 // each provider for (a fake provider at the cloud boundary records the calls).
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { MaintenanceOperatorConfig } from '../api/index.ts';
+import type { Action, MaintenanceOperatorConfig } from '../api/index.ts';
+import { loadConfig } from '../config/index.ts';
+import type { KubeClient } from '../kube/index.ts';
 import { providerMap, type InstanceProvider } from '../reaper/index.ts';
+import { aRequest } from '../reaper/test-builders.ts';
+import { planPass } from './passes.ts';
 import { cloudEventsOn, planReaperPass, readScheduledEvents, reaperModeOf, reaperProblems } from './reaper-pass.ts';
 import type { BaseSnapshot } from './snapshot.ts';
 
@@ -61,5 +65,39 @@ describe('readScheduledEvents', () => {
     // The plan files a request for each, and counts them as new work.
     const plan = planReaperPass(base({ cloudEvents: { enabled: true } }, nodes), 'kmaint', reads, new Date('2026-01-01T00:00:00Z'));
     expect([plan.requested, plan.terminations, plan.actions.filter((a) => a.kind === 'createMaintenance').map((a) => (a.kind === 'createMaintenance' ? a.target.name : ''))]).toEqual([2, [], ['cloud-event-a', 'cloud-event-d']]);
+  });
+});
+
+// Issue 30 point 6: turning cloud events off must not orphan their requests (GC-ignore keeps their Nodes cordoned).
+// The scheduler ends them: the reaper pass is skipped, reading nothing, while the reaper and cloud events are off.
+describe('the scheduler deletes kmaint\'s own cloud event requests once spec.cloudEvents is off', () => {
+  const NOW = new Date('2026-01-01T12:00:00Z');
+  const nodes = [node('a', 'aws:///eu-west-1a/i-0aaaaaaaaaaaaaaa1'), node('b', 'aws:///eu-west-1a/i-0bbbbbbbbbbbbbbb2')];
+  const own = aRequest('cloud-event-a', 'a', 'cloud-events.kmaint.io', 'Ready', { labels: { 'kmaint.io/cloud-event': 'true' }, annotations: { 'maintenance.nvidia.com/garbage-collector.ignore': 'true' } });
+  const copy = aRequest('cloud-event-b', 'b', 'cloud-events.kmaint.io', 'Ready', { namespace: 'tenant', labels: { 'kmaint.io/cloud-event': 'true' } });
+  const deleted: Action[] = [
+    { kind: 'deleteMaintenance', target: { namespace: 'kmaint', name: 'cloud-event-a', uid: 'uid-cloud-event-a', resourceVersion: '11' }, reason: 'cloud event request for node a: spec.cloudEvents is off, so its scheduled events are no longer read' },
+    { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: 'a', uid: 'uid-a' }, type: 'Normal', eventReason: 'CloudEventGone', message: 'deleted kmaint/cloud-event-a: spec.cloudEvents is off, so its scheduled events are no longer read', reason: 'cloud events off' },
+  ];
+
+  async function schedulerWrites(cfg: MaintenanceOperatorConfig | undefined): Promise<Action[]> {
+    const maintenances = [own, copy];
+    const snapshot: BaseSnapshot = { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), nodeList: nodes, maintenances, malformed: [], config: cfg };
+    // With Slurm and SR-IOV off the scheduler reads nothing beyond the snapshot: no client is called.
+    const opts = { client: undefined as unknown as KubeClient, namespace: 'kmaint', now: () => NOW };
+    const input = { loaded: loadConfig(cfg, nodes.length), maintenances: new Map(maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])), namespace: 'kmaint', reaperIssues: [], now: NOW };
+    const plan = await planPass('scheduler', opts, snapshot, input);
+    return plan.actions.filter((a) => a.kind === 'deleteMaintenance' || (a.kind === 'emitEvent' && a.eventReason === 'CloudEventGone'));
+  }
+
+  it.each<[string, MaintenanceOperatorConfig | undefined, Action[]]>([
+    ['no spec.cloudEvents: off, ours deleted (a copy in a tenant namespace is not ours)', config({}), deleted],
+    ['enabled false: off', config({ cloudEvents: { enabled: false } }), deleted],
+    ['no config object (every feature at its default): off', undefined, deleted],
+    ['on: the reaper pass keeps them', config({ cloudEvents: { enabled: true } }), []],
+    ['on but invalid (reported on the config): fail closed, kept', config({ cloudEvents: { enabled: true, codes: ['reboot'] } }), []],
+    ['a config that does not pass its schema says nothing of the switch: fail closed, kept', config({ maxParallelOperations: true }), []],
+  ])('%s', async (_rule, cfg, expected) => {
+    expect(await schedulerWrites(cfg)).toEqual(expected);
   });
 });

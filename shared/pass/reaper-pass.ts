@@ -4,11 +4,13 @@
 import type { Action, MaintenanceOperatorConfig } from '../api/index.ts';
 import type { KubeClient } from '../kube/index.ts';
 import {
+  cloudEventsSwitchOf,
   defaultInstanceProviders,
   describeTermination,
   executeTerminations,
   loadCloudEventsConfig,
   loadReaperConfig,
+  planCloudEventRequestsOff,
   planCloudEvents,
   planReaper,
   providerPrefix,
@@ -96,6 +98,15 @@ function planCloudEventsPass(base: BaseSnapshot, namespace: string, read: Schedu
   const meta = base.config?.metadata;
   const config = { namespace: meta?.namespace ?? namespace, name: meta?.name ?? '', ...(meta?.uid ? { uid: meta.uid } : {}) };
   return planCloudEvents({ nodes: base.nodeList, maintenances: base.maintenances, namespace, config, read }, loaded.config).actions;
+}
+
+/**
+ * The deletes of kmaint's own cloud event requests when spec.cloudEvents is off (none while it is on, or the config
+ * does not pass its schema). Planned by the scheduler, which runs and reads every request whatever the switches: the
+ * reaper pass itself is skipped, reading nothing, while both the reaper and cloud events are off.
+ */
+export function planCloudEventsOff(base: BaseSnapshot, namespace: string): Action[] {
+  return cloudEventsSwitchOf(base.config) === 'off' ? planCloudEventRequestsOff(base.nodeList, base.maintenances, namespace) : [];
 }
 
 /** The reaper's plan over `base` (no reaper actions when disabled or invalid: problems are reported on the config), then the cloud events'. */

@@ -2,19 +2,21 @@
 // sriov-network-operator): two LISTs in the operator's namespace, the pool limits for admission, the handshake's writes.
 import { isUnscheduled } from '../api/index.ts';
 import type { Action, NodeMaintenance, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
-import { isSriovRequest, loadSriovHandshakeConfig, planSriovHandshake, resolveSriovPools, type SriovHandshakeConfig } from '../handshake/index.ts';
+import { isOwnSriovRequest, loadSriovHandshakeConfig, planSriovHandshake, planSriovRequestsOff, resolveSriovPools, sriovProtocolOf, type SriovHandshakeConfig } from '../handshake/index.ts';
 import type { ExternalPools } from '../scheduling/index.ts';
 import type { PassOptions } from './options.ts';
 import type { BaseSnapshot } from './snapshot.ts';
 
 export type SriovRead =
   | { config: SriovHandshakeConfig; states: SriovNetworkNodeState[]; pools: SriovNetworkPoolConfig[] }
-  | { config: SriovHandshakeConfig; problem: string };
+  | { config: SriovHandshakeConfig; problem: string }
+  /** The protocol is off (a config that does not pass its schema is not: undefined, nothing read or deleted). */
+  | { off: { namespace: string } };
 
 /** Read only when the config selects the protocol; a failed read is carried to the plan, which fails closed. */
 export async function readSriov(opts: Pick<PassOptions, 'client' | 'namespace'>, base: BaseSnapshot): Promise<SriovRead | undefined> {
   const config = loadSriovHandshakeConfig(base.config, opts.namespace);
-  if (config === undefined) return undefined;
+  if (config === undefined) return sriovProtocolOf(base.config) === 'off' ? { off: { namespace: opts.namespace } } : undefined;
   try {
     const [states, pools] = await Promise.all([opts.client.listSriovNodeStates(config.sriovNamespace), opts.client.listSriovPoolConfigs(config.sriovNamespace)]);
     return { config, states, pools };
@@ -24,11 +26,11 @@ export async function readSriov(opts: Pick<PassOptions, 'client' | 'namespace'>,
   }
 }
 
-const ours = (config: SriovHandshakeConfig) => (nm: NodeMaintenance): boolean => nm.metadata.namespace === config.namespace && isSriovRequest(nm);
+const ours = (config: SriovHandshakeConfig) => (nm: NodeMaintenance): boolean => isOwnSriovRequest(nm, config.namespace);
 
 /** The SR-IOV pools for admission; unreadable objects make every SR-IOV request wait with the reason. */
 export function sriovExternalPools(read: SriovRead | undefined, base: BaseSnapshot): ExternalPools | undefined {
-  if (read === undefined) return undefined;
+  if (read === undefined || 'off' in read) return undefined;
   const isSriov = ours(read.config);
   if ('problem' in read) {
     const waiting = base.maintenances.filter((nm) => isSriov(nm) && isUnscheduled(nm)).map((nm) => nm.spec.nodeName);
@@ -37,9 +39,13 @@ export function sriovExternalPools(read: SriovRead | undefined, base: BaseSnapsh
   return resolveSriovPools({ configs: read.pools, namespace: read.config.sriovNamespace, nodes: base.nodeList, maintenances: base.maintenances, isSriov });
 }
 
-/** The handshake's writes after the scheduling plan's (a Node says Draining once its request's admission is written). */
+/**
+ * The handshake's writes after the scheduling plan's (a Node says Draining once its request's admission is written);
+ * with the protocol off, the deletes of kmaint's own SR-IOV requests left from when it was on (handshake/sriov-off.ts).
+ */
 export function planSriovPass(read: SriovRead | undefined, base: BaseSnapshot, admitted: readonly string[]): { actions: Action[]; problems: string[] } {
   if (read === undefined) return { actions: [], problems: [] };
+  if ('off' in read) return { actions: planSriovRequestsOff(base.maintenances, read.off.namespace), problems: [] };
   if ('problem' in read) return { actions: [], problems: [read.problem] };
   const plan = planSriovHandshake({ nodes: base.nodeList, maintenances: base.maintenances, states: read.states, admittedThisPass: new Set(admitted) }, read.config);
   return { actions: plan.actions, problems: [] };

@@ -21,8 +21,9 @@ const retire: ScheduledEvent = { id: 'instance-event-0aaaaaaaaaaaaaaa1', code: '
 const done = (e: ScheduledEvent): ScheduledEvent => ({ ...e, description: `[Completed] ${e.description}`, state: 'completed' });
 const canceled = (e: ScheduledEvent): ScheduledEvent => ({ ...e, description: `[Canceled] ${e.description}`, state: 'canceled' });
 
+/** kmaint's own: in its namespace, with the name it computes, its label and its requestorID. */
 function ours(node: string, annotations: Record<string, string>, more: Partial<NodeMaintenance['metadata']> = {}): NodeMaintenance {
-  return aRequest(cloudEventRequestName(node), node, 'cloud-events.kmaint.io', 'Ready', { annotations, ...more });
+  return aRequest(cloudEventRequestName(node), node, 'cloud-events.kmaint.io', 'Ready', { annotations, labels: { 'kmaint.io/cloud-event': 'true' }, ...more });
 }
 
 interface Row {
@@ -125,6 +126,28 @@ const ROWS: Row[] = [
       'event Normal CloudEventFiled on node node-b: filed kmaint/cloud-event-node-b for scheduled system-reboot; deadline 2026-01-03T00:00:00Z',
     ],
     counts: { filed: 1, updated: 0, deleted: 0, unread: 0 },
+  },
+  {
+    name: 'a copy of our request in another namespace (same name, label and requestorID) is not ours: never updated or deleted, and ours is filed',
+    nodes: ['node-a', 'node-b'],
+    maintenances: [ours('node-a', { 'kmaint.io/deadline': '2026-01-09T00:00:00Z' }, { namespace: 'tenant' }), ours('node-b', {}, { namespace: 'tenant' })],
+    events: { 'node-a': [reboot], 'node-b': [] },
+    expected: [
+      'create kmaint/cloud-event-node-a for node node-a: node node-a has scheduled events: system-reboot; deadline 2026-01-03T00:00:00Z',
+      'event Normal CloudEventFiled on node node-a: filed kmaint/cloud-event-node-a for scheduled system-reboot; deadline 2026-01-03T00:00:00Z',
+    ],
+    counts: { filed: 1, updated: 0, deleted: 0, unread: 0 },
+  },
+  {
+    name: 'in kmaint\'s namespace, a request without our label, or under another name, or of another requestor is not ours either',
+    nodes: ['node-a'],
+    maintenances: [
+      ours('node-a', {}, { labels: {} }),
+      aRequest('cloud-event-other', 'node-a', 'cloud-events.kmaint.io', 'Ready', { labels: { 'kmaint.io/cloud-event': 'true' } }),
+    ],
+    events: { 'node-a': [] },
+    expected: [],
+    counts: { filed: 0, updated: 0, deleted: 0, unread: 0 },
   },
   {
     name: 'events that could not be read: nothing filed or deleted for that Node, one Warning on the config',

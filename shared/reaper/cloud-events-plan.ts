@@ -1,13 +1,12 @@
 // The pure plan for cloud scheduled events: one request per Node whose instance has an active event of a configured
 // code (deadline the earliest NotBefore), kept up to date while events change, deleted once none is left. Only
-// requests of CLOUD_EVENTS_REQUESTOR are ever changed or deleted; a Node whose events could not be read is left as is.
-import { createHash } from 'node:crypto';
+// kmaint's own (own-requests.ts: its namespace, name, label and requestorID) are ever changed or deleted; a Node whose
+// events could not be read is left as is.
 import type { V1Node } from '@kubernetes/client-node';
 import {
   ANNOTATION_CLOUD_EVENTS,
   ANNOTATION_DEADLINE,
   ANNOTATION_GC_IGNORE,
-  CLOUD_EVENT_REQUEST_PREFIX,
   CLOUD_EVENTS_REQUESTOR,
   EVENT_REASON_CLOUD_EVENT_FILED,
   EVENT_REASON_CLOUD_EVENT_GONE,
@@ -17,6 +16,7 @@ import {
 } from '#api';
 import type { Action, NodeMaintenance } from '#api';
 import type { CloudEventsConfig } from './cloud-events-config.ts';
+import { cloudEventRequestName, isOwnCloudEventRequest } from './own-requests.ts';
 import type { ScheduledEvent, ScheduledEventsRead } from './scheduled-events.ts';
 
 export interface CloudEventsSnapshot {
@@ -38,20 +38,7 @@ export interface CloudEventsPlan {
   unread: number;
 }
 
-const MAX_NAME = 253;
-const HASH_LENGTH = 8;
-
-/** `cloud-event-<node>`; a name that would be too long keeps a prefix of the Node's name and adds a hash of all of it. */
-export function cloudEventRequestName(node: string): string {
-  const plain = `${CLOUD_EVENT_REQUEST_PREFIX}${node}`;
-  if (plain.length <= MAX_NAME) return plain;
-  const hash = createHash('sha256').update(node).digest('hex').slice(0, HASH_LENGTH);
-  return `${plain.slice(0, MAX_NAME - HASH_LENGTH - 1).replace(/[-.]+$/, '')}-${hash}`;
-}
-
-export function isCloudEventRequest(nm: NodeMaintenance): boolean {
-  return nm.spec.requestorID === CLOUD_EVENTS_REQUESTOR;
-}
+export { cloudEventRequestName } from './own-requests.ts';
 
 function rfc3339(at: Date): string {
   return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -129,7 +116,7 @@ export function planCloudEvents(snapshot: CloudEventsSnapshot, config: CloudEven
   const plan: CloudEventsPlan = { actions: [], filed: 0, updated: 0, deleted: 0, unread: 0 };
   const own = new Map<string, NodeMaintenance>();
   for (const nm of [...snapshot.maintenances].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
-    if (isCloudEventRequest(nm) && !nm.metadata.deletionTimestamp && !own.has(nm.spec.nodeName)) own.set(nm.spec.nodeName, nm);
+    if (isOwnCloudEventRequest(nm, snapshot.namespace) && !nm.metadata.deletionTimestamp && !own.has(nm.spec.nodeName)) own.set(nm.spec.nodeName, nm);
   }
   const nodes = [...snapshot.nodes].sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
   const unread: string[] = [];

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Action, NodeMaintenance } from '#api';
 import { planReaper, reapRequestName, type ReaperPlan } from './plan.ts';
 import { providerMap, type InstanceProvider } from './providers.ts';
-import { aReaperNode, aRequest, instanceIdOf, NOW, reaperConfig } from './test-builders.ts';
+import { aReaperNode, aReapRequest, aRequest, instanceIdOf, NOW, reaperConfig } from './test-builders.ts';
 
 const aws: InstanceProvider = { prefix: 'aws', terminate: () => Promise.resolve('terminated') };
 const BASE = { unhealthyForSeconds: 300, newNodeGracePeriodSeconds: 300, maxNodesUnhealthy: 2, maxNodesUnhealthyInSameZone: 1 };
@@ -192,7 +192,7 @@ describe('planReaper: every decision not to reap is a Node event with its reason
 describe('planReaper: dryRun decides and reports with events only', () => {
   it('writes no request and no annotation: one event per candidate, each saying dry run', () => {
     const nodes = [aReaperNode({ name: 'a-1', zone: 'a', ready: 'False' }), aReaperNode({ name: 'b-1', zone: 'b', ready: 'False', ageSeconds: 60 }), aReaperNode({ name: 'c-1', zone: 'c' })];
-    const p = plan(nodes, [aRequest('reap-z-1', 'z-1', 'reaper.kmaint.io', 'Ready')], { dryRun: true, maxNodesUnhealthy: 3 });
+    const p = plan(nodes, [aReapRequest('z-1', 'Ready')], { dryRun: true, maxNodesUnhealthy: 3 });
     expect(p.actions).toEqual([
       { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: 'a-1', uid: 'uid-a-1' }, type: 'Normal', eventReason: 'ReapRequested', message: `dry run: would request kmaint/reap-a-1 to drain the node and terminate aws:///a/${instanceIdOf('a-1')}`, reason: 'reaper decision' },
       { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: 'b-1', uid: 'uid-b-1' }, type: 'Normal', eventReason: 'ReapSkipped', message: 'not reaped: new node: created 2026-01-01T11:59:00Z, within the grace period of 300 s (until 2026-01-01T12:04:00Z) (dry run)', reason: 'reaper decision' },
@@ -203,15 +203,15 @@ describe('planReaper: dryRun decides and reports with events only', () => {
 
 describe('planReaper: reap requests in progress and Ready', () => {
   const node = aReaperNode({ name: 'c-1', zone: 'c', ready: 'False', cordoned: true });
-  const request = (phase: string, more = {}) => ({ ...aRequest('reap-c-1', 'c-1', 'reaper.kmaint.io', phase, more), metadata: { ...aRequest('reap-c-1', 'c-1', 'reaper.kmaint.io', phase).metadata, annotations: { 'kmaint.io/reaper-provider-id': 'aws:///c/i-0aaaabbbbccccdddd' }, ...more } });
+  const request = (phase: string, more = {}) => aReapRequest('c-1', phase, { annotations: { 'kmaint.io/reaper-provider-id': `aws:///c/${instanceIdOf('c-1')}` }, ...more });
 
   it.each(['', 'Pending', 'Scheduled', 'Draining'])('a reap request in phase "%s": nothing (its request reports progress)', (phase) => {
     expect(plan(cluster(node), [request(phase)], { reapPredicate: "conditions.Ready != 'True'" })).toMatchObject({ actions: [], terminations: [], decisions: [] });
   });
 
-  it('a Ready reap request: terminate the instance it recorded, then delete it', () => {
+  it('a Ready reap request: terminate the Node\'s own instance (the one it recorded), then delete it', () => {
     expect(plan(cluster(node), [request('Ready')]).terminations).toEqual([
-      { maintenance: { namespace: 'kmaint', name: 'reap-c-1', uid: 'uid-reap-c-1', resourceVersion: '11' }, node: 'c-1', nodeUid: 'uid-c-1', nodeResourceVersion: '7', providerID: 'aws:///c/i-0aaaabbbbccccdddd', provider: 'providerID' },
+      { maintenance: { namespace: 'kmaint', name: 'reap-c-1', uid: 'uid-reap-c-1', resourceVersion: '11' }, node: 'c-1', nodeUid: 'uid-c-1', nodeResourceVersion: '7', providerID: `aws:///c/${instanceIdOf('c-1')}`, provider: 'providerID' },
     ]);
   });
 
@@ -238,11 +238,20 @@ describe('planReaper: joining another requestor\'s request (joinExistingRequests
     return { ...nm, spec: { ...nm.spec, ...more } };
   };
   const message = `reap joined kmaint/upgrade-c-1 of upgrade.example.com as an additional requestor: it drains the node; the reaper terminates ${id} once it is Ready, then leaves the list`;
+  /** What the reaper wrote on the Node when it joined kmaint/upgrade-c-1. */
+  const JOIN_RECORD = { 'kmaint.io/reaper-joined': 'kmaint/upgrade-c-1/uid-upgrade-c-1', 'kmaint.io/reaper-joined-provider-id': id };
 
-  it('adds reaper.kmaint.io to the request\'s additionalRequestors (whole list, its resourceVersion) with the providerID, says so on the request and the Node, and clears the old decision', () => {
+  it('records the join on the Node (request, uid, providerID; the old decision cleared) first, then adds reaper.kmaint.io to the request\'s additionalRequestors (whole list, its resourceVersion), says so on the request and the Node', () => {
     const p = plan(cluster(sick), [upgrade('Pending', { additionalRequestors: ['audit.example.com'] })], { joinExistingRequests: true });
     expect(p.decisions).toEqual([{ node: 'c-1' }]);
     expect(p.actions).toEqual([
+      {
+        kind: 'patchNodeAnnotations',
+        node: { name: 'c-1', resourceVersion: '7' },
+        annotations: { 'kmaint.io/reaper-joined': 'kmaint/upgrade-c-1/uid-upgrade-c-1', 'kmaint.io/reaper-joined-provider-id': id, 'kmaint.io/reaper-decision': null },
+        maintenance: { namespace: 'kmaint', name: 'upgrade-c-1', uid: 'uid-upgrade-c-1', resourceVersion: '11' },
+        reason: "record the reaper's join of kmaint/upgrade-c-1 before joining it",
+      },
       {
         kind: 'patchMaintenanceMeta',
         target: { namespace: 'kmaint', name: 'upgrade-c-1', uid: 'uid-upgrade-c-1', resourceVersion: '11' },
@@ -252,7 +261,6 @@ describe('planReaper: joining another requestor\'s request (joinExistingRequests
       },
       { kind: 'emitEvent', target: { kind: 'NodeMaintenance', namespace: 'kmaint', name: 'upgrade-c-1', uid: 'uid-upgrade-c-1' }, type: 'Normal', eventReason: 'ReapJoined', message, reason: 'reap joined' },
       { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: 'c-1', uid: 'uid-c-1' }, type: 'Normal', eventReason: 'ReapJoined', message, reason: 'reap joined' },
-      { kind: 'patchNodeAnnotations', node: { name: 'c-1', resourceVersion: '7' }, annotations: { 'kmaint.io/reaper-decision': null }, reason: 'the reaper no longer holds this node back' },
     ]);
   });
 
@@ -278,6 +286,7 @@ describe('planReaper: joining another requestor\'s request (joinExistingRequests
 
   it('a joined request before Ready: nothing to do; Ready: terminate, then leave; the Node already reaped: only leave', () => {
     const joined = (phase: string, meta: Partial<NodeMaintenance['metadata']> = {}) => upgrade(phase, { additionalRequestors: ['audit.example.com', 'reaper.kmaint.io'] }, { annotations: { 'kmaint.io/reaper-provider-id': id }, ...meta });
+    const sick = aReaperNode({ name: 'c-1', zone: 'c', ready: 'False', readyForSeconds: 600, annotations: { ...JOIN_RECORD } });
     expect(plan(cluster(sick), [joined('Draining')], { joinExistingRequests: true })).toMatchObject({ actions: [], terminations: [], decisions: [] });
     const termination = {
       maintenance: { namespace: 'kmaint', name: 'upgrade-c-1', uid: 'uid-upgrade-c-1', resourceVersion: '11' },
@@ -291,8 +300,78 @@ describe('planReaper: joining another requestor\'s request (joinExistingRequests
     expect(plan(cluster(sick), [joined('Ready')]).terminations).toEqual([termination]);
     // The owner deleted it while Ready: the deletion waits for the list, and the reaper still finishes.
     expect(plan(cluster(sick), [joined('Ready', { deletionTimestamp: '2026-01-01T11:59:00Z' })]).terminations).toEqual([termination]);
-    const reaped = aReaperNode({ name: 'c-1', zone: 'c', ready: 'False', annotations: { 'kmaint.io/reaped': '2026-01-01T11:58:00Z' } });
+    const reaped = aReaperNode({ name: 'c-1', zone: 'c', ready: 'False', annotations: { 'kmaint.io/reaped': '2026-01-01T11:58:00Z', ...JOIN_RECORD } });
     expect(plan(cluster(reaped), [joined('Ready')]).terminations).toEqual([{ ...termination, joined: { additionalRequestors: ['audit.example.com'], terminate: false } }]);
   });
 });
 
+
+// Issue 31 point 1: a requestor can copy every string of a reap request (requestorID, label, name, the providerID
+// annotation) into its own request, in any namespace it may write, and add reaper.kmaint.io to additionalRequestors.
+describe('planReaper: terminates only for its own requests and the joins it recorded, and only the Node\'s own instance', () => {
+  const healthy = aReaperNode({ name: 'c-1', zone: 'c' });
+  const other = 'aws:///a/i-0ffffffffffffffff';
+  const forged = (meta: Partial<NodeMaintenance['metadata']>): NodeMaintenance => aReapRequest('c-1', 'Ready', { annotations: { 'kmaint.io/reaper-provider-id': other }, ...meta });
+  const listing = (meta: Partial<NodeMaintenance['metadata']> = {}): NodeMaintenance => {
+    const nm = aRequest('upgrade-c-1', 'c-1', 'upgrade.example.com', 'Ready', { namespace: 'tenant', ...meta });
+    return { ...nm, spec: { ...nm.spec, additionalRequestors: ['reaper.kmaint.io'] } };
+  };
+  const record = (request: string, providerID: string) => ({ 'kmaint.io/reaper-joined': request, 'kmaint.io/reaper-joined-provider-id': providerID });
+  const sweep: Action = { kind: 'patchNodeAnnotations', node: { name: 'c-1', resourceVersion: '7' }, annotations: { 'kmaint.io/reaper-joined': null, 'kmaint.io/reaper-joined-provider-id': null }, reason: "the reaper's join record names no request that lists the reaper with this instance" };
+
+  it.each<[string, V1Node, NodeMaintenance, Action[]]>([
+    ['a copy of a reap request in a tenant namespace (name, label, requestorID, another instance named)', healthy, forged({ namespace: 'tenant' }), []],
+    ['in kmaint\'s namespace without the reaper\'s label', healthy, forged({ labels: {} }), []],
+    ['in kmaint\'s namespace under a name the reaper did not compute for its Node', healthy, { ...forged({ name: 'reap-c-2' }) }, []],
+    ['reaper.kmaint.io added to additionalRequestors, no join recorded on the Node', healthy, listing(), []],
+    [
+      'a join recorded for another request (uid) on the Node: the record is swept',
+      aReaperNode({ name: 'c-1', zone: 'c', annotations: record('tenant/upgrade-c-1/uid-earlier', `aws:///c/${instanceIdOf('c-1')}`) }),
+      listing(),
+      [sweep],
+    ],
+    [
+      'a join recorded for another instance of the Node: the record is swept',
+      aReaperNode({ name: 'c-1', zone: 'c', annotations: record('tenant/upgrade-c-1/uid-upgrade-c-1', other) }),
+      listing(),
+      [sweep],
+    ],
+  ])('not terminated: %s', (_rule, node, request, actions) => {
+    const p = plan(cluster(node), [request]);
+    expect([p.terminations, p.actions]).toEqual([[], actions]);
+  });
+
+  it('a join record whose request is gone is swept; one whose join is live stays', () => {
+    const recorded = aReaperNode({ name: 'c-1', zone: 'c', annotations: record('tenant/upgrade-c-1/uid-upgrade-c-1', `aws:///c/${instanceIdOf('c-1')}`) });
+    expect(plan(cluster(recorded), []).actions).toEqual([sweep]);
+    expect(plan(cluster(recorded), [{ ...listing(), status: { conditions: [] } } as NodeMaintenance]).actions).toEqual([]);
+  });
+
+  it('joining a request that already lists the reaper (no record) records the join and keeps one entry', () => {
+    const sick = aReaperNode({ name: 'c-1', zone: 'c', ready: 'False', readyForSeconds: 600 });
+    const p = plan(cluster(sick), [listing({ namespace: 'kmaint' })], { joinExistingRequests: true });
+    expect(p.actions.filter((a) => a.kind === 'patchNodeAnnotations' || a.kind === 'patchMaintenanceMeta').map((a) => (a.kind === 'patchMaintenanceMeta' ? a.additionalRequestors : a.annotations))).toEqual([
+      { 'kmaint.io/reaper-joined': 'kmaint/upgrade-c-1/uid-upgrade-c-1', 'kmaint.io/reaper-joined-provider-id': `aws:///c/${instanceIdOf('c-1')}` },
+      ['reaper.kmaint.io'],
+    ]);
+  });
+
+  it('its own Ready reap request naming another instance than the Node\'s: refused, said once on the Node, never terminated', () => {
+    const node = aReaperNode({ name: 'c-1', zone: 'c', ready: 'False', cordoned: true });
+    const why = `termination refused: kmaint/reap-c-1 names instance "${other}" in kmaint.io/reaper-provider-id, but the Node's spec.providerID is "aws:///c/${instanceIdOf('c-1')}"; the reaper terminates only the Node's own instance, so nothing is terminated and the request stays until it is deleted`;
+    const first = plan(cluster(node), [forged({})]);
+    expect([first.terminations, first.actions]).toEqual([
+      [],
+      [
+        { kind: 'patchNodeAnnotations', node: { name: 'c-1', resourceVersion: '7' }, annotations: { 'kmaint.io/reaper-decision': why }, reason: 'record the refused termination, reported once' },
+        { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: 'c-1', uid: 'uid-c-1' }, type: 'Warning', eventReason: 'ReapRefused', message: why, reason: 'reaper termination refused' },
+      ],
+    ]);
+    const said = aReaperNode({ name: 'c-1', zone: 'c', ready: 'False', cordoned: true, annotations: { 'kmaint.io/reaper-decision': why } });
+    expect(plan(cluster(said), [forged({})])).toMatchObject({ terminations: [], actions: [] });
+  });
+
+  it('its own Ready reap request whose Node is gone terminates nothing (no Node, no providerID to trust)', () => {
+    expect(plan(cluster(), [forged({ annotations: { 'kmaint.io/reaper-provider-id': `aws:///c/${instanceIdOf('c-1')}` } })]).terminations).toEqual([]);
+  });
+});

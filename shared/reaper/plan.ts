@@ -1,29 +1,34 @@
 // The reaper's pure plan: which unhealthy Nodes get a reap request, why every other candidate does not, and
 // which Ready reap requests have their instance terminated. Termination itself happens in terminate.ts.
-import { createHash } from 'node:crypto';
 import type { V1Node } from '@kubernetes/client-node';
 import {
   ANNOTATION_GC_IGNORE,
   ANNOTATION_REAPED,
   ANNOTATION_REAPER_DECISION,
   ANNOTATION_REAPER_FORCE_RETRY,
+  ANNOTATION_REAPER_JOINED,
+  ANNOTATION_REAPER_JOINED_PROVIDER_ID,
   ANNOTATION_REAPER_PROVIDER_ID,
   EVENT_REASON_REAP_JOINED,
   EVENT_REASON_REAP_REQUESTED,
   EVENT_REASON_REAP_SKIPPED,
   LABEL_REAPER,
-  Phase,
-  REAP_REQUEST_PREFIX,
   REAPER_REQUESTOR,
   maintenanceRef,
 } from '#api';
-import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
-import { maintenanceMarkedByOthers, maintenancePhase } from '../api/index.ts';
+import type { Action, NodeMaintenance } from '#api';
+import { maintenanceMarkedByOthers } from '../api/index.ts';
 import type { NodeFacts } from './cel.ts';
 import type { ReaperConfig } from './config.ts';
 import { clusterGuard, countUnhealthy, zoneGuard, type UnhealthyCounts } from './guards.ts';
 import { nodeCreatedAt, nodeFacts, unhealthySince } from './node-view.ts';
+import { isOwnReapRequest, isRecordedJoin, joinRecordOf, joinRecordOn, reapRequestName } from './own-requests.ts';
 import { chooseProvider, type InstanceProviders } from './providers.ts';
+import { planTerminations, type Termination } from './termination-plan.ts';
+
+export { reapRequestName } from './own-requests.ts';
+export { describeTermination } from './termination-plan.ts';
+export type { Termination } from './termination-plan.ts';
 
 export interface ReaperSnapshot {
   nodes: readonly V1Node[];
@@ -32,24 +37,6 @@ export interface ReaperSnapshot {
   namespace: string;
   /** Providers by prefix: a candidate whose providerID no provider serves is not reaped. */
   providers: InstanceProviders;
-}
-
-/** A Ready reap request whose instance is to be terminated, then the request deleted. */
-export interface Termination {
-  maintenance: MaintenanceRef;
-  node: string;
-  nodeUid?: string;
-  providerID: string;
-  /** The Node's resourceVersion as the plan saw it ('' when the Node is gone: nothing to annotate). */
-  nodeResourceVersion: string;
-  /** `none`: terminate nothing, only delete the request. */
-  provider: 'providerID' | 'none';
-  /**
-   * Another requestor's request the reaper joined (joinExistingRequests): afterwards the reaper leaves it — its
-   * additionalRequestors become this list — instead of deleting it. `terminate: false` when the Node already carries
-   * kmaint.io/reaped (terminated by an earlier pass whose leave did not land): only leave.
-   */
-  joined?: { additionalRequestors: string[]; terminate: boolean };
 }
 
 export interface ReaperDecision {
@@ -64,26 +51,6 @@ export interface ReaperPlan {
   /** Every candidate (Node matching reapPredicate, not already being reaped) and what was decided, by Node name. */
   decisions: ReaperDecision[];
   counts: UnhealthyCounts;
-}
-
-const MAX_NAME = 253;
-const HASH_LENGTH = 8;
-
-/** `reap-<node>`; a name that would be too long keeps a prefix of the Node's name and adds a hash of all of it. */
-export function reapRequestName(node: string): string {
-  const plain = `${REAP_REQUEST_PREFIX}${node}`;
-  if (plain.length <= MAX_NAME) return plain;
-  const hash = createHash('sha256').update(node).digest('hex').slice(0, HASH_LENGTH);
-  return `${plain.slice(0, MAX_NAME - HASH_LENGTH - 1).replace(/[-.]+$/, '')}-${hash}`;
-}
-
-export function isReapRequest(nm: NodeMaintenance): boolean {
-  return nm.spec.requestorID === REAPER_REQUESTOR;
-}
-
-/** Another requestor's request the reaper joined through its additionalRequestors. */
-export function isJoinedRequest(nm: NodeMaintenance): boolean {
-  return nm.spec.requestorID !== REAPER_REQUESTOR && (nm.spec.additionalRequestors ?? []).includes(REAPER_REQUESTOR);
 }
 
 function rfc3339(ms: number): string {
@@ -159,19 +126,23 @@ function nodeRef(node: V1Node): { name: string; resourceVersion: string } {
   return { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
 }
 
-/** The requests by Node name: the reaper's own, those it joined, and every other live one (in namespace/name order). */
+/**
+ * The requests by Node name: the reaper's own (kmaint's namespace, its computed name and label), those it joined (its
+ * record on the Node names them), and every other live one (in namespace/name order) — including requests that merely
+ * claim reaper.kmaint.io as requestorID or additional requestor: they are another requestor's like any other.
+ */
 interface RequestIndex {
   reaping: Map<string, NodeMaintenance>;
   joined: Map<string, NodeMaintenance>;
   others: Map<string, NodeMaintenance[]>;
 }
 
-function indexRequests(maintenances: readonly NodeMaintenance[]): RequestIndex {
+function indexRequests(maintenances: readonly NodeMaintenance[], namespace: string, nodes: ReadonlyMap<string, V1Node>): RequestIndex {
   const index: RequestIndex = { reaping: new Map(), joined: new Map(), others: new Map() };
   const byName = [...maintenances].sort((a, b) => ((a.metadata.namespace ?? '') + '/' + a.metadata.name < (b.metadata.namespace ?? '') + '/' + b.metadata.name ? -1 : 1));
   for (const nm of byName) {
-    if (isReapRequest(nm)) index.reaping.set(nm.spec.nodeName, nm);
-    else if (isJoinedRequest(nm)) index.joined.set(nm.spec.nodeName, nm);
+    if (isOwnReapRequest(nm, namespace)) index.reaping.set(nm.spec.nodeName, nm);
+    else if (isRecordedJoin(nm, nodes.get(nm.spec.nodeName))) index.joined.set(nm.spec.nodeName, nm);
     else if (!nm.metadata.deletionTimestamp) index.others.set(nm.spec.nodeName, [...(index.others.get(nm.spec.nodeName) ?? []), nm]);
   }
   return index;
@@ -212,8 +183,7 @@ function planNode(node: V1Node, f: NodeFacts, ctx: GateContext, index: RequestIn
   const decision = { node: f.name };
   const other = config.joinExistingRequests ? index.others.get(f.name)?.[0] : undefined;
   if (other) {
-    actions.push(...joinRequest(node, f.providerID, other, config));
-    if (!config.dryRun) clearRecord();
+    actions.push(...joinRequest(node, f.providerID, other, config, recorded !== undefined));
     return { actions, decision };
   }
   const name = reapRequestName(f.name);
@@ -245,38 +215,6 @@ function requestReap(node: V1Node, f: NodeFacts, name: string, namespace: string
   ];
 }
 
-/** Ready reap requests (and Ready requests the reaper joined) become terminations; none in dryRun or skipReaping. */
-function terminationsOf(nodes: readonly V1Node[], index: RequestIndex, config: ReaperConfig): Termination[] {
-  const terminations: Termination[] = [];
-  if (config.dryRun || config.skipReaping) return terminations;
-  const nodesByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
-  const ready = [...index.reaping.values(), ...index.joined.values()].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-  for (const nm of ready) {
-    const mine = isReapRequest(nm);
-    // A joined request the owner deleted while Ready waits for its additionalRequestors: the reaper still finishes.
-    if ((mine && nm.metadata.deletionTimestamp) || maintenancePhase(nm) !== Phase.Ready) continue;
-    const node = nodesByName.get(nm.spec.nodeName);
-    const uid = node?.metadata?.uid;
-    terminations.push({
-      maintenance: maintenanceRef(nm),
-      node: nm.spec.nodeName,
-      ...(uid ? { nodeUid: uid } : {}),
-      nodeResourceVersion: node?.metadata?.resourceVersion ?? '',
-      providerID: nm.metadata.annotations?.[ANNOTATION_REAPER_PROVIDER_ID] ?? node?.spec?.providerID ?? '',
-      provider: config.provider,
-      ...(mine
-        ? {}
-        : {
-            joined: {
-              additionalRequestors: (nm.spec.additionalRequestors ?? []).filter((r) => r !== REAPER_REQUESTOR),
-              terminate: node?.metadata?.annotations?.[ANNOTATION_REAPED] === undefined,
-            },
-          }),
-    });
-  }
-  return terminations;
-}
-
 /**
  * Plans one reaper pass. Candidates are Nodes matching reapPredicate without a reap request; each either passes
  * every gate and gets one (dryRun: only an event saying so) or gets a Node event with the first gate's reason —
@@ -292,7 +230,8 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
     return !r.ok || r.value;
   });
   const counts = countUnhealthy(facts.map((f) => f.zone), unhealthy);
-  const index = indexRequests(snapshot.maintenances);
+  const nodesByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
+  const index = indexRequests(snapshot.maintenances, snapshot.namespace, nodesByName);
   const ctx: GateContext = { config, now, counts, others: index.others, providers: snapshot.providers };
   const actions: Action[] = [];
   const decisions: ReaperDecision[] = [];
@@ -301,15 +240,41 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
     actions.push(...one.actions);
     if (one.decision) decisions.push(one.decision);
   });
-  return { actions, terminations: terminationsOf(nodes, index, config), decisions, counts };
+  if (!config.dryRun) actions.push(...sweepJoinRecords(nodes, index, actions));
+  const ends = planTerminations(nodesByName, [...index.reaping.values(), ...index.joined.values()], snapshot.namespace, config);
+  return { actions: [...actions, ...ends.actions], terminations: ends.terminations, decisions, counts };
 }
 
 /**
- * Joining another requestor's request for a Node to reap: reaper.kmaint.io added to its additionalRequestors (the
- * whole list, preconditioned on the resourceVersion seen), the providerID recorded on it in the same write, and one
- * event on the Node and on the request. dryRun: only the Node event.
+ * A join record on a Node that names no request listing the reaper (the owner deleted it or took the reaper off,
+ * the Node's instance changed, or the join's request write did not land) is removed: only a live join keeps one.
+ * Nodes joined by this plan are left to the join's own write.
  */
-function joinRequest(node: V1Node, providerID: string, nm: NodeMaintenance, config: ReaperConfig): Action[] {
+function sweepJoinRecords(nodes: readonly V1Node[], index: RequestIndex, planned: readonly Action[]): Action[] {
+  const joinedNow = new Set(planned.flatMap((a) => (a.kind === 'patchNodeAnnotations' && a.annotations[ANNOTATION_REAPER_JOINED] ? [a.node.name] : [])));
+  return nodes.flatMap((node): Action[] => {
+    const name = node.metadata?.name ?? '';
+    if (joinRecordOn(node) === undefined || index.joined.has(name) || joinedNow.has(name)) return [];
+    return [
+      {
+        kind: 'patchNodeAnnotations',
+        node: nodeRef(node),
+        annotations: { [ANNOTATION_REAPER_JOINED]: null, [ANNOTATION_REAPER_JOINED_PROVIDER_ID]: null },
+        reason: 'the reaper\'s join record names no request that lists the reaper with this instance',
+      },
+    ];
+  });
+}
+
+/**
+ * Joining another requestor's request for a Node to reap. First the join is recorded on the Node (the request, its
+ * uid and the Node's providerID; requestors cannot write Nodes, so this record, not the request's list, says the
+ * reaper joined), in the request's unit so the request write follows only once the record landed; then
+ * reaper.kmaint.io is added to the request's additionalRequestors (the whole list, preconditioned on the
+ * resourceVersion seen) with the providerID shown on it; one event on the Node and on the request. dryRun: only the
+ * Node event.
+ */
+function joinRequest(node: V1Node, providerID: string, nm: NodeMaintenance, config: ReaperConfig, clearDecision: boolean): Action[] {
   const ref = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
   const then = config.skipReaping ? 'keeps the Node cordoned by staying on its list (skipReaping)' : `terminates ${providerID || 'its instance'} once it is Ready, then leaves the list`;
   if (config.dryRun) {
@@ -317,27 +282,19 @@ function joinRequest(node: V1Node, providerID: string, nm: NodeMaintenance, conf
   }
   const message = `reap joined ${ref} of ${nm.spec.requestorID} as an additional requestor: it drains the node; the reaper ${then}`;
   const uid = nm.metadata.uid;
+  const target = maintenanceRef(nm);
+  const record: Record<string, string | null> = { [ANNOTATION_REAPER_JOINED]: joinRecordOf(nm), [ANNOTATION_REAPER_JOINED_PROVIDER_ID]: providerID };
+  if (clearDecision) record[ANNOTATION_REAPER_DECISION] = null;
   return [
+    { kind: 'patchNodeAnnotations', node: nodeRef(node), annotations: record, maintenance: target, reason: `record the reaper's join of ${ref} before joining it` },
     {
       kind: 'patchMaintenanceMeta',
-      target: maintenanceRef(nm),
-      additionalRequestors: [...(nm.spec.additionalRequestors ?? []), REAPER_REQUESTOR],
+      target,
+      additionalRequestors: [...(nm.spec.additionalRequestors ?? []).filter((r) => r !== REAPER_REQUESTOR), REAPER_REQUESTOR],
       annotations: { [ANNOTATION_REAPER_PROVIDER_ID]: providerID },
       reason: `join to reap node ${nm.spec.nodeName} (spec.reaper.joinExistingRequests)`,
     },
     { kind: 'emitEvent', target: { kind: 'NodeMaintenance', namespace: nm.metadata.namespace ?? '', name: nm.metadata.name, ...(uid ? { uid } : {}) }, type: 'Normal', eventReason: EVENT_REASON_REAP_JOINED, message, reason: 'reap joined' },
     nodeEvent(node, 'Normal', EVENT_REASON_REAP_JOINED, message, 'reap joined'),
   ];
-}
-
-/** One line per termination for dry runs and the pass summary. */
-export function describeTermination(t: Termination): string {
-  if (t.joined) {
-    const leave = `leave ${t.maintenance.namespace}/${t.maintenance.name} (additionalRequestors)`;
-    if (!t.joined.terminate) return `${leave}: node ${t.node} was reaped already`;
-    return t.provider === 'none' ? `${leave}: drained node ${t.node}, nothing terminated (provider none)` : `terminate ${t.providerID || '(no providerID)'} of node ${t.node}, then ${leave}`;
-  }
-  return t.provider === 'none'
-    ? `delete ${t.maintenance.namespace}/${t.maintenance.name}: drained node ${t.node}, nothing terminated (provider none)`
-    : `terminate ${t.providerID || '(no providerID)'} of node ${t.node}, then delete ${t.maintenance.namespace}/${t.maintenance.name}`;
 }

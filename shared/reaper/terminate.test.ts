@@ -1,7 +1,7 @@
 // Terminations: the request is deleted only after its instance is terminated; failures and unknown prefixes keep it.
 import { describe, expect, it } from 'vitest';
 import { providerMap, type InstanceProvider } from './providers.ts';
-import type { Termination } from './plan.ts';
+import type { Termination } from './termination-plan.ts';
 import { executeTerminations } from './terminate.ts';
 
 const calls: string[] = [];
@@ -57,13 +57,23 @@ describe('executeTerminations', () => {
     });
     const r = await executeTerminations([joined('n5', true), joined('n6', false)], providerMap([aws]), new Date('2026-01-01T12:00:00.250Z'));
     expect(calls).toEqual(['aws:///a/i-n5']);
-    const leave = (node: string, done: string) => ({
-      kind: 'patchMaintenanceMeta',
-      target: { namespace: 'ops', name: `upgrade-${node}`, uid: `uid-upgrade-${node}`, resourceVersion: '6' },
-      additionalRequestors: ['audit.example.com'],
-      annotations: { 'kmaint.io/reaper-provider-id': null },
-      reason: `reaped: ${done}; the reaper leaves the request`,
-    });
+    // The leave, then the join record on the Node, in the request's unit: the record goes only once the leave landed.
+    const leave = (node: string, done: string) => [
+      {
+        kind: 'patchMaintenanceMeta',
+        target: { namespace: 'ops', name: `upgrade-${node}`, uid: `uid-upgrade-${node}`, resourceVersion: '6' },
+        additionalRequestors: ['audit.example.com'],
+        annotations: { 'kmaint.io/reaper-provider-id': null },
+        reason: `reaped: ${done}; the reaper leaves the request`,
+      },
+      {
+        kind: 'patchNodeAnnotations',
+        node: { name: node, resourceVersion: '9' },
+        annotations: { 'kmaint.io/reaper-joined': null, 'kmaint.io/reaper-joined-provider-id': null },
+        maintenance: { namespace: 'ops', name: `upgrade-${node}`, uid: `uid-upgrade-${node}`, resourceVersion: '6' },
+        reason: 'the reaper left the request: drop its join record',
+      },
+    ];
     expect(r).toEqual({
       terminated: 1,
       errors: [],
@@ -76,8 +86,8 @@ describe('executeTerminations', () => {
           maintenance: { namespace: 'ops', name: 'upgrade-n5', uid: 'uid-upgrade-n5', resourceVersion: '6' },
           reason: 'record the reap before leaving the request',
         },
-        leave('n5', 'terminated EC2 instance i-n5'),
-        leave('n6', 'the node was reaped already'),
+        ...leave('n5', 'terminated EC2 instance i-n5'),
+        ...leave('n6', 'the node was reaped already'),
       ],
     });
   });

@@ -1,9 +1,16 @@
 // Carries out the plan's terminations: terminate through the provider its providerID names, then (only on success)
 // delete the reap request, or leave a joined request (its additionalRequestors). Each outcome is a Node event; a
 // failure keeps the request as it is, so the next pass tries again.
-import { ANNOTATION_REAPED, ANNOTATION_REAPER_PROVIDER_ID, EVENT_REASON_INSTANCE_TERMINATED, EVENT_REASON_TERMINATION_FAILED } from '#api';
+import {
+  ANNOTATION_REAPED,
+  ANNOTATION_REAPER_JOINED,
+  ANNOTATION_REAPER_JOINED_PROVIDER_ID,
+  ANNOTATION_REAPER_PROVIDER_ID,
+  EVENT_REASON_INSTANCE_TERMINATED,
+  EVENT_REASON_TERMINATION_FAILED,
+} from '#api';
 import type { Action } from '#api';
-import type { Termination } from './plan.ts';
+import type { Termination } from './termination-plan.ts';
 import { chooseProvider, type InstanceProviders } from './providers.ts';
 
 export interface TerminationResult {
@@ -25,15 +32,28 @@ function event(t: Termination, type: 'Normal' | 'Warning', eventReason: string, 
   };
 }
 
-/** The reaper leaves a joined request: its additionalRequestors without reaper.kmaint.io; the owner decides the rest. */
-function leave(t: Termination, done: string): Action {
-  return {
-    kind: 'patchMaintenanceMeta',
-    target: t.maintenance,
-    additionalRequestors: t.joined?.additionalRequestors ?? [],
-    annotations: { [ANNOTATION_REAPER_PROVIDER_ID]: null },
-    reason: `reaped: ${done}; the reaper leaves the request`,
-  };
+/**
+ * The reaper leaves a joined request: its additionalRequestors without reaper.kmaint.io (the owner decides the rest),
+ * then its join record on the Node goes, in the same unit: kept until the leave landed, so a pass whose leave failed
+ * still knows the join is its own and leaves next time.
+ */
+function leave(t: Termination, done: string): Action[] {
+  return [
+    {
+      kind: 'patchMaintenanceMeta',
+      target: t.maintenance,
+      additionalRequestors: t.joined?.additionalRequestors ?? [],
+      annotations: { [ANNOTATION_REAPER_PROVIDER_ID]: null },
+      reason: `reaped: ${done}; the reaper leaves the request`,
+    },
+    {
+      kind: 'patchNodeAnnotations',
+      node: { name: t.node, resourceVersion: t.nodeResourceVersion },
+      annotations: { [ANNOTATION_REAPER_JOINED]: null, [ANNOTATION_REAPER_JOINED_PROVIDER_ID]: null },
+      maintenance: t.maintenance,
+      reason: 'the reaper left the request: drop its join record',
+    },
+  ];
 }
 
 /**
@@ -48,7 +68,7 @@ export async function executeTerminations(terminations: readonly Termination[], 
     signal?.throwIfAborted();
     const request = `${t.maintenance.namespace}/${t.maintenance.name}`;
     if (t.joined && !t.joined.terminate) {
-      result.actions.push(leave(t, 'the node was reaped already'));
+      result.actions.push(...leave(t, 'the node was reaped already'));
       continue;
     }
     let done: string;
@@ -75,7 +95,7 @@ export async function executeTerminations(terminations: readonly Termination[], 
     if (t.nodeResourceVersion !== '') {
       result.actions.push({ kind: 'patchNodeAnnotations', node: { name: t.node, resourceVersion: t.nodeResourceVersion }, annotations: { [ANNOTATION_REAPED]: at }, maintenance: t.maintenance, reason: t.joined ? 'record the reap before leaving the request' : 'record the reap before deleting the request' });
     }
-    result.actions.push(t.joined ? leave(t, done) : { kind: 'deleteMaintenance', target: t.maintenance, reason: `reaped: ${done}` });
+    result.actions.push(...(t.joined ? leave(t, done) : [{ kind: 'deleteMaintenance' as const, target: t.maintenance, reason: `reaped: ${done}` }]));
   }
   return result;
 }

@@ -80,3 +80,8 @@ export function aRequest(name: string, node: string, requestorID: string, phase:
       : {}),
   } as NodeMaintenance;
 }
+
+/** The reaper's own reap request for `node`: in kmaint's namespace, named reap-<node>, labelled and of its requestor. */
+export function aReapRequest(node: string, phase: string, more: Partial<NodeMaintenance['metadata']> = {}): NodeMaintenance {
+  return aRequest(`reap-${node}`, node, 'reaper.kmaint.io', phase, { labels: { 'kmaint.io/reaper': 'true' }, ...more });
+}

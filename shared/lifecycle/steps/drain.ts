@@ -93,7 +93,7 @@ function evictWithinBudgets(ctx: StepContext, spec: DrainSpec, selection: DrainS
   const blocked: string[] = [];
   const refusals = selection.refused.map((r) => r.message);
   // forceRetryOnError (reap requests only): after the timeout, delete instead of evicting; see shared/reaper.
-  const forced = timedOut ? reapForceDeletes(nm, selection.evict, ref, timeout) : undefined;
+  const forced = timedOut ? reapForceDeletes(nm, selection.evict, ref, timeout, ctx.kmaintNamespace) : undefined;
   if (forced) podActions.push(...forced.actions);
   const toEvict: readonly V1Pod[] = forced ? [] : selection.evict;
   for (const p of toEvict) {

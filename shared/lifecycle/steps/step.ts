@@ -38,6 +38,8 @@ export interface StepContext {
    */
   ledger: BudgetLedger;
   now: Date;
+  /** kmaint's namespace: where its own reap requests are (forceRetryOnError applies only to those); undefined: to none. */
+  kmaintNamespace?: string;
 }
 
 /** What a step asks to write, whether it advances or holds. The drainer puts each kind in its fixed place. */
