@@ -26,7 +26,8 @@ export function trialTally(tally: Tally, counts: Counts): Tally {
   const { budget } = tally;
   const remap = (m: ReadonlyMap<string, ScopeCount>): Map<string, ScopeCount> => new Map([...m].map(([k, c]) => [k, recount(c, counts)]));
   const cluster = recount(tally.cluster, counts);
-  if (counts === 'as-is') return { ...tally, cluster, pools: remap(tally.pools), zones: remap(tally.zones) };
+  // Every Map is copied: a trial counts into its copy, never into the walk's (issue 30: the external pools' Map was shared).
+  if (counts === 'as-is') return { ...tally, cluster, pools: remap(tally.pools), zones: remap(tally.zones), external: new Map(tally.external) };
   const availableSlots = Math.min(budget.maxParallelOperations, tally.state.nodes.size);
   const canBecomeUnavailable = budget.maxUnavailable === 'unlimited' ? availableSlots : Math.max(0, budget.maxUnavailable - cluster.cordonedOrNotReady);
   return {
@@ -37,6 +38,8 @@ export function trialTally(tally: Tally, counts: Counts): Tally {
     cluster,
     pools: remap(tally.pools),
     zones: remap(tally.zones),
+    // Nothing admitted by this walk either: the pools' own in-progress counts stay (they are the other system's).
+    external: new Map(),
   };
 }
 
