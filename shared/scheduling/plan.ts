@@ -88,7 +88,7 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
   const budget = computeBudget(state, limits);
   const scopes = resolveScopes(state, limits.admission, now);
   const { candidates, waits } = splitByNode(state, now);
-  const ranked = rankCandidates(state, candidates);
+  const ranked = rankCandidates(state, candidates, now);
   const actions: Action[] = [];
   const admitted: string[] = [];
 
