@@ -4,6 +4,7 @@ import type { Action, NodeMaintenance } from '#api';
 import { DEFAULT_GANG_RESERVE_AFTER_SECONDS } from '#config';
 import { admitRanked, type GangAdmission } from './admit.ts';
 import { findGangs } from './gangs.ts';
+import { completingGangsFirst } from './gang-membership.ts';
 import { SchedulingInvariantError } from './errors.ts';
 import { computeBudget, type SchedulingLimits } from './limits.ts';
 import type { PoolOverlap } from './pools.ts';
@@ -88,7 +89,7 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
   const budget = computeBudget(state, limits);
   const scopes = resolveScopes(state, limits.admission, now);
   const { candidates, waits } = splitByNode(state, now);
-  const ranked = rankCandidates(state, candidates, now);
+  const ranked = completingGangsFirst(rankCandidates(state, candidates, now), state.maintenances, state.nodes, limits.admission?.gangNodeLabel);
   const actions: Action[] = [];
   const admitted: string[] = [];
 
