@@ -8,7 +8,7 @@ import type { ExternalPools } from './external-pools.ts';
 import { checkSchedulingInvariants } from './invariants.ts';
 import { planScheduling } from './plan.ts';
 import { buildSchedulingState } from './state.ts';
-import { aNode, limits, NOW, pending } from './test-builders.ts';
+import { aNode, limits, NOW, pending, withAdmission } from './test-builders.ts';
 
 const POOL = 'SriovNetworkPoolConfig sriov-network-operator/workers';
 
@@ -54,9 +54,22 @@ describe('gangs with external pools', () => {
         'default/g2': `gang train (2 requests) starts all at once or not at all: waiting for ${POOL}: maxUnavailable 1, SR-IOV drains in progress: 1`,
       },
     },
-  ])('$rule', ({ maintenances, pools, admitted, waiting }) => {
+    {
+      rule: 'a gang that has waited long enough holds freed slots when it fits once the pool\'s drains in progress finish (as the next pass will judge it)',
+      maintenances: [gangMember('g1', 'sr-1', 1), gangMember('g2', 'sr-2', 2), pending('s1', 'sr-3', 3)],
+      pools: workers(2, 1),
+      reserveAfterSeconds: 0,
+      admitted: [],
+      waiting: {
+        'default/g1': `gang train (2 requests) starts all at once or not at all: waiting for ${POOL}: maxUnavailable 2, SR-IOV drains in progress: 2 counting 1 of its members, at default/g2`,
+        'default/g2': `gang train (2 requests) starts all at once or not at all: waiting for ${POOL}: maxUnavailable 2, SR-IOV drains in progress: 2 counting 1 of its members, at default/g2`,
+        'default/s1': 'freed slots are held for gang train, waiting since 2025-12-01T00:00:00Z',
+      },
+    },
+  ])('$rule', ({ maintenances, pools, admitted, waiting, ...row }) => {
     const state = buildSchedulingState({ nodes, maintenances, externalPools: pools });
-    const lim = limits(10, 'unlimited');
+    // Gangs hold freed slots only where a row says so.
+    const lim = withAdmission(limits(10, 'unlimited'), { gangReserveAfterSeconds: 'reserveAfterSeconds' in row ? row.reserveAfterSeconds : 2_000_000_000 });
     const plan = planScheduling(state, lim, NOW);
     checkSchedulingInvariants(state, lim, plan, NOW);
 

@@ -47,6 +47,21 @@ const partial: PlanRow[] = [
   },
 ];
 
+const nodeTaken: PlanRow[] = [
+  {
+    rule: "a member whose node's other request is admitted this pass reads as the next pass will see it: in progress, not ranked first",
+    nodes: someNodes(2),
+    maintenances: [member('g1', 'node-01', 2), member('g2', 'node-02', 3), pending('s1', 'node-01', 4, { annotations: { [ANNOTATION_DEADLINE]: '2026-01-01T00:00:00Z' } })],
+    limits: withAdmission(limits(1, 'unlimited'), NEVER_RESERVE),
+    admitted: { 'default/s1': 'admitted: slot 1 of 1' },
+    waiting: {
+      'default/g1': 'another request for node node-01 is in progress (default/s1)',
+      'default/g2': 'gang train (2 requests) cannot start: request default/g1 waits: another request for node node-01 is in progress (default/s1)',
+    },
+    blocked: true,
+  },
+];
+
 const namespaces: PlanRow[] = [
   {
     rule: 'the same kmaint.io/gang in another namespace with a conflicting size is another gang: this one starts',
@@ -109,6 +124,9 @@ const nodeLabel: PlanRow[] = [
 
 describe('a partly admitted gang completes first (issue 30)', () => {
   itPlansEachRow(partial);
+});
+describe("a gang member's node taken by this pass's admission", () => {
+  itPlansEachRow(nodeTaken);
 });
 describe('gangs by request label are scoped by namespace (issue 31)', () => {
   itPlansEachRow(namespaces);

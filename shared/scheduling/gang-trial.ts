@@ -38,8 +38,10 @@ export function trialTally(tally: Tally, counts: Counts): Tally {
     cluster,
     pools: remap(tally.pools),
     zones: remap(tally.zones),
-    // Nothing admitted by this walk either: the pools' own in-progress counts stay (they are the other system's).
-    external: new Map(),
+    // Nothing in progress in the external pools either, as in every other scope: the walk's admissions are not
+    // counted, and the pools' own counts are offset to zero (a pass that sees this walk's admissions in progress there
+    // must judge the gang the same way, or it would hold slots one pass and not the next).
+    external: new Map([...(tally.state.externalPools?.pools.values() ?? [])].map((pool) => [pool.name, -pool.inProgress])),
   };
 }
 
