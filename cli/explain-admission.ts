@@ -65,10 +65,10 @@ function nextFor(gate: Gate, t: Tally, node: string, refusal: string, configName
 }
 
 /** A gang member (issue 21): the gang, its requests, and the rank it walks at (its best request's). */
-function gangLines(state: SchedulingState, nm: NodeMaintenance, gangNodeLabel: string | undefined): string[] {
+function gangLines(state: SchedulingState, nm: NodeMaintenance, gangNodeLabel: string | undefined, now: Date): string[] {
   const gang = findGangs(state, gangNodeLabel, new Map()).byKey.get(maintenanceKey(nm));
   if (gang === undefined) return [];
-  const ranked = rankCandidates(state, state.unscheduled).map(maintenanceKey);
+  const ranked = rankCandidates(state, state.unscheduled, now).map(maintenanceKey);
   const keys = gang.members.map(maintenanceKey);
   const best = ranked.find((k) => keys.includes(k)) ?? maintenanceKey(nm);
   return [
@@ -104,7 +104,7 @@ export function explainAdmission(input: AdmissionInput, state: SchedulingState, 
   if (!state.nodes.has(node)) return { title, lines: [...lines, `WAIT  node ${node} not found`], next: `node ${node} must exist (or the requestor deletes this request)` };
   if (holder !== undefined) return { title, lines: [...lines, `WAIT  node ${node} is held by ${maintenanceKey(holder)} (${maintenancePhase(holder)})`], next: `${maintenanceKey(holder)} must finish on node ${node}` };
   lines.push(`ok    node ${node} exists and no other request holds it`);
-  lines.push(...gangLines(state, nm, admission?.gangNodeLabel));
+  lines.push(...gangLines(state, nm, admission?.gangNodeLabel, now));
 
   const budget = computeBudget(state, limits);
   if (budget.kind === 'invalid') {

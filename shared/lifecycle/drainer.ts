@@ -15,6 +15,7 @@ import {
 } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
 import { BudgetLedger } from './budgets.ts';
+import { gangMembersNotAdmitted } from './gang-hold.ts';
 import { reportDeadNode, type OutOfServiceConfig } from './dead-node.ts';
 import { cordonedBy, holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik8sLeases } from './node-lease.ts';
 import type { SlurmContext, SlurmWrite } from '../slurm/index.ts';
@@ -59,6 +60,8 @@ export interface DrainerSnapshot {
   outOfService?: OutOfServiceConfig;
   /** kmaint's namespace, where its own reap requests are (forceRetryOnError); undefined: no request is force-deleted. */
   namespace?: string;
+  /** spec.gangNodeLabel, so gangs by node label are held like gangs by request label (gang-hold.ts). */
+  gangNodeLabel?: string;
 }
 
 export interface DrainerPlan {
@@ -247,6 +250,8 @@ export function planDrainer(snapshot: DrainerSnapshot, now: Date): DrainerPlan {
   for (const nm of owned) {
     const node = snapshot.nodes.get(nm.spec.nodeName);
     if (!node) continue; // cleanup releases requests whose node is gone
+    // A gang's member is not cordoned before its whole gang is admitted (issue 30); the scheduler completes it first.
+    if (maintenancePhase(nm) === Phase.Scheduled && gangMembersNotAdmitted(nm, snapshot.maintenances, snapshot.nodes, snapshot.gangNodeLabel).length > 0) continue;
     const one = planOne(nm, node, snapshot, ledger, now);
     actions.push(...one.actions);
     slurm.push(...one.slurm);

@@ -281,7 +281,9 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const slurm = reads.slurm.context;
       const dra = { claims: indexClaims(claims), resourceNames: loadDraResourceNames(base.config).names, ...(claimsProblem !== undefined ? { unreadable: claimsProblem } : {}) };
       const outOfService = loaded.config.outOfServiceTaint;
-      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, ownPods: reads.ownPods, outOfService, namespace, ...(slurm ? { slurm } : {}) }, now);
+      // Gangs by node label are held in Scheduled like gangs by request label until every member is admitted (gang-hold.ts).
+      const gangNodeLabel = loaded.config.admission?.gangNodeLabel;
+      const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, ownPods: reads.ownPods, outOfService, namespace, ...(gangNodeLabel !== undefined ? { gangNodeLabel } : {}), ...(slurm ? { slurm } : {}) }, now);
       return { actions: withNodeConditions(plan.actions, base, loaded, now), state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
     },
     reportsConfig: false,

@@ -4,7 +4,7 @@
 // a gang's requests pass them together or all wait (issue 21).
 import { maintenanceKey, rfc3339Seconds, type NodeMaintenance } from '#api';
 import { judgeGang } from './gang-trial.ts';
-import { NO_GANGS, type Gang, type Gangs } from './gangs.ts';
+import { gangSize, NO_GANGS, type Gang, type Gangs } from './gangs.ts';
 import { firstRefusal, recordAdmission, startTally, type Tally } from './gates.ts';
 import type { ValidBudget } from './limits.ts';
 import { NO_SCOPES, type Scopes } from './scopes.ts';
@@ -65,20 +65,26 @@ function admitOne(walk: Walk, maintenance: NodeMaintenance, gang?: Gang): void {
   const nodeAlreadyUnavailable = state.nodesUnavailable.has(node);
   recordAdmission(tally, node);
   const unavailable = budget.unavailable + tally.newlyUnavailable;
-  const gangText = gang === undefined ? {} : { gang: { name: gang.name, size: gang.members.length } };
+  const gangText = gang === undefined ? {} : { gang: { name: gang.name, size: gangSize(gang) } };
   walk.admitted.push({
     maintenance,
     message: admittedMessage({ slot: budget.inProgress + tally.admitted, maxParallelOperations: budget.maxParallelOperations, nodeAlreadyUnavailable, unavailable, maxUnavailable: budget.maxUnavailable, ...gangText }),
   });
 }
 
+/** Why a gang that fits once counts free up waits; a partly admitted one says it completes first. */
+function gangWaitText(gang: Gang, why: string): string {
+  const size = gangSize(gang);
+  return gang.admitted.length > 0 ? waitReason.gangCompletes(gang.name, size, gang.admitted.length, why) : waitReason.gangWaits(gang.name, size, why);
+}
+
 /** A gang at the rank of its best member: all its winners admitted now, or all skipped with one reason. */
 function walkGang(walk: Walk, gang: Gang, winners: readonly NodeMaintenance[], options: GangAdmission): void {
-  const size = gang.members.length;
+  const size = gangSize(gang);
   const skipAll = (whyThen: string, fixed: boolean): void => {
     for (const maintenance of winners) walk.skipped.push({ maintenance, whyThen, fixed, gang });
   };
-  if (gang.problems.length > 0 || winners.length !== size) {
+  if (gang.problems.length > 0 || winners.length !== gang.members.length) {
     skipAll(waitReason.gangCannotStart(gang.name, size, gang.problems.join('; ') || 'a request of the gang waits on its node'), true);
     return;
   }
@@ -88,9 +94,11 @@ function walkGang(walk: Walk, gang: Gang, winners: readonly NodeMaintenance[], o
   } else if (verdict.kind === 'never-fits') {
     skipAll(waitReason.gangNeverFits(gang.name, size, verdict.why), true);
   } else {
-    skipAll(waitReason.gangWaits(gang.name, size, verdict.why), false);
+    skipAll(gangWaitText(gang, verdict.why), false);
     const waitedMs = options.now.getTime() - gang.waitingSince;
-    if (verdict.reservable && walk.holder === undefined && waitedMs >= options.reserveAfterSeconds * 1000) walk.holder = gang;
+    // A partly admitted gang holds at once: its admitted members wait at Scheduled (the drainer) until it is whole.
+    const holds = gang.admitted.length > 0 || waitedMs >= options.reserveAfterSeconds * 1000;
+    if (verdict.reservable && walk.holder === undefined && holds) walk.holder = gang;
   }
 }
 
@@ -99,7 +107,7 @@ function finalWhy(walk: Walk, skip: Skip): string {
   if (skip.fixed === true) return skip.whyThen;
   if (skip.gang !== undefined) {
     const verdict = judgeGang(walk.tally, skip.gang.members);
-    return verdict.kind === 'waits' ? waitReason.gangWaits(skip.gang.name, skip.gang.members.length, verdict.why) : skip.whyThen;
+    return verdict.kind === 'waits' ? gangWaitText(skip.gang, verdict.why) : skip.whyThen;
   }
   // Counts only tighten during the walk, so a request refused then is refused now; its earlier reason is the fallback.
   return firstRefusal(walk.tally, skip.maintenance.spec.nodeName) ?? skip.whyThen;

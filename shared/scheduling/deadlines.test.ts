@@ -64,6 +64,18 @@ describe('planDeadlineReports', () => {
         ],
       ],
     },
+    {
+      rule: 'a deadline before the request was created (queue jumping): reported as invalid, never as missed',
+      phase: 'Pending',
+      annotations: { [ANNOTATION_DEADLINE]: '2000-01-01T00:00:00Z' },
+      expected: [['InvalidRequestTime', 'kmaint.io/deadline 2000-01-01T00:00:00Z is before the request was created (2025-12-01T00:00:00Z); the value is not used', 'invalid 2000-01-01T00:00:00Z ']],
+    },
+    {
+      rule: 'a deadline before creation, already reported: nothing again',
+      phase: 'Pending',
+      annotations: { [ANNOTATION_DEADLINE]: '2000-01-01T00:00:00Z', [ANNOTATION_DEADLINE_REPORTED]: 'invalid 2000-01-01T00:00:00Z ' },
+      expected: [],
+    },
   ])('$rule', ({ phase, annotations, deleting, expected }) => {
     const nm = aMaintenance({ name: 'a', nodeName: 'node-01', phase, annotations, ...(deleting === true ? { deleting } : {}) });
     expect(reports(planDeadlineReports([nm], NOW))).toEqual(expected);

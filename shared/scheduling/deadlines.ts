@@ -17,13 +17,15 @@ import {
   rfc3339Seconds,
 } from '#api';
 import type { Action, NodeMaintenance } from '#api';
+import { rankingDeadline } from './deadline-risk.ts';
 
 /**
  * True when the request missed its valid deadline at `now`: still not Ready after it, or Ready only after it (by the
  * Ready condition's transition time). A request being deleted is its requestor's decision, not a missed deadline.
  */
 export function missedDeadline(nm: NodeMaintenance, now: Date): boolean {
-  const deadline = requestDeadline(nm);
+  // A deadline before the request's creation is not believed (reported as invalid), so it cannot be missed either.
+  const deadline = rankingDeadline(nm);
   if (deadline.kind !== 'valid' || isBeingDeleted(nm)) return false;
   if (maintenancePhase(nm) === Phase.Ready) {
     const since = Date.parse(readyCondition(nm)?.lastTransitionTime ?? '');
@@ -47,6 +49,10 @@ function reportFor(nm: NodeMaintenance, now: Date): Report | undefined {
     const reasons = [deadline, notBefore].flatMap((t) => (t.kind === 'invalid' ? [t.reason] : []));
     const values = `${annotations[ANNOTATION_DEADLINE] ?? ''} ${annotations[ANNOTATION_NOT_BEFORE] ?? ''}`;
     return { record: `invalid ${values}`, eventReason: EVENT_REASON_INVALID_REQUEST_TIME, message: `${reasons.join('; ')}; the value is not used` };
+  }
+  const believed = rankingDeadline(nm);
+  if (believed.kind === 'ignored') {
+    return { record: `invalid ${annotations[ANNOTATION_DEADLINE] ?? ''} ${annotations[ANNOTATION_NOT_BEFORE] ?? ''}`, eventReason: EVENT_REASON_INVALID_REQUEST_TIME, message: `${believed.reason}; the value is not used` };
   }
   if (deadline.kind !== 'valid' || !missedDeadline(nm, now)) return undefined;
   const phase = maintenancePhase(nm) || 'new';

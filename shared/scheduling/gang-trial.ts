@@ -26,7 +26,8 @@ export function trialTally(tally: Tally, counts: Counts): Tally {
   const { budget } = tally;
   const remap = (m: ReadonlyMap<string, ScopeCount>): Map<string, ScopeCount> => new Map([...m].map(([k, c]) => [k, recount(c, counts)]));
   const cluster = recount(tally.cluster, counts);
-  if (counts === 'as-is') return { ...tally, cluster, pools: remap(tally.pools), zones: remap(tally.zones) };
+  // Every Map is copied: a trial counts into its copy, never into the walk's (issue 30: the external pools' Map was shared).
+  if (counts === 'as-is') return { ...tally, cluster, pools: remap(tally.pools), zones: remap(tally.zones), external: new Map(tally.external) };
   const availableSlots = Math.min(budget.maxParallelOperations, tally.state.nodes.size);
   const canBecomeUnavailable = budget.maxUnavailable === 'unlimited' ? availableSlots : Math.max(0, budget.maxUnavailable - cluster.cordonedOrNotReady);
   return {
@@ -37,6 +38,10 @@ export function trialTally(tally: Tally, counts: Counts): Tally {
     cluster,
     pools: remap(tally.pools),
     zones: remap(tally.zones),
+    // Nothing in progress in the external pools either, as in every other scope: the walk's admissions are not
+    // counted, and the pools' own counts are offset to zero (a pass that sees this walk's admissions in progress there
+    // must judge the gang the same way, or it would hold slots one pass and not the next).
+    external: new Map([...(tally.state.externalPools?.pools.values() ?? [])].map((pool) => [pool.name, -pool.inProgress])),
   };
 }
 

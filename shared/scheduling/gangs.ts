@@ -1,7 +1,8 @@
 // Gangs (issue 21): requests that start together or not at all, grouped by the kmaint.io/gang label on the request
 // or by a node label named in the config (an NVLink clique), with whatever keeps a gang from starting at all.
-import { ANNOTATION_GANG_SIZE, LABEL_GANG, isBeingDeleted, isInProgress, maintenanceKey, maintenancePhase, Phase, PHASE_UNINITIALIZED } from '#api';
+import { ANNOTATION_GANG_SIZE, isBeingDeleted, isInProgress, maintenanceKey, maintenancePhase, Phase, PHASE_UNINITIALIZED } from '#api';
 import type { NodeMaintenance } from '#api';
+import { gangIdentityOf, isAdmittedUnfinished, type GangIdentity } from './gang-membership.ts';
 import type { SchedulingState } from './state.ts';
 import { compareStrings } from './state.ts';
 
@@ -14,6 +15,16 @@ export interface Gang {
   readonly problems: readonly string[];
   /** The oldest member's creation, ms since the epoch (what the reservation rule counts from); -Infinity when unknown. */
   readonly waitingSince: number;
+  /**
+   * Requests of the gang already admitted and not finished (issue 30): a status write failed for the others in the pass
+   * that admitted it. Such a gang completes first: its members rank first and, when they do not fit, hold freed slots.
+   */
+  readonly admitted: readonly NodeMaintenance[];
+}
+
+/** Requests in the gang's messages: the ones waiting plus the ones a partial admission already started. */
+export function gangSize(gang: Gang): number {
+  return gang.members.length + gang.admitted.length;
 }
 
 export interface Gangs {
@@ -23,13 +34,9 @@ export interface Gangs {
 
 export const NO_GANGS: Gangs = { byKey: new Map() };
 
-/** A request's gang name: its own label first, else its node's value of the configured node label; undefined: a single. */
+/** A request's gang name as messages show it (gang-membership.ts decides who belongs); undefined: a single. */
 export function gangNameOf(nm: NodeMaintenance, state: SchedulingState, gangNodeLabel: string | undefined): string | undefined {
-  const own = nm.metadata.labels?.[LABEL_GANG];
-  if (own !== undefined && own !== '') return own;
-  if (gangNodeLabel === undefined) return undefined;
-  const value = state.nodes.get(nm.spec.nodeName)?.metadata?.labels?.[gangNodeLabel];
-  return value === undefined || value === '' ? undefined : `${gangNodeLabel}=${value}`;
+  return gangIdentityOf(nm, state.nodes.get(nm.spec.nodeName), gangNodeLabel)?.name;
 }
 
 function createdMs(nm: NodeMaintenance): number {
@@ -49,13 +56,13 @@ function sizeProblems(name: string, live: readonly NodeMaintenance[]): string[] 
   return [];
 }
 
-/** Nodes of a node-label gang that no request names: the gang is incomplete until each has one. */
-function nodesWithoutRequest(state: SchedulingState, gangNodeLabel: string, name: string): string[] {
-  const value = name.slice(gangNodeLabel.length + 1);
-  const requested = new Set(state.maintenances.map((nm) => nm.spec.nodeName));
+/** Nodes of a node-label gang that no request of its requestor (in its namespace) names: incomplete until each has one. */
+function nodesWithoutRequest(state: SchedulingState, gang: NonNullable<GangIdentity['byNodeLabel']>): string[] {
+  const ours = state.maintenances.filter((nm) => (nm.metadata.namespace ?? '') === gang.namespace && nm.spec.requestorID === gang.requestorID);
+  const requested = new Set(ours.map((nm) => nm.spec.nodeName));
   const missing: string[] = [];
   for (const [node, obj] of state.nodes) {
-    if (obj.metadata?.labels?.[gangNodeLabel] === value && !requested.has(node)) missing.push(node);
+    if (obj.metadata?.labels?.[gang.label] === gang.value && !requested.has(node)) missing.push(node);
   }
   return missing.sort(compareStrings).map((node) => `node ${node} of the gang has no request`);
 }
@@ -69,27 +76,31 @@ function list(items: readonly string[], max = 3): string {
  * held, or another request for it ranks first): such a member keeps its whole gang from starting.
  */
 export function findGangs(state: SchedulingState, gangNodeLabel: string | undefined, memberWaits: ReadonlyMap<string, string>): Gangs {
-  const named = new Map<string, NodeMaintenance[]>();
+  const grouped = new Map<string, { identity: GangIdentity; all: NodeMaintenance[] }>();
   for (const nm of state.maintenances) {
-    const name = gangNameOf(nm, state, gangNodeLabel);
-    if (name === undefined) continue;
-    named.set(name, [...(named.get(name) ?? []), nm]);
+    const identity = gangIdentityOf(nm, state.nodes.get(nm.spec.nodeName), gangNodeLabel);
+    if (identity === undefined) continue;
+    const group = grouped.get(identity.key) ?? { identity, all: [] };
+    group.all.push(nm);
+    grouped.set(identity.key, group);
   }
   const byKey = new Map<string, Gang>();
-  for (const [name, all] of named) {
+  for (const { identity, all } of grouped.values()) {
+    const { name } = identity;
     const members = all.filter((nm) => !isInProgress(nm)).sort((a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)));
     if (members.length === 0) continue;
     const notStarted = (nm: NodeMaintenance): boolean => [PHASE_UNINITIALIZED, Phase.Pending].includes(maintenancePhase(nm));
     const problems = [
       ...all.filter((nm) => isBeingDeleted(nm) && notStarted(nm)).map((nm) => `request ${maintenanceKey(nm)} was deleted before the gang started`),
-      ...(gangNodeLabel !== undefined && name.startsWith(`${gangNodeLabel}=`) ? nodesWithoutRequest(state, gangNodeLabel, name) : []),
+      ...(identity.byNodeLabel !== undefined ? nodesWithoutRequest(state, identity.byNodeLabel) : []),
       ...sizeProblems(name, all.filter((nm) => !isBeingDeleted(nm))),
       ...members.flatMap((nm) => {
         const why = memberWaits.get(maintenanceKey(nm));
         return why === undefined ? [] : [`request ${maintenanceKey(nm)} waits: ${why}`];
       }),
     ];
-    const gang: Gang = { name, members, problems: problems.length > 0 ? [list(problems)] : [], waitingSince: Math.min(...members.map(createdMs)) };
+    const admitted = all.filter(isAdmittedUnfinished).sort((a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)));
+    const gang: Gang = { name, members, problems: problems.length > 0 ? [list(problems)] : [], waitingSince: Math.min(...members.map(createdMs)), admitted };
     for (const nm of members) byKey.set(maintenanceKey(nm), gang);
   }
   return { byKey };

@@ -2,6 +2,7 @@
 import { CONDITION_READY, maintenanceKey, Phase } from '#api';
 import type { NodeMaintenance } from '#api';
 import { SchedulingInvariantError } from './errors.ts';
+import { findGangs } from './gangs.ts';
 import type { SchedulingLimits } from './limits.ts';
 import type { SchedulingPlan } from './plan.ts';
 import { resolveScopes } from './scopes.ts';
@@ -54,6 +55,7 @@ export function checkSchedulingInvariants(state: SchedulingState, limits: Schedu
   }
 
   if (limits.admission !== undefined && admitted.length > 0) violations.push(...scopeViolations(state, limits, admittedNodes, now));
+  violations.push(...externalPoolViolations(state, admittedNodes), ...gangViolations(state, limits, plan.admitted));
 
   const admittedKeys = new Set(plan.admitted);
   const waitingKeys = new Set(plan.waiting.map((w) => w.key));
@@ -136,6 +138,39 @@ function scopeViolations(state: SchedulingState, limits: SchedulingLimits, admit
     if (scope === undefined) continue;
     if (scope.maxUnavailable.kind === 'invalid') violations.push(`${added.inProgress} admitted in zone ${zone}, whose maxUnavailablePerZone is invalid`);
     else violations.push(...limitViolations(`zone ${zone}`, 'maxUnavailablePerZone', scope.maxUnavailable, unavailable(scope.count), added.newlyUnavailable));
+  }
+  return violations;
+}
+
+/** Limits another system defines (SR-IOV pools): counted afresh, as the other limits (issue 30: a gang's trial inflated them). */
+function externalPoolViolations(state: SchedulingState, admittedNodes: ReadonlySet<string>): string[] {
+  const pools = state.externalPools;
+  if (pools === undefined) return [];
+  const violations: string[] = [];
+  const added = new Map<string, number>();
+  for (const node of admittedNodes) {
+    if (pools.problems.has(node)) violations.push(`node ${node} admitted but its ${pools.what} pool cannot be known`);
+    const name = pools.poolOf.get(node);
+    if (name !== undefined) added.set(name, (added.get(name) ?? 0) + 1);
+  }
+  for (const [name, count] of added) {
+    const pool = pools.pools.get(name);
+    if (pool?.max !== undefined && pool.inProgress + count > pool.max) violations.push(`${name}: ${pool.inProgress} + ${count} exceeds ${pool.max}`);
+  }
+  return violations;
+}
+
+/** A gang is admitted whole or not at all (issue 21), whatever keeps it out. */
+function gangViolations(state: SchedulingState, limits: SchedulingLimits, admittedKeys: readonly string[]): string[] {
+  const admitted = new Set(admittedKeys);
+  const seen = new Set<string>();
+  const violations: string[] = [];
+  for (const gang of findGangs(state, limits.admission?.gangNodeLabel, new Map()).byKey.values()) {
+    const keys = gang.members.map(maintenanceKey);
+    if (seen.has(keys.join(' '))) continue;
+    seen.add(keys.join(' '));
+    const taken = keys.filter((k) => admitted.has(k));
+    if (taken.length > 0 && taken.length < keys.length) violations.push(`gang ${gang.name}: ${taken.length} of its ${keys.length} waiting requests admitted (${taken.join(', ')})`);
   }
   return violations;
 }

@@ -2,14 +2,15 @@
 import { EVENT_REASON_CONDITION_CHANGED, Phase, PHASE_UNINITIALIZED, maintenanceKey, maintenancePhase, maintenanceRef, withReadyCondition } from '#api';
 import type { Action, NodeMaintenance } from '#api';
 import { DEFAULT_GANG_RESERVE_AFTER_SECONDS } from '#config';
-import { admitRanked, type GangAdmission } from './admit.ts';
+import { admitRanked, type AdmissionResult, type GangAdmission } from './admit.ts';
 import { findGangs } from './gangs.ts';
+import { completingGangsFirst } from './gang-membership.ts';
 import { SchedulingInvariantError } from './errors.ts';
-import { computeBudget, type SchedulingLimits } from './limits.ts';
+import { computeBudget, type SchedulingLimits, type ValidBudget } from './limits.ts';
 import type { PoolOverlap } from './pools.ts';
 import { notBeforeRefusal } from './gates.ts';
 import { firstPerNode, rankCandidates, type NodeWinners } from './rank.ts';
-import { resolveScopes } from './scopes.ts';
+import { resolveScopes, type Scopes } from './scopes.ts';
 import { compareStrings, type SchedulingState } from './state.ts';
 import { waitingMessage, waitReason } from './wait-reasons.ts';
 
@@ -72,10 +73,16 @@ function splitByNode(state: SchedulingState, now: Date): { candidates: NodeMaint
   return { candidates, waits };
 }
 
-/** The gangs of this snapshot (issue 21); a member waiting on its own Node keeps its gang from starting. */
-function gangAdmission(state: SchedulingState, limits: SchedulingLimits, now: Date, waits: readonly Wait[], losers: NodeWinners['losers']): GangAdmission {
+/**
+ * The gangs of this snapshot (issue 21); a member waiting on its own Node keeps its gang from starting. `admitted`: keys
+ * admitted by this pass, so a member whose Node's winner starts now reads as the next pass will see it (in progress).
+ */
+function gangAdmission(state: SchedulingState, limits: SchedulingLimits, now: Date, waits: readonly Wait[], losers: NodeWinners['losers'], admitted: ReadonlySet<string>): GangAdmission {
   const memberWaits = new Map(waits.map((w) => [maintenanceKey(w.maintenance), w.why]));
-  for (const { maintenance, winner } of losers) memberWaits.set(maintenanceKey(maintenance), waitReason.nodeRanksFirst(maintenance.spec.nodeName, maintenanceKey(winner)));
+  for (const { maintenance, winner } of losers) {
+    const node = maintenance.spec.nodeName;
+    memberWaits.set(maintenanceKey(maintenance), admitted.has(maintenanceKey(winner)) ? waitReason.nodeTaken(node, maintenanceKey(winner)) : waitReason.nodeRanksFirst(node, maintenanceKey(winner)));
+  }
   const rules = limits.admission;
   return {
     gangs: findGangs(state, rules?.gangNodeLabel, memberWaits),
@@ -84,11 +91,24 @@ function gangAdmission(state: SchedulingState, limits: SchedulingLimits, now: Da
   };
 }
 
+/**
+ * The walk, and when a gang member lost its Node to a request admitted by it, the walk again with that member's text
+ * as the next pass will read it. Only the text changes (the gang cannot start either way), so the admissions are the same.
+ */
+function admitWithGangs(state: SchedulingState, limits: SchedulingLimits, now: Date, budget: ValidBudget, scopes: Scopes, waits: readonly Wait[], nodeWinners: NodeWinners): AdmissionResult {
+  const { winners, losers } = nodeWinners;
+  const first = admitRanked(state, budget, winners, scopes, gangAdmission(state, limits, now, waits, losers, new Set()));
+  const admitted = new Set(first.admitted.map((a) => maintenanceKey(a.maintenance)));
+  const gangs = gangAdmission(state, limits, now, waits, losers, admitted);
+  const stale = losers.some(({ maintenance, winner }) => admitted.has(maintenanceKey(winner)) && gangs.gangs.byKey.has(maintenanceKey(maintenance)));
+  return stale ? admitRanked(state, budget, winners, scopes, gangs) : first;
+}
+
 export function planScheduling(state: SchedulingState, limits: SchedulingLimits, now: Date): SchedulingPlan {
   const budget = computeBudget(state, limits);
   const scopes = resolveScopes(state, limits.admission, now);
   const { candidates, waits } = splitByNode(state, now);
-  const ranked = rankCandidates(state, candidates);
+  const ranked = completingGangsFirst(rankCandidates(state, candidates, now), state.maintenances, state.nodes, limits.admission?.gangNodeLabel);
   const actions: Action[] = [];
   const admitted: string[] = [];
 
@@ -98,8 +118,9 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
   } else if (budget.kind === 'invalid') {
     for (const nm of ranked) waits.push({ maintenance: nm, why: waitReason.configInvalid(budget.problem), onLimit: true });
   } else {
-    const { winners, losers } = firstPerNode(ranked);
-    const result = admitRanked(state, budget, winners, scopes, gangAdmission(state, limits, now, waits, losers));
+    const nodeWinners = firstPerNode(ranked);
+    const { losers } = nodeWinners;
+    const result = admitWithGangs(state, limits, now, budget, scopes, waits, nodeWinners);
     const whyOf = (nm: NodeMaintenance): string => {
       const why = result.why.get(maintenanceKey(nm));
       // admitRanked gives every skipped winner a reason; a missing one is a bug, never an empty message.

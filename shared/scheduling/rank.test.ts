@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ANNOTATION_DEADLINE, maintenanceKey, type NodeMaintenance } from '#api';
 import { firstPerNode, rankCandidates, RANKERS } from './rank.ts';
 import { buildSchedulingState } from './state.ts';
-import { aMaintenance, someNodes } from './test-builders.ts';
+import { aMaintenance, NOW, someNodes } from './test-builders.ts';
 
 function rank(maintenances: NodeMaintenance[]): string[] {
   const state = buildSchedulingState({ nodes: someNodes(5), maintenances });
-  return rankCandidates(state, state.unscheduled).map(maintenanceKey);
+  return rankCandidates(state, state.unscheduled, NOW).map(maintenanceKey);
 }
 
 function many(requestorID: string, count: number, created: string): NodeMaintenance[] {
@@ -14,8 +14,8 @@ function many(requestorID: string, count: number, created: string): NodeMaintena
 }
 
 describe('RANKERS', () => {
-  it('run in upstream priority order and end in a total order', () => {
-    expect(RANKERS.map((r) => r.name)).toEqual(['requestor-in-progress', 'nearest-deadline', 'fewer-pending', 'older-first', 'node-name', 'requestor-id', 'namespace-name']);
+  it('run in upstream priority order, after a deadline at risk (issue 30), and end in a total order', () => {
+    expect(RANKERS.map((r) => r.name)).toEqual(['deadline-at-risk', 'requestor-in-progress', 'nearest-deadline', 'fewer-pending', 'older-first', 'node-name', 'requestor-id', 'namespace-name']);
   });
 });
 
@@ -32,7 +32,7 @@ describe('rankCandidates', () => {
       expected: ['default/a1', 'default/a2', 'default/b1'],
     },
     {
-      rule: 'in-progress requestor beats a nearer deadline',
+      rule: 'in-progress requestor beats a nearer deadline not yet at risk (1 h away; at risk from 35 min: 300 s drain + 1800 s margin)',
       maintenances: [
         aMaintenance({ name: 'run', nodeName: 'node-05', requestorID: 'a', phase: 'Draining' }),
         aMaintenance({ name: 'a1', nodeName: 'node-01', requestorID: 'a' }),
@@ -100,7 +100,7 @@ describe('rankCandidates', () => {
 
   it('caps fewer-pending at 100 others (upstream weight), so beyond it age decides', () => {
     const state = buildSchedulingState({ nodes: someNodes(1), maintenances: [...many('busy', 103, '2025-12-01T00:00:00Z'), ...many('lazy', 102, '2025-12-02T00:00:00Z')] });
-    const ranked = rankCandidates(state, [state.unscheduled[102], state.unscheduled[103]].filter((nm) => nm !== undefined)).map(maintenanceKey);
+    const ranked = rankCandidates(state, [state.unscheduled[102], state.unscheduled[103]].filter((nm) => nm !== undefined), NOW).map(maintenanceKey);
     // busy has 102 others, lazy 101: both capped to 100, so the older busy request wins.
     expect(ranked).toEqual(['default/busy-102', 'default/lazy-0']);
   });

@@ -1,12 +1,13 @@
 // Candidate order: small rankers in priority order ending in a total order, then one request per Node.
-import { maintenanceKey, requestDeadline, type NodeMaintenance } from '#api';
+import { maintenanceKey, type NodeMaintenance } from '#api';
+import { deadlineAtRisk, rankingDeadline } from './deadline-risk.ts';
 import { compareStrings, type SchedulingState } from './state.ts';
 
 /** Upstream LeastPendingRankerMaxWeight: beyond 100 other pending requests, requestors tie on this ranker. */
 export const FEWER_PENDING_CAP = 100;
 
-/** Negative when `a` goes first. */
-export type Ranker = (a: NodeMaintenance, b: NodeMaintenance, state: SchedulingState) => number;
+/** Negative when `a` goes first. `now` is the pass's clock (whether a deadline is at risk). */
+export type Ranker = (a: NodeMaintenance, b: NodeMaintenance, state: SchedulingState, now: Date) => number;
 
 function compareNumbers(a: number, b: number): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -18,9 +19,9 @@ function createdAt(nm: NodeMaintenance): number {
   return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
 }
 
-/** A valid kmaint.io/deadline in ms; none (absent or invalid, which the scheduler reports) sorts after every deadline. */
+/** A believed kmaint.io/deadline in ms; none (absent, unreadable, or before the request's creation: reported) sorts after every deadline. */
 function deadlineOf(nm: NodeMaintenance): number {
-  const deadline = requestDeadline(nm);
+  const deadline = rankingDeadline(nm);
   return deadline.kind === 'valid' ? deadline.at.getTime() : Number.POSITIVE_INFINITY;
 }
 
@@ -31,6 +32,15 @@ function otherPending(nm: NodeMaintenance, state: SchedulingState): number {
 }
 
 export const RANKERS: ReadonlyArray<{ name: string; compare: Ranker }> = [
+  // A deadline within its expected drain time plus a margin (deadline-risk.ts) cannot wait for a rollout to finish:
+  // requestor stickiness alone would let a continuous rollout starve a retirement (issue 30). Among them, nearest first.
+  {
+    name: 'deadline-at-risk',
+    compare: (a, b, _s, now) => {
+      const [ra, rb] = [deadlineAtRisk(a, now), deadlineAtRisk(b, now)];
+      return ra && rb ? compareNumbers(deadlineOf(a), deadlineOf(b)) : compareNumbers(Number(rb), Number(ra));
+    },
+  },
   // Finishing a rollout that has started beats starting a new one: fewer requestors are left half done (upstream +1000).
   {
     name: 'requestor-in-progress',
@@ -48,11 +58,11 @@ export const RANKERS: ReadonlyArray<{ name: string; compare: Ranker }> = [
   { name: 'namespace-name', compare: (a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)) },
 ];
 
-/** The candidates best first; a new array, the input is left alone. */
-export function rankCandidates(state: SchedulingState, candidates: readonly NodeMaintenance[]): NodeMaintenance[] {
+/** The candidates best first at `now`; a new array, the input is left alone. */
+export function rankCandidates(state: SchedulingState, candidates: readonly NodeMaintenance[], now: Date): NodeMaintenance[] {
   return [...candidates].sort((a, b) => {
     for (const ranker of RANKERS) {
-      const order = ranker.compare(a, b, state);
+      const order = ranker.compare(a, b, state, now);
       if (order !== 0) return order;
     }
     return 0;

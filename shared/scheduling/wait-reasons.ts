@@ -37,6 +37,9 @@ export const waitReason = {
   gangNeverFits: (gang: string, size: number, why: string): string =>
     `gang ${gang} (${size} requests) is larger than a limit and is never partially admitted: with only its own requests in maintenance, ${why}`,
   gangWaits: (gang: string, size: number, why: string): string => `gang ${gang} (${size} requests) starts all at once or not at all: ${why}`,
+  /** A gang partly admitted by an earlier pass (a status write failed): it completes before anything else starts (issue 30). */
+  gangCompletes: (gang: string, size: number, admitted: number, why: string): string =>
+    `gang ${gang} (${size} requests) has ${admitted} admitted and completes before anything else starts: ${why}`,
   /** `since` is the gang's oldest request's creation (RFC 3339), which stays the same while it waits. */
   gangHoldsSlots: (gang: string, since: string): string => `freed slots are held for gang ${gang}, waiting since ${since}`,
 } as const;
