@@ -5,7 +5,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { ANNOTATION_REAPER_FORCE_RETRY, EVENT_REASON_FORCE_DELETED, podRef } from '#api';
 import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
-import { isOwnReapRequest } from '../reaper/own-requests.ts';
+import { isOwnReapRequest } from '../reaper/index.ts';
 
 export interface ForcedDeletes {
   /** deletePod (grace period 0) for each pod, then a Warning event on the request. */
