@@ -292,6 +292,8 @@ const SLURM_EXTENSION: Record<string, Facets> = {
   'spec.slurm.reasonPrefix': { type: 'string', minLength: 1, default: 'kmaint:' },
   'spec.slurm.mode': { type: 'string', enum: ['pod', 'node'], default: 'pod' },
   'spec.slurm.podSelector': { type: 'string' },
+  'spec.slurm.workerNamespaces': { type: 'array' },
+  'spec.slurm.workerNamespaces[]': { type: 'string', maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
   'spec.slurm.nameFrom': { type: 'string', enum: ['hostname', 'name', 'label', 'annotation'], default: 'hostname' },
   'spec.slurm.nameKey': { type: 'string', minLength: 1 },
   'spec.slurm.drainTimeoutSeconds': { type: 'integer', format: 'int32', minimum: 0, default: 0 },
@@ -454,7 +456,7 @@ describe('CRD-only validation', () => {
     {
       file: CONFIG_FILE,
       key: 'x-kubernetes-list-type',
-      expected: { 'spec.pools': 'map', 'spec.draResourceNames': 'map', 'spec.draResourceNames[].resourceNames': 'set', 'spec.cloudEvents.codes': 'set', 'status.conditions': 'map' },
+      expected: { 'spec.pools': 'map', 'spec.draResourceNames': 'map', 'spec.draResourceNames[].resourceNames': 'set', 'spec.cloudEvents.codes': 'set', 'spec.slurm.workerNamespaces': 'set', 'status.conditions': 'map' },
     },
     { file: CONFIG_FILE, key: 'x-kubernetes-list-map-keys', expected: { 'spec.pools': ['name'], 'spec.draResourceNames': ['driver'], 'status.conditions': ['type'] } },
     {

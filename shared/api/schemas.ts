@@ -238,6 +238,13 @@ export const slurmSchema = z.strictObject({
   reasonPrefix: z.string().min(1).default('kmaint:').optional(),
   mode: z.enum(['pod', 'node']).default('pod').optional(),
   podSelector: z.string().optional(),
+  /**
+   * Issue 31: pod mode takes as Slurm workers only pods in these namespaces (Slinky's NodeSet pods: the slurm namespace).
+   * Unset keeps any namespace, as before, and the config's Valid condition says so.
+   */
+  workerNamespaces: z.array(z.string().max(63).regex(POOL_NAME_PATTERN)).refine((items) => new Set(items).size === items.length, {
+    message: 'duplicate items are not allowed (list-type set)',
+  }).optional(),
   nameFrom: z.enum(['hostname', 'name', 'label', 'annotation']).default('hostname').optional(),
   nameKey: z.string().min(1).optional(),
   drainTimeoutSeconds: nonNegativeInt32().default(0).optional(),

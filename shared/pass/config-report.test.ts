@@ -41,7 +41,7 @@ const overlaps = [
 ];
 
 describe('planConfigReport', () => {
-  it.each<{ rule: string; config: MaintenanceOperatorConfig | undefined; problems: string[]; scoped?: string[]; overlaps?: typeof overlaps; actions: Action[] }>([
+  it.each<{ rule: string; config: MaintenanceOperatorConfig | undefined; problems: string[]; scoped?: string[]; notes?: string[]; overlaps?: typeof overlaps; actions: Action[] }>([
     { rule: 'no config object: nothing to write to', config: undefined, problems: ['p'], actions: [] },
     { rule: 'a valid config never reported on: nothing', config: aConfig(), problems: [], scoped: [], overlaps: [], actions: [] },
     {
@@ -71,6 +71,43 @@ describe('planConfigReport', () => {
           reason: 'spec.pools[0].windows[0].timeZone: "Mars/Olympus" is not a known IANA time zone (pool gpu admits nothing until this is fixed)',
         },
         warning('InvalidConfig', 'spec.pools[0].windows[0].timeZone: "Mars/Olympus" is not a known IANA time zone (pool gpu admits nothing until this is fixed)', 'invalid configuration'),
+      ],
+    },
+    {
+      rule: 'a note (an unset spec.slurm.workerNamespaces) is said on Valid, which stays True: no InvalidConfig event',
+      config: aConfig(),
+      problems: [],
+      scoped: [],
+      notes: ['n'],
+      actions: [{ kind: 'writeConfigStatus', target, conditions: [condition('Valid', 'True', 'Valid', 'configuration is valid; note: n', '2026-01-01T00:00:00Z')], reason: 'configuration is valid; note: n' }],
+    },
+    {
+      rule: 'the note again writes nothing',
+      config: aConfig([condition('Valid', 'True', 'Valid', 'configuration is valid; note: n')]),
+      problems: [],
+      notes: ['n'],
+      actions: [],
+    },
+    {
+      rule: 'the note gone: Valid says plainly valid, keeping its transition time',
+      config: aConfig([condition('Valid', 'True', 'Valid', 'configuration is valid; note: n')]),
+      problems: [],
+      notes: [],
+      actions: [{ kind: 'writeConfigStatus', target, conditions: [condition('Valid', 'True', 'Valid', 'configuration is valid')], reason: 'configuration is valid' }],
+    },
+    {
+      rule: 'a note follows the problems when the config is invalid',
+      config: aConfig([condition('Valid', 'False', 'InvalidValue', 'g; no new maintenance is admitted until this is fixed')]),
+      problems: ['g'],
+      notes: ['n'],
+      actions: [
+        {
+          kind: 'writeConfigStatus',
+          target,
+          conditions: [condition('Valid', 'False', 'InvalidValue', 'g; no new maintenance is admitted until this is fixed; note: n')],
+          reason: 'g; no new maintenance is admitted until this is fixed; note: n',
+        },
+        warning('InvalidConfig', 'g; no new maintenance is admitted until this is fixed; note: n', 'invalid configuration'),
       ],
     },
     {
@@ -137,8 +174,8 @@ describe('planConfigReport', () => {
         warning('PoolsOverlap', '1 node is selected by more than one pool and belongs to the first listed: n1 (a, b)', 'nodes in several pools'),
       ],
     },
-  ])('$rule', ({ config, problems, scoped, overlaps: o, actions }) => {
-    expect(planConfigReport(config, problems, NOW, { ...(scoped ? { scopedProblems: scoped } : {}), ...(o ? { poolOverlaps: o } : {}) })).toEqual(actions);
+  ])('$rule', ({ config, problems, scoped, notes, overlaps: o, actions }) => {
+    expect(planConfigReport(config, problems, NOW, { ...(scoped ? { scopedProblems: scoped } : {}), ...(notes ? { notes } : {}), ...(o ? { poolOverlaps: o } : {}) })).toEqual(actions);
   });
 
   it('names at most 20 nodes and counts the rest', () => {

@@ -14,6 +14,11 @@ function rfc3339(now: Date): string {
 export interface ConfigReportExtras {
   /** Values that make one scope admit nothing, each already naming its field and scope. */
   scopedProblems?: readonly string[];
+  /**
+   * What the config trusts that an operator should know, leaving it valid (an unset spec.slurm.workerNamespaces): said
+   * on the Valid condition, never a reason to exit 2 or to admit less.
+   */
+  notes?: readonly string[];
   /** Nodes selected by more than one pool; undefined leaves the PoolsOverlap condition alone. */
   poolOverlaps?: readonly PoolOverlap[];
 }
@@ -28,15 +33,15 @@ interface Desired {
 }
 
 /** The Valid condition, or undefined when nothing needs saying (no problems and no condition yet). */
-function validCondition(existing: Condition | undefined, problems: readonly string[], scoped: readonly string[]): Desired | undefined {
+function validCondition(existing: Condition | undefined, problems: readonly string[], scoped: readonly string[], notes: readonly string[]): Desired | undefined {
   const parts = [...(problems.length > 0 ? [`${problems.join('; ')}; no new maintenance is admitted until this is fixed`] : []), ...scoped];
-  if (!existing && parts.length === 0) return undefined;
+  if (!existing && parts.length === 0 && notes.length === 0) return undefined;
   const invalid = parts.length > 0;
   return {
     type: CONFIG_CONDITION_VALID,
     status: invalid ? 'False' : 'True',
     reason: invalid ? 'InvalidValue' : 'Valid',
-    message: invalid ? parts.join('; ') : 'configuration is valid',
+    message: [...(invalid ? parts : ['configuration is valid']), ...notes.map((n) => `note: ${n}`)].join('; '),
     ...(invalid ? { warning: { eventReason: EVENT_REASON_INVALID_CONFIG, reason: 'invalid configuration' } } : {}),
   };
 }
@@ -67,7 +72,7 @@ export function planConfigReport(config: MaintenanceOperatorConfig | undefined, 
   if (!config) return [];
   const existingOf = (type: string): Condition | undefined => config.status?.conditions?.find((c) => c.type === type);
   const desired = [
-    validCondition(existingOf(CONFIG_CONDITION_VALID), problems, extras.scopedProblems ?? []),
+    validCondition(existingOf(CONFIG_CONDITION_VALID), problems, extras.scopedProblems ?? [], extras.notes ?? []),
     overlapCondition(existingOf(CONFIG_CONDITION_POOLS_OVERLAP), extras.poolOverlaps),
   ].filter((d): d is Desired => d !== undefined);
   const changed = desired.filter((d) => {

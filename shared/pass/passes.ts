@@ -7,7 +7,7 @@ import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { findNodeOrphans, needsMedik8sLeases, phasesAfter, planCleanup, planDrainer, planNodeConditions, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
 import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
-import { loadSlurmSettings, needsReservationRead, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, wantsReservation, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
+import { loadSlurmSettings, needsReservationRead, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, wantsReservation, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
@@ -242,7 +242,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const sriov = planSriovPass(sriovRead, base, plan.admitted);
       const scopedProblems = [...(admission?.scopedProblems ?? []), ...reaperIssues, ...sriov.problems, ...(crds?.reportable ?? [])];
       // Not under a schema lacking kmaint's fields: the write would make the pruning of the stored config permanent.
-      const report = crds?.configWritable === false ? [] : planConfigReport(base.config, loaded.problems, now, { scopedProblems, poolOverlaps: plan.poolOverlaps });
+      const report = crds?.configWritable === false ? [] : planConfigReport(base.config, loaded.problems, now, { scopedProblems, notes: slurmConfigNotes(base.config), poolOverlaps: plan.poolOverlaps });
       const foreignCrd = crds ? planForeignCrdEvent(base.config, crds, plan.actions, waitingMessage(crds.refusal ?? '')) : [];
       const waits = plan.waiting.map(({ key, why }) => ({ request: key, node: maintenances.get(key)?.spec.nodeName ?? '', reason: waitingMessage(why) }));
       // The node-annotation handshake: after the scheduling writes, so a Node says Draining only once its request's admission is written.
@@ -335,7 +335,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     plan: ({ base, loaded, reads, namespace, reaperIssues, crds, now }) => {
       const reaper = planReaperPass(base, namespace, reads, now);
       const scopedProblems = [...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...(crds?.reportable ?? [])];
-      const report = crds?.configWritable === false ? [] : planConfigReport(base.config, loaded.problems, now, { scopedProblems });
+      const report = crds?.configWritable === false ? [] : planConfigReport(base.config, loaded.problems, now, { scopedProblems, notes: slurmConfigNotes(base.config) });
       return { actions: [...report, ...reaper.actions], state: reaper.requested > 0 ? 'in-flight' : 'idle', reaper };
     },
     reportsConfig: true,

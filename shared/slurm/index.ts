@@ -4,7 +4,7 @@ export { SlurmRestClient } from './client.ts';
 export type { SlurmClientOptions, SlurmNodeInfo, SlurmProblem, SlurmProblemKind, SlurmReservationInfo, SlurmReservationSpec, SlurmResult } from './client.ts';
 export { BUSY_STATES, formatState, hasDrainFlag, isDrained } from './state.ts';
 export { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, drainOwner, drainReason, formatRecord, mayUndrain, recordedSlinkyNodes, recordedSlurmNodes } from './ownership.ts';
-export { RESERVATION_API_VERSIONS, SLURM_API_VERSIONS, loadSlurmSettings, slurmConfigProblems } from './settings.ts';
+export { RESERVATION_API_VERSIONS, SLURM_API_VERSIONS, WORKER_NAMESPACES_UNSET_NOTE, loadSlurmSettings, slurmConfigNotes, slurmConfigProblems } from './settings.ts';
 export { SLURM_TOKEN_ENV_PATTERN, SLURM_TOKEN_SECRET_PREFIX } from './token-sources.ts';
 export type { LoadedSlurm, ReservationApiVersion, SlurmApiVersion, SlurmSettings, SlurmSpec } from './settings.ts';
 export { slurmWorkersOf } from './workers.ts';

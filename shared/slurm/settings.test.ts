@@ -1,7 +1,7 @@
 // spec.slurm resolved once: defaults filled in, and every value that cannot work named by its field.
 import { describe, expect, it } from 'vitest';
 import type { MaintenanceOperatorConfig } from '../api/index.ts';
-import { loadSlurmSettings, slurmConfigProblems, type LoadedSlurm, type SlurmSpec } from './settings.ts';
+import { loadSlurmSettings, slurmConfigNotes, slurmConfigProblems, WORKER_NAMESPACES_UNSET_NOTE, type LoadedSlurm, type SlurmSpec } from './settings.ts';
 
 function config(slurm: SlurmSpec | undefined): MaintenanceOperatorConfig {
   return { metadata: { name: 'default', namespace: 'kmaint' }, spec: slurm ? { slurm } : {} };
@@ -122,7 +122,28 @@ const HARDENING_ROWS: Row[] = [
   },
 ];
 
+/** Issue 31: which pods may name the Slurm node kmaint drains. */
+const POD_MODE = { enabled: true, url: 'https://slurm:6820', tokenEnv: 'SLURM_JWT', podSelector: 'app=slurmd' } as const;
+const podOnWith = (extra: Record<string, unknown>): { kind: 'on'; settings: Record<string, unknown> } => ({
+  kind: 'on',
+  settings: { source: 'slurmrestd', url: 'https://slurm:6820', apiVersion: 'auto', tokenEnv: 'SLURM_JWT', reasonPrefix: 'kmaint:', mode: 'pod', podSelector: { requirements: [{ key: 'app', operator: '=', values: ['slurmd'] }] }, nameFrom: 'hostname', drainTimeoutSeconds: 0, whenUnreachable: 'wait', ...extra },
+});
+const WORKER_NAMESPACE_ROWS: Row[] = [
+  { rule: 'workerNamespaces is kept as given (pod mode)', slurm: { ...POD_MODE, workerNamespaces: ['slurm', 'slurm-b'] }, expected: podOnWith({ workerNamespaces: ['slurm', 'slurm-b'] }) },
+  { rule: 'workerNamespaces unset: Slurm stays on, workers from any namespace as before', slurm: POD_MODE, expected: podOnWith({}) },
+  {
+    rule: 'workerNamespaces empty is refused: it would take no pod for a worker and gate nothing, silently',
+    slurm: { ...POD_MODE, workerNamespaces: [] },
+    expected: { kind: 'invalid', problem: 'spec.slurm.workerNamespaces: an empty list takes no pod for a Slurm worker; name the namespaces of the Slurm worker pods (Slinky: slurm) or leave it unset' },
+  },
+  { rule: 'node mode has no worker pods: workerNamespaces is dropped', slurm: { ...NODE_MODE, tokenEnv: 'SLURM_JWT', workerNamespaces: ['slurm'] }, expected: onWith({ tokenEnv: 'SLURM_JWT' }) },
+];
+
 describe('loadSlurmSettings', () => {
+  it.each(WORKER_NAMESPACE_ROWS)('$rule', (row) => {
+    expect(loadSlurmSettings(config(row.slurm))).toEqual(row.expected);
+  });
+
   it.each(ROWS)('$rule', (row) => {
     expect(loadSlurmSettings(config(row.slurm))).toEqual(row.expected);
   });
@@ -139,5 +160,27 @@ describe('slurmConfigProblems (for the config\'s Valid condition)', () => {
     { rule: 'refused: the one problem, naming its field', slurm: { ...NODE_MODE, tokenEnv: 'AWS_SESSION_TOKEN' }, expected: [`spec.slurm.tokenEnv: "AWS_SESSION_TOKEN" is not a Slurm token variable: ${ENV_RULE}`] },
   ] as Array<{ rule: string; slurm: SlurmSpec | undefined; expected: string[] }>)('$rule', ({ slurm, expected }) => {
     expect(slurmConfigProblems(config(slurm))).toEqual(expected);
+  });
+});
+
+describe("slurmConfigNotes (said on the config's Valid condition, leaving it valid)", () => {
+  it.each([
+    { rule: 'off: none', slurm: undefined, expected: [] },
+    { rule: 'pod mode without workerNamespaces: the note', slurm: POD_MODE, expected: [WORKER_NAMESPACES_UNSET_NOTE] },
+    { rule: 'pod mode with workerNamespaces: none', slurm: { ...POD_MODE, workerNamespaces: ['slurm'] }, expected: [] },
+    { rule: 'node mode: none (no worker pods)', slurm: { ...NODE_MODE, tokenEnv: 'SLURM_JWT' }, expected: [] },
+    { rule: 'refused config: none (the problem is said instead)', slurm: { ...POD_MODE, tokenEnv: 'AWS_SESSION_TOKEN' }, expected: [] },
+  ] as Array<{ rule: string; slurm: SlurmSpec | undefined; expected: string[] }>)('$rule', ({ slurm, expected }) => {
+    expect(slurmConfigNotes(config(slurm))).toEqual(expected);
+  });
+
+  it('the note names the field and what it lets a tenant do', () => {
+    expect(WORKER_NAMESPACES_UNSET_NOTE).toBe(
+      'spec.slurm.workerNamespaces: unset, so a pod in any namespace that matches podSelector is taken for a Slurm worker and its hostname (or name, label, annotation) names the Slurm node kmaint drains and later undrains; set it to the namespaces of the Slurm worker pods (Slinky: slurm)',
+    );
+  });
+
+  it('an unset workerNamespaces is no problem: Slurm is not turned off and the config stays valid', () => {
+    expect(slurmConfigProblems(config(POD_MODE))).toEqual([]);
   });
 });

@@ -33,6 +33,11 @@ export interface SlurmSettings {
   mode: 'pod' | 'node';
   /** Pod mode: which pods are Slurm workers. */
   podSelector?: LabelSelector;
+  /**
+   * Pod mode: the namespaces whose pods may be Slurm workers (a worker names the Slurm node kmaint drains, so only pods
+   * that tenants cannot create qualify). Absent: every namespace, as before workerNamespaces existed.
+   */
+  workerNamespaces?: readonly string[];
   /** @default "hostname" in pod mode */
   nameFrom: 'hostname' | 'name' | 'label' | 'annotation';
   nameKey?: string;
@@ -74,6 +79,9 @@ export function loadSlurmSettings(config: MaintenanceOperatorConfig | undefined)
     const parsed = parseLabelSelector(spec.podSelector);
     if (!parsed.ok) return bad(`podSelector: ${parsed.error}`);
     podSelector = parsed.selector;
+    if (spec.workerNamespaces !== undefined && spec.workerNamespaces.length === 0) {
+      return bad('workerNamespaces: an empty list takes no pod for a Slurm worker; name the namespaces of the Slurm worker pods (Slinky: slurm) or leave it unset');
+    }
   }
   return {
     kind: 'on',
@@ -87,6 +95,7 @@ export function loadSlurmSettings(config: MaintenanceOperatorConfig | undefined)
       reasonPrefix: spec.reasonPrefix ?? 'kmaint:',
       mode,
       ...(podSelector ? { podSelector } : {}),
+      ...(mode === 'pod' && spec.workerNamespaces !== undefined ? { workerNamespaces: [...spec.workerNamespaces] } : {}),
       nameFrom,
       ...(spec.nameKey ? { nameKey: spec.nameKey } : {}),
       drainTimeoutSeconds: spec.drainTimeoutSeconds ?? 0,
@@ -99,4 +108,17 @@ export function loadSlurmSettings(config: MaintenanceOperatorConfig | undefined)
 export function slurmConfigProblems(config: MaintenanceOperatorConfig | undefined): string[] {
   const loaded = loadSlurmSettings(config);
   return loaded.kind === 'invalid' ? [loaded.problem] : [];
+}
+
+/** Why an unset spec.slurm.workerNamespaces is worth saying: any tenant's pod could name the Slurm node kmaint drains. */
+export const WORKER_NAMESPACES_UNSET_NOTE =
+  'spec.slurm.workerNamespaces: unset, so a pod in any namespace that matches podSelector is taken for a Slurm worker and its hostname (or name, label, annotation) names the Slurm node kmaint drains and later undrains; set it to the namespaces of the Slurm worker pods (Slinky: slurm)';
+
+/**
+ * Notes for the config's Valid condition that do not make it invalid: pod mode without workerNamespaces keeps working
+ * (installs that predate the field), but says what it trusts.
+ */
+export function slurmConfigNotes(config: MaintenanceOperatorConfig | undefined): string[] {
+  const loaded = loadSlurmSettings(config);
+  return loaded.kind === 'on' && loaded.settings.mode === 'pod' && loaded.settings.workerNamespaces === undefined ? [WORKER_NAMESPACES_UNSET_NOTE] : [];
 }

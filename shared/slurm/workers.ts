@@ -1,5 +1,5 @@
 // Which Slurm nodes serve a Kubernetes node under maintenance: its Slurm worker pods (pod mode, as Slinky's NodeSet
-// pods) or the node itself (node mode).
+// pods, in spec.slurm.workerNamespaces when set) or the node itself (node mode).
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { matchesLabels } from '../selectors/index.ts';
 import type { SlurmSettings } from './settings.ts';
@@ -38,6 +38,8 @@ export function slurmWorkersOf(node: V1Node, pods: readonly V1Pod[], s: SlurmSet
   } else {
     for (const pod of pods) {
       if (!s.podSelector || !matchesLabels(s.podSelector, pod.metadata?.labels)) continue;
+      // Issue 31: a worker names the Slurm node kmaint drains, so only pods where tenants cannot create them count.
+      if (s.workerNamespaces !== undefined && !s.workerNamespaces.includes(pod.metadata?.namespace ?? '')) continue;
       // A pod that has finished runs no slurmd any more.
       if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') continue;
       const key = `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
