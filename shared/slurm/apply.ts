@@ -20,6 +20,8 @@ function applyOne(client: SlurmRestClient, w: SlurmWrite): Promise<SlurmResult<v
       return client.undrain(w.node);
     case 'slurmReserve':
       return client.createReservation({ name: w.reservation, nodes: w.nodes, startTime: w.startTime, endTime: w.endTime, users: w.users, comment: w.comment });
+    case 'slurmMove':
+      return client.moveReservation(w.reservation, w.startTime, w.endTime);
     case 'slurmExtend':
       return client.extendReservation(w.reservation, w.endTime);
     case 'slurmUnreserve':

@@ -312,6 +312,14 @@ describe('SlurmRestClient reservations', () => {
     expect(seen).toEqual(['GET /slurm/v0.0.45/ping token', 'GET /slurm/v0.0.44/ping token', 'GET /slurm/v0.0.43/ping token', `POST /slurm/v0.0.43/reservation token ${CREATE_BODY}`]);
   });
 
+  it('moveReservation POSTs the name with the new start and end (slurmrestd updates the existing reservation in place)', async () => {
+    seen.length = 0;
+    route = offering(SLURM_26_05, (path) => (path === '/reservation' ? CREATED : undefined));
+    expect(await client().moveReservation(RESV, START + 300, START + 300 + 14_400)).toEqual({ ok: true, value: undefined });
+    const body = JSON.stringify({ name: RESV, start_time: { set: true, number: START + 300 }, end_time: { set: true, number: START + 300 + 14_400 } });
+    expect(seen).toEqual(['GET /slurm/v0.0.45/ping token', `POST /slurm/v0.0.45/reservation token ${body}`]);
+  });
+
   it("createReservation: a 422 is a 'server' problem with Slurm's text", async () => {
     route = offering(SLURM_26_05, (path) => (path === '/reservation' ? CREATE_INVALID : undefined));
     const r = await client().createReservation(SPEC);

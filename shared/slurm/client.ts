@@ -252,6 +252,16 @@ export class SlurmRestClient {
     return problem ? { ok: false, problem } : { ok: true, value: undefined };
   }
 
+  /** Moves a reservation that has not started to a new start and end (POST of its name updates an existing one). */
+  async moveReservation(name: string, startTime: number, endTime: number): Promise<SlurmResult<void>> {
+    const v = await this.reservationApiVersion();
+    if (!v.ok) return v;
+    const r = await this.call('POST', `/slurm/${v.value}/reservation`, 'POST reservation', { name, start_time: { set: true, number: startTime }, end_time: { set: true, number: endTime } });
+    if (!r.ok) return r;
+    const problem = this.problemOf(`moving Slurm reservation ${name}`, r.value);
+    return problem ? { ok: false, problem } : { ok: true, value: undefined };
+  }
+
   /** Moves the end of an existing reservation (POST of its name: slurmrestd updates a reservation that exists). */
   async extendReservation(name: string, endTime: number): Promise<SlurmResult<void>> {
     const v = await this.reservationApiVersion();

@@ -29,7 +29,7 @@ export interface GuardedWrites {
 
 /** Writes that create Slurm state or remove state no request owns: each needs its request read again first. */
 function needsFreshRequest(w: SlurmWrite): boolean {
-  return w.kind === 'slurmDrain' || w.kind === 'slurmReserve' || w.kind === 'slurmExtend' || isSweep(w);
+  return w.kind === 'slurmDrain' || w.kind === 'slurmReserve' || w.kind === 'slurmMove' || w.kind === 'slurmExtend' || isSweep(w);
 }
 
 /** Whether applying `writes` needs one fresh LIST of the requests. */
@@ -45,6 +45,7 @@ function noLongerWanted(w: SlurmWrite, fresh: NodeMaintenance, now: Date): strin
     case 'slurmDrain':
       return recordedSlurmNodes(fresh).includes(w.node) ? undefined : `${key} no longer records Slurm node ${w.node}`;
     case 'slurmReserve':
+    case 'slurmMove':
       if (recordedReservation(fresh) !== w.reservation) return `${key} no longer records Slurm reservation ${w.reservation}`;
       return wantsReservation(fresh, now) ? undefined : `${key} no longer wants Slurm reservation ${w.reservation}`;
     case 'slurmExtend':

@@ -115,7 +115,10 @@ function record(nodes: string, opts: { addFinalizer?: boolean; clearProblem?: bo
   ];
 }
 const RESERVE = (nodes: string[]): SlurmWrite => ({ kind: 'slurmReserve', reservation: NAME, nodes, startTime: START, endTime: START + 4 * 3600, users: ['root'], comment: 'kmaint: upgrade.acme.com ns1/req1', maintenance: MAINTENANCE, why: 'kmaint.io/not-before 2026-01-01T06:00:00Z' });
-const UNRESERVE_MOVED: SlurmWrite = { kind: 'slurmUnreserve', reservation: NAME, maintenance: MAINTENANCE, why: 'kmaint.io/not-before moved from 2026-01-01T05:00:00Z to 2026-01-01T06:00:00Z; created again next pass' };
+const MOVED: SlurmWrite = { kind: 'slurmMove', reservation: NAME, startTime: START, endTime: START + 4 * 3600, maintenance: MAINTENANCE, why: 'kmaint.io/not-before moved from 2026-01-01T05:00:00Z to 2026-01-01T06:00:00Z' };
+/** A reservation that started an hour before NOW: it cannot be moved to start again later. */
+const ACTIVE_START = 1767222000;
+const UNRESERVE_ACTIVE: SlurmWrite = { kind: 'slurmUnreserve', reservation: NAME, maintenance: MAINTENANCE, why: 'kmaint.io/not-before moved from 2025-12-31T23:00:00Z to 2026-01-01T06:00:00Z; created again next pass' };
 const CLEAR_PROBLEM: Action = { kind: 'patchMaintenanceMeta', target: TARGET, annotations: { [ANNOTATION_SLURM_RESERVATION_PROBLEM]: null }, reason: 'ns1/req1: the Slurm reservation problem is gone' };
 
 /** The request as it reads after the plan's metadata patches (a copy; the input is left alone). */
@@ -214,11 +217,18 @@ const PLAN_ROWS: PlanRow[] = [
   },
   { rule: 'recorded, present with the same start: nothing', nm: ahead(RECORDED, { finalizers: [FINALIZER] }), ctx: slurm([reservation(START)]), expected: NOTHING, next: NOTHING },
   {
-    rule: 'recorded, present with another start (not-before moved): delete it, created again next pass',
+    rule: 'recorded, present with another start not reached yet (not-before moved): moved in place to the new start and window, never absent',
     nm: ahead(RECORDED, { finalizers: [FINALIZER] }),
     ctx: slurm([reservation(EARLIER_START)]),
-    expected: { actions: [], writes: [UNRESERVE_MOVED] },
-    next: { actions: [], writes: [UNRESERVE_MOVED] },
+    expected: { actions: [], writes: [MOVED] },
+    next: { actions: [], writes: [MOVED] },
+  },
+  {
+    rule: 'recorded, an active reservation with another start (not-before moved later after it began): delete it, created again next pass',
+    nm: ahead(RECORDED, { finalizers: [FINALIZER] }),
+    ctx: slurm([reservation(ACTIVE_START)]),
+    expected: { actions: [], writes: [UNRESERVE_ACTIVE] },
+    next: { actions: [], writes: [UNRESERVE_ACTIVE] },
   },
   {
     rule: 'pod mode: every matching worker pod of the node, by hostname, sorted',
@@ -338,7 +348,7 @@ describe('planSlurmReservations', () => {
     expect(planSlurmReservations({ maintenances: [ahead()], nodes: new Map(), podsByNode: new Map(), slurm: slurm([]) }, NOW)).toEqual(NOTHING);
   });
 
-  it('passes of one request: record, create, nothing while Slurm has it, re-create after not-before moved', () => {
+  it('passes of one request: record, create, nothing while Slurm has it, moved in place after not-before moved', () => {
     let nm = ahead();
     let held: SlurmReservationInfo[] = [];
     /** One pass: plan, patch the request, apply the writes to the fake Slurm. */
@@ -348,6 +358,7 @@ describe('planSlurmReservations', () => {
       for (const w of p.writes) {
         if (w.kind === 'slurmReserve') held = [...held, { name: w.reservation, startTime: w.startTime, endTime: w.endTime, nodeList: w.nodes.join(','), flags: ['MAINT', 'IGNORE_JOBS', 'SPEC_NODES'] }];
         if (w.kind === 'slurmUnreserve') held = held.filter((r) => r.name !== w.reservation);
+        if (w.kind === 'slurmMove') held = held.map((r) => (r.name === w.reservation ? { ...r, startTime: w.startTime, endTime: w.endTime } : r));
       }
       return p;
     };
@@ -358,9 +369,8 @@ describe('planSlurmReservations', () => {
     expect(pass()).toEqual(NOTHING);
     expect(pass()).toEqual(NOTHING);
     nm = { ...nm, metadata: { ...nm.metadata, annotations: { ...nm.metadata.annotations, 'kmaint.io/not-before': '2026-01-01T07:00:00Z' } } };
-    const moved = { ...UNRESERVE_MOVED, why: 'kmaint.io/not-before moved from 2026-01-01T06:00:00Z to 2026-01-01T07:00:00Z; created again next pass' };
+    const moved = { ...MOVED, startTime: START + 3600, endTime: START + 3600 + 4 * 3600, why: 'kmaint.io/not-before moved from 2026-01-01T06:00:00Z to 2026-01-01T07:00:00Z' };
     expect(pass()).toEqual({ actions: [], writes: [moved] });
-    expect(pass()).toEqual({ actions: [], writes: [{ ...RESERVE(['n1']), startTime: START + 3600, endTime: START + 3600 + 4 * 3600, why: 'kmaint.io/not-before 2026-01-01T07:00:00Z' }] });
     expect(pass()).toEqual(NOTHING);
   });
 });
@@ -517,6 +527,7 @@ describe('planReservationRelease and planSlurmRelease', () => {
 describe('describeSlurmWrite', () => {
   it.each<[string, SlurmWrite, string]>([
     ['a reservation: name, MAINT, nodes, start, end and why', RESERVE(['n1', 'n2']), 'slurm reservation kmaint_ns1_req1 (MAINT) on n1,n2 from 2026-01-01T06:00:00Z to 2026-01-01T10:00:00Z for ns1/req1: kmaint.io/not-before 2026-01-01T06:00:00Z'],
+    ['moving a reservation: name, new start and end, and why', MOVED, 'slurm move reservation kmaint_ns1_req1 to 2026-01-01T06:00:00Z-2026-01-01T10:00:00Z for ns1/req1: kmaint.io/not-before moved from 2026-01-01T05:00:00Z to 2026-01-01T06:00:00Z'],
     ['extending a reservation: name, new end and why', { kind: 'slurmExtend', reservation: NAME, endTime: START + 4 * 3600, maintenance: MAINTENANCE, why: 'ns1/req1 still needs it (no end)' }, 'slurm extend reservation kmaint_ns1_req1 to 2026-01-01T10:00:00Z for ns1/req1: ns1/req1 still needs it (no end)'],
     ['a sweep says whose it was', { ...UNRESERVE, sweep: true, why: 'kmaint made it for ns1/req1, which no longer exists' }, 'slurm delete reservation kmaint_ns1_req1 (sweep: ns1/req1 is gone): kmaint made it for ns1/req1, which no longer exists'],
     ['deleting a reservation: name and why', UNRESERVE, 'slurm delete reservation kmaint_ns1_req1 for ns1/req1: ns1/req1 deleted; kmaint created it'],

@@ -226,8 +226,11 @@ export function planSlurmReservations(input: ReservationInput, now: Date): Reser
       if (names.length === 0) continue;
       const endTime = start + RESERVATION_WINDOW_SECONDS;
       writes.push({ kind: 'slurmReserve', reservation: recorded, nodes: names, startTime: start, endTime, users: [...RESERVATION_USERS], comment: `kmaint: ${nm.spec.requestorID} ${key}`, maintenance: ref, why: `kmaint.io/not-before ${iso(start)}` });
+    } else if (existing.startTime !== start && existing.startTime > seconds(now)) {
+      // not-before moved before the reservation started: moved in place, so no pass runs without it.
+      writes.push({ kind: 'slurmMove', reservation: recorded, startTime: start, endTime: start + RESERVATION_WINDOW_SECONDS, maintenance: ref, why: `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(start)}` });
     } else if (existing.startTime !== start) {
-      // not-before moved: delete now, created again from the new time next pass.
+      // An active reservation cannot start again later: delete now, created again from the new time next pass.
       writes.push({ kind: 'slurmUnreserve', reservation: recorded, maintenance: ref, why: `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(start)}; created again next pass` });
     }
   }

@@ -21,6 +21,11 @@ export type SlurmWrite =
   | { kind: 'slurmUndrain'; node: string; maintenance: { namespace: string; name: string }; why: string; sweep?: true }
   /** A maintenance reservation of `nodes` from `startTime` to `endTime` (Unix seconds), recorded on the request a pass before. */
   | { kind: 'slurmReserve'; reservation: string; nodes: string[]; startTime: number; endTime: number; users: string[]; comment: string; maintenance: { namespace: string; name: string }; why: string }
+  /**
+   * A reservation not started yet, moved to a new start (and end) in place after its request's not-before moved: no
+   * moment without it, in which Slurm could start a job there that the old and the new start both forbid.
+   */
+  | { kind: 'slurmMove'; reservation: string; startTime: number; endTime: number; maintenance: { namespace: string; name: string }; why: string }
   /** A later end for a reservation the maintenance still needs (reservation.ts, RESERVATION_WINDOW_SECONDS). */
   | { kind: 'slurmExtend'; reservation: string; endTime: number; maintenance: { namespace: string; name: string }; why: string }
   /** `sweep`: a reservation no live request owns (`maintenance` is the request its name derives from, gone). */
@@ -43,6 +48,8 @@ export function describeSlurmWrite(w: SlurmWrite): string {
       return `slurm undrain ${w.node} ${w.sweep ? `(sweep: ${of} is gone)` : `for ${of}`}: ${w.why}`;
     case 'slurmReserve':
       return `slurm reservation ${w.reservation} (MAINT) on ${w.nodes.join(',')} from ${iso(w.startTime)} to ${iso(w.endTime)} for ${of}: ${w.why}`;
+    case 'slurmMove':
+      return `slurm move reservation ${w.reservation} to ${iso(w.startTime)}-${iso(w.endTime)} for ${of}: ${w.why}`;
     case 'slurmExtend':
       return `slurm extend reservation ${w.reservation} to ${iso(w.endTime)} for ${of}: ${w.why}`;
     case 'slurmUnreserve':
