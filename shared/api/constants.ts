@@ -174,8 +174,8 @@ export const EVENT_REASON_TERMINATION_FAILED = 'TerminationFailed';
 /** On a reap request: pods deleted with grace period 0 after the drain timeout (forceRetryOnError). */
 export const EVENT_REASON_FORCE_DELETED = 'ForceDeleted';
 /**
- * On a NodeMaintenance: "true" once kmaint wrote its kmaint.io/cordoned-by record on the node for it. A request
- * without it was cordoned by a kmaint that kept no node record, and cleanup falls back to the node-initial-state rule.
+ * On a NodeMaintenance: "true" once kmaint wrote its kmaint.io/cordoned-by record on the node for it. Informational
+ * only: a requestor can write it, so cleanup decides by the record on the Node alone (README "Who lifts a cordon").
  */
 export const ANNOTATION_CORDON_RECORDED = 'kmaint.io/cordon-recorded';
 
