@@ -4,9 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import { DescribeInstanceStatusCommand, EC2Client, type InstanceStatus, type InstanceStatusEvent } from '@aws-sdk/client-ec2';
-import { ApiextensionsV1Api, PatchStrategy, setHeaderOptions, type V1CustomResourceDefinition, type V1Node } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, loadYaml, PatchStrategy, setHeaderOptions, type V1CustomResourceDefinition, type V1Node } from '@kubernetes/client-node';
 import { mockClient } from 'aws-sdk-client-mock';
-import { parse } from 'yaml';
 import { MEDIK8S_LEASE_NAMESPACE, SRIOV_ANNOTATION_EXTERNAL_DRAINER, SRIOV_GROUP, SRIOV_NODE_STATE_PLURAL, SRIOV_POOL_CONFIG_PLURAL, SRIOV_VERSION, DEFAULT_SRIOV_NAMESPACE } from '../shared/api/index.ts';
 import { awsProvider, providerMap, type InstanceProviders } from '../shared/reaper/index.ts';
 import type { Rng } from '../sim/generator/prng.ts';
@@ -57,7 +56,8 @@ export interface FeatureSetup {
 
 async function installCrds(c: Clients, apiext: ApiextensionsV1Api, dir: string): Promise<void> {
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
-    const crd = parse(readFileSync(join(dir, file), 'utf8')) as V1CustomResourceDefinition;
+    // Through the client's model (x-kubernetes-int-or-string -> xKubernetesIntOrString): a plain parse loses such keys.
+    const crd = loadYaml<V1CustomResourceDefinition>(readFileSync(join(dir, file), 'utf8'));
     await apiext.createCustomResourceDefinition({ body: crd }).catch((err: unknown) => {
       if ((err as { code?: number }).code !== 409) throw err;
     });

@@ -7,14 +7,12 @@ import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { CoreV1Api } from '@kubernetes/client-node';
-import { realClock } from '../sim/clock.ts';
-import { startEmbeddedCluster } from '../sim/embedded.ts';
 import { installKmaint, KMAINT_SERVICE_ACCOUNT_USER, writeServiceAccountKubeconfig } from '../test/setup/install-kmaint.ts';
 import { AuditLog } from '../testbed/audit.ts';
 import { kubeConfigFrom, startTestbed } from '../testbed/testbed.ts';
 import { binaryPath } from '../testbed/versions.ts';
 import { SOAK_PROFILES, type SoakProfile } from './features.ts';
+import { runSoakOnSim } from './on-sim.ts';
 import { formatSoakTable, runSoak, type SoakOptions, type SoakReport } from './run-soak.ts';
 
 const log = (line: string): void => void process.stderr.write(`[soak] ${line}\n`);
@@ -47,34 +45,10 @@ function finish(report: SoakReport): number {
   return report.violations.length === 0 ? 0 : 1;
 }
 
-/**
- * The embedded simulated cluster (sim/): its API server on loopback over plain HTTP behind the same fault proxy, its
- * kubelet taking nodes NotReady and deleting them, its request log standing in for the audit log. No Go toolchain.
- */
+/** The embedded simulated cluster (sim/): soak/on-sim.ts. */
 async function onSim(opts: Options): Promise<number> {
   log(`starting the embedded simulated cluster of ${opts.nodes} nodes`);
-  const sim = await startEmbeddedCluster({ clock: realClock(), profile: 'small', seed: opts.seed, nodes: opts.nodes, pollIntervalMs: 250, readyTimeoutMs: 300_000 });
-  try {
-    const server = sim.apiserver;
-    await sim.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'kmaint' } } });
-    const report = await runSoak({
-      ...common(opts),
-      admin: sim.kubeConfig,
-      kmaint: server.kubeConfig({ user: KMAINT_SERVICE_ACCOUNT_USER }),
-      server: server.url,
-      caPem: '',
-      // No node deletions: the sim has no ownerReference garbage collector, so the request of a deleted Node (owned by
-      // it) would stay for good, where the testbed's kube-controller-manager deletes it.
-      nodeControl: { setNodeReady: (name, ready) => sim.kubelet.setNodeReady(name, ready), killNode: (name) => sim.kubelet.setNodeReady(name, false, { freezePods: true }) },
-      audit: {
-        log: { sync: () => Promise.resolve(), mark: () => server.mark(), entries: (f) => server.requests(f).map(({ fault: _fault, ...e }) => e) },
-        kmaintUser: KMAINT_SERVICE_ACCOUNT_USER,
-      },
-    });
-    return finish(report);
-  } finally {
-    await sim.stop();
-  }
+  return finish(await runSoakOnSim(opts.nodes, common(opts)));
 }
 
 async function main(opts: Options): Promise<number> {

@@ -2,16 +2,17 @@
 // requestors and an administrator around it, and the invariant checker sampling the cluster until the end.
 import { ApiextensionsV1Api, CoordinationV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { AuditEntry, AuditFilter } from '../testbed/audit.ts';
-import { GROUP, MEDIK8S_LEASE_NAMESPACE, NODE_MAINTENANCE_PLURAL, SRIOV_REQUEST_PREFIX, TAINT_OUT_OF_SERVICE, VERSION } from '../shared/api/index.ts';
+import { GROUP, MEDIK8S_LEASE_NAMESPACE, NODE_MAINTENANCE_PLURAL, TAINT_OUT_OF_SERVICE, VERSION } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { createRng, deriveSeed } from '../sim/generator/prng.ts';
 import { FAULT_KINDS, kubeConfigThroughProxy, proxyCertificate, startFaultProxy, uniformFaults, type FaultKind, type FaultRule } from '../testbed/fault-proxy/index.ts';
 import { bindPod, clientsOf, liftHandCordons, POOL_LABEL, runAdministrator, runRequestor, workerNames, writeConfig, ZONE_LABEL, type LimitRecord, type NodeControl, type World } from './actors.ts';
 import { BUDGET_GROUPS, bothReadsCordoned, checkEnd, checkPodWrites, checkSample, SOAK_BUDGET, type ClusterSample, type PodWrite, type UnavailableLimit } from './invariants.ts';
 import { decorateSingle, runCloudEvents, runGangRequestor, runNodeKiller, runOtherTool, runSriovDaemon } from './feature-actors.ts';
-import { checkCountLimits, checkGangs, checkLeftovers, partialGangs, type CountLimit } from './feature-invariants.ts';
+import { createFeatureChecker, featureRows, NOTHING_SEEN, type FeatureReport } from './feature-checker.ts';
+import { checkLeftovers } from './feature-invariants.ts';
 import { setUpFeatures, type FeatureSetup } from './feature-setup.ts';
-import { ALL_ON, SRIOV_NODE_LABEL, SRIOV_POOL_LIMIT, SRIOV_POOL_NAME, type FeatureSwitches, type SoakProfile } from './features.ts';
+import { ALL_ON, type SoakProfile } from './features.ts';
 import { drivePasses, runUntilQuiet, type PassTally } from './passes.ts';
 
 export interface SoakOptions {
@@ -71,23 +72,7 @@ export interface SoakReport {
   budgets?: { evictions: number; refusedByBudget: number; podWrites: number };
   world: Pick<World, 'requestorFailedSet' | 'configChanges' | 'handCordons' | 'notReadyEpisodes' | 'nodesDeleted' | 'actorErrors'>;
   /** The all-features profile's figures. */
-  features?: {
-    gangs: number;
-    cloudEvents: number;
-    ec2Calls: number;
-    sriovDrains: number;
-    /** '' when the SR-IOV route was set up, else why not. */
-    sriovProblem: string;
-    draPods: number;
-    leasesTaken: number;
-    nodesKilled: number;
-    /** Config writes that changed at least one switch. */
-    switchFlips: number;
-    /** The switches of the last config (what the run ended with). */
-    endSwitches: FeatureSwitches;
-    /** Runs of every pass after the end until one wrote nothing; whether that happened. */
-    quiet: { runs: number; quiet: boolean; writes: number };
-  };
+  features?: FeatureReport;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -240,25 +225,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     if (effective.length === 0) return { maxParallel: world.maxParallel, zeroThroughout: false, unavailable: [] };
     return { maxParallel: Math.max(...effective.map((e) => e.maxParallel)), zeroThroughout: effective.every((e) => e.zeroUnavailable), unavailable: unavailableLimitsOver(effective, zones) };
   };
-  /** A feature switch on in every config a pass could have acted on since `from`. */
-  const onThroughout = (from: number, name: keyof FeatureSwitches): boolean => {
-    const effective = effectiveSince(from);
-    return effective.length > 0 && effective.every((e) => e.features?.[name] === true);
-  };
-  /** The count limits in force throughout since `from`: the SR-IOV pool while the protocol was on, the gpu pool's maxParallelOperations. */
-  const countLimitsOver = (from: number, sample: ClusterSample): CountLimit[] => {
-    const labels = new Map(sample.nodes.map((n) => [n.metadata?.name ?? '', n.metadata?.labels ?? {}]));
-    const out: CountLimit[] = [];
-    if (setup && setup.sriovProblem === '' && onThroughout(from, 'sriov')) {
-      out.push({ scope: `SR-IOV pool ${SRIOV_POOL_NAME}`, limit: SRIOV_POOL_LIMIT, counts: (nm) => nm.metadata.namespace === opts.kmaintNamespace && nm.metadata.name.startsWith(SRIOV_REQUEST_PREFIX) && labels.get(nm.spec.nodeName)?.[SRIOV_NODE_LABEL] === 'yes' });
-    }
-    const effective = effectiveSince(from);
-    const gpuParallel = effective.length > 0 && effective.every((e) => e.gpuPoolParallel !== undefined) ? Math.max(...effective.map((e) => e.gpuPoolParallel ?? 0)) : undefined;
-    if (gpuParallel !== undefined) out.push({ scope: 'pool gpu maxParallelOperations', limit: gpuParallel, counts: (nm) => labels.get(nm.spec.nodeName)?.[POOL_LABEL] === 'gpu' });
-    return out;
-  };
-  let gangSince = new Map<string, number>();
-  let gangReported = new Set<string>();
+  const featureChecker = setup && world.features ? createFeatureChecker({ world, features: world.features, kmaintNamespace: opts.kmaintNamespace, setup, effectiveSince }) : undefined;
   /** Nodes where kmaint's own requests or the out-of-service taint were seen, and when last (pods there may all go). */
   const broadSeen = new Map<string, number>();
   const BROAD_MEMORY_MS = 10_000;
@@ -302,15 +269,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       });
       samples++;
       checks += result.checks;
-      if (world.features) {
-        const counted = checkCountLimits(prev ?? now, now, countLimitsOver(prevStart, now));
-        const gangs = world.features.gangs;
-        const partial = partialGangs(now, gangs, (g) => g.kind === 'node-label' && !onThroughout(g.createdAt, 'gangNodeLabel'));
-        const gangResult = checkGangs(partial, gangSince, gangReported, Date.now());
-        gangSince = gangResult.since;
-        gangReported = gangResult.reported;
-        checks += counted.checks + gangResult.checks;
-        result.violations.push(...counted.violations, ...gangResult.violations);
+      if (featureChecker) {
+        const more = featureChecker.check(prev ?? now, now, prevStart, Date.now());
+        checks += more.checks;
+        result.violations.push(...more.violations);
       }
       for (const v of result.violations) {
         violations.push(`${((Date.now() - started) / 1000).toFixed(1)} s: ${v}`);
@@ -447,6 +409,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
             nodesKilled: world.nodesKilled,
             switchFlips: switchFlips(world.limitLog),
             endSwitches: world.features.switches,
+            seen: featureChecker?.seen() ?? NOTHING_SEEN,
             quiet,
           },
         }
@@ -478,13 +441,7 @@ export function formatSoakTable(r: SoakReport): string {
     ['requests completed', `${r.completed} reached Ready`],
     ['actors', `${r.world.configChanges} config changes, ${r.world.handCordons} hand cordons, ${r.world.requestorFailedSet} RequestorFailed, ${r.world.notReadyEpisodes} NotReady episodes, ${r.world.nodesDeleted} nodes deleted`],
     ['budgets', r.budgets ? `${r.budgets.evictions} evictions of budgeted pods allowed, ${r.budgets.refusedByBudget} refused (429) by the API server; ${r.budgets.podWrites} pod writes by kmaint checked in the audit log` : 'not checked (no audit log)'],
-    ...(r.features
-      ? ([
-          ['features', `${r.features.gangs} gangs, ${r.features.cloudEvents} EC2 events (${r.features.ec2Calls} DescribeInstanceStatus calls), ${r.features.sriovProblem === '' ? `${r.features.sriovDrains} SR-IOV drains asked` : `SR-IOV not set up: ${r.features.sriovProblem}`}, ${r.features.draPods} DRA pods, ${r.features.leasesTaken} medik8s leases taken by another tool, ${r.features.nodesKilled} kubelets killed mid-drain`],
-          ['switches', `${r.features.switchFlips} configs flipped a switch; ended with ${Object.entries(r.features.endSwitches).map(([k, v]) => `${k} ${v ? 'on' : 'off'}`).join(', ')}`],
-          ['quiet at the end', `${r.features.quiet.quiet ? 'yes' : 'NO'} after ${r.features.quiet.runs} runs of every pass (${r.features.quiet.writes} writes)`],
-        ] as Array<[string, string]>)
-      : []),
+    ...(r.features ? featureRows(r.features) : []),
     ['invariant checks', `${r.checks} over ${r.samples} samples`],
     ['violations', String(r.violations.length)],
   ];
