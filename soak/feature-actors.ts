@@ -29,6 +29,8 @@ import { OTHER_TOOL_HOLDER } from './features.ts';
 import { DRAIN_SELECTOR, DRA_DRAIN_SELECTOR, SOAK_BUDGET, BUDGET_GROUPS } from './invariants.ts';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+/** RFC 3339 with microseconds, as Kubernetes' MicroTime is written (shared/lifecycle/node-lease.ts writes kmaint's so). */
+const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const phaseOf = (nm: NodeMaintenance | undefined): string => nm?.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';
 const rfc3339 = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
@@ -262,8 +264,10 @@ export async function runOtherTool(kc: KubeConfig, c: Clients, world: World, rng
     const candidates = [...world.requested.keys()].filter((n) => !held.has(n) && !cordoned.has(n) && !world.handCordoned.has(n) && !world.startedCordoned.has(n) && !world.deletedNodes.has(n));
     if (candidates.length === 0) continue;
     const node = rng.pick(candidates);
-    const body = { metadata: { name: `${MEDIK8S_LEASE_PREFIX}${node}`, namespace: MEDIK8S_LEASE_NAMESPACE }, spec: { holderIdentity: OTHER_TOOL_HOLDER, leaseDurationSeconds: 30, acquireTime: new Date(), renewTime: new Date() } };
-    if (await attempt(world, `taking the lease of ${node}`, () => leases.createNamespacedLease({ namespace: MEDIK8S_LEASE_NAMESPACE, body }))) {
+    // As raw JSON: the API server reads MicroTime only with six decimals, and the client's model would send a Date's three.
+    const at = microTime(new Date());
+    const body = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: `${MEDIK8S_LEASE_PREFIX}${node}`, namespace: MEDIK8S_LEASE_NAMESPACE }, spec: { holderIdentity: OTHER_TOOL_HOLDER, leaseDurationSeconds: 30, acquireTime: at, renewTime: at } };
+    if (await attempt(world, `taking the lease of ${node}`, () => c.custom.createNamespacedCustomObject({ group: 'coordination.k8s.io', version: 'v1', namespace: MEDIK8S_LEASE_NAMESPACE, plural: 'leases', body }))) {
       held.set(node, now + rng.int(3000, 10_000));
       world.leasesTaken++;
     }

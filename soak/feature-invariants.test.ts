@@ -25,8 +25,10 @@ describe('partialGangs', () => {
     ['g2', gang('node-label', 'c', 'd')],
   ]);
   it.each<[string, NodeMaintenance[], (g: GangRecord) => boolean, Array<[string, string]>]>([
-    ['one member Scheduled, the other Pending: partly admitted', [nm('a', 'n1', 'Scheduled'), nm('b', 'n2', 'Pending')], () => false, [['g1', 'ns/a Scheduled admitted; ns/b Pending not']]],
-    ['one member Draining, the other new (no phase): partly admitted', [nm('c', 'n3', 'Draining'), nm('d', 'n4', '')], () => false, [['g2', 'ns/c Draining admitted; ns/d (new) not']]],
+    ['one member cordoning, the other Pending: partly admitted', [nm('a', 'n1', 'Cordon'), nm('b', 'n2', 'Pending')], () => false, [['g1', 'ns/a Cordon in maintenance; ns/b Pending not admitted']]],
+    ['one member Draining, the other new (no phase): partly admitted', [nm('c', 'n3', 'Draining'), nm('d', 'n4', '')], () => false, [['g2', 'ns/c Draining in maintenance; ns/d (new) not admitted']]],
+    ['one member Scheduled and held, the other Pending: not in maintenance yet', [nm('a', 'n1', 'Scheduled'), nm('b', 'n2', 'Pending')], () => false, []],
+    ['one Scheduled, one Draining: all admitted', [nm('a', 'n1', 'Scheduled'), nm('b', 'n2', 'Draining')], () => false, []],
     ['both Pending: not admitted at all', [nm('a', 'n1', 'Pending'), nm('b', 'n2', 'Pending')], () => false, []],
     ['both admitted, one Ready, one Draining: whole', [nm('a', 'n1', 'Ready'), nm('b', 'n2', 'Draining')], () => false, []],
     ['a member released (being deleted) beside a Ready one: the live ones are whole', [nm('a', 'n1', 'Ready'), nm('b', 'n2', 'Pending', { deleting: true })], () => false, []],
@@ -38,11 +40,11 @@ describe('partialGangs', () => {
 });
 
 describe('checkGangs: no gang partly admitted after a quiet period', () => {
-  const partial = new Map([['g1', 'ns/a Scheduled admitted; ns/b Pending not']]);
+  const partial = new Map([['g1', 'ns/a Cordon in maintenance; ns/b Pending not admitted']]);
   it.each<[string, ReadonlyMap<string, string>, Map<string, number>, Set<string>, number, string[], Array<[string, number]>, string[]]>([
     ['first seen: no violation yet, the time kept', partial, new Map(), new Set(), 1000, [], [['g1', 1000]], []],
     ['partly admitted for 19.9 s: still within the settle time', partial, new Map([['g1', 1000]]), new Set(), 20_900, [], [['g1', 1000]], []],
-    ['partly admitted for 20 s: a violation', partial, new Map([['g1', 1000]]), new Set(), 21_000, ['gang g1 partly admitted for 20 s: ns/a Scheduled admitted; ns/b Pending not'], [['g1', 1000]], ['g1']],
+    ['partly admitted for 20 s: a violation', partial, new Map([['g1', 1000]]), new Set(), 21_000, ['gang g1 partly admitted for 20 s: ns/a Cordon in maintenance; ns/b Pending not admitted'], [['g1', 1000]], ['g1']],
     ['already reported in this episode: not again', partial, new Map([['g1', 1000]]), new Set(['g1']), 30_000, [], [['g1', 1000]], ['g1']],
     ['whole again: the episode ends', new Map(), new Map([['g1', 1000]]), new Set(['g1']), 30_000, [], [], []],
   ])('%s', (_name, now, since, reported, at, violations, nextSince, nextReported) => {

@@ -8,16 +8,21 @@ import { inProgress, type CheckResult, type ClusterSample } from './invariants.t
 
 const key = (nm: NodeMaintenance): string => `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
 const phaseOf = (nm: NodeMaintenance): string => nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';
-/** Admitted: past Pending (the scheduler's admission wrote Scheduled or a later phase). */
-const admitted = (nm: NodeMaintenance): boolean => !['', 'Pending'].includes(phaseOf(nm));
+/** Not admitted: new or Pending (the scheduler has not written Scheduled). */
+const waiting = (nm: NodeMaintenance): boolean => ['', 'Pending'].includes(phaseOf(nm));
+/**
+ * In maintenance: kmaint is acting on the node (Cordon or later). A member Scheduled but held is not: a pass may repair
+ * a gang one member of which was admitted alone (its write failed for the others) by holding it until the rest fits.
+ */
+const inMaintenance = (nm: NodeMaintenance): boolean => !waiting(nm) && phaseOf(nm) !== 'Scheduled';
 
 /** How long a gang may be seen partly admitted before it counts: the passes retry a failed member within seconds. */
 export const GANG_SETTLE_MS = 20_000;
 
 /**
- * The gangs partly admitted in `sample`: some live member (not being deleted) admitted while another live member is
- * not. Gangs `skip` says were not gangs to kmaint throughout (a node-label gang while gangNodeLabel was off) are left out.
- * Gang name -> what the members are.
+ * The gangs partly admitted in `sample`: some live member (not being deleted) in maintenance (Cordon or later) while
+ * another live member is not admitted (new or Pending). Gangs `skip` says were not gangs to kmaint throughout (a
+ * node-label gang while gangNodeLabel was off) are left out. Gang name -> what the members are.
  */
 export function partialGangs(sample: ClusterSample, gangs: ReadonlyMap<string, GangRecord>, skip: (g: GangRecord) => boolean): Map<string, string> {
   const byKey = new Map(sample.nms.map((nm) => [key(nm), nm]));
@@ -25,9 +30,10 @@ export function partialGangs(sample: ClusterSample, gangs: ReadonlyMap<string, G
   for (const [name, g] of [...gangs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (skip(g)) continue;
     const live = g.members.map((m) => byKey.get(m)).filter((nm): nm is NodeMaintenance => nm !== undefined && nm.metadata.deletionTimestamp === undefined);
-    const inside = live.filter(admitted);
-    if (inside.length === 0 || inside.length === live.length) continue;
-    out.set(name, `${inside.map((nm) => `${key(nm)} ${phaseOf(nm)}`).join(', ')} admitted; ${live.filter((nm) => !admitted(nm)).map((nm) => `${key(nm)} ${phaseOf(nm) || '(new)'}`).join(', ')} not`);
+    const inside = live.filter(inMaintenance);
+    const outside = live.filter(waiting);
+    if (inside.length === 0 || outside.length === 0) continue;
+    out.set(name, `${inside.map((nm) => `${key(nm)} ${phaseOf(nm)}`).join(', ')} in maintenance; ${outside.map((nm) => `${key(nm)} ${phaseOf(nm) || '(new)'}`).join(', ')} not admitted`);
   }
   return out;
 }
