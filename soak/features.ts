@@ -40,6 +40,8 @@ export const ALL_ON: Readonly<FeatureSwitches> = Object.freeze({ gangNodeLabel: 
 export function featureSpec(sw: FeatureSwitches): Record<string, unknown> {
   return {
     ...(sw.gangNodeLabel ? { gangNodeLabel: CLIQUE_LABEL } : {}),
+    // Without it a gang waits while singles take every freed slot (by design): the soak's gangs would starve.
+    gangReserveAfterSeconds: 15,
     cloudEvents: { enabled: sw.cloudEvents },
     ...(sw.sriov ? { nodeHandshake: { protocol: 'sriov-network-operator' } } : {}),
     outOfServiceTaint: { enabled: sw.outOfService, afterNotReadySeconds: 2 },
