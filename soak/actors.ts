@@ -1,7 +1,7 @@
 // The people and machines around kmaint during a soak, talking to the API server directly (no faults): requestors
 // creating and releasing requests, and an administrator changing the config, cordoning by hand, taking nodes down.
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Node } from '@kubernetes/client-node';
-import { CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
+import { ANNOTATION_CORDONED_BY, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../shared/api/index.ts';
 import type { Rng } from '../sim/generator/prng.ts';
 import type { GangRecord } from './feature-actors.ts';
@@ -283,12 +283,18 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
       const free = world.nodes.filter((n) => !world.handCordoned.has(n) && !world.startedCordoned.has(n) && !world.requested.has(n) && !world.deletedNodes.has(n));
       if (free.length === 0) continue;
       const node = rng.pick(free);
+      const until = now + rng.int(5000, 20000);
+      // Only a schedulable node kmaint has no cordon record on, preconditioned on that read: a node kmaint cordoned for
+      // a request of its own (cloud events, SR-IOV: not in world.requested) stays kmaint's to lift.
+      const read = await c.core.readNode({ name: node }).catch(() => undefined);
+      if (!read || read.spec?.unschedulable === true || read.metadata?.annotations?.[ANNOTATION_CORDONED_BY] !== undefined) continue;
       world.handCordoned.add(node);
       world.handCordonedAny.add(node);
       world.adminTouched.add(node);
-      cordonedUntil.set(node, now + rng.int(5000, 20000));
-      world.handCordons++;
-      await attempt(world, `cordoning ${node} by hand`, () => c.core.patchNode({ name: node, body: { spec: { unschedulable: true } } }, mergePatch));
+      if (await attempt(world, `cordoning ${node} by hand`, () => c.core.patchNode({ name: node, body: { metadata: { resourceVersion: read.metadata?.resourceVersion }, spec: { unschedulable: true } } }, mergePatch))) {
+        cordonedUntil.set(node, until);
+        world.handCordons++;
+      } else world.handCordoned.delete(node);
     } else if (choice < 0.85 && nodeControl) {
       const up = world.nodes.filter((n) => !notReadyUntil.has(n) && !world.deletedNodes.has(n));
       if (up.length === 0) continue;

@@ -24,9 +24,11 @@ export interface FeaturesSeen {
   plannedNodes: number;
   /** Gangs seen with every member admitted. */
   gangsAdmittedWhole: number;
+  /** Pods outside every drain selection that went, each with the control plane's TaintManagerEviction event (NoExecute). */
+  podsEvictedByTaint: number;
 }
 
-export const NOTHING_SEEN: Readonly<FeaturesSeen> = Object.freeze({ sriovRequests: 0, cloudEventRequests: 0, outOfServiceTaints: 0, plannedNodes: 0, gangsAdmittedWhole: 0 });
+export const NOTHING_SEEN: Readonly<FeaturesSeen> = Object.freeze({ sriovRequests: 0, cloudEventRequests: 0, outOfServiceTaints: 0, plannedNodes: 0, gangsAdmittedWhole: 0, podsEvictedByTaint: 0 });
 
 /** The all-features profile's figures in the report. */
 export interface FeatureReport {
@@ -104,7 +106,7 @@ export function createFeatureChecker(input: FeatureCheckerInput): { check(prev: 
       gangReported = gangs.reported;
       return { violations: [...counted.violations, ...gangs.violations], checks: counted.checks + gangs.checks };
     },
-    seen: () => ({ sriovRequests: seen.sriov.size, cloudEventRequests: seen.cloud.size, outOfServiceTaints: seen.outOfService.size, plannedNodes: seen.planned.size, gangsAdmittedWhole: seen.gangsWhole.size }),
+    seen: () => ({ sriovRequests: seen.sriov.size, cloudEventRequests: seen.cloud.size, outOfServiceTaints: seen.outOfService.size, plannedNodes: seen.planned.size, gangsAdmittedWhole: seen.gangsWhole.size, podsEvictedByTaint: 0 }),
   };
 }
 
@@ -112,7 +114,7 @@ export function createFeatureChecker(input: FeatureCheckerInput): { check(prev: 
 export function featureRows(f: FeatureReport): Array<[string, string]> {
   return [
     ['features', `${f.gangs} gangs, ${f.cloudEvents} EC2 events (${f.ec2Calls} DescribeInstanceStatus calls), ${f.sriovProblem === '' ? `${f.sriovDrains} SR-IOV drains asked` : `SR-IOV not set up: ${f.sriovProblem}`}, ${f.draPods} DRA pods, ${f.leasesTaken} medik8s leases taken by another tool, ${f.nodesKilled} kubelets killed mid-drain`],
-    ['seen', `${f.seen.gangsAdmittedWhole} gangs admitted whole, ${f.seen.sriovRequests} SR-IOV requests, ${f.seen.cloudEventRequests} cloud-event requests, ${f.seen.outOfServiceTaints} out-of-service taints, ${f.seen.plannedNodes} nodes MaintenancePlanned`],
+    ['seen', `${f.seen.gangsAdmittedWhole} gangs admitted whole, ${f.seen.sriovRequests} SR-IOV requests, ${f.seen.cloudEventRequests} cloud-event requests, ${f.seen.outOfServiceTaints} out-of-service taints, ${f.seen.plannedNodes} nodes MaintenancePlanned, ${f.seen.podsEvictedByTaint} pods outside the drain selection evicted by the control plane's taint eviction`],
     ['switches', `${f.switchFlips} configs flipped a switch; ended with ${Object.entries(f.endSwitches).map(([k, v]) => `${k} ${v ? 'on' : 'off'}`).join(', ')}`],
     ['quiet at the end', `${f.quiet.quiet ? 'yes' : 'NO'} after ${f.quiet.runs} runs of every pass (${f.quiet.writes} writes)`],
   ];
