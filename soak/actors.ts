@@ -1,9 +1,11 @@
 // The people and machines around kmaint during a soak, talking to the API server directly (no faults): requestors
 // creating and releasing requests, and an administrator changing the config, cordoning by hand, taking nodes down.
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Node } from '@kubernetes/client-node';
-import { CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
+import { ANNOTATION_CORDONED_BY, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../shared/api/index.ts';
 import type { Rng } from '../sim/generator/prng.ts';
+import type { GangRecord } from './feature-actors.ts';
+import { featureSpec, flipSwitches, randomSwitches, type FeatureSwitches } from './features.ts';
 import { BUDGET_GROUPS, DRAIN_SELECTOR, SOAK_BUDGET, SOAK_ROLE, WAIT_SELECTOR } from './invariants.ts';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -40,6 +42,23 @@ export interface World {
   actorErrors: string[];
   /** Requests seen Ready by their requestor (names). */
   readySeen: Set<string>;
+  /** The all-features profile's state (soak/features.ts); absent in the basic profile. */
+  features?: FeatureWorld;
+  draPods: number;
+  gangsCreated: number;
+  cloudEvents: number;
+  sriovDrains: number;
+  leasesTaken: number;
+  nodesKilled: number;
+}
+
+/** What the all-features actors share: the switches in force, the cliques, the gangs filed. */
+export interface FeatureWorld {
+  switches: FeatureSwitches;
+  cliques: string[][];
+  /** Nodes of every clique: singles never land there (a single on a clique node waits for its clique). */
+  cliqueNodes: Set<string>;
+  gangs: Map<string, GangRecord>;
 }
 
 /** The limits of one config written by the administrator, from when its write completed. */
@@ -52,6 +71,10 @@ export interface LimitRecord {
   maxUnavailablePerZone?: number;
   /** maxUnavailable of the gpu pool (nodes labelled kmaint.io/pool=gpu) when the config has that pool. */
   gpuPoolUnavailable?: number;
+  /** maxParallelOperations of the gpu pool when the config has that pool and sets it. */
+  gpuPoolParallel?: number;
+  /** The feature switches of the config (all-features profile). */
+  features?: FeatureSwitches;
 }
 
 /** The pool the administrator sometimes configures, by the generator's pool label. */
@@ -67,7 +90,7 @@ export function clientsOf(kc: KubeConfig): Clients {
   return { core: kc.makeApiClient(CoreV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
 }
 
-async function attempt(world: World, what: string, fn: () => Promise<unknown>): Promise<boolean> {
+export async function attempt(world: World, what: string, fn: () => Promise<unknown>): Promise<boolean> {
   try {
     await fn();
     return true;
@@ -89,7 +112,10 @@ export async function bindPod(c: Clients, world: World, name: string, node: stri
 }
 
 /** One requestor: creates a request every few seconds on a free node, releases it a little after Ready. */
-export async function runRequestor(c: Clients, world: World, id: string, others: string[], rng: Rng, isCreating: () => boolean, isRunning: () => boolean): Promise<void> {
+/** What the all-features profile adds to a single request (timing annotations, DRA pods and their drain). */
+export type DecorateRequest = (rng: Rng, name: string, node: string) => Promise<{ annotations: Record<string, string>; drainSpec?: NodeMaintenanceSpec['drainSpec'] }>;
+
+export async function runRequestor(c: Clients, world: World, id: string, others: string[], rng: Rng, isCreating: () => boolean, isRunning: () => boolean, decorate?: DecorateRequest): Promise<void> {
   const mine = new Map<string, { node: string; releaseAt?: number; failed?: boolean; waitPod?: string; waitUntil?: number }>();
   let seq = 0;
   let nextCreate = Date.now() + rng.int(200, 2000);
@@ -99,7 +125,7 @@ export async function runRequestor(c: Clients, world: World, id: string, others:
     const now = Date.now();
     if (isCreating() && now >= nextCreate && mine.size < batch) {
       nextCreate = now + rng.int(1000, 4000);
-      const free = world.nodes.filter((n) => !world.requested.has(n) && !world.deletedNodes.has(n));
+      const free = world.nodes.filter((n) => !world.requested.has(n) && !world.deletedNodes.has(n) && !world.features?.cliqueNodes.has(n));
       if (free.length > 0) {
         const node = rng.pick(free);
         const name = `${id}-${++seq}`;
@@ -119,8 +145,10 @@ export async function runRequestor(c: Clients, world: World, id: string, others:
           await bindPod(c, world, `${name}-keep`, node, 'keep');
           if (waits) await bindPod(c, world, `${name}-wait`, node, 'wait');
         });
+        const extra = decorate ? await decorate(rng, name, node) : { annotations: {} };
+        if (extra.drainSpec) spec.drainSpec = extra.drainSpec;
         const ok = await attempt(world, `creating ${name}`, () =>
-          c.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: world.namespace, plural: NODE_MAINTENANCE_PLURAL, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name, namespace: world.namespace }, spec } }),
+          c.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: world.namespace, plural: NODE_MAINTENANCE_PLURAL, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name, namespace: world.namespace, annotations: extra.annotations }, spec } }),
         );
         if (ok) {
           world.created++;
@@ -175,15 +203,19 @@ export async function runRequestor(c: Clients, world: World, id: string, others:
 }
 
 /** The configuration kmaint reads, replaced whole (the administrator's kubectl apply). */
-export async function writeConfig(c: Clients, world: World, spec: Record<string, unknown>): Promise<void> {
+export async function writeConfig(c: Clients, world: World, limits: Record<string, unknown>): Promise<void> {
+  // The all-features profile's switches ride on every config the administrator writes.
+  const switches = world.features?.switches;
+  const spec = switches ? { ...limits, ...featureSpec(switches) } : limits;
   const body = { apiVersion: `${GROUP}/${VERSION}`, kind: 'MaintenanceOperatorConfig', metadata: { name: 'default', namespace: world.kmaintNamespace }, spec };
   const parallel = typeof spec['maxParallelOperations'] === 'number' ? spec['maxParallelOperations'] : 1;
   await c.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: world.kmaintNamespace, plural: CONFIG_PLURAL, name: 'default' }).catch(() => undefined);
   await c.custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: world.kmaintNamespace, plural: CONFIG_PLURAL, body });
   world.maxParallel = parallel;
   const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
-  const pools = Array.isArray(spec['pools']) ? (spec['pools'] as Array<{ name?: string; maxUnavailable?: unknown }>) : [];
+  const pools = Array.isArray(spec['pools']) ? (spec['pools'] as Array<{ name?: string; maxUnavailable?: unknown; maxParallelOperations?: unknown }>) : [];
   const gpu = num(pools.find((p) => p.name === 'gpu')?.maxUnavailable);
+  const gpuParallel = num(pools.find((p) => p.name === 'gpu')?.maxParallelOperations);
   const perZone = num(spec['maxUnavailablePerZone']);
   const maxUnavailable = num(spec['maxUnavailable']);
   world.limitLog.push({
@@ -193,12 +225,16 @@ export async function writeConfig(c: Clients, world: World, spec: Record<string,
     ...(maxUnavailable !== undefined ? { maxUnavailable } : {}),
     ...(perZone !== undefined ? { maxUnavailablePerZone: perZone } : {}),
     ...(gpu !== undefined ? { gpuPoolUnavailable: gpu } : {}),
+    ...(gpuParallel !== undefined ? { gpuPoolParallel: gpuParallel } : {}),
+    ...(switches ? { features: { ...switches } } : {}),
   });
   world.configChanges++;
 }
 
 export interface NodeControl {
   setNodeReady(name: string, ready: boolean): Promise<void>;
+  /** NotReady with its pods frozen (stuck Terminating), as a dead kubelet leaves them; setNodeReady(name, true) revives it. */
+  killNode?: (name: string) => Promise<void>;
   /** Absent where nothing would collect the requests of a deleted Node (the sim has no ownerReference garbage collector). */
   deleteNode?: (name: string) => Promise<void>;
 }
@@ -240,18 +276,25 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
       if (zero || zeroUntil > 0) limits['maxUnavailable'] = 0;
       else if (rng.next() < 0.35) limits['maxUnavailable'] = rng.int(4, 9);
       if (rng.next() < 0.3) limits['maxUnavailablePerZone'] = rng.int(2, 4);
-      if (rng.next() < 0.3) limits['pools'] = [{ name: 'gpu', nodeSelector: { matchLabels: { [POOL_LABEL]: 'gpu' } }, maxUnavailable: rng.int(1, 2) }];
+      if (rng.next() < 0.3) limits['pools'] = [{ name: 'gpu', nodeSelector: { matchLabels: { [POOL_LABEL]: 'gpu' } }, maxUnavailable: rng.int(1, 2), ...(world.features && rng.next() < 0.5 ? { maxParallelOperations: 1 } : {}) }];
+      if (world.features) world.features.switches = flipSwitches(world.features.switches, rng);
       await attempt(world, 'changing the config', () => writeConfig(c, world, { maxParallelOperations: parallel, ...limits }));
     } else if (choice < 0.6) {
       const free = world.nodes.filter((n) => !world.handCordoned.has(n) && !world.startedCordoned.has(n) && !world.requested.has(n) && !world.deletedNodes.has(n));
       if (free.length === 0) continue;
       const node = rng.pick(free);
+      const until = now + rng.int(5000, 20000);
+      // Only a schedulable node kmaint has no cordon record on, preconditioned on that read: a node kmaint cordoned for
+      // a request of its own (cloud events, SR-IOV: not in world.requested) stays kmaint's to lift.
+      const read = await c.core.readNode({ name: node }).catch(() => undefined);
+      if (!read || read.spec?.unschedulable === true || read.metadata?.annotations?.[ANNOTATION_CORDONED_BY] !== undefined) continue;
       world.handCordoned.add(node);
       world.handCordonedAny.add(node);
       world.adminTouched.add(node);
-      cordonedUntil.set(node, now + rng.int(5000, 20000));
-      world.handCordons++;
-      await attempt(world, `cordoning ${node} by hand`, () => c.core.patchNode({ name: node, body: { spec: { unschedulable: true } } }, mergePatch));
+      if (await attempt(world, `cordoning ${node} by hand`, () => c.core.patchNode({ name: node, body: { metadata: { resourceVersion: read.metadata?.resourceVersion }, spec: { unschedulable: true } } }, mergePatch))) {
+        cordonedUntil.set(node, until);
+        world.handCordons++;
+      } else world.handCordoned.delete(node);
     } else if (choice < 0.85 && nodeControl) {
       const up = world.nodes.filter((n) => !notReadyUntil.has(n) && !world.deletedNodes.has(n));
       if (up.length === 0) continue;
@@ -277,6 +320,8 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
     }
   }
   // Leave the cluster as the administrator found it: the first config back, hand cordons lifted once their requests are gone.
+  // The all-features run ends with each switch on or off by the seed: what a switch turned off filed is left to its sweep.
+  if (world.features) world.features.switches = randomSwitches(rng);
   await attempt(world, 'restoring the config', () => writeConfig(c, world, { maxParallelOperations: 3 }));
   for (const node of notReadyUntil.keys()) world.adminTouched.add(node);
   for (const node of notReadyUntil.keys()) if (nodeControl) await attempt(world, `${node} Ready again`, () => nodeControl.setNodeReady(node, true));

@@ -1,17 +1,18 @@
-// `npm run soak -- --seed S --minutes M [--nodes N] [--fault-rate R] [--cluster testbed|sim]`: a seeded soak of kmaint on a
+// `npm run soak -- --seed S --minutes M [--nodes N] [--fault-rate R] [--cluster testbed|sim] [--profile basic|all-features]`: a seeded soak of kmaint on a
 // fresh testbed (default) or the embedded simulated cluster (issue 8). Progress on stderr, the table on stdout; exit 0 with no
 // violation, 1 with any, 2 on bad usage.
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { CoreV1Api } from '@kubernetes/client-node';
-import { realClock } from '../sim/clock.ts';
-import { startEmbeddedCluster } from '../sim/embedded.ts';
 import { installKmaint, KMAINT_SERVICE_ACCOUNT_USER, writeServiceAccountKubeconfig } from '../test/setup/install-kmaint.ts';
 import { AuditLog } from '../testbed/audit.ts';
 import { kubeConfigFrom, startTestbed } from '../testbed/testbed.ts';
 import { binaryPath } from '../testbed/versions.ts';
+import { SOAK_PROFILES, type SoakProfile } from './features.ts';
+import { runSoakOnSim } from './on-sim.ts';
 import { formatSoakTable, runSoak, type SoakOptions, type SoakReport } from './run-soak.ts';
 
 const log = (line: string): void => void process.stderr.write(`[soak] ${line}\n`);
@@ -31,11 +32,12 @@ interface Options {
   faultRate: number;
   cluster: 'testbed' | 'sim';
   copies: number;
+  profile: SoakProfile;
 }
 
 /** The soak's settings that do not depend on the cluster. */
-function common(opts: Options): Pick<SoakOptions, 'seed' | 'activeMs' | 'kmaintNamespace' | 'faultRate' | 'copies' | 'log'> {
-  return { seed: opts.seed, activeMs: opts.minutes * 60_000, kmaintNamespace: 'kmaint', faultRate: opts.faultRate, copies: opts.copies, log };
+function common(opts: Options): Pick<SoakOptions, 'seed' | 'activeMs' | 'kmaintNamespace' | 'faultRate' | 'copies' | 'log' | 'profile'> {
+  return { seed: opts.seed, activeMs: opts.minutes * 60_000, kmaintNamespace: 'kmaint', faultRate: opts.faultRate, copies: opts.copies, log, profile: opts.profile };
 }
 
 function finish(report: SoakReport): number {
@@ -43,34 +45,10 @@ function finish(report: SoakReport): number {
   return report.violations.length === 0 ? 0 : 1;
 }
 
-/**
- * The embedded simulated cluster (sim/): its API server on loopback over plain HTTP behind the same fault proxy, its
- * kubelet taking nodes NotReady and deleting them, its request log standing in for the audit log. No Go toolchain.
- */
+/** The embedded simulated cluster (sim/): soak/on-sim.ts. */
 async function onSim(opts: Options): Promise<number> {
   log(`starting the embedded simulated cluster of ${opts.nodes} nodes`);
-  const sim = await startEmbeddedCluster({ clock: realClock(), profile: 'small', seed: opts.seed, nodes: opts.nodes, pollIntervalMs: 250, readyTimeoutMs: 300_000 });
-  try {
-    const server = sim.apiserver;
-    await sim.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'kmaint' } } });
-    const report = await runSoak({
-      ...common(opts),
-      admin: sim.kubeConfig,
-      kmaint: server.kubeConfig({ user: KMAINT_SERVICE_ACCOUNT_USER }),
-      server: server.url,
-      caPem: '',
-      // No node deletions: the sim has no ownerReference garbage collector, so the request of a deleted Node (owned by
-      // it) would stay for good, where the testbed's kube-controller-manager deletes it.
-      nodeControl: { setNodeReady: (name, ready) => sim.kubelet.setNodeReady(name, ready) },
-      audit: {
-        log: { sync: () => Promise.resolve(), mark: () => server.mark(), entries: (f) => server.requests(f).map(({ fault: _fault, ...e }) => e) },
-        kmaintUser: KMAINT_SERVICE_ACCOUNT_USER,
-      },
-    });
-    return finish(report);
-  } finally {
-    await sim.stop();
-  }
+  return finish(await runSoakOnSim(opts.nodes, common(opts)));
 }
 
 async function main(opts: Options): Promise<number> {
@@ -96,7 +74,12 @@ async function main(opts: Options): Promise<number> {
       caPem: readFileSync(tb.controlPlane.caFile, 'utf8'),
       nodeControl: {
         setNodeReady: (name, ready) => tb.kubelet.setNodeReady(name, ready),
+        killNode: (name) => tb.kubelet.setNodeReady(name, false, { freezePods: true }),
         deleteNode: (name) => tb.kubelet.deleteNode(name),
+      },
+      // kmaint's grants in the SR-IOV operator's namespace and medik8s-leases, as an operator installs them (README).
+      afterFeatureSetup: async () => {
+        for (const dir of ['infra/sriov', 'infra/medik8s']) await promisify(execFile)(binaryPath('kubectl'), ['--kubeconfig', tb.kubeconfigPath, 'apply', '-k', dir], { timeout: 60_000 });
       },
       audit: { log: new AuditLog(tb.audit.path, { server: tb.controlPlane.server, caFile: tb.controlPlane.caFile, token }), kmaintUser: KMAINT_SERVICE_ACCOUNT_USER },
     });
@@ -115,7 +98,8 @@ const program = new Command('soak')
   .option('--nodes <n>', 'nodes of the generated cluster', numberOption('nodes', (n) => Number.isInteger(n) && n >= 3, 'a whole number of at least 3'), 200)
   .option('--fault-rate <r>', 'share of API requests given a fault', numberOption('fault-rate', (n) => n >= 0 && n <= 1, 'between 0 and 1'), 0.05)
   .option('--copies <c>', 'copies of each pass function running at once', numberOption('copies', (n) => Number.isInteger(n) && n >= 1 && n <= 5, 'a whole number from 1 to 5'), 3)
-  .addOption(new Option('--cluster <c>', 'where to run').choices(['testbed', 'sim']).default('testbed'));
+  .addOption(new Option('--cluster <c>', 'where to run').choices(['testbed', 'sim']).default('testbed'))
+  .addOption(new Option('--profile <p>', 'basic: requests, config changes, hand cordons, NotReady nodes; all-features: also gangs, deadlines, not-before, SR-IOV, DRA, medik8s leases, dead kubelets, cloud events, each switch flipped').choices([...SOAK_PROFILES]).default('basic'));
 
 try {
   program.parse();

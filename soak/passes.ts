@@ -4,7 +4,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass, type PassFunction } from '../shared/pass/index.ts';
-import { runUntilIdle } from '../shared/runtime/index.ts';
+import type { InstanceProviders } from '../shared/reaper/index.ts';
+import { runUntilIdle, type RunSummary } from '../shared/runtime/index.ts';
 import type { Rng } from '../sim/generator/prng.ts';
 
 export interface PassTally {
@@ -39,7 +40,15 @@ export interface PassDriverOptions {
   /** Lease duration of the soak's passes: a killed pass leaves its lease held this long. */
   leaseSeconds: number;
   isRunning: () => boolean;
+  /**
+   * The reaper pass's instance providers (a fake EC2 at the SDK boundary): given, reaper passes run beside the others
+   * and in `kmaint run all` (spec.cloudEvents); absent, no reaper pass runs.
+   */
+  reaperProviders?: InstanceProviders;
 }
+
+/** What every soak pass is given besides its client: no slurmrestd token from this process's environment. */
+const SOAK_ENV: Readonly<Record<string, string | undefined>> = Object.freeze({});
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -52,6 +61,8 @@ function writesOf(byVerb: Record<string, number>, leases = true): number {
 /** Runs `copies` loops per function until `isRunning()` turns false; resolves when every loop has stopped. */
 export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Promise<void> {
   let seq = 0;
+  const providers = opts.reaperProviders ? { reaperProviders: opts.reaperProviders } : {};
+  const functions: PassFunction[] = opts.reaperProviders ? ['scheduler', 'drainer', 'cleanup', 'reaper'] : ['scheduler', 'drainer', 'cleanup'];
   let runsKilled = 0;
   /** A client of its own for one pass or run, with a kill budget for `killRate` of them (aborted after 1-6 writes), or the one given. */
   const killable = (forcedBudget?: number): { client: KubeClient; controller: AbortController; kill: ReturnType<typeof setInterval> | undefined } => {
@@ -72,7 +83,7 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
       const { client, controller, kill } = killable();
       tally.passes++;
       try {
-        const summary = await runPass(fn, { client, namespace: opts.namespace, now: () => new Date(), holder, leaseSeconds: opts.leaseSeconds, signal: controller.signal });
+        const summary = await runPass(fn, { client, namespace: opts.namespace, now: () => new Date(), holder, leaseSeconds: opts.leaseSeconds, signal: controller.signal, env: SOAK_ENV, ...providers });
         if (summary.outcome === 'lease-held') tally.leaseHeld++;
         tally.conflicts += summary.conflicts;
         tally.writeErrors += summary.errors.length;
@@ -100,7 +111,7 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
         tally.writeErrors += summary.errors.length;
       };
       try {
-        await runUntilIdle({ client, namespace: opts.namespace, now: () => new Date(), holder, leaseSeconds: opts.leaseSeconds, signal: controller.signal, functions: ['scheduler', 'drainer', 'cleanup'], timeoutMs: opts.rng.int(2000, 12000), onPass: countPass });
+        await runUntilIdle({ client, namespace: opts.namespace, now: () => new Date(), holder, leaseSeconds: opts.leaseSeconds, signal: controller.signal, functions, timeoutMs: opts.rng.int(2000, 12000), onPass: countPass, env: SOAK_ENV, ...providers });
       } catch (err) {
         if (!controller.signal.aborted) tally.thrown.push(`run ${holder}: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
@@ -115,7 +126,27 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
     }
   };
   const loops: Promise<void>[] = [];
-  for (const fn of ['scheduler', 'drainer', 'cleanup'] as const) for (let c = 1; c <= opts.copies; c++) loops.push(loop(fn, c));
+  for (const fn of functions) for (let c = 1; c <= opts.copies; c++) loops.push(loop(fn, c));
   for (let c = 1; c <= (opts.runLoops ?? 1); c++) loops.push(runLoop(c));
   await Promise.all(loops);
+}
+
+/**
+ * The passes going quiet after a run: `kmaint run all` (every function, no faults, no kills) again and again until one
+ * run ends idle having written nothing, or `timeoutMs` is spent. Resolves with the runs made and whether it went quiet.
+ */
+export async function runUntilQuiet(kubeConfig: KubeConfig, namespace: string, reaperProviders: InstanceProviders | undefined, timeoutMs: number): Promise<{ runs: number; quiet: boolean; writes: number }> {
+  const until = Date.now() + timeoutMs;
+  let runs = 0;
+  let writes = 0;
+  const functions: PassFunction[] = reaperProviders ? ['scheduler', 'drainer', 'cleanup', 'reaper'] : ['scheduler', 'drainer', 'cleanup'];
+  while (Date.now() < until) {
+    const client = new KubeClient(kubeConfig);
+    const summary: RunSummary = await runUntilIdle({ client, namespace, now: () => new Date(), holder: `soak-quiet-${++runs}`, leaseSeconds: 5, functions, timeoutMs: Math.max(1000, until - Date.now()), env: SOAK_ENV, ...(reaperProviders ? { reaperProviders } : {}) });
+    const wrote = writesOf(client.counts.byVerb, false);
+    writes += wrote;
+    if (summary.stopped === 'idle' && wrote === 0) return { runs, quiet: true, writes };
+    await sleep(500);
+  }
+  return { runs, quiet: false, writes };
 }

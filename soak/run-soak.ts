@@ -1,14 +1,19 @@
 // One seeded soak on a running cluster: the fault proxy in front of its API server, kmaint's passes through it,
 // requestors and an administrator around it, and the invariant checker sampling the cluster until the end.
-import { PatchStrategy, PolicyV1Api, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CoordinationV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { AuditEntry, AuditFilter } from '../testbed/audit.ts';
-import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
+import { GROUP, MEDIK8S_LEASE_NAMESPACE, NODE_MAINTENANCE_PLURAL, TAINT_OUT_OF_SERVICE, VERSION } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { createRng, deriveSeed } from '../sim/generator/prng.ts';
 import { FAULT_KINDS, kubeConfigThroughProxy, proxyCertificate, startFaultProxy, uniformFaults, type FaultKind, type FaultRule } from '../testbed/fault-proxy/index.ts';
 import { bindPod, clientsOf, liftHandCordons, POOL_LABEL, runAdministrator, runRequestor, workerNames, writeConfig, ZONE_LABEL, type LimitRecord, type NodeControl, type World } from './actors.ts';
 import { BUDGET_GROUPS, bothReadsCordoned, checkEnd, checkPodWrites, checkSample, SOAK_BUDGET, type ClusterSample, type PodWrite, type UnavailableLimit } from './invariants.ts';
-import { drivePasses, type PassTally } from './passes.ts';
+import { decorateSingle, runCloudEvents, runGangRequestor, runNodeKiller, runOtherTool, runSriovDaemon } from './feature-actors.ts';
+import { createFeatureChecker, featureRows, NOTHING_SEEN, type FeatureReport } from './feature-checker.ts';
+import { checkLeftovers } from './feature-invariants.ts';
+import { setUpFeatures, type FeatureSetup } from './feature-setup.ts';
+import { ALL_ON, type SoakProfile } from './features.ts';
+import { drivePasses, runUntilQuiet, type PassTally } from './passes.ts';
 
 export interface SoakOptions {
   seed: number;
@@ -36,6 +41,13 @@ export interface SoakOptions {
   /** The API server's audit log and kmaint's user in it: kmaint's pod writes are checked against the budgets. */
   audit?: { log: SoakAuditLog; kmaintUser: string };
   log?: (line: string) => void;
+  /**
+   * `all-features` adds gangs, deadlines, not-before, SR-IOV, DRA pods, medik8s leases, dead kubelets, cloud events,
+   * flips each feature's switch during the run, and checks soak/feature-invariants.ts too. @default 'basic'
+   */
+  profile?: SoakProfile;
+  /** Run after the all-features objects exist (their namespaces): the testbed grants kmaint's RBAC there (infra/sriov, infra/medik8s). */
+  afterFeatureSetup?: () => Promise<void>;
 }
 
 /** What the soak reads of an audit log (testbed/audit.ts). */
@@ -59,9 +71,15 @@ export interface SoakReport {
   /** Evictions of budgeted pods kmaint's passes made, by the API server's answer; undefined without an audit log. */
   budgets?: { evictions: number; refusedByBudget: number; podWrites: number };
   world: Pick<World, 'requestorFailedSet' | 'configChanges' | 'handCordons' | 'notReadyEpisodes' | 'nodesDeleted' | 'actorErrors'>;
+  /** The all-features profile's figures. */
+  features?: FeatureReport;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** checkSample's words for a pod outside every drain selection that went: namespace, name. */
+const POD_OUTSIDE_SELECTION = /^pod (\S+)\/(\S+) \(kmaint-soak\/role=\S+\) outside every drain selection was deleted or evicted$/;
+/** The event the control plane's taint eviction controller records on each pod it marks for deletion (NoExecute taints). */
+const TAINT_EVICTION_REASON = 'TaintManagerEviction';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 /** How long after reading the config a pass may still write an admission (4 attempts, Retry-After up to 5 s). */
 const PASS_LAG_MS = 25_000;
@@ -102,6 +120,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   await admin.core.createNamespace({ body: { metadata: { name: namespace } } });
   const initialNodes = (await admin.core.listNode()).items;
   const initial = new Map(initialNodes.map((n) => [n.metadata?.name ?? '', n.spec?.unschedulable === true]));
+  const initiallyTainted = new Set(initialNodes.filter((n) => (n.spec?.taints ?? []).some((t) => t.key === TAINT_OUT_OF_SERVICE)).map((n) => n.metadata?.name ?? ''));
   const world: World = {
     namespace,
     kmaintNamespace: opts.kmaintNamespace,
@@ -124,7 +143,24 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     nodesDeleted: 0,
     actorErrors: [],
     readySeen: new Set(),
+    draPods: 0,
+    gangsCreated: 0,
+    cloudEvents: 0,
+    sriovDrains: 0,
+    leasesTaken: 0,
+    nodesKilled: 0,
   };
+  const allFeatures = opts.profile === 'all-features';
+  let setup: FeatureSetup | undefined;
+  if (allFeatures) {
+    setup = await setUpFeatures(admin, { apiext: opts.admin.makeApiClient(ApiextensionsV1Api) }, world.nodes, createRng(deriveSeed(opts.seed, 'features')));
+    world.features = { switches: { ...ALL_ON }, cliques: setup.cliques, cliqueNodes: new Set(setup.cliques.flat()), gangs: new Map() };
+    await opts.afterFeatureSetup?.();
+    if (setup.sriovProblem !== '') {
+      world.actorErrors.push(`SR-IOV route not set up: ${setup.sriovProblem}`);
+      world.features.switches.sriov = false;
+    }
+  }
   await writeConfig(admin, world, { maxParallelOperations: 3 });
   // PodDisruptionBudgets over the drained pods: one per group with an anchor pod on a node no request names (a
   // control-plane node) and minAvailable 2, so the last drained pod of a group waits for the next one to be created:
@@ -164,12 +200,17 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const activeEnd = started + opts.activeMs;
   const windDownEnd = activeEnd + (opts.windDownMs ?? 180_000);
 
+  /** The soak's requests, and in the all-features profile kmaint's own (cloud events, SR-IOV: filed in its namespace). */
+  const listAllRequests = async (): Promise<NodeMaintenance[]> => {
+    const list = async (ns: string): Promise<NodeMaintenance[]> => ((await admin.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: NODE_MAINTENANCE_PLURAL })) as { items: NodeMaintenance[] }).items;
+    return [...(await list(namespace)), ...(allFeatures ? await list(opts.kmaintNamespace) : [])];
+  };
   const listSample = async (): Promise<ClusterSample> => {
     // The LISTs are not one snapshot. A cordon comes after its request's finalizer and an uncordon before the
     // finalizer's removal, so nodes are read on both sides of the requests and a node counts as cordoned only when
     // both reads say so: a cordon made or lifted while the requests were read is seen by the next sample.
     const nodesBefore = new Map((await admin.core.listNode()).items.map((n) => [n.metadata?.name ?? '', n]));
-    const nms = ((await admin.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL })) as { items: NodeMaintenance[] }).items;
+    const nms = await listAllRequests();
     const nodes = bothReadsCordoned(nodesBefore, (await admin.core.listNode()).items);
     const pods = (await admin.core.listPodForAllNamespaces()).items;
     return { nms, nodes, pods };
@@ -179,12 +220,22 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
    * The limits any pass could have acted on between `from` and now: a pass reads the config once, at its start, and
    * may write its admissions up to PASS_LAG_MS later (retries with Retry-After included).
    */
-  const limitsOver = (from: number): { maxParallel: number; zeroThroughout: boolean; unavailable: UnavailableLimit[] } => {
+  const effectiveSince = (from: number): LimitRecord[] => {
     const since = from - PASS_LAG_MS;
-    const effective = [...world.limitLog.filter((e) => e.at <= since).slice(-1), ...world.limitLog.filter((e) => e.at > since)];
+    return [...world.limitLog.filter((e) => e.at <= since).slice(-1), ...world.limitLog.filter((e) => e.at > since)];
+  };
+  const limitsOver = (from: number): { maxParallel: number; zeroThroughout: boolean; unavailable: UnavailableLimit[] } => {
+    const effective = effectiveSince(from);
     if (effective.length === 0) return { maxParallel: world.maxParallel, zeroThroughout: false, unavailable: [] };
     return { maxParallel: Math.max(...effective.map((e) => e.maxParallel)), zeroThroughout: effective.every((e) => e.zeroUnavailable), unavailable: unavailableLimitsOver(effective, zones) };
   };
+  /** Pod violations held for the end (see the sampler), and how many of them the taint eviction explained. */
+  const podsToJudge: Array<{ namespace: string; name: string; violation: string }> = [];
+  let taintEvicted = 0;
+  const featureChecker = setup && world.features ? createFeatureChecker({ world, features: world.features, kmaintNamespace: opts.kmaintNamespace, setup, effectiveSince }) : undefined;
+  /** Nodes where kmaint's own requests or the out-of-service taint were seen, and when last (pods there may all go). */
+  const broadSeen = new Map<string, number>();
+  const BROAD_MEMORY_MS = 10_000;
   const initiallyCordoned = world.startedCordoned;
   const zones = [...new Set(initialNodes.map((n) => n.metadata?.labels?.[ZONE_LABEL]).filter((z): z is string => z !== undefined))].sort();
 
@@ -207,7 +258,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         continue;
       }
       const limits = limitsOver(prevStart);
+      const seenAt = Date.now();
+      for (const nm of now.nms) if (nm.metadata.namespace !== namespace) broadSeen.set(nm.spec.nodeName, seenAt);
+      for (const n of now.nodes) if ((n.spec?.taints ?? []).some((t) => t.key === TAINT_OUT_OF_SERVICE)) broadSeen.set(n.metadata?.name ?? '', seenAt);
+      const broadDrainNodes = new Set([...broadSeen].filter(([, at]) => seenAt - at <= BROAD_MEMORY_MS).map(([n]) => n));
       const result = checkSample(prev ?? now, now, {
+        broadDrainNodes,
         maxParallelSince: limits.maxParallel,
         zeroUnavailableThroughout: limits.zeroThroughout,
         handCordonedAny: new Set([...anyPrevInterval, ...world.handCordonedAny]),
@@ -220,8 +276,21 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       });
       samples++;
       checks += result.checks;
+      if (featureChecker) {
+        const more = featureChecker.check(prev ?? now, now, prevStart, Date.now());
+        checks += more.checks;
+        result.violations.push(...more.violations);
+      }
       for (const v of result.violations) {
-        violations.push(`${((Date.now() - started) / 1000).toFixed(1)} s: ${v}`);
+        const at = `${((Date.now() - started) / 1000).toFixed(1)} s: ${v}`;
+        // A pod outside the drain selection may have gone to the control plane's NoExecute eviction (the out-of-service
+        // taint, added and removed between two samples): judged at the end, when the taint eviction's event is certain.
+        const pod = allFeatures ? POD_OUTSIDE_SELECTION.exec(v) : null;
+        if (pod?.[1] !== undefined && pod[2] !== undefined) {
+          podsToJudge.push({ namespace: pod[1], name: pod[2], violation: at });
+          continue;
+        }
+        violations.push(at);
         log(`VIOLATION ${v}`);
       }
       for (const p of now.pods) {
@@ -242,9 +311,19 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   log(`soak seed ${opts.seed}: ${world.nodes.length} worker nodes, ${requestorCount} requestors, ${opts.copies ?? 3} copies of each pass, ${((opts.faultRate ?? 0.05) * 100).toFixed(1)}% faults, namespace ${namespace}`);
 
   const checking = checker();
-  const passing = drivePasses({ kubeConfig: through, namespace: opts.kmaintNamespace, rng: rng('passes'), copies: opts.copies ?? 3, killRate: opts.killRate ?? 0.1, leaseSeconds: opts.leaseSeconds ?? 5, isRunning: () => passesRunning }, tally);
-  const requestors = ids.map((id) => runRequestor(admin, world, id, ids.filter((o) => o !== id), rng(id), () => creating, () => actorsRunning));
+  const reaperProviders = setup?.fakeEc2.providers;
+  const passing = drivePasses({ kubeConfig: through, namespace: opts.kmaintNamespace, rng: rng('passes'), copies: opts.copies ?? 3, killRate: opts.killRate ?? 0.1, leaseSeconds: opts.leaseSeconds ?? 5, isRunning: () => passesRunning, ...(reaperProviders ? { reaperProviders } : {}) }, tally);
+  const decorate = allFeatures ? (r: ReturnType<typeof createRng>, name: string, node: string) => decorateSingle(admin, world, r, name, node) : undefined;
+  const requestors = ids.map((id) => runRequestor(admin, world, id, ids.filter((o) => o !== id), rng(id), () => creating, () => actorsRunning, decorate));
   const administrator = runAdministrator(admin, world, rng('administrator'), opts.nodeControl, () => creating);
+  const featureActors: Array<Promise<void>> = [];
+  if (setup) {
+    requestors.push(runGangRequestor(admin, world, rng('gangs'), () => creating, () => actorsRunning));
+    featureActors.push(runCloudEvents(admin, world, setup.fakeEc2, rng('cloud-events'), () => creating));
+    if (setup.sriovProblem === '') featureActors.push(runSriovDaemon(admin, world, setup.sriovNodes, rng('sriov'), () => creating));
+    featureActors.push(runOtherTool(opts.admin, admin, world, rng('other-tool'), () => creating));
+    if (opts.nodeControl) featureActors.push(runNodeKiller(admin, world, opts.nodeControl, rng('node-killer'), () => creating));
+  }
   let progressAt = Date.now();
   try {
     while (Date.now() < activeEnd) {
@@ -258,6 +337,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     log(`winding down: ${world.requested.size} requests still open`);
     await budgetsAt(1);
     await administrator;
+    await Promise.all(featureActors);
     await Promise.race([Promise.all(requestors), sleep(Math.max(0, windDownEnd - Date.now()))]);
     actorsRunning = false;
     await Promise.all(requestors);
@@ -265,7 +345,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     // The last releases need their cleanup passes.
     const endBy = Date.now() + 15_000;
     for (;;) {
-      const left = ((await admin.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL })) as { items: NodeMaintenance[] }).items;
+      const left = await listAllRequests();
       if (left.length === 0 || Date.now() > endBy) break;
       await sleep(500);
     }
@@ -278,10 +358,37 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     await checking;
     await proxy.close();
   }
+  for (const p of podsToJudge) {
+    const events = await admin.core.listNamespacedEvent({ namespace: p.namespace, fieldSelector: `involvedObject.kind=Pod,involvedObject.name=${p.name},reason=${TAINT_EVICTION_REASON}` }).catch(() => ({ items: [] }));
+    if (events.items.length > 0) taintEvicted++;
+    else {
+      violations.push(p.violation);
+      log(`VIOLATION ${p.violation}`);
+    }
+  }
+  let quiet: { runs: number; quiet: boolean; writes: number } | undefined;
+  if (allFeatures) {
+    // Requests nobody released by the end of the wind-down are violations; then every request of the soak's goes, the
+    // passes run until quiet, and what kmaint made must be gone (feature-invariants.ts checkLeftovers, checkEnd).
+    const stuck = await listAllRequests();
+    violations.push(...stuck.map((nm) => `end of wind-down: ${nm.metadata.namespace ?? ''}/${nm.metadata.name} ${nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason || '(new)'}${nm.metadata.deletionTimestamp ? ' deleting' : ''} not released`));
+    for (const nm of stuck.filter((x) => x.metadata.namespace === namespace && !x.metadata.deletionTimestamp)) {
+      await admin.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL, name: nm.metadata.name }).catch(() => undefined);
+    }
+    quiet = await runUntilQuiet(opts.kmaint, opts.kmaintNamespace, reaperProviders, 90_000);
+    if (!quiet.quiet) violations.push(`end: the passes did not go quiet within 90 s (${quiet.runs} runs, ${quiet.writes} writes)`);
+    await liftHandCordons(admin, world);
+  }
   const end = await listSample();
   const endResult = checkEnd(end, initial, world.deletedNodes);
   checks += endResult.checks;
   violations.push(...endResult.violations.map((v) => `end: ${v}`));
+  if (allFeatures) {
+    const leases = ((await opts.admin.makeApiClient(CoordinationV1Api).listNamespacedLease({ namespace: MEDIK8S_LEASE_NAMESPACE }).catch(() => ({ items: [] as V1Lease[] })))).items;
+    const left = checkLeftovers(end.nodes, leases, initiallyTainted);
+    checks += left.checks;
+    violations.push(...left.violations.map((v) => `end: ${v}`));
+  }
   violations.push(...tally.thrown.map((t) => `pass threw: ${t}`));
   let budgets: SoakReport['budgets'];
   if (opts.audit) {
@@ -297,6 +404,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     violations.push(...podResult.violations);
     budgets = { evictions: podResult.evictions, refusedByBudget: podResult.refusedByBudget, podWrites: writes.length };
   }
+  for (const v of violations.filter((x) => x.startsWith('end') || x.startsWith('pass threw'))) log(`VIOLATION ${v}`);
   await admin.core.deleteNamespace({ name: namespace }).catch(() => undefined);
   return {
     seed: opts.seed,
@@ -311,7 +419,32 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     completed: world.completed,
     ...(budgets ? { budgets } : {}),
     world: { requestorFailedSet: world.requestorFailedSet, configChanges: world.configChanges, handCordons: world.handCordons, notReadyEpisodes: world.notReadyEpisodes, nodesDeleted: world.nodesDeleted, actorErrors: world.actorErrors },
+    ...(setup && world.features && quiet
+      ? {
+          features: {
+            gangs: world.gangsCreated,
+            cloudEvents: world.cloudEvents,
+            ec2Calls: setup.fakeEc2.calls,
+            sriovDrains: world.sriovDrains,
+            sriovProblem: setup.sriovProblem,
+            draPods: world.draPods,
+            leasesTaken: world.leasesTaken,
+            nodesKilled: world.nodesKilled,
+            switchFlips: switchFlips(world.limitLog),
+            endSwitches: world.features.switches,
+            seen: { ...(featureChecker?.seen() ?? NOTHING_SEEN), podsEvictedByTaint: taintEvicted },
+            quiet,
+          },
+        }
+      : {}),
   };
+}
+
+/** Config writes whose switches differ from the previous write's. */
+function switchFlips(log: readonly LimitRecord[]): number {
+  let flips = 0;
+  for (let i = 1; i < log.length; i++) if (JSON.stringify(log[i]?.features) !== JSON.stringify(log[i - 1]?.features)) flips++;
+  return flips;
 }
 
 /** The table the runner prints. */
@@ -331,6 +464,7 @@ export function formatSoakTable(r: SoakReport): string {
     ['requests completed', `${r.completed} reached Ready`],
     ['actors', `${r.world.configChanges} config changes, ${r.world.handCordons} hand cordons, ${r.world.requestorFailedSet} RequestorFailed, ${r.world.notReadyEpisodes} NotReady episodes, ${r.world.nodesDeleted} nodes deleted`],
     ['budgets', r.budgets ? `${r.budgets.evictions} evictions of budgeted pods allowed, ${r.budgets.refusedByBudget} refused (429) by the API server; ${r.budgets.podWrites} pod writes by kmaint checked in the audit log` : 'not checked (no audit log)'],
+    ...(r.features ? featureRows(r.features) : []),
     ['invariant checks', `${r.checks} over ${r.samples} samples`],
     ['violations', String(r.violations.length)],
   ];
