@@ -46,6 +46,18 @@ async function slurmNode(name: string): Promise<RestNode> {
   return { state: node.state.filter((s) => s !== 'NOT_RESPONDING'), reason: node.reason };
 }
 
+/**
+ * A Slurm node after Slinky's preStop set it DOWN with its reason: the DRAIN flag and the reason (what kmaint must never
+ * lift) exactly, and its base state DOWN — or IDLE once slurmctld, with ReturnToService=2, took the registered slurmd
+ * back (its own doing, on its own clock: kmaint sends only DRAIN and UNDRAIN, and an UNDRAIN would drop the flag).
+ */
+async function afterPreStop(name: string): Promise<{ flags: string[]; base: string; reason: string }> {
+  const { state, reason } = await slurmNode(name);
+  const base = state.filter((s) => s === 'DOWN' || s === 'IDLE');
+  return { flags: state.filter((s) => s !== 'DOWN' && s !== 'IDLE'), base: base.length === 1 ? 'DOWN or IDLE' : state.join('+'), reason };
+}
+const PRESTOP_DRAIN_KEPT = { flags: ['DRAIN'], base: 'DOWN or IDLE', reason: 'slurm-operator: Pod is terminating' };
+
 async function slurmPost(name: string, body: Record<string, unknown>): Promise<void> {
   const r = await slurm.rest('POST', `/slurm/v0.0.41/node/${name}`, body);
   if (r.status !== 200) throw new Error(`POST node ${name} ${JSON.stringify(body)}: ${r.status} ${JSON.stringify(r.body)}`);
@@ -245,14 +257,14 @@ describe.skipIf(!CAN_RUN)('alongside Slinky on the testbed with a real Slurm 24.
     expect(message(ready)).toBe('');
     // The reason no longer names the request; kmaint's own record still does.
     expect(ready.metadata.annotations?.[ANNOTATION_SLINKY_DRAINED]).toBe('n1');
-    expect(await slurmNode('n1')).toEqual({ state: ['DOWN', 'DRAIN'], reason: 'slurm-operator: Pod is terminating' });
+    expect(await afterPreStop('n1')).toEqual(PRESTOP_DRAIN_KEPT);
 
     await deleteNM(ns, 'slinky-n1');
     await driveUntil(`${ns}/slinky-n1 gone`, async () => ((await getNM(ns, 'slinky-n1')) === undefined ? true : undefined));
     // Uncordoned with the reason dropped in the same patch; the Slurm drain is Slinky's to lift, and kmaint did not.
     const after = await readNode(node);
     expect([after.spec?.unschedulable ?? false, after.metadata?.annotations?.[SLINKY_NODE_CORDON_REASON]]).toEqual([false, undefined]);
-    expect(await slurmNode('n1')).toEqual({ state: ['DOWN', 'DRAIN'], reason: 'slurm-operator: Pod is terminating' });
+    expect(await afterPreStop('n1')).toEqual(PRESTOP_DRAIN_KEPT);
   });
 
   it("token-free (no slurmrestd url or token): kmaint judges Busy, Drain and Drained from the SlurmNodeState* pod conditions alone", async () => {

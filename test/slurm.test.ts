@@ -213,6 +213,32 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
     expect(await slurmNode('n1')).toEqual({ name: 'n1', state: ['IDLE'], reason: `kmaint: upgrade.acme.com ${ns}/job-on-n1` });
   });
 
+  it("issue 31: a tenant's pod matching podSelector in another namespace, with spec.hostname n2, names no Slurm node once spec.slurm.workerNamespaces is set: only n1 is drained and undrained", async () => {
+    const node = workers[0] as string;
+    const tenant = `${ns}-tenant`;
+    await admin().core.createNamespace({ body: { metadata: { name: tenant } } });
+    try {
+      await workerPod('slurm-n1', node, 'n1');
+      await admin().core.createNamespacedPod({
+        namespace: tenant,
+        body: {
+          metadata: { name: 'fake-slurmd', namespace: tenant, labels: WORKER_LABELS, annotations: { 'kmaint.io/sim-termination-seconds': '0' } },
+          spec: { nodeName: node, hostname: 'n2', terminationGracePeriodSeconds: 1, containers: [{ name: 'slurmd', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m' } } }] },
+        },
+      });
+      await setConfig(slurmConfig({ workerNamespaces: [ns] }));
+      await createNM(ns, 'tenant-pod', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
+      const ready = await untilReady('tenant-pod');
+      expect(ready.metadata.annotations?.[ANNOTATION_SLURM_DRAINED]).toBe('n1');
+      expect([(await slurmNode('n1')).state, (await slurmNode('n2')).state]).toEqual([['IDLE', 'DRAIN'], ['IDLE']]);
+      await deleteNM(ns, 'tenant-pod');
+      await untilGone('tenant-pod');
+      expect([(await slurmNode('n1')).state, (await slurmNode('n2')).state]).toEqual([['IDLE'], ['IDLE']]);
+    } finally {
+      await kubectl(['delete', 'namespace', tenant, '--wait=false']);
+    }
+  });
+
   it("an admin drain ('admin: bad dimm') on n2 is waited for, never recorded, and left in place after cleanup", async () => {
     const node = workers[1] as string;
     await workerPod('slurm-n2', node, 'n2');
