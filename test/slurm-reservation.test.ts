@@ -221,6 +221,24 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     expect(drainState(after.nodes[0]?.state)).toEqual(['IDLE']);
   });
 
+  it('issue 31: a not-before 30 days ahead reserves nothing (beyond the 7-day horizon): no record, no reservation, no event; the request just waits', async () => {
+    const far = new Date(Math.floor((Date.now() + 30 * 24 * 60 * MINUTE) / 1000) * 1000);
+    await admin().custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns,
+      plural: NODE_MAINTENANCE_PLURAL,
+      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name: 'far', namespace: ns, annotations: { [ANNOTATION_NOT_BEFORE]: rfc3339Seconds(far) } }, spec: { requestorID: 'upgrade.acme.com', nodeName: workers[0] as string } },
+    });
+    // Three scheduler passes: on the code before the horizon the first recorded the reservation and the second made it (endless).
+    for (let i = 0; i < 3; i++) await runPass('scheduler', { client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date() });
+    const nm = await getNM(ns, 'far');
+    expect([phaseOf(nm), nm?.metadata.annotations?.[ANNOTATION_SLURM_RESERVATION], nm?.metadata.finalizers]).toEqual(['Pending', undefined, undefined]);
+    expect((await reservations()).map((r) => r.name)).toEqual([]);
+    expect(await events('far')).toEqual([]);
+    await deleteNM(ns, 'far');
+  });
+
   it("issue 31: forged kmaint.io/slurm-reservation and slurm-drained touch neither another request's reservation nor its drain; the reservation has an end kmaint can move; the sweep lifts the drain once its request is gone", async () => {
     const notBefore = await requestTenMinutesAhead('victim', {});
     const name = `kmaint_${ns}_victim`;
