@@ -159,6 +159,22 @@ describe('node-annotation handshake on the testbed, driven by an agent that may 
     expect(await handshakeAnnotations(node)).toEqual({ [DESIRED]: 'Idle' });
   });
 
+  it("issue 31: a Node claiming the reaper's requestorID is refused: no request is filed as reaper.kmaint.io", async () => {
+    await agentSets({ [REQUESTOR]: 'reaper.kmaint.io', [DESIRED]: 'Drain_Required' });
+    const problem = `${REQUESTOR} "reaper.kmaint.io" is reserved for kmaint's own requests (reaper.kmaint.io, cloud-events.kmaint.io, sriov-network-operator.kmaint.io); no request is created`;
+    await waitFor('the refusal recorded', async () => {
+      await pass('scheduler');
+      return (await handshakeAnnotations(node))[PROBLEM] === problem ? true : undefined;
+    }, 60_000, 200);
+    expect(await getNM(KMAINT_NS, requestName())).toBeUndefined();
+    await agentSets({ [REQUESTOR]: null, [DESIRED]: 'Idle' });
+    await waitFor('the refusal cleared', async () => {
+      await pass('scheduler');
+      return (await handshakeAnnotations(node))[PROBLEM] === undefined ? true : undefined;
+    }, 60_000, 200);
+    expect(await handshakeAnnotations(node)).toEqual({ [DESIRED]: 'Idle' });
+  });
+
   it('Idle -> Drain_Required -> Draining -> DrainComplete -> Idle: only the pool template\'s pods evicted, the Node uncordoned at the end, one Node write per transition', async () => {
     expect(await isUnschedulable(node)).toBe(false);
     await bindPod(ns, 'device-user', node, { labels: { 'hs-role': 'device-user' } });
