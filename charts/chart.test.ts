@@ -170,7 +170,7 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
     expect([p.spec.serviceAccountName, p.spec.containers[0]?.image, p.spec.containers[0]?.command, p.metadata.labels]).toEqual([
       'kmaint',
       'kmaint:latest',
-      ['kmaint', 'run', fn, '--timeout', '50s'],
+      ['kmaint', 'run', fn, '--timeout', '50s', '-o', 'json'],
       { 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': fn },
     ]);
   });
@@ -222,8 +222,8 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       set: ['cronJobs.functions=["drainer","cleanup"]', 'cronJobs.schedule="*/2 * * * *"', 'cronJobs.timeout="30s"', 'cronJobs.suspend=true'],
       pick: (o) => o.filter((x) => x.kind === 'CronJob').map((x) => [x.metadata.name, cronJob(o, x.metadata.name).schedule, cronJob(o, x.metadata.name).suspend, pod(o, x.metadata.name).spec.containers[0]?.command]),
       want: [
-        ['kmaint-drainer', '*/2 * * * *', true, ['kmaint', 'run', 'drainer', '--timeout', '30s']],
-        ['kmaint-cleanup', '*/2 * * * *', true, ['kmaint', 'run', 'cleanup', '--timeout', '30s']],
+        ['kmaint-drainer', '*/2 * * * *', true, ['kmaint', 'run', 'drainer', '--timeout', '30s', '-o', 'json']],
+        ['kmaint-cleanup', '*/2 * * * *', true, ['kmaint', 'run', 'cleanup', '--timeout', '30s', '-o', 'json']],
       ],
     },
     {

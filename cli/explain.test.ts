@@ -196,6 +196,15 @@ describe('parseRequestRef', () => {
   ])('%s', (ref, parsed) => expect(parseRequestRef(ref)).toEqual(parsed));
   it.each(['nope', 'a/b/c', '/x', 'A/b'])('%s is a usage error', (ref) => {
     expect(() => parseRequestRef(ref)).toThrow(`expected <namespace>/<name> of a NodeMaintenance, got "${ref}"`);
+  });  it.each<[string, string, { namespace: string; name: string }]>([
+    ['a bare name with -n', 'fw-1', { namespace: 'ops', name: 'fw-1' }],
+    ['namespace/name with the same -n', 'ops/fw-1', { namespace: 'ops', name: 'fw-1' }],
+  ])('%s', (_rule, ref, parsed) => expect(parseRequestRef(ref, 'ops')).toEqual(parsed));
+  it.each([
+    ['other/fw-1', '-n ops and other/fw-1 name different namespaces'],
+    ['a/b/c', 'expected <namespace>/<name> of a NodeMaintenance or <name> with -n, got "a/b/c"'],
+  ])('with -n ops, %s is a usage error', (ref, message) => {
+    expect(() => parseRequestRef(ref, 'ops')).toThrow(message);
   });
 });
 

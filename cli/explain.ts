@@ -36,11 +36,27 @@ export interface ExplainSnapshot {
   externalPools?: ExternalPools;
 }
 
-/** `namespace/name`, or a UsageError (exit 2). */
-export function parseRequestRef(ref: string): { namespace: string; name: string } {
-  const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(ref);
-  if (!m) throw new UsageError(`expected <namespace>/<name> of a NodeMaintenance, got "${ref}"`);
-  return { namespace: m[1] ?? '', name: m[3] ?? '' };
+const NAMESPACE_PATTERN = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const NAME_PATTERN = '[a-z0-9]([-.a-z0-9]*[a-z0-9])?';
+
+/**
+ * `namespace/name`, or with -n (`namespace`) also a bare `name`, as `kubectl get -n ns name`; a UsageError (exit 2)
+ * otherwise, and when -n and the argument name different namespaces.
+ */
+export function parseRequestRef(ref: string, namespace?: string): { namespace: string; name: string } {
+  const bare = namespace !== undefined ? new RegExp(`^${NAME_PATTERN}$`).exec(ref) : null;
+  if (bare && namespace !== undefined) return { namespace, name: ref };
+  const m = new RegExp(`^(${NAMESPACE_PATTERN})\\/(${NAME_PATTERN})$`).exec(ref);
+  if (!m) throw new UsageError(`expected <namespace>/<name> of a NodeMaintenance${namespace !== undefined ? ' or <name> with -n' : ''}, got "${ref}"`);
+  const parsed = { namespace: m[1] ?? '', name: m[3] ?? '' };
+  if (namespace !== undefined && namespace !== parsed.namespace) throw new UsageError(`-n ${namespace} and ${ref} name different namespaces`);
+  return parsed;
+}
+
+/** `kmaint explain -o json|yaml`: the request and the explanation's lines as they print in text. */
+export interface ExplainDocument {
+  request: string;
+  lines: string[];
 }
 
 /**

@@ -1,28 +1,25 @@
 // The `kmaint` command: parses flags, calls one shared/runtime or shared/pass function, renders its summary.
 // The embedded simulated cluster (demo, sim) and the AWS SDK are loaded only by the commands that use them.
-import { Command, CommanderError, Option } from 'commander';
+import { basename } from 'node:path';
+import { Command, CommanderError } from 'commander';
 import pino from 'pino';
 import { KubeClient, loadKubeConfig } from '../shared/kube/index.ts';
 import { PASS_FUNCTIONS, runPass, type PassFunction, type PassSummary } from '../shared/pass/index.ts';
 import { runUntilIdle } from '../shared/runtime/index.ts';
-import { CONFIG_NAME, DEFAULT_NAMESPACE } from '../shared/api/index.ts';
+import { CONFIG_NAME } from '../shared/api/index.ts';
 import { parseDuration } from './duration.ts';
 import { UsageError, exitCodeOf, invalidConfigError, reasonLine } from './errors.ts';
 import { invokeFunction, lambdaFunctionName, manualEvent, type InvokeFlags } from './invoke.ts';
 import { planFunctions } from './plan.ts';
 import { pushRunIfConfigured } from './push-metrics.ts';
 import { renderPlan, renderRunSummary, renderSummary } from './render.ts';
-import { explainRequest, parseRequestRef, readExplainSnapshot } from './explain.ts';
+import { explainRequest, parseRequestRef, readExplainSnapshot, type ExplainDocument } from './explain.ts';
+import { SHELLS, completionScript, completionSpec, parseShell } from './completion.ts';
+import { addGlobalOptions, checkGlobalFlags, type GlobalFlags, type RawGlobalFlags } from './global-options.ts';
+import { OUTPUT_FORMATS, isDocumentFormat, renderDocuments } from './output-format.ts';
 import { statusCommand, type StatusFlags } from './status-command.ts';
+import { kmaintVersion, renderVersionText, versionInfo, versionLine } from './version.ts';
 import { registerWhatIfCommands } from './whatif/commands.ts';
-
-interface GlobalFlags {
-  kubeconfig?: string;
-  context?: string;
-  namespace: string;
-  output: 'text' | 'json';
-  logLevel: string;
-}
 
 function passFunction(name: string): PassFunction {
   if (!(PASS_FUNCTIONS as readonly string[]).includes(name)) {
@@ -47,34 +44,45 @@ function setup(flags: GlobalFlags): { client: KubeClient; logger: pino.Logger } 
 }
 
 function output(flags: GlobalFlags, summaries: PassSummary[]): void {
-  for (const s of summaries) process.stdout.write(flags.output === 'json' ? `${JSON.stringify(s)}\n` : renderSummary(s));
+  const format = flags.output;
+  process.stdout.write(isDocumentFormat(format) ? renderDocuments(summaries, format) : summaries.map(renderSummary).join(''));
 }
 
 /** Exit 2 once the output is written when a pass found the MaintenanceOperatorConfig unusable. */
 function checkConfig(flags: GlobalFlags, summaries: readonly PassSummary[]): void {
   const err = invalidConfigError(
     summaries.flatMap((s) => s.configProblems),
-    `MaintenanceOperatorConfig ${flags.namespace}/${CONFIG_NAME}`,
+    `MaintenanceOperatorConfig ${flags.kmaintNamespace}/${CONFIG_NAME}`,
   );
   if (err) throw err;
 }
 
 /** Colours and cutting to the terminal's width only for text on a terminal (and never with NO_COLOR set). */
 function terminal(flags: GlobalFlags): { colour: boolean; width?: number } {
-  const tty = flags.output === 'text' && process.stdout.isTTY === true;
+  const tty = (flags.output === 'text' || flags.output === 'wide') && process.stdout.isTTY === true;
   return { colour: tty && !process.env['NO_COLOR'], ...(tty && process.stdout.columns ? { width: process.stdout.columns } : {}) };
 }
 
-const program = new Command('kmaint')
-  .description('Coordinated Kubernetes node maintenance without a long-running controller')
-  .addOption(new Option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)'))
-  .addOption(new Option('--context <name>', 'kubeconfig context'))
-  .addOption(new Option('-n, --namespace <ns>', 'namespace of the MaintenanceOperatorConfig and leases (env KMAINT_NAMESPACE)').default(process.env['KMAINT_NAMESPACE'] ?? DEFAULT_NAMESPACE))
-  .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default(process.stdout.isTTY ? 'text' : 'json', 'text on a terminal, else json'))
-  .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(['debug', 'info', 'warn', 'error', 'silent']).default('warn'))
+// Run as a kubectl plugin (kubectl-kmaint on PATH), the help names the command as the user types it.
+const invokedAs = basename(process.argv[1] ?? '').replace(/\.m?js$/, '') === 'kubectl-kmaint' ? 'kubectl kmaint' : 'kmaint';
+const program = new Command(invokedAs).description('Coordinated Kubernetes node maintenance without a long-running controller');
+// Before any subcommand is declared: subcommands copy these settings, so each one's help lists the global flags.
+program
+  .configureHelp({ showGlobalOptions: true })
   .addHelpText('after', '\nExit codes: 0 ok, 1 a pass or invocation failed, 2 usage or configuration error (one line on stderr).')
   .exitOverride()
   .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+addGlobalOptions(program).version(versionLine(kmaintVersion()), '--version', 'print the version and exit');
+
+// Each command's global flags, checked once before its action runs (cli/global-options.ts).
+let checked: GlobalFlags | undefined;
+program.hook('preAction', (_program, command) => {
+  checked = checkGlobalFlags(command.name(), program.opts<RawGlobalFlags>());
+});
+function globals(): GlobalFlags {
+  if (checked === undefined) throw new Error('global flags read before the preAction hook ran');
+  return checked;
+}
 
 program
   .command('pass')
@@ -82,10 +90,10 @@ program
   .argument('<function>', `one of ${PASS_FUNCTIONS.join(', ')}`)
   .option('--dry-run', 'plan and print every decision, write nothing')
   .action(async (name: string, cmd: { dryRun?: boolean }) => {
-    const flags = program.opts<GlobalFlags>();
+    const flags = globals();
     const fn = passFunction(name);
     const { client, logger } = setup(flags);
-    const summary = await runPass(fn, { client, namespace: flags.namespace, now: () => new Date(), logger, ...(cmd.dryRun ? { dryRun: true } : {}) });
+    const summary = await runPass(fn, { client, namespace: flags.kmaintNamespace, now: () => new Date(), logger, ...(cmd.dryRun ? { dryRun: true } : {}) });
     output(flags, [summary]);
     checkConfig(flags, [summary]);
     if (summary.errors.length > 0) process.exitCode = 1;
@@ -99,19 +107,20 @@ program
   .option('--timeout <duration>', 'stop starting passes after this long', '5m')
   .option('--wake <how>', 'while blocked: poll (about once a second) or watch (needs the watch verb on nodemaintenances, pods, poddisruptionbudgets)', 'poll')
   .action(async (name: string, cmd: { timeout: string; wake: string }) => {
-    const flags = program.opts<GlobalFlags>();
+    const flags = globals();
     const functions = name === 'all' ? [...PASS_FUNCTIONS] : [passFunction(name)];
     const timeoutMs = parseDuration(cmd.timeout);
     const wake = wakeMode(cmd.wake);
     const { client, logger } = setup(flags);
-    const run = await runUntilIdle({ client, namespace: flags.namespace, now: () => new Date(), logger, functions, timeoutMs, wake }).catch(async (error: unknown) => {
+    const run = await runUntilIdle({ client, namespace: flags.kmaintNamespace, now: () => new Date(), logger, functions, timeoutMs, wake }).catch(async (error: unknown) => {
       await pushRunIfConfigured(process.env, { error, functions }, logger);
       throw error;
     });
     await pushRunIfConfigured(process.env, { passes: run.passes, durationMs: run.durationMs, failed: run.stopped === 'failed' }, logger);
     output(flags, run.passes.filter((p) => p.planned > 0 || p.outcome === 'lease-held' || p.errors.length > 0));
     const line = { run: { rounds: run.rounds, stopped: run.stopped, durationMs: run.durationMs, passes: run.passes.length } };
-    process.stdout.write(flags.output === 'json' ? `${JSON.stringify(line)}\n` : `run ${run.stopped} after ${run.rounds} rounds (${run.passes.length} passes, ${run.durationMs} ms)\n`);
+    const format = flags.output;
+    process.stdout.write(isDocumentFormat(format) ? renderDocuments([line], format) : `run ${run.stopped} after ${run.rounds} rounds (${run.passes.length} passes, ${run.durationMs} ms)\n`);
     checkConfig(flags, run.passes);
     if (run.stopped === 'failed') process.exitCode = 1;
   });
@@ -121,11 +130,12 @@ program
   .description('dry run of every function (or one): each decision with its reason, and why each Pending request waits; writes nothing')
   .argument('[function]', `one of ${PASS_FUNCTIONS.join(', ')} (default: all)`)
   .action(async (name: string | undefined) => {
-    const flags = program.opts<GlobalFlags>();
+    const flags = globals();
     const functions = name === undefined ? [...PASS_FUNCTIONS] : [passFunction(name)];
     const { client, logger } = setup(flags);
-    const summaries = await planFunctions(functions, { client, namespace: flags.namespace, now: () => new Date(), logger });
-    process.stdout.write(flags.output === 'json' ? summaries.map((s) => `${JSON.stringify(s)}\n`).join('') : renderPlan(summaries));
+    const summaries = await planFunctions(functions, { client, namespace: flags.kmaintNamespace, now: () => new Date(), logger });
+    const format = flags.output;
+    process.stdout.write(isDocumentFormat(format) ? renderDocuments(summaries, format) : renderPlan(summaries));
     checkConfig(flags, summaries);
   });
 
@@ -136,21 +146,24 @@ program
   .option('--interval <duration>', 'with --watch: time between reads', '2s')
   .option('--timeout <duration>', 'with --watch: stop after this long (default: until Ctrl-C)')
   .action(async (cmd: StatusFlags) => {
-    const flags = program.opts<GlobalFlags>();
+    const flags = globals();
     const { client, logger } = setup(flags);
-    await statusCommand(cmd, { client, logger, namespace: flags.namespace, output: flags.output, terminal: terminal(flags), tty: process.stdout.isTTY === true });
+    await statusCommand(cmd, { client, logger, namespace: flags.kmaintNamespace, filter: flags.filter, output: flags.output, terminal: terminal(flags), tty: process.stdout.isTTY === true });
   });
 
 program
   .command('explain')
   .description('the whole chain for one request: each admission gate with its numbers, each pod on the node and what holds it, and what has to happen next (plain text)')
-  .argument('<namespace/name>', 'the NodeMaintenance')
+  .argument('<namespace/name>', 'the NodeMaintenance (or its name with -n)')
   .action(async (ref: string) => {
-    const flags = program.opts<GlobalFlags>();
-    const target = parseRequestRef(ref);
+    const flags = globals();
+    const target = parseRequestRef(ref, flags.filter.namespace);
     const { client } = setup(flags);
-    const snapshot = await readExplainSnapshot(client, flags.namespace, target);
-    process.stdout.write(`${explainRequest(snapshot, new Date()).join('\n')}\n`);
+    const snapshot = await readExplainSnapshot(client, flags.kmaintNamespace, target);
+    const lines = explainRequest(snapshot, new Date());
+    const format = flags.output;
+    const doc: ExplainDocument = { request: `${target.namespace}/${target.name}`, lines };
+    process.stdout.write(isDocumentFormat(format) ? renderDocuments([doc], format) : `${lines.join('\n')}\n`);
   });
 
 program
@@ -163,7 +176,7 @@ program
   .option('--dry-run', 'the function plans and writes nothing')
   .option('--max-passes <n>', 'passes the function may run, 1 to 1000')
   .action(async (name: string, cmd: InvokeFlags & { region?: string }) => {
-    const flags = program.opts<GlobalFlags>();
+    const flags = globals();
     const fn = passFunction(name);
     const functionName = lambdaFunctionName(fn, cmd, process.env);
     const event = manualEvent(cmd);
@@ -173,7 +186,8 @@ program
     const lambda = new LambdaClient(cmd.region ? { region: cmd.region } : {});
     try {
       const summary = await invokeFunction({ lambda, functionName, event, logger: stderrLogger(flags) });
-      process.stdout.write(flags.output === 'json' ? `${JSON.stringify(summary)}\n` : renderRunSummary(functionName, summary));
+      const format = flags.output;
+      process.stdout.write(isDocumentFormat(format) ? renderDocuments([summary], format) : renderRunSummary(functionName, summary));
       const err = invalidConfigError(summary.passes.flatMap((p) => p.configProblems));
       if (err) throw err;
       if (summary.stopped === 'failed') process.exitCode = 1;
@@ -192,7 +206,7 @@ program
   .option('--report <file>', 'also write a self-contained HTML timeline report (Gantt chart of every node, unavailable nodes against the limits)')
   .action(async (cmd: Record<string, unknown>) => {
     const { demoCommand } = await import('./demo.ts');
-    process.exitCode = await demoCommand(cmd, program.opts<GlobalFlags>().logLevel);
+    process.exitCode = await demoCommand(cmd, globals().logLevel);
   });
 
 program
@@ -204,11 +218,30 @@ program
   .requiredOption('--kubeconfig-out <file>', 'where to write the kubeconfig once the cluster is ready')
   .action(async (cmd: Record<string, unknown>) => {
     const { simCommand } = await import('./demo.ts');
-    process.exitCode = await simCommand(cmd, program.opts<GlobalFlags>().logLevel);
+    process.exitCode = await simCommand(cmd, globals().logLevel);
   });
 
 // What-if planning: `kmaint snapshot`, `kmaint simulate` (cli/whatif/).
-registerWhatIfCommands(program);
+registerWhatIfCommands(program, () => ({ ...globals(), namespace: globals().kmaintNamespace }));
+
+program
+  .command('version')
+  .description('the version and the API versions this kmaint serves (-o json|yaml for scripts)')
+  .action(() => {
+    const info = versionInfo(kmaintVersion());
+    const format = globals().output;
+    process.stdout.write(isDocumentFormat(format) ? renderDocuments([info], format) : renderVersionText(info));
+  });
+
+program
+  .command('completion')
+  .description(`print a shell completion script for kmaint and kubectl-kmaint (${SHELLS.join(', ')})`)
+  .argument('<shell>', SHELLS.join(', '))
+  .action((shell: string) => {
+    const functions = [...PASS_FUNCTIONS];
+    const args = { pass: functions, plan: functions, invoke: functions, run: [...functions, 'all'], completion: [...SHELLS] };
+    process.stdout.write(completionScript(parseShell(shell), completionSpec(program, args, { '--output': OUTPUT_FORMATS })));
+  });
 
 async function main(argv: string[]): Promise<number> {
   try {

@@ -2,7 +2,7 @@
 // the message cut to the terminal, and JSON lines.
 import { describe, expect, it } from 'vitest';
 import type { StatusRow, StatusView } from './status.ts';
-import { ageText, countsLine, drainText, renderStatusJson, renderStatusText } from './status-render.ts';
+import { ageText, countsLine, drainText, renderStatusJson, renderStatusNames, renderStatusText } from './status-render.ts';
 import { renderTable } from './table.ts';
 
 function aRow(over: Partial<StatusRow> & { request: string }): StatusRow {
@@ -102,5 +102,24 @@ describe('renderStatusText: request times', () => {
     expect(lines[2]?.split(/\s{2,}/)).toEqual(['REQUEST', 'NODE', 'REQUESTOR', 'PHASE', 'AGE', 'TIMES', 'DRAIN', 'MESSAGE']);
     expect(lines.slice(3, 6).map((l) => l.split(/\s{2,}/)[5])).toEqual(['deadline 2026-01-02T06:00:00Z (missed)', 'not before 2026-01-03T00:00:00Z', '-']);
     expect(renderStatusText({ config: 'cfg', rows: [aRow({ request: 'ops/c' })] }).split('\n')[2]).not.toContain('TIMES');
+  });
+});
+
+describe('kmaint status -o wide, name, and a filtered view with no requests', () => {
+  it('wide: the TIMES column always and the message not cut, whatever the terminal width', () => {
+    const lines = renderStatusText({ config: 'c', rows: [VIEW.rows[1] as StatusRow] }, { width: 40, wide: true }).split('\n');
+    expect(lines.slice(2)).toEqual([
+      'REQUEST  NODE    REQUESTOR        PHASE    AGE  TIMES  DRAIN  MESSAGE',
+      'ops/b    node-2  cli.example.com  Pending  65s  -      -      waiting: maxParallelOperations 1 reached (1 in progress)',
+      '',
+    ]);
+  });
+
+  it('name: namespace/name of each request, the form kmaint explain takes', () => {
+    expect(renderStatusNames(VIEW)).toBe('ops/a\nops/b\nops/old\n');
+  });
+
+  it('says what the filters kept when none matched', () => {
+    expect(renderStatusText({ config: 'c', rows: [], filtered: ' in namespace team-a, on node n1' })).toBe('c\nno NodeMaintenance requests in namespace team-a, on node n1\n');
   });
 });

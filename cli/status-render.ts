@@ -1,5 +1,7 @@
-// How `kmaint status` shows its rows: a table with a drain progress bar on a terminal, one JSON object per line
-// otherwise.
+// How `kmaint status` shows its rows: a table with a drain progress bar (-o text, or -o wide: every column, nothing
+// cut to the terminal), one JSON object per line (-o json), one YAML document per request (-o yaml), or the
+// requests' namespace/name (-o name, what `kmaint explain` takes).
+import { renderDocuments } from './output-format.ts';
 import { requestTimesText } from './request-times.ts';
 import type { StatusRow, StatusView } from './status.ts';
 import { renderTable, type Cell, type Colour } from './table.ts';
@@ -57,11 +59,11 @@ export function countsLine(rows: readonly StatusRow[]): string {
 
 export const STATUS_HEADERS = ['REQUEST', 'NODE', 'REQUESTOR', 'PHASE', 'AGE', 'DRAIN', 'MESSAGE'] as const;
 
-/** The text view: config line, counts, table. Ends with a newline. */
-export function renderStatusText(view: StatusView, opts: { colour?: boolean; width?: number } = {}): string {
-  if (view.rows.length === 0) return `${view.config}\nno NodeMaintenance requests\n`;
-  // A TIMES column (kmaint.io/deadline, kmaint.io/not-before) only when some request carries one.
-  const withTimes = view.rows.some((r) => r.deadline !== undefined || r.notBefore !== undefined);
+/** The text view: config line, counts, table. Ends with a newline. `wide`: the TIMES column always, nothing cut. */
+export function renderStatusText(view: StatusView, opts: { colour?: boolean; width?: number; wide?: boolean } = {}): string {
+  if (view.rows.length === 0) return `${view.config}\nno NodeMaintenance requests${view.filtered ?? ''}\n`;
+  // A TIMES column (kmaint.io/deadline, kmaint.io/not-before) only when some request carries one, or when asked.
+  const withTimes = opts.wide === true || view.rows.some((r) => r.deadline !== undefined || r.notBefore !== undefined);
   const cells = view.rows.map((r): Cell[] => [
     { text: r.request },
     { text: r.node },
@@ -73,12 +75,18 @@ export function renderStatusText(view: StatusView, opts: { colour?: boolean; wid
     { text: r.message || (r.deleting ? 'deleted, cleanup pending' : '') },
   ]);
   const headers = withTimes ? [...STATUS_HEADERS.slice(0, 5), 'TIMES', ...STATUS_HEADERS.slice(5)] : STATUS_HEADERS;
-  return `${[view.config, countsLine(view.rows), ...renderTable(headers, cells, opts)].join('\n')}\n`;
+  const table = { ...(opts.colour !== undefined ? { colour: opts.colour } : {}), ...(opts.width !== undefined && opts.wide !== true ? { width: opts.width } : {}) };
+  return `${[view.config, countsLine(view.rows), ...renderTable(headers, cells, table)].join('\n')}\n`;
 }
 
 /** One JSON object per request and line. */
 export function renderStatusJson(view: StatusView): string {
-  return view.rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+  return renderDocuments(view.rows, 'json');
+}
+
+/** `-o name`: namespace/name of each request, one per line. */
+export function renderStatusNames(view: StatusView): string {
+  return view.rows.map((r) => `${r.request}\n`).join('');
 }
 
 /** What a watch compares to decide the view changed: everything but the ages, which change every second. */

@@ -3,9 +3,11 @@
 import { CONFIG_NAME, isBeingDeleted, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
 import { loadConfig } from '../shared/config/index.ts';
+import { formatLabelSelector } from '../shared/selectors/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { requestTimes, type RequestTimes } from './request-times.ts';
 import { judgeCrd, readConfigCrd } from '../shared/pass/index.ts';
+import { requestMatches, type RequestFilter } from './request-filter.ts';
 
 /** With kmaint.io/deadline or kmaint.io/not-before set, their fields (RequestTimes) too. */
 export interface StatusRow extends RequestTimes {
@@ -71,13 +73,16 @@ export function configLine(config: MaintenanceOperatorConfig | undefined, nodeCo
 export interface StatusView {
   config: string;
   rows: StatusRow[];
+  /** What -n, -l and --node kept, for the line saying none matched (" in namespace team-a"); '' when not filtered. */
+  filtered?: string;
 }
 
 /**
- * Reads nodes (for percentages), requests and the config at once. When several reads fail, the first in that order
- * is reported, so an unreachable server always gives the same message.
+ * Reads nodes (for percentages), requests and the config (in kmaint's `namespace`) at once; shows the requests the
+ * filter keeps (the limits line counts every request, as the scheduler does). When several reads fail, the first in
+ * that order is reported, so an unreachable server always gives the same message.
  */
-export async function readStatus(client: KubeClient, namespace: string, now: Date): Promise<StatusView> {
+export async function readStatus(client: KubeClient, namespace: string, now: Date, filter: RequestFilter = {}): Promise<StatusView> {
   const reads = [client.listNodes(), client.listMaintenances(), client.getConfig(namespace), readConfigCrd(client)] as const;
   await Promise.allSettled(reads);
   // Every read has settled, so Promise.all rejects with the first failure in array order, not the first in time.
@@ -85,7 +90,18 @@ export async function readStatus(client: KubeClient, namespace: string, now: Dat
   // Foreign CRDs (or an acknowledged upstream schema) come first: the config line below shows what pruning left.
   const crds = judgeCrd(crd, config);
   const crdLines = crds.kind === 'refused' || crds.kind === 'acknowledged' ? [crds.line] : [];
-  return { config: [...crdLines, configLine(config, nodes.length, namespace)].join('\n'), rows: statusRows(maintenances, now) };
+  const shown = maintenances.filter((nm) => requestMatches(filter, nm));
+  return { config: [...crdLines, configLine(config, nodes.length, namespace)].join('\n'), rows: statusRows(shown, now), filtered: filterText(filter) };
+}
+
+/** " in namespace team-a, on node n1, with labels tier=gpu" for the filters given; '' for none. */
+export function filterText(filter: RequestFilter): string {
+  const parts = [
+    ...(filter.namespace !== undefined ? [`in namespace ${filter.namespace}`] : []),
+    ...(filter.node !== undefined ? [`on node ${filter.node}`] : []),
+    ...(filter.selector !== undefined ? [`with labels ${formatLabelSelector(filter.selector)}`] : []),
+  ];
+  return parts.length === 0 ? '' : ` ${parts.join(', ')}`;
 }
 
 export interface WatchOptions {

@@ -230,9 +230,9 @@ describe('kmaint CLI against the testbed', () => {
     });
   });
 
-  it('global flags: --namespace names the config read, --log-level debug logs to stderr, --context selects a context', async () => {
+  it('global flags: --kmaint-namespace names the config read, --log-level debug logs to stderr, --context selects a context', async () => {
     // kmaint's ServiceAccount may read configs only in its own namespace; the admin may read any.
-    const other = await kmaint(['--kubeconfig', testbed().kubeconfigPath, '-n', 'elsewhere', 'status', '-o', 'text']);
+    const other = await kmaint(['--kubeconfig', testbed().kubeconfigPath, '--kmaint-namespace', 'elsewhere', 'status', '-o', 'text']);
     expect([other.code, other.stderr]).toEqual([0, '']);
     expect(other.stdout.split('\n')[0]).toBe('MaintenanceOperatorConfig elsewhere/default not found: defaults apply (maxParallelOperations 1, maxUnavailable unlimited)');
     const debug = await asKmaint(['--log-level', 'debug', 'status', '-o', 'json']);
@@ -304,7 +304,8 @@ describe('kmaint CLI against the testbed', () => {
     { name: 'a missing kubeconfig', args: ['--kubeconfig', '/nonexistent/kubeconfig', 'status'], code: 2, stderr: 'kmaint: kubeconfig /nonexistent/kubeconfig does not exist\n' },
     { name: 'an unknown context', args: ['--context', 'nope', 'plan'], code: 2, stderr: `kmaint: kubeconfig ${'KMAINT_KC'} has no context "nope"\n` },
     { name: 'a bad duration', args: ['run', 'all', '--timeout', 'soon'], code: 2, stderr: 'kmaint: invalid duration "soon": use e.g. 30s, 5m, 1h\n' },
-    { name: 'an unknown output format', args: ['-o', 'yaml', 'status'], code: 2, stderr: "error: option '-o, --output <format>' argument 'yaml' is invalid. Allowed choices are text, json.\n" },
+    { name: 'an unknown output format', args: ['-o', 'xml', 'status'], code: 2, stderr: 'kmaint: unknown output format "xml": expected one of text, wide, json, yaml, name\n' },
+    { name: 'a format the command does not print', args: ['-o', 'name', 'plan'], code: 2, stderr: 'kmaint: plan prints text, wide, json, yaml, not -o name\n' },
     { name: 'a bad --max-passes', args: ['invoke', 'drainer', '--stage', 'x', '--max-passes', '0'], code: 2, stderr: 'kmaint: --max-passes must be a whole number from 1 to 1000, got "0"\n' },
     { name: 'no function name for invoke', args: ['invoke', 'drainer'], code: 2, stderr: 'kmaint: no Lambda function name for drainer: give --function-name or --stage (serverless.yml names it kmaint-<stage>-drainer), or set KMAINT_FN_DRAINER or KMAINT_STAGE\n' },
   ])('exits $code with a one-line reason for $name', async ({ args, code, stderr }) => {

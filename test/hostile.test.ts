@@ -283,7 +283,7 @@ describe(`hostile and broken input on the ${clusterKind()}`, () => {
       expect({ actions: s.actions, workRemains: s.workRemains, errors: s.errors }).toEqual({ actions: { emitEvent: 1 }, workRemains: false, errors: [] });
       // And `kmaint pass` (what a CronJob runs) exits 0 with them in the cluster.
       const cli = await new Promise<{ code: number | null; stderr: string }>((done) => {
-        const child = execFile(process.execPath, kmaintArgs('pass', 'scheduler', '--kubeconfig', testbed().kmaintKubeconfigPath, '-n', KMAINT_NS), { timeout: 60_000 }, (_err, _stdout, stderr) => done({ code: child.exitCode, stderr }));
+        const child = execFile(process.execPath, kmaintArgs('pass', 'scheduler', '--kubeconfig', testbed().kmaintKubeconfigPath, '--kmaint-namespace', KMAINT_NS), { timeout: 60_000 }, (_err, _stdout, stderr) => done({ code: child.exitCode, stderr }));
       });
       expect(cli).toEqual({ code: 0, stderr: '' });
       for (const name of ['no-spec', 'wrong-types']) await kubectl(['delete', `${NODE_MAINTENANCE_PLURAL}.${OLD}.${GROUP}`, '-n', ns, name]);

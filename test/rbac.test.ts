@@ -335,7 +335,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     expect([cronJob?.metadata.namespace, spec.schedule, spec.concurrencyPolicy, spec.startingDeadlineSeconds, spec.jobTemplate.spec.activeDeadlineSeconds]).toEqual([KMAINT_NS, '* * * * *', 'Allow', 50, 100]);
     expect(spec.jobTemplate.spec.template.metadata.labels['app.kubernetes.io/name']).toBe('kmaint');
     expect([pod.serviceAccountName, pod.securityContext.runAsNonRoot, pod.securityContext.runAsUser, pod.containers.length]).toEqual(['kmaint', true, 1000, 1]);
-    expect([c?.image, c?.command, c?.resources.requests]).toEqual(['kmaint:latest', ['kmaint', 'run', fn, '--timeout', '50s'], { cpu: '100m', memory: '128Mi' }]);
+    expect([c?.image, c?.command, c?.resources.requests]).toEqual(['kmaint:latest', ['kmaint', 'run', fn, '--timeout', '50s', '-o', 'json'], { cpu: '100m', memory: '128Mi' }]);
     expect([c?.securityContext.readOnlyRootFilesystem, c?.securityContext.allowPrivilegeEscalation]).toEqual([true, false]);
   });
 
@@ -378,7 +378,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
         expect(scheduled).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/);
         expect(job.metadata?.name).toBe(`kmaint-scheduler-${Date.parse(scheduled) / 60_000}`);
         const template = job.spec?.template.spec;
-        expect([template?.serviceAccountName, template?.containers.map((c) => c.command)]).toEqual(['kmaint', [['kmaint', 'run', 'scheduler', '--timeout', '50s']]]);
+        expect([template?.serviceAccountName, template?.containers.map((c) => c.command)]).toEqual(['kmaint', [['kmaint', 'run', 'scheduler', '--timeout', '50s', '-o', 'json']]]);
         expect(job.spec?.template.metadata?.labels?.['app.kubernetes.io/name']).toBe('kmaint');
       } finally {
         // Suspended again, as the global setup left them: their image does not exist on the testbed.

@@ -81,7 +81,7 @@ describe('kmaint.io/deadline and kmaint.io/not-before on the testbed', () => {
     expect([phaseOf(await getNM(ns, 'near')), phaseOf(await getNM(ns, 'far')), phaseOf(await getNM(ns, 'plain'))]).toEqual(['Scheduled', 'Pending', 'Pending']);
     expect(await warnings('near')).toEqual([]);
 
-    const status = await kmaint(['status']);
+    const status = await kmaint(['status', '-o', 'json']);
     expect([status.code, status.stderr]).toEqual([0, '']);
     const rows = status.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(rows.map((r) => [r['name'], r['deadline'], r['deadlineState']])).toEqual([

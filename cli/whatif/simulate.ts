@@ -1,11 +1,12 @@
 // `kmaint simulate`: flags parsed once, the snapshot and config loaded and checked, sim/whatif's simulate() run,
-// its report rendered (text, or one JSON object with --output json).
+// its report rendered (text, or one JSON object with -o json, one YAML document with -o yaml).
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { maintenanceOperatorConfigSpecSchema, type MaintenanceOperatorConfigSpec } from '../../shared/api/index.ts';
 import { profileSnapshot, readSnapshotFile, simulate, SnapshotError, WhatIfError } from '../../sim/whatif/index.ts';
 import { parseDuration } from '../duration.ts';
+import { isDocumentFormat, renderDocuments } from '../output-format.ts';
 import { UsageError } from '../errors.ts';
 import { summaryRows, writeReport } from '../report-file.ts';
 import type { WhatIfGlobals } from './commands.ts';
@@ -87,11 +88,12 @@ export async function simulateCommand(raw: Record<string, unknown>, globals: Wha
   // The timeline is the HTML report's data: one span per node and phase, too much for a JSON line at 10,000 nodes.
   const { timeline, ...findings } = report;
   const text = renderReport(report);
-  process.stdout.write(globals.output === 'json' ? `${JSON.stringify(findings)}\n` : text);
+  const format = globals.output;
+  process.stdout.write(isDocumentFormat(format) ? renderDocuments([findings], format) : text);
   if (f.report !== undefined) {
     const [headline = '', ...rest] = text.trimEnd().split('\n');
     writeReport(f.report, { title: 'kmaint simulate: timeline', subtitle: headline, timeline, summary: summaryRows(rest) });
-    if (globals.output !== 'json') process.stdout.write(`report written to ${f.report}\n`);
+    if (!isDocumentFormat(format)) process.stdout.write(`report written to ${f.report}\n`);
   }
   return report.outcome === 'done' ? 0 : 1;
 }

@@ -118,7 +118,7 @@ describe('kmaint snapshot', () => {
   });
 
   it('writes back what the cluster holds: nodes, pods, budgets and config of the fixture it was loaded from', async () => {
-    const run = await kmaint(['snapshot', '--kubeconfig', kubeconfig, '--namespace', 'kmaint']);
+    const run = await kmaint(['snapshot', '--kubeconfig', kubeconfig, '--kmaint-namespace', 'kmaint']);
     expect(errorLines(run)).toEqual([]);
     expect(run.code).toBe(0);
     const taken = validateSnapshot(JSON.parse(run.stdout), 'stdout');

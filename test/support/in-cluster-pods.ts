@@ -149,7 +149,7 @@ export async function maintainSeedByCronJobs(at: InCluster, node: string): Promi
   for (const pod of pods) {
     const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
     expect([terminated?.exitCode, terminated?.reason]).toEqual([0, 'Completed']);
-    // kmaint run's last line (JSON lines: no TTY), kept by the simulated kubelet per pod.
+    // kmaint run's last line (JSON lines: the manifests run it with -o json), kept by the simulated kubelet per pod.
     expect(podLog(pod)).toMatch(/\{"run":\{"rounds":\d+,"stopped":"idle",/);
   }
 
