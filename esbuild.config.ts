@@ -1,8 +1,8 @@
 // Bundles each Lambda handler into .build/<function>/handler.mjs (one ESM file, no node_modules) for osls to zip,
 // or the CLI into dist/kmaint.mjs.
-import { rmSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
-import { NODE_ESM_BUNDLE } from './esbuild-options.ts';
+import { CJS_IN_ESM_BANNER, NODE_ESM_BUNDLE } from './esbuild-options.ts';
 import { PASS_FUNCTIONS } from './shared/pass/index.ts';
 
 // `tsx esbuild.config.ts` bundles the Lambda handlers; `tsx esbuild.config.ts cli` bundles the kmaint command into
@@ -15,8 +15,12 @@ const result = await build({
   outdir,
   outExtension: { '.js': '.mjs' },
   ...NODE_ESM_BUNDLE,
+  // dist/kmaint.mjs is the `kmaint` and `kubectl-kmaint` of the npm package (package.json bin): started directly.
+  ...(cli ? { banner: { js: `#!/usr/bin/env node\n${CJS_IN_ESM_BANNER}` } } : {}),
   minify: true,
   legalComments: 'none',
   metafile: true,
 });
 for (const [file, out] of Object.entries(result.metafile.outputs)) process.stdout.write(`${file} ${(out.bytes / 1024).toFixed(0)} KiB\n`);
+// Executable, so that npm pack keeps the mode and krew's kubectl-kmaint link (plugins/krew/kmaint.yaml) can run it.
+if (cli) chmodSync('dist/kmaint.mjs', 0o755);

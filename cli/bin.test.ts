@@ -1,6 +1,8 @@
-// bin/kmaint.mjs, the command npm installs, loads cli/main.ts through tsx; the other CLI tests start the esbuild bundle
-// of the same program (test/support/kmaint-cli.ts). Both must be one program: the same help, the same refusal.
+// bin/kmaint.mjs, the command in a checkout, loads cli/main.ts through tsx; the other CLI tests start the esbuild bundle
+// of the same program (test/support/kmaint-cli.ts), which is also what npm installs (test/npm-pack.test.ts). Both must
+// be one program: the same help, the same refusal, the same version (read from package.json here, stamped there).
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { kmaintArgs } from '../test/support/kmaint-cli.ts';
 
@@ -29,6 +31,12 @@ describe('bin/kmaint.mjs and the bundle the tests start', () => {
   it('refuse an unknown pass function with the same one-line reason and exit code', async () => {
     const [bin, bundle] = await Promise.all([run(['bin/kmaint.mjs', 'pass', 'nosuch']), run(kmaintArgs('pass', 'nosuch'))]);
     expect(bin).toEqual({ code: 2, stdout: '', stderr: 'kmaint: unknown function "nosuch": expected one of scheduler, drainer, cleanup, reaper\n' });
+    expect(bundle).toEqual(bin);
+  });
+
+  it('print the same version: package.json\'s, read at start under tsx and stamped into the bundle', async () => {
+    const [bin, bundle] = await Promise.all([run(['bin/kmaint.mjs', '--version']), run(kmaintArgs('--version'))]);
+    expect(bin).toEqual({ code: 0, stdout: `kmaint ${(JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version}\n`, stderr: '' });
     expect(bundle).toEqual(bin);
   });
 });
