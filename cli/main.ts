@@ -153,7 +153,7 @@ program
 
 program
   .command('explain')
-  .description('the whole chain for one request: each admission gate with its numbers, each pod on the node and what holds it, and what has to happen next (plain text)')
+  .description('the whole chain for one request: each admission gate with its numbers, each pod on the node and what holds it, and what has to happen next')
   .argument('<namespace/name>', 'the NodeMaintenance (or its name with -n)')
   .action(async (ref: string) => {
     const flags = globals();
