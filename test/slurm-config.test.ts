@@ -47,7 +47,7 @@ describe(`spec.slurm refused values on the ${clusterKind()}`, () => {
     expect([summary.configProblems, await validCondition()]).toEqual([[], undefined]);
   });
 
-  it('a slurmrestd url that redirects elsewhere: the url gets kmaint's requests with the token, the redirect target gets none (kmaint does not follow redirects)', async () => {
+  it("a slurmrestd url that redirects elsewhere: the url gets kmaint's requests with the token, the redirect target gets none (kmaint does not follow redirects)", async () => {
     // The attack: a url an admin was led to set (or a compromised slurmrestd) answers 307 to a host that collects tokens.
     const listen = (server: Server): Promise<number> => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
     const atTrap: string[] = [];
