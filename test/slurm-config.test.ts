@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_PLURAL, GROUP, VERSION } from '../shared/api/index.ts';
 import type { MaintenanceOperatorConfig } from '../shared/api/index.ts';
 import { clusterKind } from './support/cluster.ts';
-import { KMAINT_NS, admin, installCrds, pass, setConfig } from './support/kmaint.ts';
+import { KMAINT_NS, admin, createNM, generalNodes, installCrds, pass, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 async function validCondition(): Promise<string[] | undefined> {
   const cfg = (await admin().custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: KMAINT_NS, plural: CONFIG_PLURAL, name: 'default' })) as MaintenanceOperatorConfig;
@@ -63,13 +63,19 @@ describe(`spec.slurm refused values on the ${clusterKind()}`, () => {
       res.writeHead(307, { location: `http://127.0.0.1:${trapPort}${req.url ?? '/'}` }).end();
     });
     const urlPort = await listen(redirector);
+    const node = (await generalNodes())[0] as string;
     process.env['SLURM_JWT_REDIRECT_TEST'] = 'token-issue-31';
     try {
       await setConfig({ slurm: { enabled: true, mode: 'node', url: `http://127.0.0.1:${urlPort}`, allowInsecureHttp: true, tokenEnv: 'SLURM_JWT_REDIRECT_TEST' } });
-      // Every cleanup pass with slurmrestd reads Slurm (its sweep), so one pass is enough to send the token.
-      await pass('cleanup');
+      // A request on a node makes the drainer drain its Slurm node (node mode: the node's name), and cleanup's sweep
+      // reads Slurm on every pass: both send the token to the url.
+      await createNM('default', 'redirected', { requestorID: 'upgrade.acme.com', nodeName: node });
+      for (const fn of ['scheduler', 'drainer', 'cleanup', 'scheduler', 'drainer'] as const) await pass(fn);
       expect([new Set(atUrl), atUrl.length > 0, atTrap]).toEqual([new Set(['token-issue-31']), true, []]);
     } finally {
+      await setConfig(undefined);
+      await removeAllNMs('default');
+      await setUnschedulable(node, false);
       delete process.env['SLURM_JWT_REDIRECT_TEST'];
       await new Promise((resolve) => trap.close(resolve));
       await new Promise((resolve) => redirector.close(resolve));
