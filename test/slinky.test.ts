@@ -210,7 +210,7 @@ describe.skipIf(!CAN_RUN)('alongside Slinky on the testbed with a real Slurm 24.
     await nodesetPod(pod[0], node, 'n1', [PRESTOP_FINALIZER]);
     const job = await runJob('n1');
     await slinkySync(...pod);
-    await setConfig({ maxParallelOperations: 2, slurm: { enabled: true, url: slurm.url, allowInsecureHttp: true, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: HOSTNAME, nameFrom: 'label', nameKey: HOSTNAME } });
+    await setConfig({ maxParallelOperations: 2, slurm: { enabled: true, url: slurm.url, allowInsecureHttp: true, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: HOSTNAME, workerNamespaces: [ns], nameFrom: 'label', nameKey: HOSTNAME } });
     await createNM(ns, 'slinky-n1', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
 
     // The cordon carried the reason (one patch): Slinky never sees the node cordoned without it.
@@ -273,7 +273,7 @@ describe.skipIf(!CAN_RUN)('alongside Slinky on the testbed with a real Slurm 24.
     await nodesetPod(pod[0], node, 'n2');
     const job = await runJob('n2');
     await slinkySync(...pod);
-    await setConfig({ maxParallelOperations: 2, slurm: { enabled: true, mode: 'pod', podSelector: HOSTNAME, nameFrom: 'label', nameKey: HOSTNAME } });
+    await setConfig({ maxParallelOperations: 2, slurm: { enabled: true, mode: 'pod', podSelector: HOSTNAME, workerNamespaces: [ns], nameFrom: 'label', nameKey: HOSTNAME } });
     await createNM(ns, 'slinky-n2', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
 
     // Before Slinky has reacted to the cordon, the conditions say Allocated and no Drain: kmaint waits for Slinky.
@@ -320,7 +320,7 @@ describe.skipIf(!CAN_RUN)('alongside Slinky on the testbed with a real Slurm 24.
     await nodesetPod(pod[0], node, 'n3');
     // Slinky has projected n3's state onto its pod before the request comes (else kmaint says the conditions are missing).
     await slinkySync(...pod);
-    await setConfig({ maxParallelOperations: 2, slurm: { enabled: true, mode: 'pod', podSelector: HOSTNAME, nameFrom: 'label', nameKey: HOSTNAME } });
+    await setConfig({ maxParallelOperations: 2, slurm: { enabled: true, mode: 'pod', podSelector: HOSTNAME, workerNamespaces: [ns], nameFrom: 'label', nameKey: HOSTNAME } });
     await createNM(ns, 'frozen-n3', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
 
     const said = 'Slurm node n3 has a reason Slinky leaves alone ("admin: was flaky"), so Slinky will not drain it, and without slurmrestd url and token kmaint cannot: clear the reason or drain the node by hand';

@@ -1,11 +1,13 @@
 // spec.slurm cannot exfiltrate (issue 31 point 4): a config naming another credential of kmaint's process as the token,
 // or a plain-http slurmrestd, is refused where operators look (the config's Valid condition, the pass summary), and Slurm
 // stays off (shared/slurm/read.test.ts shows that nothing is read or sent then).
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_PLURAL, GROUP, VERSION } from '../shared/api/index.ts';
 import type { MaintenanceOperatorConfig } from '../shared/api/index.ts';
 import { clusterKind } from './support/cluster.ts';
-import { KMAINT_NS, admin, installCrds, pass, setConfig } from './support/kmaint.ts';
+import { KMAINT_NS, admin, createNM, generalNodes, installCrds, pass, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 async function validCondition(): Promise<string[] | undefined> {
   const cfg = (await admin().custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: KMAINT_NS, plural: CONFIG_PLURAL, name: 'default' })) as MaintenanceOperatorConfig;
@@ -43,5 +45,40 @@ describe(`spec.slurm refused values on the ${clusterKind()}`, () => {
     await setConfig({ slurm: { enabled: true, mode: 'node', url: 'http://slurm.example.com:6820', allowInsecureHttp: true, tokenEnv: 'SLURM_JWT' } });
     const summary = await pass('scheduler');
     expect([summary.configProblems, await validCondition()]).toEqual([[], undefined]);
+  });
+
+  it("a slurmrestd url that redirects elsewhere: the url gets kmaint's requests with the token, the redirect target gets none (kmaint does not follow redirects)", async () => {
+    // The attack: a url an admin was led to set (or a compromised slurmrestd) answers 307 to a host that collects tokens.
+    const listen = (server: Server): Promise<number> => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+    const atTrap: string[] = [];
+    const atUrl: string[] = [];
+    const tokenOf = (req: IncomingMessage): string => String(req.headers['x-slurm-user-token'] ?? '');
+    const trap = createServer((req, res) => {
+      atTrap.push(`${req.method ?? ''} ${req.url ?? ''} token=${tokenOf(req)}`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    const trapPort = await listen(trap);
+    const redirector = createServer((req, res) => {
+      atUrl.push(tokenOf(req));
+      res.writeHead(307, { location: `http://127.0.0.1:${trapPort}${req.url ?? '/'}` }).end();
+    });
+    const urlPort = await listen(redirector);
+    const node = (await generalNodes())[0] as string;
+    process.env['SLURM_JWT_REDIRECT_TEST'] = 'token-issue-31';
+    try {
+      await setConfig({ slurm: { enabled: true, mode: 'node', url: `http://127.0.0.1:${urlPort}`, allowInsecureHttp: true, tokenEnv: 'SLURM_JWT_REDIRECT_TEST' } });
+      // A request on a node makes the drainer drain its Slurm node (node mode: the node's name), and cleanup's sweep
+      // reads Slurm on every pass: both send the token to the url.
+      await createNM('default', 'redirected', { requestorID: 'upgrade.acme.com', nodeName: node });
+      for (const fn of ['scheduler', 'drainer', 'cleanup', 'scheduler', 'drainer'] as const) await pass(fn);
+      expect([new Set(atUrl), atUrl.length > 0, atTrap]).toEqual([new Set(['token-issue-31']), true, []]);
+    } finally {
+      await setConfig(undefined);
+      await removeAllNMs('default');
+      await setUnschedulable(node, false);
+      delete process.env['SLURM_JWT_REDIRECT_TEST'];
+      await new Promise((resolve) => trap.close(resolve));
+      await new Promise((resolve) => redirector.close(resolve));
+    }
   });
 });

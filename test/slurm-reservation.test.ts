@@ -136,7 +136,7 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     await admin().core.createNamespace({ body: { metadata: { name: ns } } });
     workers = await generalNodes();
     expect(workers.length).toBeGreaterThanOrEqual(1);
-    await setConfig({ maxParallelOperations: 3, slurm: { enabled: true, url: slurm.url, allowInsecureHttp: true, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', nameFrom: 'hostname' } });
+    await setConfig({ maxParallelOperations: 3, slurm: { enabled: true, url: slurm.url, allowInsecureHttp: true, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', workerNamespaces: [ns], nameFrom: 'hostname' } });
   });
   beforeEach(async () => {
     // The Slurm worker of n1 on the first node (a drain evicts it): a fresh one for each test.

@@ -6,8 +6,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { NodeMaintenance } from '../shared/api/index.ts';
-import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START } from '../shared/slurm/index.ts';
+import { CONFIG_PLURAL, GROUP, VERSION } from '../shared/api/index.ts';
+import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
+import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, WORKER_NAMESPACES_UNSET_NOTE } from '../shared/slurm/index.ts';
 import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
 import { kubectl, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, generalNodes, getNM, installCrds, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
@@ -144,7 +145,7 @@ async function untilGone(name: string): Promise<void> {
 function slurmConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     maxParallelOperations: 3,
-    slurm: { enabled: true, url: slurm.url, allowInsecureHttp: true, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', nameFrom: 'hostname', ...extra },
+    slurm: { enabled: true, url: slurm.url, allowInsecureHttp: true, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', workerNamespaces: [ns], nameFrom: 'hostname', ...extra },
   };
 }
 
@@ -234,6 +235,34 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
       await deleteNM(ns, 'tenant-pod');
       await untilGone('tenant-pod');
       expect([(await slurmNode('n1')).state, (await slurmNode('n2')).state]).toEqual([['IDLE'], ['IDLE']]);
+    } finally {
+      await kubectl(['delete', 'namespace', tenant, '--wait=false']);
+    }
+  });
+
+  it("issue 31, by default: with spec.slurm.workerNamespaces unset only namespace slurm holds Slurm workers, so a tenant's pod with spec.hostname n2 names no Slurm node: nothing is drained in Slurm, and the config's Valid condition says where workers are taken from", async () => {
+    const node = workers[0] as string;
+    const tenant = `${ns}-dflt`;
+    await admin().core.createNamespace({ body: { metadata: { name: tenant } } });
+    try {
+      await admin().core.createNamespacedPod({
+        namespace: tenant,
+        body: {
+          metadata: { name: 'fake-slurmd', namespace: tenant, labels: WORKER_LABELS, annotations: { 'kmaint.io/sim-termination-seconds': '0' } },
+          spec: { nodeName: node, hostname: 'n2', terminationGracePeriodSeconds: 1, containers: [{ name: 'slurmd', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m' } } }] },
+        },
+      });
+      await setConfig(slurmConfig({ workerNamespaces: undefined }));
+      await createNM(ns, 'tenant-default', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
+      const ready = await untilReady('tenant-default');
+      expect(ready.metadata.annotations?.[ANNOTATION_SLURM_DRAINED]).toBeUndefined();
+      expect((await slurmNode('n2')).state).toEqual(['IDLE']);
+      const cfg = (await admin().custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: KMAINT_NS, plural: CONFIG_PLURAL, name: 'default' })) as MaintenanceOperatorConfig;
+      const valid = cfg.status?.conditions?.find((c) => c.type === 'Valid');
+      expect([valid?.status, valid?.message]).toEqual(['True', `configuration is valid; note: ${WORKER_NAMESPACES_UNSET_NOTE}`]);
+      await deleteNM(ns, 'tenant-default');
+      await untilGone('tenant-default');
+      expect((await slurmNode('n2')).state).toEqual(['IDLE']);
     } finally {
       await kubectl(['delete', 'namespace', tenant, '--wait=false']);
     }

@@ -240,7 +240,7 @@ export const slurmSchema = z.strictObject({
   podSelector: z.string().optional(),
   /**
    * Issue 31: pod mode takes as Slurm workers only pods in these namespaces (Slinky's NodeSet pods: the slurm namespace).
-   * Unset keeps any namespace, as before, and the config's Valid condition says so.
+   * Unset: the slurm namespace only (shared/slurm/settings.ts DEFAULT_WORKER_NAMESPACES), and the Valid condition says so.
    */
   workerNamespaces: z.array(z.string().max(63).regex(POOL_NAME_PATTERN)).refine((items) => new Set(items).size === items.length, {
     message: 'duplicate items are not allowed (list-type set)',

@@ -31,6 +31,7 @@ const ROWS: Row[] = [
         podSelector: expect.any(Object) as unknown,
         nameFrom: 'label',
         nameKey: 'nodeset.slinky.slurm.net/pod-hostname',
+        workerNamespaces: ['slurm'],
         drainTimeoutSeconds: 0,
         whenUnreachable: 'wait',
       },
@@ -52,7 +53,7 @@ const ROWS: Row[] = [
   },
   { rule: 'nameFrom label needs nameKey', slurm: { enabled: true, url: 'https://slurm:6820', tokenEnv: 'SLURM_JWT', podSelector: 'app=slurmd', nameFrom: 'label' }, expected: { kind: 'invalid', problem: 'spec.slurm.nameKey: required when nameFrom is label' } },
   {
-    rule: 'Slinky defaults: pod mode, hostname, kmaint: prefix, wait when unreachable, no timeout; trailing slash dropped; http with allowInsecureHttp',
+    rule: 'Slinky defaults: pod mode, hostname, workers in namespace slurm, kmaint: prefix, wait when unreachable, no timeout; trailing slash dropped; http with allowInsecureHttp',
     slurm: { enabled: true, url: 'http://slurm-restapi.slurm:6820/', allowInsecureHttp: true, tokenSecret: { name: 'slurm-token' }, podSelector: 'app.kubernetes.io/name=slurmd' },
     expected: {
       kind: 'on',
@@ -64,6 +65,7 @@ const ROWS: Row[] = [
         reasonPrefix: 'kmaint:',
         mode: 'pod',
         podSelector: expect.any(Object) as unknown,
+        workerNamespaces: ['slurm'],
         nameFrom: 'hostname',
         drainTimeoutSeconds: 0,
         whenUnreachable: 'wait',
@@ -130,7 +132,7 @@ const podOnWith = (extra: Record<string, unknown>): { kind: 'on'; settings: Reco
 });
 const WORKER_NAMESPACE_ROWS: Row[] = [
   { rule: 'workerNamespaces is kept as given (pod mode)', slurm: { ...POD_MODE, workerNamespaces: ['slurm', 'slurm-b'] }, expected: podOnWith({ workerNamespaces: ['slurm', 'slurm-b'] }) },
-  { rule: 'workerNamespaces unset: Slurm stays on, workers from any namespace as before', slurm: POD_MODE, expected: podOnWith({}) },
+  { rule: "workerNamespaces unset: Slurm stays on, workers only from namespace slurm (Slinky's; issue 31: before, any namespace)", slurm: POD_MODE, expected: podOnWith({ workerNamespaces: ['slurm'] }) },
   {
     rule: 'workerNamespaces empty is refused: it would take no pod for a worker and gate nothing, silently',
     slurm: { ...POD_MODE, workerNamespaces: [] },
@@ -174,9 +176,9 @@ describe("slurmConfigNotes (said on the config's Valid condition, leaving it val
     expect(slurmConfigNotes(config(slurm))).toEqual(expected);
   });
 
-  it('the note names the field and what it lets a tenant do', () => {
+  it('the note names the field, the namespace taken instead, and why not to name a tenant namespace', () => {
     expect(WORKER_NAMESPACES_UNSET_NOTE).toBe(
-      'spec.slurm.workerNamespaces: unset, so a pod in any namespace that matches podSelector is taken for a Slurm worker and its hostname (or name, label, annotation) names the Slurm node kmaint drains and later undrains; set it to the namespaces of the Slurm worker pods (Slinky: slurm)',
+      "spec.slurm.workerNamespaces: unset, so only pods in namespace slurm (Slinky's) are taken for Slurm workers; if your Slurm worker pods run elsewhere, name their namespaces (never one where tenants create pods: a worker pod names the Slurm node kmaint drains)",
     );
   });
 

@@ -35,7 +35,8 @@ export interface SlurmSettings {
   podSelector?: LabelSelector;
   /**
    * Pod mode: the namespaces whose pods may be Slurm workers (a worker names the Slurm node kmaint drains, so only pods
-   * that tenants cannot create qualify). Absent: every namespace, as before workerNamespaces existed.
+   * that tenants cannot create qualify). loadSlurmSettings always sets it in pod mode: spec.slurm.workerNamespaces, or
+   * DEFAULT_WORKER_NAMESPACES when that is unset. Absent (settings built by hand, tests): every namespace.
    */
   workerNamespaces?: readonly string[];
   /** @default "hostname" in pod mode */
@@ -95,7 +96,7 @@ export function loadSlurmSettings(config: MaintenanceOperatorConfig | undefined)
       reasonPrefix: spec.reasonPrefix ?? 'kmaint:',
       mode,
       ...(podSelector ? { podSelector } : {}),
-      ...(mode === 'pod' && spec.workerNamespaces !== undefined ? { workerNamespaces: [...spec.workerNamespaces] } : {}),
+      ...(mode === 'pod' ? { workerNamespaces: [...(spec.workerNamespaces ?? DEFAULT_WORKER_NAMESPACES)] } : {}),
       nameFrom,
       ...(spec.nameKey ? { nameKey: spec.nameKey } : {}),
       drainTimeoutSeconds: spec.drainTimeoutSeconds ?? 0,
@@ -110,15 +111,22 @@ export function slurmConfigProblems(config: MaintenanceOperatorConfig | undefine
   return loaded.kind === 'invalid' ? [loaded.problem] : [];
 }
 
-/** Why an unset spec.slurm.workerNamespaces is worth saying: any tenant's pod could name the Slurm node kmaint drains. */
+/**
+ * Issue 31: where Slurm worker pods are taken from when spec.slurm.workerNamespaces is unset. A worker pod names the Slurm
+ * node kmaint drains and later undrains, so the default must be a namespace tenants do not create pods in: Slinky's
+ * NodeSet pods live in `slurm` (its install guide's namespace). Before this default, unset meant every namespace.
+ */
+export const DEFAULT_WORKER_NAMESPACES: readonly string[] = ['slurm'];
+
+/** What an unset spec.slurm.workerNamespaces means, said where operators look (workers elsewhere are not seen). */
 export const WORKER_NAMESPACES_UNSET_NOTE =
-  'spec.slurm.workerNamespaces: unset, so a pod in any namespace that matches podSelector is taken for a Slurm worker and its hostname (or name, label, annotation) names the Slurm node kmaint drains and later undrains; set it to the namespaces of the Slurm worker pods (Slinky: slurm)';
+  'spec.slurm.workerNamespaces: unset, so only pods in namespace slurm (Slinky\'s) are taken for Slurm workers; if your Slurm worker pods run elsewhere, name their namespaces (never one where tenants create pods: a worker pod names the Slurm node kmaint drains)';
 
 /**
- * Notes for the config's Valid condition that do not make it invalid: pod mode without workerNamespaces keeps working
- * (installs that predate the field), but says what it trusts.
+ * Notes for the config's Valid condition that do not make it invalid: pod mode without workerNamespaces takes the
+ * default namespace, which an install whose workers run elsewhere must learn of.
  */
 export function slurmConfigNotes(config: MaintenanceOperatorConfig | undefined): string[] {
   const loaded = loadSlurmSettings(config);
-  return loaded.kind === 'on' && loaded.settings.mode === 'pod' && loaded.settings.workerNamespaces === undefined ? [WORKER_NAMESPACES_UNSET_NOTE] : [];
+  return loaded.kind === 'on' && loaded.settings.mode === 'pod' && config?.spec?.slurm?.workerNamespaces === undefined ? [WORKER_NAMESPACES_UNSET_NOTE] : [];
 }
