@@ -16,6 +16,8 @@ const CHART = 'charts/kmaint';
 /** The testbed's Kubernetes version: helm's own default capabilities (v1.20) are older than the chart's kubeVersion. */
 const KUBE_VERSION = '1.35.4';
 const FUNCTIONS = ['scheduler', 'drainer', 'cleanup', 'reaper'];
+/** The chart's version and appVersion, and so the default image tag. */
+const PKG_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
 interface Obj {
   apiVersion: string;
@@ -77,10 +79,9 @@ if (!HELM_BUILT || !KUBECTL_BUILT) {
 }
 
 describe('the chart\'s metadata', () => {
-  it('its version is the package\'s', () => {
+  it('its version and appVersion are the package\'s', () => {
     const chart = parsed(readFileSync(join(CHART, 'Chart.yaml'), 'utf8'))[0] as unknown as { version: string; appVersion: string };
-    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
-    expect([chart.version, chart.appVersion]).toEqual([pkg.version, 'latest']);
+    expect([chart.version, chart.appVersion]).toEqual([PKG_VERSION, PKG_VERSION]);
   });
 });
 
@@ -109,7 +110,8 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
     const built = await Promise.all(['infra/base', 'infra/admission-policy'].map((dir) => run(binaryPath('kubectl'), ['kustomize', dir], { maxBuffer: 16 * 1024 * 1024 })));
     const base = new Map(built.flatMap((b) => parsed(b.stdout)).map((o) => [key(o), o]));
     const HELM_LABELS = ['app.kubernetes.io/instance', 'app.kubernetes.io/managed-by', 'app.kubernetes.io/version', 'helm.sh/chart'];
-    const chart = (await render()).map((o) => {
+    // infra/base names the image kmaint:latest (its overlays set it); the chart's default tag is its appVersion.
+    const chart = (await render(['operator.image.tag="latest"'])).map((o) => {
       const labels = Object.fromEntries(Object.entries(o.metadata.labels ?? {}).filter(([k]) => !HELM_LABELS.includes(k)));
       return { ...o, metadata: { ...o.metadata, labels } };
     });
@@ -140,8 +142,8 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       'app.kubernetes.io/name': 'kmaint',
       'app.kubernetes.io/instance': 'ops',
       'app.kubernetes.io/managed-by': 'Helm',
-      'app.kubernetes.io/version': 'latest',
-      'helm.sh/chart': 'kmaint-0.1.0',
+      'app.kubernetes.io/version': PKG_VERSION,
+      'helm.sh/chart': `kmaint-${PKG_VERSION}`,
     });
     const binding = objs.find((o) => o.kind === 'ClusterRoleBinding') as unknown as { roleRef: { name: string }; subjects: unknown[] };
     expect([binding.roleRef.name, binding.subjects]).toEqual(['ops-kmaint', [{ kind: 'ServiceAccount', name: 'ops-kmaint', namespace: 'maint' }]]);
@@ -169,7 +171,7 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
     ]);
     expect([p.spec.serviceAccountName, p.spec.containers[0]?.image, p.spec.containers[0]?.command, p.metadata.labels]).toEqual([
       'kmaint',
-      'kmaint:latest',
+      `kmaint:${PKG_VERSION}`,
       ['kmaint', 'run', fn, '--timeout', '50s'],
       { 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': fn },
     ]);
