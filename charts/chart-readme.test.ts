@@ -1,9 +1,9 @@
-// charts/kmaint/README.md is what helm-docs (tools/helm-docs, pinned) writes from README.md.gotmpl and the `# --`
-// comments in values.yaml, and every value in its table has a description. After editing values.yaml: npm run chart:docs.
+// Each chart's README.md is what helm-docs (tools/helm-docs, pinned) writes from its README.md.gotmpl and the `# --`
+// comments in its values.yaml, and every value in its table has a description. After editing values.yaml: npm run chart:docs.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CHART_README, helmDocsBinary, helmDocsIsCurrent, renderChartReadme } from '../tools/helm-docs/helm-docs.ts';
+import { CHARTS, chartReadme, helmDocsBinary, helmDocsIsCurrent, renderChartReadme } from '../tools/helm-docs/helm-docs.ts';
 
 const BUILT = helmDocsIsCurrent();
 if (!BUILT) {
@@ -22,14 +22,14 @@ function valueRows(readme: string): Array<{ key: string; description: string }> 
     });
 }
 
-describe.skipIf(!BUILT)('charts/kmaint/README.md', () => {
-  it('is what helm-docs writes from values.yaml now (else: npm run chart:docs)', async () => {
-    expect(readFileSync(CHART_README, 'utf8')).toBe(await renderChartReadme());
+describe.skipIf(!BUILT)('the charts\' README.md', () => {
+  it.each(CHARTS)('charts/%s/README.md is what helm-docs writes from values.yaml now (else: npm run chart:docs)', async (chart) => {
+    expect(readFileSync(chartReadme(chart), 'utf8')).toBe(await renderChartReadme(chart));
   });
 
-  it('describes every value (a `# --` comment above each key in values.yaml)', async () => {
-    const rows = valueRows(await renderChartReadme());
-    const topLevel = Object.keys(parse(readFileSync('charts/kmaint/values.yaml', 'utf8')) as Record<string, unknown>);
+  it.each(CHARTS)('charts/%s/README.md describes every value (a `# --` comment above each key in values.yaml)', async (chart) => {
+    const rows = valueRows(await renderChartReadme(chart));
+    const topLevel = Object.keys(parse(readFileSync(`charts/${chart}/values.yaml`, 'utf8')) as Record<string, unknown>);
     expect([...new Set(rows.map((r) => r.key.split('.')[0]))]).toEqual(topLevel);
     expect(rows.filter((r) => r.description === '').map((r) => r.key)).toEqual([]);
   });

@@ -1,9 +1,9 @@
-// helm-docs (github.com/norwoodj/helm-docs), pinned in tools/helm-docs/go.mod, writes charts/kmaint/README.md from
-// charts/kmaint/README.md.gotmpl and the `# --` comments in values.yaml. Built from its Go module into
+// helm-docs (github.com/norwoodj/helm-docs), pinned in tools/helm-docs/go.mod, writes each chart's README.md
+// (charts/kmaint, charts/kmaint-crd) from its README.md.gotmpl and the `# --` comments in its values.yaml. Built from its Go module into
 // ~/.cache/kmaint-testbed/helm-docs/<version>/ (skipped when current), as the testbed's other binaries are cached.
 //   npx tsx tools/helm-docs/helm-docs.ts build   builds it (.ci/run)
-//   npx tsx tools/helm-docs/helm-docs.ts write   rewrites charts/kmaint/README.md (npm run chart:docs)
-//   npx tsx tools/helm-docs/helm-docs.ts check   exits 1 when that file is not what helm-docs writes
+//   npx tsx tools/helm-docs/helm-docs.ts write   rewrites the charts' README.md (npm run chart:docs)
+//   npx tsx tools/helm-docs/helm-docs.ts check   exits 1 when one is not what helm-docs writes
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -14,8 +14,10 @@ import { fileURLToPath } from 'node:url';
 const MODULE_DIR = dirname(fileURLToPath(import.meta.url));
 const MODULE = 'github.com/norwoodj/helm-docs';
 const REPO_ROOT = resolve(MODULE_DIR, '..', '..');
-export const CHART_DIR = join(REPO_ROOT, 'charts', 'kmaint');
-export const CHART_README = join(CHART_DIR, 'README.md');
+/** The charts helm-docs documents, by directory name under charts/. */
+export const CHARTS = ['kmaint', 'kmaint-crd'] as const;
+export type ChartName = (typeof CHARTS)[number];
+export const chartReadme = (chart: ChartName): string => join(REPO_ROOT, 'charts', chart, 'README.md');
 
 export class HelmDocsError extends Error {
   override readonly name = 'HelmDocsError';
@@ -82,20 +84,21 @@ export async function ensureHelmDocs(opts: { force?: boolean; log?: (line: strin
 }
 
 /**
- * What helm-docs writes for charts/kmaint, without writing it (--dry-run prints it). helm-docs only warns about a chart
+ * What helm-docs writes for a chart, without writing it (--dry-run prints it). helm-docs only warns about a chart
  * it cannot read and exits 0: an empty output is that failure. (Its strict mode is not used: it wants a comment on
  * every parent key and every list item too; charts/chart-readme.test.ts checks that every row has a description.)
  */
-export function renderChartReadme(): Promise<string> {
+export function renderChartReadme(chart: ChartName): Promise<string> {
+  const dir = join(REPO_ROOT, 'charts', chart);
   const args = [
-    '--chart-search-root', CHART_DIR,
+    '--chart-search-root', dir,
     '--sort-values-order', 'file',
     '--skip-version-footer', '--log-level', 'warning', '--dry-run',
   ];
   return new Promise((done, reject) => {
     execFile(helmDocsBinary(), args, { cwd: REPO_ROOT, maxBuffer: 4 * 1024 * 1024, timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) reject(new HelmDocsError(`helm-docs on ${CHART_DIR} failed: ${stderr.trim() || err.message}`, { cause: err }));
-      else if (stdout.trim() === '') reject(new HelmDocsError(`helm-docs on ${CHART_DIR} wrote nothing: ${stderr.trim()}`));
+      if (err) reject(new HelmDocsError(`helm-docs on ${dir} failed: ${stderr.trim() || err.message}`, { cause: err }));
+      else if (stdout.trim() === '') reject(new HelmDocsError(`helm-docs on ${dir} wrote nothing: ${stderr.trim()}`));
       else done(stdout);
     });
   });
@@ -110,14 +113,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }
     if (command !== 'write' && command !== 'check') throw new HelmDocsError(`usage: tools/helm-docs/helm-docs.ts build|write|check (got "${command}")`);
     await ensureHelmDocs();
-    const want = await renderChartReadme();
-    if (command === 'write') {
-      writeFileSync(CHART_README, want);
-      return 0;
+    let stale = 0;
+    for (const chart of CHARTS) {
+      const want = await renderChartReadme(chart);
+      const file = chartReadme(chart);
+      if (command === 'write') writeFileSync(file, want);
+      else if (!existsSync(file) || readFileSync(file, 'utf8') !== want) {
+        process.stderr.write(`${file} is not what helm-docs writes from values.yaml: run npm run chart:docs and commit it\n`);
+        stale += 1;
+      }
     }
-    if (existsSync(CHART_README) && readFileSync(CHART_README, 'utf8') === want) return 0;
-    process.stderr.write(`${CHART_README} is not what helm-docs writes from values.yaml: run npm run chart:docs and commit it\n`);
-    return 1;
+    return stale === 0 ? 0 : 1;
   };
   main().then(
     (code) => process.exit(code),
