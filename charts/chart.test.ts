@@ -110,6 +110,12 @@ describe('the chart\'s Artifact Hub annotations', () => {
   });
 });
 
+describe('the chart\'s alerts', () => {
+  it('are infra/alerts/prometheusrule.yaml, byte for byte (one set of rules; shared/metrics/alerts.test.ts checks their metrics)', () => {
+    expect(readFileSync(join(CHART, 'files/prometheusrule.yaml'), 'utf8')).toBe(readFileSync('infra/alerts/prometheusrule.yaml', 'utf8'));
+  });
+});
+
 describe('the CRDs of the chart', () => {
   const files = readdirSync('crds').filter((f) => f.endsWith('.yaml')).sort();
 
@@ -293,6 +299,36 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       set: ['operator.serviceAccount.name="maint-runner"'],
       pick: (o) => [o.filter((x) => x.kind === 'ServiceAccount').map((x) => x.metadata.name), pod(o).spec.serviceAccountName],
       want: [['maint-runner'], 'maint-runner'],
+    },
+    {
+      rule: 'metrics.pushgatewayUrl sets KMAINT_PUSHGATEWAY_URL after the pod\'s own variables, before operator.env',
+      set: ['metrics.pushgatewayUrl="http://pushgateway.monitoring.svc:9091"', 'operator.env=[{"name":"NODE_OPTIONS","value":"--max-old-space-size=256"}]'],
+      pick: (o) => (pod(o).spec.containers[0] as unknown as { env: Array<{ name: string }> }).env.map((e) => e.name),
+      want: ['KMAINT_NAMESPACE', 'KMAINT_SERVICE_ACCOUNT', 'KMAINT_PUSHGATEWAY_URL', 'NODE_OPTIONS'],
+    },
+    {
+      rule: 'metrics.prometheusRule: the rules of infra/alerts/prometheusrule.yaml, with the release\'s labels and the extra ones, where asked',
+      set: ['metrics.prometheusRule={"enabled":true,"namespace":"monitoring","labels":{"release":"kps"}}'],
+      pick: (o) => {
+        const rule = o.find((x) => x.kind === 'PrometheusRule');
+        return [rule?.apiVersion, rule?.metadata.name, rule?.metadata.namespace, rule?.metadata.labels?.['release'], rule?.metadata.labels?.['app.kubernetes.io/instance'], rule?.spec];
+      },
+      want: ['monitoring.coreos.com/v1', 'kmaint', 'monitoring', 'kps', 'kmaint', (parsed(readFileSync('infra/alerts/prometheusrule.yaml', 'utf8'))[0] as unknown as { spec: unknown }).spec],
+    },
+    {
+      rule: 'metrics.dashboard: a ConfigMap holding files/dashboard.json as it is, labelled for Grafana\'s sidecar',
+      set: ['metrics.dashboard={"enabled":true,"namespace":"monitoring","annotations":{"grafana_folder":"Maintenance"}}'],
+      pick: (o) => {
+        const cm = o.find((x) => x.kind === 'ConfigMap') as (Obj & { data: Record<string, string> }) | undefined;
+        return [cm?.metadata.name, cm?.metadata.namespace, cm?.metadata.labels?.['grafana_dashboard'], cm?.metadata.annotations, cm?.data];
+      },
+      want: ['kmaint-dashboard', 'monitoring', '1', { grafana_folder: 'Maintenance' }, { 'kmaint-dashboard.json': readFileSync(join(CHART, 'files/dashboard.json'), 'utf8') }],
+    },
+    {
+      rule: 'openshift.enabled: no fixed uid, gid, fsGroup or supplemental groups (the restricted SCC assigns them); the rest stays',
+      set: ['openshift.enabled=true', 'operator.podSecurityContext={"fsGroup":1000,"supplementalGroups":[1000]}'],
+      pick: (o) => [pod(o).spec.securityContext, (pod(o).spec.containers[0] as unknown as { securityContext: unknown }).securityContext],
+      want: [{ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } }, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } }],
     },
     {
       rule: 'medik8s.leases binds the lease ClusterRole inside medik8s-leases only',
