@@ -16,6 +16,16 @@ const CHART = 'charts/kmaint';
 /** The testbed's Kubernetes version: helm's own default capabilities (v1.20) are older than the chart's kubeVersion. */
 const KUBE_VERSION = '1.35.4';
 const FUNCTIONS = ['scheduler', 'drainer', 'cleanup', 'reaper'];
+/** The chart's version and appVersion, and so the default image tag. */
+const PKG_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+/** The labels of every object and every pod template of release `release`. */
+const STANDARD_LABELS = (release: string): Record<string, string> => ({
+  'app.kubernetes.io/name': 'kmaint',
+  'app.kubernetes.io/instance': release,
+  'app.kubernetes.io/managed-by': 'Helm',
+  'app.kubernetes.io/version': PKG_VERSION,
+  'helm.sh/chart': `kmaint-${PKG_VERSION}`,
+});
 
 interface Obj {
   apiVersion: string;
@@ -77,10 +87,32 @@ if (!HELM_BUILT || !KUBECTL_BUILT) {
 }
 
 describe('the chart\'s metadata', () => {
-  it('its version is the package\'s', () => {
+  it('its version and appVersion are the package\'s', () => {
     const chart = parsed(readFileSync(join(CHART, 'Chart.yaml'), 'utf8'))[0] as unknown as { version: string; appVersion: string };
-    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
-    expect([chart.version, chart.appVersion]).toEqual([pkg.version, 'latest']);
+    expect([chart.version, chart.appVersion]).toEqual([PKG_VERSION, PKG_VERSION]);
+  });
+});
+
+describe('the chart\'s Artifact Hub annotations', () => {
+  const chart = parsed(readFileSync(join(CHART, 'Chart.yaml'), 'utf8'))[0] as unknown as { appVersion: string; annotations: Record<string, string> };
+  const list = (k: string): Array<Record<string, unknown>> => parsed(chart.annotations[k] ?? '')[0] as unknown as Array<Record<string, unknown>>;
+
+  it('name the package\'s license and the image of appVersion', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { license: string };
+    expect([chart.annotations['artifacthub.io/license'], list('artifacthub.io/images')]).toEqual([pkg.license, [{ name: 'kmaint', image: `kmaint:${chart.appVersion}` }]]);
+  });
+
+  it('list the CRDs of crds/ (kind, version, name) and an example of each kind', () => {
+    const crds = readdirSync('crds').filter((f) => f.endsWith('.yaml')).map((f) => parsed(readFileSync(join('crds', f), 'utf8'))[0] as unknown as { metadata: { name: string }; spec: { names: { kind: string }; versions: Array<{ name: string }> } });
+    const want = crds.map((c) => ({ kind: c.spec.names.kind, version: c.spec.versions.map((v) => v.name).join(','), name: c.metadata.name })).sort((a, b) => a.kind.localeCompare(b.kind));
+    expect(list('artifacthub.io/crds').map((c) => ({ kind: c['kind'], version: c['version'], name: c['name'] })).sort((a, b) => String(a.kind).localeCompare(String(b.kind)))).toEqual(want);
+    expect(list('artifacthub.io/crdsExamples').map((e) => e['kind']).sort()).toEqual(want.map((c) => c.kind));
+  });
+});
+
+describe('the chart\'s alerts', () => {
+  it('are infra/alerts/prometheusrule.yaml, byte for byte (one set of rules; shared/metrics/alerts.test.ts checks their metrics)', () => {
+    expect(readFileSync(join(CHART, 'files/prometheusrule.yaml'), 'utf8')).toBe(readFileSync('infra/alerts/prometheusrule.yaml', 'utf8'));
   });
 });
 
@@ -109,9 +141,15 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
     const built = await Promise.all(['infra/base', 'infra/admission-policy'].map((dir) => run(binaryPath('kubectl'), ['kustomize', dir], { maxBuffer: 16 * 1024 * 1024 })));
     const base = new Map(built.flatMap((b) => parsed(b.stdout)).map((o) => [key(o), o]));
     const HELM_LABELS = ['app.kubernetes.io/instance', 'app.kubernetes.io/managed-by', 'app.kubernetes.io/version', 'helm.sh/chart'];
-    const chart = (await render()).map((o) => {
-      const labels = Object.fromEntries(Object.entries(o.metadata.labels ?? {}).filter(([k]) => !HELM_LABELS.includes(k)));
-      return { ...o, metadata: { ...o.metadata, labels } };
+    // infra/base names the image kmaint:latest (its overlays set it); the chart's default tag is its appVersion.
+    const withoutHelmLabels = (labels: Record<string, string> | undefined): Record<string, string> => Object.fromEntries(Object.entries(labels ?? {}).filter(([k]) => !HELM_LABELS.includes(k)));
+    const chart = (await render(['operator.image.tag="latest"'])).map((o) => {
+      const bare = { ...o, metadata: { ...o.metadata, labels: withoutHelmLabels(o.metadata.labels) } };
+      if (o.kind !== 'CronJob') return bare;
+      // The pod templates carry Helm's labels too.
+      const spec = o.spec as unknown as CronJobSpec;
+      const template = { ...spec.jobTemplate.spec.template, metadata: { ...spec.jobTemplate.spec.template.metadata, labels: withoutHelmLabels(spec.jobTemplate.spec.template.metadata.labels) } };
+      return { ...bare, spec: { ...spec, jobTemplate: { ...spec.jobTemplate, spec: { ...spec.jobTemplate.spec, template } } } };
     });
     expect([...base.keys()].filter((k) => !chart.some((o) => key(o) === k))).toEqual(['Namespace//kmaint']);
     expect(chart.map(key).filter((k) => !base.has(k))).toEqual([]);
@@ -140,8 +178,8 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       'app.kubernetes.io/name': 'kmaint',
       'app.kubernetes.io/instance': 'ops',
       'app.kubernetes.io/managed-by': 'Helm',
-      'app.kubernetes.io/version': 'latest',
-      'helm.sh/chart': 'kmaint-0.1.0',
+      'app.kubernetes.io/version': PKG_VERSION,
+      'helm.sh/chart': `kmaint-${PKG_VERSION}`,
     });
     const binding = objs.find((o) => o.kind === 'ClusterRoleBinding') as unknown as { roleRef: { name: string }; subjects: unknown[] };
     expect([binding.roleRef.name, binding.subjects]).toEqual(['ops-kmaint', [{ kind: 'ServiceAccount', name: 'ops-kmaint', namespace: 'maint' }]]);
@@ -169,9 +207,9 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
     ]);
     expect([p.spec.serviceAccountName, p.spec.containers[0]?.image, p.spec.containers[0]?.command, p.metadata.labels]).toEqual([
       'kmaint',
-      'kmaint:latest',
+      `kmaint:${PKG_VERSION}`,
       ['kmaint', 'run', fn, '--timeout', '50s', '-o', 'json'],
-      { 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': fn },
+      { ...STANDARD_LABELS('kmaint'), 'app.kubernetes.io/component': fn },
     ]);
   });
 
@@ -199,7 +237,7 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       rule: 'operator.podAnnotations and podLabels (app.kubernetes.io/name stays)',
       set: ['operator.podAnnotations={"a":"1"}', 'operator.podLabels={"team":"ops","app.kubernetes.io/name":"other"}'],
       pick: (o) => [pod(o).metadata.annotations, pod(o).metadata.labels],
-      want: [{ a: '1' }, { team: 'ops', 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': 'scheduler' }],
+      want: [{ a: '1' }, { team: 'ops', ...STANDARD_LABELS('kmaint'), 'app.kubernetes.io/component': 'scheduler' }],
     },
     {
       rule: 'operator.env follows KMAINT_NAMESPACE and KMAINT_SERVICE_ACCOUNT (the pod\'s own, so the drain keeps kmaint\'s pods whatever the release is called)',
@@ -246,6 +284,53 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       want: { hard: { pods: '12' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['system-cluster-critical'] }] } },
     },
     {
+      rule: 'operator.serviceAccount.create=false with a name: no ServiceAccount made; the pods run as it, every binding and the admission policy name it',
+      set: ['operator.serviceAccount={"create":false,"name":"ops-sa"}', 'medik8s.leases=true', 'sriov.bindNamespace="sriov-network-operator"'],
+      pick: (o) => [
+        o.filter((x) => x.kind === 'ServiceAccount').length,
+        pod(o).spec.serviceAccountName,
+        o.filter((x) => x.kind.endsWith('Binding') && x.kind !== 'ValidatingAdmissionPolicyBinding').map((x) => (x as unknown as { subjects: unknown[] }).subjects),
+        JSON.stringify(o.find((x) => x.kind === 'ValidatingAdmissionPolicy')?.spec).includes("request.userInfo.username != 'system:serviceaccount:kmaint:ops-sa'"),
+      ],
+      want: [0, 'ops-sa', Array.from({ length: 4 }, () => [{ kind: 'ServiceAccount', name: 'ops-sa', namespace: 'kmaint' }]), true],
+    },
+    {
+      rule: 'operator.serviceAccount.name names the ServiceAccount the chart creates',
+      set: ['operator.serviceAccount.name="maint-runner"'],
+      pick: (o) => [o.filter((x) => x.kind === 'ServiceAccount').map((x) => x.metadata.name), pod(o).spec.serviceAccountName],
+      want: [['maint-runner'], 'maint-runner'],
+    },
+    {
+      rule: 'metrics.pushgatewayUrl sets KMAINT_PUSHGATEWAY_URL after the pod\'s own variables, before operator.env',
+      set: ['metrics.pushgatewayUrl="http://pushgateway.monitoring.svc:9091"', 'operator.env=[{"name":"NODE_OPTIONS","value":"--max-old-space-size=256"}]'],
+      pick: (o) => (pod(o).spec.containers[0] as unknown as { env: Array<{ name: string }> }).env.map((e) => e.name),
+      want: ['KMAINT_NAMESPACE', 'KMAINT_SERVICE_ACCOUNT', 'KMAINT_PUSHGATEWAY_URL', 'NODE_OPTIONS'],
+    },
+    {
+      rule: 'metrics.prometheusRule: the rules of infra/alerts/prometheusrule.yaml, with the release\'s labels and the extra ones, where asked',
+      set: ['metrics.prometheusRule={"enabled":true,"namespace":"monitoring","labels":{"release":"kps"}}'],
+      pick: (o) => {
+        const rule = o.find((x) => x.kind === 'PrometheusRule');
+        return [rule?.apiVersion, rule?.metadata.name, rule?.metadata.namespace, rule?.metadata.labels?.['release'], rule?.metadata.labels?.['app.kubernetes.io/instance'], rule?.spec];
+      },
+      want: ['monitoring.coreos.com/v1', 'kmaint', 'monitoring', 'kps', 'kmaint', (parsed(readFileSync('infra/alerts/prometheusrule.yaml', 'utf8'))[0] as unknown as { spec: unknown }).spec],
+    },
+    {
+      rule: 'metrics.dashboard: a ConfigMap holding files/dashboard.json as it is, labelled for Grafana\'s sidecar',
+      set: ['metrics.dashboard={"enabled":true,"namespace":"monitoring","annotations":{"grafana_folder":"Maintenance"}}'],
+      pick: (o) => {
+        const cm = o.find((x) => x.kind === 'ConfigMap') as (Obj & { data: Record<string, string> }) | undefined;
+        return [cm?.metadata.name, cm?.metadata.namespace, cm?.metadata.labels?.['grafana_dashboard'], cm?.metadata.annotations, cm?.data];
+      },
+      want: ['kmaint-dashboard', 'monitoring', '1', { grafana_folder: 'Maintenance' }, { 'kmaint-dashboard.json': readFileSync(join(CHART, 'files/dashboard.json'), 'utf8') }],
+    },
+    {
+      rule: 'openshift.enabled: no fixed uid, gid, fsGroup or supplemental groups (the restricted SCC assigns them); the rest stays',
+      set: ['openshift.enabled=true', 'operator.podSecurityContext={"fsGroup":1000,"supplementalGroups":[1000]}'],
+      pick: (o) => [pod(o).spec.securityContext, (pod(o).spec.containers[0] as unknown as { securityContext: unknown }).securityContext],
+      want: [{ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } }, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } }],
+    },
+    {
       rule: 'medik8s.leases binds the lease ClusterRole inside medik8s-leases only',
       set: ['medik8s.leases=true'],
       pick: (o) => o.filter((x) => x.kind === 'RoleBinding' && x.metadata.namespace === 'medik8s-leases').map((x) => [x.metadata.name, (x as unknown as { roleRef: { name: string } }).roleRef.name]),
@@ -259,6 +344,24 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
     },
   ])('$rule', async ({ set, pick, want }) => {
     expect(pick(await render(set))).toEqual(want);
+  });
+
+  it('operator.serviceAccount.create=false without a name is refused (the rights would go to the namespace\'s default ServiceAccount)', async () => {
+    const r = await helm(['template', 'kmaint', CHART, '--namespace', 'kmaint', '--kube-version', KUBE_VERSION, '--set', 'operator.serviceAccount.create=false']);
+    expect([r.code, r.stderr.trim()]).toEqual([
+      1,
+      'Error: execution error at (kmaint/templates/rbac.yaml:2:11): operator.serviceAccount.create=false needs operator.serviceAccount.name: the ServiceAccount kmaint\'s rights are bound to (create it first)\n\nUse --debug flag to render out invalid YAML',
+    ]);
+  });
+
+  it('every object and every pod template carries the standard labels, with every optional object on', async () => {
+    const objs = await render(['criticalPodsQuota.create=true', 'medik8s.leases=true', 'sriov.bindNamespace="sriov-network-operator"', 'operator.podLabels={"app.kubernetes.io/instance":"spoofed"}'], { release: 'ops', namespace: 'maint' });
+    const missing = (labels: Record<string, string> | undefined): string[] => Object.entries(STANDARD_LABELS('ops')).filter(([k, v]) => labels?.[k] !== v).map(([k]) => k);
+    expect(objs.map((o) => ({ object: key(o), missing: missing(o.metadata.labels) })).filter((o) => o.missing.length > 0)).toEqual([]);
+    const cronJobs = objs.filter((o) => o.kind === 'CronJob');
+    expect(cronJobs.map((o) => [o.metadata.name, missing(pod(objs, o.metadata.name).metadata.labels)])).toEqual(FUNCTIONS.map((fn) => [`ops-kmaint-${fn}`, []]));
+    // The 14 default objects, the ResourceQuota and the two RoleBindings of medik8s and SR-IOV.
+    expect(objs.length).toBe(17);
   });
 
   it('helm template without a cluster checks no CRD (lookup finds nothing) and renders the CRDs only with --include-crds', async () => {

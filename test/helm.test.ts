@@ -24,6 +24,8 @@ const NM_CRD = 'nodemaintenances.maintenance.nvidia.com';
 const CONFIG_EXTENSIONS = ['maxUnavailablePerZone', 'nodeHandshake', 'pools', 'reaper', 'slurm', 'windows', 'zoneLabel'];
 const ZONE_LABEL = 'topology.kubernetes.io/zone';
 const HOLD = 'kmaint.io/test-hold';
+/** The chart's appVersion (NOTES.txt names it): the package's version. */
+const PKG_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
 interface Crd {
   metadata: { name: string; annotations?: Record<string, string> };
@@ -168,7 +170,7 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
     await applyChartCrds();
     const installed = await helm(install);
     expect([installed.code, installed.stderr]).toEqual([0, '']);
-    expect(installed.stdout).toContain(`kmaint latest is installed in namespace ${NS} as release ${RELEASE}:`);
+    expect(installed.stdout).toContain(`kmaint ${PKG_VERSION} is installed in namespace ${NS} as release ${RELEASE}:`);
     const crds = await kubectl(['get', 'crd', CONFIG_CRD, NM_CRD, '-o', `jsonpath={.items[*].metadata.annotations.kmaint\\.io/crd-schema}`]);
     expect(crds.stdout.split(' ')).toEqual([CONFIG_CRD, NM_CRD].map((c) => crdSchemaDigest(readFileSync(join('crds', `${c}.yaml`), 'utf8'))));
     expect(await storedConfigSpec()).toEqual({ logLevel: 'info', maxParallelOperations: 1, maxNodeMaintenanceTimeSeconds: 3600, zoneLabel: ZONE_LABEL });

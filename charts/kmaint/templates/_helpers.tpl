@@ -23,6 +23,30 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 
+{{- /*
+Labels of the pass pods: the standard labels (kmaint.labels), operator.podLabels, and app.kubernetes.io/name=kmaint
+and the component, which always win (selectors rely on them). The drain keeps kmaint's own pods by namespace and
+ServiceAccount (KMAINT_SERVICE_ACCOUNT), not by these labels. Called with (dict "root" $ "component" <function>).
+*/ -}}
+{{- define "kmaint.podLabels" -}}
+{{- $standard := include "kmaint.labels" .root | fromYaml -}}
+{{- $labels := mergeOverwrite (deepCopy (.root.Values.operator.podLabels | default dict)) $standard (dict "app.kubernetes.io/component" .component) -}}
+{{- toYaml $labels -}}
+{{- end -}}
+
+{{- /*
+The ServiceAccount the passes run as and every binding names: operator.serviceAccount.name, else <fullname>. Not
+created by the chart (create=false), it must be named: the chart binds kmaint's rights to it, and falling back to the
+namespace's `default` would grant them to every pod there that names no ServiceAccount.
+*/ -}}
+{{- define "kmaint.serviceAccountName" -}}
+{{- $sa := .Values.operator.serviceAccount -}}
+{{- if and (not $sa.create) (not $sa.name) -}}
+{{- fail "operator.serviceAccount.create=false needs operator.serviceAccount.name: the ServiceAccount kmaint's rights are bound to (create it first)" -}}
+{{- end -}}
+{{- $sa.name | default (include "kmaint.fullname" .) -}}
+{{- end -}}
+
 {{- define "kmaint.image" -}}
 {{- $img := .Values.operator.image -}}
 {{- $tag := $img.tag | default .Chart.AppVersion -}}
