@@ -163,7 +163,7 @@ export function planNodeConditions(input: NodeConditionsInput): Action[] {
     if (set.length === 0 && remove.length === 0) continue;
     const nodeRef = { name, resourceVersion: node.metadata?.resourceVersion ?? '' };
     const reason = showing ? `node shows ${showing.nm.metadata.namespace ?? ''}/${showing.nm.metadata.name} at ${showing.phase}` : input.enabled ? 'no request in maintenance on the node: remove the conditions kmaint set' : 'spec.nodeConditions is false: remove the conditions kmaint set';
-    // A removal follows the unit of a request being released here (after its uncordon), never racing it on the node.
+    // A removal joins the unit of a request being released here, and goes before its uncordon (removalsBeforeUncordons).
     const unit = showing?.nm ?? requests[0];
     actions.push({ kind: 'patchNodeConditions', node: nodeRef, set, remove, ...(unit ? { maintenance: maintenanceRef(unit) } : {}), reason });
   }
@@ -178,6 +178,20 @@ export function planNodeConditions(input: NodeConditionsInput): Action[] {
  */
 export function nodesCordoned(actions: readonly Action[]): Set<string> {
   return new Set(actions.flatMap((a) => (a.kind === 'cordonNode' ? [a.node.name] : [])));
+}
+
+/**
+ * A release's removal of the conditions goes just before its uncordon, in the same request unit: the node lifecycle
+ * controller answers the uncordon at once (it removes the unschedulable taint), so a removal following it met a 409
+ * (bench:peers parallel-24: 3 of 24 releases). The request is being released: the node is to show nothing, whether or
+ * not the uncordon lands (afterSweep in shared/pass does the same for the sweep's uncordons).
+ */
+export function removalsBeforeUncordons(actions: readonly Action[]): Action[] {
+  const sameUnit = (a: Action, b: Action): boolean =>
+    a.kind === 'patchNodeConditions' && b.kind === 'uncordonNode' && a.node.name === b.node.name && a.maintenance?.namespace === b.maintenance.namespace && a.maintenance.name === b.maintenance.name;
+  const moved = new Set(actions.filter((a) => a.kind === 'patchNodeConditions' && a.set.length === 0 && actions.some((b) => sameUnit(a, b) && actions.indexOf(b) < actions.indexOf(a))));
+  if (moved.size === 0) return [...actions];
+  return actions.flatMap((b) => (moved.has(b) ? [] : [...[...moved].filter((a) => sameUnit(a, b)), b]));
 }
 
 /** The phases a plan's writes move requests to ('' for those it deletes or releases), for planNodeConditions. */

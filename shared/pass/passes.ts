@@ -5,7 +5,7 @@ import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
 import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/index.ts';
 import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
-import { findNodeOrphans, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
+import { findNodeOrphans, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
 import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
 import { loadSlurmSettings, needsReservationRead, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, wantsReservation, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
@@ -212,7 +212,7 @@ function withNodeConditions(actions: Action[], base: BaseSnapshot, loaded: Loade
     later: nodesCordoned(actions),
     now,
   });
-  return conditions.length === 0 ? actions : [...actions, ...conditions];
+  return conditions.length === 0 ? actions : removalsBeforeUncordons([...actions, ...conditions]);
 }
 
 /**
