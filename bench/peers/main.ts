@@ -1,4 +1,4 @@
-// `npm run bench:peers -- [--scenarios a,b] [--systems kmaint,nvidia-operator,kubectl-drain] [--no-docs]`:
+// `npm run bench:peers -- [--scenarios a,b] [--systems kmaint,nvidia-operator,kubectl-drain] [--kmaint-config JSON] [--no-docs]`:
 // kmaint, the upstream NVIDIA maintenance operator and a sequential `kubectl drain` script, each on a fresh
 // testbed, per scenario in bench/peers/scenarios/ (issue 11). Prints a table, writes it into
 // docs/benchmarks.md, and exits 1 if any system put more nodes under maintenance at once than its limit.
@@ -35,9 +35,12 @@ const { values } = parseArgs({
     results: { type: 'string' },
     /** Run nothing: render the table (and docs) from these JSON-lines files, comma-separated. */
     render: { type: 'string' },
+    /** More MaintenanceOperatorConfig spec for the kmaint rows, as JSON: '{"nodeConditions":false}' measures a setting's cost. */
+    'kmaint-config': { type: 'string', default: '{}' },
   },
 });
 
+const kmaintConfig = JSON.parse(values['kmaint-config'] ?? '{}') as Record<string, unknown>;
 const started = Date.now();
 const log = (line: string): void => void process.stderr.write(`[peers ${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
 const print = (line = ''): void => void process.stdout.write(`${line}\n`);
@@ -67,7 +70,7 @@ async function runOne(scenario: Scenario, system: SystemName, nvidia: NvidiaOper
   const c = await startBenchCluster(dir, scenario, log);
   const observer = new Observer(c.admin, system !== 'kubectl-drain');
   try {
-    const login = await installSystem(system, c, scenario, nvidia);
+    const login = await installSystem(system, c, scenario, nvidia, kmaintConfig);
     await observer.start();
     await c.cp.audit.sync();
     const mark = c.cp.audit.mark();

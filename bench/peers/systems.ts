@@ -133,13 +133,14 @@ while [ ! -e "$STOP" ]; do
 done
 times`;
 
-export async function installSystem(system: SystemName, c: BenchCluster, scenario: Scenario, nvidia: NvidiaOperator | undefined): Promise<{ kubeconfig: string; user: string }> {
+/** `extraConfig`: more MaintenanceOperatorConfig spec for kmaint's rows (e.g. { nodeConditions: false }), from --kmaint-config. */
+export async function installSystem(system: SystemName, c: BenchCluster, scenario: Scenario, nvidia: NvidiaOperator | undefined, extraConfig: Record<string, unknown> = {}): Promise<{ kubeconfig: string; user: string }> {
   if (isKmaint(system)) {
     const target = { kubectl: binaryPath('kubectl'), kubeconfigPath: c.cp.kubeconfigPath, server: c.cp.server, caFile: c.cp.caFile, dir: c.cp.dir };
     await installKmaint(target);
     // What `kmaint run --wake watch` needs beyond infra/base: the opt-in grant the repository ships.
     if (system === 'kmaint-watch') await c.kubectl(['apply', '-k', 'infra/wake-watch']);
-    await setConfig(c.admin, { maxParallelOperations: scenario.maxParallelOperations });
+    await setConfig(c.admin, { ...extraConfig, maxParallelOperations: scenario.maxParallelOperations });
     return { kubeconfig: await writeServiceAccountKubeconfig(target), user: KMAINT_SERVICE_ACCOUNT_USER };
   }
   if (system === 'nvidia-operator') {

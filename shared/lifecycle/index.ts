@@ -9,7 +9,7 @@ export { diagnoseBudget } from './budget-diagnosis.ts';
 export type { BudgetClass, BudgetDiagnosis } from './budget-diagnosis.ts';
 export { MEDIK8S_LEASE_SECONDS, cordonedBy, holderFor, leaseExpiry, needsMedik8sLeases, nodeLeaseName, viewLease } from './node-lease.ts';
 export type { LeaseView, Medik8sLeases } from './node-lease.ts';
-export { conditionChanges, desiredNodeConditions, nodeConditionMessage, phasesAfter, planNodeConditions } from './node-conditions.ts';
+export { conditionChanges, desiredNodeConditions, nodeConditionMessage, nodesCordoned, phasesAfter, planNodeConditions, removalsBeforeUncordons } from './node-conditions.ts';
 export type { DesiredCondition, NodeConditionsInput } from './node-conditions.ts';
 export { OUT_OF_SERVICE_EFFECT, deadFor, releaseOutOfServiceTaint, reportDeadNode } from './dead-node.ts';
 export type { DeadNodeReport, OutOfServiceConfig } from './dead-node.ts';

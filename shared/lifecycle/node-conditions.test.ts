@@ -4,7 +4,7 @@ import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION_NOT_BEFORE, type Action } from '#api';
 import { aMaintenance, aNode } from '../scheduling/test-builders.ts';
-import { desiredNodeConditions, phasesAfter, planNodeConditions } from './node-conditions.ts';
+import { desiredNodeConditions, nodesCordoned, phasesAfter, planNodeConditions, removalsBeforeUncordons } from './node-conditions.ts';
 
 const NOW = new Date('2026-01-01T12:00:00Z');
 const EARLIER = '2026-01-01T11:00:00Z';
@@ -112,6 +112,47 @@ describe('planNodeConditions', () => {
     const maintenances = [aMaintenance({ name: 'a', nodeName: 'node-01', phase: 'Scheduled' }), aMaintenance({ name: 'b', nodeName: 'node-01', phase: 'Draining' })];
     const [a] = planNodeConditions({ nodes: [nodeWith([])], maintenances, phaseAfter: new Map(), enabled: true, now: NOW });
     expect(a?.kind === 'patchNodeConditions' ? [a.set.map((c) => c.message), a.maintenance?.name] : []).toEqual([Array(4).fill('kmaint: NodeMaintenance default/b (requestor requestor-a)'), 'b']);
+  });
+});
+
+describe("nodesCordoned: a cordon's pass leaves the node's conditions to the next pass (the controller's taint would refuse the patch)", () => {
+  const ref = { namespace: 'ns', name: 'nm', resourceVersion: '1' };
+  const actions: Action[] = [
+    { kind: 'cordonNode', node: { name: 'node-01', resourceVersion: '5' }, maintenance: ref, reason: '' },
+    { kind: 'uncordonNode', node: { name: 'node-02', resourceVersion: '5' }, maintenance: ref, reason: '' },
+    { kind: 'writeStatus', target: ref, status: {}, phaseFrom: 'Scheduled', phaseTo: 'Draining', reason: '' },
+  ];
+
+  it('reads the cordons of a plan, not its uncordons', () => {
+    expect([...nodesCordoned(actions)]).toEqual(['node-01']);
+  });
+
+  it.each([
+    { rule: 'the node cordoned this pass: no patch, though its request moved to Draining', later: ['node-01'], expected: [] },
+    { rule: 'another node cordoned this pass: this one gets its patch', later: ['node-02'], expected: ['MaintenancePlanned', 'MaintenanceInProgress', 'DrainInProgress', 'Drained'] },
+  ])('$rule', ({ later, expected }) => {
+    const maintenances = [aMaintenance({ name: 'nm', nodeName: 'node-01', phase: 'Scheduled' })];
+    const out = planNodeConditions({ nodes: [nodeWith([])], maintenances, phaseAfter: new Map([['default/nm', 'Draining']]), enabled: true, later: new Set(later), now: NOW });
+    expect(out.flatMap((a) => (a.kind === 'patchNodeConditions' ? a.set.map((c) => c.type) : []))).toEqual(expected);
+  });
+});
+
+describe('removalsBeforeUncordons: a release removes the conditions before its uncordon (the controller answers the uncordon at once)', () => {
+  const ref = (name: string) => ({ namespace: 'ns', name, resourceVersion: '1' });
+  const node = (name: string) => ({ name, resourceVersion: '5' });
+  const uncordon = (n: string, nm: string): Action => ({ kind: 'uncordonNode', node: node(n), maintenance: ref(nm), reason: `uncordon ${n}` });
+  const finalizer = (nm: string): Action => ({ kind: 'patchMaintenanceMeta', target: ref(nm), removeFinalizer: true, reason: `release ${nm}` });
+  const removal = (n: string, nm: string): Action => ({ kind: 'patchNodeConditions', node: node(n), set: [], remove: ['Drained'], maintenance: ref(nm), reason: `remove on ${n}` });
+  const setting = (n: string, nm: string): Action => ({ kind: 'patchNodeConditions', node: node(n), set: [{ type: 'Drained', status: 'True', reason: 'DrainCompleted', message: MSG, lastTransitionTime: EARLIER, lastHeartbeatTime: EARLIER }], remove: [], maintenance: ref(nm), reason: `set on ${n}` });
+
+  it.each([
+    { rule: 'the removal of a released request moves to just before its uncordon', actions: [uncordon('n1', 'a'), finalizer('a'), removal('n1', 'a')], expected: ['remove on n1', 'uncordon n1', 'release a'] },
+    { rule: 'two releases: each removal before its own uncordon', actions: [uncordon('n1', 'a'), finalizer('a'), uncordon('n2', 'b'), finalizer('b'), removal('n1', 'a'), removal('n2', 'b')], expected: ['remove on n1', 'uncordon n1', 'release a', 'remove on n2', 'uncordon n2', 'release b'] },
+    { rule: "another request's uncordon of the node: the removal stays where it is", actions: [uncordon('n1', 'a'), removal('n1', 'b')], expected: ['uncordon n1', 'remove on n1'] },
+    { rule: 'a patch that sets conditions stays after the uncordon', actions: [uncordon('n1', 'a'), setting('n1', 'a')], expected: ['uncordon n1', 'set on n1'] },
+    { rule: 'no uncordon: nothing moves', actions: [finalizer('a'), removal('n1', 'a')], expected: ['release a', 'remove on n1'] },
+  ])('$rule', ({ actions, expected }) => {
+    expect(removalsBeforeUncordons(actions).map((a) => a.reason)).toEqual(expected);
   });
 });
 

@@ -100,6 +100,8 @@ export interface NodeConditionsInput {
   enabled: boolean;
   /** spec.maintenancePlannedLeadSeconds: a not-before request's node shows MaintenancePlanned this long ahead. @default 3600 */
   plannedLeadSeconds?: number;
+  /** Nodes whose conditions this pass leaves to the next one (nodesCordoned): none planned for them. @default none */
+  later?: ReadonlySet<string>;
   now: Date;
 }
 
@@ -141,7 +143,8 @@ export function conditionChanges(current: readonly V1NodeCondition[], desired: r
 /**
  * One patch per node whose kmaint conditions differ from what its request's phase after this pass asks for; nodes
  * without a live request lose kmaint's own conditions (a release, or one a crashed pass left). The patch joins the
- * showing request's unit, after its status write, so a node never shows a phase its request did not reach.
+ * showing request's unit, after its status write, so a node never shows a phase its request did not reach. Nodes in
+ * `later` (cordoned by this pass) are left to the next pass.
  */
 export function planNodeConditions(input: NodeConditionsInput): Action[] {
   const byNode = new Map<string, NodeMaintenance[]>();
@@ -151,6 +154,7 @@ export function planNodeConditions(input: NodeConditionsInput): Action[] {
   const actions: Action[] = [];
   for (const node of input.nodes) {
     const name = node.metadata?.name ?? '';
+    if (input.later?.has(name) === true) continue;
     const current = node.status?.conditions ?? [];
     const requests = byNode.get(name) ?? [];
     const showing = input.enabled ? showingRequest(requests, input) : undefined;
@@ -159,11 +163,35 @@ export function planNodeConditions(input: NodeConditionsInput): Action[] {
     if (set.length === 0 && remove.length === 0) continue;
     const nodeRef = { name, resourceVersion: node.metadata?.resourceVersion ?? '' };
     const reason = showing ? `node shows ${showing.nm.metadata.namespace ?? ''}/${showing.nm.metadata.name} at ${showing.phase}` : input.enabled ? 'no request in maintenance on the node: remove the conditions kmaint set' : 'spec.nodeConditions is false: remove the conditions kmaint set';
-    // A removal follows the unit of a request being released here (after its uncordon), never racing it on the node.
+    // A removal joins the unit of a request being released here, and goes before its uncordon (removalsBeforeUncordons).
     const unit = showing?.nm ?? requests[0];
     actions.push({ kind: 'patchNodeConditions', node: nodeRef, set, remove, ...(unit ? { maintenance: maintenanceRef(unit) } : {}), reason });
   }
   return actions;
+}
+
+/**
+ * The nodes a plan cordons. Their conditions wait for the next pass: the node lifecycle controller answers a cordon
+ * within milliseconds with a write of its own (the node.kubernetes.io/unschedulable taint), so a conditions patch
+ * preconditioned on the cordon's resourceVersion is refused with a 409 (bench:peers: every cordon, 25 of 25) and costs a
+ * write that changes nothing. The next pass plans them on the node as the taint left it.
+ */
+export function nodesCordoned(actions: readonly Action[]): Set<string> {
+  return new Set(actions.flatMap((a) => (a.kind === 'cordonNode' ? [a.node.name] : [])));
+}
+
+/**
+ * A release's removal of the conditions goes just before its uncordon, in the same request unit: the node lifecycle
+ * controller answers the uncordon at once (it removes the unschedulable taint), so a removal following it met a 409
+ * (bench:peers parallel-24: 3 of 24 releases). The request is being released: the node is to show nothing, whether or
+ * not the uncordon lands (afterSweep in shared/pass does the same for the sweep's uncordons).
+ */
+export function removalsBeforeUncordons(actions: readonly Action[]): Action[] {
+  const sameUnit = (a: Action, b: Action): boolean =>
+    a.kind === 'patchNodeConditions' && b.kind === 'uncordonNode' && a.node.name === b.node.name && a.maintenance?.namespace === b.maintenance.namespace && a.maintenance.name === b.maintenance.name;
+  const moved = new Set(actions.filter((a) => a.kind === 'patchNodeConditions' && a.set.length === 0 && actions.some((b) => sameUnit(a, b) && actions.indexOf(b) < actions.indexOf(a))));
+  if (moved.size === 0) return [...actions];
+  return actions.flatMap((b) => (moved.has(b) ? [] : [...[...moved].filter((a) => sameUnit(a, b)), b]));
 }
 
 /** The phases a plan's writes move requests to ('' for those it deletes or releases), for planNodeConditions. */

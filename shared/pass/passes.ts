@@ -5,7 +5,7 @@ import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
 import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/index.ts';
 import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
-import { findNodeOrphans, needsMedik8sLeases, phasesAfter, planCleanup, planDrainer, planNodeConditions, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
+import { findNodeOrphans, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
 import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
 import { loadSlurmSettings, needsReservationRead, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, wantsReservation, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
@@ -57,6 +57,8 @@ export interface PlanInput<R> {
   reaperIssues: string[];
   /** Whether kmaint's CRDs are in force (crd-schema.ts), for the functions that write the config's Valid condition; absent: not checked. */
   crds?: CrdStanding;
+  /** The drainer runs later in this round (`kmaint run all`): the scheduler leaves the node conditions to it. */
+  drainerFollows?: boolean;
   now: Date;
 }
 
@@ -194,18 +196,23 @@ function afterSweep(actions: Action[], sweep: readonly Action[]): Action[] {
 
 /**
  * A plan's actions followed by the KEP-5683 node conditions for the phases they move requests to: every pass that moves
- * requests (scheduler, drainer, cleanup) plans them, so a node shows a phase in the same pass its request reaches it.
+ * requests (scheduler, drainer, cleanup) plans them, so a node shows a phase in the same pass its request reaches it;
+ * but a node this pass cordons in the next pass (nodesCordoned says why). Each patch is a Node status write that wakes
+ * every node watcher, so a pass whose round runs the drainer after it (`later`) leaves them to the drainer, which plans
+ * every node's conditions from a fresh read: a request admitted and cordoned in one round shows one phase, not two.
  */
-function withNodeConditions(actions: Action[], base: BaseSnapshot, loaded: LoadedConfig, now: Date): Action[] {
+function withNodeConditions(actions: Action[], base: BaseSnapshot, loaded: LoadedConfig, now: Date, later = false): Action[] {
+  if (later) return actions;
   const conditions = planNodeConditions({
     nodes: base.nodeList,
     maintenances: base.maintenances,
     phaseAfter: phasesAfter(actions),
     enabled: loaded.config.nodeConditions,
     plannedLeadSeconds: loaded.config.maintenancePlannedLeadSeconds,
+    later: nodesCordoned(actions),
     now,
   });
-  return conditions.length === 0 ? actions : [...actions, ...conditions];
+  return conditions.length === 0 ? actions : removalsBeforeUncordons([...actions, ...conditions]);
 }
 
 /**
@@ -231,7 +238,7 @@ const slurmOf = (writes: SlurmWrite[], read: SlurmRead): NonNullable<PassPlan['s
 export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]> } = {
   scheduler: {
     read: async (opts, base) => ({ sriov: await readSriov(opts, base), reservations: await readReservations(opts, base, opts.now()) }),
-    plan: ({ base, loaded, reads: { sriov: sriovRead, reservations }, maintenances, namespace, reaperIssues, crds, now }) => {
+    plan: ({ base, loaded, reads: { sriov: sriovRead, reservations }, maintenances, namespace, reaperIssues, crds, drainerFollows, now }) => {
       const externalPools = sriovExternalPools(sriovRead, base);
       const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, ...(externalPools !== undefined ? { externalPools } : {}) });
       const { admission } = loaded.config;
@@ -257,7 +264,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       // kmaint's own cloud event requests once spec.cloudEvents is off: the reaper pass is skipped then, so the scheduler ends them.
       const cloudOff = planCloudEventsOff(base, namespace);
       return {
-        actions: withNodeConditions([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...cloudOff, ...malformed.actions, ...reserve.actions], base, loaded, now),
+        actions: withNodeConditions([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...cloudOff, ...malformed.actions, ...reserve.actions], base, loaded, now, drainerFollows),
         state: reserve.writes.length > 0 ? 'in-flight' : plan.waiting.length > 0 ? 'blocked' : 'idle',
         slurm: slurmOf(reserve.writes, reservations.slurm),
         waiting: plan.waiting.length,

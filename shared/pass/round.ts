@@ -3,6 +3,7 @@
 import type { BaseSnapshot } from './snapshot.ts';
 import type { HeldLeases } from './held-leases.ts';
 import type { CrdRead } from './crd-schema.ts';
+import type { PassFunction } from './summary.ts';
 
 export class PassRound {
   private snapshot: BaseSnapshot | undefined;
@@ -12,7 +13,17 @@ export class PassRound {
   /** The config's CRD, read once per run (crd-schema.ts): kept across rounds, so a run sends its GET once. */
   crd: CrdRead | undefined;
 
-  constructor(readonly leases?: HeldLeases) {}
+  /** `functions`: what each round runs, in order (`kmaint run`); empty where a round is one pass (a Lambda invocation). */
+  constructor(
+    readonly leases?: HeldLeases,
+    readonly functions: readonly PassFunction[] = [],
+  ) {}
+
+  /** Whether `later` runs after `fn` in each round of this run. */
+  runsAfter(fn: PassFunction, later: PassFunction): boolean {
+    const at = this.functions.indexOf(fn);
+    return at >= 0 && this.functions.indexOf(later) > at;
+  }
 
   /** The base read this round if nothing was written since; a pass reusing it sees what a fresh read would (a few ms older). */
   current(): BaseSnapshot | undefined {

@@ -47,7 +47,9 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<
   const reaperIssues = PASSES[fn].reportsConfig ? [...reaperProblems(base.config), ...slurmConfigProblems(base.config)] : [];
   // The functions that write the config's Valid condition check the CRD too, so both report the same problems.
   const crds = PASSES[fn].reportsConfig ? judgeCrd(await crdFor(opts), base.config) : undefined;
-  const plan = await planPass(fn, opts, base, { loaded, maintenances, namespace: opts.namespace, reaperIssues, now, ...(crds ? { crds } : {}) });
+  // The drainer after the scheduler in one round plans the node conditions for both (passes.ts withNodeConditions).
+  const drainerFollows = opts.round?.runsAfter(fn, 'drainer') === true;
+  const plan = await planPass(fn, opts, base, { loaded, maintenances, namespace: opts.namespace, reaperIssues, now, drainerFollows, ...(crds ? { crds } : {}) });
   const crdProblems = crds?.refusal !== undefined ? [crds.refusal] : [];
   return { ...plan, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...crdProblems], maintenances };
 }

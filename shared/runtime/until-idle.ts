@@ -80,7 +80,7 @@ export async function runUntilIdle(opts: RunOptions): Promise<RunSummary> {
         now: opts.now,
         ...(opts.logger ? { logger: opts.logger } : {}),
       });
-  const round = new PassRound(leases);
+  const round = new PassRound(leases, opts.functions);
   const wake = new WakeByWatch(opts, round, deadline, sleep);
   try {
     const { rounds, stopped } = await runRounds<'timeout' | 'max-rounds'>({
