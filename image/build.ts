@@ -27,6 +27,9 @@ export interface ImageFacts {
   /** The manifest's digest. */
   digest: string;
   rootfs: RootfsFacts;
+  /** The commit the bundle was built from, and whether tracked files differed from it then. */
+  revision: string;
+  dirty: boolean;
   /** Compressed size of each layer, bytes, base first. */
   layers: Array<{ name: string; bytes: number }>;
   builtAt: string;
@@ -50,9 +53,15 @@ function sourceTime(): Date {
   return r.status === 0 && r.stdout.trim() !== '' ? new Date(Number(r.stdout.trim()) * 1000) : new Date(0);
 }
 
-function gitRevision(): string {
+export function gitRevision(): string {
   const r = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: REPO, encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : '';
+}
+
+/** Tracked files changed since the commit (what a bundle built now would hold that the commit does not). */
+export function gitDirty(): boolean {
+  const r = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO, encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() !== '';
 }
 
 /** dist/kmaint.mjs, fresh, and checked to start (as the Dockerfile's build stage did). */
@@ -120,6 +129,8 @@ export async function buildImage(opts: { rebuildRootfs?: boolean; log: (line: st
     tag: version,
     digest,
     rootfs: rootfs.facts,
+    revision: gitRevision(),
+    dirty: gitDirty(),
     layers: [
       { name: 'debian-rootfs', bytes: statSync(rootfs.layer).size },
       { name: 'kmaint-app', bytes: statSync(appLayer).size },

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMAGE_JSON, LAYOUT_DIR, type ImageFacts } from '../image/build.ts';
+import { IMAGE_JSON, LAYOUT_DIR, gitDirty, gitRevision, type ImageFacts } from '../image/build.ts';
 import { pushImage, startRegistry, type LocalRegistry } from '../image/registry.ts';
 import { imageToolBinary, imageToolIsCurrent } from '../image/tool.ts';
 import { helmBinary, helmIsCurrent, runHelm, type HelmResult } from '../testbed/helm.ts';
@@ -53,6 +53,10 @@ describe.skipIf(unsupported !== undefined)('kmaint\'s image and chart from a loo
   const image = JSON.parse(existsSync(IMAGE_JSON) ? readFileSync(IMAGE_JSON, 'utf8') : '{}') as ImageFacts;
 
   beforeAll(async () => {
+    // CI builds the image from the checkout first (.ci/run); a layout left from another commit is tested as it is, and said.
+    if (image.revision !== gitRevision() || image.dirty || gitDirty()) {
+      process.stderr.write(`[test/helm-pods] WARNING: the image in ${LAYOUT_DIR} was built from ${image.revision}${image.dirty ? ' with changes' : ''}, the checkout is ${gitRevision()}${gitDirty() ? ' with changes' : ''}: this run tests that image; npm run image:build builds the checkout's\n`);
+    }
     scratch = mkdtempSync(join(tmpdir(), 'kmaint-release-'));
     registry = await startRegistry(imageToolBinary(), scratch);
   });

@@ -6,7 +6,8 @@
 //	kmaint-image push --layout DIR --tag TAG REF                              the layout's image tagged TAG to REF
 //	kmaint-image pull --config-out FILE REF                                   REF's flattened root filesystem as a tar on stdout
 //
-// Registries named by an address on loopback are spoken to over plain HTTP (name.Insecure), as the tests' registry is.
+// Registries named by an address on loopback are spoken to over plain HTTP (name.Insecure), as the tests' registry is;
+// credentials come from the Docker config (~/.docker/config.json, $DOCKER_CONFIG), as crane and docker read them.
 package main
 
 import (
@@ -24,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -209,7 +211,7 @@ func push(args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := remote.Write(ref, img); err != nil {
+		if err := remote.Write(ref, img, remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
 			return err
 		}
 		fmt.Println(desc.Digest.String())
@@ -237,7 +239,7 @@ func pull(args []string) error {
 	if err != nil {
 		return err
 	}
-	img, err := remote.Image(ref)
+	img, err := remote.Image(ref, remote.WithAuthFromKeychain(authn.DefaultKeychain))
 	if err != nil {
 		return err
 	}
