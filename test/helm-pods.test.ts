@@ -17,7 +17,7 @@ import { imageToolBinary, imageToolIsCurrent } from '../image/tool.ts';
 import { helmBinary, helmIsCurrent, runHelm, type HelmResult } from '../testbed/helm.ts';
 import { kubectl, testbed, waitFor } from './support/cluster.ts';
 import { SEED, cronJobPods, inClusterPodsUnsupported, maintainSeedByCronJobs, podLog } from './support/in-cluster-pods.ts';
-import { deleteNM, generalNodes, getNM } from './support/kmaint.ts';
+import { admin, deleteNM, generalNodes, getNM } from './support/kmaint.ts';
 
 const NS = 'kmaint-pods-helm';
 const RELEASE = 'kmp';
@@ -94,6 +94,15 @@ describe.skipIf(unsupported !== undefined)('kmaint\'s image and chart from a loo
       expect([installed.code, installed.stdout.split('\n').find((l) => l.startsWith('kmaint '))]).toEqual([0, `kmaint ${version} is installed in namespace ${NS} as release ${RELEASE}:`]);
       const cronImages = await kubectl(['get', 'cronjobs', '-n', NS, '-o', 'jsonpath={.items[*].spec.jobTemplate.spec.template.spec.containers[0].image}']);
       expect(new Set(cronImages.stdout.split(' '))).toEqual(new Set([`${host}/kmaint:${version}`]));
+
+      // The image's default command (Entrypoint kmaint, Cmd --help) from a bare pod; it also pulls the image before the
+      // first tick, as an image pre-puller does, so the passes' pods start as fast as host processes of the bundle do.
+      await admin().core.createNamespacedPod({ namespace: NS, body: { metadata: { name: 'pre-pull' }, spec: { restartPolicy: 'Never', automountServiceAccountToken: false, containers: [{ name: 'kmaint', image: `${host}/kmaint:${version}` }] } } });
+      const prePulled = await waitFor('pod pre-pull Succeeded', async () => {
+        const p = await admin().core.readNamespacedPod({ namespace: NS, name: 'pre-pull' });
+        return p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed' ? p : undefined;
+      }, 60_000, 500);
+      expect([prePulled.status?.phase, podLog(prePulled).split('\n')[0]]).toEqual(['Succeeded', 'Usage: kmaint [options] [command]']);
 
       await maintainSeedByCronJobs({ namespace: NS, cronJobPrefix: NAME, user: `system:serviceaccount:${NS}:${NAME}`, serviceAccount: NAME }, (await generalNodes())[1] ?? '');
 
