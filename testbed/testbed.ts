@@ -3,6 +3,7 @@ import { KubeConfig, CoreV1Api, type V1Node, type V1Pod } from '@kubernetes/clie
 import { createCluster, generateCluster, type GeneratedCluster, type ProfileName } from '../sim/generator/index.ts';
 import { SimKubelet, apiServerAddress, hostProcessUnsupported, serveKubeletControl, type HostProcessOptions } from '../sim/kubelet/index.ts';
 import { ensureBinaries } from './build.ts';
+import { imageToolBinary, imageToolIsCurrent } from '../image/tool.ts';
 import { startControlPlane, type ControlPlane } from './start.ts';
 import type { AuditLog } from './audit.ts';
 
@@ -32,7 +33,8 @@ export function hostProcessOptions(dir: string, server: string, bundle: string |
     log(`kmaint's pods are SIMULATED, not run: ${unsupported}`);
     return undefined;
   }
-  return { bundle, logDir: dir, apiServer: apiServerAddress(server) };
+  // With the image tool built (npm run image:build), pods whose image names a loopback registry run from that image.
+  return { bundle, logDir: dir, apiServer: apiServerAddress(server), ...(imageToolIsCurrent() ? { imageTool: imageToolBinary() } : {}) };
 }
 
 export interface Testbed {

@@ -1,6 +1,6 @@
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { HostPodSpecError, apiServerAddress, containerArgv, containerEnv, containerUser, imageName, isHostPod } from './host-pod-spec.ts';
+import { HostPodSpecError, apiServerAddress, containerArgv, containerEnv, containerUser, imageArgv, imageName, imageRegistry, imageUser, isHostPod, isLoopbackRegistry } from './host-pod-spec.ts';
 
 /** A CronJob pod as the chart renders it (charts/kmaint/templates/cronjobs.yaml), bound and given addresses. */
 function aKmaintPod(over: { image?: string; labels?: Record<string, string>; annotations?: Record<string, string> } = {}): V1Pod {
@@ -114,5 +114,57 @@ describe("the container's command line, user and environment", () => {
       { host: '::1', port: 443 },
       { host: 'api.example', port: 443 },
     ]);
+  });
+});
+
+describe('a container run from its pulled image', () => {
+  it.each<[string, string | undefined]>([
+    ['kmaint:latest', undefined],
+    ['acme/kmaint:1', undefined],
+    ['127.0.0.1:41234/kmaint:0.1.0', '127.0.0.1:41234'],
+    ['localhost/kmaint:0.1.0', 'localhost'],
+    ['ghcr.io/acme/kmaint:1.2@sha256:abc', 'ghcr.io'],
+  ])('the registry of %s: %s', (image, registry) => expect(imageRegistry(image)).toBe(registry));
+
+  it.each<[string, boolean]>([
+    ['127.0.0.1:41234', true],
+    ['localhost:5000', true],
+    ['[::1]:5000', true],
+    ['127.0.0.2:5000', false],
+    ['ghcr.io', false],
+  ])('%s is on loopback: %s', (host, loopback) => expect(isLoopbackRegistry(host)).toBe(loopback));
+
+  const config = { Entrypoint: ['kmaint'], Cmd: ['--help'], Env: ['PATH=/usr/local/bin:/usr/bin', 'NODE_ENV=production'], User: '1000:1000', WorkingDir: '/app' };
+  it.each<[string, V1Container, string[]]>([
+    ['neither command nor args: Entrypoint and Cmd', { name: 'k' }, ['kmaint', '--help']],
+    ['args only: Entrypoint with the args', { name: 'k', args: ['status'] }, ['kmaint', 'status']],
+    ['command only: the Cmd is dropped', { name: 'k', command: ['kmaint', 'run', 'scheduler'] }, ['kmaint', 'run', 'scheduler']],
+    ['command and args', { name: 'k', command: ['node', '-p'], args: ['1'] }, ['node', '-p', '1']],
+  ])('the command line, %s', (_rule, container, argv) => expect(imageArgv(container, config)).toEqual(argv));
+
+  it('an image without Entrypoint or Cmd and a pod without command is refused', () => {
+    expect(() => imageArgv({ name: 'k', image: 'r:1/x' }, {})).toThrow(new HostPodSpecError('image r:1/x: no command (the pod gives none and the image has no Entrypoint or Cmd)'));
+  });
+
+  it.each<[string | undefined, { uid: number; gid: number } | string]>([
+    ['1000:1000', { uid: 1000, gid: 1000 }],
+    ['1000', { uid: 1000, gid: 1000 }],
+    ['65532:2000', { uid: 65532, gid: 2000 }],
+    ['', { uid: 0, gid: 0 }],
+    [undefined, { uid: 0, gid: 0 }],
+    ['kmaint', 'image user "kmaint": only a numeric uid[:gid] is supported for host processes'],
+  ])('the image user %s', (user, expected) => {
+    if (typeof expected === 'string') expect(() => imageUser(user)).toThrow(new HostPodSpecError(expected));
+    else expect(imageUser(user)).toEqual(expected);
+  });
+
+  it("the user: the pod's securityContext over the image's", () => {
+    expect(containerUser(aKmaintPod(), { name: 'k' }, { uid: 0, gid: 0 })).toEqual({ uid: 1000, gid: 1000 });
+    expect(containerUser({ spec: { containers: [] } }, { name: 'k' }, { uid: 65532, gid: 2000 })).toEqual({ uid: 65532, gid: 2000 });
+  });
+
+  it("the env: the image's variables under the kubelet's and the container's", () => {
+    const env = containerEnv(aKmaintPod(), { name: 'k', env: [{ name: 'NODE_ENV', value: 'test' }] }, apiServerAddress('https://127.0.0.1:6443'), '/', ['PATH=/usr/local/bin:/usr/bin', 'NODE_ENV=production', 'KUBERNETES_SERVICE_HOST=ignored', 'EMPTY=']);
+    expect([env['PATH'], env['NODE_ENV'], env['KUBERNETES_SERVICE_HOST'], env['EMPTY'], env['HOME']]).toEqual(['/usr/local/bin:/usr/bin', 'test', '127.0.0.1', '', '/']);
   });
 });

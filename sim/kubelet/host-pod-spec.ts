@@ -1,7 +1,9 @@
 // Which pods the simulated kubelet runs as host processes (kmaint's own), and the command line and environment a
-// real kubelet would give their container: pure functions of the pod, the API server's address and the bundle.
+// real kubelet would give their container: pure functions of the pod, the API server's address and the bundle, or of
+// the image's config when the pod's image is pulled from a registry (image-pull.ts).
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { ANNOTATION_SIM_RUN_SECONDS } from '../generator/sim-keys.ts';
+import type { ImageConfig } from './image-pull.ts';
 
 /** On a pod: "true" makes the simulated kubelet run its containers as host processes, whatever their image. */
 export const LABEL_SIM_HOST_PROCESS = 'kmaint.io/sim-host-process';
@@ -32,6 +34,23 @@ export function isHostPod(pod: V1Pod, match: HostPodMatch = {}): boolean {
   if (meta.annotations?.[ANNOTATION_SIM_RUN_SECONDS] !== undefined) return false;
   const images = match.images ?? ['kmaint'];
   return (pod.spec?.containers ?? []).some((c) => images.includes(imageName(c.image ?? '')));
+}
+
+/**
+ * The registry an image reference names, or undefined for none (`kmaint:latest`, infra/base's). As Docker and
+ * containerd read a reference: the first path component is a registry host when it has a '.' or a ':' or is
+ * `localhost`.
+ */
+export function imageRegistry(image: string): string | undefined {
+  const slash = image.indexOf('/');
+  if (slash < 0) return undefined;
+  const first = image.slice(0, slash);
+  return first.includes('.') || first.includes(':') || first === 'localhost' ? first : undefined;
+}
+
+/** A registry on this machine's loopback (the tests' registry): the only ones the simulated kubelet pulls from. */
+export function isLoopbackRegistry(host: string): boolean {
+  return /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host);
 }
 
 /** Where the apiserver is reachable from the host: what the kubelet substitutes for the `kubernetes` Service. */
@@ -102,8 +121,14 @@ export function fieldRefValue(pod: V1Pod, fieldPath: string): string {
  * (literal values and fieldRefs; `$(VAR)` references are expanded as a kubelet does). Nothing of the host's
  * environment but PATH, and HOME set to `home`: no KUBECONFIG reaches the process.
  */
-export function containerEnv(pod: V1Pod, container: V1Container, api: ApiServerAddress, home: string): Record<string, string> {
-  const env: Record<string, string> = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, HOSTNAME: pod.metadata?.name ?? '', ...serviceEnv(api) };
+export function containerEnv(pod: V1Pod, container: V1Container, api: ApiServerAddress, home: string, imageEnv: readonly string[] = []): Record<string, string> {
+  const env: Record<string, string> = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home };
+  // The image's own variables (its PATH among them) come under the kubelet's and the container's, as a runtime sets them.
+  for (const kv of imageEnv) {
+    const eq = kv.indexOf('=');
+    if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  Object.assign(env, { HOSTNAME: pod.metadata?.name ?? '' }, serviceEnv(api));
   for (const e of container.env ?? []) {
     if (e.value !== undefined) env[e.name] = e.value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => env[name] ?? whole);
     else if (e.valueFrom?.fieldRef) env[e.name] = fieldRefValue(pod, e.valueFrom.fieldRef.fieldPath);
@@ -125,9 +150,33 @@ export function containerArgv(container: V1Container, node: string, bundle: stri
   return [node, bundle, ...command.slice(1), ...args];
 }
 
-/** uid and gid the container runs as: the container's securityContext over the pod's, else the image's user 1000:1000. */
-export function containerUser(pod: V1Pod, container: V1Container): { uid: number; gid: number } {
+/**
+ * The command line of a container run from its pulled image, as Kubernetes composes it: `command` replaces the image's
+ * Entrypoint and drops its Cmd; `args` replaces the Cmd.
+ */
+export function imageArgv(container: V1Container, config: ImageConfig): string[] {
+  const command = container.command ?? config.Entrypoint ?? [];
+  const args = container.args ?? (container.command ? [] : (config.Cmd ?? []));
+  const argv = [...command, ...args];
+  if (argv.length === 0) throw new HostPodSpecError(`image ${container.image ?? ''}: no command (the pod gives none and the image has no Entrypoint or Cmd)`);
+  return argv;
+}
+
+/** The image config's `User` as uid and gid: numeric only (`1000` or `1000:1000`); empty is root. */
+export function imageUser(user: string | undefined): { uid: number; gid: number } {
+  if (user === undefined || user === '') return { uid: 0, gid: 0 };
+  const m = /^(\d+)(?::(\d+))?$/.exec(user);
+  if (!m) throw new HostPodSpecError(`image user ${JSON.stringify(user)}: only a numeric uid[:gid] is supported for host processes`);
+  const uid = Number(m[1]);
+  return { uid, gid: m[2] !== undefined ? Number(m[2]) : uid };
+}
+
+/**
+ * uid and gid the container runs as: the container's securityContext over the pod's, else the image's user (`image`,
+ * from its config when pulled; infra/Dockerfile's 1000:1000 otherwise).
+ */
+export function containerUser(pod: V1Pod, container: V1Container, image: { uid: number; gid: number } = { uid: 1000, gid: 1000 }): { uid: number; gid: number } {
   const podCtx = pod.spec?.securityContext;
   const ctx = container.securityContext;
-  return { uid: ctx?.runAsUser ?? podCtx?.runAsUser ?? 1000, gid: ctx?.runAsGroup ?? podCtx?.runAsGroup ?? 1000 };
+  return { uid: ctx?.runAsUser ?? podCtx?.runAsUser ?? image.uid, gid: ctx?.runAsGroup ?? podCtx?.runAsGroup ?? image.gid };
 }

@@ -100,4 +100,15 @@ describe.skipIf(unsupported !== undefined)('a kmaint pod run as a host process',
     await hosts.start(aPod('u-3', ['sh', '-c', 'id']));
     expect(hosts.facts('u-3')).toMatchObject({ state: 'exited', exitCode: 128, message: 'command "sh": a host process can only run the image\'s kmaint command' });
   });
+
+  it.each([
+    ['u-4', 'ghcr.io/acme/kmaint:0.1.0', 'image ghcr.io/acme/kmaint:0.1.0: the simulated kubelet pulls only from a registry on loopback'],
+    ['u-5', '127.0.0.1:5000/kmaint:0.1.0', 'image 127.0.0.1:5000/kmaint:0.1.0: no image tool to pull it with (npm run image:build builds it)'],
+  ])('a pod whose image names a registry it cannot pull from ends 128 with the reason (%s %s)', async (uid, image, message) => {
+    const pod = aPod(uid, ['kmaint', 'run', 'scheduler']);
+    const container = pod.spec?.containers[0];
+    if (container) container.image = image;
+    await hosts.start(pod);
+    expect(hosts.facts(uid)).toEqual({ state: 'exited', finishedMs: expect.any(Number) as number, exitCode: 128, message });
+  });
 });

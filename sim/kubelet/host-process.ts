@@ -2,12 +2,16 @@
 // the bundled CLI, its env (downward API included), the kubelet's service variables, and a ServiceAccount token from
 // the TokenRequest API served at the fixed in-cluster path to that process only (a private mount namespace with a
 // tmpfs over /run and a read-only bind mount: ../shared/reference/in-cluster-notes.md §5.3).
+// A pod whose image names a registry on loopback (the tests' registry, test/helm-pods.test.ts) runs from that image
+// instead: pulled by reference and unpacked (image-pull.ts), its entrypoint run chrooted into the image's root
+// filesystem, so the image's own node and bundle run, not the host's.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { containerArgv, containerEnv, containerUser, isHostPod, type ApiServerAddress, type HostPodMatch } from './host-pod-spec.ts';
+import { containerArgv, containerEnv, containerUser, imageArgv, imageRegistry, imageUser, isHostPod, isLoopbackRegistry, type ApiServerAddress, type HostPodMatch } from './host-pod-spec.ts';
+import { ImagePuller, type PulledImage } from './image-pull.ts';
 import type { KubeletApi } from './kubelet-api.ts';
 import type { SimLogger } from './logger.ts';
 import type { HostFacts } from './pod-decision.ts';
@@ -23,6 +27,8 @@ export interface HostProcessOptions extends HostPodMatch {
   apiServer: ApiServerAddress;
   /** node, for the bundle. @default process.execPath */
   node?: string;
+  /** The image tool (image/tool.ts) that pulls images from a loopback registry; unset: such pods fail to start. */
+  imageTool?: string;
 }
 
 /** What a host process needs from the API: its ServiceAccount token and the cluster's CA (the projected volume's sources). */
@@ -52,6 +58,31 @@ const ENTER = [
   'exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"',
 ].join('\n');
 
+// The same for a container run from its pulled image: the root filesystem bound read-only over itself (pods share one
+// unpacked copy, as readOnlyRootFilesystem), /proc, the host's /dev, tmpfs on /tmp and /run, the token at the fixed
+// path under the new root (Debian's /var/run links to /run), then chroot as the container's user into the image's
+// working directory. The host network stays: the apiserver is on the host's loopback.
+const ENTER_ROOTFS = [
+  'set -e',
+  'root=$1; sa=$2; uid=$3; gid=$4; wd=$5; chroot=$6; shift 6',
+  'mount --bind "$root" "$root"',
+  'mount -o remount,bind,ro "$root"',
+  'mount -t proc proc "$root/proc"',
+  'mount --rbind /dev "$root/dev"',
+  'mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"',
+  'mount -t tmpfs -o mode=0755 tmpfs "$root/run"',
+  `mkdir -p "$root${SERVICE_ACCOUNT_DIR.replace('/var/run', '/run')}"`,
+  `mount --bind -o ro "$sa" "$root${SERVICE_ACCOUNT_DIR.replace('/var/run', '/run')}"`,
+  'exec "$chroot" --userspec="$uid:$gid" --groups="$gid" "$root" /usr/bin/env --chdir="$wd" "$@"',
+].join('\n');
+
+/** The host's chroot (coreutils puts it in /usr/sbin, off a plain PATH). */
+function chrootBinary(): string {
+  const found = ['/usr/sbin/chroot', '/usr/bin/chroot', '/sbin/chroot'].find((p) => existsSync(p));
+  if (!found) throw new Error('running a pod from its image needs chroot (coreutils)');
+  return found;
+}
+
 function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
   if (code !== null) return code;
   return 128 + (signal ? constants.signals[signal] : 0);
@@ -67,13 +98,25 @@ interface Entry {
 
 export class HostProcesses {
   private readonly entries = new Map<string, Entry>();
+  private readonly puller: ImagePuller | undefined;
 
   constructor(
     private readonly api: TokenSource,
     private readonly options: HostProcessOptions,
     private readonly log: SimLogger,
     private readonly onExit: (uid: string) => void,
-  ) {}
+  ) {
+    this.puller = options.imageTool !== undefined ? new ImagePuller(options.imageTool, options.logDir) : undefined;
+  }
+
+  /** The pod's image pulled, when its reference names a registry; undefined for a bare name (the host's bundle runs). */
+  private async pulledImage(image: string): Promise<PulledImage | undefined> {
+    const registry = imageRegistry(image);
+    if (registry === undefined) return undefined;
+    if (!isLoopbackRegistry(registry)) throw new Error(`image ${image}: the simulated kubelet pulls only from a registry on loopback`);
+    if (!this.puller) throw new Error(`image ${image}: no image tool to pull it with (npm run image:build builds it)`);
+    return this.puller.pull(image);
+  }
 
   matches(pod: V1Pod): boolean {
     return isHostPod(pod, this.options);
@@ -124,20 +167,33 @@ export class HostProcesses {
     const containers = pod.spec?.containers ?? [];
     const container = containers[0];
     if (!container || containers.length !== 1) throw new Error(`a host process runs pods of exactly one container, this one has ${containers.length}`);
-    const user = containerUser(pod, container);
+    const pulled = await this.pulledImage(container.image ?? '');
+    const user = containerUser(pod, container, pulled ? imageUser(pulled.config.User) : undefined);
     const home = join(workDir, 'home');
     mkdirSync(home);
     chownSync(home, user.uid, user.gid);
-    const env = containerEnv(pod, container, this.options.apiServer, home);
-    // The image carries its own copy of the CLI; so does the pod here. The checkout may sit where the pod's user cannot
-    // enter (a 0700 temporary directory, as a CI clone does), so the bundle is copied into the pod's own directory,
-    // readable by that user, which mkdtemp creates 0700.
     chmodSync(workDir, 0o755);
-    const bundle = join(workDir, 'kmaint.mjs');
-    copyFileSync(await this.options.bundle, bundle);
-    chmodSync(bundle, 0o644);
-    const argv = containerArgv(container, this.options.node ?? process.execPath, bundle);
     const saDir = join(workDir, 'serviceaccount');
+    let env: Record<string, string>;
+    let argv: string[];
+    let spawnArgs: string[];
+    if (pulled) {
+      // HOME: what containerd gives a user without a usable home directory.
+      env = containerEnv(pod, container, this.options.apiServer, '/', pulled.config.Env ?? []);
+      argv = imageArgv(container, pulled.config);
+      const workingDir = container.workingDir ?? (pulled.config.WorkingDir || '/');
+      spawnArgs = ['/bin/sh', '-c', ENTER_ROOTFS, 'sh', pulled.rootfs, saDir, String(user.uid), String(user.gid), workingDir, chrootBinary(), ...argv];
+    } else {
+      env = containerEnv(pod, container, this.options.apiServer, home);
+      // The image carries its own copy of the CLI; so does the pod here. The checkout may sit where the pod's user cannot
+      // enter (a 0700 temporary directory, as a CI clone does), so the bundle is copied into the pod's own directory,
+      // readable by that user, which mkdtemp creates 0700.
+      const bundle = join(workDir, 'kmaint.mjs');
+      copyFileSync(await this.options.bundle, bundle);
+      chmodSync(bundle, 0o644);
+      argv = containerArgv(container, this.options.node ?? process.execPath, bundle);
+      spawnArgs = ['/bin/sh', '-c', ENTER, 'sh', saDir, String(user.uid), String(user.gid), ...argv];
+    }
     mkdirSync(saDir, { mode: 0o755 });
     if (pod.spec?.automountServiceAccountToken !== false) {
       const serviceAccount = pod.spec?.serviceAccountName ?? 'default';
@@ -148,9 +204,9 @@ export class HostProcesses {
     mkdirSync(logDir, { recursive: true });
     const fd = openSync(join(logDir, '0.log'), 'a');
     try {
-      const child = spawn('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', ENTER, 'sh', saDir, String(user.uid), String(user.gid), ...argv], {
+      const child = spawn('unshare', ['--mount', '--propagation', 'private', '--', ...spawnArgs], {
         env,
-        cwd: home,
+        cwd: pulled ? '/' : home,
         stdio: ['ignore', fd, fd],
         detached: true,
       });
@@ -158,7 +214,7 @@ export class HostProcesses {
         child.once('spawn', resolve);
         child.once('error', reject);
       });
-      this.log.info({ pod: `${namespace}/${name}`, pid: child.pid, argv: argv.slice(1) }, 'simulated kubelet: host process started');
+      this.log.info({ pod: `${namespace}/${name}`, pid: child.pid, argv: pulled ? argv : argv.slice(1), ...(pulled ? { image: `${pulled.ref}@${pulled.digest}` } : {}) }, 'simulated kubelet: host process started');
       return child;
     } finally {
       closeSync(fd);
@@ -200,5 +256,6 @@ export class HostProcesses {
       rmSync(e.workDir, { recursive: true, force: true });
       this.entries.delete(uid);
     }
+    await this.puller?.removeAll();
   }
 }
