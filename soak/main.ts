@@ -11,6 +11,7 @@ import { installKmaint, KMAINT_SERVICE_ACCOUNT_USER, writeServiceAccountKubeconf
 import { AuditLog } from '../testbed/audit.ts';
 import { kubeConfigFrom, startTestbed } from '../testbed/testbed.ts';
 import { binaryPath } from '../testbed/versions.ts';
+import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
 import { SOAK_PROFILES, type SoakProfile } from './features.ts';
 import { runSoakOnSim } from './on-sim.ts';
 import { formatSoakTable, runSoak, type SoakOptions, type SoakReport } from './run-soak.ts';
@@ -55,9 +56,10 @@ async function main(opts: Options): Promise<number> {
   if (opts.cluster === 'sim') return onSim(opts);
   const dir = mkdtempSync(join(tmpdir(), 'kmaint-soak-'));
   log(`starting a testbed of ${opts.nodes} nodes in ${dir}`);
+  let slurm: { cluster: SlurmCluster } | { problem: string } | undefined;
   const tb = await startTestbed({ dir, profile: 'small', seed: opts.seed, nodes: opts.nodes, heartbeatIntervalMs: 5000, readyTimeoutMs: 600_000, log: (l) => log(`testbed: ${l}`) });
   const stopOnSignal = (): void => {
-    void tb.stop().finally(() => process.exit(130));
+    void Promise.all([slurm && 'cluster' in slurm ? slurm.cluster.stop() : undefined, tb.stop()]).finally(() => process.exit(130));
   };
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
@@ -66,7 +68,10 @@ async function main(opts: Options): Promise<number> {
     await installKmaint(target);
     const kmaintPath = await writeServiceAccountKubeconfig(target);
     const token = /token: (\S+)/.exec(readFileSync(tb.kubeconfigPath, 'utf8'))?.[1] ?? '';
+    if (opts.profile === 'all-features') slurm = await startSoakSlurm(dir);
     const report = await runSoak({
+      ...(slurm && 'cluster' in slurm ? { slurm: { url: slurm.cluster.url, token: slurm.cluster.token('root'), nodes: slurm.cluster.nodes, rest: (m, p, b) => slurm && 'cluster' in slurm ? slurm.cluster.rest(m, p, b) : Promise.reject(new Error('Slurm stopped')) } } : {}),
+      ...(slurm && 'problem' in slurm ? { slurmProblem: slurm.problem } : {}),
       ...common(opts),
       admin: tb.kubeConfig,
       kmaint: kubeConfigFrom(kmaintPath),
@@ -87,7 +92,28 @@ async function main(opts: Options): Promise<number> {
   } finally {
     process.off('SIGINT', stopOnSignal);
     process.off('SIGTERM', stopOnSignal);
+    if (slurm && 'cluster' in slurm) await slurm.cluster.stop();
     await tb.stop();
+  }
+}
+
+/** Slurm nodes of the all-features soak's Slurm: each gets one worker pod on its own worker node. */
+const SOAK_SLURM_NODES = 8;
+
+/**
+ * The all-features profile's real Slurm: 26.05 from the cached forky rootfs (slurm/; the release that creates
+ * reservations), in DIR/slurm. When it cannot start (no rootfs and no way to build one, no unshare), the soak runs
+ * without it and says so loudly: the Slurm switch stays off and the report names why.
+ */
+async function startSoakSlurm(dir: string): Promise<{ cluster: SlurmCluster } | { problem: string }> {
+  try {
+    const cluster = await startSlurm({ dir: join(dir, 'slurm'), nodes: SOAK_SLURM_NODES, release: 'forky', log: (l) => log(`slurm: ${l}`) });
+    log(`Slurm 26.05 up at ${cluster.url} with nodes ${cluster.nodes.join(', ')}`);
+    return { cluster };
+  } catch (err) {
+    const problem = err instanceof Error ? err.message : String(err);
+    log(`NOT RUN: Slurm in the all-features profile: ${problem}; the soak goes on without it`);
+    return { problem };
   }
 }
 
