@@ -387,7 +387,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     // Requests nobody released by the end of the wind-down are violations; then every request of the soak's goes, the
     // passes run until quiet, and what kmaint made must be gone (feature-invariants.ts checkLeftovers, checkEnd).
     const stuck = await listAllRequests();
-    violations.push(...stuck.map((nm) => `end of wind-down: ${nm.metadata.namespace ?? ''}/${nm.metadata.name} ${nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason || '(new)'}${nm.metadata.deletionTimestamp ? ' deleting' : ''} not released`));
+    // With the Ready message: what held it (a drain, a Slurm node, a release kmaint says it cannot make).
+    const ready = (nm: NodeMaintenance) => nm.status?.conditions?.find((c) => c.type === 'Ready');
+    violations.push(...stuck.map((nm) => `end of wind-down: ${nm.metadata.namespace ?? ''}/${nm.metadata.name} ${ready(nm)?.reason || '(new)'}${nm.metadata.deletionTimestamp ? ' deleting' : ''} not released${ready(nm)?.message ? `: ${ready(nm)?.message ?? ''}` : ''}`));
     for (const nm of stuck.filter((x) => x.metadata.namespace === namespace && !x.metadata.deletionTimestamp)) {
       await admin.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL, name: nm.metadata.name }).catch(() => undefined);
     }
