@@ -1,4 +1,4 @@
-// `npm run soak -- --seed S --minutes M [--nodes N] [--fault-rate R] [--cluster testbed|sim] [--profile basic|all-features]`: a seeded soak of kmaint on a
+// `npm run soak -- --seed S --minutes M [--wind-down-minutes W] [--nodes N] [--fault-rate R] [--cluster testbed|sim] [--profile basic|all-features]`: a seeded soak of kmaint on a
 // fresh testbed (default) or the embedded simulated cluster (issue 8). Progress on stderr, the table on stdout; exit 0 with no
 // violation, 1 with any, 2 on bad usage.
 import { execFile } from 'node:child_process';
@@ -29,6 +29,7 @@ function numberOption(name: string, check: (n: number) => boolean, what: string)
 interface Options {
   seed: number;
   minutes: number;
+  windDownMinutes: number;
   nodes: number;
   faultRate: number;
   cluster: 'testbed' | 'sim';
@@ -37,8 +38,8 @@ interface Options {
 }
 
 /** The soak's settings that do not depend on the cluster. */
-function common(opts: Options): Pick<SoakOptions, 'seed' | 'activeMs' | 'kmaintNamespace' | 'faultRate' | 'copies' | 'log' | 'profile'> {
-  return { seed: opts.seed, activeMs: opts.minutes * 60_000, kmaintNamespace: 'kmaint', faultRate: opts.faultRate, copies: opts.copies, log, profile: opts.profile };
+function common(opts: Options): Pick<SoakOptions, 'seed' | 'activeMs' | 'windDownMs' | 'kmaintNamespace' | 'faultRate' | 'copies' | 'log' | 'profile'> {
+  return { seed: opts.seed, activeMs: opts.minutes * 60_000, windDownMs: opts.windDownMinutes * 60_000, kmaintNamespace: 'kmaint', faultRate: opts.faultRate, copies: opts.copies, log, profile: opts.profile };
 }
 
 function finish(report: SoakReport): number {
@@ -121,6 +122,7 @@ const program = new Command('soak')
   .exitOverride()
   .option('--seed <s>', 'seed of the cluster, the faults and every actor', numberOption('seed', (n) => Number.isInteger(n) && n >= 0, 'a whole number'), 1)
   .option('--minutes <m>', 'active time (requestors creating, administrator at work); a wind-down follows', numberOption('minutes', (n) => n > 0 && n <= 24 * 60, 'a number of minutes above 0'), 10)
+  .option('--wind-down-minutes <w>', 'longest wind-down: every request must be Ready and released within it (a loaded machine needs more)', numberOption('wind-down-minutes', (n) => n > 0 && n <= 24 * 60, 'a number of minutes above 0'), 3)
   .option('--nodes <n>', 'nodes of the generated cluster', numberOption('nodes', (n) => Number.isInteger(n) && n >= 3, 'a whole number of at least 3'), 200)
   .option('--fault-rate <r>', 'share of API requests given a fault', numberOption('fault-rate', (n) => n >= 0 && n <= 1, 'between 0 and 1'), 0.05)
   .option('--copies <c>', 'copies of each pass function running at once', numberOption('copies', (n) => Number.isInteger(n) && n >= 1 && n <= 5, 'a whole number from 1 to 5'), 3)
