@@ -396,6 +396,20 @@ describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
     await waitFor('node Ready again', async () => ((await kubectl(['get', 'node', node, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).stdout === 'True' ? true : undefined));
   });
 
+  it('spec.cordon false: Ready without a cordon or kmaint\'s cordon record on the node, and none after the release', async () => {
+    const node = workers[2] as string;
+    await createNM(ns, 'no-cordon', { requestorID: 'ops.example.com', nodeName: node, cordon: false });
+    await untilPhase(ns, 'no-cordon', 'Ready');
+    const marks = async (): Promise<[boolean, string[]]> => {
+      const n = await admin().core.readNode({ name: node });
+      return [n.spec?.unschedulable === true, Object.keys(n.metadata?.annotations ?? {}).filter((k) => k.startsWith('kmaint.io/cordon')).sort()];
+    };
+    expect(await marks()).toEqual([false, []]);
+    await deleteNM(ns, 'no-cordon');
+    await gone(ns, 'no-cordon');
+    expect(await marks()).toEqual([false, []]);
+  });
+
   it('spec.nodeConditions turned off: the next scheduler pass removes kmaint\'s node conditions from a node under a live request', async () => {
     const node = workers[2] as string;
     await setConfig({ nodeConditions: true });
