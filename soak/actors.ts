@@ -5,7 +5,7 @@ import { ANNOTATION_CORDONED_BY, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, 
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../shared/api/index.ts';
 import type { Rng } from '../sim/generator/prng.ts';
 import type { GangRecord } from './feature-actors.ts';
-import { featureSpec, flipSwitches, randomSwitches, type FeatureSwitches } from './features.ts';
+import { featureSpec, flipSwitches, randomSwitches, withAvailable, type FeatureSwitches, type SoakSlurmTarget } from './features.ts';
 import { BUDGET_GROUPS, DRAIN_SELECTOR, SOAK_BUDGET, SOAK_ROLE, WAIT_SELECTOR } from './invariants.ts';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -59,6 +59,8 @@ export interface FeatureWorld {
   /** Nodes of every clique: singles never land there (a single on a clique node waits for its clique). */
   cliqueNodes: Set<string>;
   gangs: Map<string, GangRecord>;
+  /** The soak's slurmrestd (the Slurm switch is off throughout without one). */
+  slurm?: SoakSlurmTarget;
 }
 
 /** The limits of one config written by the administrator, from when its write completed. */
@@ -206,7 +208,7 @@ export async function runRequestor(c: Clients, world: World, id: string, others:
 export async function writeConfig(c: Clients, world: World, limits: Record<string, unknown>): Promise<void> {
   // The all-features profile's switches ride on every config the administrator writes.
   const switches = world.features?.switches;
-  const spec = switches ? { ...limits, ...featureSpec(switches) } : limits;
+  const spec = switches ? { ...limits, ...featureSpec(switches, world.features?.slurm) } : limits;
   const body = { apiVersion: `${GROUP}/${VERSION}`, kind: 'MaintenanceOperatorConfig', metadata: { name: 'default', namespace: world.kmaintNamespace }, spec };
   const parallel = typeof spec['maxParallelOperations'] === 'number' ? spec['maxParallelOperations'] : 1;
   await c.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: world.kmaintNamespace, plural: CONFIG_PLURAL, name: 'default' }).catch(() => undefined);
@@ -277,7 +279,7 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
       else if (rng.next() < 0.35) limits['maxUnavailable'] = rng.int(4, 9);
       if (rng.next() < 0.3) limits['maxUnavailablePerZone'] = rng.int(2, 4);
       if (rng.next() < 0.3) limits['pools'] = [{ name: 'gpu', nodeSelector: { matchLabels: { [POOL_LABEL]: 'gpu' } }, maxUnavailable: rng.int(1, 2), ...(world.features && rng.next() < 0.5 ? { maxParallelOperations: 1 } : {}) }];
-      if (world.features) world.features.switches = flipSwitches(world.features.switches, rng);
+      if (world.features) world.features.switches = withAvailable(flipSwitches(world.features.switches, rng), world.features.slurm);
       await attempt(world, 'changing the config', () => writeConfig(c, world, { maxParallelOperations: parallel, ...limits }));
     } else if (choice < 0.6) {
       const free = world.nodes.filter((n) => !world.handCordoned.has(n) && !world.startedCordoned.has(n) && !world.requested.has(n) && !world.deletedNodes.has(n));
@@ -321,7 +323,7 @@ export async function runAdministrator(c: Clients, world: World, rng: Rng, nodeC
   }
   // Leave the cluster as the administrator found it: the first config back, hand cordons lifted once their requests are gone.
   // The all-features run ends with each switch on or off by the seed: what a switch turned off filed is left to its sweep.
-  if (world.features) world.features.switches = randomSwitches(rng);
+  if (world.features) world.features.switches = withAvailable(randomSwitches(rng), world.features.slurm);
   await attempt(world, 'restoring the config', () => writeConfig(c, world, { maxParallelOperations: 3 }));
   for (const node of notReadyUntil.keys()) world.adminTouched.add(node);
   for (const node of notReadyUntil.keys()) if (nodeControl) await attempt(world, `${node} Ready again`, () => nodeControl.setNodeReady(node, true));

@@ -48,6 +48,8 @@ export interface FeatureReport {
   seen: FeaturesSeen;
   /** Runs of every pass after the end until one wrote nothing; whether that happened. */
   quiet: { runs: number; quiet: boolean; writes: number };
+  /** kmaint's reservations and drains seen in the real Slurm, worker pods created; `problem` says why there was no Slurm ('' when there was). */
+  slurm: { reservations: number; drains: number; workersCreated: number; jobs: number; problem: string };
 }
 
 export interface FeatureCheckerInput {
@@ -115,6 +117,7 @@ export function featureRows(f: FeatureReport): Array<[string, string]> {
   return [
     ['features', `${f.gangs} gangs, ${f.cloudEvents} EC2 events (${f.ec2Calls} DescribeInstanceStatus calls), ${f.sriovProblem === '' ? `${f.sriovDrains} SR-IOV drains asked` : `SR-IOV not set up: ${f.sriovProblem}`}, ${f.draPods} DRA pods, ${f.leasesTaken} medik8s leases taken by another tool, ${f.nodesKilled} kubelets killed mid-drain`],
     ['seen', `${f.seen.gangsAdmittedWhole} gangs admitted whole, ${f.seen.sriovRequests} SR-IOV requests, ${f.seen.cloudEventRequests} cloud-event requests, ${f.seen.outOfServiceTaints} out-of-service taints, ${f.seen.plannedNodes} nodes MaintenancePlanned, ${f.seen.podsEvictedByTaint} pods outside the drain selection evicted by the control plane's taint eviction`],
+    ['Slurm', f.slurm.problem === '' ? `${f.slurm.reservations} kmaint_ reservations and ${f.slurm.drains} kmaint: drains seen in Slurm, ${f.slurm.jobs} jobs submitted, ${f.slurm.workersCreated} worker pods created` : `not run: ${f.slurm.problem}`],
     ['switches', `${f.switchFlips} configs flipped a switch; ended with ${Object.entries(f.endSwitches).map(([k, v]) => `${k} ${v ? 'on' : 'off'}`).join(', ')}`],
     ['quiet at the end', `${f.quiet.quiet ? 'yes' : 'NO'} after ${f.quiet.runs} runs of every pass (${f.quiet.writes} writes)`],
   ];

@@ -4,7 +4,7 @@ import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { FINALIZER, GROUP, VERSION, type NodeMaintenance } from '../shared/api/index.ts';
 import type { GangRecord } from './feature-actors.ts';
-import { checkCountLimits, checkGangs, checkLeftovers, partialGangs, type CountLimit } from './feature-invariants.ts';
+import { checkCountLimits, checkGangs, checkLeftovers, checkSlurmLeftovers, partialGangs, type CountLimit, type SlurmLeftovers } from './feature-invariants.ts';
 import type { ClusterSample } from './invariants.ts';
 
 const nm = (name: string, nodeName: string, phase: string, extra: { namespace?: string; deleting?: boolean } = {}): NodeMaintenance =>
@@ -122,5 +122,18 @@ describe('checkLeftovers: nothing of kmaint left once its passes are quiet', () 
   it('an out-of-service taint the node had before the run is not kmaint\'s', () => {
     const tainted = node('n1', { spec: { taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' }] } });
     expect(checkLeftovers([tainted], [], new Set(['n1'])).violations).toEqual([]);
+  });
+});
+
+describe('checkSlurmLeftovers: no kmaint_ reservation and no kmaint: drain left in Slurm', () => {
+  const idle = { name: 'n1', state: ['IDLE'], reason: '' };
+  it.each<[string, SlurmLeftovers, string[]]>([
+    ['nothing reserved, nothing drained', { reservations: [], nodes: [idle] }, []],
+    ['an administrator\'s reservation and drain are not kmaint\'s', { reservations: ['admin_window'], nodes: [{ name: 'n2', state: ['IDLE', 'DRAIN'], reason: 'admin: bad dimm' }] }, []],
+    ['a kmaint_ reservation', { reservations: ['kmaint_soak-1_r-7', 'admin_window'], nodes: [idle] }, ['Slurm reservation kmaint_soak-1_r-7 left']],
+    ['a kmaint: drain', { reservations: [], nodes: [{ name: 'n3', state: ['IDLE', 'DRAIN'], reason: 'kmaint: requestor-1 soak-1/r-7' }] }, ['Slurm node n3 left drained (IDLE+DRAIN): kmaint: requestor-1 soak-1/r-7']],
+    ['kmaint\'s reason kept after the undrain (24.11 does): not a drain', { reservations: [], nodes: [{ name: 'n3', state: ['IDLE'], reason: 'kmaint: requestor-1 soak-1/r-7' }] }, []],
+  ])('%s', (_name, slurm, expected) => {
+    expect(checkSlurmLeftovers(slurm).violations).toEqual(expected);
   });
 });

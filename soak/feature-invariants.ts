@@ -114,3 +114,21 @@ export function checkLeftovers(nodes: readonly V1Node[], leases: readonly V1Leas
   }
   return { violations, checks };
 }
+
+/** What the soak reads of Slurm at the end: every reservation's name, every node's state and reason. */
+export interface SlurmLeftovers {
+  reservations: readonly string[];
+  nodes: ReadonlyArray<{ name: string; state: readonly string[]; reason: string }>;
+}
+
+/**
+ * (d) in Slurm: once the passes are quiet, no reservation with kmaint's name prefix (`kmaint_`) and no node drained
+ * (DRAIN flag) with a reason starting with kmaint's prefix (`kmaint:`, spec.slurm.reasonPrefix's default). A reason
+ * left on a node that is no longer drained (24.11 keeps it after an undrain) is not a drain.
+ */
+export function checkSlurmLeftovers(slurm: SlurmLeftovers, reasonPrefix = 'kmaint:'): CheckResult {
+  const violations: string[] = [];
+  for (const name of slurm.reservations) if (name.startsWith('kmaint_')) violations.push(`Slurm reservation ${name} left`);
+  for (const n of slurm.nodes) if (n.state.includes('DRAIN') && n.reason.startsWith(reasonPrefix)) violations.push(`Slurm node ${n.name} left drained (${n.state.join('+')}): ${n.reason}`);
+  return { violations, checks: slurm.reservations.length + slurm.nodes.length };
+}

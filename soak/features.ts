@@ -30,15 +30,46 @@ export interface FeatureSwitches {
   outOfService: boolean;
   /** spec.nodeConditions. */
   nodeConditions: boolean;
+  /** spec.slurm (pod mode, the soak's real Slurm); without a Slurm to talk to it is written off. */
+  slurm: boolean;
 }
 
-export const FEATURE_NAMES = ['gangNodeLabel', 'cloudEvents', 'sriov', 'outOfService', 'nodeConditions'] as const satisfies ReadonlyArray<keyof FeatureSwitches>;
+export const FEATURE_NAMES = ['gangNodeLabel', 'cloudEvents', 'sriov', 'outOfService', 'nodeConditions', 'slurm'] as const satisfies ReadonlyArray<keyof FeatureSwitches>;
 
-export const ALL_ON: Readonly<FeatureSwitches> = Object.freeze({ gangNodeLabel: true, cloudEvents: true, sriov: true, outOfService: true, nodeConditions: true });
+export const ALL_ON: Readonly<FeatureSwitches> = Object.freeze({ gangNodeLabel: true, cloudEvents: true, sriov: true, outOfService: true, nodeConditions: true, slurm: true });
 
-/** The config fields of `sw`, merged into every config the administrator writes. */
-export function featureSpec(sw: FeatureSwitches): Record<string, unknown> {
+/** Namespace of the soak's Slurm worker pods (spec.slurm.workerNamespaces), one per Slurm node, named by spec.hostname. */
+export const SLURM_WORKER_NAMESPACE = 'soak-slurm';
+/** Label of those pods (spec.slurm.podSelector). */
+export const SLURM_WORKER_LABEL = 'kmaint-soak/slurmd';
+/** The environment variable the passes read the slurmrestd token from (spec.slurm.tokenEnv: ^SLURM_[A-Z0-9_]+$). */
+export const SLURM_TOKEN_ENV = 'SLURM_KMAINT_SOAK_JWT';
+
+/** The soak's slurmrestd, when it runs one (the testbed with the cached rootfs); the sim has none. */
+export interface SoakSlurmTarget {
+  url: string;
+}
+
+/** spec.slurm of a switch that is on: pod mode, workers only in SLURM_WORKER_NAMESPACE, the Slurm node by spec.hostname. */
+export function slurmSpec(target: SoakSlurmTarget): Record<string, unknown> {
   return {
+    enabled: true,
+    url: target.url,
+    // slurm/ serves plain http on 127.0.0.1.
+    allowInsecureHttp: true,
+    tokenEnv: SLURM_TOKEN_ENV,
+    mode: 'pod',
+    podSelector: `${SLURM_WORKER_LABEL}=true`,
+    workerNamespaces: [SLURM_WORKER_NAMESPACE],
+    nameFrom: 'hostname',
+  };
+}
+
+/** The config fields of `sw`, merged into every config the administrator writes; spec.slurm only with a `slurm` target. */
+export function featureSpec(sw: FeatureSwitches, slurm?: SoakSlurmTarget): Record<string, unknown> {
+  return {
+    // Off is spec.slurm absent: what Slurm holds then waits for the switch (cleanup keeps the finalizer and says why).
+    ...(sw.slurm && slurm ? { slurm: slurmSpec(slurm) } : {}),
     ...(sw.gangNodeLabel ? { gangNodeLabel: CLIQUE_LABEL } : {}),
     // Without it a gang waits while singles take every freed slot (by design): the soak's gangs would starve.
     gangReserveAfterSeconds: 15,
@@ -51,6 +82,11 @@ export function featureSpec(sw: FeatureSwitches): Record<string, unknown> {
   };
 }
 
+/** `sw` with the Slurm switch off when there is no Slurm to talk to (the sim, or no cached rootfs). */
+export function withAvailable(sw: FeatureSwitches, slurm: SoakSlurmTarget | undefined): FeatureSwitches {
+  return slurm ? sw : { ...sw, slurm: false };
+}
+
 /** Each switch flipped with probability `p` (the administrator's next config). */
 export function flipSwitches(sw: FeatureSwitches, rng: Rng, p = 0.3): FeatureSwitches {
   const out = { ...sw };
@@ -58,10 +94,15 @@ export function flipSwitches(sw: FeatureSwitches, rng: Rng, p = 0.3): FeatureSwi
   return out;
 }
 
-/** A random setting of every switch (the config the run ends with: off leaves what the feature filed to its sweep). */
+/**
+ * A random setting of every switch (the config the run ends with: off leaves what the feature filed to its sweep), but
+ * Slurm on: with spec.slurm off cleanup holds a deleted request's finalizer until Slurm is on again (the owner table's
+ * rule for Slurm state), so a run ending with it off could never end released.
+ */
 export function randomSwitches(rng: Rng): FeatureSwitches {
   const out = { ...ALL_ON };
   for (const name of FEATURE_NAMES) out[name] = rng.next() < 0.5;
+  out.slurm = true;
   return out;
 }
 

@@ -88,6 +88,8 @@ const WAIT_MESSAGES: readonly RegExp[] = [
   /^waiting: request admits nothing: /,
   /^waiting: another request for node \S+ ranks first \(\S+\)$/,
   /^waiting: gang \S+ \(\d+ requests\) (cannot start|is larger than a limit and is never partially admitted|starts all at once or not at all): \S/,
+  // A gang an earlier pass admitted in part (a member's status write failed) finishes first (scheduling/wait-reasons.ts).
+  /^waiting: gang \S+ \(\d+ requests\) has \d+ admitted and completes before anything else starts: \S/,
   /^waiting: freed slots are held for gang \S+, waiting since \S+$/,
   /^waiting: waiting for SR-IOV drain admission: \S/,
   /^waiting: waiting for SriovNetworkPoolConfig \S+: maxUnavailable .+, SR-IOV drains in progress: \d+$/,

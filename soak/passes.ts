@@ -45,10 +45,15 @@ export interface PassDriverOptions {
    * and in `kmaint run all` (spec.cloudEvents); absent, no reaper pass runs.
    */
   reaperProviders?: InstanceProviders;
+  /** The passes' environment (the soak's Slurm token); none by default. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** What every soak pass is given besides its client: no slurmrestd token from this process's environment. */
-const SOAK_ENV: Readonly<Record<string, string | undefined>> = Object.freeze({});
+/**
+ * What every soak pass is given besides its client: no slurmrestd token from this process's environment, only the
+ * soak's own Slurm's when it runs one (spec.slurm.tokenEnv names it).
+ */
+const NO_ENV: Readonly<Record<string, string | undefined>> = Object.freeze({});
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -83,7 +88,7 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
       const { client, controller, kill } = killable();
       tally.passes++;
       try {
-        const summary = await runPass(fn, { client, namespace: opts.namespace, now: () => new Date(), holder, leaseSeconds: opts.leaseSeconds, signal: controller.signal, env: SOAK_ENV, ...providers });
+        const summary = await runPass(fn, { client, namespace: opts.namespace, now: () => new Date(), holder, leaseSeconds: opts.leaseSeconds, signal: controller.signal, env: opts.env ?? NO_ENV, ...providers });
         if (summary.outcome === 'lease-held') tally.leaseHeld++;
         tally.conflicts += summary.conflicts;
         tally.writeErrors += summary.errors.length;
@@ -111,7 +116,7 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
         tally.writeErrors += summary.errors.length;
       };
       try {
-        await runUntilIdle({ client, namespace: opts.namespace, now: () => new Date(), holder, leaseSeconds: opts.leaseSeconds, signal: controller.signal, functions, timeoutMs: opts.rng.int(2000, 12000), onPass: countPass, env: SOAK_ENV, ...providers });
+        await runUntilIdle({ client, namespace: opts.namespace, now: () => new Date(), holder, leaseSeconds: opts.leaseSeconds, signal: controller.signal, functions, timeoutMs: opts.rng.int(2000, 12000), onPass: countPass, env: opts.env ?? NO_ENV, ...providers });
       } catch (err) {
         if (!controller.signal.aborted) tally.thrown.push(`run ${holder}: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
@@ -135,14 +140,14 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
  * The passes going quiet after a run: `kmaint run all` (every function, no faults, no kills) again and again until one
  * run ends idle having written nothing, or `timeoutMs` is spent. Resolves with the runs made and whether it went quiet.
  */
-export async function runUntilQuiet(kubeConfig: KubeConfig, namespace: string, reaperProviders: InstanceProviders | undefined, timeoutMs: number): Promise<{ runs: number; quiet: boolean; writes: number }> {
+export async function runUntilQuiet(kubeConfig: KubeConfig, namespace: string, reaperProviders: InstanceProviders | undefined, timeoutMs: number, env: Readonly<Record<string, string | undefined>> = NO_ENV): Promise<{ runs: number; quiet: boolean; writes: number }> {
   const until = Date.now() + timeoutMs;
   let runs = 0;
   let writes = 0;
   const functions: PassFunction[] = reaperProviders ? ['scheduler', 'drainer', 'cleanup', 'reaper'] : ['scheduler', 'drainer', 'cleanup'];
   while (Date.now() < until) {
     const client = new KubeClient(kubeConfig);
-    const summary: RunSummary = await runUntilIdle({ client, namespace, now: () => new Date(), holder: `soak-quiet-${++runs}`, leaseSeconds: 5, functions, timeoutMs: Math.max(1000, until - Date.now()), env: SOAK_ENV, ...(reaperProviders ? { reaperProviders } : {}) });
+    const summary: RunSummary = await runUntilIdle({ client, namespace, now: () => new Date(), holder: `soak-quiet-${++runs}`, leaseSeconds: 5, functions, timeoutMs: Math.max(1000, until - Date.now()), env, ...(reaperProviders ? { reaperProviders } : {}) });
     const wrote = writesOf(client.counts.byVerb, false);
     writes += wrote;
     if (summary.stopped === 'idle' && wrote === 0) return { runs, quiet: true, writes };

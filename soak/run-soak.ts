@@ -10,9 +10,10 @@ import { bindPod, clientsOf, liftHandCordons, POOL_LABEL, runAdministrator, runR
 import { BUDGET_GROUPS, bothReadsCordoned, checkEnd, checkPodWrites, checkSample, SOAK_BUDGET, type ClusterSample, type PodWrite, type UnavailableLimit } from './invariants.ts';
 import { decorateSingle, runCloudEvents, runGangRequestor, runNodeKiller, runOtherTool, runSriovDaemon } from './feature-actors.ts';
 import { createFeatureChecker, featureRows, NOTHING_SEEN, type FeatureReport } from './feature-checker.ts';
-import { checkLeftovers } from './feature-invariants.ts';
+import { checkLeftovers, checkSlurmLeftovers } from './feature-invariants.ts';
 import { setUpFeatures, type FeatureSetup } from './feature-setup.ts';
-import { ALL_ON, type SoakProfile } from './features.ts';
+import { ALL_ON, SLURM_TOKEN_ENV, withAvailable, type SoakProfile } from './features.ts';
+import { placeSlurmWorkers, readSlurm, runSlurmActor, setUpSlurmWorkers, type SlurmSeen, type SoakSlurm } from './slurm-feature.ts';
 import { drivePasses, runUntilQuiet, type PassTally } from './passes.ts';
 
 export interface SoakOptions {
@@ -46,6 +47,10 @@ export interface SoakOptions {
    * flips each feature's switch during the run, and checks soak/feature-invariants.ts too. @default 'basic'
    */
   profile?: SoakProfile;
+  /** The all-features profile's real Slurm (the testbed runner starts one from slurm/); absent, the Slurm switch stays off. */
+  slurm?: SoakSlurm;
+  /** Why there is no Slurm (reported), when the runner could not start one. */
+  slurmProblem?: string;
   /** Run after the all-features objects exist (their namespaces): the testbed grants kmaint's RBAC there (infra/sriov, infra/medik8s). */
   afterFeatureSetup?: () => Promise<void>;
 }
@@ -152,9 +157,17 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   };
   const allFeatures = opts.profile === 'all-features';
   let setup: FeatureSetup | undefined;
+  let slurmPlacement = new Map<string, string>();
+  const slurmSeen: SlurmSeen = { reservations: new Set(), drains: new Set(), workersCreated: 0, jobs: 0 };
+  const passEnv = opts.slurm ? { [SLURM_TOKEN_ENV]: opts.slurm.token } : undefined;
   if (allFeatures) {
     setup = await setUpFeatures(admin, { apiext: opts.admin.makeApiClient(ApiextensionsV1Api) }, world.nodes, createRng(deriveSeed(opts.seed, 'features')));
-    world.features = { switches: { ...ALL_ON }, cliques: setup.cliques, cliqueNodes: new Set(setup.cliques.flat()), gangs: new Map() };
+    const slurmTarget = opts.slurm ? { url: opts.slurm.url } : undefined;
+    world.features = { switches: withAvailable({ ...ALL_ON }, slurmTarget), cliques: setup.cliques, cliqueNodes: new Set(setup.cliques.flat()), gangs: new Map(), ...(slurmTarget ? { slurm: slurmTarget } : {}) };
+    if (opts.slurm) {
+      await setUpSlurmWorkers(admin);
+      slurmPlacement = placeSlurmWorkers(world.nodes, opts.slurm.nodes, createRng(deriveSeed(opts.seed, 'slurm-workers')));
+    }
     await opts.afterFeatureSetup?.();
     if (setup.sriovProblem !== '') {
       world.actorErrors.push(`SR-IOV route not set up: ${setup.sriovProblem}`);
@@ -312,7 +325,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
 
   const checking = checker();
   const reaperProviders = setup?.fakeEc2.providers;
-  const passing = drivePasses({ kubeConfig: through, namespace: opts.kmaintNamespace, rng: rng('passes'), copies: opts.copies ?? 3, killRate: opts.killRate ?? 0.1, leaseSeconds: opts.leaseSeconds ?? 5, isRunning: () => passesRunning, ...(reaperProviders ? { reaperProviders } : {}) }, tally);
+  const passing = drivePasses({ kubeConfig: through, namespace: opts.kmaintNamespace, rng: rng('passes'), copies: opts.copies ?? 3, killRate: opts.killRate ?? 0.1, leaseSeconds: opts.leaseSeconds ?? 5, isRunning: () => passesRunning, ...(reaperProviders ? { reaperProviders } : {}), ...(passEnv ? { env: passEnv } : {}) }, tally);
   const decorate = allFeatures ? (r: ReturnType<typeof createRng>, name: string, node: string) => decorateSingle(admin, world, r, name, node) : undefined;
   const requestors = ids.map((id) => runRequestor(admin, world, id, ids.filter((o) => o !== id), rng(id), () => creating, () => actorsRunning, decorate));
   const administrator = runAdministrator(admin, world, rng('administrator'), opts.nodeControl, () => creating);
@@ -324,6 +337,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     featureActors.push(runOtherTool(opts.admin, admin, world, rng('other-tool'), () => creating));
     if (opts.nodeControl) featureActors.push(runNodeKiller(admin, world, opts.nodeControl, rng('node-killer'), () => creating));
   }
+  // Until the run ends (wind-down included): workers put back, Slurm sampled.
+  const slurmActor = opts.slurm && setup ? runSlurmActor(admin, world, opts.slurm, slurmPlacement, slurmSeen, rng('slurm'), () => creating, () => sampling) : undefined;
   let progressAt = Date.now();
   try {
     while (Date.now() < activeEnd) {
@@ -356,6 +371,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     await passing;
     sampling = false;
     await checking;
+    await slurmActor;
     await proxy.close();
   }
   for (const p of podsToJudge) {
@@ -371,11 +387,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     // Requests nobody released by the end of the wind-down are violations; then every request of the soak's goes, the
     // passes run until quiet, and what kmaint made must be gone (feature-invariants.ts checkLeftovers, checkEnd).
     const stuck = await listAllRequests();
-    violations.push(...stuck.map((nm) => `end of wind-down: ${nm.metadata.namespace ?? ''}/${nm.metadata.name} ${nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason || '(new)'}${nm.metadata.deletionTimestamp ? ' deleting' : ''} not released`));
+    // With the Ready message: what held it (a drain, a Slurm node, a release kmaint says it cannot make).
+    const ready = (nm: NodeMaintenance) => nm.status?.conditions?.find((c) => c.type === 'Ready');
+    violations.push(...stuck.map((nm) => `end of wind-down: ${nm.metadata.namespace ?? ''}/${nm.metadata.name} ${ready(nm)?.reason || '(new)'}${nm.metadata.deletionTimestamp ? ' deleting' : ''} not released${ready(nm)?.message ? `: ${ready(nm)?.message ?? ''}` : ''}`));
     for (const nm of stuck.filter((x) => x.metadata.namespace === namespace && !x.metadata.deletionTimestamp)) {
       await admin.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL, name: nm.metadata.name }).catch(() => undefined);
     }
-    quiet = await runUntilQuiet(opts.kmaint, opts.kmaintNamespace, reaperProviders, 90_000);
+    quiet = await runUntilQuiet(opts.kmaint, opts.kmaintNamespace, reaperProviders, 90_000, passEnv);
     if (!quiet.quiet) violations.push(`end: the passes did not go quiet within 90 s (${quiet.runs} runs, ${quiet.writes} writes)`);
     await liftHandCordons(admin, world);
   }
@@ -388,6 +406,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const left = checkLeftovers(end.nodes, leases, initiallyTainted);
     checks += left.checks;
     violations.push(...left.violations.map((v) => `end: ${v}`));
+    if (opts.slurm) {
+      const inSlurm = checkSlurmLeftovers(await readSlurm(opts.slurm));
+      checks += inSlurm.checks;
+      violations.push(...inSlurm.violations.map((v) => `end: ${v}`));
+    }
   }
   violations.push(...tally.thrown.map((t) => `pass threw: ${t}`));
   let budgets: SoakReport['budgets'];
@@ -434,6 +457,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
             endSwitches: world.features.switches,
             seen: { ...(featureChecker?.seen() ?? NOTHING_SEEN), podsEvictedByTaint: taintEvicted },
             quiet,
+            slurm: opts.slurm ? { reservations: slurmSeen.reservations.size, drains: slurmSeen.drains.size, workersCreated: slurmSeen.workersCreated, jobs: slurmSeen.jobs, problem: '' } : { reservations: 0, drains: 0, workersCreated: 0, jobs: 0, problem: opts.slurmProblem ?? 'no Slurm given (the sim has none)' },
           },
         }
       : {}),

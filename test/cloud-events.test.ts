@@ -14,8 +14,9 @@ import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION, type NodeMaintenance } from '.
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass, type PassSummary } from '../shared/pass/index.ts';
 import { awsProvider, providerMap } from '../shared/reaper/index.ts';
-import { auditLog, kmaintKubeConfig, testbed } from './support/cluster.ts';
-import { KMAINT_NS, admin, createNM, driveUntil, generalNodes, getNM, isUnschedulable, removeAllNMs, setConfig } from './support/kmaint.ts';
+import { auditLog, kmaintKubeConfig, kubectl, testbed } from './support/cluster.ts';
+import { etcdLeaseOf } from './support/etcd-lease.ts';
+import { KMAINT_NS, admin, createNM, driveUntil, generalNodes, getNM, isUnschedulable, pass, removeAllNMs, setConfig } from './support/kmaint.ts';
 
 const ec2 = mockClient(EC2Client);
 const providers = providerMap([awsProvider({ clients: () => ({ ec2: new EC2Client({ region: 'us-east-1' }), autoScaling: new AutoScalingClient({ region: 'us-east-1' }) }) })]);
@@ -43,6 +44,13 @@ let testStart = new Date(0);
 async function nodeEvents(node: string, reason: string): Promise<CoreV1Event[]> {
   const items = (await admin().core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.kind=Node,involvedObject.name=${node},reason=${reason}` })).items;
   return items.filter((e) => new Date(e.lastTimestamp ?? e.eventTime ?? 0).getTime() >= testStart.getTime());
+}
+
+/** The config's Valid condition, as [type, status]. */
+async function configValid(): Promise<[string, string] | undefined> {
+  const cfg = (await admin().custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: KMAINT_NS, plural: 'maintenanceoperatorconfigs', name: 'default' })) as { status?: { conditions?: Array<{ type: string; status: string }> } };
+  const valid = cfg.status?.conditions?.find((c) => c.type === 'Valid');
+  return valid ? [valid.type, valid.status] : undefined;
 }
 
 /** Three general Nodes and their instance ids. */
@@ -139,6 +147,68 @@ describe('cloud scheduled events on the testbed', () => {
     const mine = own.filter((e) => e.name?.startsWith('cloud-event-'));
     expect([...new Set(mine.map((e) => e.verb))].sort()).toEqual(['create', 'delete', 'patch']);
     expect(own.filter((e) => e.name === 'upgrade-c' && e.verb === 'delete')).toEqual([]);
+  });
+
+  it('turned off, or the config deleted: the scheduler deletes kmaint\'s own cloud event request and cleanup uncordons its Node; a config that fails validation deletes nothing; another requestor\'s request stays', async () => {
+    const [a, b, c] = await threeNodes();
+    if (!a || !b || !c) throw new Error('unreachable');
+    await createNM(KMAINT_NS, 'upgrade-c', { requestorID: 'upgrade.example.com', nodeName: c.name });
+    const cordonedAndReady = async (node: string): Promise<true | undefined> => {
+      const [nm] = await cloudRequests();
+      return nm?.spec.nodeName === node && nm.status?.conditions?.find((x) => x.type === 'Ready')?.reason === 'Ready' && (await isUnschedulable(node)) ? true : undefined;
+    };
+    const released = async (node: string): Promise<true | undefined> => ((await cloudRequests()).length === 0 && !(await isUnschedulable(node)) ? true : undefined);
+
+    // Off: node a's request, Ready and cordoned, outlives nothing once spec.cloudEvents.enabled is false.
+    await setConfig({ maxParallelOperations: 3, cloudEvents: { enabled: true } });
+    listed.set(a.id, [{ InstanceEventId: 'instance-event-0d59937288b749b32', ...SYSTEM_REBOOT }]);
+    expect((await cloudPass()).actions).toEqual({ createMaintenance: 1, emitEvent: 1 });
+    await driveUntil(`cloud-event-${a.name} Ready`, () => cordonedAndReady(a.name));
+    // Invalid (Valid False): the switch cannot be trusted, so nothing is deleted.
+    await setConfig({ maxParallelOperations: 'abc%', cloudEvents: { enabled: true } });
+    const invalid = await pass('scheduler');
+    expect([invalid.errors, invalid.actions.deleteMaintenance]).toEqual([[], undefined]);
+    expect(await configValid()).toEqual(['Valid', 'False']);
+    expect((await cloudRequests()).map((nm) => nm.metadata.name)).toEqual([`cloud-event-${a.name}`]);
+    await setConfig({ maxParallelOperations: 3, cloudEvents: { enabled: false } });
+    const off = await pass('scheduler');
+    expect([off.errors, off.actions.deleteMaintenance, off.actions.emitEvent]).toEqual([[], 1, 1]);
+    expect((await nodeEvents(a.name, 'CloudEventGone')).map((e) => e.message)).toEqual([`deleted ${KMAINT_NS}/cloud-event-${a.name}: spec.cloudEvents is off, so its scheduled events are no longer read`]);
+    await driveUntil(`cloud-event-${a.name} released, ${a.name} uncordoned`, () => released(a.name));
+
+    // Config deleted (every feature at its default, cloud events off): node b's request goes the same way.
+    listed = new Map([[b.id, [{ InstanceEventId: 'instance-event-0aaaaaaaaaaaaaaa1', ...RETIREMENT }]]]);
+    await setConfig({ maxParallelOperations: 3, cloudEvents: { enabled: true } });
+    expect((await cloudPass()).actions).toEqual({ createMaintenance: 1, emitEvent: 1 });
+    await driveUntil(`cloud-event-${b.name} Ready`, () => cordonedAndReady(b.name));
+    await setConfig(undefined);
+    const deleted = await pass('scheduler');
+    expect([deleted.errors, deleted.actions.deleteMaintenance]).toEqual([[], 1]);
+    await driveUntil(`cloud-event-${b.name} released, ${b.name} uncordoned`, () => released(b.name));
+    expect((await getNM(KMAINT_NS, 'upgrade-c'))?.spec.requestorID).toBe('upgrade.example.com');
+  });
+
+  it('the Events kmaint records name it as their reporting controller, kmaint never deletes one, and the API server stores each under the --event-ttl lease (1 h) that expires it', async () => {
+    const [a] = await threeNodes();
+    if (!a) throw new Error('unreachable');
+    const audit = auditLog();
+    await audit.sync();
+    const mark = audit.mark();
+    await setConfig({ cloudEvents: { enabled: true } });
+    listed.set(a.id, [{ InstanceEventId: 'instance-event-0d59937288b749b32', ...SYSTEM_REBOOT }]);
+    expect((await cloudPass()).actions).toEqual({ createMaintenance: 1, emitEvent: 1 });
+    listed.delete(a.id);
+    expect((await cloudPass()).actions).toEqual({ deleteMaintenance: 1, emitEvent: 1 });
+    await driveUntil(`cloud-event-${a.name} released`, async () => ((await cloudRequests()).length === 0 ? true : undefined));
+    // events.k8s.io/v1 shows core/v1's reportingComponent as reportingController.
+    const recorded = (await kubectl(['get', 'events.v1.events.k8s.io', '-n', 'default', '--field-selector', `regarding.name=${a.name}`, '-o', 'json'])).stdout;
+    const mine = (JSON.parse(recorded) as { items: Array<{ metadata: { name: string; creationTimestamp: string }; reason: string; reportingController: string }> }).items
+      .filter((e) => ['CloudEventFiled', 'CloudEventGone'].includes(e.reason) && new Date(e.metadata.creationTimestamp).getTime() >= testStart.getTime());
+    expect(mine.map((e) => [e.reason, e.reportingController]).sort()).toEqual([['CloudEventFiled', 'kmaint-reaper'], ['CloudEventGone', 'kmaint-reaper']]);
+    // The API server writes each Event to etcd with a lease of --event-ttl (1 h, the default) plus its 60 s lease reuse: etcd removes it then.
+    for (const e of mine) expect(await etcdLeaseOf(`/registry/events/default/${e.metadata.name}`)).toEqual({ grantedTTL: '3660' });
+    await audit.sync();
+    expect(audit.entries({ since: mark, user: testbed().kmaintUser }).filter((x) => x.resource === 'events' && x.verb !== 'create')).toEqual([]);
   });
 
   it('instances whose events cannot be read: nothing filed or deleted for them, a Warning on the config says why', async () => {

@@ -328,7 +328,13 @@ describe('the soak invariant checker', () => {
     [
       'a Pending request whose message names no limit',
       sample({ nms: [] }),
-      sample({ nms: [nm('p', 'n1', 'Pending', true, ''), nm('q', 'n2', 'Pending', true, 'waiting: zone a: maxUnavailablePerZone 1 reached (0 under maintenance + 1 cordoned or not ready)')] }),
+      sample({
+        nms: [
+          nm('p', 'n1', 'Pending', true, ''),
+          nm('q', 'n2', 'Pending', true, 'waiting: zone a: maxUnavailablePerZone 1 reached (0 under maintenance + 1 cordoned or not ready)'),
+          nm('r', 'n3', 'Pending', true, 'waiting: gang kmaint-soak/clique=clique-1 (2 requests) has 1 admitted and completes before anything else starts: maxParallelOperations 4 reached (5 in progress)'),
+        ],
+      }),
       [],
       ['ns/p Pending with a message naming no limit: ""'],
     ],

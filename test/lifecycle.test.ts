@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppsV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type ResourceV1ResourceClaim, type V1Deployment } from '@kubernetes/client-node';
-import { ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_READY_TIME, FINALIZER } from '../shared/api/index.ts';
+import { ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_OUT_OF_SERVICE_BY, ANNOTATION_READY_TIME, FINALIZER, TAINT_OUT_OF_SERVICE } from '../shared/api/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass } from '../shared/pass/index.ts';
 import { adminKubeConfig, auditLog, clusterKind, killKubeletNode, kmaintKubeConfig, kubectl, setKubeletNodeReady, testbed, waitFor } from './support/cluster.ts';
@@ -394,6 +394,63 @@ describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
       await setKubeletNodeReady(node, true);
     }
     await waitFor('node Ready again', async () => ((await kubectl(['get', 'node', node, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).stdout === 'True' ? true : undefined));
+  });
+
+  it('spec.cordon false: Ready without a cordon or kmaint\'s cordon record on the node, and none after the release', async () => {
+    const node = workers[2] as string;
+    await createNM(ns, 'no-cordon', { requestorID: 'ops.example.com', nodeName: node, cordon: false });
+    await untilPhase(ns, 'no-cordon', 'Ready');
+    const marks = async (): Promise<[boolean, string[]]> => {
+      const n = await admin().core.readNode({ name: node });
+      return [n.spec?.unschedulable === true, Object.keys(n.metadata?.annotations ?? {}).filter((k) => k.startsWith('kmaint.io/cordon')).sort()];
+    };
+    expect(await marks()).toEqual([false, []]);
+    await deleteNM(ns, 'no-cordon');
+    await gone(ns, 'no-cordon');
+    expect(await marks()).toEqual([false, []]);
+  });
+
+  it('spec.nodeConditions turned off: the next scheduler pass removes kmaint\'s node conditions from a node under a live request', async () => {
+    const node = workers[2] as string;
+    await setConfig({ nodeConditions: true });
+    await createNM(ns, 'conditions', { requestorID: 'ops.example.com', nodeName: node });
+    const own = `kmaint: NodeMaintenance ${ns}/conditions (requestor ops.example.com)`;
+    expect((await pass('scheduler')).admitted).toBe(1);
+    expect(await nodeConditions(node, own)).toEqual(['DrainInProgress=False/DrainNotStarted', 'Drained=False/DrainNotStarted', 'MaintenanceInProgress=False/MaintenanceScheduled', 'MaintenancePlanned=True/MaintenanceScheduled']);
+    await setConfig({ nodeConditions: false });
+    expect((await pass('scheduler')).errors).toEqual([]);
+    expect(await nodeConditions(node, own, true)).toEqual(['Ready=True/KubeletReady']);
+  });
+
+  it('an out-of-service taint kmaint recorded goes on release with spec.outOfServiceTaint off, and is swept by cleanup once the request its record names is gone', async () => {
+    const node = workers[1] as string;
+    // kmaint adds it only to a dead node (the case above, a pod GC round of ~20 s); here the taint and its record are
+    // written as kmaint writes them (one patch), but NoSchedule, so that the live node keeps its pods: release and sweep
+    // judge the taint's key and the record alone.
+    const taintAs = async (owner: string): Promise<void> => {
+      const taints = (await admin().core.readNode({ name: node })).spec?.taints ?? [];
+      await admin().core.patchNode({ name: node, body: { metadata: { annotations: { [ANNOTATION_OUT_OF_SERVICE_BY]: `kmaint/${ns}/${owner}` } }, spec: { taints: [...taints, { key: TAINT_OUT_OF_SERVICE, value: 'nodeshutdown', effect: 'NoSchedule' }] } } }, mergePatch);
+    };
+    const taintOf = async (): Promise<[string[], string | undefined]> => {
+      const n = await admin().core.readNode({ name: node });
+      // (the node lifecycle controller's node.kubernetes.io/unschedulable taint comes and goes with the cordon)
+      const outOfService = (n.spec?.taints ?? []).filter((t) => t.key === TAINT_OUT_OF_SERVICE);
+      return [outOfService.map((t) => `${t.key}=${t.value ?? ''}:${t.effect}`), n.metadata?.annotations?.[ANNOTATION_OUT_OF_SERVICE_BY]];
+    };
+    await createNM(ns, 'oos', { requestorID: 'ops.example.com', nodeName: node });
+    await untilPhase(ns, 'oos', 'Ready');
+    await taintAs('oos');
+    expect(await taintOf()).toEqual([[`${TAINT_OUT_OF_SERVICE}=nodeshutdown:NoSchedule`], `kmaint/${ns}/oos`]);
+    // No config: spec.outOfServiceTaint off.
+    await deleteNM(ns, 'oos');
+    await gone(ns, 'oos');
+    expect(await taintOf()).toEqual([[], undefined]);
+
+    // A record naming a request that does not exist (removed without its cleanup): the next cleanup pass sweeps it.
+    await taintAs('ghost');
+    const swept = await pass('cleanup');
+    expect([swept.errors, swept.conflicts]).toEqual([[], 0]);
+    expect(await taintOf()).toEqual([[], undefined]);
   });
 
   it('moves on from waitForPodCompletion after its timeout', async () => {

@@ -345,6 +345,9 @@ describe('the reaper on the testbed', () => {
     const left = await getNM(KMAINT_NS, owner);
     expect([left?.status?.conditions?.find((c) => c.type === 'Ready')?.reason, left?.metadata.annotations?.['kmaint.io/reaper-provider-id'], left?.metadata.deletionTimestamp]).toEqual(['Ready', undefined, undefined]);
     expect((await admin().core.readNode({ name: node })).metadata?.annotations?.[REAPED]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    // The join record on the Node went with the reaper leaving the request (the owner table's "request" exit).
+    const annotationsAfter = (await admin().core.readNode({ name: node })).metadata?.annotations ?? {};
+    expect([annotationsAfter[JOINED], annotationsAfter[`${JOINED}-provider-id`]]).toEqual([undefined, undefined]);
     expect(await reapRequests()).toEqual([]);
 
     // The owner finishes as usual: nothing of the reaper holds its deletion.

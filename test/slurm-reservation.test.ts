@@ -127,6 +127,10 @@ async function events(name: string): Promise<Array<[string, string]>> {
   return list.items.map((e): [string, string] => [e.type ?? '', e.message ?? '']);
 }
 
+function slurmOn(): Record<string, unknown> {
+  return { maxParallelOperations: 3, slurm: { enabled: true, url: slurm.url, allowInsecureHttp: true, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', workerNamespaces: [ns], nameFrom: 'hostname' } };
+}
+
 describe('Slurm maintenance reservation from kmaint.io/not-before, with a real Slurm 26.05', () => {
   beforeAll(async () => {
     slurmDir = mkdtempSync(join(tmpdir(), 'kmaint-slurm-resv-'));
@@ -136,7 +140,7 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     await admin().core.createNamespace({ body: { metadata: { name: ns } } });
     workers = await generalNodes();
     expect(workers.length).toBeGreaterThanOrEqual(1);
-    await setConfig({ maxParallelOperations: 3, slurm: { enabled: true, url: slurm.url, allowInsecureHttp: true, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: 'app.kubernetes.io/name=slurmd', workerNamespaces: [ns], nameFrom: 'hostname' } });
+    await setConfig(slurmOn());
   });
   beforeEach(async () => {
     // The Slurm worker of n1 on the first node (a drain evicts it): a fresh one for each test.
@@ -237,6 +241,34 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     expect((await reservations()).map((r) => r.name)).toEqual([]);
     expect(await events('far')).toEqual([]);
     await deleteNM(ns, 'far');
+  });
+
+  it('spec.slurm turned off: cleanup holds the deleted request\'s finalizer and says why, and releases it once Slurm is on again; a kmaint_ reservation whose request is gone is deleted by the sweep', async () => {
+    await requestTenMinutesAhead('held', {});
+    const name = `kmaint_${ns}_held`;
+    await driveUntil(`Slurm reservation ${name}`, async () => (await reservations()).find((r) => r.name === name));
+    await setConfig({ maxParallelOperations: 3 });
+    await deleteNM(ns, 'held');
+    const cleanup = await runPass('cleanup', { client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date() });
+    expect(cleanup.errors).toEqual([]);
+    const held = await getNM(ns, 'held');
+    expect([held?.metadata.finalizers, held?.status?.conditions?.find((c) => c.type === 'Ready')?.message]).toEqual([
+      [FINALIZER],
+      `releasing: spec.slurm is not enabled: cannot delete Slurm reservation ${name} (drop annotation ${ANNOTATION_SLURM_RESERVATION} to release without deleting it)`,
+    ]);
+    // Said once: the next cleanup pass writes nothing.
+    expect((await runPass('cleanup', { client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date() })).actions).toEqual({});
+    expect((await reservations()).map((r) => r.name)).toEqual([name]);
+    await setConfig(slurmOn());
+    await driveUntil(`${ns}/held gone`, async () => ((await getNM(ns, 'held')) === undefined ? true : undefined));
+    expect((await reservations()).map((r) => r.name)).toEqual([]);
+
+    // A reservation with kmaint's name for a request that does not exist (one that landed after its request went).
+    const now = Math.floor(Date.now() / 1000);
+    const client = new SlurmRestClient({ url: slurm.url, token: process.env[TOKEN_ENV] ?? '' });
+    expect(await client.createReservation({ name: `kmaint_${ns}_ghost`, nodes: ['n2'], startTime: now + 600, endTime: now + 600 + 4 * 3600, users: ['root'], comment: 'left by a race' })).toEqual({ ok: true, value: undefined });
+    expect((await reservations()).map((r) => r.name)).toEqual([`kmaint_${ns}_ghost`]);
+    await driveUntil(`kmaint_${ns}_ghost swept`, async () => ((await reservations()).length === 0 ? true : undefined));
   });
 
   it("issue 31: forged kmaint.io/slurm-reservation and slurm-drained touch neither another request's reservation nor its drain; the reservation has an end kmaint can move; the sweep lifts the drain once its request is gone", async () => {

@@ -236,5 +236,47 @@ describe('alongside the SR-IOV network operator on the testbed', () => {
       }, 60_000, 200);
       expect(await nodeKeys(node)).toEqual({ [STATE]: 'Idle' });
     });
+
+    it('the protocol switched away, or the config deleted: the scheduler deletes kmaint\'s own SR-IOV request and cleanup uncordons its Node, leaving the handshake\'s annotations; a config that fails validation deletes nothing', async () => {
+      const node = nodes[0] as string;
+      const SRIOV_ON = { maxParallelOperations: 10, nodeHandshake: { protocol: 'sriov-network-operator' } };
+      const drained = async (): Promise<void> => {
+        await daemonWrites(node, 'Drain_Required');
+        await driveUntil(`${CURRENT} of ${node} = DrainComplete`, async () => ((await stateKeys(node))[CURRENT] === 'DrainComplete' ? true : undefined));
+        expect([await isUnschedulable(node), (await getNM(KMAINT_NS, `sriov-${node}`))?.spec.requestorID]).toEqual([true, 'sriov-network-operator.kmaint.io']);
+      };
+      const released = (): Promise<true> => driveUntil(`sriov-${node} released, ${node} uncordoned`, async () => ((await getNM(KMAINT_NS, `sriov-${node}`)) === undefined && !(await isUnschedulable(node)) ? true : undefined));
+      const backToIdle = async (): Promise<void> => {
+        await setConfig(SRIOV_ON);
+        await daemonWrites(node, 'Idle');
+        await waitFor(`${CURRENT} of ${node} = Idle`, async () => {
+          await pass('scheduler');
+          return (await stateKeys(node))[CURRENT] === 'Idle' ? true : undefined;
+        }, 60_000, 200);
+      };
+
+      await drained();
+      // Invalid (Valid False): which protocol is meant cannot be trusted, so nothing is deleted.
+      await setConfig({ ...SRIOV_ON, maxParallelOperations: 'abc%' });
+      const invalid = await pass('scheduler');
+      expect([invalid.errors, invalid.actions.deleteMaintenance]).toEqual([[], undefined]);
+      expect((await getNM(KMAINT_NS, `sriov-${node}`))?.metadata.deletionTimestamp).toBeUndefined();
+      // Switched away: deleted, released; the handshake's annotations stay as they were (kmaint no longer reads them).
+      await setConfig({ maxParallelOperations: 10 });
+      const off = await pass('scheduler');
+      expect([off.errors, off.actions.deleteMaintenance]).toEqual([[], 1]);
+      await released();
+      expect([await nodeKeys(node), await stateKeys(node)]).toEqual([{ [STATE]: 'Drain_Required' }, { [CURRENT]: 'DrainComplete', [DESIRED]: 'Drain_Required', [EXTERNAL]: 'true' }]);
+
+      // Config deleted (every feature at its default: kmaint's own handshake protocol): the same.
+      await backToIdle();
+      await drained();
+      await setConfig(undefined);
+      const deleted = await pass('scheduler');
+      expect([deleted.errors, deleted.actions.deleteMaintenance]).toEqual([[], 1]);
+      await released();
+      await backToIdle();
+      expect(await stateKeys(node)).toEqual({ [CURRENT]: 'Idle', [DESIRED]: 'Idle', [EXTERNAL]: 'true' });
+    });
   });
 });

@@ -18,7 +18,8 @@ import {
 } from '../api/index.ts';
 import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node-lease.ts';
 import { releaseOutOfServiceTaint } from './dead-node.ts';
-import { hasOurCordonReason, planSlurmRelease, type SlurmContext, type SlurmWrite } from '../slurm/index.ts';
+import { hasOurCordonReason, planSlurmRelease, type SlurmContext, type SlurmRelease, type SlurmWrite } from '../slurm/index.ts';
+import { sayReleaseHeld } from './release-hold.ts';
 
 export interface CleanupSnapshot {
   nodes: ReadonlyMap<string, V1Node>;
@@ -62,16 +63,26 @@ function nodeRecordsToDrop(nm: NodeMaintenance, node: V1Node, ourCordon: boolean
  * it, so they are released first and hold the finalizer as on deletion (Kubernetes GC then removes the object). Returns
  * how many requests it released (0 or 1).
  */
-function releaseWithoutNode(nm: NodeMaintenance, ctx: SlurmContext | undefined, out: Pick<CleanupPlan, 'actions' | 'slurm' | 'held'>): number {
+function releaseWithoutNode(nm: NodeMaintenance, ctx: SlurmContext | undefined, now: Date, out: Pick<CleanupPlan, 'actions' | 'slurm' | 'held'>): number {
   const release = planSlurmRelease(nm, ctx);
   if (release.kind === 'hold') {
-    out.slurm.push(...release.writes);
-    out.held.push({ key: maintenanceKey(nm), why: release.why });
+    holdRelease(nm, release, now, out);
     return 0;
   }
   const dropped = release.dropAnnotations.length > 0 ? { annotations: Object.fromEntries(release.dropAnnotations.map((k) => [k, null])) } : {};
   out.actions.push({ kind: 'patchMaintenanceMeta', target: maintenanceRef(nm), ...dropped, removeFinalizer: true, reason: `node ${nm.spec.nodeName} no longer exists` });
   return 1;
+}
+
+/**
+ * Keeps the finalizer while Slurm state the request made is being (or cannot be) released. With nothing sent to Slurm
+ * (spec.slurm off or invalid, slurmrestd unreadable) nothing will change by itself: the request's Ready message says why.
+ */
+function holdRelease(nm: NodeMaintenance, release: Extract<SlurmRelease, { kind: 'hold' }>, now: Date, out: Pick<CleanupPlan, 'actions' | 'slurm' | 'held'>): void {
+  out.slurm.push(...release.writes);
+  out.held.push({ key: maintenanceKey(nm), why: release.why });
+  const said = release.writes.length === 0 ? sayReleaseHeld(nm, maintenanceRef(nm), release.why, now) : undefined;
+  if (said) out.actions.push(said);
 }
 
 /** Pure: decides every release and collection for one snapshot. */
@@ -89,7 +100,7 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
     const node = snapshot.nodes.get(nm.spec.nodeName);
     const phase = maintenancePhase(nm);
     if (ours && !node) {
-      released += releaseWithoutNode(nm, snapshot.slurm, { actions, slurm, held });
+      released += releaseWithoutNode(nm, snapshot.slurm, now, { actions, slurm, held });
       continue;
     }
     if (nm.metadata.deletionTimestamp) {
@@ -108,8 +119,7 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
       // Slurm drains we recorded are lifted first; the finalizer stays until a later pass reads them undrained.
       const release = planSlurmRelease(nm, snapshot.slurm);
       if (release.kind === 'hold') {
-        slurm.push(...release.writes);
-        held.push({ key, why: release.why });
+        holdRelease(nm, release, now, { actions, slurm, held });
         continue;
       }
       // Undo only what kmaint's own record says it did: uncordon only while the node's kmaint.io/cordoned-by names this

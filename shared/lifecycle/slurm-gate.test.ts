@@ -2,7 +2,7 @@
 // lifts only the drains it recorded.
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION_DRAIN_START, ANNOTATION_INITIAL_UNSCHEDULABLE } from '../api/index.ts';
-import type { NodeMaintenance } from '../api/index.ts';
+import type { Action, NodeMaintenance } from '../api/index.ts';
 import { aPod } from '../drain/test-builders.ts';
 import { parseLabelSelector } from '../selectors/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START } from '../slurm/index.ts';
@@ -161,11 +161,39 @@ describe('planCleanup with spec.slurm: the node is gone', () => {
   it('node gone, Slurm cannot be read: the finalizer is held with the reason', () => {
     const ctx: SlurmContext = { kind: 'on', settings: SETTINGS, view: { kind: 'problem', problem: { kind: 'unreachable', message: 'cannot reach slurmrestd at http://slurm:6820: ECONNREFUSED' } } };
     const plan = planCleanup({ nodes: new Map(), maintenances: [gone(false)], slurm: ctx }, { maxNodeMaintenanceTimeSeconds: 3600 }, LATER);
-    expect({ actions: plan.actions, slurm: plan.slurm, held: plan.held, released: plan.released }).toEqual({
-      actions: [],
+    const why = 'cannot undrain Slurm node n1: cannot reach slurmrestd at http://slurm:6820: ECONNREFUSED';
+    // Nothing is sent to Slurm, so nothing changes by itself: the request's Ready message says why (README owner table).
+    expect({ messages: plan.actions.map(readyMessageOf), slurm: plan.slurm, held: plan.held, released: plan.released }).toEqual({
+      messages: [`releasing: ${why}`],
       slurm: [],
-      held: [{ key: 'default/nm-1', why: 'cannot undrain Slurm node n1: cannot reach slurmrestd at http://slurm:6820: ECONNREFUSED' }],
+      held: [{ key: 'default/nm-1', why }],
       released: 0,
     });
+  });
+});
+
+/** The Ready condition message a writeStatus action writes ('' for another action). */
+function readyMessageOf(a: Action): string {
+  return a.kind === 'writeStatus' ? (a.status.conditions?.find((c) => c.type === 'Ready')?.message ?? '') : `(${a.kind})`;
+}
+
+describe('planCleanup: a release Slurm holds says why on the request', () => {
+  const OFF_WHY = 'spec.slurm is not enabled: cannot undrain Slurm node n1 (drop annotation kmaint.io/slurm-drained to release without undraining)';
+  const deleted = (message?: string): NodeMaintenance => {
+    const nm = aLifecycleMaintenance({ name: 'nm-1', nodeName: NODE, phase: 'Ready', deleting: true, annotations: { [ANNOTATION_SLURM_DRAINED]: 'n1', ...STARTED } });
+    if (message === undefined) return nm;
+    return { ...nm, status: { ...nm.status, conditions: (nm.status?.conditions ?? []).map((c) => (c.type === 'Ready' ? { ...c, message } : c)) } };
+  };
+  const node = new Map([[NODE, aNodeWithUid({ name: NODE })]]);
+
+  it.each([
+    { rule: 'spec.slurm turned off: the Ready message names the drain it cannot lift and the way out; status and reason kept', nm: deleted(), ctx: undefined, messages: [`releasing: ${OFF_WHY}`], conditions: [['Ready', 'True', 'Ready']] },
+    { rule: 'the same message already there: no write (a second pass over an unchanged cluster writes nothing)', nm: deleted(`releasing: ${OFF_WHY}`), ctx: undefined, messages: [], conditions: [] },
+    { rule: 'an undrain sent this pass: no message, the next pass reads the result', nm: deleted(), ctx: slurm(['IDLE', 'DRAIN'], 'kmaint: requestor-a default/nm-1'), messages: [], conditions: [] },
+  ])('$rule', ({ nm, ctx, messages, conditions }) => {
+    const plan = planCleanup({ nodes: node, maintenances: [nm], ...(ctx ? { slurm: ctx } : {}) }, { maxNodeMaintenanceTimeSeconds: 3600 }, LATER);
+    expect(plan.actions.map(readyMessageOf)).toEqual(messages);
+    expect(plan.actions.flatMap((a) => (a.kind === 'writeStatus' ? (a.status.conditions ?? []).filter((c) => c.type === 'Ready').map((c) => [c.type, c.status, c.reason]) : []))).toEqual(conditions);
+    expect([plan.released, plan.held.length]).toEqual([0, 1]);
   });
 });
