@@ -3,9 +3,9 @@
 // passes run as kmaint's ServiceAccount; every annotation value is read back from the Node.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
-import { adminKubeConfig, auditLog, testbed, waitFor } from './support/cluster.ts';
+import { adminKubeConfig, auditLog, testbed, tokenKubeConfig, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, bindPod, driveUntil, generalNodes, getNM, installCrds, isUnschedulable, pass, phaseOf, podsOn, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 const suffix = randomBytes(3).toString('hex');
@@ -52,19 +52,6 @@ function requestName(): string {
   return `handshake-${node}`;
 }
 
-/** A KubeConfig that authenticates with `token` to the testbed. */
-function tokenKubeConfig(token: string): KubeConfig {
-  const tb = testbed();
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'testbed', server: tb.server, caFile: tb.caFile, skipTLSVerify: false }],
-    users: [{ name: AGENT, token }],
-    contexts: [{ name: AGENT, cluster: 'testbed', user: AGENT }],
-    currentContext: AGENT,
-  });
-  return kc;
-}
-
 function statusCode(err: unknown): number | undefined {
   return (err as { code?: number }).code;
 }
@@ -89,7 +76,7 @@ describe('node-annotation handshake on the testbed, driven by an agent that may 
     });
     const token = (await core.createNamespacedServiceAccountToken({ namespace: ns, name: AGENT, body: { spec: { audiences: [], expirationSeconds: 3600 } } })).status?.token ?? '';
     expect(token).not.toBe('');
-    const kc = tokenKubeConfig(token);
+    const kc = tokenKubeConfig(token, AGENT);
     agent = kc.makeApiClient(CoreV1Api);
     agentCustom = kc.makeApiClient(CustomObjectsApi);
     // RBAC reaches the authorizer through an informer: wait until the binding is in effect.

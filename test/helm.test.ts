@@ -11,8 +11,11 @@ import { BatchV1Api, type V1CronJob, type V1Job, type V1Pod } from '@kubernetes/
 import { parse, stringify } from 'yaml';
 import { crdSchemaDigest } from '../charts/crd-schema.ts';
 import { helmBinary, helmIsCurrent, runHelm, type HelmResult } from '../testbed/helm.ts';
-import { adminKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
-import { admin, bindPod, nodes, setUnschedulable } from './support/kmaint.ts';
+import { adminKubeConfig, kmaintKubeConfig, kubectl, testbed, tokenKubeConfig, waitFor } from './support/cluster.ts';
+import { FINALIZER } from '../shared/api/index.ts';
+import { KubeClient } from '../shared/kube/index.ts';
+import { runPass } from '../shared/pass/index.ts';
+import { KMAINT_NS, admin, bindPod, createNM, getNM, nodes, phaseOf, setUnschedulable } from './support/kmaint.ts';
 
 const NS = 'kmaint-helm';
 const RELEASE = 'kmh';
@@ -24,6 +27,21 @@ const NM_CRD = 'nodemaintenances.maintenance.nvidia.com';
 const CONFIG_EXTENSIONS = ['maxUnavailablePerZone', 'nodeHandshake', 'pools', 'reaper', 'slurm', 'windows', 'zoneLabel'];
 const ZONE_LABEL = 'topology.kubernetes.io/zone';
 const HOLD = 'kmaint.io/test-hold';
+/** Issue 30's uninstall case: a request left in progress by an uninstall, on the last general node. */
+const LEFT_REQUEST = 'left-by-uninstall';
+const LEFT_NODE = (general: readonly string[]): string => general[general.length - 1] ?? '';
+
+/** What a request leaves on its node and on itself: the cordon, kmaint's record, kmaint's conditions, the finalizer. */
+async function leftBehind(node: string): Promise<{ unschedulable: boolean; cordonedBy: string | undefined; kmaintConditions: string[]; finalizers: string[] | undefined }> {
+  const n = await admin().core.readNode({ name: node });
+  const nm = await getNM(NS, LEFT_REQUEST);
+  return {
+    unschedulable: n.spec?.unschedulable === true,
+    cordonedBy: n.metadata?.annotations?.['kmaint.io/cordoned-by'],
+    kmaintConditions: (n.status?.conditions ?? []).filter((c) => (c.message ?? '').startsWith('kmaint: ')).map((c) => `${c.type}=${c.status}`),
+    finalizers: nm?.metadata.finalizers,
+  };
+}
 /** The chart's appVersion (NOTES.txt names it): the package's version. */
 const PKG_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
@@ -288,12 +306,44 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
     expect((await helm(['history', RELEASE, '-n', NS, '-o', 'json'])).stdout).toMatch(/^\[\{"revision":1,.*"status":"superseded".*\},\{"revision":2,.*"status":"deployed".*\}\]\n?$/);
   });
 
+  it('issue 30, uninstall with a maintenance in progress (part 1): a request Ready, its node cordoned by kmaint', async () => {
+    // The test above left every worker cordoned (by hand, not by kmaint): maxUnavailable would hold the request.
+    for (const n of workers) await setUnschedulable(n, false);
+    await createNM(NS, LEFT_REQUEST, { requestorID: 'upgrade.acme.com', nodeName: LEFT_NODE(general), cordon: true });
+    // The release's passes, run here as its ServiceAccount on its config rather than waiting for the CronJobs' ticks
+    // (the chart's admission policy lets only that account write kmaint's records).
+    const token = await kubectl(['create', 'token', NAME, '-n', NS, '--duration', '10m']);
+    const client = new KubeClient(tokenKubeConfig(token.stdout.trim(), NAME));
+    await waitFor(`${NS}/${LEFT_REQUEST} Ready`, async () => {
+      for (const fn of ['scheduler', 'drainer'] as const) await runPass(fn, { client, namespace: NS, now: () => new Date() });
+      return phaseOf(await getNM(NS, LEFT_REQUEST)) === 'Ready' ? true : undefined;
+    }, 90_000, 200);
+    expect(await leftBehind(LEFT_NODE(general))).toEqual({ unschedulable: true, cordonedBy: `kmaint/${NS}/${LEFT_REQUEST}`, kmaintConditions: ['Drained=True'], finalizers: [FINALIZER] });
+  });
+
   it('helm uninstall removes every object it made and keeps the CRDs', async () => {
     const r = await helm(['uninstall', RELEASE, '-n', NS, '--wait']);
     expect([r.code, r.stdout.trim(), r.stderr]).toEqual([0, `release "${RELEASE}" uninstalled`, '']);
     expect((await kubectl(['get', 'serviceaccount,role,rolebinding,cronjob,maintenanceoperatorconfig', '-n', NS, '-l', `app.kubernetes.io/instance=${RELEASE}`, '-o', 'name'])).stdout).toBe('');
     expect((await kubectl(['get', 'maintenanceoperatorconfig', '-n', NS, '-o', 'name'])).stdout).toBe('');
-    expect((await kubectl(['get', 'clusterrole,clusterrolebinding', '-l', `app.kubernetes.io/instance=${RELEASE}`, '-o', 'name'])).stdout).toBe('');
+    expect((await kubectl(['get', 'clusterrole,clusterrolebinding,validatingadmissionpolicy,validatingadmissionpolicybinding', '-l', `app.kubernetes.io/instance=${RELEASE}`, '-o', 'name'])).stdout).toBe('');
     expect((await kubectl(['get', 'crd', CONFIG_CRD, NM_CRD, '-o', 'name'])).stdout.trim().split('\n')).toEqual([`customresourcedefinition.apiextensions.k8s.io/${CONFIG_CRD}`, `customresourcedefinition.apiextensions.k8s.io/${NM_CRD}`]);
+  });
+
+  it("issue 30, uninstall with a maintenance in progress (part 2): the uninstall leaves the request's state; the documented commands remove it by hand, and the next kmaint pass the node conditions", async () => {
+    const node = LEFT_NODE(general);
+    // Nothing of kmaint runs now: the request and what it holds stay, as docs/security.md "Uninstalling" says.
+    expect((await kubectl(['delete', 'nodemaintenance', '-n', NS, LEFT_REQUEST, '--wait=false'])).code).toBe(0);
+    expect(await leftBehind(node)).toEqual({ unschedulable: true, cordonedBy: `kmaint/${NS}/${LEFT_REQUEST}`, kmaintConditions: ['Drained=True'], finalizers: [FINALIZER] });
+    // docs/security.md's commands, found by the mark kmaint leaves on the Node.
+    const marked = await kubectl(['get', 'nodes', '-o', 'custom-columns=NAME:.metadata.name,BY:.metadata.annotations.kmaint\\.io/cordoned-by', '--no-headers']);
+    expect(marked.stdout.trim().split('\n').filter((l) => !/\s<none>$/.test(l)).map((l) => l.split(/\s+/))).toEqual([[node, `kmaint/${NS}/${LEFT_REQUEST}`]]);
+    expect((await kubectl(['uncordon', node])).code).toBe(0);
+    expect((await kubectl(['annotate', 'node', node, 'kmaint.io/cordoned-by-', 'kmaint.io/cordon-reason-'])).code).toBe(0);
+    expect((await kubectl(['patch', 'nm', '-n', NS, LEFT_REQUEST, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}'])).code).toBe(0);
+    expect(await leftBehind(node)).toEqual({ unschedulable: false, cordonedBy: undefined, kmaintConditions: ['Drained=True'], finalizers: undefined });
+    // kmaint's node conditions on a node with no live request go with the next pass of any kmaint (re-installing).
+    await runPass('scheduler', { client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date() });
+    expect(await leftBehind(node)).toEqual({ unschedulable: false, cordonedBy: undefined, kmaintConditions: [], finalizers: undefined });
   });
 });

@@ -3,9 +3,9 @@
 // every outcome is read back from the Node and the pods.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CustomObjectsApi, KubeConfig, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
+import { CustomObjectsApi, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { ANNOTATION_INITIAL_UNSCHEDULABLE, FINALIZER, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
-import { adminKubeConfig, testbed, waitFor } from './support/cluster.ts';
+import { adminKubeConfig, tokenKubeConfig, waitFor } from './support/cluster.ts';
 import { admin, bindPod, generalNodes, getNM, installCrds, pass, phaseOf, podsOn, removeAllNMs, setConfig, setUnschedulable, untilPhase } from './support/kmaint.ts';
 
 const ns = `atk-${randomBytes(3).toString('hex')}`;
@@ -19,19 +19,6 @@ let drainedNode = '';
 /** The two nodes of the queue cases, in name order: the victim's requests take them. */
 let queueNodes: string[] = [];
 let attacker: CustomObjectsApi;
-
-/** A KubeConfig that authenticates with `token` to the testbed. */
-function tokenKubeConfig(token: string): KubeConfig {
-  const tb = testbed();
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'testbed', server: tb.server, caFile: tb.caFile, skipTLSVerify: false }],
-    users: [{ name: ATTACKER, token }],
-    contexts: [{ name: ATTACKER, cluster: 'testbed', user: ATTACKER }],
-    currentContext: ATTACKER,
-  });
-  return kc;
-}
 
 /** The attacker's own create: any annotations and finalizers it likes on a request in its namespace. */
 async function attackerCreates(name: string, node: string, extra: { annotations?: Record<string, string>; labels?: Record<string, string>; finalizers?: string[]; spec?: Record<string, unknown> } = {}): Promise<void> {
@@ -82,7 +69,7 @@ describe('a requestor that may only create, get and delete NodeMaintenances in i
     });
     const token = (await core.createNamespacedServiceAccountToken({ namespace: ns, name: ATTACKER, body: { spec: { audiences: [], expirationSeconds: 3600 } } })).status?.token ?? '';
     expect(token).not.toBe('');
-    attacker = tokenKubeConfig(token).makeApiClient(CustomObjectsApi);
+    attacker = tokenKubeConfig(token, ATTACKER).makeApiClient(CustomObjectsApi);
     // RBAC reaches the authorizer through an informer: wait until the binding is in effect.
     await waitFor('the attacker may read its requests', async () => {
       try {

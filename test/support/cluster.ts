@@ -63,6 +63,19 @@ export function adminKubeConfig(): KubeConfig {
   return kc;
 }
 
+/** A KubeConfig that authenticates to the testbed as `user` with a bearer `token` (a ServiceAccount's, from TokenRequest). */
+export function tokenKubeConfig(token: string, user: string): KubeConfig {
+  const tb = testbed();
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'testbed', server: tb.server, caFile: tb.caFile, skipTLSVerify: false }],
+    users: [{ name: user, token }],
+    contexts: [{ name: user, cluster: 'testbed', user }],
+    currentContext: user,
+  });
+  return kc;
+}
+
 export function kmaintKubeConfig(): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromFile(testbed().kmaintKubeconfigPath);
