@@ -59,7 +59,7 @@ export interface ServerCost {
   requests: Record<string, number>;
   /** apiserver_response_sizes_sum: bytes of the responses before compression (what the client decodes). */
   bytes: Record<string, number>;
-  /** apiserver_watch_events_sizes_sum by kind: bytes of watch events sent. */
+  /** apiserver_watch_events_sizes_sum by resource ("nodes"): bytes of watch events sent. */
   watchBytes: Record<string, number>;
 }
 
@@ -78,8 +78,9 @@ export async function scrape(conn: Conn): Promise<ServerCost> {
     if (!m) continue;
     const [, name, labels = '', value] = m;
     if (name === 'apiserver_watch_events_sizes_sum') {
-      const kind = label(labels, 'kind');
-      cost.watchBytes[kind] = (cost.watchBytes[kind] ?? 0) + Number(value);
+      // Labelled group/resource/version since 1.33 (kind before it).
+      const resource = label(labels, 'resource') || label(labels, 'kind');
+      cost.watchBytes[resource] = (cost.watchBytes[resource] ?? 0) + Number(value);
       continue;
     }
     const sub = label(labels, 'subresource');

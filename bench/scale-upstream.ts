@@ -55,7 +55,7 @@ async function window(conn: Conn, apiPid: number, nodes: number, perSecond: numb
   const minutes = (Date.now() - t) / 60_000;
   const cpu = cpuSeconds(apiPid) - cpu0;
   const cost = costBetween(await scrape(conn), before);
-  return { cpuPerMin: cpu / minutes, watchBytesPerMin: (cost.watchBytes['Node'] ?? 0) / minutes, achieved };
+  return { cpuPerMin: cpu / minutes, watchBytesPerMin: ((cost.watchBytes['nodes'] ?? 0) + (cost.watchBytes['Node'] ?? 0)) / minutes, achieved };
 }
 
 export async function measureUpstream(o: { cp: ControlPlane; conn: Conn; apiPid: number; nodes: number; churnSeconds: number; log: (l: string) => void }): Promise<UpstreamFigures> {
