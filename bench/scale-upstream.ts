@@ -87,6 +87,7 @@ export async function measureUpstream(o: { cp: ControlPlane; conn: Conn; apiPid:
     o.log(`upstream operator up in ${startMs} ms; serving ${JSON.stringify(start.seconds)}`);
     await sleep(20_000);
     const rssAtRest = rssOf(child.pid ?? 0);
+    o.log(`upstream operator RSS at rest ${(rssAtRest / 2 ** 20).toFixed(0)} MiB`);
     const withIt = await window(o.conn, o.apiPid, o.nodes, perSecond, o.churnSeconds, 0);
     child.kill('SIGTERM');
     await sleep(3000);

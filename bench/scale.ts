@@ -267,9 +267,10 @@ async function main(o: { sizes: number[]; ratios: Record<number, number[]>; para
           out(`upstream operator at ${have} nodes: NOT MEASURED: ${err instanceof Error ? err.message : String(err)}`);
         }
       }
+      // The table so far after each size: a run stopped at the next (hours at 100,000 nodes) keeps what it measured.
+      out();
+      printTable(rows, lists, upstream);
     }
-    out();
-    printTable(rows, lists, upstream);
   } finally {
     progress('stopping the control plane');
     await cp.stop();
