@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from './client.ts';
 import { leanNode } from './lean-nodes.ts';
+import { StringPool } from './string-pool.ts';
 
 function rawNode(i: number): Record<string, unknown> {
   return {
@@ -53,6 +54,15 @@ describe('leanNode', () => {
 
   it('leaves out what the object does not have', () => {
     expect(leanNode({ metadata: { name: 'bare' } })).toEqual({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'bare' } });
+    expect(leanNode({ metadata: { name: 'bare' } }, new StringPool())).toEqual({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'bare' } });
+  });
+
+  it('with a pool: the same nodes, and the words two nodes share held once', () => {
+    const pool = new StringPool();
+    const raws = [rawNode(1), rawNode(2)] as Array<Parameters<typeof leanNode>[0]>;
+    expect(raws.map((r) => leanNode(r, pool))).toEqual(raws.map((r) => leanNode(r)));
+    // 'zone-a', 'Idle', 'Ready', 'True', 'KubeletReady': the same in both nodes.
+    expect(pool.size).toBe(5);
   });
 });
 

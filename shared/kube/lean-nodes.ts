@@ -4,6 +4,7 @@
 // status.conditions — with the date fields it keeps turned into Dates, as V1Node declares them.
 import { ApiException, HttpInfo, type ResponseContext, type V1Node, type V1NodeCondition, type V1NodeList } from '@kubernetes/client-node';
 import { CoreV1ApiResponseProcessor } from '@kubernetes/client-node/dist/gen/apis/CoreV1Api.js';
+import { StringPool } from './string-pool.ts';
 
 interface RawCondition extends Omit<V1NodeCondition, 'lastHeartbeatTime' | 'lastTransitionTime'> {
   lastHeartbeatTime?: string;
@@ -20,14 +21,27 @@ function date(v: string | undefined): Date | undefined {
   return v === undefined ? undefined : new Date(v);
 }
 
-/** The part of a Node kmaint reads, typed as V1Node. Pure; exported for its unit test. */
-export function leanNode(raw: RawNode): V1Node {
-  const { managedFields: _managedFields, creationTimestamp, deletionTimestamp, ...metadata } = raw.metadata ?? {};
+function pooled(rec: unknown, pool: StringPool | undefined): Record<string, string> | undefined {
+  if (rec === undefined || rec === null || typeof rec !== 'object') return undefined;
+  return pool ? pool.internValues(rec as Record<string, string>) : (rec as Record<string, string>);
+}
+
+/**
+ * The part of a Node kmaint reads, typed as V1Node; with `pool`, label and annotation values and the conditions' words
+ * are the pool's copies (string-pool.ts). Exported for its unit test.
+ */
+export function leanNode(raw: RawNode, pool?: StringPool): V1Node {
+  const { managedFields: _managedFields, creationTimestamp, deletionTimestamp, labels, annotations, ...metadata } = raw.metadata ?? {};
+  const word = (s: string): string => (pool === undefined ? s : pool.intern(s));
+  const pooledLabels = pooled(labels, pool);
+  const pooledAnnotations = pooled(annotations, pool);
   const node: V1Node = {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: {
       ...metadata,
+      ...(pooledLabels !== undefined ? { labels: pooledLabels } : {}),
+      ...(pooledAnnotations !== undefined ? { annotations: pooledAnnotations } : {}),
       ...(creationTimestamp !== undefined ? { creationTimestamp: date(creationTimestamp) as Date } : {}),
       ...(deletionTimestamp !== undefined ? { deletionTimestamp: date(deletionTimestamp) as Date } : {}),
     },
@@ -36,8 +50,12 @@ export function leanNode(raw: RawNode): V1Node {
   const conditions = raw.status?.conditions;
   if (conditions !== undefined) {
     node.status = {
-      conditions: conditions.map(({ lastHeartbeatTime, lastTransitionTime, ...rest }) => ({
+      conditions: conditions.map(({ lastHeartbeatTime, lastTransitionTime, type, status, reason, message, ...rest }) => ({
         ...rest,
+        type: word(type),
+        status: word(status),
+        ...(reason !== undefined ? { reason: word(reason) } : {}),
+        ...(message !== undefined ? { message: word(message) } : {}),
         ...(lastHeartbeatTime !== undefined ? { lastHeartbeatTime: date(lastHeartbeatTime) as Date } : {}),
         ...(lastTransitionTime !== undefined ? { lastTransitionTime: date(lastTransitionTime) as Date } : {}),
       })),
@@ -52,7 +70,9 @@ export class LeanNodeListProcessor extends CoreV1ApiResponseProcessor {
     if (response.httpStatusCode < 200 || response.httpStatusCode > 299) return super.listNodeWithHttpInfo(response);
     const raw = JSON.parse(await response.body.text()) as { metadata?: V1NodeList['metadata']; items?: RawNode[] };
     if (!Array.isArray(raw.items)) throw new ApiException(response.httpStatusCode, 'LIST nodes: the response has no items', raw, response.headers);
-    const list: V1NodeList = { apiVersion: 'v1', kind: 'NodeList', items: raw.items.map(leanNode), ...(raw.metadata ? { metadata: raw.metadata } : {}) };
+    // One pool a page: the copies a page shares go with it, so a long-running process holds no table between LISTs.
+    const pool = new StringPool();
+    const list: V1NodeList = { apiVersion: 'v1', kind: 'NodeList', items: raw.items.map((n) => leanNode(n, pool)), ...(raw.metadata ? { metadata: raw.metadata } : {}) };
     return new HttpInfo(response.httpStatusCode, response.headers, response.body, list);
   }
 }

@@ -1,0 +1,322 @@
+// `npm run bench:scale -- [--sizes 10000,50000,100000] [--ratios ...]`: kmaint's passes on a real kube-apiserver
+// holding 10,000 to 100,000 GPU-shaped nodes (bench/scale-nodes.ts), each pass bundled in a child process, with what
+// the API server says the pass cost it; then the upstream operator on the same cluster. One control plane grows from
+// size to size. Prints figures (stdout) and a markdown table; asserts nothing.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { build } from 'esbuild';
+import { NODE_ESM_BUNDLE } from '../esbuild-options.ts';
+import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
+import { startControlPlane, stopTestbedDir, type ControlPlane } from '../testbed/start.ts';
+import { kubeConfigFrom } from '../testbed/testbed.ts';
+import { installKmaint, planRequests, setConfig } from './cluster-setup.ts';
+import { bounded, call, connect, costBetween, cpuSeconds, create, rssOf, scrape, total, type Conn, type ServerCost } from './scale-api.ts';
+import type { ScalePass } from './scale-child.ts';
+import { gpuNode, nodeName } from './scale-nodes.ts';
+import { measureUpstream, type UpstreamFigures } from './scale-upstream.ts';
+
+const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const NS = 'bench';
+const started = Date.now();
+const out = (line = ''): void => void process.stdout.write(`${line}\n`);
+const progress = (line: string): void => void process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
+const MiB = 2 ** 20;
+const mib = (b: number): string => `${(b / MiB).toFixed(b < 10 * MiB ? 1 : 0)} MiB`;
+const s = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+const load = (): string => `load ${loadavg()[0]?.toFixed(1)}`;
+
+/** MemAvailable of the machine, bytes: the other engineers' tests need ~8 GiB of it. */
+function memAvailable(): number {
+  return Number(/^MemAvailable:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0) * 1024;
+}
+
+export interface Row {
+  nodes: number;
+  requests: number;
+  pass: string;
+  wallMs: number;
+  cpuMs: number;
+  peakRss: number;
+  requestsMade: number;
+  decoded: number;
+  wire: number;
+  serverSeconds: number;
+  /** Serving time of LIST and GET only: what the reads cost, apart from the writes a pass happens to make. */
+  readSeconds: number;
+  serverCpu: number;
+  top: string;
+  load: string;
+  writes: number;
+}
+
+/** A full paged LIST of the nodes (limit 500, as kmaint pages): the yardstick of the targets. */
+interface FullList {
+  nodes: number;
+  wallMs: number;
+  decoded: number;
+  serverSeconds: number;
+  serverCpu: number;
+  load: string;
+}
+
+const bundles = new Map<string, string>();
+/**
+ * The pass bundled from the source as it is when first asked for: `before` at the start of the run, `after` once
+ * the file named by --after-when exists (a change made while a long run is under way is measured on the same cluster).
+ */
+async function childBundle(version: 'before' | 'after'): Promise<string> {
+  const have = bundles.get(version);
+  if (have) return have;
+  const dir = mkdtempSync(join(tmpdir(), 'kmaint-scale-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'scale-child.mjs');
+  await build({ entryPoints: [join(REPO, 'bench/scale-child.ts')], outfile: file, ...NODE_ESM_BUNDLE });
+  bundles.set(version, file);
+  return file;
+}
+
+function runChild(kubeconfig: string, fn: string, version: 'before' | 'after' = 'before'): Promise<ScalePass> {
+  return childBundle(version).then(
+    (entry) =>
+      new Promise((res, rej) => {
+        const child = spawn(process.execPath, [entry, '--kubeconfig', kubeconfig, '--fn', fn], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+        let text = '';
+        let err = '';
+        child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        child.on('error', rej);
+        child.on('close', (code) => {
+          const last = text.trim().split('\n').pop() ?? '';
+          if (code !== 0 || !last.startsWith('{')) return rej(new Error(`${fn} pass exited ${code}: ${(err || text).trim().slice(-500)}`));
+          res(JSON.parse(last) as ScalePass);
+        });
+      }),
+  );
+}
+
+/** What the API server spent between two scrapes, and its process CPU. */
+async function serverSide<T>(conn: Conn, apiPid: number, fn: () => Promise<T>): Promise<{ result: T; cost: ServerCost; cpu: number }> {
+  const before = await scrape(conn);
+  const cpu0 = cpuSeconds(apiPid);
+  const result = await fn();
+  const cpu = cpuSeconds(apiPid) - cpu0;
+  const cost = costBetween(await scrape(conn), before);
+  return { result, cost, cpu };
+}
+
+function topServing(cost: ServerCost): string {
+  return Object.entries(cost.seconds)
+    .filter(([k]) => !k.startsWith('WATCH'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([k, v]) => `${k} ${v.toFixed(2)} s/${cost.requests[k] ?? 0}`)
+    .join(', ');
+}
+
+async function measurePass(cp: ControlPlane, conn: Conn, apiPid: number, nodes: number, requests: number, fn: string, label = fn, version: 'before' | 'after' = 'before'): Promise<Row> {
+  const l = load();
+  const { result: m, cost, cpu } = await serverSide(conn, apiPid, () => runChild(cp.kubeconfigFor('kmaint'), fn, version));
+  const writes = Object.values(m.actions).reduce((a, b) => a + b, 0);
+  const row: Row = {
+    nodes, requests, pass: label, wallMs: m.wallMs, cpuMs: m.cpuMs, peakRss: m.peakRssBytes, requestsMade: Object.values(m.requests).reduce((a, b) => a + b, 0),
+    decoded: m.decodedBytes, wire: m.wireBytes, serverSeconds: total(cost.seconds), readSeconds: total(cost.seconds, (k) => k.startsWith('LIST') || k.startsWith('GET')), serverCpu: cpu, top: topServing(cost), load: l, writes,
+  };
+  progress(`${nodes} nodes, ${requests} requests, ${label}: wall ${s(row.wallMs)}, peak RSS ${mib(row.peakRss)}, decoded ${mib(row.decoded)}, server ${row.serverSeconds.toFixed(2)} s (${row.top}); kmaint requests ${counts(m.requests)}; actions ${counts(m.actions)}; errors ${m.errors}`);
+  return row;
+}
+
+function counts(r: Record<string, number>): string {
+  return Object.entries(r).map(([k, v]) => `${k} ${v}`).join(', ') || '(none)';
+}
+
+async function fullList(conn: Conn, apiPid: number, nodes: number): Promise<FullList> {
+  const once = async (): Promise<number> => {
+    const t = performance.now();
+    let cont = '';
+    do {
+      const { status, text } = await call(conn, 'GET', `/api/v1/nodes?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+      if (status !== 200) throw new Error(`LIST nodes: HTTP ${status}`);
+      cont = (JSON.parse(text) as { metadata?: { continue?: string } }).metadata?.continue ?? '';
+    } while (cont);
+    return performance.now() - t;
+  };
+  await once(); // warm: the first LIST after a burst of creates pays for the watch cache catching up
+  const l = load();
+  const { result: wallMs, cost, cpu } = await serverSide(conn, apiPid, once);
+  return { nodes, wallMs, decoded: cost.bytes['LIST nodes'] ?? 0, serverSeconds: cost.seconds['LIST nodes'] ?? 0, serverCpu: cpu, load: l };
+}
+
+/** Adds nodes [from, to), `concurrency` POSTs in flight; stops early when the machine's free memory runs low. */
+async function addNodes(conn: Conn, from: number, to: number, concurrency: number, reserve: number): Promise<{ created: number; stoppedForMemory: boolean }> {
+  const now = new Date();
+  const t = Date.now();
+  let created = from;
+  let lowMemory = false;
+  const indexes = Array.from({ length: to - from }, (_, k) => from + k);
+  for (let chunk = 0; chunk < indexes.length && !lowMemory; chunk += 5000) {
+    await bounded(indexes.slice(chunk, chunk + 5000), concurrency, (i) => create(conn, '/api/v1/nodes', JSON.stringify(gpuNode(i, now))));
+    created = from + Math.min(chunk + 5000, indexes.length);
+    const avail = memAvailable();
+    progress(`${created} nodes (${Math.round((created - from) / ((Date.now() - t) / 1000))}/s), MemAvailable ${(avail / 2 ** 30).toFixed(1)} GiB, ${load()}`);
+    lowMemory = avail < reserve;
+  }
+  return { created, stoppedForMemory: lowMemory };
+}
+
+/**
+ * Waits until the API server serves no more short requests than a quiet control plane: after nodes are added,
+ * kube-controller-manager's node controller GETs and PATCHes each new node twice and posts a RegisteredNode event,
+ * at its own QPS, for minutes at 100,000 nodes. A pass measured during that would be charged for it.
+ */
+async function untilQuiet(conn: Conn): Promise<number> {
+  const t = Date.now();
+  let last = total((await scrape(conn)).requests);
+  for (let calm = 0; calm < 2 && Date.now() - t < 1_800_000; ) {
+    await new Promise((r) => setTimeout(r, 5000));
+    const now = total((await scrape(conn)).requests);
+    calm = now - last <= 10 ? calm + 1 : 0;
+    last = now;
+  }
+  return Date.now() - t;
+}
+
+/** Requests up to `target` in all (kept from the smaller ratios), named round-robin over the nodes. */
+async function growRequests(conn: Conn, nodes: number, have: number, target: number): Promise<void> {
+  const names = Array.from({ length: nodes }, (_, i) => nodeName(i));
+  const plans = planRequests({ namespace: NS, nodes: names, requests: target, requestors: 10 }).slice(have);
+  const path = `/apis/${GROUP}/${VERSION}/namespaces/${NS}/${NODE_MAINTENANCE_PLURAL}`;
+  await bounded(plans, 64, (p) => create(conn, path, JSON.stringify({ apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name: p.name, namespace: p.namespace }, spec: p.spec })));
+}
+
+/** Every request gone: finalizers stripped as the admin (no cleanup pass timed here), then a collection delete. */
+async function dropRequests(conn: Conn): Promise<void> {
+  const path = `/apis/${GROUP}/${VERSION}/namespaces/${NS}/${NODE_MAINTENANCE_PLURAL}`;
+  const { text } = await call(conn, 'GET', path);
+  const held = (JSON.parse(text) as { items: Array<{ metadata: { name: string; finalizers?: string[] } }> }).items.filter((o) => (o.metadata.finalizers ?? []).length > 0);
+  await bounded(held, 32, async (o) => {
+    await call(conn, 'PATCH', `${path}/${o.metadata.name}`, JSON.stringify({ metadata: { finalizers: null } }), 'application/merge-patch+json');
+  });
+  const { status } = await call(conn, 'DELETE', path);
+  if (status !== 200) throw new Error(`DELETE collection of requests: HTTP ${status}`);
+}
+
+const PASSES = ['scheduler', 'drainer', 'cleanup', 'reaper'] as const;
+
+async function main(o: { sizes: number[]; ratios: Record<number, number[]>; parallel: number; concurrency: number; reserveGiB: number; upstream: boolean; churnSeconds: number; afterWhen?: string }): Promise<void> {
+  out(`command: npm run bench:scale -- ${process.argv.slice(2).join(' ')}`.trimEnd());
+  out(`machine: ${load()} (1-min load average at start; 2 cores shared with other engineers' tests), MemAvailable ${(memAvailable() / 2 ** 30).toFixed(1)} GiB`);
+  await childBundle('before');
+  const dir = mkdtempSync(join(tmpdir(), 'kmaint-scale-tb-'));
+  process.once('SIGINT', () => void stopTestbedDir(dir).finally(() => process.exit(130)));
+  // Nodes no kubelet backs stay Ready when the node lifecycle controller's grace outlasts the run: it times a node
+  // from when it first saw it, so with 24 h it never marks one NotReady or taints it.
+  const cp = await startControlPlane({ dir, nodeMonitorGraceSeconds: 86_400, log: progress });
+  const rows: Row[] = [];
+  const lists: FullList[] = [];
+  const upstream: UpstreamFigures[] = [];
+  try {
+    const api = cp.components.find((c) => c.name === 'kube-apiserver');
+    const sched = cp.components.find((c) => c.name === 'kube-scheduler');
+    if (!api || !sched) throw new Error('control plane without kube-apiserver or kube-scheduler');
+    // No pods are scheduled here; kube-scheduler's node informer would only hold another copy of every node.
+    process.kill(sched.pid, 'SIGTERM');
+    out('kube-scheduler stopped (no pods to place; its informer would hold a copy of every node); kube-controller-manager runs, node lifecycle grace 24 h');
+    const token = /token: (\S+)/.exec(readFileSync(cp.kubeconfigPath, 'utf8'))?.[1] ?? '';
+    const conn = connect(cp.server, token, cp.caFile);
+    await installKmaint(cp.kubeconfigPath, [NS]);
+    await setConfig(kubeConfigFrom(cp.kubeconfigPath), { maxParallelOperations: o.parallel });
+    const probe = gpuNode(0, new Date());
+    let have = 0;
+    for (const n of o.sizes) {
+      const t = Date.now();
+      const grown = await addNodes(conn, have, n, o.concurrency, o.reserveGiB * 2 ** 30);
+      have = grown.created;
+      out();
+      out(`## ${have} nodes (added in ${s(Date.now() - t)}; API server RSS ${mib(rssOf(api.pid))}, MemAvailable ${(memAvailable() / 2 ** 30).toFixed(1)} GiB)`);
+      if (grown.stoppedForMemory) {
+        out(`STOPPED at ${have} nodes: MemAvailable fell under the ${o.reserveGiB} GiB kept for the other engineers`);
+        break;
+      }
+      const quietMs = await untilQuiet(conn);
+      out(`control plane quiet ${s(quietMs)} after the last node was added (kube-controller-manager's node controller: 2 PATCH + 1 GET + 1 event per new node)`);
+      const list = await fullList(conn, api.pid, have);
+      lists.push(list);
+      out(`full LIST of nodes (paged 500): ${s(list.wallMs)} wall, ${mib(list.decoded)} JSON (${Math.round(list.decoded / have)} B/node; ${JSON.stringify(probe).length} B as created, the rest managedFields), API server ${list.serverSeconds.toFixed(2)} s serving, ${list.serverCpu.toFixed(1)} s CPU (${list.load})`);
+      let requests = 0;
+      for (const ratio of o.ratios[n] ?? o.ratios[0] ?? []) {
+        const target = Math.round(have * ratio);
+        await growRequests(conn, have, requests, target);
+        requests = target;
+        await untilQuiet(conn);
+        rows.push(await measurePass(cp, conn, api.pid, have, requests, 'scheduler', 'scheduler (new requests)'));
+        rows.push(await measurePass(cp, conn, api.pid, have, requests, 'drainer', 'drainer (cordons the admitted)'));
+        for (const fn of PASSES) rows.push(await measurePass(cp, conn, api.pid, have, requests, fn));
+        if (o.afterWhen && existsSync(o.afterWhen)) {
+          for (const fn of PASSES) rows.push(await measurePass(cp, conn, api.pid, have, requests, fn, `${fn} (after)`, 'after'));
+        }
+      }
+      await dropRequests(conn);
+      if (o.upstream) {
+        try {
+          upstream.push(await measureUpstream({ cp, conn, apiPid: api.pid, nodes: have, churnSeconds: o.churnSeconds, log: progress }));
+        } catch (err) {
+          out(`upstream operator at ${have} nodes: NOT MEASURED: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+      // The table so far after each size: a run stopped at the next (hours at 100,000 nodes) keeps what it measured.
+      out();
+      printTable(rows, lists, upstream);
+    }
+  } finally {
+    progress('stopping the control plane');
+    await cp.stop();
+  }
+}
+
+function printTable(rows: readonly Row[], lists: readonly FullList[], upstream: readonly UpstreamFigures[]): void {
+  out('| nodes | requests | pass | wall | CPU | peak RSS | requests made | writes | JSON decoded | on the wire | API server serving, reads | all | API server CPU | top serving (verb resource s/count) | load |');
+  out('|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
+  for (const l of lists) out(`| ${l.nodes} | – | full node LIST (yardstick) | ${s(l.wallMs)} | – | – | ${Math.ceil(l.nodes / 500)} | – | ${mib(l.decoded)} | – | ${l.serverSeconds.toFixed(2)} s | – | ${l.serverCpu.toFixed(1)} s | LIST nodes | ${l.load} |`);
+  for (const r of rows) {
+    out(`| ${r.nodes} | ${r.requests} | ${r.pass} | ${s(r.wallMs)} | ${s(r.cpuMs)} | ${mib(r.peakRss)} | ${r.requestsMade} | ${r.writes} | ${mib(r.decoded)} | ${mib(r.wire)} | ${r.readSeconds.toFixed(2)} s | ${r.serverSeconds.toFixed(2)} s | ${r.serverCpu.toFixed(1)} s | ${r.top} | ${r.load} |`);
+  }
+  if (upstream.length > 0) {
+    out();
+    out('| nodes | upstream operator: start-up to workers | start-up LIST/GET serving | start-up JSON | RSS at rest | churn (node status writes/s) | API server CPU/min, watching | without it | watch bytes/min to it | load |');
+    out('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+    for (const u of upstream) {
+      out(`| ${u.nodes} | ${s(u.startMs)} | ${u.startServerSeconds.toFixed(2)} s | ${mib(u.startDecoded)} | ${mib(u.rssAtRest)} | ${u.churnPerSecond.toFixed(0)} | ${u.cpuPerMinWith.toFixed(1)} s | ${u.cpuPerMinWithout.toFixed(1)} s | ${mib(u.watchBytesPerMin)} | ${u.load} |`);
+    }
+  }
+}
+
+const parseList = (v: string): number[] => v.split(',').map(Number);
+const program = new Command('bench:scale')
+  .option('--sizes <list>', 'node counts, ascending; one control plane grows through them', parseList, [10_000, 50_000, 100_000])
+  .option('--ratios <spec>', 'requests as fractions of N: "10000=0.01,0.1,0.2;*=0.1"', '10000=0.01,0.1,0.2;*=0.1')
+  .option('--parallel <n>', 'maxParallelOperations of the config', (v) => Number(v), 50)
+  .option('--concurrency <n>', 'node POSTs in flight', (v) => Number(v), 64)
+  .option('--reserve-gib <g>', 'stop growing when MemAvailable falls under this', (v) => Number(v), 9)
+  .option('--no-upstream', 'skip the upstream operator')
+  .option('--churn-seconds <s>', 'window of node status churn for the upstream watch cost', (v) => Number(v), 60)
+  .option('--after-when <file>', 'once this file exists, each size also measures the passes bundled from the source as it is then')
+  .action(async (v: { sizes: number[]; ratios: string; parallel: number; concurrency: number; reserveGib: number; upstream: boolean; churnSeconds: number; afterWhen?: string }) => {
+    const ratios: Record<number, number[]> = {};
+    for (const part of v.ratios.split(';')) {
+      const [k = '*', list = ''] = part.split('=');
+      ratios[k === '*' ? 0 : Number(k)] = parseList(list);
+    }
+    await main({ sizes: v.sizes, ratios, parallel: v.parallel, concurrency: v.concurrency, reserveGiB: v.reserveGib, upstream: v.upstream, churnSeconds: v.churnSeconds, ...(v.afterWhen ? { afterWhen: v.afterWhen } : {}) });
+  });
+
+try {
+  await program.parseAsync(process.argv);
+  process.exit(0);
+} catch (err) {
+  process.stderr.write(`bench:scale: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+}
