@@ -29,6 +29,8 @@ const ZONE_LABEL = 'topology.kubernetes.io/zone';
 const HOLD = 'kmaint.io/test-hold';
 /** Issue 30's uninstall case: a request left in progress by an uninstall, on the last general node. */
 const LEFT_REQUEST = 'left-by-uninstall';
+/** The node lifecycle conditions of a Ready request (shared/lifecycle/node-conditions.ts), in the order kmaint adds them. */
+const DRAINED_CONDITIONS = ['MaintenancePlanned=False', 'MaintenanceInProgress=True', 'DrainInProgress=False', 'Drained=True'];
 const LEFT_NODE = (general: readonly string[]): string => general[general.length - 1] ?? '';
 
 /** What a request leaves on its node and on itself: the cordon, kmaint's record, kmaint's conditions, the finalizer. */
@@ -318,7 +320,9 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
       for (const fn of ['scheduler', 'drainer'] as const) await runPass(fn, { client, namespace: NS, now: () => new Date() });
       return phaseOf(await getNM(NS, LEFT_REQUEST)) === 'Ready' ? true : undefined;
     }, 90_000, 200);
-    expect(await leftBehind(LEFT_NODE(general))).toEqual({ unschedulable: true, cordonedBy: `kmaint/${NS}/${LEFT_REQUEST}`, kmaintConditions: ['Drained=True'], finalizers: [FINALIZER] });
+    // A pass that cordons leaves the node's conditions to the next one (docs/writes.md): the next tick's drainer.
+    await runPass('drainer', { client, namespace: NS, now: () => new Date() });
+    expect(await leftBehind(LEFT_NODE(general))).toEqual({ unschedulable: true, cordonedBy: `kmaint/${NS}/${LEFT_REQUEST}`, kmaintConditions: DRAINED_CONDITIONS, finalizers: [FINALIZER] });
   });
 
   it('helm uninstall removes every object it made and keeps the CRDs', async () => {
@@ -334,14 +338,14 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
     const node = LEFT_NODE(general);
     // Nothing of kmaint runs now: the request and what it holds stay, as docs/security.md "Uninstalling" says.
     expect((await kubectl(['delete', 'nodemaintenance', '-n', NS, LEFT_REQUEST, '--wait=false'])).code).toBe(0);
-    expect(await leftBehind(node)).toEqual({ unschedulable: true, cordonedBy: `kmaint/${NS}/${LEFT_REQUEST}`, kmaintConditions: ['Drained=True'], finalizers: [FINALIZER] });
+    expect(await leftBehind(node)).toEqual({ unschedulable: true, cordonedBy: `kmaint/${NS}/${LEFT_REQUEST}`, kmaintConditions: DRAINED_CONDITIONS, finalizers: [FINALIZER] });
     // docs/security.md's commands, found by the mark kmaint leaves on the Node.
     const marked = await kubectl(['get', 'nodes', '-o', 'custom-columns=NAME:.metadata.name,BY:.metadata.annotations.kmaint\\.io/cordoned-by', '--no-headers']);
     expect(marked.stdout.trim().split('\n').filter((l) => !/\s<none>$/.test(l)).map((l) => l.split(/\s+/))).toEqual([[node, `kmaint/${NS}/${LEFT_REQUEST}`]]);
     expect((await kubectl(['uncordon', node])).code).toBe(0);
     expect((await kubectl(['annotate', 'node', node, 'kmaint.io/cordoned-by-', 'kmaint.io/cordon-reason-'])).code).toBe(0);
     expect((await kubectl(['patch', 'nm', '-n', NS, LEFT_REQUEST, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}'])).code).toBe(0);
-    expect(await leftBehind(node)).toEqual({ unschedulable: false, cordonedBy: undefined, kmaintConditions: ['Drained=True'], finalizers: undefined });
+    expect(await leftBehind(node)).toEqual({ unschedulable: false, cordonedBy: undefined, kmaintConditions: DRAINED_CONDITIONS, finalizers: undefined });
     // kmaint's node conditions on a node with no live request go with the next pass of any kmaint (re-installing).
     await runPass('scheduler', { client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date() });
     expect(await leftBehind(node)).toEqual({ unschedulable: false, cordonedBy: undefined, kmaintConditions: [], finalizers: undefined });
