@@ -1,7 +1,7 @@
 // The kmaint command as a kubectl user types it (child processes of the bundle, stdout not a TTY) against the
 // embedded API server: -n/-l/--node select requests, -o name|yaml, text when piped, --version, kmaint's own
 // namespace refused as -n on a pass, and completion scripts that parse in their shell and name every command.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,20 +10,10 @@ import { parseAllDocuments } from 'yaml';
 import { API_VERSION, NODE_MAINTENANCE_PLURAL } from '../shared/api/index.ts';
 import { startSimApiServer, type SimApiServer } from '../sim/apiserver/index.ts';
 import { CRDS_DIR } from '../sim/embedded.ts';
-import { kmaintArgs } from '../test/support/kmaint-cli.ts';
+import { runKmaint, type KmaintRun } from '../test/support/kmaint-cli.ts';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function kmaint(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, kmaintArgs(...args), { timeout: 110_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
+function kmaint(args: string[]): Promise<KmaintRun> {
+  return runKmaint(args, 110_000);
 }
 
 const VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
@@ -97,7 +87,7 @@ describe('kmaint completion', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kmaint-completion-'));
     try {
       const results = (['bash', 'zsh', 'fish'] as const).map((shell, i) => {
-        const script = scripts[i] as Run;
+        const script = scripts[i] as KmaintRun;
         const file = join(dir, `kmaint.${shell}`);
         writeFileSync(file, script.stdout);
         const missing = COMMANDS.filter((c) => !new RegExp(`(^|[\\s'"(])${c}([\\s:)'"]|$)`, 'm').test(script.stdout));

@@ -3,30 +3,20 @@
 // for a request waiting on a pool limit and for one whose drain waits on a PodDisruptionBudget (exact text), its exit 2
 // for an unknown object, and `kmaint status --watch` off a terminal (a new table only on change, stopping on SIGINT or
 // --timeout).
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { AppsV1Api, PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { adminKubeConfig, auditLog, kubectl, testbed, waitFor, type ClusterAudit } from './support/cluster.ts';
 import { admin, createNM, driveUntil, getNM, installCrds, nodes, pass, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
-import { kmaintArgs } from './support/kmaint-cli.ts';
+import { kmaintArgs, runKmaint, type KmaintRun } from './support/kmaint-cli.ts';
 
 const ns = `ex-${randomBytes(3).toString('hex')}`;
 const POOL = 'kmaint.io/pool';
 const REQUESTOR = 'explain.example.com';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function kmaint(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, kmaintArgs('--kubeconfig', testbed().kmaintKubeconfigPath, ...args), { timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
+function kmaint(args: string[]): Promise<KmaintRun> {
+  return runKmaint(['--kubeconfig', testbed().kmaintKubeconfigPath, ...args], 60_000);
 }
 
 /**
