@@ -128,7 +128,7 @@ boundary() {
 }
 if [ "$CADENCE" -gt 0 ]; then boundary; fi
 while [ ! -e "$STOP" ]; do
-  node "$CLI" --kubeconfig "$KCFG" -n "$NS" -o json run all --timeout 60m --wake "$WAKE" >>"$RUNLOG" 2>&1
+  node "$CLI" --kubeconfig "$KCFG" --kmaint-namespace "$NS" -o json run all --timeout 60m --wake "$WAKE" >>"$RUNLOG" 2>&1
   if [ "$CADENCE" -gt 0 ]; then boundary; else sleep 1; fi
 done
 times`;
