@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ANNOTATION_SLINKY_DRAINED, SLINKY_NODE_CORDON_REASON, type NodeMaintenance } from '../shared/api/index.ts';
+import { ANNOTATION_CORDON_REASON, ANNOTATION_CORDONED_BY, ANNOTATION_SLINKY_DRAINED, SLINKY_NODE_CORDON_REASON, type NodeMaintenance } from '../shared/api/index.ts';
 import { ANNOTATION_SLURM_DRAINED } from '../shared/slurm/index.ts';
 import { defaultRootfs, startSlurm, type SlurmCluster } from '../slurm/index.ts';
 import { kubectl, testbed, waitFor } from './support/cluster.ts';
@@ -176,7 +176,8 @@ const DRAIN_WORKERS = { force: true, podSelector: 'app.kubernetes.io/name=slurmd
 describe.skipIf(!CAN_RUN)('alongside Slinky on the testbed with a real Slurm 24.11 (Slinky played as interop-2026.md section 2 documents it)', () => {
   beforeAll(async () => {
     slurmDir = mkdtempSync(join(tmpdir(), 'kmaint-slinky-'));
-    slurm = await startSlurm({ dir: slurmDir, nodes: 3, log: (line) => process.stderr.write(`[slurm] ${line}\n`) });
+    // n4 for the issue 30 sweep case alone: the other cases leave n1-n3 drained or with a reason Slinky keeps.
+    slurm = await startSlurm({ dir: slurmDir, nodes: 4, log: (line) => process.stderr.write(`[slurm] ${line}\n`) });
     process.env[TOKEN_ENV] = slurm.token('root');
     await installCrds();
     await admin().core.createNamespace({ body: { metadata: { name: ns } } });
@@ -337,5 +338,31 @@ describe.skipIf(!CAN_RUN)('alongside Slinky on the testbed with a real Slurm 24.
     await driveUntil(`${ns}/frozen-n3 gone`, async () => ((await getNM(ns, 'frozen-n3')) === undefined ? true : undefined));
     const after = await readNode(node);
     expect([after.spec?.unschedulable ?? false, after.metadata?.annotations?.[SLINKY_NODE_CORDON_REASON]]).toEqual([false, undefined]);
+  });
+
+  it("issue 30, a request removed without its cleanup (finalizer stripped by hand): cleanup's orphan sweep lifts kmaint's cordon and drops its node-cordon-reason; Slinky then undrains the Slurm node", async () => {
+    const node = workers[1] as string;
+    const pod: [string, string] = ['slurm-worker-n4', 'n4'];
+    await nodesetPod(pod[0], node, 'n4');
+    await setConfig({ maxParallelOperations: 2, slurm: { enabled: true, url: slurm.url, allowInsecureHttp: true, tokenEnv: TOKEN_ENV, mode: 'pod', podSelector: HOSTNAME, workerNamespaces: [ns], nameFrom: 'label', nameKey: HOSTNAME } });
+    await createNM(ns, 'swept-n4', { requestorID: 'upgrade.acme.com', nodeName: node, drainSpec: DRAIN_WORKERS });
+    await driveUntil(`node ${node} cordoned`, async () => ((await readNode(node)).spec?.unschedulable === true ? true : undefined));
+    await slinkySync(...pod);
+    expect(await slurmNode('n4')).toEqual({ state: ['IDLE', 'DRAIN'], reason: `slurm-operator: kmaint: ${ns}/swept-n4` });
+
+    // The request goes without kmaint's cleanup: its finalizer stripped, then deleted (gone at once).
+    await kubectl(['patch', 'nodemaintenance', 'swept-n4', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+    await deleteNM(ns, 'swept-n4');
+    expect(await getNM(ns, 'swept-n4')).toBeUndefined();
+    const swept = await driveUntil(`node ${node} uncordoned by the sweep`, async () => {
+      const n = await readNode(node);
+      return n.spec?.unschedulable === true ? undefined : n;
+    });
+    const annotations = swept.metadata?.annotations ?? {};
+    expect([annotations[ANNOTATION_CORDONED_BY], annotations[ANNOTATION_CORDON_REASON], annotations[SLINKY_NODE_CORDON_REASON]]).toEqual([undefined, undefined, undefined]);
+    // Slinky sees the Node uncordoned and lifts its own drain; kmaint never lifted it (its reason is Slinky's).
+    expect((await slurmNode('n4')).state).toEqual(['IDLE', 'DRAIN']);
+    await slinkySync(...pod);
+    expect(await slurmNode('n4')).toEqual({ state: ['IDLE'], reason: `slurm-operator: kmaint: ${ns}/swept-n4` });
   });
 });

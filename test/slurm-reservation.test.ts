@@ -5,8 +5,9 @@
 // the request deletes the reservation, and so does deleting it after its maintenance (the reservation stays through
 // the drain). Times are relative to the test's start (Slurm's own clock is the real one); the second case runs kmaint's
 // passes with their clock past not-before rather than waiting for it.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -125,6 +126,35 @@ async function requestTenMinutesAhead(name: string, spec: Partial<NodeMaintenanc
 async function events(name: string): Promise<Array<[string, string]>> {
   const list = await admin().core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.kind=NodeMaintenance,involvedObject.name=${name},reason=${EVENT_REASON_SLURM_RESERVATION}` });
   return list.items.map((e): [string, string] => [e.type ?? '', e.message ?? '']);
+}
+
+/** docs/security.md's bash block that lifts kmaint's Slurm drains and reservations by hand ("Uninstalling"), as written there. */
+function documentedSlurmRemoval(): string {
+  const doc = readFileSync(new URL('../docs/security.md', import.meta.url), 'utf8');
+  const block = /```bash\n(# kmaint's drains[\s\S]*?)```/.exec(doc)?.[1];
+  if (block === undefined) throw new Error('docs/security.md has no bash block starting "# kmaint\'s drains"');
+  return block;
+}
+
+/** Runs `script` with sh -e in the Slurm cluster's own root and mount namespace, where sinfo and scontrol reach its slurmctld. */
+function inSlurm(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const args = ['-t', String(slurm.pids.init), '-m', '-r', '-w', '--', '/usr/bin/env', 'SLURM_CONF=/kmt/etc/slurm.conf', 'sh', '-ec', script];
+  return new Promise((resolve) => {
+    execFile('nsenter', args, { timeout: 60_000 }, (err, stdout, stderr) => resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr }));
+  });
+}
+
+/** A Slurm node's drain state (drainState) and reason. */
+async function slurmNode(name: string): Promise<[string[], string]> {
+  const body = (await slurm.rest('GET', `/slurm/${API}/node/${name}`)).body as { nodes: Array<{ state: string[]; reason: string }> };
+  return [drainState(body.nodes[0]?.state), body.nodes[0]?.reason ?? ''];
+}
+
+/** Deletes a Node this file made (404: gone already). */
+async function deleteOwnNode(name: string): Promise<void> {
+  await admin().core.deleteNode({ name }).catch((err: unknown) => {
+    if ((err as { code?: number }).code !== 404) throw err;
+  });
 }
 
 function slurmOn(): Record<string, unknown> {
@@ -315,5 +345,72 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     await driveUntil('n2 undrained by the sweep', async () => ((await n2())[0].includes('DRAIN') ? undefined : true));
     expect((await reservations()).map((r) => r.name)).toEqual([]);
     expect(await getNM(ns, 'victim')).toBeUndefined();
+  });
+
+  it('issue 30, node deleted: cleanup deletes the reservation of a request whose Node is gone before it drops the finalizer; the request, not admitted yet (so not owned by the Node), stays and waits', async () => {
+    // A Node of this test's own, with no kubelet (deleting it leaves the testbed's nodes whole), and n2's worker pod on it.
+    const gone = `${ns}-gone`;
+    await admin().core.createNode({ body: { metadata: { name: gone } } });
+    try {
+      await admin().core.createNamespacedPod({
+        namespace: ns,
+        body: { metadata: { name: 'slurm-n2-gone', namespace: ns, labels: WORKER_LABELS }, spec: { nodeName: gone, hostname: 'n2', containers: [{ name: 'slurmd', image: 'registry.k8s.io/pause:3.10' }] } },
+      });
+      await requestTenMinutesAhead('orphan', { nodeName: gone });
+      const name = `kmaint_${ns}_orphan`;
+      const made = await driveUntil(`Slurm reservation ${name}`, async () => (await reservations()).find((r) => r.name === name));
+      expect(made.node_list).toBe('n2');
+      const waiting = await getNM(ns, 'orphan');
+      expect([waiting?.metadata.finalizers, waiting?.metadata.ownerReferences]).toEqual([[FINALIZER], undefined]);
+
+      await admin().core.deleteNode({ name: gone });
+      // Read right after the round whose cleanup dropped the finalizer: the reservation was deleted first (the Slurm
+      // sweep would not have: the request still lives and its not-before is ahead).
+      const released = await driveUntil(`${ns}/orphan released`, async () => {
+        const nm = await getNM(ns, 'orphan');
+        return nm?.metadata.finalizers === undefined ? { nm, left: (await reservations()).map((r) => r.name) } : undefined;
+      });
+      expect(released.left).toEqual([]);
+      expect([phaseOf(released.nm), released.nm?.metadata.annotations?.[ANNOTATION_SLURM_RESERVATION], released.nm?.status?.conditions?.find((c) => c.type === 'Ready')?.message]).toEqual(['Pending', undefined, `waiting: node ${gone} not found`]);
+      // Another round makes nothing again for a request whose Node is gone.
+      await driveUntil('one more round', async () => true);
+      expect([(await getNM(ns, 'orphan'))?.metadata.finalizers, (await reservations()).map((r) => r.name)]).toEqual([undefined, []]);
+      await deleteNM(ns, 'orphan');
+    } finally {
+      await kubectl(['delete', 'pod', 'slurm-n2-gone', '-n', ns, '--ignore-not-found', '--grace-period=0', '--force']);
+      await deleteOwnNode(gone);
+    }
+  });
+
+  it("issue 30, uninstall with a request in flight: kmaint no longer running leaves its Slurm drain and reservation; docs/security.md's commands lift exactly those on the real Slurm, and kmaint back releases the request with nothing left to lift", async () => {
+    const notBefore = await requestTenMinutesAhead('left', { drainSpec: { force: true, podSelector: 'app.kubernetes.io/name=slurmd', timeoutSeconds: 0 } });
+    const name = `kmaint_${ns}_left`;
+    await driveUntil(`Slurm reservation ${name}`, async () => (await reservations()).find((r) => r.name === name));
+    // kmaint's clock past not-before (as in "kept through the maintenance"): admitted, n1 drained, Ready.
+    await driveAt(notBefore.getTime() + MINUTE - Date.now(), `${ns}/left Ready`, async () => (phaseOf(await getNM(ns, 'left')) === 'Ready' ? true : undefined));
+    // Someone else's state in Slurm, which the commands must leave: an administrator's drain and reservation on n2.
+    const now = Math.floor(Date.now() / 1000);
+    const client = new SlurmRestClient({ url: slurm.url, token: process.env[TOKEN_ENV] ?? '' });
+    expect(await client.createReservation({ name: 'admin_window', nodes: ['n2'], startTime: now + 600, endTime: now + 4200, users: ['root'], comment: 'an administrator\'s' })).toEqual({ ok: true, value: undefined });
+    expect((await slurm.rest('POST', `/slurm/${API}/node/n2`, { state: ['DRAIN'], reason: 'admin: bad dimm' })).status).toBe(200);
+    try {
+      // kmaint stops running here: no pass runs from now on, which is what an uninstall leaves (the helm test shows the
+      // uninstall itself and its Kubernetes side). In Slurm: n1 drained for the request, and its reservation.
+      expect(await slurmNode('n1')).toEqual([['IDLE', 'DRAIN'], `kmaint: upgrade.acme.com ${ns}/left`]);
+      expect((await reservations()).map((r) => r.name).sort()).toEqual(['admin_window', name]);
+
+      const ran = await inSlurm(documentedSlurmRemoval());
+      expect([ran.code, ran.stdout, ran.stderr]).toEqual([0, '', '']);
+      expect([(await slurmNode('n1'))[0], await slurmNode('n2')]).toEqual([['IDLE'], [['IDLE', 'DRAIN'], 'admin: bad dimm']]);
+      expect((await reservations()).map((r) => r.name)).toEqual(['admin_window']);
+
+      // kmaint back (re-installed): the request, deleted, is released at once, with nothing in Slurm to hold it.
+      await deleteNM(ns, 'left');
+      await driveUntil(`${ns}/left gone`, async () => ((await getNM(ns, 'left')) === undefined ? true : undefined));
+      expect([(await slurmNode('n1'))[0], await slurmNode('n2'), (await reservations()).map((r) => r.name)]).toEqual([['IDLE'], [['IDLE', 'DRAIN'], 'admin: bad dimm'], ['admin_window']]);
+    } finally {
+      await slurm.rest('POST', `/slurm/${API}/node/n2`, { state: ['UNDRAIN'] });
+      await slurm.rest('DELETE', `/slurm/${API}/reservation/admin_window`);
+    }
   });
 });

@@ -324,6 +324,35 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
     }
   });
 
+  it("issue 30, node deleted: cleanup undrains the Slurm node kmaint drained for the request before the request's finalizer goes (the node-gone path)", async () => {
+    // A Node of this test's own, with no kubelet: deleting it leaves the testbed's nodes whole. Node mode: its label
+    // names its Slurm node, so no worker pod is needed on it.
+    const gone = `${ns}-gone`;
+    await admin().core.createNode({ body: { metadata: { name: gone, labels: { 'slurm.kmaint.io/node-name': 'n3' } } } });
+    try {
+      await setConfig(slurmConfig({ mode: 'node', podSelector: undefined, nameFrom: 'label', nameKey: 'slurm.kmaint.io/node-name' }));
+      await createNM(ns, 'node-gone', { requestorID: 'upgrade.acme.com', nodeName: gone, drainSpec: { force: true, podSelector: 'kmaint.io/test=none', timeoutSeconds: 0 } });
+      const ready = await untilReady('node-gone');
+      expect([ready.metadata.annotations?.[ANNOTATION_SLURM_DRAINED], ready.metadata.ownerReferences?.map((o) => `${o.kind}/${o.name}`)]).toEqual(['n3', [`Node/${gone}`]]);
+      expect(await slurmNode('n3')).toEqual({ name: 'n3', state: ['IDLE', 'DRAIN'], reason: `kmaint: upgrade.acme.com ${ns}/node-gone` });
+
+      await admin().core.deleteNode({ name: gone });
+      // Read right after the round whose cleanup dropped the finalizer (Kubernetes' garbage collector then deletes the
+      // request with its Node, its owner: contract.test.ts shows that), before that round's Slurm sweep could lift a
+      // drain left behind (the request still existed when it read): n3 is undrained by the node-gone release itself.
+      const atRelease = await driveUntil(`${ns}/node-gone released`, async () => {
+        const nm = await getNM(ns, 'node-gone');
+        return nm === undefined || nm.metadata.finalizers === undefined ? slurmNode('n3') : undefined;
+      });
+      expect(atRelease).toEqual({ name: 'n3', state: ['IDLE'], reason: `kmaint: upgrade.acme.com ${ns}/node-gone` });
+    } finally {
+      // Gone already unless the test failed before deleting it.
+      await admin().core.deleteNode({ name: gone }).catch((err: unknown) => {
+        if ((err as { code?: number }).code !== 404) throw err;
+      });
+    }
+  });
+
   it('a bad token, then no token, give clear messages and nothing is drained or evicted; a token from a Secret drains and undrains', async () => {
     const node = workers[0] as string;
     await workerPod('slurm-n1-bad', node, 'n1');
