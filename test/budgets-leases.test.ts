@@ -3,7 +3,7 @@
 // at cleanup; a cordon another tool owns is never undone.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AppsV1Api, CoordinationV1Api, PolicyV1Api, type V1Lease, type V1Pod } from '@kubernetes/client-node';
+import { AppsV1Api, CoordinationV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type V1Lease, type V1Pod } from '@kubernetes/client-node';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { adminKubeConfig, auditLog, kubectl, testbed, waitFor } from './support/cluster.ts';
 import { admin, bindPod, createNM, deleteNM, driveUntil, generalNodes, getNM, installCrds, isUnschedulable, pass, phaseOf, removeAllNMs, setUnschedulable, untilPhase } from './support/kmaint.ts';
@@ -240,6 +240,56 @@ describe('the medik8s node lease and cordon ownership on the testbed', () => {
 
     await deleteNM(ns2, 'leased');
     await driveUntil('leased gone', async () => ((await getNM(ns2, 'leased')) === undefined ? true : undefined));
+    expect([await medik8sLease(node), await isUnschedulable(node), await nodeAnnotations(node)]).toEqual([undefined, false, {}]);
+  });
+
+  // Issue 30's owner table, row "medik8s Lease", a race or a crash: a lease kmaint holds for a request that went without
+  // its cleanup (finalizer stripped by hand: nothing releases it) is not swept; it lapses. Not waited out: the test
+  // moves renewTime and acquireTime back past leaseDurationSeconds, as an hour passing would leave them. A lapsed lease
+  // is free for the next holder, as Lease's leaseDurationSeconds and medik8s define it (renewTime + duration < now):
+  // here kmaint's next request takes it over (one more transition) and cordons.
+  it('a lease left by a request removed without its cleanup holds the next request until it lapses (renewTime moved back past leaseDurationSeconds); then the next pass takes it over', async () => {
+    const node = workers[0] as string;
+    await createNM(ns2, 'crashed', { requestorID: 'lease.example.com', nodeName: node });
+    await untilPhase(ns2, 'crashed', 'Ready');
+    const taken = await medik8sLease(node);
+    expect(taken?.spec?.holderIdentity).toBe(`kmaint/${ns2}/crashed`);
+    expect((await kubectl(['patch', 'nm', '-n', ns2, 'crashed', '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}'])).code).toBe(0);
+    await deleteNM(ns2, 'crashed');
+
+    await createNM(ns2, 'next', { requestorID: 'lease.example.com', nodeName: node });
+    const renewed = new Date(taken?.spec?.renewTime ?? 0);
+    const until = new Date(Math.floor(renewed.getTime() / 1000) * 1000 + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const waiting = await driveUntil('next waiting for the lease', async () => {
+      const nm = await getNM(ns2, 'next');
+      return phaseOf(nm) === 'Cordon' && readyMessage(nm) !== '' ? readyMessage(nm) : undefined;
+    });
+    expect(waiting).toBe(`waiting to cordon: the medik8s node lease ${MEDIK8S_NS}/node-${node} is held by kmaint/${ns2}/crashed until ${until}`);
+    // The orphan sweep lifted the cordon of the request that went; the lease is still crashed's.
+    expect([await isUnschedulable(node), (await medik8sLease(node))?.spec?.holderIdentity]).toEqual([false, `kmaint/${ns2}/crashed`]);
+
+    // An hour and a second later, as time passing leaves the lease: nobody renewed it.
+    const lapse = (t: Date | undefined) => micro(new Date(new Date(t ?? 0).getTime() - 3601_000));
+    const moved = await coordination().patchNamespacedLease(
+      { namespace: MEDIK8S_NS, name: `node-${node}`, body: { spec: { renewTime: lapse(taken?.spec?.renewTime), acquireTime: lapse(taken?.spec?.acquireTime) } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const expiry = new Date(moved.spec?.renewTime ?? 0).getTime() + (moved.spec?.leaseDurationSeconds ?? 0) * 1000;
+    expect(expiry < Date.now()).toBe(true);
+    const tookOver = new Date(Math.floor(Date.now() / 1000) * 1000);
+    await untilPhase(ns2, 'next', 'Ready');
+    const lease = await medik8sLease(node);
+    expect([
+      lease?.spec?.holderIdentity,
+      lease?.spec?.leaseDurationSeconds,
+      lease?.spec?.leaseTransitions,
+      new Date(lease?.spec?.renewTime ?? 0).getTime() >= tookOver.getTime(),
+      new Date(lease?.spec?.acquireTime ?? 0).getTime() >= tookOver.getTime(),
+    ]).toEqual([`kmaint/${ns2}/next`, 3600, 1, true, true]);
+    expect([await isUnschedulable(node), (await nodeAnnotations(node))['kmaint.io/cordoned-by']]).toEqual([true, `kmaint/${ns2}/next`]);
+
+    await deleteNM(ns2, 'next');
+    await driveUntil('next gone', async () => ((await getNM(ns2, 'next')) === undefined ? true : undefined));
     expect([await medik8sLease(node), await isUnschedulable(node), await nodeAnnotations(node)]).toEqual([undefined, false, {}]);
   });
 

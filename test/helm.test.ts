@@ -32,6 +32,29 @@ const LEFT_REQUEST = 'left-by-uninstall';
 /** The node lifecycle conditions of a Ready request (shared/lifecycle/node-conditions.ts), in the order kmaint adds them. */
 const DRAINED_CONDITIONS = ['MaintenancePlanned=False', 'MaintenanceInProgress=True', 'DrainInProgress=False', 'Drained=True'];
 const LEFT_NODE = (general: readonly string[]): string => general[general.length - 1] ?? '';
+/** The node of the reap request (kmaint's own) left in progress by the uninstall: the last general node but one. */
+const REAP_NODE = (general: readonly string[]): string => general[general.length - 2] ?? '';
+const MEDIK8S_NS = 'medik8s-leases';
+const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
+
+/** Everything of kmaint's on `node` and in medik8s-leases for it, beyond what leftBehind() reads. */
+async function leftOnNode(node: string): Promise<{ annotations: Record<string, string>; taints: string[]; lease: string | undefined }> {
+  const n = await admin().core.readNode({ name: node });
+  const lease = await kubectl(['get', 'lease', '-n', MEDIK8S_NS, `node-${node}`, '-o', 'jsonpath={.spec.holderIdentity}', '--ignore-not-found']);
+  return {
+    annotations: Object.fromEntries(Object.entries(n.metadata?.annotations ?? {}).filter(([k]) => k.startsWith('kmaint.io/'))),
+    taints: (n.spec?.taints ?? []).filter((t) => t.key === OUT_OF_SERVICE).map((t) => `${t.key}=${t.value ?? ''}:${t.effect}`),
+    lease: lease.stdout === '' ? undefined : lease.stdout,
+  };
+}
+
+/** The Node's Ready condition, as the reaper reads it: False for an hour (the simulated kubelet rewrites it later). */
+async function patchReady(node: string, status: 'True' | 'False'): Promise<void> {
+  const since = new Date(Date.now() - (status === 'False' ? 3600_000 : 0)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const condition = { type: 'Ready', status, reason: status === 'True' ? 'KubeletReady' : 'KubeletNotReady', message: 'helm test', lastHeartbeatTime: new Date().toISOString(), lastTransitionTime: since };
+  const r = await kubectl(['patch', 'node', node, '--subresource=status', '--type=strategic', '-p', JSON.stringify({ status: { conditions: [condition] } })]);
+  expect([r.code, r.stderr]).toEqual([0, '']);
+}
 
 /** What a request leaves on its node and on itself: the cordon, kmaint's record, kmaint's conditions, the finalizer. */
 async function leftBehind(node: string): Promise<{ unschedulable: boolean; cordonedBy: string | undefined; kmaintConditions: string[]; finalizers: string[] | undefined }> {
@@ -151,6 +174,8 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
     await kubectl(['wait', '--for=delete', 'pods', '-n', NS, '--all', '--timeout=60s']);
     for (const n of workers) await setUnschedulable(n, false);
     await kubectl(['delete', 'namespace', NS, '--ignore-not-found', '--wait=true']);
+    // Waited for: later files create medik8s-leases themselves.
+    await kubectl(['delete', 'namespace', MEDIK8S_NS, '--ignore-not-found', '--wait=true']);
     // As the global setup and installCrds() apply them (client-side), so later files' applies find their own state.
     const restored = await kubectl(['apply', '-f', 'crds/']);
     expect([restored.code, restored.stdout.trim().split('\n'), restored.stderr]).toEqual([0, [`customresourcedefinition.apiextensions.k8s.io/${CONFIG_CRD} unchanged`, `customresourcedefinition.apiextensions.k8s.io/${NM_CRD} unchanged`], '']);
@@ -311,18 +336,32 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
   it('issue 30, uninstall with a maintenance in progress (part 1): a request Ready, its node cordoned by kmaint', async () => {
     // The test above left every worker cordoned (by hand, not by kmaint): maxUnavailable would hold the request.
     for (const n of workers) await setUnschedulable(n, false);
-    await createNM(NS, LEFT_REQUEST, { requestorID: 'upgrade.acme.com', nodeName: LEFT_NODE(general), cordon: true });
+    // With the medik8s node leases bound (medik8s.leases) and the reaper on, so that the uninstall also meets a lease
+    // kmaint holds and a request kmaint filed itself (its drain selects no pod: the lifecycle runs in a few passes).
+    expect((await kubectl(['create', 'namespace', MEDIK8S_NS])).code).toBe(0);
+    const extra = join(testbed().dir, 'helm-values-uninstall.yaml');
+    const reaper = { enabled: true, dryRun: false, unhealthyForSeconds: 60, newNodeGracePeriodSeconds: 0, maxNodesUnhealthy: 1, maxNodesUnhealthyInSameZone: 1, provider: 'none', drainSpec: { force: true, podSelector: 'kmaint.io/helm-test=none' } };
+    writeFileSync(extra, stringify({ medik8s: { leases: true }, operatorConfig: { extraSpec: { zoneLabel: ZONE_LABEL, reaper } } }));
+    const upgraded = await helm(['upgrade', RELEASE, 'charts/kmaint', '-n', NS, '--reuse-values', '-f', extra]);
+    expect([upgraded.code, upgraded.stderr]).toEqual([0, '']);
     // The release's passes, run here as its ServiceAccount on its config rather than waiting for the CronJobs' ticks
     // (the chart's admission policy lets only that account write kmaint's records).
     const token = await kubectl(['create', 'token', NAME, '-n', NS, '--duration', '10m']);
     const client = new KubeClient(tokenKubeConfig(token.stdout.trim(), NAME));
-    await waitFor(`${NS}/${LEFT_REQUEST} Ready`, async () => {
+    // The reaper files its request before the other request's cordon counts as an unhealthy node for its guard.
+    await patchReady(REAP_NODE(general), 'False');
+    const filed = await runPass('reaper', { client, namespace: NS, now: () => new Date() });
+    expect([filed.errors, filed.actions]).toEqual([[], { createMaintenance: 1, emitEvent: 1 }]);
+    await createNM(NS, LEFT_REQUEST, { requestorID: 'upgrade.acme.com', nodeName: LEFT_NODE(general), cordon: true });
+    await waitFor(`${NS}/${LEFT_REQUEST} and ${NS}/reap-${REAP_NODE(general)} Ready`, async () => {
       for (const fn of ['scheduler', 'drainer'] as const) await runPass(fn, { client, namespace: NS, now: () => new Date() });
-      return phaseOf(await getNM(NS, LEFT_REQUEST)) === 'Ready' ? true : undefined;
+      const phases = [phaseOf(await getNM(NS, LEFT_REQUEST)), phaseOf(await getNM(NS, `reap-${REAP_NODE(general)}`))];
+      return phases.every((p) => p === 'Ready') ? true : undefined;
     }, 90_000, 200);
     // A pass that cordons leaves the node's conditions to the next one (docs/writes.md): the next tick's drainer.
     await runPass('drainer', { client, namespace: NS, now: () => new Date() });
     expect(await leftBehind(LEFT_NODE(general))).toEqual({ unschedulable: true, cordonedBy: `kmaint/${NS}/${LEFT_REQUEST}`, kmaintConditions: DRAINED_CONDITIONS, finalizers: [FINALIZER] });
+    expect((await leftOnNode(LEFT_NODE(general))).lease).toBe(`kmaint/${NS}/${LEFT_REQUEST}`);
   });
 
   it('helm uninstall removes every object it made and keeps the CRDs', async () => {
@@ -341,7 +380,11 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
     expect(await leftBehind(node)).toEqual({ unschedulable: true, cordonedBy: `kmaint/${NS}/${LEFT_REQUEST}`, kmaintConditions: DRAINED_CONDITIONS, finalizers: [FINALIZER] });
     // docs/security.md's commands, found by the mark kmaint leaves on the Node.
     const marked = await kubectl(['get', 'nodes', '-o', 'custom-columns=NAME:.metadata.name,BY:.metadata.annotations.kmaint\\.io/cordoned-by', '--no-headers']);
-    expect(marked.stdout.trim().split('\n').filter((l) => !/\s<none>$/.test(l)).map((l) => l.split(/\s+/))).toEqual([[node, `kmaint/${NS}/${LEFT_REQUEST}`]]);
+    // With the cordon of the reap request the uninstall also left (part 3 removes it), in node-name order.
+    expect(marked.stdout.trim().split('\n').filter((l) => !/\s<none>$/.test(l)).map((l) => l.split(/\s+/))).toEqual([
+      [REAP_NODE(general), `kmaint/${NS}/reap-${REAP_NODE(general)}`],
+      [node, `kmaint/${NS}/${LEFT_REQUEST}`],
+    ]);
     expect((await kubectl(['uncordon', node])).code).toBe(0);
     expect((await kubectl(['annotate', 'node', node, 'kmaint.io/cordoned-by-', 'kmaint.io/cordon-reason-'])).code).toBe(0);
     expect((await kubectl(['patch', 'nm', '-n', NS, LEFT_REQUEST, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}'])).code).toBe(0);
@@ -349,5 +392,60 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
     // kmaint's node conditions on a node with no live request go with the next pass of any kmaint (re-installing).
     await runPass('scheduler', { client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date() });
     expect(await leftBehind(node)).toEqual({ unschedulable: false, cordonedBy: undefined, kmaintConditions: [], finalizers: undefined });
+  });
+
+  it("issue 30, uninstall with a maintenance in progress (part 3): the medik8s lease, the out-of-service taint and kmaint's own request are left; docs/security.md's commands remove them", async () => {
+    const node = LEFT_NODE(general);
+    const reapNode = REAP_NODE(general);
+    const reapRequest = `reap-${reapNode}`;
+    // The out-of-service taint and its record, written here as kmaint writes them on a dead node (test/lifecycle's "a
+    // dead node: kmaint adds the out-of-service taint …" shows kmaint adding them; a dead kubelet costs a minute).
+    // NoExecute: the taint-eviction controller evicts the node's DaemonSet pods while it is there; they come back after.
+    const daemons = async () => (await admin().core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` })).items.filter((p) => p.metadata?.ownerReferences?.some((o) => o.kind === 'DaemonSet'));
+    const daemonCount = (await daemons()).length;
+    const tainted = await kubectl(['patch', 'node', node, '--type=merge', '-p', JSON.stringify({ metadata: { annotations: { 'kmaint.io/out-of-service-by': `kmaint/${NS}/${LEFT_REQUEST}` } }, spec: { taints: [{ key: OUT_OF_SERVICE, value: 'nodeshutdown', effect: 'NoExecute' }] } })]);
+    expect(tainted.code).toBe(0);
+    // What the uninstall left (part 2 removed the request and its cordon): the lease, the taint, and the reap request
+    // with its cordon, record and finalizer; the chart's binding in medik8s-leases went with the release.
+    expect((await kubectl(['get', 'rolebinding', '-n', MEDIK8S_NS, '-o', 'name'])).stdout).toBe('');
+    expect(await leftOnNode(node)).toEqual({ annotations: { 'kmaint.io/out-of-service-by': `kmaint/${NS}/${LEFT_REQUEST}` }, taints: [`${OUT_OF_SERVICE}=nodeshutdown:NoExecute`], lease: `kmaint/${NS}/${LEFT_REQUEST}` });
+    const reap = await getNM(NS, reapRequest);
+    expect([phaseOf(reap), reap?.metadata.finalizers, reap?.metadata.labels?.['kmaint.io/reaper']]).toEqual(['Ready', [FINALIZER], 'true']);
+    const onReapNode = await leftOnNode(reapNode);
+    expect([onReapNode.annotations['kmaint.io/cordoned-by'], onReapNode.lease]).toEqual([`kmaint/${NS}/${reapRequest}`, `kmaint/${NS}/${reapRequest}`]);
+
+    // docs/security.md "Uninstalling": each found by its mark.
+    const rows = async (args: string[]): Promise<string[][]> => (await kubectl(args)).stdout.trim().split('\n').filter((l) => l !== '' && !/\s<none>$/.test(l)).map((l) => l.split(/\s+/));
+    const own = async (label: string) => rows(['get', 'nm', '-A', '-l', `${label}=true`, '-o', 'custom-columns=NS:.metadata.namespace,NAME:.metadata.name', '--no-headers']);
+    expect([await own('kmaint.io/reaper'), await own('kmaint.io/cloud-event'), await own('kmaint.io/sriov-handshake')]).toEqual([[[NS, reapRequest]], [], []]);
+    expect((await kubectl(['delete', 'nm', '-n', NS, reapRequest, '--wait=false'])).code).toBe(0);
+    expect((await kubectl(['patch', 'nm', '-n', NS, reapRequest, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}'])).code).toBe(0);
+    const cordoned = await rows(['get', 'nodes', '-o', 'custom-columns=NAME:.metadata.name,BY:.metadata.annotations.kmaint\\.io/cordoned-by', '--no-headers']);
+    expect(cordoned).toEqual([[reapNode, `kmaint/${NS}/${reapRequest}`]]);
+    expect((await kubectl(['uncordon', reapNode])).code).toBe(0);
+    expect((await kubectl(['annotate', 'node', reapNode, 'kmaint.io/cordoned-by-', 'kmaint.io/cordon-reason-'])).code).toBe(0);
+    const outOfService = await rows(['get', 'nodes', '-o', 'custom-columns=NAME:.metadata.name,BY:.metadata.annotations.kmaint\\.io/out-of-service-by', '--no-headers']);
+    expect(outOfService).toEqual([[node, `kmaint/${NS}/${LEFT_REQUEST}`]]);
+    expect((await kubectl(['taint', 'node', node, `${OUT_OF_SERVICE}-`])).code).toBe(0);
+    expect((await kubectl(['annotate', 'node', node, 'kmaint.io/out-of-service-by-'])).code).toBe(0);
+    const leases = await rows(['get', 'leases', '-n', MEDIK8S_NS, '-o', 'custom-columns=NAME:.metadata.name,HOLDER:.spec.holderIdentity', '--no-headers']);
+    expect(leases).toEqual([
+      [`node-${reapNode}`, `kmaint/${NS}/${reapRequest}`],
+      [`node-${node}`, `kmaint/${NS}/${LEFT_REQUEST}`],
+    ]);
+    expect((await kubectl(['delete', 'lease', '-n', MEDIK8S_NS, `node-${reapNode}`, `node-${node}`])).code).toBe(0);
+
+    // Nothing of kmaint's is left: the next pass of any kmaint removes the reap node's conditions, as in part 2.
+    await runPass('scheduler', { client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date() });
+    expect(await getNM(NS, reapRequest)).toBeUndefined();
+    for (const n of [node, reapNode]) {
+      const left = await admin().core.readNode({ name: n });
+      expect([n, left.spec?.unschedulable === true, (left.status?.conditions ?? []).filter((c) => (c.message ?? '').startsWith('kmaint: ')).map((c) => c.type), await leftOnNode(n)]).toEqual([n, false, [], { annotations: {}, taints: [], lease: undefined }]);
+    }
+    await patchReady(reapNode, 'True');
+    await waitFor(`${daemonCount} DaemonSet pods running on ${node} again`, async () => {
+      const running = (await daemons()).filter((p) => p.status?.phase === 'Running' && p.metadata?.deletionTimestamp === undefined);
+      return running.length === daemonCount ? true : undefined;
+    }, 60_000, 250);
   });
 });

@@ -19,7 +19,7 @@ import { KubeClient } from '../shared/kube/index.ts';
 import { runPass, type PassFunction, type PassSummary } from '../shared/pass/index.ts';
 import { awsProvider, providerMap } from '../shared/reaper/index.ts';
 import { adminKubeConfig, auditLog, kmaintKubeConfig, setKubeletNodeReady, testbed, waitFor } from './support/cluster.ts';
-import { KMAINT_NS, admin, bindPod, createNM, deleteNM, generalNodes, getNM, nodes, phaseOf, podsOn, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { KMAINT_NS, admin, bindPod, createNM, deleteNM, driveUntil as drivePasses, generalNodes, getNM, nodes, phaseOf, podsOn, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 const ns = `reap-${randomBytes(3).toString('hex')}`;
 const strategic = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
@@ -354,6 +354,77 @@ describe('the reaper on the testbed', () => {
     await deleteNM(KMAINT_NS, owner);
     await driveUntil(`${owner} gone`, async () => ((await getNM(KMAINT_NS, owner)) === undefined ? true : undefined));
     expect(ec2).toHaveReceivedCommandTimes(TerminateInstancesCommand, 1);
+  });
+
+  // Issue 30's owner table, row "reaper Node annotations", a race or a crash: a join record the reaper left behind
+  // (its request deleted, or the Node's instance replaced, while no reaper pass ran) names no live join. The next
+  // pass sweeps it by its own mark; a record naming a live join stays.
+  it('join records left on Nodes: one naming a request that is gone and one naming another instance are swept by the next reaper pass; one naming a live join stays', async () => {
+    const [gone, live, replaced] = await generalNodes();
+    if (!gone || !live || !replaced) throw new Error('three general nodes needed');
+    const providerID = async (node: string): Promise<string> => (await admin().core.readNode({ name: node })).spec?.providerID ?? '';
+    const listing = (node: string) => createNM(ns, `upgrade-${node}`, { requestorID: 'upgrade.example.com', nodeName: node, cordon: false, additionalRequestors: ['reaper.kmaint.io'] });
+    const record = (nm: NodeMaintenance, id: string) => ({ [JOINED]: `${ns}/${nm.metadata.name}/${nm.metadata.uid ?? ''}`, [`${JOINED}-provider-id`]: id });
+    const written: Record<string, Record<string, string>> = {
+      gone: record(await listing(gone), await providerID(gone)),
+      live: record(await listing(live), await providerID(live)),
+      replaced: record(await listing(replaced), 'aws:///us-east-1a/i-0replacedinstance'),
+    };
+    // The owner deleted its request (no pass ran, so no finalizer holds it).
+    await deleteNM(ns, `upgrade-${gone}`);
+    const byNode: Record<string, string> = { gone, live, replaced };
+    for (const [which, annotations] of Object.entries(written)) await admin().core.patchNode({ name: byNode[which] ?? '', body: { metadata: { annotations } } }, mergePatch);
+    await setConfig({ reaper: { ...REAPER, maxNodesUnhealthy: 1, maxNodesUnhealthyInSameZone: 1 } });
+    try {
+      const swept = await reaperPass();
+      expect([swept.errors, swept.actions]).toEqual([[], { patchNodeAnnotations: 2 }]);
+      const records = async (node: string) => {
+        const a = (await admin().core.readNode({ name: node })).metadata?.annotations ?? {};
+        return [a[JOINED], a[`${JOINED}-provider-id`]];
+      };
+      expect([await records(gone), await records(live), await records(replaced)]).toEqual([[undefined, undefined], [written['live']?.[JOINED], written['live']?.[`${JOINED}-provider-id`]], [undefined, undefined]]);
+      const again = await reaperPass();
+      expect([again.errors, again.planned, again.actions]).toEqual([[], 0, {}]);
+      expect(ec2.calls()).toEqual([]);
+    } finally {
+      await removeAllNMs(ns);
+    }
+  });
+
+  // Issue 30's owner table, row reap-<node>, "feature off": the reaper switched off after it filed a request. Nothing
+  // deletes or terminates for it: the request goes on through the lifecycle, is kept Ready with its Node cordoned, and
+  // the administrator deletes it (docs/security.md) to release the Node.
+  it('a reap request left when the reaper is switched off (enabled: false): drained and kept Ready, its Node cordoned, nothing terminated; deleting it releases the Node', async () => {
+    const [node] = await generalNodes();
+    if (!node) throw new Error('no general node');
+    const name = `reap-${node}`;
+    notReady.add(node);
+    // Its drain selects no pod (test/reaper's first test drains them all): the lifecycle runs in a few passes.
+    const reaper = { ...REAPER, maxNodesUnhealthy: 1, maxNodesUnhealthyInSameZone: 1, drainSpec: { force: true, podSelector: 'kmaint.io/reap-test=none' } };
+    await setConfig({ reaper });
+    const filed = await reaperPass();
+    expect([filed.errors, filed.actions]).toEqual([[], { createMaintenance: 1, emitEvent: 1 }]);
+    await setConfig({ reaper: { ...reaper, enabled: false } });
+
+    // The scheduler, drainer and cleanup only (the reaper is off: its pass is below, once).
+    await drivePasses(`${name} Ready with the reaper off`, async () => (phaseOf(await getNM(KMAINT_NS, name)) === 'Ready' ? true : undefined));
+    // Kept: another round of those passes and a reaper pass change nothing.
+    await drivePasses('one more round', async () => true);
+    const off = await reaperPass();
+    expect([off.errors, off.planned, off.actions]).toEqual([[], 0, {}]);
+    const kept = await getNM(KMAINT_NS, name);
+    const cordon = async () => {
+      const n = await admin().core.readNode({ name: node });
+      return [n.spec?.unschedulable === true, n.metadata?.annotations?.['kmaint.io/cordoned-by']];
+    };
+    expect([phaseOf(kept), kept?.metadata.deletionTimestamp, await cordon()]).toEqual(['Ready', undefined, [true, `kmaint/${KMAINT_NS}/${name}`]]);
+    expect(ec2.calls()).toEqual([]);
+
+    // What the administrator does with it: delete it; cleanup uncordons the Node.
+    await deleteNM(KMAINT_NS, name);
+    await drivePasses(`${name} gone`, async () => ((await getNM(KMAINT_NS, name)) === undefined ? true : undefined));
+    expect(await cordon()).toEqual([false, undefined]);
+    expect(ec2.calls()).toEqual([]);
   });
 
   // Issue 31 point 1, as an attacker: a ServiceAccount that may only create, read and delete NodeMaintenances in its own
