@@ -6,7 +6,7 @@
 // kmaint's own dry runs (a re-install) show why they must: its sweep takes a leftover record for an orphaned cordon.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,6 +86,12 @@ async function requestState(): Promise<{ finalizers: string[]; phase: string; an
 async function kmaintWouldDo(fn: PassFunction): Promise<string[]> {
   const s = await runPass(fn, { client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date(), dryRun: true });
   return s.plan;
+}
+
+/** `kubectl ...args` as a shell line on the docs page: `node` written <node>, arguments with shell characters single-quoted. */
+function shellLine(args: readonly string[], node: string): string {
+  const words = args.map((a) => a.replaceAll(node, '<node>')).map((a) => (/^[\w./:=,<>-]+$/.test(a) ? a : `'${a}'`));
+  return ['kubectl', ...words].join(' ');
 }
 
 interface Upstream {
@@ -225,15 +231,22 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
   });
 
   it("part 4, docs/migrate.md's commands find and remove what upstream left; a re-installed kmaint then leaves the later cordon alone", async () => {
-    const found = await kubectl(['get', 'nodes', '-o', FINDER, '--no-headers']);
-    expect(found.stdout.split('\n').filter((l) => l.startsWith(`${node} `)).map((l) => l.trim().split(/\s{2,}|\t/))).toEqual([[node, `kmaint/${ns}/${NAME}`, OWN]]);
-    const leases = await kubectl(['get', 'leases', '-n', MEDIK8S_NS, '-o', 'custom-columns=NAME:.metadata.name,HOLDER:.spec.holderIdentity', '--no-headers']);
-    expect(leases.stdout.trim().split('\n').map((l) => l.split(/\s+/))).toEqual([[`node-${node}`, `kmaint/${ns}/${NAME}`]]);
-    for (const args of [
+    const finders = [
+      ['get', 'nodes', '-o', FINDER],
+      ['get', 'leases', '-n', MEDIK8S_NS, '-o', 'custom-columns=NAME:.metadata.name,HOLDER:.spec.holderIdentity'],
+    ];
+    const removals = [
       ['annotate', 'nodes', '--all', 'kmaint.io/cordoned-by-', 'kmaint.io/cordon-reason-'],
       ['patch', 'node', node, '--subresource=status', '-p', REMOVE_CONDITIONS],
       ['delete', 'lease', '-n', MEDIK8S_NS, `node-${node}`],
-    ]) {
+    ];
+    // The page shows these very commands, the node's name as <node>.
+    const page = readFileSync('docs/migrate.md', 'utf8');
+    expect([...finders, ...removals].map((args) => shellLine(args, node)).filter((line) => !page.includes(line))).toEqual([]);
+    const [nodesFound, leasesFound] = await Promise.all(finders.map((args) => kubectl([...args, '--no-headers'])));
+    expect(nodesFound?.stdout.split('\n').filter((l) => l.startsWith(`${node} `)).map((l) => l.trim().split(/\s{2,}/))).toEqual([[node, `kmaint/${ns}/${NAME}`, OWN]]);
+    expect(leasesFound?.stdout.trim().split('\n').map((l) => l.split(/\s+/))).toEqual([[`node-${node}`, `kmaint/${ns}/${NAME}`]]);
+    for (const args of removals) {
       const r = await kubectl(args);
       expect([args.join(' '), r.code, r.stderr]).toEqual([args.join(' '), 0, '']);
     }
