@@ -91,6 +91,37 @@ describe('cleanupNodesNeeded: the Nodes of deleted and admitted requests', () =>
   });
 });
 
+/** The drainer's plan on `base` as runPass gives it: no pods, budgets, medik8s or Slurm. */
+function drainerPlan(base: BaseSnapshot): Array<[string, string, string]> {
+  const loaded = loadConfig(base.config, base.nodeCount ?? base.nodeList.length);
+  const reads = { drainPods: { podsByNode: new Map(), pdbs: [], budgetPods: new Map(), claims: [] }, ownPods: { namespace: 'kmaint', serviceAccounts: ['kmaint'] }, medik8s: { kind: 'absent' as const }, slurm: { context: undefined } };
+  const plan = PASSES.drainer.plan({ base, loaded, reads, maintenances: new Map(), namespace: 'kmaint', reaperIssues: [], now: NOW });
+  return plan.actions.map((a: Action) => [a.kind, 'target' in a ? a.target.name : 'node' in a ? a.node.name : '', a.reason]);
+}
+
+describe("the drainer's plan from a named read", () => {
+  // n9 shows kmaint's condition from a request released since: only a read of every Node finds it.
+  const leftover: V1Node = { ...aNodeWithUid({ name: 'n9' }), status: { conditions: [{ type: 'Drained', status: 'True', reason: 'DrainCompleted', message: 'kmaint: team/old' }] } };
+  const ready = nm('ready', 'n1', 'Ready');
+  const snapshot = (nodes: V1Node[], named: boolean): BaseSnapshot => ({
+    nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])),
+    nodeList: nodes,
+    maintenances: [ready],
+    malformed: [],
+    config: { metadata: { name: 'default' }, spec: { nodeConditions: false } },
+    ...(named ? { nodeCount: 8000, nodeRead: { kind: 'named' as const, asked: new Set(['n1']) } } : {}),
+  });
+
+  it('plans the named Nodes only: the leftover condition on a Node without a request waits for the full read', () => {
+    // The Ready request's own step (its ready-time record) is planned either way.
+    const own = ['patchMaintenanceMeta', 'ready', 'record progress'];
+    expect([drainerPlan(snapshot([aNodeWithUid({ name: 'n1' })], true)), drainerPlan(snapshot([aNodeWithUid({ name: 'n1' }), leftover], false))]).toEqual([
+      [own],
+      [own, ['patchNodeConditions', 'n9', 'spec.nodeConditions is false: remove the conditions kmaint set']],
+    ]);
+  });
+});
+
 /** Cleanup's plan on `base` as runPass gives it: nothing from medik8s or Slurm, no orphan confirmed. */
 function cleanupPlan(base: BaseSnapshot): Array<[string, string, string]> {
   const loaded = loadConfig(base.config, base.nodeCount ?? base.nodeList.length);
