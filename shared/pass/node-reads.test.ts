@@ -6,13 +6,14 @@ import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, LABEL_
 import { loadConfig } from '../config/index.ts';
 import { aLifecycleMaintenance, aNodeWithUid } from '../lifecycle/test-builders.ts';
 import { NOW } from '../scheduling/test-builders.ts';
-import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, fullReadAnnotations, fullReadRecordOf, keepsRecord, nodeReadSettings, type NodesNeeded } from './node-reads.ts';
+import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, fullReadAnnotations, fullReadRecordOf, keepsRecord, nodeReadSettings, type NodeReadChoice, type NodesNeeded } from './node-reads.ts';
 import { PASSES } from './passes.ts';
 import type { BaseSnapshot } from './snapshot.ts';
 
 const SETTINGS = { namedReadsFromNodes: 5000, fullReadEverySeconds: 600 };
 const NAMED: NodesNeeded = { kind: 'named', names: ['n1', 'n2'] };
 const at = (secondsBeforeNow: number): Date => new Date(NOW.getTime() - secondsBeforeNow * 1000);
+const NAMES_2000 = Array.from({ length: 2000 }, (_, i) => `n${i}`);
 
 describe('chooseNodeRead: every Node unless the last full read saw a large cluster and is recent', () => {
   it.each([
@@ -23,8 +24,16 @@ describe('chooseNodeRead: every Node unless the last full read saw a large clust
     ['a record from the future (clock moved back): due', { at: at(-30), nodes: 40000 }, NAMED, { kind: 'full', why: 'last full read -30 s ago, fullReadEverySeconds 600' }],
     ['the plan needs every Node: full', { at: at(5), nodes: 40000 }, { kind: 'all', why: 'an invalid request is being deleted' }, { kind: 'full', why: 'an invalid request is being deleted' }],
     ['nothing to name: named, no Node read', { at: at(5), nodes: 40000 }, { kind: 'named', names: [] }, { kind: 'named', names: [] }],
+    ['2000 Nodes named of 40000 (1/20): named', { at: at(5), nodes: 40000 }, { kind: 'named', names: NAMES_2000 }, { kind: 'named', names: NAMES_2000 }],
+    ['2001 Nodes named of 40000: a full read costs the API server less', { at: at(5), nodes: 40000 }, { kind: 'named', names: [...NAMES_2000, 'z'] }, { kind: 'full', why: '2001 nodes named, more than 1/20 of 40000' }],
   ] as const)('%s', (_rule, record, needed, expected) => {
     expect(chooseNodeRead({ record, settings: SETTINGS, needed, now: NOW })).toEqual(expected);
+  });
+
+  it('namedReadsFromNodes 1, 200 nodes: up to 100 are read by name whatever their share; 101 is a full read', () => {
+    const low = { namedReadsFromNodes: 1, fullReadEverySeconds: 600 };
+    const choose = (n: number): NodeReadChoice => chooseNodeRead({ record: { at: at(5), nodes: 200 }, settings: low, needed: { kind: 'named', names: NAMES_2000.slice(0, n) }, now: NOW });
+    expect([choose(100).kind, choose(101)]).toEqual(['named', { kind: 'full', why: '101 nodes named, more than 1/20 of 200' }]);
   });
 
   it('fullReadEverySeconds 0: every pass reads every Node', () => {

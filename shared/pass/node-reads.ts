@@ -49,8 +49,18 @@ export type NodeReadChoice = { kind: 'full'; why: string } | { kind: 'named'; na
 export type NodesNeeded = { kind: 'named'; names: readonly string[] } | { kind: 'all'; why: string };
 
 /**
+ * Named reads are made for at most this share of the cluster's Nodes, or NAMED_READS_ALWAYS. One Node read by name cost
+ * the API server 2-5 ms of serving, one Node of a paged full LIST 0.14 ms (10,000 nodes, docs/benchmarks.md): past
+ * about 1/20 of the Nodes (a mass deletion, thousands of requests in flight) a full read costs it less, and runs the
+ * sweeps besides. Up to NAMED_READS_ALWAYS Nodes (under 0.5 s of serving) are read by name whatever the cluster's size.
+ */
+export const NAMED_READS_AT_MOST = 1 / 20;
+export const NAMED_READS_ALWAYS = 100;
+
+/**
  * Pure: a full read unless the last one saw at least `namedReadsFromNodes` nodes and is less than
- * `fullReadEverySeconds` old, and the function can name what it needs. In order, each the reason a full read is made.
+ * `fullReadEverySeconds` old, and the function can name what it needs, in few enough Nodes. In order, each the
+ * reason a full read is made.
  */
 export function chooseNodeRead(input: { record: FullReadRecord | undefined; settings: NodeReadSettings; needed: NodesNeeded; now: Date }): NodeReadChoice {
   const { record, settings, needed, now } = input;
@@ -59,6 +69,8 @@ export function chooseNodeRead(input: { record: FullReadRecord | undefined; sett
   const age = (now.getTime() - record.at.getTime()) / 1000;
   if (age >= settings.fullReadEverySeconds || age < 0) return { kind: 'full', why: `last full read ${Math.floor(age)} s ago, fullReadEverySeconds ${settings.fullReadEverySeconds}` };
   if (needed.kind === 'all') return { kind: 'full', why: needed.why };
+  const many = needed.names.length > NAMED_READS_ALWAYS && needed.names.length > record.nodes * NAMED_READS_AT_MOST;
+  if (many) return { kind: 'full', why: `${needed.names.length} nodes named, more than 1/20 of ${record.nodes}` };
   return { kind: 'named', names: needed.names };
 }
 

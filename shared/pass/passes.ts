@@ -166,8 +166,8 @@ function cleanupRequests(base: BaseSnapshot): NodeMaintenance[] {
  * knows cleanup's last full read and it is not due yet.
  */
 function cleanupFullReadDue(opts: PassOptions, base: BaseSnapshot, now: Date): boolean {
-  const record = opts.round?.fullReads.get('cleanup');
   if (readAllOf(base)) return false;
+  const record = opts.round?.fullReads.get('cleanup');
   return chooseNodeRead({ record, settings: nodeReadSettings(base.config), needed: { kind: 'named', names: [] }, now }).kind === 'full';
 }
 
