@@ -344,6 +344,9 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.outOfServiceTaint.enabled': { type: 'boolean' },
   'spec.outOfServiceTaint.afterNotReadySeconds': { type: 'integer', format: 'int32', minimum: 0 },
   'spec.maintenancePlannedLeadSeconds': { type: 'integer', format: 'int32', minimum: 0 },
+  // Issue 34: the drainer's and cleanup's named node reads on large clusters.
+  'spec.namedReadsFromNodes': { type: 'integer', format: 'int32', minimum: 0 },
+  'spec.fullReadEverySeconds': { type: 'integer', format: 'int32', minimum: 0 },
   // Issue 21: gangs by node label, and when a waiting gang holds freed slots.
   'spec.gangNodeLabel': { type: 'string', minLength: 1 },
   'spec.gangReserveAfterSeconds': { type: 'integer', format: 'int32', minimum: 0 },

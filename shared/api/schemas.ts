@@ -292,6 +292,13 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
    * many seconds before that time (advance notice); absent = 3600.
    */
   maintenancePlannedLeadSeconds: nonNegativeInt32().optional(),
+  /**
+   * kmaint extension (issue 34): from this many nodes (as the last full read counted them) the drainer and cleanup read
+   * only the Nodes their requests name between full reads; absent = 5000.
+   */
+  namedReadsFromNodes: nonNegativeInt32().optional(),
+  /** kmaint extension (issue 34): how often the drainer and cleanup read every Node on such a cluster; absent = 600. */
+  fullReadEverySeconds: nonNegativeInt32().optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

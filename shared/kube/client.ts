@@ -171,6 +171,38 @@ export class KubeClient {
     return this.list(NODES, 'listing nodes');
   }
 
+  /**
+   * One Node by name; undefined when it is gone, exactly as a Node absent from listNodes. Asked as a LIST selecting that
+   * one name (`fieldSelector=metadata.name=NAME`), not a GET: the API server answers it by key from its watch cache as
+   * it would a GET, kmaint's RBAC already grants `list nodes` (not `get`), and the Node is decoded exactly as the Nodes
+   * of a full LIST are (the same lean decoder), so a planner cannot tell the two reads apart.
+   */
+  async readNode(name: string): Promise<V1Node | undefined> {
+    try {
+      const page = await this.call('list nodes', () => this.transport.listPage(NODES, { limit: 1, fieldSelector: `metadata.name=${name}` }));
+      return (page.items as V1Node[]).find((n) => n.metadata?.name === name);
+    } catch (err) {
+      this.rethrow(`reading node ${name}`, err);
+    }
+  }
+
+  /**
+   * The Nodes named, one read each (readNode), at most `concurrency` in flight: those that exist, by name.
+   * Any other failure throws, as a failed LIST does: a pass never plans on a partial read.
+   */
+  async readNodes(names: readonly string[], concurrency = 8): Promise<Map<string, V1Node>> {
+    const found = new Map<string, V1Node>();
+    const queue = [...new Set(names)].sort();
+    const worker = async (): Promise<void> => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        const node = await this.readNode(name);
+        if (node) found.set(name, node);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, () => worker()));
+    return found;
+  }
+
   /** Pods of all namespaces, or of one node with `fieldSelector: spec.nodeName=NODE`. */
   listPods(opts: { fieldSelector?: string; labelSelector?: string } = {}): Promise<V1Pod[]> {
     return this.list(PODS, `listing pods${opts.fieldSelector ? ` (${opts.fieldSelector})` : ''}`, opts);

@@ -2,7 +2,7 @@
 // whole run (renewed once a third of its duration is used), and given back when the run ends.
 import type { V1Lease } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/index.ts';
-import { acquirePassLease, releasePassLease, renewPassLease, type LeaseOutcome } from './lease.ts';
+import { acquirePassLease, releasePassLease, renewPassLease, withLeaseAnnotations, type LeaseOutcome } from './lease.ts';
 import type { PassLogger } from './logger.ts';
 import type { PassSummary } from './summary.ts';
 
@@ -44,14 +44,29 @@ export class HeldLeases {
     return this.held.has(fn);
   }
 
-  /** Takes `fn`'s lease, or renews it when a third of its duration is used; `acquired` means the pass may act. */
-  async take(fn: string): Promise<LeaseOutcome> {
+  /** `fn`'s lease as this run holds it (with the annotations its next write carries); undefined when not held. */
+  leaseOf(fn: string): V1Lease | undefined {
+    return this.held.get(fn)?.lease;
+  }
+
+  /** Annotations for `fn`'s held lease, written with its next renewal or its release. */
+  annotate(fn: string, annotations: Record<string, string>): void {
+    const held = this.held.get(fn);
+    if (held) held.lease = withLeaseAnnotations(held.lease, annotations);
+  }
+
+  /**
+   * Takes `fn`'s lease, or renews it when a third of its duration is used; `acquired` means the pass may act.
+   * `annotations` go with the take (a lease already held carries them from its next write).
+   */
+  async take(fn: string, annotations?: Record<string, string>): Promise<LeaseOutcome> {
     const now = this.opts.now();
+    if (annotations) this.annotate(fn, annotations);
     const held = this.held.get(fn);
     if (held && now.getTime() - held.renewedAt < (this.durationSeconds * 1000) / 3) return { kind: 'acquired', lease: held.lease };
     const out = held
       ? await renewPassLease(this.opts.client, held.lease, now)
-      : await acquirePassLease(this.opts.client, { namespace: this.opts.namespace, fn, holder: this.opts.holder, durationSeconds: this.durationSeconds, now });
+      : await acquirePassLease(this.opts.client, { namespace: this.opts.namespace, fn, holder: this.opts.holder, durationSeconds: this.durationSeconds, now, ...(annotations ? { annotations } : {}) });
     if (out.kind === 'acquired') this.held.set(fn, { lease: out.lease, renewedAt: now.getTime() });
     else this.held.delete(fn);
     return out;

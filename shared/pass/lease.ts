@@ -19,8 +19,14 @@ function heldUntil(lease: V1Lease): Date | undefined {
   return new Date(new Date(renew as unknown as string).getTime() + (lease.spec?.leaseDurationSeconds ?? 0) * 1000);
 }
 
-/** Takes the lease unless a live holder has it. A conflict means another pass won the race. */
-export async function acquirePassLease(client: KubeClient, opts: { namespace: string; fn: string; holder: string; durationSeconds: number; now: Date }): Promise<LeaseOutcome> {
+/**
+ * Takes the lease unless a live holder has it. A conflict means another pass won the race. `annotations` are merged
+ * into the lease's own (the drainer's and cleanup's record of their last full node read, node-reads.ts).
+ */
+export async function acquirePassLease(
+  client: KubeClient,
+  opts: { namespace: string; fn: string; holder: string; durationSeconds: number; now: Date; annotations?: Record<string, string> },
+): Promise<LeaseOutcome> {
   const name = `kmaint-${opts.fn}`;
   const spec = {
     holderIdentity: opts.holder,
@@ -29,9 +35,11 @@ export async function acquirePassLease(client: KubeClient, opts: { namespace: st
     renewTime: micro(opts.now) as unknown as Date,
   };
   const existing = await client.getLease(opts.namespace, name);
+  const added = opts.annotations !== undefined && Object.keys(opts.annotations).length > 0 ? opts.annotations : undefined;
   if (!existing) {
-    const out = await client.createLease(opts.namespace, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: opts.namespace }, spec });
-    if (out.kind === 'ok') return { kind: 'acquired', lease: { metadata: { name, namespace: opts.namespace, ...(out.resourceVersion ? { resourceVersion: out.resourceVersion } : {}) }, spec } };
+    const metadata = { name, namespace: opts.namespace, ...(added ? { annotations: added } : {}) };
+    const out = await client.createLease(opts.namespace, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec });
+    if (out.kind === 'ok') return { kind: 'acquired', lease: { metadata: { ...metadata, ...(out.resourceVersion ? { resourceVersion: out.resourceVersion } : {}) }, spec } };
     if (out.kind === 'conflict') return { kind: 'lost', message: `lease ${opts.namespace}/${name} was just created by another pass` };
     if (out.kind === 'error') throw out.error;
     return { kind: 'lost', message: `creating lease ${opts.namespace}/${name}: ${out.kind}` };
@@ -40,7 +48,8 @@ export async function acquirePassLease(client: KubeClient, opts: { namespace: st
   if (until && until.getTime() > opts.now.getTime() && existing.spec?.holderIdentity !== opts.holder) {
     return { kind: 'held', holder: existing.spec?.holderIdentity ?? '', until };
   }
-  const next: V1Lease = { ...existing, spec: { ...existing.spec, ...spec, leaseTransitions: (existing.spec?.leaseTransitions ?? 0) + 1 } };
+  const base = added ? withLeaseAnnotations(existing, added) : existing;
+  const next: V1Lease = { ...base, spec: { ...existing.spec, ...spec, leaseTransitions: (existing.spec?.leaseTransitions ?? 0) + 1 } };
   const out = await client.replaceLease(opts.namespace, next);
   if (out.kind === 'ok') {
     return { kind: 'acquired', lease: { ...next, metadata: { ...next.metadata, ...(out.resourceVersion ? { resourceVersion: out.resourceVersion } : {}) } } };
@@ -67,4 +76,9 @@ export async function renewPassLease(client: KubeClient, lease: V1Lease, now: Da
   if (out.kind === 'ok') return { kind: 'acquired', lease: { ...next, metadata: { ...next.metadata, ...(out.resourceVersion ? { resourceVersion: out.resourceVersion } : {}) } } };
   if (out.kind === 'error') throw out.error;
   return { kind: 'lost', message: `lease ${namespace}/${lease.metadata?.name ?? ''} changed since we renewed it (${out.kind})` };
+}
+
+/** `lease` with `annotations` merged into its own, to be written by its next take, renewal or release. */
+export function withLeaseAnnotations(lease: V1Lease, annotations: Record<string, string>): V1Lease {
+  return { ...lease, metadata: { ...lease.metadata, annotations: { ...lease.metadata?.annotations, ...annotations } } };
 }

@@ -13,7 +13,8 @@ import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
 import type { PassOptions } from './options.ts';
 import { planCloudEventsOff, planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
-import { ownPodsOf, readDrainPods, readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
+import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, nodeReadSettings, type NodesNeeded } from './node-reads.ts';
+import { knowsNode, nodeCountOf, ownPodsOf, readAllOf, readDrainPods, readMedik8sLeases, type BaseSnapshot, type RequestsRead } from './snapshot.ts';
 import { planSriovPass, readSriov, sriovExternalPools, type SriovRead } from './sriov-pass.ts';
 import type { PassFunction, PassWait } from './summary.ts';
 
@@ -71,6 +72,11 @@ export type PassStart = 'skip' | 'unleased' | 'leased';
 export interface PassDefinition<R> {
   /** Before the lease, from the round's last snapshot when there is one. Absent: `leased`. */
   start?: (opts: PassOptions, roundBase: BaseSnapshot | undefined) => Promise<PassStart>;
+  /**
+   * The Nodes this function's plan needs, from its requests (the drainer and cleanup, node-reads.ts): between full reads
+   * on a large cluster its base snapshot holds only those. Absent: every pass reads every Node.
+   */
+  nodesNeeded?: (head: RequestsRead) => NodesNeeded;
   /** What the plan needs beyond the base snapshot: pods, leases, slurmrestd, instance providers. */
   read: (opts: PassOptions, base: BaseSnapshot) => Promise<R>;
   /** Pure: the actions and the state. */
@@ -146,8 +152,23 @@ function cleanupHasWork(base: BaseSnapshot, now: Date): boolean {
   if (findNodeOrphans(base.nodeList, liveRequestKeys(base)).length > 0) return true;
   if (sweepsSlurm(base)) return true;
   if ([...base.maintenances, ...base.malformed.map((m) => m.nm)].some((nm) => nm.metadata.deletionTimestamp !== undefined)) return true;
-  const { maxNodeMaintenanceTimeSeconds } = loadConfig(base.config, base.nodeList.length).config;
-  return planCleanup({ nodes: base.nodes, maintenances: base.maintenances }, { maxNodeMaintenanceTimeSeconds }, now).actions.length > 0;
+  const { maxNodeMaintenanceTimeSeconds } = loadConfig(base.config, nodeCountOf(base)).config;
+  return planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base) }, { maxNodeMaintenanceTimeSeconds }, now).actions.length > 0;
+}
+
+/** The requests cleanup plans on `base`: on a named read, those whose Node it read (a Node not asked is not gone). */
+function cleanupRequests(base: BaseSnapshot): NodeMaintenance[] {
+  return readAllOf(base) ? base.maintenances : base.maintenances.filter((nm) => knowsNode(base, nm.spec.nodeName));
+}
+
+/**
+ * Cleanup's start on a round's snapshot of named Nodes: its sweeps need a full read, so it is skipped only when this run
+ * knows cleanup's last full read and it is not due yet.
+ */
+function cleanupFullReadDue(opts: PassOptions, base: BaseSnapshot, now: Date): boolean {
+  if (readAllOf(base)) return false;
+  const record = opts.round?.fullReads.get('cleanup');
+  return chooseNodeRead({ record, settings: nodeReadSettings(base.config), needed: { kind: 'named', names: [] }, now }).kind === 'full';
 }
 
 /** Every request the snapshot holds, malformed ones too, by namespace/name: the owners node-side records may name. */
@@ -161,6 +182,8 @@ function liveRequestKeys(base: BaseSnapshot, also: readonly NodeMaintenance[] = 
  * That LIST is made only when some node has a candidate.
  */
 async function readOrphans(opts: PassOptions, base: BaseSnapshot): Promise<NodeOrphan[]> {
+  // Only a full read sweeps: a named read sees only Nodes whose requests are alive.
+  if (!readAllOf(base)) return [];
   const candidates = findNodeOrphans(base.nodeList, liveRequestKeys(base));
   if (candidates.length === 0) return [];
   const fresh = liveRequestKeys(base, await opts.client.listMaintenances());
@@ -277,6 +300,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     writesLeaveWork: true,
   },
   drainer: {
+    nodesNeeded: (head) => drainerNodesNeeded(head.maintenances, loadConfig(head.config, 0).config.admission?.gangNodeLabel),
     read: async (opts, base) => {
       const drainPods = await readDrainPods(opts.client, base);
       const medik8s = await readMedik8sFor(opts, base.maintenances, 'drainer');
@@ -299,11 +323,13 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
   cleanup: {
     // Nothing deleting, nothing collectable and no node gone in this round's snapshot: the passes before it in the
     // round only admit and drain, which never gives cleanup work (a deletion shows next round).
-    start: (opts, roundBase) => Promise.resolve(roundBase && !cleanupHasWork(roundBase, opts.now()) ? 'skip' : 'leased'),
+    // On a round's snapshot of named Nodes it also runs when its own full read is due (its sweeps need one).
+    start: (opts, roundBase) => Promise.resolve(roundBase && !cleanupHasWork(roundBase, opts.now()) && !cleanupFullReadDue(opts, roundBase, opts.now()) ? 'skip' : 'leased'),
+    nodesNeeded: (head) => cleanupNodesNeeded(head.maintenances, head.malformed.map((m) => m.nm)),
     read: async (opts, base) => {
       const medik8s = await readMedik8sFor(opts, base.maintenances, 'cleanup');
       // Requests cleanup releases: deleted ones, and those whose node is gone (their Slurm state outlives the node).
-      const releasing = base.maintenances.filter((nm) => nm.metadata.deletionTimestamp !== undefined || !base.nodes.has(nm.spec.nodeName));
+      const releasing = base.maintenances.filter((nm) => nm.metadata.deletionTimestamp !== undefined || (knowsNode(base, nm.spec.nodeName) && !base.nodes.has(nm.spec.nodeName)));
       const sweep = sweepsSlurm(base);
       const reservations = sweep || releasing.some((nm) => recordedReservation(nm) !== undefined);
       const needsSlurm = reservations || releasing.some((nm) => recordedSlurmNodes(nm).length > 0);
@@ -311,7 +337,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     },
     plan: ({ base, loaded, reads, now }) => {
       const slurm = reads.slurm.context;
-      const plan = planCleanup({ nodes: base.nodes, maintenances: base.maintenances, medik8s: reads.medik8s, ...(slurm ? { slurm } : {}) }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
+      const plan = planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base), medik8s: reads.medik8s, ...(slurm ? { slurm } : {}) }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
       // Requests that bypassed validation and are being deleted: released by the cordon record, never left hanging.
       const malformed = planMalformedReleases(base.malformed, base.nodeList);
       const released = plan.released + malformed.released;

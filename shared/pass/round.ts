@@ -1,6 +1,7 @@
 // What the passes of one round share: the base snapshot, reused by the next pass as long as no pass has written since
 // it was read, and the pass leases the run holds.
-import type { BaseSnapshot } from './snapshot.ts';
+import type { FullReadRecord } from './node-reads.ts';
+import { nodeCountOf, readAllOf, type BaseSnapshot } from './snapshot.ts';
 import type { HeldLeases } from './held-leases.ts';
 import type { CrdRead } from './crd-schema.ts';
 import type { PassFunction } from './summary.ts';
@@ -12,6 +13,13 @@ export class PassRound {
   medik8sSeen = false;
   /** The config's CRD, read once per run (crd-schema.ts): kept across rounds, so a run sends its GET once. */
   crd: CrdRead | undefined;
+  /**
+   * Each function's last full read of the Nodes this run knows of (made or read from its Lease), kept across rounds:
+   * the drainer and cleanup read named Nodes between full reads (node-read.ts). Kept on the Lease for other runs.
+   */
+  readonly fullReads = new Map<PassFunction, FullReadRecord | undefined>();
+  /** The node count of the run's latest full read by any function, kept across rounds. */
+  nodeCount: number | undefined;
 
   /** `functions`: what each round runs, in order (`kmaint run`); empty where a round is one pass (a Lambda invocation). */
   constructor(
@@ -37,6 +45,7 @@ export class PassRound {
 
   remember(base: BaseSnapshot): void {
     this.snapshot = base;
+    if (readAllOf(base)) this.nodeCount = nodeCountOf(base);
     this.fresh = true;
   }
 

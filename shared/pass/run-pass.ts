@@ -10,11 +10,13 @@ import { loadConfig } from '../config/index.ts';
 import { applySlurmWrites, describeSlurmWrite, needsFreshRead, slurmConfigProblems, type FreshRequests } from '../slurm/index.ts';
 import { measurePass, type PassMetricsInput } from '../metrics/index.ts';
 import { applyActions, type ApplyResult } from './apply.ts';
-import { acquirePassLease, releasePassLease } from './lease.ts';
+import { acquirePassLease, releasePassLease, withLeaseAnnotations } from './lease.ts';
+import { readScopedBase, type ScopedBase } from './node-read.ts';
+import { fullReadAnnotations, type FullReadRecord } from './node-reads.ts';
 import type { PassOptions } from './options.ts';
 import { PASSES, planPass, type PassPlan } from './passes.ts';
 import { reaperProblems, reaperProviders, terminate } from './reaper-pass.ts';
-import { readBase, type BaseSnapshot } from './snapshot.ts';
+import { nodeCountOf, readBase } from './snapshot.ts';
 import { judgeCrd, readConfigCrd, type CrdRead } from './crd-schema.ts';
 import { emptyPassSummary, type PassFunction, type PassSummary } from './summary.ts';
 
@@ -23,6 +25,8 @@ interface Planned extends PassPlan {
   awaitingCleanup: number;
   configProblems: string[];
   maintenances: ReadonlyMap<string, NodeMaintenance>;
+  /** A full node read to record on the function's pass Lease (node-read.ts). */
+  fullRead?: FullReadRecord;
 }
 
 /**
@@ -35,10 +39,17 @@ async function crdFor(opts: PassOptions): Promise<CrdRead> {
   return read;
 }
 
-async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<Planned> {
-  const base: BaseSnapshot = opts.round?.current() ?? (await readBase(opts.client, opts.namespace));
+/** The pass's base snapshot: the round's while fresh, else read; by the Nodes it names for the drainer and cleanup. */
+async function baseFor(fn: PassFunction, opts: PassOptions, lease: V1Lease | undefined): Promise<ScopedBase> {
+  const needed = PASSES[fn].nodesNeeded;
+  if (needed) return readScopedBase(fn, opts, lease, needed);
+  return { base: opts.round?.current() ?? (await readBase(opts.client, opts.namespace)) };
+}
+
+async function planFor(fn: PassFunction, opts: PassOptions, now: Date, lease: V1Lease | undefined): Promise<Planned> {
+  const { base, record } = await baseFor(fn, opts, lease);
   opts.round?.remember(base);
-  const loaded = loadConfig(base.config, base.nodeList.length);
+  const loaded = loadConfig(base.config, nodeCountOf(base));
   const maintenances = new Map(base.maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm]));
   const awaitingCleanup = base.maintenances.filter(
     (nm) => nm.metadata.deletionTimestamp && (nm.metadata.finalizers ?? []).includes(FINALIZER) && (nm.spec.additionalRequestors ?? []).length === 0,
@@ -51,7 +62,7 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date): Promise<
   const drainerFollows = opts.round?.runsAfter(fn, 'drainer') === true;
   const plan = await planPass(fn, opts, base, { loaded, maintenances, namespace: opts.namespace, reaperIssues, now, drainerFollows, ...(crds ? { crds } : {}) });
   const crdProblems = crds?.refusal !== undefined ? [crds.refusal] : [];
-  return { ...plan, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...crdProblems], maintenances };
+  return { ...plan, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...crdProblems], maintenances, ...(record ? { fullRead: record } : {}) };
 }
 
 /** The client's request counts as a pass starts, to report what the pass itself sent. */
@@ -142,6 +153,9 @@ async function readRequestsAgain(opts: PassOptions): Promise<FreshRequests> {
   }
 }
 
+/** The lease annotations recording the plan's full node read, if it made one worth recording. */
+const recordOf = (p: Planned): Record<string, string> | undefined => (p.fullRead ? fullReadAnnotations(p.fullRead) : undefined);
+
 /** Whether applying the plan would write anything. */
 const writes = (p: Planned): boolean => p.actions.length > 0 || (p.slurm?.writes.length ?? 0) > 0 || (p.reaper?.terminations.length ?? 0) > 0;
 
@@ -160,9 +174,9 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
   if (start === 'skip') return finish();
   const holder = opts.holder ?? `${hostname()}-${process.pid}-${passId}`;
   let lease: V1Lease | undefined;
-  const takeLease = async (): Promise<boolean> => {
+  const takeLease = async (annotations?: Record<string, string>): Promise<boolean> => {
     const got = opts.round?.leases
-      ? await opts.round.leases.take(fn)
+      ? await opts.round.leases.take(fn, annotations)
       : await acquirePassLease(opts.client, { namespace: opts.namespace, fn, holder, durationSeconds: opts.leaseSeconds ?? 120, now: opts.now() });
     if (got.kind === 'acquired') {
       // A lease the run keeps is given back by the run, not by this pass.
@@ -180,14 +194,23 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
   if (leaseFirst && !(await takeLease())) return finish();
   try {
     let now = opts.now();
-    let planned = await planFor(fn, opts, now);
+    // The function's lease as this pass holds it, for the record of its last full node read (node-read.ts).
+    const heldLease = (): V1Lease | undefined => lease ?? opts.round?.leases?.leaseOf(fn);
+    let planned = await planFor(fn, opts, now, heldLease());
     if (leased && !leaseFirst && writes(planned)) {
       // Planned without the lease: take it, then decide again on a snapshot read under it (another run may have acted).
-      if (!(await takeLease())) return finish();
+      if (!(await takeLease(recordOf(planned)))) return finish();
       opts.round?.wrote();
       now = opts.now();
-      planned = await planFor(fn, opts, now);
+      planned = await planFor(fn, opts, now, heldLease());
+    } else if (leased && !leaseFirst && planned.fullRead) {
+      // Nothing to write, but a full node read to record: taking the run's lease writes it. Held by another run: not
+      // recorded, and this pass's outcome is what it planned (a later pass reads every Node again).
+      await opts.round?.leases?.take(fn, recordOf(planned));
     }
+    const record = recordOf(planned);
+    if (record && lease) lease = withLeaseAnnotations(lease, record);
+    else if (record && opts.round?.leases?.holds(fn) === true) opts.round.leases.annotate(fn, record);
     describePlanned(summary, planned);
     if (opts.dryRun) {
       measured = { maintenances: [...planned.maintenances.values()], actions: planned.actions, evictions: 0, evictionsRefused: 0, now };

@@ -7,9 +7,11 @@ import type { KubeClient } from '../kube/index.ts';
 import { budgetsToExplain, PHASES_NEEDING_PODS, type Medik8sLeases } from '../lifecycle/index.ts';
 import { setApartMalformed, type MalformedMaintenance } from './malformed.ts';
 
-export interface BaseSnapshot {
-  nodes: Map<string, V1Node>;
-  nodeList: V1Node[];
+/** How a snapshot read the Nodes: every one, or only those `asked` (the drainer's and cleanup's named reads). */
+export type NodeRead = { kind: 'full' } | { kind: 'named'; asked: ReadonlySet<string> };
+
+/** What a pass reads besides the Nodes. */
+export interface RequestsRead {
   /** The requests planners read: those of the shape the CRD promises. */
   maintenances: NodeMaintenance[];
   /** Requests that bypassed the CRD's validation: no planner sees them (malformed.ts). */
@@ -17,10 +19,72 @@ export interface BaseSnapshot {
   config: MaintenanceOperatorConfig | undefined;
 }
 
+export interface BaseSnapshot extends RequestsRead {
+  /** The Nodes read: every Node, or those of `nodeRead.asked` that exist. */
+  nodes: Map<string, V1Node>;
+  nodeList: V1Node[];
+  /** The cluster's node count: on a named read, the last full read's. Absent: nodeList's length. */
+  nodeCount?: number;
+  /** Absent: a full read. */
+  nodeRead?: NodeRead;
+}
+
+/** The node count percentages resolve against. */
+export function nodeCountOf(base: BaseSnapshot): number {
+  return base.nodeCount ?? base.nodeList.length;
+}
+
+/** Whether `base` read every Node. */
+export function readAllOf(base: BaseSnapshot): boolean {
+  return base.nodeRead === undefined || base.nodeRead.kind === 'full';
+}
+
 export async function readBase(client: KubeClient, namespace: string): Promise<BaseSnapshot> {
   const [nodeList, listed, config] = await Promise.all([client.listNodes(), client.listMaintenances(), client.getConfig(namespace)]);
   const { valid, malformed } = setApartMalformed(listed);
-  return { nodes: new Map(nodeList.map((n) => [n.metadata?.name ?? '', n])), nodeList, maintenances: valid, malformed, config };
+  return withNodes({ maintenances: valid, malformed, config }, nodeList, { kind: 'full' }, nodeList.length);
+}
+
+/** The requests and the config, for a pass that decides from them which Nodes to read (node-read.ts). */
+export async function readRequests(client: KubeClient, namespace: string): Promise<RequestsRead> {
+  const [listed, config] = await Promise.all([client.listMaintenances(), client.getConfig(namespace)]);
+  const { valid, malformed } = setApartMalformed(listed);
+  return { maintenances: valid, malformed, config };
+}
+
+function withNodes(head: RequestsRead, nodeList: V1Node[], nodeRead: NodeRead, nodeCount: number): BaseSnapshot {
+  return { maintenances: head.maintenances, malformed: head.malformed, config: head.config, nodes: new Map(nodeList.map((n) => [n.metadata?.name ?? '', n])), nodeList, nodeCount, nodeRead };
+}
+
+/** `head` with every Node (one paged LIST). */
+export async function readAllNodes(client: KubeClient, head: RequestsRead): Promise<BaseSnapshot> {
+  const nodeList = await client.listNodes();
+  return withNodes(head, nodeList, { kind: 'full' }, nodeList.length);
+}
+
+/**
+ * `head` with the Nodes named, each read by name; those `known` (a fresh snapshot of this round) already read are not
+ * read again. A Node not found is gone, exactly as one absent from a full LIST.
+ */
+export async function readNamedNodes(client: KubeClient, head: RequestsRead, names: readonly string[], nodeCount: number, known?: BaseSnapshot): Promise<BaseSnapshot> {
+  const have = known?.nodeRead?.kind === 'named' ? known.nodeRead.asked : new Set<string>();
+  const found = await client.readNodes(names.filter((n) => !have.has(n)));
+  for (const n of names) {
+    const node = have.has(n) ? known?.nodes.get(n) : undefined;
+    if (node) found.set(n, node);
+  }
+  const nodeList = [...found.values()].sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
+  return withNodes(head, nodeList, { kind: 'named', asked: new Set(names) }, nodeCount);
+}
+
+/** Whether `base` can tell if Node `name` exists: a full read knows every Node, a named read those it asked. */
+export function knowsNode(base: BaseSnapshot, name: string): boolean {
+  return base.nodeRead === undefined || base.nodeRead.kind === 'full' || base.nodeRead.asked.has(name);
+}
+
+/** Whether `base` read every Node in `names`. */
+export function covers(base: BaseSnapshot, names: readonly string[]): boolean {
+  return names.every((n) => knowsNode(base, n));
 }
 
 export interface DrainPods {

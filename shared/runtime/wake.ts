@@ -59,7 +59,7 @@ export function wokenRoundDelayMs(settleMs: number, intervalMs: number, sinceRou
 export function planWake(input: WakeInput): WakePlan {
   const { base } = input;
   if (!base) return { kind: 'poll', why: 'nothing read this round' };
-  const loaded = loadConfig(base.config, base.nodeList.length);
+  const loaded = loadConfig(base.config, base.nodeCount ?? base.nodeList.length);
   const targets = input.listed.filter((l) => l.resource !== 'nodes');
   const slurm = loadSlurmSettings(base.config);
   // In order: each names something a change of which the next round would act on, and which no watch here sees.

@@ -1,0 +1,98 @@
+// Issue 34: on a cluster at or above spec.namedReadsFromNodes (1 here), the drainer and cleanup read only the Nodes
+// their requests name between full reads, and still drain and release; once spec.fullReadEverySeconds has passed a full
+// read's sweep lifts an orphaned cordon. Node reads are counted from the API server's audit log, by the Nodes they
+// select. The passes' clock is injected (a record 600 s old is made by running a pass 600 s on), never slept for.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME } from '../shared/api/index.ts';
+import { auditLog, kubectl, testbed } from './support/cluster.ts';
+import { KMAINT_NS, admin, createNM, deleteNM, generalNodes, getNM, isUnschedulable, nodes, pass, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+
+const ns = `nr-${randomBytes(3).toString('hex')}`;
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const RECORD_KEYS = [ANNOTATION_FULL_NODE_READ_TIME, ANNOTATION_FULL_NODE_READ_NODES];
+/** The passes' clock: real time at the start, moved on by hand. */
+const T0 = Date.now();
+const at = (seconds: number): Date => new Date(T0 + seconds * 1000);
+
+let drained = '';
+let orphaned = '';
+
+/** The Node reads kmaint made since `mark`: the name each selected, or "every node" for a LIST of all. */
+async function nodeReadsSince(mark: number): Promise<string[]> {
+  const audit = auditLog();
+  await audit.sync();
+  const reads = audit.entries({ since: mark, user: testbed().kmaintUser, resource: 'nodes' }).filter((e) => e.verb === 'list' || e.verb === 'get');
+  return reads.map((e) => `${e.verb} ${new URL(e.uri, 'https://x').searchParams.get('fieldSelector') ?? 'every node'}`);
+}
+
+async function markNow(): Promise<number> {
+  const audit = auditLog();
+  await audit.sync();
+  return audit.mark();
+}
+
+async function leaseRecord(fn: string): Promise<Record<string, string>> {
+  const lease = await kubectl(['get', 'lease', '-n', KMAINT_NS, `kmaint-${fn}`, '-o', 'json']);
+  const annotations = (JSON.parse(lease.stdout) as { metadata: { annotations?: Record<string, string> } }).metadata.annotations ?? {};
+  return Object.fromEntries(Object.entries(annotations).filter(([k]) => RECORD_KEYS.includes(k)));
+}
+
+beforeAll(async () => {
+  [drained = '', , orphaned = ''] = await generalNodes();
+  await kubectl(['create', 'namespace', ns]);
+  await setConfig({ maxParallelOperations: 1, namedReadsFromNodes: 1, fullReadEverySeconds: 600 });
+});
+
+afterAll(async () => {
+  await removeAllNMs(ns);
+  for (const n of [drained, orphaned]) if (n) await setUnschedulable(n, false);
+  await admin().core.patchNode({ name: orphaned, body: { metadata: { annotations: { 'kmaint.io/cordoned-by': null, 'kmaint.io/cordon-reason': null } } } }, mergePatch);
+  await setConfig(undefined);
+  // The records this file made name a clock 600 s ahead: other files' passes start from no record.
+  for (const fn of ['drainer', 'cleanup']) await kubectl(['annotate', 'lease', '-n', KMAINT_NS, `kmaint-${fn}`, ...RECORD_KEYS.map((k) => `${k}-`)]);
+  await kubectl(['delete', 'namespace', ns, '--wait=false']);
+});
+
+describe('named node reads on a cluster at namedReadsFromNodes (1)', () => {
+  it('the drainer and cleanup read only their requests\' Nodes between full reads, drain and release; the full read 600 s on lifts an orphaned cordon', async () => {
+    const count = (await nodes()).length;
+    await createNM(ns, 'firmware', { requestorID: 'reads.example.com', nodeName: drained, cordon: true });
+    expect((await pass('scheduler', { now: at(0) })).admitted).toBe(1);
+
+    // First passes: no record on their Leases, so each reads every Node once and records it.
+    let mark = await markNow();
+    await pass('drainer', { now: at(0) });
+    await pass('cleanup', { now: at(0) });
+    expect(await nodeReadsSince(mark)).toEqual(['list every node', 'list every node']);
+    const recorded = { [ANNOTATION_FULL_NODE_READ_TIME]: at(0).toISOString(), [ANNOTATION_FULL_NODE_READ_NODES]: String(count) };
+    expect([await leaseRecord('drainer'), await leaseRecord('cleanup')]).toEqual([recorded, recorded]);
+
+    // A cordon whose request is gone (a finalizer stripped by hand), on a Node no request names.
+    await admin().core.patchNode({ name: orphaned, body: { spec: { unschedulable: true }, metadata: { annotations: { 'kmaint.io/cordoned-by': `kmaint/${ns}/gone`, 'kmaint.io/cordon-reason': `NodeMaintenance ${ns}/gone` } } } }, mergePatch);
+
+    // The drainer until Ready: each pass reads the one Node its request names.
+    mark = await markNow();
+    const passes: string[] = [];
+    for (let s = 1; s <= 5 && phaseOf(await getNM(ns, 'firmware')) !== 'Ready'; s++) passes.push((await pass('drainer', { now: at(s) })).outcome);
+    expect(phaseOf(await getNM(ns, 'firmware'))).toBe('Ready');
+    expect(await isUnschedulable(drained)).toBe(true);
+    expect(await nodeReadsSince(mark)).toEqual(passes.map(() => `list metadata.name=${drained}`));
+
+    // Deleted: cleanup reads that one Node, uncordons it and lets the request go; the orphaned cordon waits.
+    await deleteNM(ns, 'firmware');
+    mark = await markNow();
+    expect((await pass('cleanup', { now: at(10) })).released).toBe(1);
+    expect(await nodeReadsSince(mark)).toEqual([`list metadata.name=${drained}`]);
+    expect([await getNM(ns, 'firmware'), await isUnschedulable(drained), await isUnschedulable(orphaned)]).toEqual([undefined, false, true]);
+
+    // 600 s after cleanup's full read: it reads every Node again, and its sweep lifts the orphaned cordon and its record.
+    mark = await markNow();
+    await pass('cleanup', { now: at(600) });
+    expect(await nodeReadsSince(mark)).toEqual(['list every node']);
+    const after = (await admin().core.readNode({ name: orphaned })).metadata?.annotations ?? {};
+    expect([await isUnschedulable(orphaned), after['kmaint.io/cordoned-by'], after['kmaint.io/cordon-reason']]).toEqual([false, undefined, undefined]);
+    expect(await leaseRecord('cleanup')).toEqual({ [ANNOTATION_FULL_NODE_READ_TIME]: at(600).toISOString(), [ANNOTATION_FULL_NODE_READ_NODES]: String(count) });
+  });
+});
