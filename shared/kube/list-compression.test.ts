@@ -24,6 +24,7 @@ describe('compressListsFrom', () => {
 });
 
 const MAINTENANCES: ApiResource = { group: 'maintenance.nvidia.com', version: 'v1alpha1', plural: 'nodemaintenances', namespaced: true };
+const SRIOV_STATES: ApiResource = { group: 'sriovnetwork.openshift.io', version: 'v1', plural: 'sriovnetworknodestates', namespaced: true };
 
 describe('HttpTransport LIST Accept-Encoding', () => {
   let server: Server;
@@ -63,6 +64,7 @@ describe('HttpTransport LIST Accept-Encoding', () => {
     { resource: PDBS, query: { limit: 500 }, path: '/apis/policy/v1/poddisruptionbudgets', name: 'x-0' },
     { resource: LEASES, query: { limit: 500, namespace: 'ns' }, path: '/apis/coordination.k8s.io/v1/namespaces/ns/leases', name: 'x-0' },
     { resource: MAINTENANCES, query: { limit: 500 }, path: '/apis/maintenance.nvidia.com/v1alpha1/nodemaintenances', name: 'x-0' },
+    { resource: SRIOV_STATES, query: { limit: 500, namespace: 'ns' }, path: '/apis/sriovnetwork.openshift.io/v1/namespaces/ns/sriovnetworknodestates', name: 'x-0' },
   ];
 
   it.each([
