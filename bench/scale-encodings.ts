@@ -16,7 +16,6 @@ import { build } from 'esbuild';
 import { NODE_ESM_BUNDLE } from '../esbuild-options.ts';
 import { cpuSeconds } from './scale-api.ts';
 import type { ListFigures } from './scale-list-child.ts';
-import { nodeName } from './scale-nodes.ts';
 
 interface Variant {
   accept: string;
@@ -43,8 +42,11 @@ const VARIANTS: Record<string, Variant> = {
   'Table without objects, pages of 500': { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io', gzip: false, limit: 500, query: 'includeObject=None' },
 };
 
-const { values } = parseArgs({ options: { dir: { type: 'string' }, rounds: { type: 'string', default: '1' }, kmaint: { type: 'boolean', default: false }, only: { type: 'string' } } });
-if (!values.dir) throw new Error('usage: bench/scale-encodings.ts --dir <testbed dir> [--rounds N] [--kmaint] [--only <regexp of variant names>]');
+const { values } = parseArgs({ options: { dir: { type: 'string' }, rounds: { type: 'string', default: '1' }, kmaint: { type: 'boolean', default: false }, only: { type: 'string' }, resource: { type: 'string', default: '/api/v1/nodes' } } });
+if (!values.dir) throw new Error('usage: bench/scale-encodings.ts --dir <testbed dir> [--rounds N] [--kmaint] [--only <regexp of variant names>] [--resource <collection path>]');
+/** The collection listed (--resource; nodes by default) and its plural, as /metrics labels it. */
+const collection = values.resource ?? '/api/v1/nodes';
+const plural = collection.split('/').pop() ?? '';
 /** The variants measured: all, or those whose name matches --only ("none" matches none). */
 const chosen = Object.entries(VARIANTS).filter(([name]) => values.only === undefined || new RegExp(values.only).test(name));
 const dir = resolve(values.dir);
@@ -68,18 +70,21 @@ function get(path: string, headers: Record<string, string>, method = 'GET', body
 }
 
 /**
- * One node write, as a kubelet's heartbeat would make, before each LIST. The watch cache serves a LIST's continue
- * pages only from a snapshot at the LIST's resourceVersion; on a testbed whose nodes nobody writes, other objects
+ * One write to the collection (for nodes, as a kubelet's heartbeat would make) before each LIST. The watch cache
+ * serves a LIST's continue pages only from a snapshot at the LIST's resourceVersion; on a testbed whose nodes nobody writes, other objects
  * move the resourceVersion past the last node snapshot within minutes and every page after the first is read from
  * etcd (apiserver_storage_list_total counts them) — 2-3x the serving of the cache's pages, and not what a real
  * cluster, where nodes heartbeat all the time, does.
  */
-async function touchNode(): Promise<void> {
+async function touchCollection(): Promise<void> {
+  const first = JSON.parse((await get(`${collection}?limit=1`, { accept: 'application/json' })).body.toString()) as { items: Array<{ metadata: { name: string } }> };
+  const name = first.items[0]?.metadata.name;
+  if (name === undefined) throw new Error(`${collection} is empty`);
   const patch = JSON.stringify({ metadata: { annotations: { 'bench.kmaint.io/touched': new Date().toISOString() } } });
-  await get(`/api/v1/nodes/${nodeName(0)}`, { 'content-type': 'application/merge-patch+json' }, 'PATCH', patch);
+  await get(`${collection}/${name}`, { 'content-type': 'application/merge-patch+json' }, 'PATCH', patch);
 }
 
-/** LIST nodes serving seconds, watch-cache objects fetched and LISTs that went to etcd, from /metrics. */
+/** LIST serving seconds, watch-cache objects fetched and LISTs that went to etcd of the collection, from /metrics. */
 async function counters(): Promise<{ serving: number; fetched: number; fromEtcd: number }> {
   const text = (await get('/metrics', {})).body.toString();
   let serving = 0;
@@ -87,9 +92,9 @@ async function counters(): Promise<{ serving: number; fetched: number; fromEtcd:
   let fromEtcd = 0;
   for (const line of text.split('\n')) {
     const value = Number(line.split(' ').pop());
-    if (line.startsWith('apiserver_storage_list_total{') && line.includes('group=""') && line.includes('resource="nodes"')) fromEtcd += value;
-    if (line.startsWith('apiserver_request_duration_seconds_sum{') && line.includes('resource="nodes"') && line.includes('verb="LIST"')) serving += value;
-    if (line.startsWith('apiserver_cache_list_fetched_objects_total{') && line.includes('group=""') && line.includes('resource="nodes"')) fetched += value;
+    if (line.startsWith('apiserver_storage_list_total{') && line.includes(`resource="${plural}"`)) fromEtcd += value;
+    if (line.startsWith('apiserver_request_duration_seconds_sum{') && line.includes(`resource="${plural}"`) && line.includes('verb="LIST"')) serving += value;
+    if (line.startsWith('apiserver_cache_list_fetched_objects_total{') && line.includes(`resource="${plural}"`)) fetched += value;
   }
   return { serving, fetched, fromEtcd };
 }
@@ -109,7 +114,7 @@ const load = (): string => (loadavg()[0] ?? 0).toFixed(1);
 
 /** One LIST of every node as `v` asks for it; prints its row. */
 async function measureVariant(name: string, v: Variant): Promise<void> {
-  await touchNode();
+  await touchCollection();
   const l = load();
   const before = await counters();
   const cpu0 = cpuSeconds(apiPid);
@@ -118,7 +123,7 @@ async function measureVariant(name: string, v: Variant): Promise<void> {
   let cont = '';
   do {
     const q = new URLSearchParams({ ...(v.limit > 0 ? { limit: String(v.limit) } : {}), ...(cont ? { continue: cont } : {}) });
-    const page = await get(`/api/v1/nodes?${q}${v.query ? `&${v.query}` : ''}`, { accept: v.accept, ...(v.gzip ? { 'accept-encoding': 'gzip' } : {}) });
+    const page = await get(`${collection}?${q}${v.query ? `&${v.query}` : ''}`, { accept: v.accept, ...(v.gzip ? { 'accept-encoding': 'gzip' } : {}) });
     const body = page.gzipped ? gunzipSync(page.body) : page.body;
     wire += page.body.length;
     decoded += body.length;
@@ -155,7 +160,7 @@ function runList(entry: string, pageSize: number, compress: boolean): Promise<Li
 
 /** kmaint's node LIST at `pageSize`, identity or gzip: the client's figures beside the API server's. */
 async function measureKmaint(entry: string, pageSize: number, compress: boolean): Promise<void> {
-  await touchNode();
+  await touchCollection();
   const l = load();
   const before = await counters();
   const cpu0 = cpuSeconds(apiPid);
@@ -169,10 +174,11 @@ async function measureKmaint(entry: string, pageSize: number, compress: boolean)
 }
 
 process.stdout.write(`command: npx tsx bench/scale-encodings.ts ${process.argv.slice(2).join(' ')}; ${new Date().toISOString()}\n\n`);
-process.stdout.write('| LIST of all nodes | API server serving | API server CPU | wire | decoded | watch-cache objects fetched | LISTs from etcd | load |\n|---|---:|---:|---:|---:|---:|---:|---:|\n');
+process.stdout.write(`| LIST of all ${plural} | API server serving | API server CPU | wire | decoded | watch-cache objects fetched | LISTs from etcd | load |\n|---|---:|---:|---:|---:|---:|---:|---:|\n`);
 for (let round = 0; round < Number(values.rounds); round++) {
   for (const [name, v] of chosen) await measureVariant(name, v);
 }
+if (values.kmaint && plural !== 'nodes') throw new Error('--kmaint measures the node LIST: leave --resource out');
 if (values.kmaint) {
   const entry = await listChild();
   process.stdout.write('\n| kmaint\'s node LIST (bundled, a process each) | API server serving | API server CPU | watch-cache objects fetched | LISTs from etcd | nodes | wall | client CPU | client peak RSS | load |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
