@@ -17,6 +17,7 @@ import {
 import { HttpFailureError, type HttpFailure } from './errors.ts';
 import { KubeConfigError } from './kubeconfig.ts';
 import { LeanNodeListProcessor } from './lean-nodes.ts';
+import { compressListsFrom, LIST_ACCEPT_ENCODING } from './list-compression.ts';
 import { withOneConnectionPool } from './connection-pool.ts';
 import { watchForChange } from './watch-change.ts';
 import type { ApiResource, DeleteBody, KubeTransport, ListPage, ListQuery, ObjectTarget, PatchBody, WriteAnswer } from './transport.ts';
@@ -66,6 +67,11 @@ const headers = {
   strategic: setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
 };
 
+export interface HttpTransportOptions {
+  /** Ask for gzipped LIST responses (list-compression.ts). @default KMAINT_COMPRESS_LISTS of the environment, else false */
+  compressLists?: boolean;
+}
+
 /** What a collection's calls need beyond the target: the typed API's name for it, or the custom-objects path. */
 function unsupported(verb: string, r: ApiResource): never {
   throw new HttpFailureError({ status: 0, message: `the HTTP transport has no ${verb} for ${r.plural}`, retryAfter: undefined });
@@ -76,8 +82,15 @@ export class HttpTransport implements KubeTransport {
   private readonly custom: CustomObjectsApi;
   private readonly policy: PolicyV1Api;
   private readonly coordination: CoordinationV1Api;
+  /** Every LIST's Accept-Encoding header. */
+  private readonly listEncoding: ReturnType<typeof setHeaderOptions>;
 
-  constructor(private readonly kubeConfig: KubeConfig) {
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    opts: HttpTransportOptions = {},
+  ) {
+    const compress = opts.compressLists ?? compressListsFrom(process.env);
+    this.listEncoding = setHeaderOptions('Accept-Encoding', compress ? LIST_ACCEPT_ENCODING.compressed : LIST_ACCEPT_ENCODING.identity);
     const pooled = withOneConnectionPool(kubeConfig);
     // LIST nodes skips client-node's typed copy of every field (lean-nodes.ts); the rest is makeApiClient's setup.
     const cluster = kubeConfig.getCurrentCluster();
@@ -92,15 +105,16 @@ export class HttpTransport implements KubeTransport {
   async listPage(r: ApiResource, q: ListQuery): Promise<ListPage> {
     const page = { limit: q.limit, ...(q.continue ? { _continue: q.continue } : {}) };
     const selectors = { ...(q.fieldSelector ? { fieldSelector: q.fieldSelector } : {}), ...(q.labelSelector ? { labelSelector: q.labelSelector } : {}) };
+    const enc = this.listEncoding;
     const res = (await carried((): Promise<RawList> => {
-      if (r.group === '' && r.plural === 'nodes') return this.core.listNode({ ...page, ...selectors });
-      if (r.group === '' && r.plural === 'pods') return this.core.listPodForAllNamespaces({ ...page, ...selectors });
-      if (r.group === 'policy' && r.plural === 'poddisruptionbudgets') return this.policy.listPodDisruptionBudgetForAllNamespaces({ ...page, ...selectors });
-      if (r.group === 'coordination.k8s.io' && q.namespace !== undefined) return this.coordination.listNamespacedLease({ namespace: q.namespace, ...page, ...selectors });
+      if (r.group === '' && r.plural === 'nodes') return this.core.listNode({ ...page, ...selectors }, enc);
+      if (r.group === '' && r.plural === 'pods') return this.core.listPodForAllNamespaces({ ...page, ...selectors }, enc);
+      if (r.group === 'policy' && r.plural === 'poddisruptionbudgets') return this.policy.listPodDisruptionBudgetForAllNamespaces({ ...page, ...selectors }, enc);
+      if (r.group === 'coordination.k8s.io' && q.namespace !== undefined) return this.coordination.listNamespacedLease({ namespace: q.namespace, ...page, ...selectors }, enc);
       // Custom objects of one namespace: the SR-IOV network operator's, read in its namespace only (its RoleBinding's reach).
-      if (r.group !== '' && q.namespace !== undefined) return this.custom.listNamespacedCustomObject({ group: r.group, version: r.version, namespace: q.namespace, plural: r.plural, ...page, ...selectors }) as Promise<RawList>;
+      if (r.group !== '' && q.namespace !== undefined) return this.custom.listNamespacedCustomObject({ group: r.group, version: r.version, namespace: q.namespace, plural: r.plural, ...page, ...selectors }, enc) as Promise<RawList>;
       if (r.group === '' || q.namespace !== undefined) return unsupported('LIST', r);
-      return this.custom.listClusterCustomObject({ group: r.group, version: r.version, plural: r.plural, ...page, ...selectors }) as Promise<RawList>;
+      return this.custom.listClusterCustomObject({ group: r.group, version: r.version, plural: r.plural, ...page, ...selectors }, enc) as Promise<RawList>;
     })) as RawList;
     // kmaint never reads managedFields; not keeping them is a third of a 10,000-request list's memory.
     if (r.group !== '' && r.group !== 'policy' && r.group !== 'coordination.k8s.io') for (const o of res.items) delete (o as { metadata: { managedFields?: unknown } }).metadata.managedFields;
