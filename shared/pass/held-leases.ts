@@ -31,6 +31,8 @@ interface Held {
  */
 export class HeldLeases {
   private readonly held = new Map<string, Held>();
+  /** A lease read by a pass before it takes it (node-read.ts reads its record): the take uses that read, once. */
+  private readonly seen = new Map<string, V1Lease | undefined>();
   private readonly durationSeconds: number;
   /** Leases releaseAll could not give back (each logged; they expire on their own). */
   releaseFailures = 0;
@@ -49,6 +51,16 @@ export class HeldLeases {
     return this.held.get(fn)?.lease;
   }
 
+  /** `fn`'s lease as just read (undefined: not there): the next take of a lease this run does not hold starts from it. */
+  saw(fn: string, lease: V1Lease | undefined): void {
+    if (!this.held.has(fn)) this.seen.set(fn, lease);
+  }
+
+  /** Drops what `saw` kept for `fn`: a read is used by the pass that made it, never by a later one. */
+  forget(fn: string): void {
+    this.seen.delete(fn);
+  }
+
   /** Annotations for `fn`'s held lease, written with its next renewal or its release. */
   annotate(fn: string, annotations: Record<string, string>): void {
     const held = this.held.get(fn);
@@ -63,10 +75,12 @@ export class HeldLeases {
     const now = this.opts.now();
     if (annotations) this.annotate(fn, annotations);
     const held = this.held.get(fn);
+    const seen = this.seen.has(fn) ? { lease: this.seen.get(fn) } : undefined;
+    this.seen.delete(fn);
     if (held && now.getTime() - held.renewedAt < (this.durationSeconds * 1000) / 3) return { kind: 'acquired', lease: held.lease };
     const out = held
       ? await renewPassLease(this.opts.client, held.lease, now)
-      : await acquirePassLease(this.opts.client, { namespace: this.opts.namespace, fn, holder: this.opts.holder, durationSeconds: this.durationSeconds, now, ...(annotations ? { annotations } : {}) });
+      : await acquirePassLease(this.opts.client, { namespace: this.opts.namespace, fn, holder: this.opts.holder, durationSeconds: this.durationSeconds, now, ...(annotations ? { annotations } : {}), ...(seen ? { seen } : {}) });
     if (out.kind === 'acquired') this.held.set(fn, { lease: out.lease, renewedAt: now.getTime() });
     else this.held.delete(fn);
     return out;

@@ -25,7 +25,19 @@ function heldUntil(lease: V1Lease): Date | undefined {
  */
 export async function acquirePassLease(
   client: KubeClient,
-  opts: { namespace: string; fn: string; holder: string; durationSeconds: number; now: Date; annotations?: Record<string, string> },
+  opts: {
+    namespace: string;
+    fn: string;
+    holder: string;
+    durationSeconds: number;
+    now: Date;
+    annotations?: Record<string, string>;
+    /**
+     * The lease as this pass read it moments ago (undefined: it was not there), so it is not read again: the create
+     * or the replace preconditioned on that read's resourceVersion fails (lost) if another pass wrote it since.
+     */
+    seen?: { lease: V1Lease | undefined };
+  },
 ): Promise<LeaseOutcome> {
   const name = `kmaint-${opts.fn}`;
   const spec = {
@@ -34,7 +46,7 @@ export async function acquirePassLease(
     acquireTime: micro(opts.now) as unknown as Date,
     renewTime: micro(opts.now) as unknown as Date,
   };
-  const existing = await client.getLease(opts.namespace, name);
+  const existing = opts.seen ? opts.seen.lease : await client.getLease(opts.namespace, name);
   const added = opts.annotations !== undefined && Object.keys(opts.annotations).length > 0 ? opts.annotations : undefined;
   if (!existing) {
     const metadata = { name, namespace: opts.namespace, ...(added ? { annotations: added } : {}) };

@@ -23,7 +23,10 @@ async function lastFullRead(fn: PassFunction, opts: PassOptions, lease: V1Lease 
   if (lease) return fullReadRecordOf(lease);
   if (opts.dryRun === true) return undefined;
   if (round?.nodeCount !== undefined && round.nodeCount < namedFrom) return undefined;
-  const record = fullReadRecordOf(await opts.client.getLease(opts.namespace, `kmaint-${fn}`));
+  const read = await opts.client.getLease(opts.namespace, `kmaint-${fn}`);
+  // The pass takes this lease next if it has something to write: that take starts from this read, not another GET.
+  round?.leases?.saw(fn, read);
+  const record = fullReadRecordOf(read);
   round?.fullReads.set(fn, record);
   return record;
 }

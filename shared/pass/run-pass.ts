@@ -225,6 +225,7 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     if (held) await giveBack(opts, fn, held);
     return finish();
   } finally {
+    opts.round?.leases?.forget(fn);
     if (lease) await giveBack(opts, fn, lease);
   }
 }
