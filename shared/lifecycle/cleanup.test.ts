@@ -18,9 +18,10 @@ function recorded(by: string, unschedulable = true, name = 'worker-01'): V1Node 
   return { ...node, metadata: { ...node.metadata, annotations: { [ANNOTATION_CORDONED_BY]: by, [ANNOTATION_CORDON_REASON]: 'NodeMaintenance default/nm-1 (requestor requestor-a)' } } };
 }
 const cordonedByUs = recorded('kmaint/default/nm-1');
-/** Our record on the node, its spec.unschedulable owned (managedFields) by `managers`. */
+/** Our record on the node (written by kmaint), its spec.unschedulable owned (managedFields) by `managers`. */
 function recordedOwnedBy(managers: string[]): V1Node {
-  return { ...cordonedByUs, metadata: { ...cordonedByUs.metadata, managedFields: managers.map((manager) => ({ manager, operation: 'Update', fieldsV1: { 'f:spec': { 'f:unschedulable': {} } } })) } };
+  const record = { manager: 'kmaint', operation: 'Update', fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:kmaint.io/cordoned-by': {} } } } };
+  return { ...cordonedByUs, metadata: { ...cordonedByUs.metadata, managedFields: [record, ...managers.map((manager) => ({ manager, operation: 'Update', fieldsV1: { 'f:spec': { 'f:unschedulable': {} } } }))] } };
 }
 
 const dropRecord = (name = 'nm-1'): Action => ({

@@ -10,10 +10,12 @@ function node(name: string, opts: { unschedulable?: boolean; annotations?: Recor
   };
 }
 
-/** A cordoned node with kmaint's record for team-a/gone whose spec.unschedulable the given field managers own. */
+/** A cordoned node with kmaint's record for team-a/gone (written by kmaint) whose spec.unschedulable the given field managers own. */
 function owned(managers: string[]): V1Node {
   const n = node('n1', { unschedulable: true, annotations: { 'kmaint.io/cordoned-by': 'kmaint/team-a/gone', 'kmaint.io/cordon-reason': 'NodeMaintenance team-a/gone' } });
-  return { ...n, metadata: { ...n.metadata, managedFields: managers.map((manager) => ({ manager, operation: 'Update', fieldsV1: { 'f:spec': { 'f:unschedulable': {} } } })) } };
+  // kmaint's own patch wrote the record (as it does, with its cordon).
+  const record = { manager: 'kmaint', operation: 'Update', fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:kmaint.io/cordoned-by': {} } } } };
+  return { ...n, metadata: { ...n.metadata, managedFields: [record, ...managers.map((manager) => ({ manager, operation: 'Update', fieldsV1: { 'f:spec': { 'f:unschedulable': {} } } }))] } };
 }
 
 const OOS: V1Taint = { key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute', timeAdded: new Date('2026-01-01T00:00:00Z') };
