@@ -315,4 +315,20 @@ describe('the medik8s node lease and cordon ownership on the testbed', () => {
     await driveUntil('recordoned gone', async () => ((await getNM(ns2, 'recordoned')) === undefined ? true : undefined));
     expect(await isUnschedulable(second)).toBe(true);
   });
+
+  it("an administrator uncordons and cordons again before kmaint's next pass (its record left): cleanup keeps their cordon and drops the record", async () => {
+    const node = workers[0] as string;
+    await createNM(ns2, 'readmin', { requestorID: 'lease.example.com', nodeName: node });
+    await untilPhase(ns2, 'readmin', 'Ready');
+    const owners = async (): Promise<string[]> =>
+      ((await admin().core.readNode({ name: node })).metadata?.managedFields ?? []).filter((e) => 'f:unschedulable' in ((e.fieldsV1 as { 'f:spec'?: object } | undefined)?.['f:spec'] ?? {})).map((e) => `${e.manager ?? ''}/${e.operation ?? ''}`);
+    expect([await isUnschedulable(node), await nodeAnnotations(node), await owners()]).toEqual([true, { 'kmaint.io/cordoned-by': `kmaint/${ns2}/readmin`, 'kmaint.io/cordon-reason': `NodeMaintenance ${ns2}/readmin (requestor lease.example.com)` }, ['kmaint/Update']]);
+    // No kmaint pass between the two: kmaint's record stays, on a cordon that is now kubectl's (managedFields).
+    expect(await kubectl(['uncordon', node])).toMatchObject({ code: 0 });
+    expect(await kubectl(['cordon', node])).toMatchObject({ code: 0 });
+    expect([await nodeAnnotations(node), await owners()]).toEqual([{ 'kmaint.io/cordoned-by': `kmaint/${ns2}/readmin`, 'kmaint.io/cordon-reason': `NodeMaintenance ${ns2}/readmin (requestor lease.example.com)` }, ['kubectl/Update']]);
+    await deleteNM(ns2, 'readmin');
+    await driveUntil('readmin gone', async () => ((await getNM(ns2, 'readmin')) === undefined ? true : undefined));
+    expect([await isUnschedulable(node), await nodeAnnotations(node), await owners()]).toEqual([true, {}, ['kubectl/Update']]);
+  });
 });

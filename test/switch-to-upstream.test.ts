@@ -2,8 +2,10 @@
 // its record, the medik8s node lease, kmaint's node conditions, the finalizer, kmaint's records on the request), then
 // stops; the upstream NVIDIA maintenance operator (v0.3.0, as testbed/peers builds it; nothing of it committed) is
 // started as docs/migrate.md "Going back" says, on kmaint's CRDs; the requestor deletes the request. What upstream
-// takes over and what it leaves are asserted as observed, then docs/migrate.md's commands remove what it leaves, and
-// kmaint's own dry runs (a re-install) show why they must: its sweep takes a leftover record for an orphaned cordon.
+// takes over and what it leaves are asserted as observed; a returning kmaint's cleanup then drops the record upstream
+// left but keeps a cordon an administrator made since (the API server's managedFields name kubectl as its owner: before
+// that rule, kmaint's sweep took the leftover record for an orphaned cordon and lifted it), and docs/migrate.md's
+// commands remove the rest.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -31,6 +33,11 @@ const MEDIK8S_NS = 'medik8s-leases';
 const OWN = `kmaint: NodeMaintenance ${ns}/${NAME} (requestor ${REQUESTOR})`;
 /** docs/migrate.md "Going back": what kmaint left on each node, by its marks. */
 const FINDER = 'custom-columns=NAME:.metadata.name,CORDONED-BY:.metadata.annotations.kmaint\\.io/cordoned-by,CONDITIONS:.status.conditions[?(@.type=="Drained")].message';
+/** docs/migrate.md "Going back": what kmaint left, by its marks (the node's record and conditions; the medik8s lease). */
+const FINDERS = [
+  ['get', 'nodes', '-o', FINDER],
+  ['get', 'leases', '-n', MEDIK8S_NS, '-o', 'custom-columns=NAME:.metadata.name,HOLDER:.spec.holderIdentity'],
+];
 /** docs/migrate.md "Going back": kmaint's four node conditions removed by type (a strategic merge patch of the status). */
 const REMOVE_CONDITIONS = JSON.stringify({ status: { conditions: ['MaintenancePlanned', 'MaintenanceInProgress', 'DrainInProgress', 'Drained'].map((type) => ({ type, $patch: 'delete' })) } });
 
@@ -231,21 +238,25 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     await stopUpstream();
   });
 
-  it('part 3, a re-installed kmaint: its sweep would lift a cordon made after the switch, on the strength of the record upstream left (FINDING: why the record must go)', async () => {
-    // An administrator cordons the node after the switch; kmaint comes back (its passes, dry run: nothing written).
+  it("part 3, a re-installed kmaint: its cleanup keeps a cordon made after the switch (managedFields: kubectl's, not kmaint's) and drops the record upstream left", async () => {
+    // An administrator cordons the node after the switch; kmaint comes back. Its sweep would once have lifted this
+    // cordon on the strength of the record (the FINDING this part showed before the fix): now the API server's
+    // managedFields name kubectl as the owner of spec.unschedulable, so only kmaint's stale record goes.
     expect((await kubectl(['cordon', node])).code).toBe(0);
     const conditionsGo = `conditions of node ${node} -MaintenancePlanned -MaintenanceInProgress -DrainInProgress -Drained: no request in maintenance on the node: remove the conditions kmaint set`;
-    expect([await kmaintWouldDo('cleanup', node), await kmaintWouldDo('scheduler', node)]).toEqual([
-      [conditionsGo, `uncordon node ${node} -kmaint.io/cordoned-by -kmaint.io/cordon-reason: orphaned cordon: kmaint cordoned the node for ${ns}/${NAME}, which no longer exists`],
-      [conditionsGo],
-    ]);
+    const recordGoes = `annotate node ${node} -kmaint.io/cordoned-by -kmaint.io/cordon-reason: orphaned cordon record: ${ns}/${NAME} no longer exists; the cordon was set by kubectl, not kmaint: kept`;
+    expect([await kmaintWouldDo('cleanup', node), await kmaintWouldDo('scheduler', node)]).toEqual([[conditionsGo, recordGoes], [conditionsGo]]);
+    // docs/migrate.md's finders, before kmaint's pass writes: what upstream left is there to find (part 4 removes the rest).
+    const [nodesFound, leasesFound] = await Promise.all(FINDERS.map((args) => kubectl([...args, '--no-headers'])));
+    expect(nodesFound?.stdout.split('\n').filter((l) => l.startsWith(`${node} `)).map((l) => l.trim().split(/\s{2,}/))).toEqual([[node, `kmaint/${ns}/${NAME}`, OWN]]);
+    expect(leasesFound?.stdout.split('\n').filter((l) => l.startsWith(`node-${node} `)).map((l) => l.trim().split(/\s+/))).toEqual([[`node-${node}`, `kmaint/${ns}/${NAME}`]]);
+    // The real pass: the administrator's cordon stays; kmaint's record and conditions go; the lease is left (part 4).
+    const s = await pass('cleanup');
+    expect(s.plan.filter((line) => line.includes(`node ${node} `))).toEqual([conditionsGo, recordGoes]);
+    expect(await nodeState(node)).toEqual({ unschedulable: true, annotations: {}, conditions: [], taints: [], leaseHolder: `kmaint/${ns}/${NAME}` });
   });
 
-  it("part 4, docs/migrate.md's commands find and remove what upstream left; a re-installed kmaint then leaves the later cordon alone", async () => {
-    const finders = [
-      ['get', 'nodes', '-o', FINDER],
-      ['get', 'leases', '-n', MEDIK8S_NS, '-o', 'custom-columns=NAME:.metadata.name,HOLDER:.spec.holderIdentity'],
-    ];
+  it("part 4, docs/migrate.md's commands remove what is left (the medik8s lease; the record and conditions already gone); a re-installed kmaint then leaves the later cordon alone", async () => {
     const removals = [
       ['annotate', 'nodes', '--all', 'kmaint.io/cordoned-by-', 'kmaint.io/cordon-reason-'],
       ['patch', 'node', node, '--subresource=status', '-p', REMOVE_CONDITIONS],
@@ -253,10 +264,7 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     ];
     // The page shows these very commands, the node's name as <node>.
     const page = readFileSync('docs/migrate.md', 'utf8');
-    expect([...finders, ...removals].map((args) => shellLine(args, node)).filter((line) => !page.includes(line))).toEqual([]);
-    const [nodesFound, leasesFound] = await Promise.all(finders.map((args) => kubectl([...args, '--no-headers'])));
-    expect(nodesFound?.stdout.split('\n').filter((l) => l.startsWith(`${node} `)).map((l) => l.trim().split(/\s{2,}/))).toEqual([[node, `kmaint/${ns}/${NAME}`, OWN]]);
-    expect(leasesFound?.stdout.split('\n').filter((l) => l.startsWith(`node-${node} `)).map((l) => l.trim().split(/\s+/))).toEqual([[`node-${node}`, `kmaint/${ns}/${NAME}`]]);
+    expect([...FINDERS, ...removals].map((args) => shellLine(args, node)).filter((line) => !page.includes(line))).toEqual([]);
     for (const args of removals) {
       const r = await kubectl(args);
       expect([args.join(' '), r.code, r.stderr]).toEqual([args.join(' '), 0, '']);

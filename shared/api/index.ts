@@ -49,3 +49,4 @@ export { isOwnNodeCondition, maintenanceMarkedByOthers } from './node-conditions
 export type { RequestTime } from './request-timing.ts';
 export { parseRfc3339, requestDeadline, requestNotBefore } from './request-timing.ts';
 export type { SriovNetworkNodeState, SriovNetworkPoolConfig } from './sriov.ts';
+export { KMAINT_FIELD_MANAGER } from './field-manager.ts';

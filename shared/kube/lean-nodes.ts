@@ -5,6 +5,7 @@
 import { ApiException, HttpInfo, type ResponseContext, type V1Node, type V1NodeCondition, type V1NodeList } from '@kubernetes/client-node';
 import { CoreV1ApiResponseProcessor } from '@kubernetes/client-node/dist/gen/apis/CoreV1Api.js';
 import { StringPool } from './string-pool.ts';
+import { unschedulableOwnersMeta } from './unschedulable-owner.ts';
 
 interface RawCondition extends Omit<V1NodeCondition, 'lastHeartbeatTime' | 'lastTransitionTime'> {
   lastHeartbeatTime?: string;
@@ -31,7 +32,7 @@ function pooled(rec: unknown, pool: StringPool | undefined): Record<string, stri
  * are the pool's copies (string-pool.ts). Exported for its unit test.
  */
 export function leanNode(raw: RawNode, pool?: StringPool): V1Node {
-  const { managedFields: _managedFields, creationTimestamp, deletionTimestamp, labels, annotations, ...metadata } = raw.metadata ?? {};
+  const { managedFields, creationTimestamp, deletionTimestamp, labels, annotations, ...metadata } = raw.metadata ?? {};
   const word = (s: string): string => (pool === undefined ? s : pool.intern(s));
   const pooledLabels = pooled(labels, pool);
   const pooledAnnotations = pooled(annotations, pool);
@@ -40,6 +41,7 @@ export function leanNode(raw: RawNode, pool?: StringPool): V1Node {
     kind: 'Node',
     metadata: {
       ...metadata,
+      ...unschedulableOwnersMeta(managedFields),
       ...(pooledLabels !== undefined ? { labels: pooledLabels } : {}),
       ...(pooledAnnotations !== undefined ? { annotations: pooledAnnotations } : {}),
       ...(creationTimestamp !== undefined ? { creationTimestamp: date(creationTimestamp) as Date } : {}),

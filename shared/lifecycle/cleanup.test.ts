@@ -18,6 +18,11 @@ function recorded(by: string, unschedulable = true, name = 'worker-01'): V1Node 
   return { ...node, metadata: { ...node.metadata, annotations: { [ANNOTATION_CORDONED_BY]: by, [ANNOTATION_CORDON_REASON]: 'NodeMaintenance default/nm-1 (requestor requestor-a)' } } };
 }
 const cordonedByUs = recorded('kmaint/default/nm-1');
+/** Our record on the node (written by kmaint), its spec.unschedulable owned (managedFields) by `managers`. */
+function recordedOwnedBy(managers: string[]): V1Node {
+  const record = { manager: 'kmaint', operation: 'Update', fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:kmaint.io/cordoned-by': {} } } } };
+  return { ...cordonedByUs, metadata: { ...cordonedByUs.metadata, managedFields: [record, ...managers.map((manager) => ({ manager, operation: 'Update', fieldsV1: { 'f:spec': { 'f:unschedulable': {} } } }))] } };
+}
 
 const dropRecord = (name = 'nm-1'): Action => ({
   kind: 'patchNodeAnnotations',
@@ -126,6 +131,18 @@ const deletionRows: Row[] = PHASES.flatMap((phase) => [
     nodes: [recorded('kmaint/default/nm-1', false)],
     maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
     expected: plan([dropRecord(), release(phase, true)], { released: 1 }),
+  },
+  {
+    rule: `${phase}: our record, and managedFields say kmaint's write set the cordon -> uncordon and drop the record in one patch`,
+    nodes: [recordedOwnedBy(['kmaint'])],
+    maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([uncordonDroppingRecord, release(phase, true)], { released: 1 }),
+  },
+  {
+    rule: `${phase}: our record, but an admin uncordoned and \`kubectl cordon\`ed since (managedFields: kubectl owns it) -> their cordon stays, our record goes`,
+    nodes: [recordedOwnedBy(['kubectl'])],
+    maintenances: [nm({ phase, deleting: true, annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } })],
+    expected: plan([{ ...dropRecord(), reason: 'default/nm-1 deleted; drop its cordon record; the cordon was set by kubectl, not kmaint: kept' }, release(phase, true)], { released: 1 }),
   },
   {
     rule: `${phase}: node was schedulable before us but someone uncordoned it -> no uncordon`,

@@ -4,6 +4,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { maintenanceRef, maintenanceKey, maintenancePhase } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
 import {
+  KMAINT_FIELD_MANAGER,
   ANNOTATION_CORDON_REASON,
   ANNOTATION_CORDON_RECORDED,
   ANNOTATION_CORDONED_BY,
@@ -20,6 +21,7 @@ import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node
 import { releaseOutOfServiceTaint } from './dead-node.ts';
 import { hasOurCordonReason, planSlurmRelease, type SlurmContext, type SlurmRelease, type SlurmWrite } from '../slurm/index.ts';
 import { sayReleaseHeld } from './release-hold.ts';
+import { cordonOwnership, sayTheirCordon } from './cordon-owner.ts';
 
 export interface CleanupSnapshot {
   nodes: ReadonlyMap<string, V1Node>;
@@ -32,6 +34,8 @@ export interface CleanupSnapshot {
 
 export interface CleanupConfig {
   maxNodeMaintenanceTimeSeconds: number;
+  /** The field manager kmaint writes as (managedFields name it as a cordon's owner); default KMAINT_FIELD_MANAGER. */
+  fieldManager?: string;
 }
 
 export interface CleanupPlan {
@@ -126,14 +130,18 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
       // request (written by kmaint alone, in its cordon's own patch, on a node that was schedulable). The request's
       // node-initial-state annotation is the requestor's to write (a preset "false" and the finalizer), so it never lifts
       // a cordon by itself: a cordon another tool or an administrator made, or made after someone uncordoned, stays.
+      // The record can outlive kmaint's cordon (uncordoned by someone and cordoned again, the record left): the node's
+      // managedFields then name another manager as the cordon's owner, and only the record goes (cordon-owner.ts).
       const nodeRef = { name: nm.spec.nodeName, resourceVersion: node.metadata?.resourceVersion ?? '' };
       const ourCordon = cordonedBy(node) === holderFor(nm);
       const dropRecord = nodeRecordsToDrop(nm, node, ourCordon);
-      if (ourCordon && node.spec?.unschedulable === true) {
+      const ownership = ourCordon && node.spec?.unschedulable === true ? cordonOwnership(node, config.fieldManager ?? KMAINT_FIELD_MANAGER) : undefined;
+      if (ownership !== undefined && ownership.kind !== 'theirs') {
         // The record goes in the uncordon's own patch: a second node write would race the controllers reacting to it.
         actions.push({ kind: 'uncordonNode', node: nodeRef, maintenance: ref, reason: `${key} deleted; node was schedulable before maintenance`, ...(dropRecord ? { annotations: dropRecord } : {}) });
       } else if (dropRecord) {
-        actions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: dropRecord, maintenance: ref, reason: `${key} deleted; drop its cordon record` });
+        const why = ownership?.kind === 'theirs' ? `${key} deleted; drop its cordon record; ${sayTheirCordon(ownership.managers)}` : `${key} deleted; drop its cordon record`;
+        actions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: dropRecord, maintenance: ref, reason: why });
       }
       actions.push(...releaseOutOfServiceTaint(nm, node, nodeRef, ref));
       if (leaseRecorded && snapshot.medik8s?.kind === 'present') {

@@ -2,6 +2,8 @@
 export { planDrainer, DRAINER_PHASES, PHASES_NEEDING_PODS, unreadableSelectorMessage } from './drainer.ts';
 export type { DrainerPlan, DrainerSnapshot } from './drainer.ts';
 export { planCleanup } from './cleanup.ts';
+export { cordonOwnership, cordonIsOurs, sayTheirCordon } from './cordon-owner.ts';
+export type { CordonOwnership } from './cordon-owner.ts';
 export type { CleanupConfig, CleanupPlan, CleanupSnapshot } from './cleanup.ts';
 export { BudgetLedger, budgetKey, budgetNumbers, budgetsToExplain } from './budgets.ts';
 export type { BudgetDecision, BudgetToExplain } from './budgets.ts';

@@ -10,6 +10,14 @@ function node(name: string, opts: { unschedulable?: boolean; annotations?: Recor
   };
 }
 
+/** A cordoned node with kmaint's record for team-a/gone (written by kmaint) whose spec.unschedulable the given field managers own. */
+function owned(managers: string[]): V1Node {
+  const n = node('n1', { unschedulable: true, annotations: { 'kmaint.io/cordoned-by': 'kmaint/team-a/gone', 'kmaint.io/cordon-reason': 'NodeMaintenance team-a/gone' } });
+  // kmaint's own patch wrote the record (as it does, with its cordon).
+  const record = { manager: 'kmaint', operation: 'Update', fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:kmaint.io/cordoned-by': {} } } } };
+  return { ...n, metadata: { ...n.metadata, managedFields: [record, ...managers.map((manager) => ({ manager, operation: 'Update', fieldsV1: { 'f:spec': { 'f:unschedulable': {} } } }))] } };
+}
+
 const OOS: V1Taint = { key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute', timeAdded: new Date('2026-01-01T00:00:00Z') };
 const THEIRS: V1Taint = { key: 'gpu.example.com/broken', value: 'true', effect: 'NoSchedule' };
 
@@ -105,7 +113,52 @@ describe('planOrphanSweep', () => {
       ],
     },
     { rule: 'a node that is gone: nothing', node: node('other'), orphan: cordonOrphan('n1'), expected: [] },
+    {
+      rule: "managedFields: kmaint's write set the cordon -> lifted, with its record, in one patch",
+      node: owned(['kmaint']),
+      orphan: cordonOrphan('n1'),
+      expected: [
+        {
+          kind: 'uncordonNode',
+          node: { name: 'n1', resourceVersion: '7' },
+          maintenance: gone,
+          annotations: { 'kmaint.io/cordoned-by': null, 'kmaint.io/cordon-reason': null },
+          reason: 'orphaned cordon: kmaint cordoned the node for team-a/gone, which no longer exists',
+        },
+      ],
+    },
+    {
+      rule: 'managedFields: someone uncordoned and `kubectl cordon`ed since -> their cordon kept, only the stale record goes',
+      node: owned(['kubectl']),
+      orphan: cordonOrphan('n1'),
+      expected: [
+        {
+          kind: 'patchNodeAnnotations',
+          node: { name: 'n1', resourceVersion: '7' },
+          annotations: { 'kmaint.io/cordoned-by': null, 'kmaint.io/cordon-reason': null },
+          maintenance: gone,
+          reason: 'orphaned cordon record: team-a/gone no longer exists; the cordon was set by kubectl, not kmaint: kept',
+        },
+      ],
+    },
+    {
+      rule: 'managedFields: another manager asserts the cordon beside kmaint (server-side apply) -> kept, record goes',
+      node: owned(['kmaint', 'applier']),
+      orphan: cordonOrphan('n1'),
+      expected: [
+        {
+          kind: 'patchNodeAnnotations',
+          node: { name: 'n1', resourceVersion: '7' },
+          annotations: { 'kmaint.io/cordoned-by': null, 'kmaint.io/cordon-reason': null },
+          maintenance: gone,
+          reason: 'orphaned cordon record: team-a/gone no longer exists; the cordon was set by applier, not kmaint: kept',
+        },
+      ],
+    },
   ])('$rule', ({ node: n, orphan, expected }) => {
     expect(planOrphanSweep(new Map([[n.metadata?.name ?? '', n]]), [orphan])).toEqual(expected);
+  });
+  it('the field manager given is the one taken for kmaint', () => {
+    expect(planOrphanSweep(new Map([['n1', owned(['kmaint-prod'])]]), [cordonOrphan('n1')], 'kmaint-prod').map((a) => a.kind)).toEqual(['uncordonNode']);
   });
 });

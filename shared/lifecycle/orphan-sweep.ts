@@ -5,6 +5,7 @@
 // lead here — requestors cannot write Nodes — and a node whose record names a live request is never touched.
 import type { V1Node } from '@kubernetes/client-node';
 import {
+  KMAINT_FIELD_MANAGER,
   ANNOTATION_CORDON_REASON,
   ANNOTATION_CORDONED_BY,
   ANNOTATION_OUT_OF_SERVICE_BY,
@@ -15,6 +16,7 @@ import {
 } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeTaint } from '../api/index.ts';
 import { slinkyCordonReason } from '../slurm/index.ts';
+import { cordonOwnership, sayTheirCordon } from './cordon-owner.ts';
 
 /** The request a `kmaint/<namespace>/<name>` record names; undefined for anything else (another tool's value). */
 export function recordOwner(record: string | undefined): MaintenanceRef | undefined {
@@ -62,9 +64,11 @@ function taintsWithoutOutOfService(node: V1Node): NodeTaint[] {
  * Pure: the writes that undo `orphans` — confirmed gone by a read made after the nodes were read (the caller's job, so
  * a request created between two LISTs is never taken for gone). A cordon is lifted only while kmaint's record still
  * names that request, in the patch that drops the record (with the Slinky cordon reason when it names the request too);
- * on a node someone uncordoned since, only the record goes. The out-of-service taint goes with its record.
+ * on a node someone uncordoned since, only the record goes — and so on a node cordoned again since by another field
+ * manager (managedFields, cordon-owner.ts): the record outlived kmaint's cordon, the cordon is theirs. Where
+ * managedFields say nothing (unknown), the record alone decides, as before. The out-of-service taint goes with its record.
  */
-export function planOrphanSweep(nodes: ReadonlyMap<string, V1Node>, orphans: readonly NodeOrphan[]): Action[] {
+export function planOrphanSweep(nodes: ReadonlyMap<string, V1Node>, orphans: readonly NodeOrphan[], fieldManager: string = KMAINT_FIELD_MANAGER): Action[] {
   const actions: Action[] = [];
   for (const orphan of orphans) {
     const node = nodes.get(orphan.node);
@@ -74,10 +78,13 @@ export function planOrphanSweep(nodes: ReadonlyMap<string, V1Node>, orphans: rea
     if (orphan.record === ANNOTATION_CORDONED_BY) {
       const drop: Record<string, null> = { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null };
       if (node.metadata?.annotations?.[SLINKY_NODE_CORDON_REASON] === slinkyCordonReason(orphan.owner)) drop[SLINKY_NODE_CORDON_REASON] = null;
+      const ownership = node.spec?.unschedulable === true ? cordonOwnership(node, fieldManager) : undefined;
       actions.push(
-        node.spec?.unschedulable === true
-          ? { kind: 'uncordonNode', node: nodeRef, maintenance: orphan.owner, annotations: drop, reason: `orphaned cordon: kmaint cordoned the node for ${owner}, which no longer exists` }
-          : { kind: 'patchNodeAnnotations', node: nodeRef, annotations: drop, maintenance: orphan.owner, reason: `orphaned cordon record: ${owner} no longer exists` },
+        ownership === undefined
+          ? { kind: 'patchNodeAnnotations', node: nodeRef, annotations: drop, maintenance: orphan.owner, reason: `orphaned cordon record: ${owner} no longer exists` }
+          : ownership.kind === 'theirs'
+            ? { kind: 'patchNodeAnnotations', node: nodeRef, annotations: drop, maintenance: orphan.owner, reason: `orphaned cordon record: ${owner} no longer exists; ${sayTheirCordon(ownership.managers)}` }
+            : { kind: 'uncordonNode', node: nodeRef, maintenance: orphan.owner, annotations: drop, reason: `orphaned cordon: kmaint cordoned the node for ${owner}, which no longer exists` },
       );
     } else {
       actions.push({

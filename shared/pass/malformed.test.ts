@@ -100,6 +100,22 @@ describe('planMalformedReleases', () => {
     });
   });
 
+  it('a cordon another field manager set after kmaint\'s (managedFields; kmaint wrote the record): kept, only the record goes', () => {
+    const a = deleting('a', ['maintenance.nvidia.com/finalizer']);
+    const recordOwner = { manager: 'kmaint', operation: 'Update', fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:kmaint.io/cordoned-by': {} } } } };
+    const cordonOwner = (manager: string) => ({ manager, operation: 'Update', fieldsV1: { 'f:spec': { 'f:unschedulable': {} } } });
+    const withOwners = (n: V1Node, cordon: string): V1Node => ({ ...n, metadata: { ...n.metadata, managedFields: [recordOwner, cordonOwner(cordon)] } });
+    const nodes = [withOwners(node('n1', true, 'kmaint/ns/a'), 'kubectl'), withOwners(node('n2', true, 'kmaint/ns/a'), 'kmaint')];
+    expect(planMalformedReleases(setApartMalformed([a]).malformed, nodes)).toEqual({
+      released: 1,
+      actions: [
+        { kind: 'patchNodeAnnotations', node: { name: 'n1', resourceVersion: 'rv-n1' }, annotations: { 'kmaint.io/cordoned-by': null, 'kmaint.io/cordon-reason': null }, maintenance: ref('a'), reason: 'invalid ns/a deleted; drop its cordon record; the cordon was set by kubectl, not kmaint: kept' },
+        { kind: 'uncordonNode', node: { name: 'n2', resourceVersion: 'rv-n2' }, maintenance: ref('a'), annotations: { 'kmaint.io/cordoned-by': null, 'kmaint.io/cordon-reason': null }, reason: "invalid ns/a deleted; kmaint's cordon record names it" },
+        { kind: 'patchMaintenanceMeta', target: ref('a'), removeFinalizer: true, reason: 'invalid ns/a deleted' },
+      ],
+    });
+  });
+
   it('nothing for one not being deleted, or without kmaint\'s finalizer', () => {
     const live = bypassed('b', {});
     const foreign = deleting('c', ['example.com/other']);

@@ -3,9 +3,9 @@
 // the scheduler says on each why kmaint leaves it alone.
 import { z } from 'zod';
 import type { V1Node } from '@kubernetes/client-node';
-import { ANNOTATION_CORDON_REASON, ANNOTATION_CORDONED_BY, CONDITION_READY, EVENT_REASON_INVALID_MAINTENANCE, FINALIZER, maintenanceRef, nodeMaintenanceSpecSchema, Phase } from '#api';
+import { ANNOTATION_CORDON_REASON, ANNOTATION_CORDONED_BY, CONDITION_READY, KMAINT_FIELD_MANAGER, EVENT_REASON_INVALID_MAINTENANCE, FINALIZER, maintenanceRef, nodeMaintenanceSpecSchema, Phase } from '#api';
 import type { Action, NodeMaintenance } from '#api';
-import { cordonedBy, holderFor } from '../lifecycle/index.ts';
+import { cordonedBy, cordonOwnership, holderFor, sayTheirCordon } from '../lifecycle/index.ts';
 import { withReadyCondition } from '../api/index.ts';
 
 export interface MalformedMaintenance {
@@ -130,10 +130,12 @@ export function planMalformedReleases(malformed: readonly MalformedMaintenance[]
       if (cordonedBy(node) !== holder) continue;
       const nodeRef = { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
       const dropRecord = { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null };
+      // As cleanup's release: a cordon another field manager set after kmaint's (managedFields) stays (cordon-owner.ts).
+      const ownership = node.spec?.unschedulable === true ? cordonOwnership(node, KMAINT_FIELD_MANAGER) : undefined;
       actions.push(
-        node.spec?.unschedulable === true
+        ownership !== undefined && ownership.kind !== 'theirs'
           ? { kind: 'uncordonNode', node: nodeRef, maintenance: ref, annotations: dropRecord, reason: `invalid ${key} deleted; kmaint's cordon record names it` }
-          : { kind: 'patchNodeAnnotations', node: nodeRef, annotations: dropRecord, maintenance: ref, reason: `invalid ${key} deleted; drop its cordon record` },
+          : { kind: 'patchNodeAnnotations', node: nodeRef, annotations: dropRecord, maintenance: ref, reason: `invalid ${key} deleted; drop its cordon record${ownership?.kind === 'theirs' ? `; ${sayTheirCordon(ownership.managers)}` : ''}` },
       );
     }
     actions.push({ kind: 'patchMaintenanceMeta', target: ref, removeFinalizer: true, reason: `invalid ${key} deleted` });
