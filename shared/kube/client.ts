@@ -2,7 +2,7 @@
 // (transport.ts; HTTP by default). Each verb builds its request body once; paging, retries (timing from retry.ts)
 // and request accounting are here, not in the transport.
 import type { KubeConfig, ResourceV1ResourceClaim, V1CustomResourceDefinition, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { CONFIG_NAME, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, SRIOV_GROUP, SRIOV_NODE_STATE_PLURAL, SRIOV_POOL_CONFIG_PLURAL, SRIOV_VERSION, VERSION } from '../api/index.ts';
+import { CONFIG_NAME, CONFIG_PLURAL, KMAINT_FIELD_MANAGER, GROUP, NODE_MAINTENANCE_PLURAL, SRIOV_GROUP, SRIOV_NODE_STATE_PLURAL, SRIOV_POOL_CONFIG_PLURAL, SRIOV_VERSION, VERSION } from '../api/index.ts';
 import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMaintenance, NodeMaintenanceStatus, NodeTaint, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
 import { HttpFailureError, KubeRequestError } from './errors.ts';
 import { eventBody, type EventRequest } from './event-body.ts';
@@ -68,7 +68,7 @@ export class KubeClient {
       pageSize: opts.pageSize ?? 500,
       sleep: opts.sleep ?? abortableSleep,
       random: opts.random ?? Math.random,
-      fieldManager: opts.fieldManager ?? 'kmaint',
+      fieldManager: opts.fieldManager ?? KMAINT_FIELD_MANAGER,
       ...(opts.signal ? { signal: opts.signal } : {}),
     };
   }
