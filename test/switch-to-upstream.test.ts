@@ -41,6 +41,29 @@ const FINDERS = [
 /** docs/migrate.md "Going back": kmaint's four node conditions removed by type (a strategic merge patch of the status). */
 const REMOVE_CONDITIONS = JSON.stringify({ status: { conditions: ['MaintenancePlanned', 'MaintenanceInProgress', 'DrainInProgress', 'Drained'].map((type) => ({ type, $patch: 'delete' })) } });
 
+/**
+ * Records kmaint keeps on Nodes that only kmaint reads (the reaper's, the node-annotation handshake's) and the reason it
+ * hands Slinky, written here on a second node as kmaint writes them: upstream has no code for any of them.
+ */
+const INERT: Record<string, string> = {
+  'kmaint.io/reaper-decision': 'NotReady for 900 s: reap',
+  'kmaint.io/reaped': '2026-11-28T00:00:00Z',
+  'kmaint.io/reaper-joined': `${ns}/other/0000`,
+  'kmaint.io/reaper-joined-provider-id': 'aws:///us-east-2a/i-0123456789abcdef0',
+  'kmaint.io/current-state': 'Drain_Complete',
+  'kmaint.io/handshake-problem': 'kmaint.io/desired-state "x" is not Idle, Drain_Required or Reboot_Required; nothing is done until it is',
+  'nodeset.slinky.slurm.net/node-cordon-reason': `kmaint: ${ns}/${NAME}`,
+};
+/** docs/migrate.md "Going back": the records only kmaint reads, and the Slinky reason it handed over, removed. */
+const REMOVE_INERT = [
+  ['annotate', 'nodes', '--all', 'kmaint.io/reaper-decision-', 'kmaint.io/reaped-', 'kmaint.io/reaper-joined-', 'kmaint.io/reaper-joined-provider-id-', 'kmaint.io/current-state-', 'kmaint.io/handshake-problem-'],
+];
+
+async function inertOn(name: string): Promise<Record<string, string>> {
+  const annotations = (await admin().core.readNode({ name })).metadata?.annotations ?? {};
+  return Object.fromEntries(Object.entries(annotations).filter(([k]) => k in INERT));
+}
+
 /** What kmaint's request leaves on its Ready node, the cordon aside. */
 const LEFT_BY_KMAINT = (unschedulable: boolean): Awaited<ReturnType<typeof nodeState>> => ({
   unschedulable,
@@ -162,6 +185,8 @@ async function startUpstream(op: NvidiaOperator): Promise<Upstream> {
 
 describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA maintenance operator with a request Ready (docs/migrate.md "Going back")', () => {
   let node = '';
+  /** A second node carrying the records only kmaint reads (INERT). */
+  let other = '';
   let operator: Upstream | undefined;
 
   beforeAll(async () => {
@@ -173,7 +198,7 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     // docs/migrate.md's first step: no admission policy of kmaint's refuses upstream's writes.
     expect((await kubectl(['get', 'validatingadmissionpolicy', '-o', 'name'])).stdout).toBe('');
     await setConfig({ maxParallelOperations: 1 });
-    node = (await generalNodes())[0] ?? '';
+    [node = '', other = ''] = await generalNodes();
   });
 
   /** Stops the operator once, keeping its log beside the testbed's. */
@@ -191,6 +216,7 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     });
     await deleteNM(ns, NAME);
     if (node) await setUnschedulable(node, false);
+    if (other) await kubectl(['annotate', 'node', other, ...Object.keys(INERT).map((k) => `${k}-`)]);
     await kubectl(['delete', 'clusterrolebinding,clusterrole', UPSTREAM_ROLE, '--ignore-not-found']);
     await setConfig(undefined);
     await kubectl(['delete', 'namespace', ns, UPSTREAM_NS, '--ignore-not-found', '--wait=false']);
@@ -222,6 +248,8 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     const audit = auditLog();
     await audit.sync();
     const since = audit.mark();
+    // What the reaper, the handshake and the Slinky hand-over leave on a node, there when upstream takes over.
+    expect((await kubectl(['annotate', '--overwrite', 'node', other, ...Object.entries(INERT).map(([k, v]) => `${k}=${v}`)])).code).toBe(0);
     // kmaint stopped after part 1 (no pass runs from here on); the operator takes over.
     operator = await startUpstream(upstream);
     await deleteNM(ns, NAME);
@@ -234,6 +262,8 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     expect(writes.filter((e) => e.code < 300).map((e) => `${e.verb} ${e.resource} ${e.name ?? ''}`)).toEqual([`patch nodes ${node}`, `update nodemaintenances ${NAME}`, `update nodemaintenances ${NAME}`]);
     expect(writes.filter((e) => e.code >= 300 && e.code !== 404 && e.code !== 409).map((e) => `${e.verb} ${e.resource} ${e.code}`)).toEqual([]);
     expect(await nodeState(node)).toEqual(LEFT_BY_KMAINT(false));
+    // Upstream never wrote the second node (its only node write is the uncordon above): kmaint's records there stay.
+    expect(await inertOn(other)).toEqual(INERT);
     // Switching back later: the operator goes before kmaint's passes run again (never both at once).
     await stopUpstream();
   });
@@ -264,12 +294,14 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     ];
     // The page shows these very commands, the node's name as <node>.
     const page = readFileSync('docs/migrate.md', 'utf8');
-    expect([...FINDERS, ...removals].map((args) => shellLine(args, node)).filter((line) => !page.includes(line))).toEqual([]);
-    for (const args of removals) {
+    const slinkyReason = ['annotate', 'node', other, 'nodeset.slinky.slurm.net/node-cordon-reason-'];
+    expect([...[...FINDERS, ...removals, ...REMOVE_INERT].map((args) => shellLine(args, node)), shellLine(slinkyReason, other)].filter((line) => !page.includes(line))).toEqual([]);
+    for (const args of [...removals, ...REMOVE_INERT, slinkyReason]) {
       const r = await kubectl(args);
       expect([args.join(' '), r.code, r.stderr]).toEqual([args.join(' '), 0, '']);
     }
     expect(await nodeState(node)).toEqual({ unschedulable: true, annotations: {}, conditions: [], taints: [], leaseHolder: undefined });
+    expect(await inertOn(other)).toEqual({});
     expect([await kmaintWouldDo('cleanup', node), await kmaintWouldDo('scheduler', node)]).toEqual([[], []]);
     expect((await kubectl(['uncordon', node])).code).toBe(0);
   });
