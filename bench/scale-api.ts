@@ -122,3 +122,21 @@ export function rssOf(pid: number): number {
   const kib = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Number(kib ?? NaN) * 1024;
 }
+
+/**
+ * Waits until the API server serves no more short requests than a quiet control plane: after nodes are added,
+ * kube-controller-manager's node controller GETs and PATCHes each new node twice and posts a RegisteredNode event,
+ * at its own QPS, for minutes at 100,000 nodes. A pass measured during that would be charged for it. Quiet: two 5 s
+ * windows in a row serving at most 10 requests (at most 30 minutes). Returns how long it took, in ms.
+ */
+export async function untilQuiet(conn: Conn): Promise<number> {
+  const t = Date.now();
+  let last = total((await scrape(conn)).requests);
+  for (let calm = 0; calm < 2 && Date.now() - t < 1_800_000; ) {
+    await new Promise((r) => setTimeout(r, 5000));
+    const now = total((await scrape(conn)).requests);
+    calm = now - last <= 10 ? calm + 1 : 0;
+    last = now;
+  }
+  return Date.now() - t;
+}

@@ -9,23 +9,10 @@ import { startControlPlane } from '../testbed/start.ts';
 import { readFileSync } from 'node:fs';
 import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import { installKmaint, planRequests } from './cluster-setup.ts';
-import { bounded, connect, create, scrape, total, type Conn } from './scale-api.ts';
+import { bounded, connect, create, untilQuiet } from './scale-api.ts';
 import { gpuNode, nodeName } from './scale-nodes.ts';
 
 const log = (line: string): void => void process.stderr.write(`[scale-grow] ${line}\n`);
-
-/** Until two 5 s windows in a row serve at most 10 requests: kube-controller-manager done with the new nodes. */
-async function untilQuiet(conn: Conn): Promise<number> {
-  const t = Date.now();
-  let last = total((await scrape(conn)).requests);
-  for (let calm = 0; calm < 2 && Date.now() - t < 1_800_000; ) {
-    await new Promise((r) => setTimeout(r, 5000));
-    const now = total((await scrape(conn)).requests);
-    calm = now - last <= 10 ? calm + 1 : 0;
-    last = now;
-  }
-  return Date.now() - t;
-}
 
 const { values } = parseArgs({ options: { dir: { type: 'string' }, nodes: { type: 'string' }, concurrency: { type: 'string', default: '64' }, requests: { type: 'string', default: '0' } } });
 if (!values.dir || !values.nodes) throw new Error('usage: bench/scale-grow.ts --dir DIR --nodes N [--requests M] [--concurrency 64]');

@@ -14,7 +14,7 @@ import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts'
 import { startControlPlane, stopTestbedDir, type ControlPlane } from '../testbed/start.ts';
 import { kubeConfigFrom } from '../testbed/testbed.ts';
 import { installKmaint, planRequests, setConfig } from './cluster-setup.ts';
-import { bounded, call, connect, costBetween, cpuSeconds, create, rssOf, scrape, total, type Conn, type ServerCost } from './scale-api.ts';
+import { bounded, call, connect, costBetween, cpuSeconds, create, rssOf, scrape, total, untilQuiet, type Conn, type ServerCost } from './scale-api.ts';
 import type { ScalePass } from './scale-child.ts';
 import { gpuNode, nodeName } from './scale-nodes.ts';
 import { measureUpstream, type UpstreamFigures } from './scale-upstream.ts';
@@ -165,23 +165,6 @@ async function addNodes(conn: Conn, from: number, to: number, concurrency: numbe
     lowMemory = avail < reserve;
   }
   return { created, stoppedForMemory: lowMemory };
-}
-
-/**
- * Waits until the API server serves no more short requests than a quiet control plane: after nodes are added,
- * kube-controller-manager's node controller GETs and PATCHes each new node twice and posts a RegisteredNode event,
- * at its own QPS, for minutes at 100,000 nodes. A pass measured during that would be charged for it.
- */
-async function untilQuiet(conn: Conn): Promise<number> {
-  const t = Date.now();
-  let last = total((await scrape(conn)).requests);
-  for (let calm = 0; calm < 2 && Date.now() - t < 1_800_000; ) {
-    await new Promise((r) => setTimeout(r, 5000));
-    const now = total((await scrape(conn)).requests);
-    calm = now - last <= 10 ? calm + 1 : 0;
-    last = now;
-  }
-  return Date.now() - t;
 }
 
 /** Requests up to `target` in all (kept from the smaller ratios), named round-robin over the nodes. */

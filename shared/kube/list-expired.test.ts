@@ -1,10 +1,9 @@
 // A LIST whose continue token expired (410 Expired, its resourceVersion compacted) starts again from the first page,
 // on a loopback server answering as the API server does; a LIST that keeps expiring is reported after two restarts.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from './client.ts';
+import type { KubeClient } from './client.ts';
+import { aLoopbackClient } from './test-builders.ts';
 
 const EXPIRED = {
   kind: 'Status',
@@ -43,9 +42,7 @@ describe('KubeClient LIST paging when the continue token expired', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   function client(): KubeClient {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
-    return new KubeClient(kc, { pageSize: 2, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    return aLoopbackClient(server, { pageSize: 2 });
   }
 
   it('restarts from the first page and returns only the restarted snapshot', async () => {

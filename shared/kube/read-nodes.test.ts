@@ -2,11 +2,10 @@
 // a Node the API server does not return is gone, and a failed read throws rather than reading as gone. On a loopback
 // server answering as the API server does.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from './client.ts';
+import type { KubeClient } from './client.ts';
 import { KubeRequestError } from './errors.ts';
+import { aLoopbackClient } from './test-builders.ts';
 
 const node = (name: string): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: '7' }, spec: { unschedulable: true }, status: {} });
 const EXISTING = new Set(['node-a', 'node-c']);
@@ -31,9 +30,7 @@ describe('KubeClient.readNodes', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   function client(): KubeClient {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
-    return new KubeClient(kc, { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    return aLoopbackClient(server);
   }
 
   it('asks each name once, in name order; those not returned are gone', async () => {

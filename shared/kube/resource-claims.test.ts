@@ -1,10 +1,9 @@
 // ResourceClaims from the newest resource.k8s.io version the API server serves, on a loopback server answering as
 // Kubernetes 1.32 (v1beta1), 1.33 (v1beta2, v1beta1) and 1.34+ (v1, …) do: an unserved version is a 404.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from './client.ts';
+import type { KubeClient } from './client.ts';
+import { aLoopbackClient } from './test-builders.ts';
 
 /** The API server's answer for a group version it does not serve (text, as the apiserver's NotFound handler sends). */
 const NOT_SERVED = '404 page not found\n';
@@ -42,9 +41,7 @@ describe('KubeClient.listResourceClaims across Kubernetes versions', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   function client(): KubeClient {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
-    return new KubeClient(kc, { pageSize: 500, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    return aLoopbackClient(server, { pageSize: 500 });
   }
   const path = (version: string): string => `/apis/resource.k8s.io/${version}/resourceclaims?limit=500`;
 

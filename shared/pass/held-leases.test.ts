@@ -1,10 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeConfig, type V1Lease } from '@kubernetes/client-node';
-import { KubeClient } from '../kube/index.ts';
+import type { V1Lease } from '@kubernetes/client-node';
 import { countReleases, HeldLeases } from './held-leases.ts';
 import { emptyPassSummary, type PassSummary } from './summary.ts';
+import { aLoopbackClient } from '../kube/test-builders.ts';
 
 describe('countReleases', () => {
   it("adds each function's release requests to its last pass only; a function without a pass is left out", () => {
@@ -61,9 +60,7 @@ describe('HeldLeases.take after saw: the read a pass made for its record is the 
 
   const now = new Date('2026-11-28T03:00:00Z');
   function leases(): HeldLeases {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
-    const client = new KubeClient(kc, { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    const client = aLoopbackClient(server);
     return new HeldLeases({ client, namespace: 'kmaint', holder: 'run-a', now: () => now });
   }
   const path = '/apis/coordination.k8s.io/v1/namespaces/kmaint/leases';

@@ -2,12 +2,11 @@
 // pass goes on (only filtered drains of nodes whose pods reference claims hold, lifecycle/drainer.ts). A loopback
 // server answers as the API server does; a refused or failing ResourceClaim LIST is its only fault.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from '../kube/index.ts';
+import type { KubeClient } from '../kube/index.ts';
 import { aLifecycleMaintenance, aNodeWithUid } from '../lifecycle/test-builders.ts';
 import { ownPodsOf, readDrainPods, type BaseSnapshot } from './snapshot.ts';
+import { aLoopbackClient } from '../kube/test-builders.ts';
 
 const pod = (name: string, claims: boolean): Record<string, unknown> => ({
   apiVersion: 'v1',
@@ -35,9 +34,7 @@ describe('readDrainPods when the ResourceClaim LIST fails', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   function client(): KubeClient {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
-    return new KubeClient(kc, { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    return aLoopbackClient(server);
   }
 
   const base: BaseSnapshot = {
