@@ -7,7 +7,7 @@ import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMain
 import { HttpFailureError, KubeRequestError } from './errors.ts';
 import { eventBody, type EventRequest } from './event-body.ts';
 import { HttpTransport, failureOf } from './http-transport.ts';
-import { collectionPath, CRDS, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIM_VERSIONS, RESOURCE_CLAIMS, SECRETS, type ApiResource, type KubeTransport, type ObjectTarget, type WriteAnswer } from './transport.ts';
+import { collectionPath, CRDS, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIM_VERSIONS, RESOURCE_CLAIMS, SECRETS, type ApiResource, type KubeTransport, type ListPage, type ObjectTarget, type WriteAnswer } from './transport.ts';
 import type { ListedVersion, WatchOutcome } from './watch-change.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
 import { abortableSleep, type Sleep } from './sleep.ts';
@@ -50,6 +50,13 @@ export interface RequestCounts {
 /** Restarts of one LIST after its continue token expired (410); a cluster compacting that often is reported, not chased. */
 const LIST_RESTARTS = 2;
 
+/**
+ * Turns of the event loop a request asked for needs to be written to its kept-alive connection: client-node 2.0's
+ * middleware chain and undici's fetch wrote it in the second (measured with undici's `undici:client:sendHeaders`
+ * diagnostics channel on a loopback server); one more for margin. Fewer only loses the overlap, never a page.
+ */
+const REQUEST_LEAVES_TURNS = 3;
+
 export class KubeClient {
   readonly counts: RequestCounts = { byVerb: {}, errors: 0, errorsByVerb: {}, retries: 0 };
   private readonly transport: KubeTransport;
@@ -82,10 +89,13 @@ export class KubeClient {
     this.counts.errorsByVerb[key] = (this.counts.errorsByVerb[key] ?? 0) + 1;
   }
 
-  /** Runs one request with retries on transient failures; other failures are rethrown as HttpFailureError. */
-  private async call<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one request with retries on transient failures; other failures are rethrown as HttpFailureError. `signal`
+   * ends the retries (the client's, or a LIST's that no longer wants a prefetched page).
+   */
+  private async call<T>(key: string, fn: () => Promise<T>, signal = this.opts.signal): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      this.opts.signal?.throwIfAborted();
+      signal?.throwIfAborted();
       this.count(key);
       try {
         return await fn();
@@ -96,7 +106,7 @@ export class KubeClient {
           throw err instanceof HttpFailureError ? err : new HttpFailureError(f, { cause: err });
         }
         this.counts.retries++;
-        await this.opts.sleep(retryDelayMs(attempt, this.opts.retry, f.retryAfter, this.opts.random()), this.opts.signal);
+        await this.opts.sleep(retryDelayMs(attempt, this.opts.retry, f.retryAfter, this.opts.random()), signal);
       }
     }
   }
@@ -105,31 +115,65 @@ export class KubeClient {
    * Every page of a LIST. A continue token the API server no longer honours (410 Expired: its resourceVersion was
    * compacted, after about five minutes) restarts the LIST from its first page, as client-go's pager falls back to a
    * full list: the pages read so far belong to an older snapshot and are dropped. At most LIST_RESTARTS times a LIST.
+   *
+   * Page k+1 is asked for as soon as page k's continue token is known, before page k's items are decoded (a node
+   * page's decode is the transport's to defer: ListPage.itemsDeferred), so the API server serves the one while kmaint
+   * decodes the other; never more than one page ahead, which is one page of text more in memory. A prefetched page
+   * that is not wanted (the LIST failed meanwhile) is dropped unread and its retries stop.
    */
   private async list<T>(resource: ApiResource, doing: string, query: { namespace?: string; fieldSelector?: string; labelSelector?: string } = {}): Promise<T[]> {
     const key = `list ${resource.plural}`;
+    const abandoned = new AbortController();
+    const signal = this.opts.signal ? AbortSignal.any([this.opts.signal, abandoned.signal]) : abandoned.signal;
+    const ask = (cont: string | undefined): Promise<ListPage> => {
+      const page = this.call(key, () => this.transport.listPage(resource, { limit: this.opts.pageSize, ...query, ...(cont ? { continue: cont } : {}) }), signal);
+      // Awaited below unless the LIST fails first; then its rejection is nobody's and must not end the process.
+      page.catch(() => undefined);
+      return page;
+    };
     const items: T[] = [];
+    /** The continue token `pending` was asked with (undefined: the first page). */
     let cont: string | undefined;
+    let pending = ask(undefined);
     let restarts = 0;
     try {
       for (;;) {
-        let page;
+        let page: ListPage;
         try {
-          page = await this.call(key, () => this.transport.listPage(resource, { limit: this.opts.pageSize, ...query, ...(cont ? { continue: cont } : {}) }));
+          page = await pending;
         } catch (err) {
           if (failureOf(err).status !== 410 || cont === undefined || restarts >= LIST_RESTARTS) throw err;
           restarts++;
           items.length = 0;
           cont = undefined;
+          pending = ask(undefined);
           continue;
         }
         if (cont === undefined && page.resourceVersion && query.namespace === undefined) this.recordList(resource, query, page.resourceVersion);
-        items.push(...(page.items as T[]));
-        cont = page.continue;
-        if (!cont) return items;
+        cont = page.continue || undefined;
+        if (cont !== undefined) pending = ask(cont);
+        items.push(...((await this.itemsOf(key, page)) as T[]));
+        if (cont === undefined) return items;
       }
     } catch (err) {
+      abandoned.abort();
       this.rethrow(doing, err);
+    }
+  }
+
+  /**
+   * A page's items; a deferred decode runs after REQUEST_LEAVES_TURNS turns of the event loop, in which the next page's
+   * request (asked just before) leaves for the API server — the decode then holds the loop. A failed decode counts as a
+   * failed request, as it did when the transport decoded inside the request.
+   */
+  private async itemsOf(key: string, page: ListPage): Promise<unknown[]> {
+    if (!page.itemsDeferred) return page.items;
+    for (let turn = 0; turn < REQUEST_LEAVES_TURNS; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+    try {
+      return page.items;
+    } catch (err) {
+      this.countError(key);
+      throw err;
     }
   }
 
@@ -180,7 +224,7 @@ export class KubeClient {
   async readNode(name: string): Promise<V1Node | undefined> {
     try {
       const page = await this.call('list nodes', () => this.transport.listPage(NODES, { limit: 1, fieldSelector: `metadata.name=${name}` }));
-      return (page.items as V1Node[]).find((n) => n.metadata?.name === name);
+      return ((await this.itemsOf('list nodes', page)) as V1Node[]).find((n) => n.metadata?.name === name);
     } catch (err) {
       this.rethrow(`reading node ${name}`, err);
     }

@@ -14,6 +14,7 @@ import {
   type KubeConfig,
   type V1Lease,
 } from '@kubernetes/client-node';
+import { hasDeferredItems } from './deferred-items.ts';
 import { HttpFailureError, type HttpFailure } from './errors.ts';
 import { KubeConfigError } from './kubeconfig.ts';
 import { LeanNodeListProcessor } from './lean-nodes.ts';
@@ -120,7 +121,10 @@ export class HttpTransport implements KubeTransport {
     if (r.group !== '' && r.group !== 'policy' && r.group !== 'coordination.k8s.io') for (const o of res.items) delete (o as { metadata: { managedFields?: unknown } }).metadata.managedFields;
     const cont = res.metadata?._continue ?? res.metadata?.continue;
     const rv = res.metadata?.resourceVersion;
-    return { items: res.items, ...(cont ? { continue: cont } : {}), ...(rv ? { resourceVersion: rv } : {}) };
+    const head = { ...(cont ? { continue: cont } : {}), ...(rv ? { resourceVersion: rv } : {}) };
+    // Items a processor left undecoded (lean-nodes.ts) stay so until the client reads them.
+    if (hasDeferredItems(res)) return { ...head, itemsDeferred: true, get items(): unknown[] { return res.items; } };
+    return { items: res.items, ...head };
   }
 
   get(t: ObjectTarget): Promise<unknown> {

@@ -4,6 +4,8 @@
 // status.conditions — with the date fields it keeps turned into Dates, as V1Node declares them.
 import { ApiException, HttpInfo, type ResponseContext, type V1Node, type V1NodeCondition, type V1NodeList } from '@kubernetes/client-node';
 import { CoreV1ApiResponseProcessor } from '@kubernetes/client-node/dist/gen/apis/CoreV1Api.js';
+import { withDeferredItems } from './deferred-items.ts';
+import { listMetadataFromHead } from './list-head.ts';
 import { StringPool } from './string-pool.ts';
 import { unschedulableOwnersMeta } from './unschedulable-owner.ts';
 
@@ -70,11 +72,24 @@ export function leanNode(raw: RawNode, pool?: StringPool): V1Node {
 export class LeanNodeListProcessor extends CoreV1ApiResponseProcessor {
   override async listNodeWithHttpInfo(response: ResponseContext): Promise<HttpInfo<V1NodeList>> {
     if (response.httpStatusCode < 200 || response.httpStatusCode > 299) return super.listNodeWithHttpInfo(response);
-    const raw = JSON.parse(await response.body.text()) as { metadata?: V1NodeList['metadata']; items?: RawNode[] };
-    if (!Array.isArray(raw.items)) throw new ApiException(response.httpStatusCode, 'LIST nodes: the response has no items', raw, response.headers);
-    // One pool a page: the copies a page shares go with it, so a long-running process holds no table between LISTs.
-    const pool = new StringPool();
-    const list: V1NodeList = { apiVersion: 'v1', kind: 'NodeList', items: raw.items.map((n) => leanNode(n, pool)), ...(raw.metadata ? { metadata: raw.metadata } : {}) };
+    const text = await response.body.text();
+    // The continue token from the head, the nodes when first read: the client asks for the next page in between.
+    const head = listMetadataFromHead(text) as V1NodeList['metadata'];
+    const list = head === undefined ? leanNodeList(text, response) : withDeferredItems<V1NodeList>({ apiVersion: 'v1', kind: 'NodeList', metadata: head }, () => leanNodeList(text, response, head).items);
     return new HttpInfo(response.httpStatusCode, response.headers, response.body, list);
   }
+}
+
+/** A JSON NodeList answer decoded; with `head`, the metadata read from its head, which the whole text must agree with. */
+function leanNodeList(text: string, response: ResponseContext, head?: V1NodeList['metadata']): V1NodeList {
+  const raw = JSON.parse(text) as { metadata?: V1NodeList['metadata'] & { continue?: string }; items?: RawNode[] };
+  if (!Array.isArray(raw.items)) throw new ApiException(response.httpStatusCode, 'LIST nodes: the response has no items', raw, response.headers);
+  // A second `metadata` key after the first (JSON.parse keeps the last): the next page was asked with a token this page does not carry.
+  const said = head as (V1NodeList['metadata'] & { continue?: string }) | undefined;
+  if (said !== undefined && (raw.metadata?.continue !== said.continue || raw.metadata?.resourceVersion !== said.resourceVersion)) {
+    throw new ApiException(response.httpStatusCode, 'LIST nodes: the metadata at the head of the response is not its metadata', raw.metadata, response.headers);
+  }
+  // One pool a page: the copies a page shares go with it, so a long-running process holds no table between LISTs.
+  const pool = new StringPool();
+  return { apiVersion: 'v1', kind: 'NodeList', items: raw.items.map((n) => leanNode(n, pool)), ...(raw.metadata ? { metadata: raw.metadata } : {}) };
 }

@@ -30,11 +30,17 @@ export interface ListQuery {
 }
 
 export interface ListPage {
-  items: unknown[];
+  /** The page's objects; with `itemsDeferred`, decoded when first read (a getter, throwing what decoding throws). */
+  readonly items: unknown[];
   /** The continue token of the next page; absent on the last. */
   continue?: string;
   /** The LIST's resourceVersion; absent when the transport cannot be watched (then the runtime polls). */
   resourceVersion?: string;
+  /**
+   * `continue` and `resourceVersion` were read from the head of the answer and `items` are not decoded yet: the client
+   * asks for the next page before it reads them, so that the API server serves that page while this one is decoded.
+   */
+  itemsDeferred?: boolean;
 }
 
 /** What a write answers that kmaint reads: the object's resourceVersion after it, when the server said. */
