@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import pino from 'pino';
-import { KubeClient, loadKubeConfig } from '../shared/kube/index.ts';
+import { DEFAULT_LIST_PAGE_SIZE, KubeClient, LIST_PAGE_SIZE_ENV, loadKubeConfig, MAX_LIST_PAGE_SIZE, parseListPageSize } from '../shared/kube/index.ts';
 import { PASS_FUNCTIONS, runPass, type PassFunction, type PassSummary } from '../shared/pass/index.ts';
 import { runUntilIdle } from '../shared/runtime/index.ts';
 import { CONFIG_NAME } from '../shared/api/index.ts';
@@ -38,9 +38,20 @@ function stderrLogger(flags: GlobalFlags): pino.Logger {
   return pino({ level: flags.logLevel, redact: ['*.token', '*.authorization', '*.password'] }, pino.destination(2));
 }
 
-function setup(flags: GlobalFlags): { client: KubeClient; logger: pino.Logger } {
+/** `--page-size` of the commands that run passes: the LIST page size, else KMAINT_LIST_PAGE_SIZE, else 500. */
+const PAGE_SIZE_FLAG = ['--page-size <n>', `objects per LIST page, 1 to ${MAX_LIST_PAGE_SIZE} (default: $${LIST_PAGE_SIZE_ENV}, else ${DEFAULT_LIST_PAGE_SIZE})`] as const;
+
+function pageSizeFlag(value: string): number {
+  try {
+    return parseListPageSize(value, '--page-size');
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+function setup(flags: GlobalFlags, pageSize?: number): { client: KubeClient; logger: pino.Logger } {
   const kubeConfig = loadKubeConfig({ ...(flags.kubeconfig ? { path: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
-  return { client: new KubeClient(kubeConfig), logger: stderrLogger(flags) };
+  return { client: new KubeClient(kubeConfig, pageSize !== undefined ? { pageSize } : {}), logger: stderrLogger(flags) };
 }
 
 function output(flags: GlobalFlags, summaries: PassSummary[]): void {
@@ -89,10 +100,11 @@ program
   .description('run exactly one pass of one function')
   .argument('<function>', `one of ${PASS_FUNCTIONS.join(', ')}`)
   .option('--dry-run', 'plan and print every decision, write nothing')
-  .action(async (name: string, cmd: { dryRun?: boolean }) => {
+  .option(...PAGE_SIZE_FLAG, pageSizeFlag)
+  .action(async (name: string, cmd: { dryRun?: boolean; pageSize?: number }) => {
     const flags = globals();
     const fn = passFunction(name);
-    const { client, logger } = setup(flags);
+    const { client, logger } = setup(flags, cmd.pageSize);
     const summary = await runPass(fn, { client, namespace: flags.kmaintNamespace, now: () => new Date(), logger, ...(cmd.dryRun ? { dryRun: true } : {}) });
     output(flags, [summary]);
     checkConfig(flags, [summary]);
@@ -106,12 +118,13 @@ program
   .option('--until-idle', 'stop when a round changes nothing (the default)', true)
   .option('--timeout <duration>', 'stop starting passes after this long', '5m')
   .option('--wake <how>', 'while blocked: poll (about once a second) or watch (needs the watch verb on nodemaintenances, pods, poddisruptionbudgets)', 'poll')
-  .action(async (name: string, cmd: { timeout: string; wake: string }) => {
+  .option(...PAGE_SIZE_FLAG, pageSizeFlag)
+  .action(async (name: string, cmd: { timeout: string; wake: string; pageSize?: number }) => {
     const flags = globals();
     const functions = name === 'all' ? [...PASS_FUNCTIONS] : [passFunction(name)];
     const timeoutMs = parseDuration(cmd.timeout);
     const wake = wakeMode(cmd.wake);
-    const { client, logger } = setup(flags);
+    const { client, logger } = setup(flags, cmd.pageSize);
     const run = await runUntilIdle({ client, namespace: flags.kmaintNamespace, now: () => new Date(), logger, functions, timeoutMs, wake }).catch(async (error: unknown) => {
       await pushRunIfConfigured(process.env, { error, functions }, logger);
       throw error;
@@ -129,10 +142,11 @@ program
   .command('plan')
   .description('dry run of every function (or one): each decision with its reason, and why each Pending request waits; writes nothing')
   .argument('[function]', `one of ${PASS_FUNCTIONS.join(', ')} (default: all)`)
-  .action(async (name: string | undefined) => {
+  .option(...PAGE_SIZE_FLAG, pageSizeFlag)
+  .action(async (name: string | undefined, cmd: { pageSize?: number }) => {
     const flags = globals();
     const functions = name === undefined ? [...PASS_FUNCTIONS] : [passFunction(name)];
-    const { client, logger } = setup(flags);
+    const { client, logger } = setup(flags, cmd.pageSize);
     const summaries = await planFunctions(functions, { client, namespace: flags.kmaintNamespace, now: () => new Date(), logger });
     const format = flags.output;
     process.stdout.write(isDocumentFormat(format) ? renderDocuments(summaries, format) : renderPlan(summaries));

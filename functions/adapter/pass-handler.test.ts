@@ -152,6 +152,12 @@ describe('refused events', () => {
     expect(h.logs.records().map((r) => [r['msg'], r['requestId']])).toEqual([['run failed', 'req-42']]);
   });
 
+  it('a KMAINT_LIST_PAGE_SIZE out of range fails the invocation with its one-line reason, before any pass', async () => {
+    const h = harness('scheduler', [{ admitted: 1 }], { env: { KMAINT_LIST_PAGE_SIZE: '10001' } });
+    await expect(h.call(aScheduledEvent())).rejects.toThrow('KMAINT_LIST_PAGE_SIZE must be an integer from 1 to 10000, got "10001"');
+    expect(h.runs).toEqual([]);
+  });
+
   it('a failure whose message carries a token fails with the token masked', async () => {
     const h = harness('scheduler', [], { runPass: () => Promise.reject(new Error('listing nodes: HTTP 401: Bearer k8s-aws-v1.c2VjcmV0 rejected')) });
     const err = (await h.call(aScheduledEvent()).catch((e: unknown) => e)) as Error;

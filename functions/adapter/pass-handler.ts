@@ -5,7 +5,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { DestinationStream } from 'pino';
-import { KubeClient, type AwsCredentialsProvider } from '#kube';
+import { KubeClient, listPageSizeFrom, type AwsCredentialsProvider } from '#kube';
 import { HeldLeases, runPass, type PassFunction, type PassLogger, type PassRound, type PassSummary } from '#pass';
 import { runWithinBudget, type BudgetRunSummary, type Sleep } from '#runtime';
 import { lambdaChainStarter } from './chain-start.ts';
@@ -62,12 +62,14 @@ interface Prepared {
 /** Settings, cluster access and the Lambda client, made once per container on the first invocation. */
 function prepare(env: Readonly<Record<string, string | undefined>>, deps: PassHandlerDeps): Prepared {
   const settings = loadLambdaSettings(env);
+  // Refused here, once per container, with its one-line reason: not on every invocation's first LIST.
+  const pageSize = listPageSizeFrom(env);
   const kubeConfig = cachedKubeConfig(settings.cluster, deps.credentials);
   let lambda = deps.lambda;
   const injected = deps.runPass;
   // As `kmaint run` (until-idle.ts): one client and one set of leases for all the passes; a dry run takes none.
   const onCluster = async (o: { dryRun: boolean; holder: string; signal?: AbortSignal }): Promise<Invocation> => {
-    const client = new KubeClient(await kubeConfig(), o.signal ? { signal: o.signal } : {});
+    const client = new KubeClient(await kubeConfig(), { pageSize, ...(o.signal ? { signal: o.signal } : {}) });
     const now = () => new Date();
     const leases = o.dryRun ? undefined : new HeldLeases({ client, namespace: settings.namespace, holder: o.holder, now });
     const runOnCluster: HandlerPassRunner = (fn, p) =>

@@ -7,6 +7,7 @@ import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMain
 import { HttpFailureError, KubeRequestError } from './errors.ts';
 import { eventBody, type EventRequest } from './event-body.ts';
 import { HttpTransport, failureOf } from './http-transport.ts';
+import { listPageSizeFrom, parseListPageSize } from './list-page-size.ts';
 import { collectionPath, CRDS, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIM_VERSIONS, RESOURCE_CLAIMS, SECRETS, type ApiResource, type KubeTransport, type ListPage, type ObjectTarget, type WriteAnswer } from './transport.ts';
 import type { ListedVersion, WatchOutcome } from './watch-change.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
@@ -28,7 +29,7 @@ export type WriteOutcome =
 export interface KubeClientOptions {
   signal?: AbortSignal;
   retry?: RetryPolicy;
-  /** Page size of LIST calls. @default 500 */
+  /** Page size of LIST calls, 1 to 10,000 (list-page-size.ts). @default KMAINT_LIST_PAGE_SIZE of the environment, else 500 */
   pageSize?: number;
   /** Injected sleep (tests, simulated clocks). */
   sleep?: Sleep;
@@ -72,7 +73,7 @@ export class KubeClient {
     this.transport = 'listPage' in source ? source : new HttpTransport(source);
     this.opts = {
       retry: opts.retry ?? DEFAULT_RETRY,
-      pageSize: opts.pageSize ?? 500,
+      pageSize: opts.pageSize !== undefined ? parseListPageSize(String(opts.pageSize), 'pageSize') : listPageSizeFrom(process.env),
       sleep: opts.sleep ?? abortableSleep,
       random: opts.random ?? Math.random,
       fieldManager: opts.fieldManager ?? KMAINT_FIELD_MANAGER,

@@ -18,5 +18,6 @@ export { EKS_CLUSTER_ID_HEADER, EKS_PRESIGN_EXPIRES_SECONDS, EKS_TOKEN_PREFIX, E
 export type { AwsCredentials, AwsCredentialsProvider, EksToken, EksTokenSourceOptions } from './eks-token.ts';
 export { describeEksCluster, eksKubeConfig } from './eks-kubeconfig.ts';
 export type { EksEndpoint, EksKubeConfigOptions } from './eks-kubeconfig.ts';
+export { DEFAULT_LIST_PAGE_SIZE, LIST_PAGE_SIZE_ENV, listPageSizeFrom, MAX_LIST_PAGE_SIZE, parseListPageSize } from './list-page-size.ts';
 export { abortableSleep } from './sleep.ts';
 export type { Sleep } from './sleep.ts';
