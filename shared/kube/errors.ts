@@ -49,3 +49,12 @@ export class EksAuthError extends KmaintError {
     super(message, options);
   }
 }
+
+/**
+ * A node LIST answer in protobuf that is not a v1 NodeList (or Status) kmaint can read: wrong magic, another kind,
+ * truncated or mistyped bytes. Carried as a failed request without a status (0), so it is retried like a body cut
+ * short by a dropped connection, then reported.
+ */
+export class NodeListDecodeError extends KmaintError {
+  override name = 'NodeListDecodeError';
+}

@@ -19,6 +19,7 @@ import { HttpFailureError, type HttpFailure } from './errors.ts';
 import { KubeConfigError } from './kubeconfig.ts';
 import { LeanNodeListProcessor } from './lean-nodes.ts';
 import { compressListsFrom, LIST_ACCEPT_ENCODING } from './list-compression.ts';
+import { nodeListEncodingFrom, nodeListOptions, type NodeListEncoding } from './node-list-encoding.ts';
 import { withOneConnectionPool } from './connection-pool.ts';
 import { watchForChange } from './watch-change.ts';
 import type { ApiResource, DeleteBody, KubeTransport, ListPage, ListQuery, ObjectTarget, PatchBody, WriteAnswer } from './transport.ts';
@@ -71,6 +72,8 @@ const headers = {
 export interface HttpTransportOptions {
   /** Ask for gzipped LIST responses (list-compression.ts). @default KMAINT_COMPRESS_LISTS of the environment, else false */
   compressLists?: boolean;
+  /** What node LISTs ask for (node-list-encoding.ts). @default KMAINT_NODE_LIST_ENCODING of the environment, else "protobuf" */
+  nodeListEncoding?: NodeListEncoding;
 }
 
 /** What a collection's calls need beyond the target: the typed API's name for it, or the custom-objects path. */
@@ -85,6 +88,8 @@ export class HttpTransport implements KubeTransport {
   private readonly coordination: CoordinationV1Api;
   /** Every LIST's Accept-Encoding header. */
   private readonly listEncoding: ReturnType<typeof setHeaderOptions>;
+  /** A node LIST's: listEncoding and its Accept. */
+  private readonly nodeListEncoding: ReturnType<typeof setHeaderOptions>;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -92,6 +97,7 @@ export class HttpTransport implements KubeTransport {
   ) {
     const compress = opts.compressLists ?? compressListsFrom(process.env);
     this.listEncoding = setHeaderOptions('Accept-Encoding', compress ? LIST_ACCEPT_ENCODING.compressed : LIST_ACCEPT_ENCODING.identity);
+    this.nodeListEncoding = nodeListOptions(this.listEncoding, opts.nodeListEncoding ?? nodeListEncodingFrom(process.env));
     const pooled = withOneConnectionPool(kubeConfig);
     // LIST nodes skips client-node's typed copy of every field (lean-nodes.ts); the rest is makeApiClient's setup.
     const cluster = kubeConfig.getCurrentCluster();
@@ -108,7 +114,7 @@ export class HttpTransport implements KubeTransport {
     const selectors = { ...(q.fieldSelector ? { fieldSelector: q.fieldSelector } : {}), ...(q.labelSelector ? { labelSelector: q.labelSelector } : {}) };
     const enc = this.listEncoding;
     const res = (await carried((): Promise<RawList> => {
-      if (r.group === '' && r.plural === 'nodes') return this.core.listNode({ ...page, ...selectors }, enc);
+      if (r.group === '' && r.plural === 'nodes') return this.core.listNode({ ...page, ...selectors }, this.nodeListEncoding);
       if (r.group === '' && r.plural === 'pods') return this.core.listPodForAllNamespaces({ ...page, ...selectors }, enc);
       if (r.group === 'policy' && r.plural === 'poddisruptionbudgets') return this.policy.listPodDisruptionBudgetForAllNamespaces({ ...page, ...selectors }, enc);
       if (r.group === 'coordination.k8s.io' && q.namespace !== undefined) return this.coordination.listNamespacedLease({ namespace: q.namespace, ...page, ...selectors }, enc);

@@ -6,6 +6,7 @@ import { ApiException, HttpInfo, type ResponseContext, type V1Node, type V1NodeC
 import { CoreV1ApiResponseProcessor } from '@kubernetes/client-node/dist/gen/apis/CoreV1Api.js';
 import { withDeferredItems } from './deferred-items.ts';
 import { listMetadataFromHead } from './list-head.ts';
+import { decodeNodeListProtobuf, decodeStatusProtobuf, PROTOBUF_MEDIA_TYPE } from './node-protobuf.ts';
 import { StringPool } from './string-pool.ts';
 import { unschedulableOwnersMeta } from './unschedulable-owner.ts';
 
@@ -68,9 +69,30 @@ export function leanNode(raw: RawNode, pool?: StringPool): V1Node {
   return node;
 }
 
+/** The body's bytes. Read from its stream: client-node's fetch body has no working binary() (undici has no resp.buffer()). */
+async function bodyBytes(response: ResponseContext): Promise<Buffer> {
+  const stream = response.body.stream();
+  if (stream === null) return Buffer.from(await response.body.binary());
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** A node LIST answered in protobuf (node-list-encoding.ts asks for it): the same lean Nodes, or its error as JSON's would read. */
+async function protobufNodeList(response: ResponseContext): Promise<HttpInfo<V1NodeList>> {
+  const body = await bodyBytes(response);
+  if (response.httpStatusCode < 200 || response.httpStatusCode > 299) {
+    const status = decodeStatusProtobuf(body);
+    throw new ApiException(response.httpStatusCode, status.message ?? 'LIST nodes failed', status, response.headers);
+  }
+  const { items, metadata } = decodeNodeListProtobuf(body, new StringPool());
+  return new HttpInfo(response.httpStatusCode, response.headers, response.body, { apiVersion: 'v1', kind: 'NodeList', items, metadata });
+}
+
 /** client-node's CoreV1 response processor with LIST nodes answered by `leanNode`; everything else unchanged. */
 export class LeanNodeListProcessor extends CoreV1ApiResponseProcessor {
   override async listNodeWithHttpInfo(response: ResponseContext): Promise<HttpInfo<V1NodeList>> {
+    if (response.headers['content-type']?.startsWith(PROTOBUF_MEDIA_TYPE)) return protobufNodeList(response);
     if (response.httpStatusCode < 200 || response.httpStatusCode > 299) return super.listNodeWithHttpInfo(response);
     const text = await response.body.text();
     // The continue token from the head, the nodes when first read: the client asks for the next page in between.
