@@ -1,8 +1,9 @@
 // One kmaint pass in a process of its own, bundled by bench/scale-memory.ts, with its memory sampled by phase: heap
 // used, RSS and external at every request sent and answered (undici's diagnostics channels) and every 5 ms of idle
 // event loop. Phases follow the pass's traffic: reading the nodes (LIST nodes), reading the rest (other reads), build
-// state and plan (after the last read, before the first write), apply (writes). With --parts it then LISTs the nodes
-// again and measures what each part of the lean snapshot retains (needs --expose-gc). Prints one JSON line.
+// state and plan (after the last read, before the first write), apply (writes); a page is parsed after its response
+// ended, so the last page's parse counts in the phase after reading the nodes. With --parts it then LISTs the nodes
+// again and measures the heap the lean snapshot retains (needs --expose-gc). Prints one JSON line.
 import { subscribe } from 'node:diagnostics_channel';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { parseArgs } from 'node:util';
@@ -31,8 +32,8 @@ export interface MemoryPass {
   phases: Partial<Record<Phase, PhasePeak>>;
   /** v8.getHeapStatistics when heap used was highest, with the spaces' sizes. */
   atPeak: { total_heap_size: number; used_heap_size: number; heap_size_limit: number; malloced_memory: number; external_memory: number; spaces: Record<string, { size: number; used: number }> };
-  /** Retained heap of the lean snapshot, bytes: all of it and what removing each part frees (--parts). */
-  parts?: Record<string, number>;
+  /** Heap the lean snapshot of every node retains, bytes (--parts). */
+  retained?: number;
 }
 
 const usage = (): Omit<PhasePeak, 'samples'> => {
@@ -109,31 +110,13 @@ function retained(): number {
 }
 
 /**
- * What the lean snapshot holds, and what each part of it frees when every node is rebuilt without it (in this order).
- * Rebuilt, not `delete`d: deleting a property turns an object into a dictionary, which is larger.
+ * The heap the lean snapshot of every node retains: one more LIST, measured between two full collections. What each
+ * part of a node costs is bench/lean-node-parts.ts's (rebuilding objects here changes their hidden classes and sizes).
  */
-async function measureParts(client: KubeClient): Promise<Record<string, number>> {
+async function measureRetained(client: KubeClient): Promise<{ retained: number; nodes: number }> {
   const empty = retained();
-  let nodes: V1Node[] = await client.listNodes();
-  const parts: Record<string, number> = {};
-  let last = retained();
-  parts['all'] = last - empty;
-  const drop = (name: string, fn: (n: V1Node) => V1Node): void => {
-    nodes = nodes.map(fn);
-    const now = retained();
-    parts[name] = last - now;
-    last = now;
-  };
-  const meta = (n: V1Node, omit: string): V1Node => ({ ...n, metadata: Object.fromEntries(Object.entries(n.metadata ?? {}).filter(([k]) => k !== omit)) });
-  drop('conditions: their Dates', (n) => ({ ...n, status: { conditions: (n.status?.conditions ?? []).map(({ lastHeartbeatTime: _h, lastTransitionTime: _t, ...c }) => c) } }));
-  drop('conditions: the rest', ({ status: _s, ...n }) => n);
-  drop('annotations', (n) => meta(n, 'annotations'));
-  drop('labels', (n) => meta(n, 'labels'));
-  drop('spec', ({ spec: _s, ...n }) => n);
-  drop('metadata: the rest', ({ metadata: _m, ...n }) => n);
-  nodes = [];
-  parts['node objects and the array'] = last - retained();
-  return parts;
+  const nodes: V1Node[] = await client.listNodes();
+  return { retained: retained() - empty, nodes: nodes.length };
 }
 
 async function main(): Promise<void> {
@@ -160,13 +143,9 @@ async function main(): Promise<void> {
   clearTimeout(timer);
   const peakRssBytes = process.resourceUsage().maxRSS * 1024;
   const { phases, atPeak } = s.result(performance.now());
-  let parts: Record<string, number> | undefined;
-  let nodes = 0;
-  if (values.parts) {
-    parts = await measureParts(client);
-    nodes = (await client.listNodes()).length;
-  }
-  const out: MemoryPass = { fn, execArgv: process.execArgv, nodes, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, peakRssBytes, phases, atPeak, ...(parts ? { parts } : {}) };
+  const snapshot = values.parts ? await measureRetained(client) : undefined;
+  const nodes = snapshot?.nodes ?? 0;
+  const out: MemoryPass = { fn, execArgv: process.execArgv, nodes, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, peakRssBytes, phases, atPeak, ...(snapshot ? { retained: snapshot.retained } : {}) };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 

@@ -71,7 +71,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
 }
 for (const source of values.parts ? entries.keys() : []) {
   const m = await runChild(source, [], true);
-  process.stdout.write(`${source}: retained by the lean snapshot of ${m.nodes} nodes (bytes, B/node): ${Object.entries(m.parts ?? {}).map(([k, v]) => `${k} ${v} (${Math.round(v / Math.max(1, m.nodes))})`).join('; ')}\n`);
+  process.stdout.write(`${source}: the lean snapshot of ${m.nodes} nodes retains ${m.retained ?? 0} B of heap (${Math.round((m.retained ?? 0) / Math.max(1, m.nodes))} B/node)\n`);
 }
 process.stdout.write(`| flags | peak RSS MiB (each round) | CPU s (each round) | ${PHASES.map((p) => `${p}: heap used / RSS / external MiB`).join(' | ')} | heap at peak: used / total / limit MiB |\n`);
 process.stdout.write(`|---|---:|---:|${PHASES.map(() => '---:|').join('')}---:|\n`);
