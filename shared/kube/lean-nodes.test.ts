@@ -60,7 +60,10 @@ describe('leanNode', () => {
   it('with a pool: the same nodes, and the words two nodes share held once', () => {
     const pool = new StringPool();
     const raws = [rawNode(1), rawNode(2)] as Array<Parameters<typeof leanNode>[0]>;
-    expect(raws.map((r) => leanNode(r, pool))).toEqual(raws.map((r) => leanNode(r)));
+    const pooled = raws.map((r) => leanNode(r, pool));
+    expect(pooled).toEqual(raws.map((r) => leanNode(r)));
+    // The same keys in the same order too (a node's JSON, e.g. in a dry run's output, does not change).
+    expect(JSON.stringify(pooled)).toBe(JSON.stringify(raws.map((r) => leanNode(r))));
     // 'zone-a', 'Idle', 'Ready', 'True', 'KubeletReady': the same in both nodes.
     expect(pool.size).toBe(5);
   });
