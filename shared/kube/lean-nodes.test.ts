@@ -60,9 +60,25 @@ describe('leanNode', () => {
   it('with a pool: the same nodes, and the words two nodes share held once', () => {
     const pool = new StringPool();
     const raws = [rawNode(1), rawNode(2)] as Array<Parameters<typeof leanNode>[0]>;
-    expect(raws.map((r) => leanNode(r, pool))).toEqual(raws.map((r) => leanNode(r)));
+    const pooled = raws.map((r) => leanNode(r, pool));
+    expect(pooled).toEqual(raws.map((r) => leanNode(r)));
+    // The same keys in the same order too (a node's JSON, e.g. in a dry run's output, does not change).
+    expect(JSON.stringify(pooled)).toBe(JSON.stringify(raws.map((r) => leanNode(r))));
     // 'zone-a', 'Idle', 'Ready', 'True', 'KubeletReady': the same in both nodes.
     expect(pool.size).toBe(5);
+  });
+
+  it('with a pool: equal times are one Date, shared by the nodes of the page, and the raw node is left as it was', () => {
+    const pool = new StringPool();
+    const raws = [rawNode(1), rawNode(2)] as Array<Parameters<typeof leanNode>[0]>;
+    const before = structuredClone(raws);
+    const [a, b] = raws.map((r) => leanNode(r, pool));
+    // creationTimestamp, lastHeartbeatTime and lastTransitionTime: three texts, the same in both nodes.
+    expect(pool.instantCount).toBe(3);
+    expect(a?.metadata?.creationTimestamp).toBe(b?.metadata?.creationTimestamp);
+    expect(a?.status?.conditions?.[0]?.lastHeartbeatTime).toBe(b?.status?.conditions?.[0]?.lastHeartbeatTime);
+    expect(a?.status?.conditions?.[0]?.lastTransitionTime).toEqual(new Date('2026-11-01T00:00:05Z'));
+    expect(raws).toEqual(before);
   });
 });
 

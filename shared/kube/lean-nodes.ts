@@ -21,22 +21,20 @@ interface RawNode {
   status?: { conditions?: RawCondition[] };
 }
 
-function date(v: string | undefined): Date | undefined {
-  return v === undefined ? undefined : new Date(v);
-}
-
 function pooled(rec: unknown, pool: StringPool | undefined): Record<string, string> | undefined {
   if (rec === undefined || rec === null || typeof rec !== 'object') return undefined;
   return pool ? pool.internValues(rec as Record<string, string>) : (rec as Record<string, string>);
 }
 
 /**
- * The part of a Node kmaint reads, typed as V1Node; with `pool`, label and annotation values and the conditions' words
- * are the pool's copies (string-pool.ts). Exported for its unit test.
+ * The part of a Node kmaint reads, typed as V1Node; with `pool`, label and annotation values, the conditions' words and
+ * every Date (creation, deletion, the conditions' times) are the pool's copies, shared with the page's other nodes
+ * (string-pool.ts). Exported for its unit test.
  */
 export function leanNode(raw: RawNode, pool?: StringPool): V1Node {
   const { managedFields, creationTimestamp, deletionTimestamp, labels, annotations, ...metadata } = raw.metadata ?? {};
   const word = (s: string): string => (pool === undefined ? s : pool.intern(s));
+  const date = (s: string): Date => (pool === undefined ? new Date(s) : pool.instant(s));
   const pooledLabels = pooled(labels, pool);
   const pooledAnnotations = pooled(annotations, pool);
   const node: V1Node = {
@@ -47,8 +45,8 @@ export function leanNode(raw: RawNode, pool?: StringPool): V1Node {
       ...unschedulableOwnersMeta(managedFields),
       ...(pooledLabels !== undefined ? { labels: pooledLabels } : {}),
       ...(pooledAnnotations !== undefined ? { annotations: pooledAnnotations } : {}),
-      ...(creationTimestamp !== undefined ? { creationTimestamp: date(creationTimestamp) as Date } : {}),
-      ...(deletionTimestamp !== undefined ? { deletionTimestamp: date(deletionTimestamp) as Date } : {}),
+      ...(creationTimestamp !== undefined ? { creationTimestamp: date(creationTimestamp) } : {}),
+      ...(deletionTimestamp !== undefined ? { deletionTimestamp: date(deletionTimestamp) } : {}),
     },
   };
   if (raw.spec !== undefined) node.spec = raw.spec;
@@ -61,8 +59,8 @@ export function leanNode(raw: RawNode, pool?: StringPool): V1Node {
         status: word(status),
         ...(reason !== undefined ? { reason: word(reason) } : {}),
         ...(message !== undefined ? { message: word(message) } : {}),
-        ...(lastHeartbeatTime !== undefined ? { lastHeartbeatTime: date(lastHeartbeatTime) as Date } : {}),
-        ...(lastTransitionTime !== undefined ? { lastTransitionTime: date(lastTransitionTime) as Date } : {}),
+        ...(lastHeartbeatTime !== undefined ? { lastHeartbeatTime: date(lastHeartbeatTime) } : {}),
+        ...(lastTransitionTime !== undefined ? { lastTransitionTime: date(lastTransitionTime) } : {}),
       })),
     };
   }

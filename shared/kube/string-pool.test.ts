@@ -18,4 +18,28 @@ describe('StringPool', () => {
     expect(pool.internValues({ a: 'x', b: 'x', c: 'y' })).toEqual({ a: 'x', b: 'x', c: 'y' });
     expect(pool.size).toBe(2);
   });
+
+  it('internValues returns a copy in the same key order and leaves its input as it was', () => {
+    const pool = new StringPool();
+    const input = { z: 'v', a: 'w', m: 'v' };
+    const out = pool.internValues(input);
+    expect(Object.entries(out)).toEqual([['z', 'v'], ['a', 'w'], ['m', 'v']]);
+    expect(out).not.toBe(input);
+    out.z = 'changed';
+    expect(input).toEqual({ z: 'v', a: 'w', m: 'v' });
+  });
+
+  it.each([
+    { name: 'the same text is one Date', input: ['2026-11-22T08:00:00Z', '2026-11-22T08:00:00Z'], distinct: 1, same: true },
+    { name: 'two instants are two Dates', input: ['2026-11-22T08:00:00Z', '2026-11-22T08:00:01Z'], distinct: 2, same: false },
+    // Keyed by text, not by instant: the API server always writes one form, and a second Date costs only memory.
+    { name: 'two texts of one instant are two Dates of equal time', input: ['2026-11-22T08:00:00Z', '2026-11-22T08:00:00.000Z'], distinct: 2, same: false },
+  ])('instant: $name', ({ input, distinct, same }) => {
+    const pool = new StringPool();
+    const [a, b] = input.map((s) => pool.instant(s));
+    expect([a?.toISOString(), b?.toISOString()]).toEqual(input.map((s) => new Date(s).toISOString()));
+    expect(a === b).toBe(same);
+    expect(pool.instantCount).toBe(distinct);
+    expect(pool.size).toBe(0);
+  });
 });
