@@ -37,6 +37,8 @@ const VARIANTS: Record<string, Variant> = {
   'JSON + gzip, pages of 5000': { accept: 'application/json', gzip: true, limit: 5000 },
   'JSON + gzip, one page': { accept: 'application/json', gzip: true, limit: 0 },
   'protobuf, pages of 500': { accept: 'application/vnd.kubernetes.protobuf', gzip: false, limit: 500 },
+  // What kmaint's node LISTs ask (shared/kube/node-list-encoding.ts): protobuf, JSON acceptable.
+  'protobuf or JSON (kmaint\'s Accept), pages of 500': { accept: 'application/vnd.kubernetes.protobuf, application/json', gzip: false, limit: 500 },
   'protobuf, pages of 5000': { accept: 'application/vnd.kubernetes.protobuf', gzip: false, limit: 5000 },
   'protobuf + gzip, pages of 500': { accept: 'application/vnd.kubernetes.protobuf', gzip: true, limit: 500 },
   'PartialObjectMetadata, pages of 500': { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io', gzip: false, limit: 500 },
