@@ -2,8 +2,9 @@
 // encoding kmaint could ask for (JSON/protobuf, gzip or not, PartialObjectMetadata, Table, page sizes), against a
 // running testbed such as bench/scale-grow.ts leaves: the API server's serving time and CPU, bytes on the wire and
 // decoded, watch-cache objects fetched. With --kmaint, then kmaint's own node LIST (bundled, a process each) at each
-// page size, identity and gzip: its wall, CPU and peak RSS beside the API server's cost. Rounds interleave the
-// variants, so a burst of load on the shared machine falls on all of them; --only picks variants by name.
+// page size, identity and gzip, protobuf and JSON: its wall, CPU and peak RSS beside the API server's cost. Rounds
+// interleave the variants, so a burst of load on the shared machine falls on all of them; --only picks the raw variants
+// by name, --kmaint-only kmaint's.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
@@ -36,14 +37,16 @@ const VARIANTS: Record<string, Variant> = {
   'JSON + gzip, pages of 5000': { accept: 'application/json', gzip: true, limit: 5000 },
   'JSON + gzip, one page': { accept: 'application/json', gzip: true, limit: 0 },
   'protobuf, pages of 500': { accept: 'application/vnd.kubernetes.protobuf', gzip: false, limit: 500 },
+  // What kmaint's node LISTs ask (shared/kube/node-list-encoding.ts): protobuf, JSON acceptable.
+  'protobuf or JSON (kmaint\'s Accept), pages of 500': { accept: 'application/vnd.kubernetes.protobuf, application/json', gzip: false, limit: 500 },
   'protobuf, pages of 5000': { accept: 'application/vnd.kubernetes.protobuf', gzip: false, limit: 5000 },
   'protobuf + gzip, pages of 500': { accept: 'application/vnd.kubernetes.protobuf', gzip: true, limit: 500 },
   'PartialObjectMetadata, pages of 500': { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io', gzip: false, limit: 500 },
   'Table without objects, pages of 500': { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io', gzip: false, limit: 500, query: 'includeObject=None' },
 };
 
-const { values } = parseArgs({ options: { dir: { type: 'string' }, rounds: { type: 'string', default: '1' }, kmaint: { type: 'boolean', default: false }, only: { type: 'string' }, resource: { type: 'string', default: '/api/v1/nodes' } } });
-if (!values.dir) throw new Error('usage: bench/scale-encodings.ts --dir <testbed dir> [--rounds N] [--kmaint] [--only <regexp of variant names>] [--resource <collection path>]');
+const { values } = parseArgs({ options: { dir: { type: 'string' }, rounds: { type: 'string', default: '1' }, kmaint: { type: 'boolean', default: false }, only: { type: 'string' }, 'kmaint-only': { type: 'string' }, resource: { type: 'string', default: '/api/v1/nodes' } } });
+if (!values.dir) throw new Error('usage: bench/scale-encodings.ts --dir <testbed dir> [--rounds N] [--kmaint] [--only <regexp of variant names>] [--kmaint-only <regexp of kmaint variant names>] [--resource <collection path>]');
 /** The collection listed (--resource; nodes by default) and its plural, as /metrics labels it. */
 const collection = values.resource ?? '/api/v1/nodes';
 const plural = collection.split('/').pop() ?? '';
@@ -145,9 +148,28 @@ async function listChild(): Promise<string> {
   return file;
 }
 
-function runList(entry: string, pageSize: number, compress: boolean): Promise<ListFigures> {
+/** One of kmaint's own node LISTs: page size, Accept-Encoding and KMAINT_NODE_LIST_ENCODING. */
+interface KmaintVariant {
+  pageSize: number;
+  compress: boolean;
+  encoding: 'protobuf' | 'json';
+}
+
+const KMAINT_VARIANTS: KmaintVariant[] = [
+  { pageSize: 500, compress: true, encoding: 'json' },
+  { pageSize: 500, compress: false, encoding: 'json' },
+  { pageSize: 500, compress: false, encoding: 'protobuf' },
+  { pageSize: 2000, compress: false, encoding: 'json' },
+  { pageSize: 2000, compress: false, encoding: 'protobuf' },
+  { pageSize: 5000, compress: false, encoding: 'json' },
+  { pageSize: 10000, compress: false, encoding: 'json' },
+];
+const kmaintName = (v: KmaintVariant): string => `kmaint listNodes, pages of ${v.pageSize}, ${v.compress ? 'gzip' : 'identity'}, ${v.encoding}`;
+
+function runList(entry: string, v: KmaintVariant): Promise<ListFigures> {
+  const { pageSize, compress } = v;
   return new Promise((done, fail) => {
-    const env = { ...process.env, KMAINT_COMPRESS_LISTS: String(compress) };
+    const env = { ...process.env, KMAINT_COMPRESS_LISTS: String(compress), KMAINT_NODE_LIST_ENCODING: v.encoding };
     const child = spawn(process.execPath, [entry, '--kubeconfig', join(dir, 'kubeconfig'), '--page-size', String(pageSize)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
     let err = '';
@@ -158,16 +180,16 @@ function runList(entry: string, pageSize: number, compress: boolean): Promise<Li
   });
 }
 
-/** kmaint's node LIST at `pageSize`, identity or gzip: the client's figures beside the API server's. */
-async function measureKmaint(entry: string, pageSize: number, compress: boolean): Promise<void> {
+/** kmaint's node LIST as `v` asks for it: the client's figures beside the API server's. */
+async function measureKmaint(entry: string, v: KmaintVariant): Promise<void> {
   await touchCollection();
   const l = load();
   const before = await counters();
   const cpu0 = cpuSeconds(apiPid);
-  const m = await runList(entry, pageSize, compress);
+  const m = await runList(entry, v);
   const cpu = cpuSeconds(apiPid) - cpu0;
   const after = await counters();
-  const name = `kmaint listNodes, pages of ${pageSize}, ${compress ? 'gzip' : 'identity'}`;
+  const name = kmaintName(v);
   process.stdout.write(
     `| ${name} | ${(after.serving - before.serving).toFixed(2)} s | ${cpu.toFixed(1)} s | ${after.fetched - before.fetched} | ${after.fromEtcd - before.fromEtcd} | ${m.nodes} | ${(m.wallMs / 1000).toFixed(2)} s | ${(m.cpuMs / 1000).toFixed(2)} s | ${mib(m.peakRssBytes)} | ${l} |\n`,
   );
@@ -183,6 +205,6 @@ if (values.kmaint) {
   const entry = await listChild();
   process.stdout.write('\n| kmaint\'s node LIST (bundled, a process each) | API server serving | API server CPU | watch-cache objects fetched | LISTs from etcd | nodes | wall | client CPU | client peak RSS | load |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
   for (let round = 0; round < Number(values.rounds); round++) {
-    for (const [pageSize, compress] of [[500, true], [500, false], [2000, false], [5000, false], [10000, false]] as const) await measureKmaint(entry, pageSize, compress);
+    for (const v of KMAINT_VARIANTS.filter((k) => values['kmaint-only'] === undefined || new RegExp(values['kmaint-only']).test(kmaintName(k)))) await measureKmaint(entry, v);
   }
 }

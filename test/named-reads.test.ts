@@ -2,12 +2,21 @@
 // their requests name between full reads, and still drain and release; once spec.fullReadEverySeconds has passed a full
 // read's sweep lifts an orphaned cordon. Node reads are counted from the API server's audit log, by the Nodes they
 // select. The passes' clock is injected (a record 600 s old is made by running a pass 600 s on), never slept for.
+// Then node LISTs in protobuf (shared/kube/node-protobuf.ts), full and by name, read through KubeClient exactly the
+// Nodes the JSON LISTs read: GPU-shaped nodes as bench:scale makes them, one cordoned by kubectl (whose managedFields
+// entry is what cleanup's cordon-owner check reads), and the testbed's own nodes.
 import { randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { KubeConfig, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
+import { gpuNode, nodeName } from '../bench/scale-nodes.ts';
 import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME } from '../shared/api/index.ts';
+import { HttpTransport } from '../shared/kube/http-transport.ts';
+import { KubeClient } from '../shared/kube/index.ts';
+import { NODE_LIST_ACCEPT_PROTOBUF, type NodeListEncoding } from '../shared/kube/node-list-encoding.ts';
 import { auditLog, kubectl, testbed } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, generalNodes, getNM, isUnschedulable, nodes, pass, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { rawApi } from './support/raw-api.ts';
 
 const ns = `nr-${randomBytes(3).toString('hex')}`;
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -97,5 +106,63 @@ describe('named node reads on a cluster at namedReadsFromNodes (1)', () => {
     const after = (await admin().core.readNode({ name: orphaned })).metadata?.annotations ?? {};
     expect([await isUnschedulable(orphaned), after['kmaint.io/cordoned-by'], after['kmaint.io/cordon-reason']]).toEqual([false, undefined, undefined]);
     expect(await leaseRecord('cleanup')).toEqual({ [ANNOTATION_FULL_NODE_READ_TIME]: at(600).toISOString(), [ANNOTATION_FULL_NODE_READ_NODES]: String(count) });
+  });
+});
+
+/** Indexes far above any node the testbed has. */
+const NAMES = [900_001, 900_002, 900_003, 900_004].map(nodeName);
+const CORDONED = NAMES[3] ?? '';
+
+function client(nodeListEncoding: NodeListEncoding): KubeClient {
+  const kc = new KubeConfig();
+  kc.loadFromFile(testbed().kmaintKubeconfigPath);
+  return new KubeClient(new HttpTransport(kc, { nodeListEncoding }));
+}
+
+async function createTestNodes(): Promise<void> {
+  const now = new Date();
+  // As bench/scale-grow.ts creates them: the JSON's dates are strings, which client-node sends as they are.
+  for (const k of NAMES.keys()) await admin().core.createNode({ body: gpuNode(900_001 + k, now) as unknown as V1Node });
+  await kubectl(['cordon', CORDONED]);
+}
+
+describe('node LISTs in protobuf on the real API server', () => {
+  beforeAll(createTestNodes);
+  afterAll(async () => {
+    for (const name of NAMES) await admin().core.deleteNode({ name });
+  });
+
+  it('read the same Nodes as JSON through KubeClient, in full and by name; kubectl\'s cordon keeps its owner', async () => {
+    // The API server answers kmaint's Accept in protobuf (kmaint's own credentials).
+    const raw = await rawApi('GET', `/api/v1/nodes?fieldSelector=metadata.name=${CORDONED}`, { accept: NODE_LIST_ACCEPT_PROTOBUF, as: 'kmaint' });
+    expect([raw.status, raw.headers['content-type']]).toEqual([200, 'application/vnd.kubernetes.protobuf']);
+
+    const pb = client('protobuf');
+    const js = client('json');
+    // Controllers write nodes (the cordon's taint, heartbeats): compare a protobuf LIST with JSON LISTs before and
+    // after it that agree with each other, so no write fell between them.
+    let viaProtobuf: V1Node[] = [];
+    let viaJson: V1Node[] = [];
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const before = await js.listNodes();
+      viaProtobuf = await pb.listNodes();
+      viaJson = await js.listNodes();
+      if (isDeepStrictEqual(before, viaJson)) break;
+    }
+    expect(viaProtobuf).toStrictEqual(viaJson);
+    expect(viaProtobuf.filter((n) => NAMES.includes(n.metadata?.name ?? '')).map((n) => n.metadata?.name)).toEqual(NAMES);
+
+    for (const name of NAMES) {
+      const [p, j] = [await pb.readNode(name), await js.readNode(name)];
+      // A controller's write between the two reads shows as a new resourceVersion: read both again once.
+      if (p?.metadata?.resourceVersion !== j?.metadata?.resourceVersion) expect(await pb.readNode(name)).toStrictEqual(await js.readNode(name));
+      else expect(p).toStrictEqual(j);
+    }
+    const cordoned = await pb.readNode(CORDONED);
+    expect(cordoned?.spec?.unschedulable).toBe(true);
+    expect(cordoned?.metadata?.managedFields).toStrictEqual([{ manager: 'kubectl', operation: 'Update', fieldsV1: { 'f:spec': { 'f:unschedulable': {} } } }]);
+    const shape = gpuNode(900_004, new Date());
+    expect(cordoned?.metadata?.labels).toStrictEqual(shape.metadata.labels);
+    expect(cordoned?.status?.conditions?.map((c) => c.type)).toEqual((shape.status['conditions'] as Array<{ type: string }>).map((c) => c.type));
   });
 });

@@ -1,8 +1,9 @@
-// Which encoding a node LIST (full or by name) asks the API server for. Protobuf by default: the API server serializes
-// a node LIST as protobuf for about 0.4x the CPU of JSON (docs/large-clusters.md, "Page size, compression and
-// protobuf"), and its CPU is what every client of the cluster shares. The answer
-// is decoded by its Content-Type, so a server that answers JSON anyway (the embedded sim, an aggregated server) works.
-// Only node LISTs: the other kinds are small, or custom resources, which the API server serves only as JSON.
+// Which encoding a node LIST (full or by name) asks the API server for. Protobuf by default: at 10,000 nodes the API
+// server spent 0.6 s of CPU on kmaint's node LIST in protobuf against 1.6 s in JSON, for 0.15 s more of kmaint's CPU
+// and 55 MiB less of its peak RSS (docs/large-clusters.md, "Page size, compression and protobuf"); the API server's
+// CPU is what every client of the cluster shares. The answer is decoded by its Content-Type, so a server that
+// answers JSON anyway (the embedded sim, an aggregated server) works. Only node LISTs: custom resources have no
+// protobuf encoding, and the pod LISTs would need a decoder of their own.
 import { setHeaderOptions } from '@kubernetes/client-node';
 import { KubeConfigError } from './kubeconfig.ts';
 import { PROTOBUF_MEDIA_TYPE } from './node-protobuf.ts';

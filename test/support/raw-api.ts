@@ -21,6 +21,8 @@ export interface RawRequestOptions {
   contentType?: string;
   /** Whose credentials: the admin's, or kmaint's ServiceAccount (infra/base RBAC on the testbed). @default 'admin' */
   as?: 'admin' | 'kmaint';
+  /** @default application/json */
+  accept?: string;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function rawApi(method: string, path: string, opts: RawRequestOptio
   const url = new URL(path, info.server);
   const credentials = await credentialsOf(kubeConfigAt(opts.as === 'kmaint' ? info.kmaintKubeconfigPath : info.kubeconfigPath), url);
   const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-  const headers: OutgoingHttpHeaders = { ...credentials.headers, accept: 'application/json' };
+  const headers: OutgoingHttpHeaders = { ...credentials.headers, accept: opts.accept ?? 'application/json' };
   if (payload !== undefined) {
     headers['content-type'] = opts.contentType ?? 'application/json';
     headers['content-length'] = String(Buffer.byteLength(payload));
