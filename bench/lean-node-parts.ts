@@ -2,9 +2,12 @@
 // snapshot retains of heap a node, and what each part of it costs: the nodes of bench/scale-nodes.ts, in pages of 500
 // as a LIST returns them, through leanNode with a pool a page (as LeanNodeListProcessor does), once whole and once
 // with each part left out of the raw node. No API server: the retained heap of the same objects the pass keeps.
-// --distinct-times gives every node its own condition times (the bench's nodes all share one instant).
+// --distinct-times gives every node its own condition times (the bench's nodes all share one instant). --protobuf: the
+// same pages encoded as the API server's protobuf and decoded by node-protobuf.ts, the whole node only.
 import { parseArgs } from 'node:util';
 import { leanNode } from '../shared/kube/lean-nodes.ts';
+import { decodeNodeListProtobuf } from '../shared/kube/node-protobuf.ts';
+import { nodeListBody } from '../shared/kube/protobuf-test-bodies.ts';
 import { StringPool } from '../shared/kube/string-pool.ts';
 import { gpuNode, type NodeJson } from './scale-nodes.ts';
 
@@ -12,7 +15,7 @@ declare const gc: (() => void) | undefined;
 type Raw = Parameters<typeof leanNode>[0];
 type Meta = NodeJson['metadata'] & { creationTimestamp?: string };
 
-const { values } = parseArgs({ options: { nodes: { type: 'string', default: '5000' }, 'distinct-times': { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { nodes: { type: 'string', default: '5000' }, 'distinct-times': { type: 'boolean', default: false }, protobuf: { type: 'boolean', default: false } } });
 const N = Number(values.nodes);
 const PAGE = 500;
 if (typeof gc !== 'function') throw new Error('run with node --expose-gc');
@@ -49,6 +52,20 @@ const variants: Array<[string, (raw: Raw) => Raw]> = [
   ['without creationTimestamp', without('creationTimestamp')],
   ['without spec', ({ spec: _s, ...raw }) => raw],
 ];
+
+if (values.protobuf) {
+  const bodies = pages.map((text) => nodeListBody((JSON.parse(text) as { items: unknown[] }).items, {}));
+  pages.length = 0;
+  for (const round of ['warm-up', 'whole (protobuf)']) {
+    const before = heapUsed();
+    const kept: unknown[] = [];
+    for (const body of bodies) kept.push(...decodeNodeListProtobuf(body, new StringPool()).items);
+    const perNode = (heapUsed() - before) / N;
+    kept.length = 0;
+    if (round !== 'warm-up') process.stdout.write(`${round}: ${perNode.toFixed(0)} B/node\n`);
+  }
+  process.exit(0);
+}
 
 let whole = 0;
 // A first round unmeasured: the hidden classes and code of leanNode are made once, not per node.

@@ -6,7 +6,7 @@ import { ApiException, HttpInfo, type ResponseContext, type V1Node, type V1NodeC
 import { CoreV1ApiResponseProcessor } from '@kubernetes/client-node/dist/gen/apis/CoreV1Api.js';
 import { withDeferredItems } from './deferred-items.ts';
 import { listMetadataFromHead } from './list-head.ts';
-import { decodeNodeListProtobuf, decodeStatusProtobuf, PROTOBUF_MEDIA_TYPE } from './node-protobuf.ts';
+import { decodeNodeListHeadProtobuf, decodeNodeListProtobuf, decodeStatusProtobuf, PROTOBUF_MEDIA_TYPE } from './node-protobuf.ts';
 import { StringPool } from './string-pool.ts';
 import { unschedulableOwnersMeta } from './unschedulable-owner.ts';
 
@@ -83,8 +83,10 @@ async function protobufNodeList(response: ResponseContext): Promise<HttpInfo<V1N
     const status = decodeStatusProtobuf(body);
     throw new ApiException(response.httpStatusCode, status.message ?? 'LIST nodes failed', status, response.headers);
   }
-  const { items, metadata } = decodeNodeListProtobuf(body, new StringPool());
-  return new HttpInfo(response.httpStatusCode, response.headers, response.body, { apiVersion: 'v1', kind: 'NodeList', items, metadata });
+  // As for JSON below: the continue token first (the Nodes skipped), the Nodes when first read.
+  const metadata = decodeNodeListHeadProtobuf(body);
+  const list = withDeferredItems<V1NodeList>({ apiVersion: 'v1', kind: 'NodeList', metadata }, () => decodeNodeListProtobuf(body, new StringPool()).items);
+  return new HttpInfo(response.httpStatusCode, response.headers, response.body, list);
 }
 
 /** client-node's CoreV1 response processor with LIST nodes answered by `leanNode`; everything else unchanged. */

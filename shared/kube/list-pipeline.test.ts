@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from './client.ts';
 import { HttpFailureError } from './errors.ts';
+import { encodingRoot, envelope, nodeListBody } from './protobuf-test-bodies.ts';
 import { aLoopbackClient } from './test-builders.ts';
 import type { KubeTransport, ListPage, ListQuery } from './transport.ts';
 
@@ -123,12 +124,16 @@ describe('KubeClient LIST: the next page asked before this one is decoded', () =
 
 describe('HTTP node LIST pages: decoded after the next page is asked, when the head says where it is', () => {
   let server: Server;
-  /** The body of each page, by continue token ('' the first). */
-  let pages: Record<string, string> = {};
+  /** The body of each page, by continue token ('' the first): JSON text, or a protobuf body. */
+  let pages: Record<string, string | Buffer> = {};
+  /** Called with each page's continue token as the server receives its request. */
+  let asked: (cont: string) => void = () => {};
   beforeAll(async () => {
     server = createServer((req, res) => {
       const cont = new URL(req.url ?? '/', 'http://x').searchParams.get('continue') ?? '';
-      res.writeHead(200, { 'content-type': 'application/json' }).end(pages[cont]);
+      asked(cont);
+      const body = pages[cont];
+      res.writeHead(200, { 'content-type': typeof body === 'string' ? 'application/json' : 'application/vnd.kubernetes.protobuf' }).end(body);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   });
@@ -151,6 +156,25 @@ describe('HTTP node LIST pages: decoded after the next page is asked, when the h
       ['b', 'Node'],
     ]);
     expect(KubeClient.listedSince(client, 0).map((l) => l.resourceVersion)).toEqual(['9']);
+  });
+
+  it('protobuf pages too: page 2 is asked before page 1 is decoded (a page 1 whose Nodes cannot be decoded fails only after)', async () => {
+    const whole = nodeListBody([node('a')], { resourceVersion: '9', continue: 'p2' });
+    // Its metadata, then an item (field 2, 3 bytes) whose ObjectMeta (field 1) says 5 bytes and has 1: the head reads, the items do not.
+    const listType = encodingRoot.lookupType('NodeList');
+    const raw = Buffer.concat([listType.encode(listType.fromObject({ metadata: { resourceVersion: '9', continue: 'p2' } })).finish(), Buffer.from([0x12, 0x03, 0x0a, 0x05, 0x61])]);
+    pages = { '': envelope('v1', 'NodeList', raw), p2: nodeListBody([node('b')], { resourceVersion: '9' }) };
+    const secondAsked = new Promise<void>((resolve) => {
+      asked = (cont) => {
+        if (cont === 'p2') resolve();
+      };
+    });
+    const client = aLoopbackClient(server, { pageSize: 1 });
+    await expect(client.listNodes()).rejects.toThrow(/decoding a protobuf NodeList: index out of range/);
+    await secondAsked;
+    expect(client.counts.errorsByVerb).toEqual({ 'list nodes': 1 });
+    pages = { '': whole, p2: pages['p2'] as Buffer };
+    expect((await client.listNodes()).map((n) => n.metadata?.name)).toEqual(['a', 'b']);
   });
 
   it('a head that the whole answer contradicts (a second metadata key) fails the LIST rather than trust either', async () => {

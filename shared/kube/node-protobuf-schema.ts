@@ -98,6 +98,9 @@ export const NODE_LIST_MESSAGES: Record<string, { package: keyof typeof PROTO_PA
 /** The protobufjs types of NODE_LIST_MESSAGES, resolved once (reflection; protobufjs generates each decoder on first use). */
 export function nodeListRoot(): protobuf.Root {
   const nested = Object.fromEntries(Object.entries(NODE_LIST_MESSAGES).map(([name, m]) => [name, { edition: 'proto2', fields: m.fields }]));
+  // A NodeList read only as far as its metadata (field 1): the items (field 2) are skipped, not decoded. Ours, not
+  // upstream's: the continue token of a page before its Nodes are decoded (lean-nodes.ts).
+  nested['NodeListHead'] = { edition: 'proto2', fields: { metadata: { id: 1, type: 'ListMeta' } } };
   const root = protobuf.Root.fromJSON({ nested });
   root.resolveAll();
   return root;

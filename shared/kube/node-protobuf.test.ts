@@ -99,6 +99,12 @@ describe('decodeNodeListProtobuf', () => {
     expect(decoded.items[0]?.status?.conditions?.[0]?.message).toBe('kubelet is posting ready status');
     // 2 label values, 2 annotation values, Ready/True/KubeletReady/its message, GpuHealthy/False.
     expect(pool.size).toBe(10);
+    // Each instant is one Date of the page's, shared by the nodes (string-pool.ts), in the JSON's key order.
+    const [a, b] = decoded.items;
+    expect(b?.status?.conditions?.[0]?.lastHeartbeatTime).toBe(a?.status?.conditions?.[0]?.lastHeartbeatTime);
+    expect(b?.metadata?.creationTimestamp).toBe(a?.metadata?.creationTimestamp);
+    expect(Object.keys(b?.metadata?.labels ?? {})).toStrictEqual(Object.keys(CORDONED_BY_KUBECTL.metadata.labels));
+    expect(b?.metadata?.labels).not.toBe(a?.metadata?.labels);
   });
 
   const good = nodeListBody([BARE], { resourceVersion: '1' });

@@ -108,11 +108,11 @@ export interface DecodedStatus {
   code?: number;
 }
 
-let types: { unknown: protobuf.Type; nodeList: protobuf.Type; status: protobuf.Type } | undefined;
+let types: { unknown: protobuf.Type; nodeList: protobuf.Type; nodeListHead: protobuf.Type; status: protobuf.Type } | undefined;
 function typesOnce(): NonNullable<typeof types> {
   if (types === undefined) {
     const root = nodeListRoot();
-    types = { unknown: root.lookupType('Unknown'), nodeList: root.lookupType('NodeList'), status: root.lookupType('Status') };
+    types = { unknown: root.lookupType('Unknown'), nodeList: root.lookupType('NodeList'), nodeListHead: root.lookupType('NodeListHead'), status: root.lookupType('Status') };
   }
   return types;
 }
@@ -127,8 +127,8 @@ const nonEmpty = <K extends string>(key: K, s: string | undefined): { [k in K]?:
 const nonEmptyList = <K extends string, V>(key: K, l: V[] | undefined): { [k in K]?: V[] } => (l !== undefined && l.length > 0 ? ({ [key]: l } as { [k in K]: V[] }) : {});
 
 /** A metav1.Time as a Date, as leanNode makes it of the JSON: a zero time (no seconds on the wire) is JSON's null, `new Date(null)`. */
-function dateOf(t: Time): Date {
-  return new Date(t.seconds == null || !has(t, 'seconds') ? 0 : int(t.seconds) * 1000);
+function dateOf(t: Time, pool: StringPool): Date {
+  return pool.instantAt(t.seconds == null || !has(t, 'seconds') ? 0 : int(t.seconds) * 1000);
 }
 
 /** A metav1.Time as its JSON (RFC 3339, UTC, whole seconds), or null for a zero time: the spec keeps JSON's strings. */
@@ -155,9 +155,7 @@ function entries(managed: Entry[]): unknown[] {
 
 /** A label or annotation map with the pool's copies of its values; undefined when empty (omitempty). */
 function pooledMap(rec: Record<string, string> | undefined, pool: StringPool): Record<string, string> | undefined {
-  let out: Record<string, string> | undefined;
-  for (const k in rec) (out ??= {})[k] = pool.intern(rec[k] as string);
-  return out;
+  return rec === undefined || Object.keys(rec).length === 0 ? undefined : pool.internRecord(rec);
 }
 
 // Assigned field by field rather than spread: this runs for every Node of every page, and spreading a dozen small
@@ -193,8 +191,8 @@ function metadataOf(m: ObjectMeta, pool: StringPool): NonNullable<V1Node['metada
   const annotations = pooledMap(m.annotations, pool);
   if (annotations !== undefined) out.annotations = annotations;
   // omitzero since Kubernetes 1.35: a zero creationTimestamp is not in the JSON at all.
-  if (m.creationTimestamp != null && has(m.creationTimestamp, 'seconds')) out.creationTimestamp = dateOf(m.creationTimestamp);
-  if (m.deletionTimestamp != null) out.deletionTimestamp = dateOf(m.deletionTimestamp);
+  if (m.creationTimestamp != null && has(m.creationTimestamp, 'seconds')) out.creationTimestamp = dateOf(m.creationTimestamp, pool);
+  if (m.deletionTimestamp != null) out.deletionTimestamp = dateOf(m.deletionTimestamp, pool);
   return out;
 }
 
@@ -224,8 +222,8 @@ function conditionOf(c: Condition, pool: StringPool): V1NodeCondition {
   const out: V1NodeCondition = { type: pool.intern(c.type), status: pool.intern(c.status) };
   if (c.reason) out.reason = pool.intern(c.reason);
   if (c.message) out.message = pool.intern(c.message);
-  out.lastHeartbeatTime = dateOf(c.lastHeartbeatTime ?? {});
-  out.lastTransitionTime = dateOf(c.lastTransitionTime ?? {});
+  out.lastHeartbeatTime = dateOf(c.lastHeartbeatTime ?? {}, pool);
+  out.lastTransitionTime = dateOf(c.lastTransitionTime ?? {}, pool);
   return out;
 }
 
@@ -262,11 +260,20 @@ function decoding<T>(what: string, fn: () => T): T {
  */
 export function decodeNodeListProtobuf(body: Uint8Array, pool: StringPool = new StringPool()): DecodedNodeList {
   const list = decoding('decoding a protobuf NodeList', () => typesOnce().nodeList.decode(unwrap(body, 'NodeList'))) as unknown as { metadata?: ListMeta; items?: Node[] };
-  const meta = list.metadata;
-  return {
-    items: (list.items ?? []).map((n) => nodeOf(n, pool)),
-    metadata: { ...nonEmpty('resourceVersion', meta?.resourceVersion), ...nonEmpty('continue', meta?.continue), ...set(meta, 'remainingItemCount', () => int(meta?.remainingItemCount ?? 0)) },
-  };
+  return { items: (list.items ?? []).map((n) => nodeOf(n, pool)), metadata: listMetaOf(list.metadata) };
+}
+
+function listMetaOf(meta: ListMeta | undefined): DecodedNodeList['metadata'] {
+  return { ...nonEmpty('resourceVersion', meta?.resourceVersion), ...nonEmpty('continue', meta?.continue), ...set(meta, 'remainingItemCount', () => int(meta?.remainingItemCount ?? 0)) };
+}
+
+/**
+ * Only the list's metadata of a protobuf node LIST page (its continue token), its Nodes skipped undecoded: the client
+ * asks for the next page before this one's Nodes are decoded (client.ts). Throws as decodeNodeListProtobuf.
+ */
+export function decodeNodeListHeadProtobuf(body: Uint8Array): DecodedNodeList['metadata'] {
+  const head = decoding('decoding a protobuf NodeList', () => typesOnce().nodeListHead.decode(unwrap(body, 'NodeList'))) as unknown as { metadata?: ListMeta };
+  return listMetaOf(head.metadata);
 }
 
 /** A protobuf metav1.Status (an error answer) as the fields of its JSON that failureOf reads. */

@@ -42,4 +42,30 @@ describe('StringPool', () => {
     expect(pool.instantCount).toBe(distinct);
     expect(pool.size).toBe(0);
   });
+
+  it('instantAt: one Date an instant, counted with the instants of text', () => {
+    const pool = new StringPool();
+    const a = pool.instantAt(Date.parse('2026-11-22T08:00:00Z'));
+    expect(pool.instantAt(Date.parse('2026-11-22T08:00:00Z'))).toBe(a);
+    expect(pool.instantAt(0)).toStrictEqual(new Date(0));
+    expect(a.toISOString()).toBe('2026-11-22T08:00:00.000Z');
+    expect(pool.instantCount).toBe(2);
+  });
+
+  it('internRecord: a copy with the pool\'s values in the same key order, whatever order the keys came in', () => {
+    const pool = new StringPool();
+    const first: Record<string, string> = {};
+    for (const [k, v] of [['z', 'v'], ['a', 'w'], ['m', 'v']] as const) first[k] = v;
+    const out = pool.internRecord(first);
+    const again = pool.internRecord({ z: 'x', a: 'w', m: 'v' });
+    const reordered = pool.internRecord({ a: 'w', z: 'v' });
+    expect(Object.entries(out)).toEqual([['z', 'v'], ['a', 'w'], ['m', 'v']]);
+    expect(Object.entries(again)).toEqual([['z', 'x'], ['a', 'w'], ['m', 'v']]);
+    expect(Object.entries(reordered)).toEqual([['a', 'w'], ['z', 'v']]);
+    expect(out).not.toBe(first);
+    out['z'] = 'changed';
+    expect(again['z']).toBe('x');
+    expect(first).toStrictEqual({ z: 'v', a: 'w', m: 'v' });
+    expect(pool.size).toBe(3);
+  });
 });

@@ -12,6 +12,9 @@ const MAX_POOLED_LENGTH = 256;
 export class StringPool {
   private readonly seen = new Map<string, string>();
   private readonly instants = new Map<string, Date>();
+  private readonly instantsMs = new Map<number, Date>();
+  /** An object with each key set of records built key by key (protobuf maps), made by JSON.parse: its hidden class. */
+  private readonly shapes = new Map<string, Readonly<Record<string, string>>>();
 
   /** The pool's copy of `s`, which becomes the copy when the pool has none. */
   intern(s: string): string {
@@ -29,6 +32,34 @@ export class StringPool {
     const d = new Date(s);
     this.instants.set(s, d);
     return d;
+  }
+
+  /** The pool's Date of `ms` since the epoch (a protobuf Time): one Date for every occurrence of the same instant. */
+  instantAt(ms: number): Date {
+    const have = this.instantsMs.get(ms);
+    if (have !== undefined) return have;
+    const d = new Date(ms);
+    this.instantsMs.set(ms, d);
+    return d;
+  }
+
+  /**
+   * internValues for a record built key by key (protobufjs's maps): such an object, and any copy of it made by adding
+   * keys, is a dictionary of its own once it has more than a dozen keys. The copy is spread from an object JSON.parse
+   * made with the same keys in the same order, kept per key set, so every record with those keys shares one hidden
+   * class as JSON's do; then its values are replaced by the pool's. Label and annotation keys hold no newline.
+   */
+  internRecord(rec: Readonly<Record<string, string>>): Record<string, string> {
+    const keys = Object.keys(rec);
+    const signature = keys.join('\n');
+    let shape = this.shapes.get(signature);
+    if (shape === undefined) {
+      shape = JSON.parse(JSON.stringify(Object.fromEntries(keys.map((k) => [k, ''])))) as Record<string, string>;
+      this.shapes.set(signature, shape);
+    }
+    const out: Record<string, string> = { ...shape };
+    for (const k of keys) out[k] = this.intern(rec[k] as string);
+    return out;
   }
 
   /**
@@ -52,6 +83,6 @@ export class StringPool {
 
   /** Distinct instants held. */
   get instantCount(): number {
-    return this.instants.size;
+    return this.instants.size + this.instantsMs.size;
   }
 }
