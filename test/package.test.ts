@@ -136,6 +136,7 @@ describe('npm run package', () => {
       KMAINT_CHAIN_MAX_DEPTH: '3',
       KMAINT_SAFETY_MARGIN_MS: '10000',
       KMAINT_LOG_LEVEL: 'info',
+      KMAINT_LIST_PAGE_SIZE: '',
       KMAINT_KUBECONFIG_SECRET_ARN: '',
       KMAINT_FN_SCHEDULER: 'kmaint-dev-scheduler',
       KMAINT_FN_DRAINER: 'kmaint-dev-drainer',

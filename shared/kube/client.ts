@@ -48,6 +48,14 @@ export interface RequestCounts {
   retries: number;
 }
 
+/** One page asked for: the page, or why it could not be had. */
+type PageOutcome = { page: ListPage } | { failure: unknown };
+
+function pageOf(outcome: PageOutcome): ListPage {
+  if ('failure' in outcome) throw outcome.failure;
+  return outcome.page;
+}
+
 /** Restarts of one LIST after its continue token expired (410); a cluster compacting that often is reported, not chased. */
 const LIST_RESTARTS = 2;
 
@@ -126,12 +134,13 @@ export class KubeClient {
     const key = `list ${resource.plural}`;
     const abandoned = new AbortController();
     const signal = this.opts.signal ? AbortSignal.any([this.opts.signal, abandoned.signal]) : abandoned.signal;
-    const ask = (cont: string | undefined): Promise<ListPage> => {
-      const page = this.call(key, () => this.transport.listPage(resource, { limit: this.opts.pageSize, ...query, ...(cont ? { continue: cont } : {}) }), signal);
-      // Awaited below unless the LIST fails first; then its rejection is nobody's and must not end the process.
-      page.catch(() => undefined);
-      return page;
-    };
+    // A page's failure is carried as a value, thrown where the page is awaited: a page asked ahead and then abandoned
+    // (the LIST failed on the page before) goes with its failure, which call() has counted, and the LIST reports its own.
+    const ask = (cont: string | undefined): Promise<PageOutcome> =>
+      this.call(key, () => this.transport.listPage(resource, { limit: this.opts.pageSize, ...query, ...(cont ? { continue: cont } : {}) }), signal).then(
+        (page): PageOutcome => ({ page }),
+        (failure: unknown): PageOutcome => ({ failure }),
+      );
     const items: T[] = [];
     /** The continue token `pending` was asked with (undefined: the first page). */
     let cont: string | undefined;
@@ -141,7 +150,7 @@ export class KubeClient {
       for (;;) {
         let page: ListPage;
         try {
-          page = await pending;
+          page = pageOf(await pending);
         } catch (err) {
           if (failureOf(err).status !== 410 || cont === undefined || restarts >= LIST_RESTARTS) throw err;
           restarts++;
