@@ -1,11 +1,10 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTransport } from './http-transport.ts';
 import { compressListsFrom } from './list-compression.ts';
 import { LEASES, NODES, PDBS, PODS, type ApiResource, type ListQuery } from './transport.ts';
+import { aLoopbackKubeConfig } from './test-builders.ts';
 
 describe('compressListsFrom', () => {
   it.each([
@@ -48,14 +47,7 @@ describe('HttpTransport LIST Accept-Encoding', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   function transport(compressLists: boolean): HttpTransport {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    return new HttpTransport(kc, { compressLists });
+    return new HttpTransport(aLoopbackKubeConfig(server), { compressLists });
   }
 
   const LISTS: Array<{ resource: ApiResource; query: ListQuery; path: string; name: string }> = [

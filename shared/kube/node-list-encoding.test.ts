@@ -1,14 +1,13 @@
 // KMAINT_NODE_LIST_ENCODING and what node LISTs ask for and read, against a loopback server that answers each request
 // in the encoding its Accept prefers (protobuf when asked first, as the API server does).
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from './client.ts';
 import { KubeRequestError } from './errors.ts';
 import { HttpTransport } from './http-transport.ts';
 import { NODE_LIST_ACCEPT_PROTOBUF, nodeListEncodingFrom, type NodeListEncoding } from './node-list-encoding.ts';
 import { nodeListBody, statusBody } from './protobuf-test-bodies.ts';
+import { aLoopbackKubeConfig } from './test-builders.ts';
 
 describe('nodeListEncodingFrom', () => {
   it.each([
@@ -68,14 +67,7 @@ describe('HttpTransport node LIST encoding', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   function client(nodeListEncoding: NodeListEncoding): KubeClient {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    return new KubeClient(new HttpTransport(kc, { nodeListEncoding }), { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    return new KubeClient(new HttpTransport(aLoopbackKubeConfig(server), { nodeListEncoding }), { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
   }
   const JSON_ACCEPT = 'application/json, */*;q=0.8';
 

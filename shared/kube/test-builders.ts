@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from './client.ts';
 
-/** A client of `server` (listening on 127.0.0.1) that tries each request once: the server's answer is the test's. */
-export function aLoopbackClient(server: Server, opts: { pageSize?: number } = {}): KubeClient {
+/** A kubeconfig whose only cluster is `server` (listening on 127.0.0.1), with a token user. */
+export function aLoopbackKubeConfig(server: Server): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
@@ -13,5 +13,10 @@ export function aLoopbackClient(server: Server, opts: { pageSize?: number } = {}
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
   });
-  return new KubeClient(kc, { ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}), retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+  return kc;
+}
+
+/** A client of `server` (listening on 127.0.0.1) that tries each request once: the server's answer is the test's. */
+export function aLoopbackClient(server: Server, opts: { pageSize?: number } = {}): KubeClient {
+  return new KubeClient(aLoopbackKubeConfig(server), { ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}), retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
 }
