@@ -10,14 +10,17 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { build } from 'esbuild';
 import { NODE_ESM_BUNDLE } from '../esbuild-options.ts';
-import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
+import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import { startControlPlane, stopTestbedDir, type ControlPlane } from '../testbed/start.ts';
 import { kubeConfigFrom } from '../testbed/testbed.ts';
 import { installKmaint, planRequests, setConfig } from './cluster-setup.ts';
 import { bounded, call, connect, costBetween, cpuSeconds, create, rssOf, scrape, total, untilQuiet, type Conn, type ServerCost } from './scale-api.ts';
 import type { ScalePass } from './scale-child.ts';
 import { gpuNode, nodeName } from './scale-nodes.ts';
+import { targetsReport, type FullList, type Row } from './scale-report.ts';
 import { measureUpstream, type UpstreamFigures } from './scale-upstream.ts';
+
+export type { Row } from './scale-report.ts';
 
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const NS = 'bench';
@@ -32,35 +35,6 @@ const load = (): string => `load ${loadavg()[0]?.toFixed(1)}`;
 /** MemAvailable of the machine, bytes: the other engineers' tests need ~8 GiB of it. */
 function memAvailable(): number {
   return Number(/^MemAvailable:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0) * 1024;
-}
-
-export interface Row {
-  nodes: number;
-  requests: number;
-  pass: string;
-  wallMs: number;
-  cpuMs: number;
-  peakRss: number;
-  requestsMade: number;
-  decoded: number;
-  wire: number;
-  serverSeconds: number;
-  /** Serving time of LIST and GET only: what the reads cost, apart from the writes a pass happens to make. */
-  readSeconds: number;
-  serverCpu: number;
-  top: string;
-  load: string;
-  writes: number;
-}
-
-/** A full paged LIST of the nodes (limit 500, as kmaint pages): the yardstick of the targets. */
-interface FullList {
-  nodes: number;
-  wallMs: number;
-  decoded: number;
-  serverSeconds: number;
-  serverCpu: number;
-  load: string;
 }
 
 const bundles = new Map<string, string>();
@@ -79,11 +53,12 @@ async function childBundle(version: 'before' | 'after'): Promise<string> {
   return file;
 }
 
-function runChild(kubeconfig: string, fn: string, version: 'before' | 'after' = 'before'): Promise<ScalePass> {
+function runChild(kubeconfig: string, fn: string, version: 'before' | 'after' = 'before', pageSize?: number): Promise<ScalePass> {
   return childBundle(version).then(
     (entry) =>
       new Promise((res, rej) => {
-        const child = spawn(process.execPath, [entry, '--kubeconfig', kubeconfig, '--fn', fn], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+        const env = pageSize === undefined ? process.env : { ...process.env, KMAINT_LIST_PAGE_SIZE: String(pageSize) };
+        const child = spawn(process.execPath, [entry, '--kubeconfig', kubeconfig, '--fn', fn], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
         let text = '';
         let err = '';
         child.stdout.on('data', (d: Buffer) => (text += d.toString()));
@@ -117,9 +92,9 @@ function topServing(cost: ServerCost): string {
     .join(', ');
 }
 
-async function measurePass(cp: ControlPlane, conn: Conn, apiPid: number, nodes: number, requests: number, fn: string, label = fn, version: 'before' | 'after' = 'before'): Promise<Row> {
+async function measurePass(cp: ControlPlane, conn: Conn, apiPid: number, nodes: number, requests: number, fn: string, label = fn, version: 'before' | 'after' = 'before', pageSize?: number): Promise<Row> {
   const l = load();
-  const { result: m, cost, cpu } = await serverSide(conn, apiPid, () => runChild(cp.kubeconfigFor('kmaint'), fn, version));
+  const { result: m, cost, cpu } = await serverSide(conn, apiPid, () => runChild(cp.kubeconfigFor('kmaint'), fn, version, pageSize));
   const writes = Object.values(m.actions).reduce((a, b) => a + b, 0);
   const row: Row = {
     nodes, requests, pass: label, wallMs: m.wallMs, cpuMs: m.cpuMs, peakRss: m.peakRssBytes, requestsMade: Object.values(m.requests).reduce((a, b) => a + b, 0),
@@ -189,7 +164,45 @@ async function dropRequests(conn: Conn): Promise<void> {
 
 const PASSES = ['scheduler', 'drainer', 'cleanup', 'reaper'] as const;
 
-async function main(o: { sizes: number[]; ratios: Record<number, number[]>; parallel: number; concurrency: number; reserveGiB: number; upstream: boolean; churnSeconds: number; afterWhen?: string }): Promise<void> {
+interface Options {
+  sizes: number[];
+  ratios: Record<number, number[]>;
+  parallel: number;
+  concurrency: number;
+  reserveGiB: number;
+  upstream: boolean;
+  churnSeconds: number;
+  afterWhen?: string;
+  pageSizes: number[];
+  stopControllerManagerAbove: number;
+}
+
+/** Kept free when deciding whether the upstream operator can run at a size. */
+const UPSTREAM_RESERVE = 2 * 2 ** 30;
+
+/** The upstream operator's RSS a node at the largest size it ran at; 64 KiB before it has run. */
+function upstreamBytesPerNode(measured: readonly UpstreamFigures[]): number {
+  const last = measured.at(-1);
+  return last ? last.rssAtRest / last.nodes : 64 * 1024;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes the record of a function's last full node read from its pass Lease, so its next pass reads every Node. */
+async function dropFullReadRecord(conn: Conn, fn: string): Promise<void> {
+  const body = JSON.stringify({ metadata: { annotations: { [ANNOTATION_FULL_NODE_READ_TIME]: null, [ANNOTATION_FULL_NODE_READ_NODES]: null } } });
+  const { status, text } = await call(conn, 'PATCH', `/apis/coordination.k8s.io/v1/namespaces/kmaint/leases/kmaint-${fn}`, body, 'application/merge-patch+json');
+  if (status !== 200 && status !== 404) throw new Error(`dropping ${fn}'s full read record: HTTP ${status}: ${text.slice(0, 200)}`);
+}
+
+async function main(o: Options): Promise<void> {
   out(`command: npm run bench:scale -- ${process.argv.slice(2).join(' ')}`.trimEnd());
   out(`machine: ${load()} (1-min load average at start; 2 cores shared with other engineers' tests), MemAvailable ${(memAvailable() / 2 ** 30).toFixed(1)} GiB`);
   await childBundle('before');
@@ -215,6 +228,13 @@ async function main(o: { sizes: number[]; ratios: Record<number, number[]>; para
     const probe = gpuNode(0, new Date());
     let have = 0;
     for (const n of o.sizes) {
+      if (n > o.stopControllerManagerAbove) {
+        const kcm = cp.components.find((c) => c.name === 'kube-controller-manager');
+        if (kcm && isAlive(kcm.pid)) {
+          process.kill(kcm.pid, 'SIGTERM');
+          out(`kube-controller-manager stopped before growing past ${o.stopControllerManagerAbove} nodes (memory: its informers hold every node); the nodes added from here get none of its writes`);
+        }
+      }
       const t = Date.now();
       const grown = await addNodes(conn, have, n, o.concurrency, o.reserveGiB * 2 ** 30);
       have = grown.created;
@@ -237,13 +257,24 @@ async function main(o: { sizes: number[]; ratios: Record<number, number[]>; para
         await untilQuiet(conn);
         rows.push(await measurePass(cp, conn, api.pid, have, requests, 'scheduler', 'scheduler (new requests)'));
         rows.push(await measurePass(cp, conn, api.pid, have, requests, 'drainer', 'drainer (cordons the admitted)'));
-        for (const fn of PASSES) rows.push(await measurePass(cp, conn, api.pid, have, requests, fn));
+        rows.push(await measurePass(cp, conn, api.pid, have, requests, 'scheduler'));
+        rows.push(await measurePass(cp, conn, api.pid, have, requests, 'drainer'));
+        // Cleanup twice: its full read (the record of the last one dropped first, as if fullReadEverySeconds had
+        // passed), then what it reads the other passes (by name at or above namedReadsFromNodes).
+        await dropFullReadRecord(conn, 'cleanup');
+        rows.push(await measurePass(cp, conn, api.pid, have, requests, 'cleanup', 'cleanup (full read)'));
+        rows.push(await measurePass(cp, conn, api.pid, have, requests, 'cleanup', 'cleanup (named reads)'));
+        rows.push(await measurePass(cp, conn, api.pid, have, requests, 'reaper'));
+        for (const size of o.pageSizes) rows.push(await measurePass(cp, conn, api.pid, have, requests, 'scheduler', `scheduler (pages of ${size})`, 'before', size));
         if (o.afterWhen && existsSync(o.afterWhen)) {
           for (const fn of PASSES) rows.push(await measurePass(cp, conn, api.pid, have, requests, fn, `${fn} (after)`, 'after'));
         }
       }
       await dropRequests(conn);
-      if (o.upstream) {
+      const upstreamNeeds = upstreamBytesPerNode(upstream) * have;
+      if (o.upstream && memAvailable() - upstreamNeeds < UPSTREAM_RESERVE) {
+        out(`upstream operator at ${have} nodes: NOT RUN: it would hold ~${(upstreamNeeds / 2 ** 30).toFixed(1)} GiB (its RSS a node at the largest size measured), MemAvailable ${(memAvailable() / 2 ** 30).toFixed(1)} GiB, ${UPSTREAM_RESERVE / 2 ** 30} GiB kept free; read off the line through the sizes measured below`);
+      } else if (o.upstream) {
         try {
           upstream.push(await measureUpstream({ cp, conn, apiPid: api.pid, nodes: have, churnSeconds: o.churnSeconds, log: progress }));
         } catch (err) {
@@ -253,6 +284,8 @@ async function main(o: { sizes: number[]; ratios: Record<number, number[]>; para
       // The table so far after each size: a run stopped at the next (hours at 100,000 nodes) keeps what it measured.
       out();
       printTable(rows, lists, upstream);
+      out();
+      for (const line of targetsReport(rows, lists, upstream)) out(line);
     }
   } finally {
     progress('stopping the control plane');
@@ -287,13 +320,15 @@ const program = new Command('bench:scale')
   .option('--no-upstream', 'skip the upstream operator')
   .option('--churn-seconds <s>', 'window of node status churn for the upstream watch cost', (v) => Number(v), 60)
   .option('--after-when <file>', 'once this file exists, each size also measures the passes bundled from the source as it is then')
-  .action(async (v: { sizes: number[]; ratios: string; parallel: number; concurrency: number; reserveGib: number; upstream: boolean; churnSeconds: number; afterWhen?: string }) => {
+  .option('--page-sizes <list>', 'also measure the steady scheduler pass with each of these LIST page sizes (KMAINT_LIST_PAGE_SIZE)', parseList, [])
+  .option('--stop-controller-manager-above <n>', 'stop kube-controller-manager before growing past n nodes (its informers hold every node)', (v) => Number(v), Number.POSITIVE_INFINITY)
+  .action(async (v: { sizes: number[]; ratios: string; parallel: number; concurrency: number; reserveGib: number; upstream: boolean; churnSeconds: number; afterWhen?: string; pageSizes: number[]; stopControllerManagerAbove: number }) => {
     const ratios: Record<number, number[]> = {};
     for (const part of v.ratios.split(';')) {
       const [k = '*', list = ''] = part.split('=');
       ratios[k === '*' ? 0 : Number(k)] = parseList(list);
     }
-    await main({ sizes: v.sizes, ratios, parallel: v.parallel, concurrency: v.concurrency, reserveGiB: v.reserveGib, upstream: v.upstream, churnSeconds: v.churnSeconds, ...(v.afterWhen ? { afterWhen: v.afterWhen } : {}) });
+    await main({ sizes: v.sizes, ratios, parallel: v.parallel, concurrency: v.concurrency, reserveGiB: v.reserveGib, upstream: v.upstream, churnSeconds: v.churnSeconds, ...(v.afterWhen ? { afterWhen: v.afterWhen } : {}), pageSizes: v.pageSizes, stopControllerManagerAbove: v.stopControllerManagerAbove });
   });
 
 try {
