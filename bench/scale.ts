@@ -38,6 +38,8 @@ function memAvailable(): number {
 }
 
 const bundles = new Map<string, string>();
+/** Node flags of every pass's process (--child-flags), e.g. the heap limit a CronJob's memory limit calls for. */
+let childFlags: string[] = [];
 /**
  * The pass bundled from the source as it is when first asked for: `before` at the start of the run, `after` once
  * the file named by --after-when exists (a change made while a long run is under way is measured on the same cluster).
@@ -58,7 +60,7 @@ function runChild(kubeconfig: string, fn: string, version: 'before' | 'after' = 
     (entry) =>
       new Promise((res, rej) => {
         const env = pageSize === undefined ? process.env : { ...process.env, KMAINT_LIST_PAGE_SIZE: String(pageSize) };
-        const child = spawn(process.execPath, [entry, '--kubeconfig', kubeconfig, '--fn', fn], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [...childFlags, entry, '--kubeconfig', kubeconfig, '--fn', fn], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
         let text = '';
         let err = '';
         child.stdout.on('data', (d: Buffer) => (text += d.toString()));
@@ -322,7 +324,9 @@ const program = new Command('bench:scale')
   .option('--after-when <file>', 'once this file exists, each size also measures the passes bundled from the source as it is then')
   .option('--page-sizes <list>', 'also measure the steady scheduler pass with each of these LIST page sizes (KMAINT_LIST_PAGE_SIZE)', parseList, [])
   .option('--stop-controller-manager-above <n>', 'stop kube-controller-manager before growing past n nodes (its informers hold every node)', (v) => Number(v), Number.POSITIVE_INFINITY)
-  .action(async (v: { sizes: number[]; ratios: string; parallel: number; concurrency: number; reserveGib: number; upstream: boolean; churnSeconds: number; afterWhen?: string; pageSizes: number[]; stopControllerManagerAbove: number }) => {
+  .option('--child-flags <flags>', 'node flags of each pass process, space-separated (e.g. "--max-old-space-size=768", as docs/large-clusters.md advises for a 1 GiB CronJob)', '')
+  .action(async (v: { sizes: number[]; ratios: string; parallel: number; concurrency: number; reserveGib: number; upstream: boolean; churnSeconds: number; afterWhen?: string; pageSizes: number[]; stopControllerManagerAbove: number; childFlags: string }) => {
+    childFlags = v.childFlags.split(' ').filter(Boolean);
     const ratios: Record<number, number[]> = {};
     for (const part of v.ratios.split(';')) {
       const [k = '*', list = ''] = part.split('=');
