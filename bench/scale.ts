@@ -17,7 +17,7 @@ import { installKmaint, planRequests, setConfig } from './cluster-setup.ts';
 import { bounded, call, connect, costBetween, cpuSeconds, create, rssOf, scrape, total, untilQuiet, type Conn, type ServerCost } from './scale-api.ts';
 import type { ScalePass } from './scale-child.ts';
 import { gpuNode, nodeName } from './scale-nodes.ts';
-import { targetsReport, type FullList, type Row } from './scale-report.ts';
+import { minutesLine, targetsReport, type FullList, type PassMinutes, type Row } from './scale-report.ts';
 import { measureUpstream, type UpstreamFigures } from './scale-upstream.ts';
 
 export type { Row } from './scale-report.ts';
@@ -110,6 +110,36 @@ function counts(r: Record<string, number>): string {
   return Object.entries(r).map(([k, v]) => `${k} ${v}`).join(', ') || '(none)';
 }
 
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The API server's CPU over `count` minutes, `work` started at the top of each: a window of kmaint's steady passes
+ * (each function once a minute, as a schedule runs them) against the same window idle. Several minutes average the
+ * API server's garbage collection, which one pass's /proc delta catches or misses whole.
+ */
+async function cpuMinutes(apiPid: number, count: number, work: () => Promise<void>): Promise<number> {
+  const cpu0 = cpuSeconds(apiPid);
+  const t = Date.now();
+  for (let m = 0; m < count; m++) {
+    await work();
+    const rest = t + (m + 1) * 60_000 - Date.now();
+    if (rest > 0) await sleep(rest);
+  }
+  return (cpuSeconds(apiPid) - cpu0) / ((Date.now() - t) / 60_000);
+}
+
+async function minutesOfPasses(cp: ControlPlane, apiPid: number, nodes: number, requests: number, count: number): Promise<PassMinutes> {
+  const idle = await cpuMinutes(apiPid, count, () => Promise.resolve());
+  let late = 0;
+  const busy = await cpuMinutes(apiPid, count, async () => {
+    const t = Date.now();
+    for (const fn of PASSES) await runChild(cp.kubeconfigFor('kmaint'), fn);
+    if (Date.now() - t > 60_000) late++;
+  });
+  progress(`${nodes} nodes: ${count} minutes of passes: API server CPU ${busy.toFixed(1)} s a minute, idle ${idle.toFixed(1)} s${late ? `; ${late} minutes overran` : ''}`);
+  return { nodes, requests, minutes: count, busyPerMin: busy, idlePerMin: idle, late, load: load() };
+}
+
 async function fullList(conn: Conn, apiPid: number, nodes: number): Promise<FullList> {
   const once = async (): Promise<number> => {
     const t = performance.now();
@@ -177,10 +207,11 @@ interface Options {
   afterWhen?: string;
   pageSizes: number[];
   stopControllerManagerAbove: number;
+  minutes: number;
 }
 
-/** Kept free when deciding whether the upstream operator can run at a size. */
-const UPSTREAM_RESERVE = 2 * 2 ** 30;
+/** Kept free when deciding whether the upstream operator can run at a size: at 100,000 nodes with 4 GiB left its heartbeat windows reached 65 of the 333 writes a second asked (docs/benchmarks.md). */
+const UPSTREAM_RESERVE = 6 * 2 ** 30;
 
 /** The upstream operator's RSS a node at the largest size it ran at; 64 KiB before it has run. */
 function upstreamBytesPerNode(measured: readonly UpstreamFigures[]): number {
@@ -216,6 +247,7 @@ async function main(o: Options): Promise<void> {
   const rows: Row[] = [];
   const lists: FullList[] = [];
   const upstream: UpstreamFigures[] = [];
+  const minutes: PassMinutes[] = [];
   try {
     const api = cp.components.find((c) => c.name === 'kube-apiserver');
     const sched = cp.components.find((c) => c.name === 'kube-scheduler');
@@ -272,6 +304,11 @@ async function main(o: Options): Promise<void> {
           for (const fn of PASSES) rows.push(await measurePass(cp, conn, api.pid, have, requests, fn, `${fn} (after)`, 'after'));
         }
       }
+      if (o.minutes > 0) {
+        const m = await minutesOfPasses(cp, api.pid, have, requests, o.minutes);
+        minutes.push(m);
+        out(minutesLine(m));
+      }
       await dropRequests(conn);
       const upstreamNeeds = upstreamBytesPerNode(upstream) * have;
       if (o.upstream && memAvailable() - upstreamNeeds < UPSTREAM_RESERVE) {
@@ -287,7 +324,7 @@ async function main(o: Options): Promise<void> {
       out();
       printTable(rows, lists, upstream);
       out();
-      for (const line of targetsReport(rows, lists, upstream)) out(line);
+      for (const line of targetsReport(rows, lists, upstream, minutes)) out(line);
     }
   } finally {
     progress('stopping the control plane');
@@ -324,15 +361,16 @@ const program = new Command('bench:scale')
   .option('--after-when <file>', 'once this file exists, each size also measures the passes bundled from the source as it is then')
   .option('--page-sizes <list>', 'also measure the steady scheduler pass with each of these LIST page sizes (KMAINT_LIST_PAGE_SIZE)', parseList, [])
   .option('--stop-controller-manager-above <n>', 'stop kube-controller-manager before growing past n nodes (its informers hold every node)', (v) => Number(v), Number.POSITIVE_INFINITY)
+  .option('--minutes <n>', 'after the passes at each size, n minutes of steady passes (each function once a minute) against n idle minutes: the API server CPU a minute costs', (v) => Number(v), 0)
   .option('--child-flags <flags>', 'node flags of each pass process, space-separated (e.g. "--max-old-space-size=768", as docs/large-clusters.md advises for a 1 GiB CronJob)', '')
-  .action(async (v: { sizes: number[]; ratios: string; parallel: number; concurrency: number; reserveGib: number; upstream: boolean; churnSeconds: number; afterWhen?: string; pageSizes: number[]; stopControllerManagerAbove: number; childFlags: string }) => {
+  .action(async (v: { sizes: number[]; ratios: string; parallel: number; concurrency: number; reserveGib: number; upstream: boolean; churnSeconds: number; afterWhen?: string; pageSizes: number[]; stopControllerManagerAbove: number; childFlags: string; minutes: number }) => {
     childFlags = v.childFlags.split(' ').filter(Boolean);
     const ratios: Record<number, number[]> = {};
     for (const part of v.ratios.split(';')) {
       const [k = '*', list = ''] = part.split('=');
       ratios[k === '*' ? 0 : Number(k)] = parseList(list);
     }
-    await main({ sizes: v.sizes, ratios, parallel: v.parallel, concurrency: v.concurrency, reserveGiB: v.reserveGib, upstream: v.upstream, churnSeconds: v.churnSeconds, ...(v.afterWhen ? { afterWhen: v.afterWhen } : {}), pageSizes: v.pageSizes, stopControllerManagerAbove: v.stopControllerManagerAbove });
+    await main({ sizes: v.sizes, ratios, parallel: v.parallel, concurrency: v.concurrency, reserveGiB: v.reserveGib, upstream: v.upstream, churnSeconds: v.churnSeconds, ...(v.afterWhen ? { afterWhen: v.afterWhen } : {}), pageSizes: v.pageSizes, stopControllerManagerAbove: v.stopControllerManagerAbove, minutes: v.minutes });
   });
 
 try {

@@ -1,6 +1,6 @@
-// How many objects each LIST page asks for (`limit`). 500 is client-go's pager's default and right up to ~50,000
-// nodes; above, larger pages cost the API server fewer watch-cache walks for ~35 KiB of kmaint's peak RSS per node
-// of page size (docs/large-clusters.md "Page size, compression and protobuf"). Set by KMAINT_LIST_PAGE_SIZE where
+// How many objects each LIST page asks for (`limit`). 500 is client-go's pager's default, and measured best up to
+// 100,000 nodes: pages of 2000 cost the API server no less CPU there and kmaint more memory (docs/large-clusters.md
+// "Page size, compression and protobuf"). Set by KMAINT_LIST_PAGE_SIZE where
 // kmaint runs unattended (Lambda, CronJob), or `--page-size` on the CLI.
 import { KubeConfigError } from './kubeconfig.ts';
 
