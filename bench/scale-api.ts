@@ -61,6 +61,13 @@ export interface ServerCost {
   bytes: Record<string, number>;
   /** apiserver_watch_events_sizes_sum by resource ("nodes"): bytes of watch events sent. */
   watchBytes: Record<string, number>;
+  /**
+   * go_memstats_alloc_bytes_total: bytes the API server allocated. What drives its garbage collection, whose CPU
+   * lands in whichever window a cycle happens to run in; allocation is counted where it is made.
+   */
+  allocBytes: number;
+  /** go_gc_duration_seconds_count: garbage collection cycles. */
+  gcCycles: number;
 }
 
 const LINE = /^(apiserver_request_duration_seconds_sum|apiserver_request_duration_seconds_count|apiserver_response_sizes_sum|apiserver_watch_events_sizes_sum)\{([^}]*)\} (\S+)$/;
@@ -72,8 +79,10 @@ function label(labels: string, key: string): string {
 export async function scrape(conn: Conn): Promise<ServerCost> {
   const { status, text } = await call(conn, 'GET', '/metrics');
   if (status !== 200) throw new Error(`GET /metrics: HTTP ${status}`);
-  const cost: ServerCost = { seconds: {}, requests: {}, bytes: {}, watchBytes: {} };
+  const cost: ServerCost = { seconds: {}, requests: {}, bytes: {}, watchBytes: {}, allocBytes: 0, gcCycles: 0 };
   for (const line of text.split('\n')) {
+    if (line.startsWith('go_memstats_alloc_bytes_total ')) cost.allocBytes = Number(line.split(' ')[1]);
+    if (line.startsWith('go_gc_duration_seconds_count ')) cost.gcCycles = Number(line.split(' ')[1]);
     const m = LINE.exec(line);
     if (!m) continue;
     const [, name, labels = '', value] = m;
@@ -101,7 +110,7 @@ function minus(a: Record<string, number>, b: Record<string, number>): Record<str
 }
 
 export function costBetween(after: ServerCost, before: ServerCost): ServerCost {
-  return { seconds: minus(after.seconds, before.seconds), requests: minus(after.requests, before.requests), bytes: minus(after.bytes, before.bytes), watchBytes: minus(after.watchBytes, before.watchBytes) };
+  return { seconds: minus(after.seconds, before.seconds), requests: minus(after.requests, before.requests), bytes: minus(after.bytes, before.bytes), watchBytes: minus(after.watchBytes, before.watchBytes), allocBytes: after.allocBytes - before.allocBytes, gcCycles: after.gcCycles - before.gcCycles };
 }
 
 /** Long-running verbs (WATCH, CONNECT) report their whole lifetime as serving time: not a pass's cost. */

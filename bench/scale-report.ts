@@ -23,6 +23,8 @@ export interface Row {
   top: string;
   load: string;
   writes: number;
+  /** Bytes the API server allocated over the pass (not in the printed table). */
+  allocBytes?: number;
 }
 
 /** A full paged LIST of the nodes (limit 500, plain JSON): the yardstick of the targets. */
@@ -45,10 +47,20 @@ export interface PassMinutes {
   /** Minutes whose passes took longer than the minute. */
   late: number;
   load: string;
+  /** Bytes the API server allocated a minute, busy and idle (absent from runs before it was measured). */
+  busyAllocPerMin?: number;
+  idleAllocPerMin?: number;
 }
 
 export function minutesLine(m: PassMinutes): string {
-  return `minutes of passes at ${m.nodes} nodes, ${m.requests} requests: API server CPU ${m.busyPerMin.toFixed(1)} s a minute with each function's pass once a minute, ${m.idlePerMin.toFixed(1)} s idle, over ${m.minutes} minutes each (${m.late} minutes overran; ${m.load})`;
+  const alloc = m.busyAllocPerMin !== undefined && m.idleAllocPerMin !== undefined ? `; allocated ${(m.busyAllocPerMin / 2 ** 30).toFixed(2)} GiB a minute busy, ${(m.idleAllocPerMin / 2 ** 30).toFixed(2)} GiB idle` : '';
+  return `minutes of passes at ${m.nodes} nodes, ${m.requests} requests: API server CPU ${m.busyPerMin.toFixed(1)} s a minute with each function's pass once a minute, ${m.idlePerMin.toFixed(1)} s idle, over ${m.minutes} minutes each (${m.late} minutes overran; ${m.load})${alloc}`;
+}
+
+/** The line bench/scale.ts prints after the upstream table, one per size where allocation was measured. */
+export function upstreamAllocLine(u: UpstreamFigures): string | undefined {
+  if (u.allocPerMinWith === undefined || u.allocPerMinWithout === undefined) return undefined;
+  return `upstream watch at ${u.nodes} nodes: API server allocated ${(u.allocPerMinWith / 2 ** 30).toFixed(2)} GiB a minute with it, ${(u.allocPerMinWithout / 2 ** 30).toFixed(2)} GiB without`;
 }
 
 export interface Line {
@@ -189,6 +201,16 @@ export function targetsReport(rows: readonly Row[], lists: readonly FullList[], 
   if (paced.length === 0) lines.push(`- API server CPU of a minute of passes: ${s(kmaint.value)} (${kmaint.how}); the upstream operator's watch was not measured`);
   else if (up.value <= 0) lines.push(`- API server CPU of a minute of passes: ${s(kmaint.value)} (${kmaint.how}); the upstream operator's watch came out at ${s(up.value)} a minute (${up.how}), inside the noise of its 60 s windows: NOT DECIDED`);
   else verdict('API server CPU of a minute of passes at most the upstream operator\'s watch', kmaint, kmaint.value <= up.value, `${s(kmaint.value)} against ${s(up.value)} a minute (${ratio(kmaint.value / up.value)}; upstream: ${up.how})`);
+  // By allocation: what drives the API server's garbage collection, counted where it is made, so not lumpy.
+  const gib = (v: number): string => `${(v / 2 ** 30).toFixed(2)} GiB`;
+  for (const m of minutes) {
+    const u = paced.find((x) => x.nodes === m.nodes);
+    const fullRow = (by.get(m.nodes) ?? []).find((r) => r.pass === 'cleanup (full read)');
+    if (m.busyAllocPerMin === undefined || m.idleAllocPerMin === undefined || u?.allocPerMinWith === undefined || u.allocPerMinWithout === undefined) continue;
+    const mine = m.busyAllocPerMin - m.idleAllocPerMin + 0.1 * (fullRow?.allocBytes ?? 0);
+    const theirs = u.allocPerMinWith - u.allocPerMinWithout;
+    lines.push(`- API server allocation a minute at ${m.nodes} nodes (what its garbage collection follows): kmaint's passes ${gib(mine)} (${m.minutes} busy minutes over idle${fullRow?.allocBytes !== undefined ? ', cleanup\'s full read at 1/10' : ''}), the upstream operator's watch ${gib(theirs)}: ${theirs > 0 ? ratio(mine / theirs) : 'not positive, inside the noise'}`);
+  }
   const rest = at(nodes, upstream.map((u) => [u.nodes, u.rssAtRest] as [number, number]), mib);
   if (upstream.length > 0) lines.push(`- (for comparison) the upstream operator's RSS at rest: ${mib(rest.value)} (${rest.how})`);
   lines.push(`  a minute of passes: each function once, cleanup's full read once per 600 s (its named read the other minutes); kmaint rows used: ${STEADY.join(', ')}`);
@@ -209,9 +231,15 @@ export function parsePrinted(text: string): { rows: Row[]; lists: FullList[]; up
   const lists = new Map<number, FullList>();
   const upstream = new Map<number, UpstreamFigures>();
   const minutes = new Map<number, PassMinutes>();
+  const upstreamAlloc = new Map<number, { with: number; without: number }>();
   for (const line of text.split('\n')) {
-    const m = /^minutes of passes at (\d+) nodes, (\d+) requests: API server CPU ([\d.]+) s a minute with each function's pass once a minute, ([\d.]+) s idle, over (\d+) minutes each \((\d+) minutes overran; (.*)\)$/.exec(line);
-    if (m) minutes.set(Number(m[1]), { nodes: Number(m[1]), requests: Number(m[2]), busyPerMin: Number(m[3]), idlePerMin: Number(m[4]), minutes: Number(m[5]), late: Number(m[6]), load: m[7] ?? '' });
+    const m = /^minutes of passes at (\d+) nodes, (\d+) requests: API server CPU ([\d.]+) s a minute with each function's pass once a minute, ([\d.]+) s idle, over (\d+) minutes each \((\d+) minutes overran; ([^)]*)\)(?:; allocated ([\d.]+) GiB a minute busy, ([\d.]+) GiB idle)?$/.exec(line);
+    if (m) {
+      const alloc = m[8] !== undefined && m[9] !== undefined ? { busyAllocPerMin: Number(m[8]) * 2 ** 30, idleAllocPerMin: Number(m[9]) * 2 ** 30 } : {};
+      minutes.set(Number(m[1]), { nodes: Number(m[1]), requests: Number(m[2]), busyPerMin: Number(m[3]), idlePerMin: Number(m[4]), minutes: Number(m[5]), late: Number(m[6]), load: m[7] ?? '', ...alloc });
+    }
+    const u = /^upstream watch at (\d+) nodes: API server allocated ([\d.]+) GiB a minute with it, ([\d.]+) GiB without$/.exec(line);
+    if (u) upstreamAlloc.set(Number(u[1]), { with: Number(u[2]) * 2 ** 30, without: Number(u[3]) * 2 ** 30 });
     if (!/^\| \d/.test(line)) continue;
     const c = line.split('|').slice(1, -1).map((x) => x.trim());
     const nodes = Number(c[0]);
@@ -229,6 +257,10 @@ export function parsePrinted(text: string): { rows: Row[]; lists: FullList[]; up
         cpuPerMinWith: figure(c[6] ?? '', 's'), cpuPerMinWithout: figure(c[7] ?? '', 's'), watchBytesPerMin: figure(c[8] ?? '', 'bytes'), load: c[9] ?? '',
       });
     }
+  }
+  for (const [n, a] of upstreamAlloc) {
+    const u = upstream.get(n);
+    if (u) upstream.set(n, { ...u, allocPerMinWith: a.with, allocPerMinWithout: a.without });
   }
   return { rows: [...rows.values()], lists: [...lists.values()], upstream: [...upstream.values()], minutes: [...minutes.values()] };
 }

@@ -19,6 +19,9 @@ export interface UpstreamFigures {
   cpuPerMinWithout: number;
   watchBytesPerMin: number;
   load: string;
+  /** Bytes the API server allocated a minute, with the operator watching and without it. */
+  allocPerMinWith?: number;
+  allocPerMinWithout?: number;
 }
 
 const NVIDIA_NS = 'nvidia-maintenance';
@@ -47,7 +50,7 @@ async function churn(conn: Conn, nodes: number, perSecond: number, seconds: numb
   return sent / ((Date.now() - start) / 1000);
 }
 
-async function window(conn: Conn, apiPid: number, nodes: number, perSecond: number, seconds: number, offset: number): Promise<{ cpuPerMin: number; watchBytesPerMin: number; achieved: number }> {
+async function window(conn: Conn, apiPid: number, nodes: number, perSecond: number, seconds: number, offset: number): Promise<{ cpuPerMin: number; watchBytesPerMin: number; achieved: number; allocPerMin: number; gcCycles: number }> {
   const before = await scrape(conn);
   const cpu0 = cpuSeconds(apiPid);
   const t = Date.now();
@@ -55,7 +58,7 @@ async function window(conn: Conn, apiPid: number, nodes: number, perSecond: numb
   const minutes = (Date.now() - t) / 60_000;
   const cpu = cpuSeconds(apiPid) - cpu0;
   const cost = costBetween(await scrape(conn), before);
-  return { cpuPerMin: cpu / minutes, watchBytesPerMin: ((cost.watchBytes['nodes'] ?? 0) + (cost.watchBytes['Node'] ?? 0)) / minutes, achieved };
+  return { cpuPerMin: cpu / minutes, watchBytesPerMin: ((cost.watchBytes['nodes'] ?? 0) + (cost.watchBytes['Node'] ?? 0)) / minutes, achieved, allocPerMin: cost.allocBytes / minutes, gcCycles: cost.gcCycles };
 }
 
 export async function measureUpstream(o: { cp: ControlPlane; conn: Conn; apiPid: number; nodes: number; churnSeconds: number; log: (l: string) => void }): Promise<UpstreamFigures> {
@@ -104,6 +107,8 @@ export async function measureUpstream(o: { cp: ControlPlane; conn: Conn; apiPid:
       cpuPerMinWithout: without.cpuPerMin,
       watchBytesPerMin: withIt.watchBytesPerMin - without.watchBytesPerMin,
       load,
+      allocPerMinWith: withIt.allocPerMin,
+      allocPerMinWithout: without.allocPerMin,
     };
   } finally {
     if (!exited) child.kill('SIGKILL');

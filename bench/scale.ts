@@ -17,7 +17,7 @@ import { installKmaint, planRequests, setConfig } from './cluster-setup.ts';
 import { bounded, call, connect, costBetween, cpuSeconds, create, rssOf, scrape, total, untilQuiet, type Conn, type ServerCost } from './scale-api.ts';
 import type { ScalePass } from './scale-child.ts';
 import { gpuNode, nodeName } from './scale-nodes.ts';
-import { minutesLine, targetsReport, type FullList, type PassMinutes, type Row } from './scale-report.ts';
+import { minutesLine, targetsReport, upstreamAllocLine, type FullList, type PassMinutes, type Row } from './scale-report.ts';
 import { measureUpstream, type UpstreamFigures } from './scale-upstream.ts';
 
 export type { Row } from './scale-report.ts';
@@ -100,9 +100,9 @@ async function measurePass(cp: ControlPlane, conn: Conn, apiPid: number, nodes: 
   const writes = Object.values(m.actions).reduce((a, b) => a + b, 0);
   const row: Row = {
     nodes, requests, pass: label, wallMs: m.wallMs, cpuMs: m.cpuMs, peakRss: m.peakRssBytes, requestsMade: Object.values(m.requests).reduce((a, b) => a + b, 0),
-    decoded: m.decodedBytes, wire: m.wireBytes, serverSeconds: total(cost.seconds), readSeconds: total(cost.seconds, (k) => k.startsWith('LIST') || k.startsWith('GET')), serverCpu: cpu, top: topServing(cost), load: l, writes,
+    decoded: m.decodedBytes, wire: m.wireBytes, serverSeconds: total(cost.seconds), readSeconds: total(cost.seconds, (k) => k.startsWith('LIST') || k.startsWith('GET')), serverCpu: cpu, top: topServing(cost), load: l, writes, allocBytes: cost.allocBytes,
   };
-  progress(`${nodes} nodes, ${requests} requests, ${label}: wall ${s(row.wallMs)}, peak RSS ${mib(row.peakRss)}, decoded ${mib(row.decoded)}, server ${row.serverSeconds.toFixed(2)} s (${row.top}); kmaint requests ${counts(m.requests)}; actions ${counts(m.actions)}; errors ${m.errors}`);
+  progress(`${nodes} nodes, ${requests} requests, ${label}: wall ${s(row.wallMs)}, peak RSS ${mib(row.peakRss)}, decoded ${mib(row.decoded)}, API server allocated ${mib(cost.allocBytes)} in ${cost.gcCycles} GC cycles, server ${row.serverSeconds.toFixed(2)} s (${row.top}); kmaint requests ${counts(m.requests)}; actions ${counts(m.actions)}; errors ${m.errors}`);
   return row;
 }
 
@@ -117,7 +117,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * (each function once a minute, as a schedule runs them) against the same window idle. Several minutes average the
  * API server's garbage collection, which one pass's /proc delta catches or misses whole.
  */
-async function cpuMinutes(apiPid: number, count: number, work: () => Promise<void>): Promise<number> {
+async function cpuMinutes(conn: Conn, apiPid: number, count: number, work: () => Promise<void>): Promise<{ cpu: number; alloc: number }> {
+  const before = await scrape(conn);
   const cpu0 = cpuSeconds(apiPid);
   const t = Date.now();
   for (let m = 0; m < count; m++) {
@@ -125,19 +126,20 @@ async function cpuMinutes(apiPid: number, count: number, work: () => Promise<voi
     const rest = t + (m + 1) * 60_000 - Date.now();
     if (rest > 0) await sleep(rest);
   }
-  return (cpuSeconds(apiPid) - cpu0) / ((Date.now() - t) / 60_000);
+  const minutes = (Date.now() - t) / 60_000;
+  const cpu = (cpuSeconds(apiPid) - cpu0) / minutes;
+  return { cpu, alloc: costBetween(await scrape(conn), before).allocBytes / minutes };
 }
 
-async function minutesOfPasses(cp: ControlPlane, apiPid: number, nodes: number, requests: number, count: number): Promise<PassMinutes> {
-  const idle = await cpuMinutes(apiPid, count, () => Promise.resolve());
+async function minutesOfPasses(cp: ControlPlane, conn: Conn, apiPid: number, nodes: number, requests: number, count: number): Promise<PassMinutes> {
+  const idle = await cpuMinutes(conn, apiPid, count, () => Promise.resolve());
   let late = 0;
-  const busy = await cpuMinutes(apiPid, count, async () => {
+  const busy = await cpuMinutes(conn, apiPid, count, async () => {
     const t = Date.now();
     for (const fn of PASSES) await runChild(cp.kubeconfigFor('kmaint'), fn);
     if (Date.now() - t > 60_000) late++;
   });
-  progress(`${nodes} nodes: ${count} minutes of passes: API server CPU ${busy.toFixed(1)} s a minute, idle ${idle.toFixed(1)} s${late ? `; ${late} minutes overran` : ''}`);
-  return { nodes, requests, minutes: count, busyPerMin: busy, idlePerMin: idle, late, load: load() };
+  return { nodes, requests, minutes: count, busyPerMin: busy.cpu, idlePerMin: idle.cpu, late, load: load(), busyAllocPerMin: busy.alloc, idleAllocPerMin: idle.alloc };
 }
 
 async function fullList(conn: Conn, apiPid: number, nodes: number): Promise<FullList> {
@@ -305,7 +307,7 @@ async function main(o: Options): Promise<void> {
         }
       }
       if (o.minutes > 0) {
-        const m = await minutesOfPasses(cp, api.pid, have, requests, o.minutes);
+        const m = await minutesOfPasses(cp, conn, api.pid, have, requests, o.minutes);
         minutes.push(m);
         out(minutesLine(m));
       }
@@ -345,6 +347,11 @@ function printTable(rows: readonly Row[], lists: readonly FullList[], upstream: 
     out('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
     for (const u of upstream) {
       out(`| ${u.nodes} | ${s(u.startMs)} | ${u.startServerSeconds.toFixed(2)} s | ${mib(u.startDecoded)} | ${mib(u.rssAtRest)} | ${u.churnPerSecond.toFixed(0)} | ${u.cpuPerMinWith.toFixed(1)} s | ${u.cpuPerMinWithout.toFixed(1)} s | ${mib(u.watchBytesPerMin)} | ${u.load} |`);
+    }
+    out();
+    for (const u of upstream) {
+      const line = upstreamAllocLine(u);
+      if (line) out(line);
     }
   }
 }
