@@ -15,7 +15,7 @@ import { PHASES, WAIT_GATES, pushRunMetrics } from '../shared/metrics/index.ts';
 import { runPass, type PassFunction } from '../shared/pass/index.ts';
 import type { BudgetRunSummary } from '../shared/runtime/index.ts';
 import { startPushgateway, type RunningPushgateway } from '../testbed/pushgateway/pushgateway.ts';
-import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { adminKubeConfig, auditLog, holdKubeletStatusPosts, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, bindPod, createNM, deleteNM, generalNodes, getNM, installCrds, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 import { kmaintArgs } from './support/kmaint-cli.ts';
 
@@ -196,6 +196,9 @@ describe('metrics of a full lifecycle on the testbed: EMF lines and a real Pushg
     await admin().core.createNamespace({ body: { metadata: { name: ns } } });
     [n1 = '', n2 = '', n3 = ''] = await generalNodes();
     expect([n1, n2, n3].every((n) => n !== '')).toBe(true);
+    // The simulated kubelet posts each Node's status every minute (a real one every five); a post between a pass's read
+    // and its condition write would answer that write 409 and make the pass's figures unscripted. Held for the file.
+    for (const n of [n1, n2, n3]) await holdKubeletStatusPosts(n, true);
     // Every request in the cluster is counted: the scenario's must be the only ones.
     expect((await kubectl(['get', 'nodemaintenances', '-A', '--no-headers'])).stdout.trim()).toBe('');
     await setConfig({ maxParallelOperations: 2 });
@@ -225,6 +228,7 @@ describe('metrics of a full lifecycle on the testbed: EMF lines and a real Pushg
   afterAll(async () => {
     await removeAllNMs(ns);
     for (const n of [n1, n2, n3]) if (n) await setUnschedulable(n, false);
+    for (const n of [n1, n2, n3]) if (n) await holdKubeletStatusPosts(n, false);
     await setConfig(undefined);
     await kubectl(['delete', 'namespace', ns, '--wait=false']);
     await pushgateway.stop();

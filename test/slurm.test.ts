@@ -4,12 +4,14 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_PLURAL, GROUP, VERSION } from '../shared/api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, WORKER_NAMESPACES_UNSET_NOTE } from '../shared/slurm/index.ts';
 import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
+import { portBindable } from '../testbed/processes.ts';
 import { kubectl, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, generalNodes, getNM, installCrds, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 import { kmaintArgs } from './support/kmaint-cli.ts';
@@ -439,3 +441,56 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
     expect((await slurmNode('n3')).state).toEqual(['IDLE']);
   });
 });
+
+describe('the Slurm runner itself', () => {
+  it('a slurmd whose port is taken dies at start: the start says which and why, and starts again on fresh ports', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kmaint-slurm-taken-'));
+    // Two ports for slurmctld and n1 that are free now, then n2's port held by a listener of ours.
+    const first = await firstFreeRun(4);
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(first + 2, '0.0.0.0', resolve));
+    const logged: string[] = [];
+    const picks: number[] = [];
+    let again: SlurmCluster | undefined;
+    try {
+      again = await startSlurm({
+        dir,
+        nodes: 2,
+        log: (line) => logged.push(line),
+        pickPorts: async (count) => {
+          picks.push(picks.length === 0 ? first : await firstFreeRun(count, first + 10));
+          return picks[picks.length - 1] as number;
+        },
+      });
+      expect(picks.length).toBe(2);
+      expect(again.ports.slurmctld).toBe(picks[1]);
+      const said = logged.find((l) => l.startsWith('slurm nodes not IDLE')) ?? '';
+      // Said as soon as n2's slurmd died, not after the wait: what slurmrestd last answered depends on how far n1 got.
+      const head = new RegExp(
+        `^slurm nodes not IDLE \\(slurmd-n2\\.log: \\[[^\\]]+\\] fatal: Unable to bind listen port \\(${first + 2}\\): Address already in use\\); ` +
+          'last seen: (no answer: [^;]+|n1 (IDLE|UNKNOWN), n2 UNKNOWN); slurmctld\\.log: ',
+      );
+      expect(said).toMatch(head);
+      expect(said).toMatch(/; starting again with fresh ports and state \(attempt 2 of 2\)$/);
+      const nodes = ((await again.rest('GET', '/slurm/v0.0.42/nodes')).body as { nodes: RestNode[] }).nodes;
+      expect(nodes.map((x) => [x.name, x.state])).toEqual([
+        ['n1', ['IDLE']],
+        ['n2', ['IDLE']],
+      ]);
+    } finally {
+      await again?.stop();
+      blocker.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The first of `count` consecutive ports, from `from` up, that 0.0.0.0 can bind now. */
+async function firstFreeRun(count: number, from = 20_000 + Math.floor(Math.random() * 10_000)): Promise<number> {
+  for (let base = from; base < 32_000 - count; base++) {
+    let ok = true;
+    for (let p = base; p < base + count && ok; p++) ok = await portBindable(p, '0.0.0.0');
+    if (ok) return base;
+  }
+  throw new Error(`no ${count} free ports from ${from}`);
+}

@@ -1,7 +1,9 @@
 // A loopback HTTP handle on a running simulated kubelet, for tests in other processes (vitest workers) than the one
-// that runs it (the testbed's global setup): make one Node's kubelet report NotReady, or Ready again.
+// that runs it (the testbed's global setup): make one Node's kubelet report NotReady, or Ready again; hold its
+// periodic status posts, or let them go.
 //
-//   POST /nodes/<name>/ready   {"ready": false, "stopHeartbeats": false, "freezePods": false, "reason": "...", "message": "..."}
+//   POST /nodes/<name>/ready          {"ready": false, "stopHeartbeats": false, "freezePods": false, "reason": "...", "message": "..."}
+//   POST /nodes/<name>/status-posts   {"held": true}
 //   -> 204; 404 {"error"} for a node this kubelet does not run; 400 {"error"} for a body that is not as above.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +12,7 @@ import { z } from 'zod';
 /** What the handle needs of the kubelet (SimKubelet has it). */
 export interface KubeletControls {
   setNodeReady(name: string, ready: boolean, options?: { stopHeartbeats?: boolean; freezePods?: boolean; reason?: string; message?: string }): Promise<void>;
+  holdStatusPosts(name: string, held: boolean): Promise<void>;
   hasNode(name: string): boolean;
 }
 
@@ -26,6 +29,8 @@ const readyBody = z.strictObject({
   reason: z.string().optional(),
   message: z.string().optional(),
 });
+
+const statusPostsBody = z.strictObject({ held: z.boolean() });
 
 const MAX_BODY = 64 * 1024;
 
@@ -49,18 +54,31 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function handle(controls: KubeletControls, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const match = /^\/nodes\/([^/]+)\/ready$/.exec(req.url ?? '');
-  if (req.method !== 'POST' || !match) return reply(res, 404, { error: `no route ${req.method ?? ''} ${req.url ?? ''} (POST /nodes/<name>/ready)` });
-  const name = decodeURIComponent(match[1] as string);
-  let parsed: z.infer<typeof readyBody>;
+/** The body as `schema` says, or undefined once a 400 is answered. */
+async function parseBody<T>(req: IncomingMessage, res: ServerResponse, schema: z.ZodType<T>): Promise<T | undefined> {
   try {
-    const r = readyBody.safeParse(JSON.parse(await readBody(req)));
-    if (!r.success) return reply(res, 400, { error: `body: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}` });
-    parsed = r.data;
+    const r = schema.safeParse(JSON.parse(await readBody(req)));
+    if (!r.success) throw new Error(r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+    return r.data;
   } catch (err) {
-    return reply(res, 400, { error: `body: ${err instanceof Error ? err.message : String(err)}` });
+    reply(res, 400, { error: `body: ${err instanceof Error ? err.message : String(err)}` });
+    return undefined;
   }
+}
+
+async function handle(controls: KubeletControls, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const match = /^\/nodes\/([^/]+)\/(ready|status-posts)$/.exec(req.url ?? '');
+  if (req.method !== 'POST' || !match) return reply(res, 404, { error: `no route ${req.method ?? ''} ${req.url ?? ''} (POST /nodes/<name>/ready or /nodes/<name>/status-posts)` });
+  const name = decodeURIComponent(match[1] as string);
+  if (match[2] === 'status-posts') {
+    const parsed = await parseBody(req, res, statusPostsBody);
+    if (!parsed) return;
+    if (!controls.hasNode(name)) return reply(res, 404, { error: `the simulated kubelet does not run node ${name}` });
+    await controls.holdStatusPosts(name, parsed.held);
+    return reply(res, 204);
+  }
+  const parsed = await parseBody(req, res, readyBody);
+  if (!parsed) return;
   if (!controls.hasNode(name)) return reply(res, 404, { error: `the simulated kubelet does not run node ${name}` });
   const { ready, ...options } = parsed;
   await controls.setNodeReady(name, ready, options);
@@ -94,4 +112,10 @@ export async function serveKubeletControl(controls: KubeletControls): Promise<Ku
 export async function setKubeletNodeReady(url: string, node: string, ready: boolean, options: { stopHeartbeats?: boolean; freezePods?: boolean; reason?: string; message?: string } = {}): Promise<void> {
   const res = await fetch(`${url}/nodes/${encodeURIComponent(node)}/ready`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ready, ...options }) });
   if (res.status !== 204) throw new Error(`simulated kubelet control: node ${node} ready=${ready}: HTTP ${res.status} ${await res.text()}`);
+}
+
+/** Client side: hold one Node's periodic status posts (its Lease is still renewed), or let them go. */
+export async function holdKubeletStatusPosts(url: string, node: string, held: boolean): Promise<void> {
+  const res = await fetch(`${url}/nodes/${encodeURIComponent(node)}/status-posts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ held }) });
+  if (res.status !== 204) throw new Error(`simulated kubelet control: node ${node} status posts held=${held}: HTTP ${res.status} ${await res.text()}`);
 }

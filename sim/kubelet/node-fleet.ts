@@ -32,6 +32,8 @@ export interface SimNode {
   sent: SentCondition[];
   fullStatusSent: boolean;
   heartbeating: boolean;
+  /** Periodic status posts held (leases still renewed): a test's writes race no heartbeat on this Node. */
+  statusPostsHeld: boolean;
   podsFrozen: boolean;
   gone: boolean;
   nextLeaseAt: number;
@@ -76,6 +78,7 @@ export class NodeFleet implements NodeDirectory {
         sent: [],
         fullStatusSent: false,
         heartbeating: true,
+        statusPostsHeld: false,
         podsFrozen: false,
         gone: false,
         nextLeaseAt: 0,
@@ -124,7 +127,8 @@ export class NodeFleet implements NodeDirectory {
         }
         if (now >= node.nextStatusAt) {
           node.nextStatusAt = now + this.options.nodeStatusIntervalMs;
-          this.queue.add(`status/${node.name}`, () => this.postStatus(node, false));
+          // Held: checked when the write runs, so one queued before the hold is dropped too.
+          this.queue.add(`status/${node.name}`, () => (node.statusPostsHeld ? Promise.resolve() : this.postStatus(node, false)));
         }
       }
       this.startHeartbeats();

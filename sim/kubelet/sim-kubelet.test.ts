@@ -93,6 +93,19 @@ describe.each(['poll', 'watch'] as const)('SimKubelet (%s)', (podSync) => {
     await until('the lease to be renewed', () => renewTime() !== first);
   });
 
+  it('holdStatusPosts stops the node\'s periodic status posts, not its lease renewals; letting go resumes them', async () => {
+    const patches = (kind: 'status' | 'lease', from: number): number =>
+      fake.requests.slice(from).filter((r) => r.method === 'PATCH' && (kind === 'status' ? r.path === `/api/v1/nodes/${worker}/status` : r.path.endsWith(`/leases/${worker}`))).length;
+    await kubelet.holdStatusPosts(worker, true);
+    const held = fake.requests.length;
+    // Five lease intervals (100 ms) span more than one status interval (300 ms): a post would have come.
+    await until('five lease renewals', () => patches('lease', held) >= 5);
+    expect(patches('status', held)).toBe(0);
+    await kubelet.holdStatusPosts(worker, false);
+    const released = fake.requests.length;
+    await until('a status post', () => patches('status', released) >= 1);
+  });
+
   it('starts a bound pending pod: Running, Ready, with a pod IP from the node CIDR', async () => {
     fake.put('pods', aPod('web-1'));
     await until('the pod to run', () => statusOf(fake.get('pods', 'web', 'web-1')).phase === 'Running');

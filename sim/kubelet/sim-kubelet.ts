@@ -180,6 +180,18 @@ export class SimKubelet {
     }
   }
 
+  /**
+   * Holds (or lets go) the node's periodic status posts; its Lease is still renewed, so the Node stays Ready. A real
+   * kubelet posts an unchanged status only every nodeStatusReportFrequency (5 min); this one every
+   * nodeStatusIntervalMs, and a test whose writes are preconditioned on the Node's resourceVersion holds them so they
+   * race none. Resolves once no post is in flight. Explicit posts (setNodeReady, setNodeCondition) still go out.
+   */
+  async holdStatusPosts(name: string, held: boolean): Promise<void> {
+    const node = this.fleet.get(name);
+    node.statusPostsHeld = held;
+    await node.statusTail;
+  }
+
   /** Whether this kubelet runs node `name` (and it was not deleted). */
   hasNode(name: string): boolean {
     return this.fleet.has(name);

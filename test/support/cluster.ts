@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { setKubeletNodeReady as setKubeletNodeReadyAt } from '../../sim/kubelet/control.ts';
+import { holdKubeletStatusPosts as holdKubeletStatusPostsAt, setKubeletNodeReady as setKubeletNodeReadyAt } from '../../sim/kubelet/control.ts';
 import { AuditLog, type AuditEntry, type AuditFilter } from '../../testbed/audit.ts';
 import type { TestbedInfo, TestClusterKind } from './testbed-info.ts';
 
@@ -139,6 +139,17 @@ export async function setKubeletNodeReady(node: string, ready: boolean): Promise
   const url = testbed().kubeletControl;
   if (!url) throw new Error(`the ${clusterKind()} cluster offers no simulated-kubelet control handle`);
   await setKubeletNodeReadyAt(url, node, ready, { stopHeartbeats: false, ...(ready ? {} : { message: 'test: kubelet reports NotReady' }) });
+}
+
+/**
+ * Holds one Node's periodic status posts (its Lease is still renewed, so it stays Ready), or lets them go: a test that
+ * counts kmaint's requests holds them, so no heartbeat races a write preconditioned on the Node's resourceVersion.
+ * Only where the kubelet's control handle is offered.
+ */
+export async function holdKubeletStatusPosts(node: string, held: boolean): Promise<void> {
+  const url = testbed().kubeletControl;
+  if (!url) throw new Error(`the ${clusterKind()} cluster offers no simulated-kubelet control handle`);
+  await holdKubeletStatusPostsAt(url, node, held);
 }
 
 /**
