@@ -1,13 +1,16 @@
 // Applies a plan: one idempotent write per action, per-object order kept, bounded concurrency across objects.
 import { describeAction, API_VERSION, FINALIZER, NODE_MAINTENANCE_KIND, CONFIG_KIND } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
-import type { V1Lease } from '@kubernetes/client-node';
+import { isDeepStrictEqual } from 'node:util';
+import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import type { KubeClient, WriteOutcome } from '../kube/index.ts';
 
 export interface ApplyResult {
   /** Actions applied, by kind. */
   applied: Record<string, number>;
   conflicts: number;
+  /** Node writes refused 409 that were sent again on a fresh read, the Node changed only where no plan reads. */
+  refreshed: number;
   notFound: number;
   /** Evictions refused by a disruption budget, with the server's message. */
   blocked: Array<{ action: string; message: string }>;
@@ -26,6 +29,13 @@ export interface ApplyOptions {
   component: string;
   /** Namespace of the MaintenanceOperatorConfig (events about it go there). */
   namespace: string;
+  /**
+   * The Nodes the plan was made on, by name. With them, a Node write refused 409 reads its Node again; when nothing a
+   * plan reads of it changed (only the resourceVersion and conditions' heartbeat times: a kubelet's or a node problem
+   * detector's status post), the write goes once more on the fresh resourceVersion, as it would have had the post come
+   * just after it. Anything else changed: the 409 stands and the next pass decides again.
+   */
+  nodes?: ReadonlyMap<string, V1Node>;
   /** @default 16 */
   concurrency?: number;
   signal?: AbortSignal;
@@ -198,9 +208,44 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
   }
 }
 
+/** What plans read of a Node: all of the lean Node but its resourceVersion and its conditions' heartbeat times. */
+function plannedView(node: V1Node): unknown {
+  const { resourceVersion: _rv, ...metadata } = node.metadata ?? {};
+  const conditions = node.status?.conditions?.map(({ lastHeartbeatTime: _beat, ...rest }) => rest);
+  return { ...node, metadata, ...(node.status ? { status: { ...node.status, ...(conditions ? { conditions } : {}) } } : {}) };
+}
+
+/** Whether two reads of a Node differ only where no plan looks (the resourceVersion, heartbeat times). */
+export function sameForPlans(planned: V1Node, fresh: V1Node): boolean {
+  return isDeepStrictEqual(plannedView(planned), plannedView(fresh));
+}
+
+/**
+ * A node write refused 409: read the Node by name; if only a status post moved it since the plan's read, send the write
+ * again on its fresh resourceVersion (once). Any other outcome of the re-read leaves the 409 as the outcome.
+ */
+async function afterNodeConflict(a: Action, out: WriteOutcome, rv: Map<string, string>, opts: ApplyOptions): Promise<{ out: WriteOutcome; refreshed: boolean }> {
+  if (a.kind !== 'cordonNode' && a.kind !== 'uncordonNode' && a.kind !== 'patchNodeAnnotations' && a.kind !== 'patchNodeConditions' && a.kind !== 'setNodeTaints') return { out, refreshed: false };
+  const key = objectKey(a);
+  const planned = opts.nodes?.get(a.node.name);
+  // A write of this unit already landed on the Node: the plan's read is no longer what it was written over.
+  if (planned === undefined || rv.has(key)) return { out, refreshed: false };
+  let fresh: V1Node | undefined;
+  try {
+    fresh = (await opts.client.readNodes([a.node.name])).get(a.node.name);
+  } catch {
+    // The re-read failed (counted in the client's errors): the 409 stands, decided again next pass.
+    return { out, refreshed: false };
+  }
+  const version = fresh?.metadata?.resourceVersion;
+  if (fresh === undefined || version === undefined || !sameForPlans(planned, fresh)) return { out, refreshed: false };
+  rv.set(key, version);
+  return { out: await applyOne(a, rv, opts), refreshed: true };
+}
+
 /** Groups actions into units (order kept), runs units with bounded concurrency. Never throws on a write failure. */
 export async function applyActions(actions: readonly Action[], opts: ApplyOptions): Promise<ApplyResult> {
-  const result: ApplyResult = { applied: {}, conflicts: 0, notFound: 0, blocked: [], errors: [], skipped: 0, stopped: [] };
+  const result: ApplyResult = { applied: {}, conflicts: 0, refreshed: 0, notFound: 0, blocked: [], errors: [], skipped: 0, stopped: [] };
   const groups = new Map<string, Action[]>();
   for (const a of actions) {
     const k = unitKey(a);
@@ -216,7 +261,12 @@ export async function applyActions(actions: readonly Action[], opts: ApplyOption
       for (let i = 0; i < group.length; i++) {
         opts.signal?.throwIfAborted();
         const a = group[i] as Action;
-        const out = await applyOne(a, rv, opts);
+        let out = await applyOne(a, rv, opts);
+        if (out.kind === 'conflict' && opts.nodes !== undefined) {
+          const again = await afterNodeConflict(a, out, rv, opts);
+          out = again.out;
+          if (again.refreshed) result.refreshed++;
+        }
         if (out.kind === 'ok') {
           result.applied[a.kind] = (result.applied[a.kind] ?? 0) + 1;
           if (out.resourceVersion) rv.set(objectKey(a), out.resourceVersion);

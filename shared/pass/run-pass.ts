@@ -2,7 +2,7 @@
 // What differs between the functions (reads, plan, how a pass starts) is their row in PASSES (passes.ts).
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { V1Lease } from '@kubernetes/client-node';
+import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { describeAction, FINALIZER } from '../api/index.ts';
 import type { NodeMaintenance } from '../api/index.ts';
 import type { RequestCounts } from '../kube/index.ts';
@@ -25,6 +25,8 @@ interface Planned extends PassPlan {
   awaitingCleanup: number;
   configProblems: string[];
   maintenances: ReadonlyMap<string, NodeMaintenance>;
+  /** The Nodes the plan was made on (apply.ts reads one again after a 409 on it). */
+  nodes: ReadonlyMap<string, V1Node>;
   /** A full node read to record on the function's pass Lease (node-read.ts). */
   fullRead?: FullReadRecord;
 }
@@ -62,7 +64,7 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date, lease: V1
   const drainerFollows = opts.round?.runsAfter(fn, 'drainer') === true;
   const plan = await planPass(fn, opts, base, { loaded, maintenances, namespace: opts.namespace, reaperIssues, now, drainerFollows, ...(crds ? { crds } : {}) });
   const crdProblems = crds?.refusal !== undefined ? [crds.refusal] : [];
-  return { ...plan, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...crdProblems], maintenances, ...(record ? { fullRead: record } : {}) };
+  return { ...plan, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...crdProblems], maintenances, nodes: base.nodes, ...(record ? { fullRead: record } : {}) };
 }
 
 /** The client's request counts as a pass starts, to report what the pass itself sent. */
@@ -115,6 +117,7 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
   const result: ApplyResult = await applyActions(actions, {
     client: opts.client,
     maintenances: planned.maintenances,
+    nodes: planned.nodes,
     now,
     component: `kmaint-${fn}`,
     namespace: opts.namespace,
@@ -125,6 +128,7 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
   // request's Slurm writes follow its Kubernetes unit, and what creates Slurm state is checked against a fresh read.
   const fresh = needsFreshRead(slurmWrites) ? await readRequestsAgain(opts) : undefined;
   const slurmResult = await applySlurmWrites(planned.slurm?.client, slurmWrites, { stopped: result.stopped, planned: planned.maintenances, fresh, now });
+  if (result.refreshed > 0) opts.logger?.info({ refreshed: result.refreshed }, `${fn} pass: node writes refused 409 sent again on a fresh read (only status heartbeats had moved the Node)`);
   if (slurmResult.withheld.length > 0) opts.logger?.info({ withheld: slurmResult.withheld }, `${fn} pass: Slurm writes withheld`);
   summary.actions = { ...result.applied, ...slurmResult.applied };
   summary.conflicts = result.conflicts;

@@ -1,0 +1,80 @@
+// A Node write refused 409 because a status post moved the Node after the plan read it (shared/pass/apply.ts): sent
+// again on a fresh read when only heartbeat times moved; the 409 stands when anything a plan reads changed.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { V1Node } from '@kubernetes/client-node';
+import type { Action } from '../../shared/api/index.ts';
+import { KubeClient } from '../../shared/kube/index.ts';
+import { applyActions, type ApplyResult } from '../../shared/pass/apply.ts';
+import { startSimApiServer, type SimApiServer } from './index.ts';
+import type { Json } from './json-value.ts';
+import { call } from './test-support.ts';
+
+const STRATEGIC = 'application/strategic-merge-patch+json';
+const MERGE = 'application/merge-patch+json';
+let server: SimApiServer;
+let client: KubeClient;
+let seq = 0;
+let node = '';
+
+const ready = (beat: string, status = 'True') => ({ type: 'Ready', status, reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: beat, lastTransitionTime: '2026-01-01T00:00:00Z' });
+
+beforeAll(async () => {
+  server = await startSimApiServer({});
+  client = new KubeClient(server.kubeConfig({ user: 'kmaint' }));
+});
+afterAll(async () => {
+  await server.stop();
+});
+beforeEach(async () => {
+  node = `n${++seq}`;
+  expect((await call(server, 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: node, labels: { 'kmaint.io/pool': 'general' } } })).status).toBe(201);
+  expect((await call(server, 'PATCH', `/api/v1/nodes/${node}/status`, { status: { conditions: [ready('2026-01-01T00:00:00Z')] } }, STRATEGIC)).status).toBe(200);
+});
+
+async function planned(): Promise<V1Node> {
+  const n = (await client.readNodes([node])).get(node);
+  if (!n) throw new Error(`node ${node} not read`);
+  return n;
+}
+
+/** The plan's cordon of `seen`, applied with or without the plan's Nodes; what it did and the Node afterwards. */
+async function cordon(seen: V1Node, withNodes: boolean): Promise<{ result: Pick<ApplyResult, 'applied' | 'conflicts' | 'refreshed' | 'stopped'>; unschedulable: boolean; refused: number }> {
+  const refusedBefore = client.counts.errorsByVerb['patch nodes'] ?? 0;
+  const action: Action = { kind: 'cordonNode', node: { name: node, resourceVersion: seen.metadata?.resourceVersion ?? '' }, maintenance: { namespace: 'team', name: 'nm', resourceVersion: '1' }, reason: 'test', annotations: { 'kmaint.io/cordoned-by': 'team/nm' } };
+  const { applied, conflicts, refreshed, stopped } = await applyActions([action], {
+    client,
+    maintenances: new Map(),
+    now: new Date('2026-01-01T00:00:00Z'),
+    component: 'kmaint-test',
+    namespace: 'kmaint',
+    ...(withNodes ? { nodes: new Map([[node, seen]]) } : {}),
+  });
+  const after = (await call(server, 'GET', `/api/v1/nodes/${node}`)).body as { spec?: { unschedulable?: boolean } };
+  return { result: { applied, conflicts, refreshed, stopped }, unschedulable: after.spec?.unschedulable === true, refused: (client.counts.errorsByVerb['patch nodes'] ?? 0) - refusedBefore };
+}
+
+describe('a node write refused 409 after a status post', () => {
+  it('only the heartbeat moved: read again and sent again, the cordon lands', async () => {
+    const seen = await planned();
+    await call(server, 'PATCH', `/api/v1/nodes/${node}/status`, { status: { conditions: [ready('2026-01-01T00:00:40Z')] } }, STRATEGIC);
+    expect(await cordon(seen, true)).toEqual({ result: { applied: { cordonNode: 1 }, conflicts: 0, refreshed: 1, stopped: [] }, unschedulable: true, refused: 1 });
+  });
+
+  it.each<[string, string, Json, string]>([
+    ['a condition changed (Ready=False)', `/api/v1/nodes/{}/status`, { status: { conditions: [ready('2026-01-01T00:00:40Z', 'False')] } }, STRATEGIC],
+    ['a label changed', `/api/v1/nodes/{}`, { metadata: { labels: { 'kmaint.io/pool': 'gpu' } } }, MERGE],
+    ['someone cordoned it', `/api/v1/nodes/{}`, { spec: { unschedulable: true } }, MERGE],
+  ])('%s: the 409 stands, nothing is sent again', async (_what, path, body, type) => {
+    const seen = await planned();
+    await call(server, 'PATCH', path.replace('{}', node), body, type);
+    const out = await cordon(seen, true);
+    expect(out.result).toEqual({ applied: {}, conflicts: 1, refreshed: 0, stopped: ['nm/team/nm'] });
+    expect(out.refused).toBe(1);
+  });
+
+  it('without the plan\'s Nodes the 409 stands, as before', async () => {
+    const seen = await planned();
+    await call(server, 'PATCH', `/api/v1/nodes/${node}/status`, { status: { conditions: [ready('2026-01-01T00:00:40Z')] } }, STRATEGIC);
+    expect(await cordon(seen, false)).toEqual({ result: { applied: {}, conflicts: 1, refreshed: 0, stopped: ['nm/team/nm'] }, unschedulable: false, refused: 1 });
+  });
+});
