@@ -10,11 +10,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
 import { gpuNode, nodeName } from '../bench/scale-nodes.ts';
-import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME } from '../shared/api/index.ts';
+import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, type Action } from '../shared/api/index.ts';
 import { HttpTransport } from '../shared/kube/http-transport.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { NODE_LIST_ACCEPT_PROTOBUF, type NodeListEncoding } from '../shared/kube/node-list-encoding.ts';
-import { auditLog, kubectl, testbed } from './support/cluster.ts';
+import { applyActions, type ApplyResult } from '../shared/pass/apply.ts';
+import { auditLog, holdKubeletStatusPosts, kmaintKubeConfig, kubectl, testbed } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, generalNodes, getNM, isUnschedulable, nodes, pass, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 import { rawApi } from './support/raw-api.ts';
 
@@ -164,5 +165,48 @@ describe('node LISTs in protobuf on the real API server', () => {
     const shape = gpuNode(900_004, new Date());
     expect(cordoned?.metadata?.labels).toStrictEqual(shape.metadata.labels);
     expect(cordoned?.status?.conditions?.map((c) => c.type)).toEqual((shape.status['conditions'] as Array<{ type: string }>).map((c) => c.type));
+  });
+});
+
+describe('a Node write refused 409 by a status post, on the real API server (shared/pass/apply.ts)', () => {
+  it('reads the Node by name and sends the write again when only the heartbeat moved; when a label moved, the 409 stands', async () => {
+    const node = (await generalNodes())[1] as string;
+    const KEY = 'kmaint.io/test-refresh';
+    const strategic = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
+    const c = new KubeClient(kmaintKubeConfig());
+    /** kmaint's writes and reads of `node` since `mark`, as "verb code selector". */
+    const requests = async (mark: number): Promise<string[]> => {
+      const audit = auditLog();
+      await audit.sync();
+      return audit
+        .entries({ since: mark, user: testbed().kmaintUser, resource: 'nodes' })
+        .map((e) => `${e.verb} ${e.code}${e.verb === 'list' ? ` ${new URL(e.uri, 'https://x').searchParams.get('fieldSelector') ?? 'every node'}` : ''}`);
+    };
+    /** kmaint's annotation write planned on `seen`, applied with the plan's Nodes. */
+    const annotate = async (seen: V1Node, value: string): Promise<Pick<ApplyResult, 'applied' | 'conflicts' | 'refreshed'>> => {
+      const action: Action = { kind: 'patchNodeAnnotations', node: { name: node, resourceVersion: seen.metadata?.resourceVersion ?? '' }, annotations: { [KEY]: value }, reason: 'test' };
+      const { applied, conflicts, refreshed } = await applyActions([action], { client: c, maintenances: new Map(), nodes: new Map([[node, seen]]), now: new Date(), component: 'kmaint-test', namespace: KMAINT_NS });
+      return { applied, conflicts, refreshed };
+    };
+    // The kubelet's own posts held: the only status post is the one below.
+    await holdKubeletStatusPosts(node, true);
+    try {
+      let seen = (await c.readNodes([node])).get(node) as V1Node;
+      await admin().core.patchNodeStatus({ name: node, body: { status: { conditions: [{ type: 'Ready', lastHeartbeatTime: new Date(Date.now() + 1000) }] } } }, strategic);
+      let mark = await markNow();
+      expect(await annotate(seen, 'heartbeat')).toEqual({ applied: { patchNodeAnnotations: 1 }, conflicts: 0, refreshed: 1 });
+      expect(await requests(mark)).toEqual(['patch 409', `list 200 metadata.name=${node}`, 'patch 200']);
+      expect((await admin().core.readNode({ name: node })).metadata?.annotations?.[KEY]).toBe('heartbeat');
+
+      seen = (await c.readNodes([node])).get(node) as V1Node;
+      await admin().core.patchNode({ name: node, body: { metadata: { labels: { [KEY]: 'moved' } } } }, mergePatch);
+      mark = await markNow();
+      expect(await annotate(seen, 'label')).toEqual({ applied: {}, conflicts: 1, refreshed: 0 });
+      expect(await requests(mark)).toEqual(['patch 409', `list 200 metadata.name=${node}`]);
+      expect((await admin().core.readNode({ name: node })).metadata?.annotations?.[KEY]).toBe('heartbeat');
+    } finally {
+      await admin().core.patchNode({ name: node, body: { metadata: { labels: { [KEY]: null }, annotations: { [KEY]: null } } } }, mergePatch);
+      await holdKubeletStatusPosts(node, false);
+    }
   });
 });
