@@ -176,12 +176,23 @@ async function addNodes(conn: Conn, from: number, to: number, concurrency: numbe
   return { created, stoppedForMemory: lowMemory };
 }
 
-/** Requests up to `target` in all (kept from the smaller ratios), named round-robin over the nodes. */
+/**
+ * Requests up to `target` in all (kept from the smaller ratios), named round-robin over the nodes. Named by their
+ * index, which a larger target keeps: planRequests' names follow the requests per requestor, so a second ratio's names
+ * met the first's (POST 409, taken for a retry's echo) and the larger ratios had fewer requests than they said.
+ * Counted after: a count other than `target` stops the run.
+ */
 async function growRequests(conn: Conn, nodes: number, have: number, target: number): Promise<void> {
   const names = Array.from({ length: nodes }, (_, i) => nodeName(i));
-  const plans = planRequests({ namespace: NS, nodes: names, requests: target, requestors: 10 }).slice(have);
+  const plans = planRequests({ namespace: NS, nodes: names, requests: target, requestors: 10 })
+    .map((p, k) => ({ ...p, name: `req-${String(k).padStart(6, '0')}` }))
+    .slice(have);
   const path = `/apis/${GROUP}/${VERSION}/namespaces/${NS}/${NODE_MAINTENANCE_PLURAL}`;
   await bounded(plans, 64, (p) => create(conn, path, JSON.stringify({ apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name: p.name, namespace: p.namespace }, spec: p.spec })));
+  const { status, text } = await call(conn, 'GET', `${path}?limit=1`);
+  const list = JSON.parse(text) as { items?: unknown[]; metadata?: { remainingItemCount?: number } };
+  const count = (list.items?.length ?? 0) + (list.metadata?.remainingItemCount ?? 0);
+  if (status !== 200 || count !== target) throw new Error(`requests in ${NS}: ${count} after growing to ${target} (HTTP ${status})`);
 }
 
 /** Every request gone: finalizers stripped as the admin (no cleanup pass timed here), then a collection delete. */
