@@ -1,40 +1,17 @@
-// Issue 31, tried as an attacker: a requestor's ServiceAccount that may only create, get and delete NodeMaintenances
-// in its own namespace (a Role, a token from the TokenRequest API). kmaint's passes run as kmaint's ServiceAccount;
-// every outcome is read back from the Node and the pods.
+// Issue 31, tried as an attacker, and again for issue 40 in both policy modes: a requestor's ServiceAccount limited to
+// its own namespace's NodeMaintenances and their status (test/support/attacker.ts), once with the chart's
+// ValidatingAdmissionPolicy installed and once with none (as kustomize and the Lambda install). kmaint's passes run as
+// kmaint's ServiceAccount; every outcome is read back from the Node and the pods. Where the policy refuses an attacker's
+// create, the refusal is asserted exactly and the attack goes on with what the policy lets through.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CustomObjectsApi, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { ANNOTATION_INITIAL_UNSCHEDULABLE, FINALIZER, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
-import { adminKubeConfig, tokenKubeConfig, waitFor } from './support/cluster.ts';
+import { KMAINT_SA_USER, POLICY_MODES, makeRequestor, policyDenied, policyRefuses, usePolicyMode, type PolicyMode, type Requestor } from './support/attacker.ts';
+import { waitFor } from './support/cluster.ts';
 import { admin, bindPod, generalNodes, getNM, installCrds, pass, phaseOf, podsOn, removeAllNMs, setConfig, setUnschedulable, untilPhase } from './support/kmaint.ts';
 
-const ns = `atk-${randomBytes(3).toString('hex')}`;
-/** Another team's namespace: the requests the attacker tries to overtake or block. */
-const victimNs = `${ns}-v`;
-const ATTACKER = 'requestor';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-
-let cordonedNode = '';
-let drainedNode = '';
-/** The two nodes of the queue cases, in name order: the victim's requests take them. */
-let queueNodes: string[] = [];
-let attacker: CustomObjectsApi;
-
-/** The attacker's own create: any annotations and finalizers it likes on a request in its namespace. */
-async function attackerCreates(name: string, node: string, extra: { annotations?: Record<string, string>; labels?: Record<string, string>; finalizers?: string[]; spec?: Record<string, unknown> } = {}): Promise<void> {
-  await attacker.createNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace: ns,
-    plural: NODE_MAINTENANCE_PLURAL,
-    body: {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'NodeMaintenance',
-      metadata: { name, namespace: ns, ...(extra.annotations ? { annotations: extra.annotations } : {}), ...(extra.labels ? { labels: extra.labels } : {}), ...(extra.finalizers ? { finalizers: extra.finalizers } : {}) },
-      spec: { requestorID: 'attacker.example.com', nodeName: node, ...extra.spec },
-    },
-  });
-}
 
 /** The node's unschedulable flag and its kmaint.io/ annotations, read back as the admin. */
 async function nodeState(name: string): Promise<{ unschedulable: boolean; kmaint: Record<string, string> }> {
@@ -43,45 +20,36 @@ async function nodeState(name: string): Promise<{ unschedulable: boolean; kmaint
   return { unschedulable: node.spec?.unschedulable === true, kmaint };
 }
 
-describe('a requestor that may only create, get and delete NodeMaintenances in its own namespace', () => {
+describe.each(POLICY_MODES)('a requestor limited to its namespace\'s NodeMaintenances and their status (%s)', (mode: PolicyMode) => {
+const ns = `atk-${mode}-${randomBytes(3).toString('hex')}`;
+/** Another team's namespace: the requests the attacker tries to overtake or block. */
+const victimNs = `${ns}-v`;
+let cordonedNode = '';
+let drainedNode = '';
+/** The two nodes of the queue cases, in name order: the victim's requests take them. */
+let queueNodes: string[] = [];
+let attacker: Requestor;
+let undoPolicy: () => Promise<void> = async () => {};
+const policy = mode === 'policy';
+
+/** The attacker's own create: any annotations and finalizers it likes on a request in its namespace. */
+function attackerCreates(name: string, node: string, extra: { annotations?: Record<string, string>; labels?: Record<string, string>; finalizers?: string[]; spec?: Record<string, unknown> } = {}): Promise<string> {
+  return attacker.create(name, { requestorID: 'attacker.example.com', nodeName: node, ...extra.spec }, { ...(extra.annotations ? { annotations: extra.annotations } : {}), ...(extra.labels ? { labels: extra.labels } : {}), ...(extra.finalizers ? { finalizers: extra.finalizers } : {}) });
+}
+
   beforeAll(async () => {
     await installCrds();
     const general = await generalNodes();
     [cordonedNode, drainedNode] = general.slice(0, 2) as [string, string];
     queueNodes = general.slice(2, 4);
     expect(queueNodes.length).toBe(2);
-    const { core } = admin();
-    await core.createNamespace({ body: { metadata: { name: ns } } });
-    await core.createNamespace({ body: { metadata: { name: victimNs } } });
-    await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: ATTACKER } } });
-    const rbac = adminKubeConfig().makeApiClient(RbacAuthorizationV1Api);
-    await rbac.createNamespacedRole({
-      namespace: ns,
-      body: { metadata: { name: ATTACKER, namespace: ns }, rules: [{ apiGroups: [GROUP], resources: [NODE_MAINTENANCE_PLURAL], verbs: ['create', 'get', 'delete'] }] },
-    });
-    await rbac.createNamespacedRoleBinding({
-      namespace: ns,
-      body: {
-        metadata: { name: ATTACKER, namespace: ns },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: ATTACKER },
-        subjects: [{ kind: 'ServiceAccount', name: ATTACKER, namespace: ns }],
-      },
-    });
-    const token = (await core.createNamespacedServiceAccountToken({ namespace: ns, name: ATTACKER, body: { spec: { audiences: [], expirationSeconds: 3600 } } })).status?.token ?? '';
-    expect(token).not.toBe('');
-    attacker = tokenKubeConfig(token, ATTACKER).makeApiClient(CustomObjectsApi);
-    // RBAC reaches the authorizer through an informer: wait until the binding is in effect.
-    await waitFor('the attacker may read its requests', async () => {
-      try {
-        await attacker.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: NODE_MAINTENANCE_PLURAL, name: 'none' });
-      } catch (err) {
-        return (err as { code?: number }).code === 404 ? true : undefined;
-      }
-      return undefined;
-    }, 60_000);
+    await admin().core.createNamespace({ body: { metadata: { name: victimNs } } });
+    attacker = await makeRequestor(ns);
+    undoPolicy = await usePolicyMode(mode, () => policyRefuses(attacker, queueNodes[0] as string));
   });
 
   afterAll(async () => {
+    await undoPolicy();
     await removeAllNMs(ns);
     await removeAllNMs(victimNs);
     await setConfig(undefined);
@@ -97,8 +65,11 @@ describe('a requestor that may only create, get and delete NodeMaintenances in i
 
   it("a preset node-initial-state \"false\" and the finalizer do not lift an administrator's cordon", async () => {
     await setUnschedulable(cordonedNode, true);
-    await attackerCreates('uncordon-me', cordonedNode, { annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' }, finalizers: [FINALIZER] });
-    await attacker.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: NODE_MAINTENANCE_PLURAL, name: 'uncordon-me' });
+    const forged = await attackerCreates('uncordon-me', cordonedNode, { annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' }, finalizers: [FINALIZER] });
+    // The policy refuses the record at create; the finalizer alone is let through, and the attack goes on with it.
+    expect(forged).toBe(policy ? policyDenied('uncordon-me', `annotation ${ANNOTATION_INITIAL_UNSCHEDULABLE} is a record only kmaint writes: only ${KMAINT_SA_USER} may set, change or remove it`) : 'created');
+    if (policy) expect(await attackerCreates('uncordon-me', cordonedNode, { finalizers: [FINALIZER] })).toBe('created');
+    expect(await attacker.delete('uncordon-me')).toBe('deleted');
     expect((await getNM(ns, 'uncordon-me'))?.metadata.deletionTimestamp).toEqual(expect.any(String));
 
     for (const fn of ['scheduler', 'drainer', 'cleanup'] as const) await pass(fn);
@@ -113,7 +84,7 @@ describe('a requestor that may only create, get and delete NodeMaintenances in i
   it('a tenant pod labelled app.kubernetes.io/name=kmaint is drained like any other', async () => {
     await bindPod(ns, 'looks-like-kmaint', drainedNode, { labels: { 'app.kubernetes.io/name': 'kmaint', attack: 'yes' } });
     await waitFor('the pod running', async () => ((await podsOn(drainedNode)).some((p) => p.metadata?.name === 'looks-like-kmaint' && p.status?.phase === 'Running') ? true : undefined), 30_000);
-    await attackerCreates('drain-me', drainedNode, { spec: { drainSpec: { force: true, podSelector: 'attack=yes' } } });
+    expect(await attackerCreates('drain-me', drainedNode, { spec: { drainSpec: { force: true, podSelector: 'attack=yes' } } })).toBe('created');
     const ready = await untilPhase(ns, 'drain-me', 'Ready', 40_000);
     expect(phaseOf(ready)).toBe('Ready');
     // totalPods counts the node's DaemonSet pods too, which this test does not own.
@@ -138,10 +109,13 @@ describe('a requestor that may only create, get and delete NodeMaintenances in i
     await setConfig({ maxParallelOperations: 1 });
     // Same second or later, and a node name first: without the forged deadline the victim ranks first.
     await victimCreates('first', queueNodes[0] as string);
-    await attackerCreates('jumper', queueNodes[1] as string, { annotations: { 'kmaint.io/deadline': '2000-01-01T00:00:00Z' } });
+    const jumper = await attackerCreates('jumper', queueNodes[1] as string, { annotations: { 'kmaint.io/deadline': '2000-01-01T00:00:00Z' } });
+    // The policy refuses a deadline before the create (422, naming the creation time); without it the request waits.
+    if (policy) expect(jumper).toMatch(new RegExp(`^${escapeRe(policyDenied('jumper', "kmaint.io/deadline 2000-01-01T00:00:00Z is refused: it must be an RFC 3339 time (e.g. 2026-12-01T06:00:00Z) no earlier than the request's creation ", 422))}\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$`));
+    else expect(jumper).toBe('created');
     await pass('scheduler');
     const message = (await getNM(victimNs, 'first'))?.status?.conditions?.find((c) => c.type === 'Ready')?.message;
-    expect([phaseOf(await getNM(victimNs, 'first')), phaseOf(await getNM(ns, 'jumper')), message]).toEqual(['Scheduled', 'Pending', 'admitted: slot 1 of 1']);
+    expect([phaseOf(await getNM(victimNs, 'first')), phaseOf(await getNM(ns, 'jumper')), message]).toEqual(['Scheduled', policy ? undefined : 'Pending', 'admitted: slot 1 of 1']);
     await removeAllNMs(victimNs);
     await removeAllNMs(ns);
   });
@@ -152,7 +126,7 @@ describe('a requestor that may only create, get and delete NodeMaintenances in i
     await victimCreates('train-a', queueNodes[0] as string, gang, { 'kmaint.io/gang-size': '2' });
     await victimCreates('train-b', queueNodes[1] as string, gang, { 'kmaint.io/gang-size': '2' });
     // On the administrator's cordoned node: the attacker's request only has to exist.
-    await attackerCreates('blocker', cordonedNode, { labels: gang, annotations: { 'kmaint.io/gang-size': '5' } });
+    expect(await attackerCreates('blocker', cordonedNode, { labels: gang, annotations: { 'kmaint.io/gang-size': '5' } })).toBe('created');
     await pass('scheduler');
     expect([phaseOf(await getNM(victimNs, 'train-a')), phaseOf(await getNM(victimNs, 'train-b'))]).toEqual(['Scheduled', 'Scheduled']);
     // The attacker's own gang of one, sized 5, waits for its missing members: it blocks only itself.
@@ -161,3 +135,7 @@ describe('a requestor that may only create, get and delete NodeMaintenances in i
     await removeAllNMs(ns);
   });
 });
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

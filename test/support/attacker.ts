@@ -10,6 +10,14 @@ import { adminKubeConfig, kubectl, tokenKubeConfig, waitFor } from './cluster.ts
 /** The chart's policy, as `helm template` names it for release kmaint. */
 export const POLICY_NAME = 'kmaint-requests';
 
+/** The API server's words when the chart's policy refuses a write of NodeMaintenance `name` for `reason`. */
+export function policyDenied(name: string, reason: string, code: 403 | 422 = 403): string {
+  return `${code} nodemaintenances.maintenance.nvidia.com "${name}" is forbidden: ValidatingAdmissionPolicy '${POLICY_NAME}' with binding '${POLICY_NAME}' denied request: ${reason}`;
+}
+
+/** kmaint's ServiceAccount as the policy names it (release kmaint in namespace kmaint). */
+export const KMAINT_SA_USER = 'system:serviceaccount:kmaint:kmaint';
+
 export type PolicyMode = 'policy' | 'no-policy';
 /** Every attack runs in both: `describe.each(POLICY_MODES)`. */
 export const POLICY_MODES: readonly PolicyMode[] = ['policy', 'no-policy'];
@@ -55,6 +63,18 @@ export interface Requestor {
   /** A merge patch of the request; 'patched' or the refusal. */
   patch(name: string, body: Record<string, unknown>): Promise<string>;
   delete(name: string): Promise<string>;
+}
+
+let probes = 0;
+/**
+ * Whether the chart's policy is in effect for `requestor`: a create naming kmaint's own requestor ID on `node` is refused
+ * 403. A create that lands (the policy not yet in effect) is deleted again, so a probe leaves nothing behind.
+ */
+export async function policyRefuses(requestor: Requestor, node: string): Promise<boolean> {
+  const name = `policy-probe-${++probes}`;
+  const outcome = await requestor.create(name, { requestorID: 'reaper.kmaint.io', nodeName: node });
+  if (outcome === 'created') await requestor.delete(name);
+  return outcome.startsWith('403 ');
 }
 
 /** The HTTP code and the Status message of a refused call. */
