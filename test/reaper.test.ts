@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { AutoScalingClient, DescribeAutoScalingInstancesCommand } from '@aws-sdk/client-auto-scaling';
 import { EC2Client, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import { CustomObjectsApi, KubeConfig, PatchStrategy, PolicyV1Api, RbacAuthorizationV1Api, setHeaderOptions, type CoreV1Event, type V1Node } from '@kubernetes/client-node';
+import { PatchStrategy, PolicyV1Api, setHeaderOptions, type CoreV1Event, type V1Node } from '@kubernetes/client-node';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION, type NodeMaintenance } from '.
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass, type PassFunction, type PassSummary } from '../shared/pass/index.ts';
 import { awsProvider, providerMap } from '../shared/reaper/index.ts';
+import { KMAINT_SA_USER, POLICY_MODES, makeRequestor, policyDenied, policyRefuses, usePolicyMode, type PolicyMode } from './support/attacker.ts';
 import { adminKubeConfig, auditLog, kmaintKubeConfig, setKubeletNodeReady, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, bindPod, createNM, deleteNM, driveUntil as drivePasses, generalNodes, getNM, nodes, phaseOf, podsOn, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 
@@ -427,50 +428,50 @@ describe('the reaper on the testbed', () => {
     expect(ec2.calls()).toEqual([]);
   });
 
-  // Issue 31 point 1, as an attacker: a ServiceAccount that may only create, read and delete NodeMaintenances in its own
-  // namespace copies every string of a reap request (requestorID, label, name, the provider-id annotation naming
-  // another Node's instance), and adds reaper.kmaint.io to another request's additionalRequestors. Both reach Ready on
-  // healthy Nodes; the reaper (on) terminates nothing and touches neither request.
-  it('a tenant forging reap requests: no instance is terminated, neither request is touched', async () => {
+  // Issue 31 point 1, as an attacker, in both policy modes (issue 40 point 6): a ServiceAccount limited to its own
+  // namespace's NodeMaintenances and their status (test/support/attacker.ts) copies every string of a reap request
+  // (requestorID, label, name, the provider-id annotation naming another Node's instance), and adds reaper.kmaint.io to
+  // another request's additionalRequestors. With the chart's policy both creates are refused with their exact messages;
+  // without it both reach Ready on healthy Nodes. Either way the reaper (on) terminates nothing and touches neither.
+  it.each(POLICY_MODES)('a tenant forging reap requests: no instance is terminated, neither request is touched (%s)', async (mode: PolicyMode) => {
     const [first, second, victim] = await generalNodes();
     if (!first || !second || !victim) throw new Error('three general nodes needed');
     const victimID = (await admin().core.readNode({ name: victim })).spec?.providerID ?? '';
-    const rbac = adminKubeConfig().makeApiClient(RbacAuthorizationV1Api);
-    await admin().core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'tenant' } } });
-    await rbac.createNamespacedRole({ namespace: ns, body: { metadata: { name: 'tenant' }, rules: [{ apiGroups: [GROUP], resources: [NODE_MAINTENANCE_PLURAL], verbs: ['create', 'get', 'list', 'delete'] }] } });
-    await rbac.createNamespacedRoleBinding({ namespace: ns, body: { metadata: { name: 'tenant' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tenant' }, subjects: [{ kind: 'ServiceAccount', name: 'tenant', namespace: ns }] } });
-    const token = (await admin().core.createNamespacedServiceAccountToken({ namespace: ns, name: 'tenant', body: { spec: { audiences: [], expirationSeconds: 3600 } } })).status?.token ?? '';
-    const tb = testbed();
-    const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: 'testbed', server: tb.server, caFile: tb.caFile, skipTLSVerify: false }], users: [{ name: 'tenant', token }], contexts: [{ name: 'tenant', cluster: 'testbed', user: 'tenant' }], currentContext: 'tenant' });
-    const tenant = kc.makeApiClient(CustomObjectsApi);
-    const forge = (name: string, metadata: Record<string, unknown>, spec: Record<string, unknown>) => tenant.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: NODE_MAINTENANCE_PLURAL, body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name, ...metadata }, spec } });
+    const tenantNs = `${ns}-${mode}`;
+    const tenant = await makeRequestor(tenantNs);
+    const undoPolicy = await usePolicyMode(mode, () => policyRefuses(tenant, victim));
     const named = { annotations: { 'kmaint.io/reaper-provider-id': victimID } };
-    // RBAC reaches the authorizer through an informer: retry the first create until the binding is in effect.
-    await waitFor('the tenant can create a NodeMaintenance', async () => {
-      try {
-        await forge(`reap-${first}`, { labels: { 'kmaint.io/reaper': 'true' }, ...named }, { requestorID: 'reaper.kmaint.io', nodeName: first, cordon: false });
-        return true;
-      } catch {
-        return undefined;
-      }
-    }, 60_000, 250);
-    await forge(`upgrade-${second}`, named, { requestorID: 'tenant.example.com', nodeName: second, cordon: false, additionalRequestors: ['reaper.kmaint.io'] });
+    const reapName = `reap-${first}`;
+    const upgradeName = `upgrade-${second}`;
     try {
+      const forged = [
+        await tenant.create(reapName, { requestorID: 'reaper.kmaint.io', nodeName: first, cordon: false }, { labels: { 'kmaint.io/reaper': 'true' }, ...named }),
+        await tenant.create(upgradeName, { requestorID: 'tenant.example.com', nodeName: second, cordon: false, additionalRequestors: ['reaper.kmaint.io'] }, named),
+      ];
+      const reserved = `requestorID reaper.kmaint.io is reserved to kmaint: only ${KMAINT_SA_USER} files requests for it`;
+      expect(forged).toEqual(mode === 'policy' ? [policyDenied(reapName, reserved), policyDenied(upgradeName, reserved)] : ['created', 'created']);
       await setConfig({ maxParallelOperations: 2, maxUnavailable: 2, reaper: { ...REAPER, joinExistingRequests: true } });
-      // Every round runs the reaper too (driveUntil): each chance it had to act on the forged requests is counted.
-      await driveUntil('both forged requests Ready', async () => {
-        const phases = await Promise.all([getNM(ns, `reap-${first}`), getNM(ns, `upgrade-${second}`)].map(async (nm) => phaseOf(await nm)));
-        return phases.every((p) => p === 'Ready') ? true : undefined;
-      });
+      if (mode === 'no-policy') {
+        // Every round runs the reaper too (driveUntil): each chance it had to act on the forged requests is counted.
+        await drivePasses('both forged requests Ready', async () => {
+          const phases = await Promise.all([getNM(tenantNs, reapName), getNM(tenantNs, upgradeName)].map(async (nm) => phaseOf(await nm)));
+          return phases.every((p) => p === 'Ready') ? true : undefined;
+        });
+      }
       const again = await reaperPass();
       expect([again.errors, again.planned, again.actions]).toEqual([[], 0, {}]);
       expect(ec2).toHaveReceivedCommandTimes(TerminateInstancesCommand, 0);
-      const [reap, upgrade] = [await getNM(ns, `reap-${first}`), await getNM(ns, `upgrade-${second}`)];
-      expect([reap?.metadata.deletionTimestamp, upgrade?.spec.additionalRequestors, upgrade?.metadata.annotations?.['kmaint.io/reaper-provider-id']]).toEqual([undefined, ['reaper.kmaint.io'], victimID]);
+      const [reap, upgrade] = [await getNM(tenantNs, reapName), await getNM(tenantNs, upgradeName)];
+      if (mode === 'no-policy') {
+        expect([reap?.metadata.deletionTimestamp, upgrade?.spec.additionalRequestors, upgrade?.metadata.annotations?.['kmaint.io/reaper-provider-id']]).toEqual([undefined, ['reaper.kmaint.io'], victimID]);
+      } else {
+        expect([reap, upgrade]).toEqual([undefined, undefined]);
+      }
       expect((await admin().core.readNode({ name: second })).metadata?.annotations?.[JOINED]).toBeUndefined();
     } finally {
-      await removeAllNMs(ns);
+      await undoPolicy();
+      await removeAllNMs(tenantNs);
+      await admin().core.deleteNamespace({ name: tenantNs });
     }
   });
 });
