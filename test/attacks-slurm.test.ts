@@ -144,6 +144,8 @@ describe.each(POLICY_MODES)('issue 40, Slurm, as a requestor (%s)', (mode) => {
     const passes: PassSummary[] = [];
     for (let i = 0; i < 3; i++) passes.push(await pass('scheduler'));
     expect(slurmWritesOf(passes)).toEqual({ slurmReserve: 2 });
+    // Each pass reads the worker pods of the two nodes to reserve (before issue 40: of all three, one after another).
+    expect(passes.map((p) => p.requests['list pods'] ?? 0)).toEqual([2, 2, 2]);
     expect(await slurmReservations(`kmaint_${ns}_`)).toEqual([[`kmaint_${ns}_req-00`, 'n1'], [`kmaint_${ns}_second`, 'n2']]);
     const more = [await pass('scheduler'), await pass('cleanup')];
     expect(slurmWritesOf(more)).toEqual({});
