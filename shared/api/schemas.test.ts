@@ -298,6 +298,7 @@ const SLURM_EXTENSION: Record<string, Facets> = {
   'spec.slurm.nameKey': { type: 'string', minLength: 1 },
   'spec.slurm.drainTimeoutSeconds': { type: 'integer', format: 'int32', minimum: 0, default: 0 },
   'spec.slurm.whenUnreachable': { type: 'string', enum: ['wait', 'evict'], default: 'wait' },
+  'spec.slurm.reservationsPerNamespace': { type: 'integer', format: 'int32', minimum: 0, default: 10 },
 };
 
 /** DRA-aware eviction filters (issue 20): spec.draResourceNames. */

@@ -249,6 +249,8 @@ export const slurmSchema = z.strictObject({
   nameKey: z.string().min(1).optional(),
   drainTimeoutSeconds: nonNegativeInt32().default(0).optional(),
   whenUnreachable: z.enum(['wait', 'evict']).default('wait').optional(),
+  /** Issue 40: kmaint reservations the requests of one namespace may hold at a time (one per node, for its next request). */
+  reservationsPerNamespace: nonNegativeInt32().default(10).optional(),
 });
 
 /** kmaint extension (issue 20): the resource names each DRA driver's devices answer to in podEvictionFilters. */

@@ -197,3 +197,33 @@ describe('planCleanup: a release Slurm holds says why on the request', () => {
     expect([plan.released, plan.held.length]).toEqual([0, 1]);
   });
 });
+
+describe('issue 40: kmaint.io/slurm-drained and an old kmaint.io/slurm-drain-start-time preset by the requestor (drainTimeoutSeconds 10)', () => {
+  const preset = draining({ [ANNOTATION_SLURM_DRAINED]: 'n1', [ANNOTATION_SLURM_DRAIN_START]: '2020-01-01T00:00:00Z' });
+  const withTimeout = (state: string[], reason: string, reasonSetAt?: number): SlurmContext => ({
+    kind: 'on',
+    settings: { ...SETTINGS, drainTimeoutSeconds: 10 },
+    view: { kind: 'ok', nodes: new Map([['n1', { name: 'n1', state, reason, ...(reasonSetAt !== undefined ? { reasonSetAt } : {}) }]]) },
+  });
+  const plan = (ctx: SlurmContext, now: Date) => {
+    const p = planDrainer({ nodes: new Map([[NODE, aNodeWithUid({ name: NODE, unschedulable: true })]]), maintenances: [preset], podsByNode: new Map([[NODE, [WORKER]]]), pdbs: [], slurm: ctx }, now);
+    return { kinds: p.actions.map((a) => a.kind), slurm: p.slurm.map((w) => w.kind) };
+  };
+  const REASON = 'kmaint: requestor-a default/nm-1';
+  // LATER is 2026-01-01T00:00:10Z: Slurm took the drain at 00:00:09.
+  const DRAINED_AT = Date.parse('2026-01-01T00:00:09Z') / 1000;
+
+  it.each([
+    { rule: 'the pass that sends the drain evicts nothing', ctx: withTimeout(['ALLOCATED'], ''), now: LATER, expected: { kinds: ['writeStatus'], slurm: ['slurmDrain'] } },
+    { rule: 'the pass after (Slurm drained 1 s ago) evicts nothing', ctx: withTimeout(['ALLOCATED', 'DRAIN'], REASON, DRAINED_AT), now: LATER, expected: { kinds: ['writeStatus'], slurm: [] } },
+    { rule: 'nor while Slurm gives no drain time', ctx: withTimeout(['ALLOCATED', 'DRAIN'], REASON), now: new Date('2026-01-02T00:00:00Z'), expected: { kinds: ['writeStatus'], slurm: [] } },
+    {
+      rule: "10 s after Slurm's own drain time the timeout evicts, as configured",
+      ctx: withTimeout(['ALLOCATED', 'DRAIN'], REASON, DRAINED_AT),
+      now: new Date('2026-01-01T00:00:19Z'),
+      expected: { kinds: ['evictPod', 'writeStatus', 'emitEvent'], slurm: [] },
+    },
+  ])('$rule', ({ ctx, now, expected }) => {
+    expect(plan(ctx, now)).toEqual(expected);
+  });
+});

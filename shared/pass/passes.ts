@@ -7,7 +7,7 @@ import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { findNodeOrphans, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
 import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
-import { loadSlurmSettings, needsReservationRead, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, wantsReservation, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
+import { loadSlurmSettings, needsReservationRead, nodesToReserve, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
@@ -247,11 +247,15 @@ async function readReservations(opts: PassOptions, base: BaseSnapshot, now: Date
   const podsByNode = new Map<string, V1Pod[]>();
   const settings = loadSlurmSettings(base.config);
   const reading = settings.kind === 'off' ? [] : base.maintenances.filter((nm) => needsReservationRead(nm, now) && base.nodes.has(nm.spec.nodeName));
-  const wanting = reading.filter((nm) => wantsReservation(nm, now));
   const slurm = await readSlurmFor(opts, base, reading.length > 0, true);
-  if (wanting.length > 0 && settings.kind === 'on' && settings.settings.mode === 'pod') {
-    for (const node of [...new Set(wanting.map((nm) => nm.spec.nodeName))].sort()) podsByNode.set(node, await opts.client.listPods({ fieldSelector: `spec.nodeName=${node}` }));
-  }
+  if (reading.length === 0 || settings.kind !== 'on' || settings.settings.mode !== 'pod') return { slurm, podsByNode };
+  // Issue 40: only the nodes whose next request gets a reservation, read at most 8 at a time.
+  const nodes = nodesToReserve(base.maintenances, base.nodes, slurm.context, now);
+  const queue = [...nodes];
+  const worker = async (): Promise<void> => {
+    for (let node = queue.shift(); node !== undefined; node = queue.shift()) podsByNode.set(node, await opts.client.listPods({ fieldSelector: `spec.nodeName=${node}` }));
+  };
+  await Promise.all(Array.from({ length: Math.min(8, nodes.length) }, () => worker()));
   return { slurm, podsByNode };
 }
 

@@ -83,6 +83,34 @@ describe('SlurmRestClient', () => {
     expect(seen).toEqual(['GET /slurm/v0.0.42/ping token', 'GET /slurm/v0.0.41/ping token', 'GET /slurm/v0.0.41/nodes token']);
   });
 
+  it("issue 40: reads Slurm's reason_changed_at (v0.0.40+ as { set, number }, v0.0.39 as a number); 0 or unset is none", async () => {
+    route = offering(['v0.0.42'], (path) =>
+      path === '/nodes'
+        ? {
+            status: 200,
+            body: {
+              nodes: [
+                { name: 'n1', state: ['MIXED', 'DRAIN'], reason: 'kmaint: a ns/x', reason_changed_at: { set: true, infinite: false, number: 1767225600 } },
+                { name: 'n2', state: ['IDLE', 'DRAIN'], reason: 'admin', reason_changed_at: 1767225601 },
+                { name: 'n3', state: ['IDLE'], reason: '', reason_changed_at: { set: true, infinite: false, number: 0 } },
+                { name: 'n4', state: ['IDLE'], reason: '', reason_changed_at: { set: false, infinite: false, number: 5 } },
+              ],
+              errors: [],
+            },
+          }
+        : undefined,
+    );
+    expect(await client().listNodes()).toEqual({
+      ok: true,
+      value: [
+        { name: 'n1', state: ['MIXED', 'DRAIN'], reason: 'kmaint: a ns/x', reasonSetAt: 1767225600 },
+        { name: 'n2', state: ['IDLE', 'DRAIN'], reason: 'admin', reasonSetAt: 1767225601 },
+        { name: 'n3', state: ['IDLE'], reason: '' },
+        { name: 'n4', state: ['IDLE'], reason: '' },
+      ],
+    });
+  });
+
   it('a pinned version is used without probing; drain and undrain POST the state (and our reason)', async () => {
     seen.length = 0;
     route = offering(['v0.0.40'], (path) => (path === '/node/n1' ? { status: 200, body: { errors: [], warnings: [] } } : undefined));

@@ -9,6 +9,11 @@ export interface SlurmNodeInfo {
   state: string[];
   /** "" when none was ever set (24.11 keeps it after an undrain). */
   reason: string;
+  /**
+   * When the reason was set (Unix seconds: slurmrestd's `reason_changed_at`; in the token-free mode, when Slinky's Drain
+   * condition turned True). Slurm's own clock of a drain, which no requestor writes: the drain timeout counts from it.
+   */
+  reasonSetAt?: number;
 }
 
 /** A reservation as slurmctld lists it. */
@@ -68,6 +73,12 @@ const INVALID_RESERVATION_ERROR_NUMBER = 2053;
 function errorText(e: SlurmError): string {
   const parts = [e.error, e.description].filter((p): p is string => typeof p === 'string' && p !== '');
   return `${parts.join(': ') || 'unknown error'}${e.error_number !== undefined ? ` (error ${e.error_number})` : ''}`;
+}
+
+/** A time as slurmrestd writes it: a number (v0.0.39) or `{ set, infinite, number }` (v0.0.40+); 0, unset or infinite is none. */
+function unixSeconds(v: unknown): number | undefined {
+  const n = typeof v === 'number' ? v : v !== null && typeof v === 'object' && (v as { set?: unknown }).set !== false && (v as { infinite?: unknown }).infinite !== true ? (v as { number?: unknown }).number : undefined;
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
 function causeText(err: unknown): string {
@@ -167,11 +178,15 @@ export class SlurmRestClient {
     const problem = this.problemOf('listing Slurm nodes', r.value);
     if (problem) return { ok: false, problem };
     const raw = Array.isArray(r.value.json?.['nodes']) ? (r.value.json['nodes'] as Array<Record<string, unknown>>) : [];
-    const nodes = raw.map((n) => ({
-      name: typeof n['name'] === 'string' ? n['name'] : '',
-      state: Array.isArray(n['state']) ? (n['state'] as unknown[]).filter((s): s is string => typeof s === 'string') : typeof n['state'] === 'string' ? [n['state']] : [],
-      reason: typeof n['reason'] === 'string' ? n['reason'] : '',
-    }));
+    const nodes = raw.map((n): SlurmNodeInfo => {
+      const setAt = unixSeconds(n['reason_changed_at']);
+      return {
+        name: typeof n['name'] === 'string' ? n['name'] : '',
+        state: Array.isArray(n['state']) ? (n['state'] as unknown[]).filter((s): s is string => typeof s === 'string') : typeof n['state'] === 'string' ? [n['state']] : [],
+        reason: typeof n['reason'] === 'string' ? n['reason'] : '',
+        ...(setAt !== undefined ? { reasonSetAt: setAt } : {}),
+      };
+    });
     return { ok: true, value: nodes };
   }
 

@@ -28,8 +28,10 @@ function worker(name: string, hostname: string | undefined, labels: Record<strin
   return { metadata: { name, namespace: 'slurm', labels }, spec: { containers: [], ...(hostname ? { hostname } : {}) }, status: { phase: 'Running' } };
 }
 const PODS = [worker('slurm-n1', 'n1'), worker('web', undefined, { app: 'web' })];
-function slurm(nodes: Array<[string, string[], string]>, settings = POD_MODE): SlurmContext {
-  return { kind: 'on', settings, view: { kind: 'ok', nodes: new Map(nodes.map(([name, state, reason]): [string, SlurmNodeInfo] => [name, { name, state, reason }])) } };
+/** Each Slurm node as slurmrestd lists it; the fourth item is Slurm's reason_changed_at (ISO here, Unix seconds there). */
+function slurm(nodes: Array<[string, string[], string, string?]>, settings = POD_MODE): SlurmContext {
+  const info = ([name, state, reason, setAt]: [string, string[], string, string?]): [string, SlurmNodeInfo] => [name, { name, state, reason, ...(setAt ? { reasonSetAt: Date.parse(setAt) / 1000 } : {}) }];
+  return { kind: 'on', settings, view: { kind: 'ok', nodes: new Map(nodes.map(info)) } };
 }
 function problem(p: SlurmProblem, settings = POD_MODE): SlurmContext {
   return { kind: 'on', settings, view: { kind: 'problem', problem: p } };
@@ -142,8 +144,33 @@ const GATE_ROWS: GateRow[] = [
   {
     rule: 'drain timeout passed with every drain sent: evict anyway, with a warning',
     nm: nm({ [ANNOTATION_SLURM_DRAINED]: 'n1', ...STARTED }),
-    ctx: slurm([['n1', ['ALLOCATED', 'DRAIN'], REASON]], { ...POD_MODE, drainTimeoutSeconds: 10 }),
+    ctx: slurm([['n1', ['ALLOCATED', 'DRAIN'], REASON, '2026-01-01T00:00:00Z']], { ...POD_MODE, drainTimeoutSeconds: 10 }),
     expected: { hold: false, message: '', annotations: {}, writes: [], warning: { eventReason: 'SlurmDrainTimeout', message: 'Slurm drain did not finish within 10 s (Slurm node n1 draining, state ALLOCATED+DRAIN); evicting anyway' } },
+  },
+  // Issue 40: the wait start on the request is a requestor's to write; the timeout counts from Slurm's own drain time.
+  {
+    rule: 'issue 40: slurm-drained and an old drain-start-time preset, first pass: the drain is sent, nothing evicted',
+    nm: nm({ [ANNOTATION_SLURM_DRAINED]: 'n1', [ANNOTATION_SLURM_DRAIN_START]: '2025-01-01T00:00:00Z' }),
+    ctx: slurm([['n1', ['ALLOCATED'], '']], { ...POD_MODE, drainTimeoutSeconds: 10 }),
+    expected: { hold: true, message: 'waiting: Slurm node n1 draining, state ALLOCATED', annotations: {}, writes: [DRAIN_N1] },
+  },
+  {
+    rule: 'issue 40: the pass after (Slurm took the drain 1 s ago): still waiting, the preset year-old start changes nothing',
+    nm: nm({ [ANNOTATION_SLURM_DRAINED]: 'n1', [ANNOTATION_SLURM_DRAIN_START]: '2025-01-01T00:00:00Z' }),
+    ctx: slurm([['n1', ['ALLOCATED', 'DRAIN'], REASON, '2026-01-01T00:00:09Z']], { ...POD_MODE, drainTimeoutSeconds: 10 }),
+    expected: { hold: true, message: 'waiting: Slurm node n1 draining, state ALLOCATED+DRAIN', annotations: {}, writes: [] },
+  },
+  {
+    rule: 'issue 40: a Slurm node with DRAIN but no reason time from Slurm never times out',
+    nm: nm({ [ANNOTATION_SLURM_DRAINED]: 'n1', [ANNOTATION_SLURM_DRAIN_START]: '2025-01-01T00:00:00Z' }),
+    ctx: slurm([['n1', ['ALLOCATED', 'DRAIN'], REASON]], { ...POD_MODE, drainTimeoutSeconds: 10 }),
+    expected: { hold: true, message: 'waiting: Slurm node n1 draining, state ALLOCATED+DRAIN', annotations: {}, writes: [] },
+  },
+  {
+    rule: "someone else's drain set long ago: the timeout counts from when kmaint began waiting (the later of the two)",
+    nm: nm({ [ANNOTATION_SLURM_DRAIN_START]: '2026-01-01T00:00:05Z' }),
+    ctx: slurm([['n1', ['MIXED', 'DRAIN'], 'admin: bad dimm', '2025-06-01T00:00:00Z']], { ...POD_MODE, drainTimeoutSeconds: 10 }),
+    expected: { hold: true, message: 'waiting: Slurm node n1 drained by someone else ("admin: bad dimm"), state MIXED+DRAIN', annotations: {}, writes: [] },
   },
 ];
 

@@ -115,6 +115,7 @@ export function planSlurmGate(nm: NodeMaintenance, node: V1Node, pods: readonly 
   const slinkyToRecord: string[] = [];
   const waits: string[] = [];
   const missing: string[] = [];
+  const waited: SlurmNodeInfo[] = [];
   for (const w of workers.workers) {
     const info = slurmNodeOf(w, view);
     if (typeof info === 'string') {
@@ -126,21 +127,41 @@ export function planSlurmGate(nm: NodeMaintenance, node: V1Node, pods: readonly 
     if (v.record === 'kmaint') toRecord.push(w.slurmNode);
     if (v.record === 'slinky') slinkyToRecord.push(w.slurmNode);
     if (v.problem !== undefined) missing.push(v.problem);
-    if (v.wait !== undefined) waits.push(v.wait);
+    if (v.wait !== undefined) {
+      waits.push(v.wait);
+      waited.push(info);
+    }
   }
   if (slinkyToRecord.length > 0) annotations[ANNOTATION_SLINKY_DRAINED] = formatRecord([...rules.slinkyRecorded, ...slinkyToRecord]);
   if (toRecord.length > 0) annotations[ANNOTATION_SLURM_DRAINED] = formatRecord([...rules.recorded, ...toRecord]);
   if (missing.length > 0) return hold(`waiting: ${[...missing, ...waits].join('; ')}`, { eventReason: EVENT_REASON_SLURM_PROBLEM, message: missing.join('; ') });
   if (waits.length === 0) return { hold: false, message: '', annotations, writes };
 
-  let startedAt = ms[ANNOTATION_SLURM_DRAIN_START];
+  const startedAt = ms[ANNOTATION_SLURM_DRAIN_START];
   const startMs = Date.parse(startedAt ?? '');
   if (startedAt === undefined || Number.isNaN(startMs)) {
-    startedAt = rfc3339Seconds(now);
-    annotations[ANNOTATION_SLURM_DRAIN_START] = startedAt;
-  } else if (s.drainTimeoutSeconds > 0 && now.getTime() - startMs >= s.drainTimeoutSeconds * 1000 && writes.length === 0 && toRecord.length === 0) {
-    // Every drain has been sent; what is left is work that did not end in time.
-    return { hold: false, message: '', annotations, writes, warning: { eventReason: EVENT_REASON_SLURM_DRAIN_TIMEOUT, message: `Slurm drain did not finish within ${s.drainTimeoutSeconds} s (${waits.join('; ')}); evicting anyway` } };
+    annotations[ANNOTATION_SLURM_DRAIN_START] = rfc3339Seconds(now);
+  } else if (s.drainTimeoutSeconds > 0 && writes.length === 0 && toRecord.length === 0) {
+    // Every drain has been sent; what is left is work that did not end in time, counted from Slurm's own clock.
+    const since = drainingSince(waited);
+    if (since !== undefined && now.getTime() - Math.max(startMs, since * 1000) >= s.drainTimeoutSeconds * 1000) {
+      return { hold: false, message: '', annotations, writes, warning: { eventReason: EVENT_REASON_SLURM_DRAIN_TIMEOUT, message: `Slurm drain did not finish within ${s.drainTimeoutSeconds} s (${waits.join('; ')}); evicting anyway` } };
+    }
   }
   return hold(`waiting: ${waits.join('; ')}`);
+}
+
+/**
+ * Since when Slurm has been draining every node waited for (Unix seconds): the latest time Slurm says a drain's reason
+ * was set; undefined while any of them carries no DRAIN flag or no such time. The drain timeout counts from here, never
+ * from kmaint.io/slurm-drain-start-time alone: a requestor can write that annotation (issue 40), so it can only make the
+ * wait longer, and a Slurm node nobody has drained yet never times out.
+ */
+function drainingSince(waited: readonly SlurmNodeInfo[]): number | undefined {
+  let latest = 0;
+  for (const info of waited) {
+    if (!hasDrainFlag(info.state) || info.reasonSetAt === undefined) return undefined;
+    latest = Math.max(latest, info.reasonSetAt);
+  }
+  return waited.length > 0 ? latest : undefined;
 }

@@ -32,6 +32,8 @@ export {
   wantsReservation,
 } from './reservation.ts';
 export type { ReservationInput, ReservationPlan } from './reservation.ts';
+export { chooseReservations, DEFAULT_RESERVATIONS_PER_NAMESPACE, nodesToReserve } from './reservation-choice.ts';
+export type { ReservationChoice } from './reservation-choice.ts';
 export type { SlurmRelease } from './release.ts';
 export { readSlurm } from './read.ts';
 export type { SecretKeyReader, SlurmRead, SlurmReadOptions } from './read.ts';

@@ -3,101 +3,45 @@
 // name goes on the request (with kmaint's finalizer) one pass before the reservation is created, and cleanup deletes
 // the reservation before it lets the request go. Pure: the scheduler and cleanup planners call these.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { FINALIZER, maintenancePhase, maintenanceRef, Phase, PHASE_UNINITIALIZED, requestNotBefore, type Action, type NodeMaintenance } from '../api/index.ts';
+import { FINALIZER, maintenanceKey, maintenanceRef, requestNotBefore, type Action, type NodeMaintenance } from '../api/index.ts';
+import { chooseReservations, type ReservationChoice } from './reservation-choice.ts';
 import type { SlurmContext, SlurmWrite } from './view.ts';
 import { slurmWorkersOf } from './workers.ts';
-
-/** The Slurm reservation this request made (its name), written before the reservation is created. */
-export const ANNOTATION_SLURM_RESERVATION = 'kmaint.io/slurm-reservation';
-/** Why the reservation cannot be made (the last problem reported), so each problem is one event, not one per pass. */
-export const ANNOTATION_SLURM_RESERVATION_PROBLEM = 'kmaint.io/slurm-reservation-problem';
-export const EVENT_REASON_SLURM_RESERVATION = 'SlurmReservation';
-/** Who may run jobs inside the reservation: only root, as for an administrator's maintenance reservation. */
-export const RESERVATION_USERS: readonly string[] = ['root'];
-/** What every reservation kmaint makes is named with: the sweep (sweep.ts) finds them by it. */
-export const RESERVATION_PREFIX = 'kmaint_';
-/**
- * How long a reservation lasts from its start, and from each extension: 4 h. kmaint extends it (cleanup's sweep) while
- * the maintenance needs it, so a reservation whose kmaint stopped (uninstalled, Slurm switched off, a leak) ends by itself.
- */
-export const RESERVATION_WINDOW_SECONDS = 4 * 3600;
-/** The sweep extends a reservation once fewer than this many seconds of it are left: half the window. */
-export const RESERVATION_EXTEND_BELOW_SECONDS = RESERVATION_WINDOW_SECONDS / 2;
-/**
- * How far ahead a not-before is reserved: 7 days. A request whose not-before is further out gets its reservation once it
- * comes within the horizon; a job longer than that may still cross not-before (the Slurm drain at admission waits for it).
- */
-export const RESERVATION_HORIZON_SECONDS = 7 * 24 * 3600;
-
-/**
- * `kmaint_<namespace>_<name>`: a namespace has no '_' nor '.', a name no '_', so no two requests share one, and the
- * prefix says whose it is in `scontrol show reservation`. Always derived: never read back from the request.
- */
-export function reservationName(nm: NodeMaintenance): string {
-  return `${RESERVATION_PREFIX}${nm.metadata.namespace ?? ''}_${nm.metadata.name}`;
-}
-
-/** The request that a kmaint reservation name derives from, or undefined when the name is not kmaint's. */
-export function reservationOwner(name: string): { namespace: string; name: string } | undefined {
-  if (!name.startsWith(RESERVATION_PREFIX)) return undefined;
-  const rest = name.slice(RESERVATION_PREFIX.length);
-  const cut = rest.indexOf('_');
-  return cut <= 0 || cut === rest.length - 1 ? { namespace: '', name: rest } : { namespace: rest.slice(0, cut), name: rest.slice(cut + 1) };
-}
-
-/**
- * The reservation this request recorded: its derived name when the annotation says it, else none. A requestor can
- * write the annotation, so any other value is ignored (never deleted or checked: it may name someone else's reservation).
- */
-export function recordedReservation(nm: NodeMaintenance): string | undefined {
-  const v = nm.metadata.annotations?.[ANNOTATION_SLURM_RESERVATION];
-  return v !== undefined && v.trim() === reservationName(nm) ? reservationName(nm) : undefined;
-}
-
-/** Not-before read and its distance from `now`, for the three rules below. */
-function notBeforeOf(nm: NodeMaintenance, now: Date): { kind: 'none' } | { kind: 'past' } | { kind: 'ahead'; withinHorizon: boolean } {
-  const notBefore = requestNotBefore(nm);
-  if (notBefore.kind !== 'valid') return { kind: 'none' };
-  const ahead = notBefore.at.getTime() - now.getTime();
-  return ahead <= 0 ? { kind: 'past' } : { kind: 'ahead', withinHorizon: ahead <= RESERVATION_HORIZON_SECONDS * 1000 };
-}
-
-const waiting = (nm: NodeMaintenance): boolean => {
-  const phase = maintenancePhase(nm);
-  return phase === Phase.Pending || phase === PHASE_UNINITIALIZED;
+// The names and predicates live in reservation-rules.ts (the choice reads them too); exported from here as before.
+import {
+  ANNOTATION_SLURM_RESERVATION,
+  ANNOTATION_SLURM_RESERVATION_PROBLEM,
+  EVENT_REASON_SLURM_RESERVATION,
+  RESERVATION_USERS,
+  RESERVATION_PREFIX,
+  RESERVATION_WINDOW_SECONDS,
+  RESERVATION_EXTEND_BELOW_SECONDS,
+  RESERVATION_HORIZON_SECONDS,
+  reservationName,
+  reservationOwner,
+  recordedReservation,
+  wantsReservation,
+  reservationToCheck,
+  needsReservation,
+  needsReservationRead,
+} from './reservation-rules.ts';
+export {
+  ANNOTATION_SLURM_RESERVATION,
+  ANNOTATION_SLURM_RESERVATION_PROBLEM,
+  EVENT_REASON_SLURM_RESERVATION,
+  RESERVATION_USERS,
+  RESERVATION_PREFIX,
+  RESERVATION_WINDOW_SECONDS,
+  RESERVATION_EXTEND_BELOW_SECONDS,
+  RESERVATION_HORIZON_SECONDS,
+  reservationName,
+  reservationOwner,
+  recordedReservation,
+  wantsReservation,
+  reservationToCheck,
+  needsReservation,
+  needsReservationRead,
 };
-
-/** Not being deleted, not admitted yet, and a readable not-before ahead within the horizon: its node is to be reserved. */
-export function wantsReservation(nm: NodeMaintenance, now: Date): boolean {
-  if (nm.metadata.deletionTimestamp || !waiting(nm)) return false;
-  const at = notBeforeOf(nm, now);
-  return at.kind === 'ahead' && at.withinHorizon;
-}
-
-/**
- * Not admitted yet, a reservation recorded, and not-before no longer ahead within the horizon: removed, unreadable, past
- * or moved beyond the horizon. Its reservation is checked: kept when it starts at a not-before that has come, else deleted.
- */
-export function reservationToCheck(nm: NodeMaintenance, now: Date): boolean {
-  if (nm.metadata.deletionTimestamp || recordedReservation(nm) === undefined || !waiting(nm)) return false;
-  const at = notBeforeOf(nm, now);
-  return at.kind !== 'ahead' || !at.withinHorizon;
-}
-
-/**
- * The maintenance still needs its reservation (the sweep extends it): not being deleted, and either not-before ahead
- * within the horizon or admitted. A request left waiting past not-before is not extended: its reservation ends with its
- * window, so an unadmitted request never holds Slurm nodes outside the limits for longer than that.
- */
-export function needsReservation(nm: NodeMaintenance, now: Date): boolean {
-  if (nm.metadata.deletionTimestamp) return false;
-  return wantsReservation(nm, now) || !waiting(nm);
-}
-
-/** The scheduler reads Slurm's reservations for `nm` this pass. */
-export function needsReservationRead(nm: NodeMaintenance, now: Date): boolean {
-  return wantsReservation(nm, now) || reservationToCheck(nm, now);
-}
 
 /**
  * For a request `reservationToCheck` says: a delete when its reservation no longer starts at a readable not-before
@@ -120,6 +64,29 @@ function staleReservation(nm: NodeMaintenance, ctx: SlurmContext, now: Date): Sl
           ? `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(seconds(notBefore.at))}, beyond the reservation horizon of ${RESERVATION_HORIZON_SECONDS / 3600} h`
           : `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(seconds(notBefore.at))}, already past`;
   return { kind: 'slurmUnreserve', reservation: recorded, maintenance: { namespace: nm.metadata.namespace ?? '', name: nm.metadata.name }, why };
+}
+
+/** The reservation a request made that is no longer its node's next (or over its namespace's cap): deleted. */
+function notNextReservation(nm: NodeMaintenance, ctx: SlurmContext, why: string): SlurmWrite | undefined {
+  const recorded = recordedReservation(nm);
+  if (recorded === undefined || ctx.kind !== 'on' || ctx.view.kind !== 'ok' || ctx.view.reservations?.kind !== 'ok' || !ctx.view.reservations.byName.has(recorded)) return undefined;
+  return { kind: 'slurmUnreserve', reservation: recorded, maintenance: { namespace: nm.metadata.namespace ?? '', name: nm.metadata.name }, why: `no longer reserved for: ${why}` };
+}
+
+/**
+ * A request this pass makes no reservation for, with the delete it needs: its not-before no longer ahead (checked: kept
+ * or deleted), none wanted, or another request is next on its node or its namespace is at its cap. Undefined: reserve.
+ */
+function notToReserve(nm: NodeMaintenance, ctx: SlurmContext, choice: ReservationChoice, now: Date): { write?: SlurmWrite } | undefined {
+  if (reservationToCheck(nm, now)) {
+    const stale = staleReservation(nm, ctx, now);
+    return stale !== undefined ? { write: stale } : {};
+  }
+  if (!wantsReservation(nm, now)) return {};
+  const refused = choice.refused.get(maintenanceKey(nm));
+  if (refused === undefined) return undefined;
+  const gone = notNextReservation(nm, ctx, refused);
+  return gone !== undefined ? { write: gone } : {};
 }
 
 export interface ReservationInput {
@@ -159,13 +126,14 @@ export function planSlurmReservations(input: ReservationInput, now: Date): Reser
   const ctx = input.slurm;
   if (ctx === undefined) return { actions, writes };
   const shared = contextProblem(ctx);
+  // Issue 40: one reservation per node, for the request it serves next, and a cap per namespace (reservation-choice.ts).
+  const choice = chooseReservations(input.maintenances, input.nodes, ctx, now);
   for (const nm of input.maintenances) {
-    if (reservationToCheck(nm, now)) {
-      const stale = staleReservation(nm, ctx, now);
-      if (stale !== undefined) writes.push(stale);
+    const skipped = notToReserve(nm, ctx, choice, now);
+    if (skipped !== undefined) {
+      if (skipped.write !== undefined) writes.push(skipped.write);
       continue;
     }
-    if (!wantsReservation(nm, now)) continue;
     const node = input.nodes.get(nm.spec.nodeName);
     if (!node) continue;
     const target = maintenanceRef(nm);

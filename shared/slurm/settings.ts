@@ -46,6 +46,11 @@ export interface SlurmSettings {
   drainTimeoutSeconds: number;
   /** @default "wait" */
   whenUnreachable: 'wait' | 'evict';
+  /**
+   * Issue 40: how many kmaint reservations the requests of one namespace may hold at a time (reservation-choice.ts).
+   * @default 10 (DEFAULT_RESERVATIONS_PER_NAMESPACE; unset here means that)
+   */
+  reservationsPerNamespace?: number;
 }
 
 export type LoadedSlurm = { kind: 'off' } | { kind: 'on'; settings: SlurmSettings } | { kind: 'invalid'; problem: string };
@@ -101,6 +106,7 @@ export function loadSlurmSettings(config: MaintenanceOperatorConfig | undefined)
       ...(spec.nameKey ? { nameKey: spec.nameKey } : {}),
       drainTimeoutSeconds: spec.drainTimeoutSeconds ?? 0,
       whenUnreachable: spec.whenUnreachable ?? 'wait',
+      ...(spec.reservationsPerNamespace !== undefined ? { reservationsPerNamespace: spec.reservationsPerNamespace } : {}),
     },
   };
 }

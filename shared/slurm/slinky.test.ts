@@ -142,6 +142,11 @@ describe('slurmNodeFromConditions', () => {
     { rule: 'every flag word as slurmrestd spells it', conditions: [cond('Down', 'x'), cond('NotResponding', 'x'), cond('InvalidReg', 'x'), cond('Maintenance', 'x'), cond('Fail', 'x'), cond('Invalid', 'x')], expected: { name: 'n1', state: ['DOWN', 'FAIL', 'INVALID', 'INVALID_REG', 'MAINTENANCE', 'NOT_RESPONDING'], reason: 'x' } },
     { rule: 'conditions of other types and False ones are not Slurm state', conditions: [{ type: 'SlurmNodeStateDrain', status: 'False', message: OURS }, cond('Idle')], expected: { name: 'n1', state: ['IDLE'], reason: '' } },
     { rule: 'no SlurmNodeState condition at all: unknown', conditions: [], expected: undefined },
+    {
+      rule: "issue 40: when the Drain condition turned True is Slurm's drain time (what the drain timeout counts from)",
+      conditions: [{ ...cond('Drain', OURS), lastTransitionTime: new Date('2026-01-01T00:00:07Z') }, { ...cond('Allocated', OURS), lastTransitionTime: new Date('2025-12-01T00:00:00Z') }],
+      expected: { name: 'n1', state: ['ALLOCATED', 'DRAIN'], reason: OURS, reasonSetAt: 1767225607 },
+    },
   ])('$rule', ({ conditions, expected }) => {
     expect(slurmNodeFromConditions('n1', nodesetPod(conditions))).toEqual(expected);
   });

@@ -68,13 +68,21 @@ const BASE_STATES: ReadonlySet<string> = new Set(['Allocated', 'Down', 'Error', 
  */
 export function slurmNodeFromConditions(name: string, pod: V1Pod): SlurmNodeInfo | undefined {
   const present = new Map<string, string>();
+  let drainSince: number | undefined;
   for (const c of pod.status?.conditions ?? []) {
     if (!c.type.startsWith(SLINKY_CONDITION_PREFIX) || c.status !== 'True') continue;
     present.set(c.type.slice(SLINKY_CONDITION_PREFIX.length), c.message ?? '');
+    if (c.type === `${SLINKY_CONDITION_PREFIX}Drain`) drainSince = conditionSeconds(c.lastTransitionTime);
   }
   if (present.size === 0) return undefined;
   const suffixes = Object.keys(STATE_WORDS).filter((s) => present.has(s) && !(s === 'Drain' && present.has('Undrain')));
   const ordered = [...suffixes.filter((s) => BASE_STATES.has(s)), ...suffixes.filter((s) => !BASE_STATES.has(s))];
   const reason = present.get('Drain') ?? [...present.values()].find((m) => m !== '') ?? '';
-  return { name, state: ordered.map((s) => STATE_WORDS[s] ?? s), reason };
+  return { name, state: ordered.map((s) => STATE_WORDS[s] ?? s), reason, ...(drainSince !== undefined ? { reasonSetAt: drainSince } : {}) };
+}
+
+/** A condition's lastTransitionTime in Unix seconds (client-node gives a Date; a string when read raw). */
+function conditionSeconds(t: Date | string | undefined): number | undefined {
+  const ms = t === undefined ? Number.NaN : new Date(t).getTime();
+  return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
 }
