@@ -16,6 +16,7 @@ import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_RESERVATION, EVENT_REASON_SL
 import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass } from '../shared/pass/index.ts';
+import { KMAINT_SA_USER, POLICY_MODES, makeRequestor, policyDenied, policyRefuses, usePolicyMode, type PolicyMode } from './support/attacker.ts';
 import { kmaintKubeConfig, kubectl, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, deleteNM, driveUntil, generalNodes, getNM, installCrds, patchNM, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
 
@@ -301,50 +302,64 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     await driveUntil(`kmaint_${ns}_ghost swept`, async () => ((await reservations()).length === 0 ? true : undefined));
   });
 
-  it("issue 31: forged kmaint.io/slurm-reservation and slurm-drained touch neither another request's reservation nor its drain; the reservation has an end kmaint can move; the sweep lifts the drain once its request is gone", async () => {
-    const notBefore = await requestTenMinutesAhead('victim', {});
-    const name = `kmaint_${ns}_victim`;
-    const made = await driveUntil(`Slurm reservation ${name}`, async () => (await reservations()).find((r) => r.name === name));
-    // Never unbounded: 4 h from its start.
-    expect([made.start_time.number, made.end_time.number]).toEqual([notBefore.getTime() / 1000, notBefore.getTime() / 1000 + 4 * 3600]);
-    // n2 drained for the victim (as the drainer would): its reason names it.
-    const victimReason = `kmaint: upgrade.acme.com ${ns}/victim`;
-    expect((await slurm.rest('POST', `/slurm/${API}/node/n2`, { state: ['DRAIN'], reason: victimReason })).status).toBe(200);
-    const n2 = async (): Promise<[string[], string]> => {
-      const body = (await slurm.rest('GET', `/slurm/${API}/node/n2`)).body as { nodes: Array<{ state: string[]; reason: string }> };
-      return [drainState(body.nodes[0]?.state), body.nodes[0]?.reason ?? ''];
-    };
+  // Issue 31's forgeries as a requestor's ServiceAccount (test/support/attacker.ts), in both policy modes (issue 40 point 6):
+  // with the chart's policy the forged records are refused at create; without it kmaint ignores them.
+  it.each(POLICY_MODES)("issue 31: forged kmaint.io/slurm-reservation and slurm-drained touch neither another request's reservation nor its drain; the reservation has an end kmaint can move; the sweep lifts the drain once its request is gone (%s)", async (mode: PolicyMode) => {
+    const attackerNs = `${ns}-${mode}`;
+    const attacker = await makeRequestor(attackerNs);
+    const undoPolicy = await usePolicyMode(mode, () => policyRefuses(attacker, workers[0] as string));
+    try {
+      const notBefore = await requestTenMinutesAhead('victim', {});
+      const name = `kmaint_${ns}_victim`;
+      const made = await driveUntil(`Slurm reservation ${name}`, async () => (await reservations()).find((r) => r.name === name));
+      // Never unbounded: 4 h from its start.
+      expect([made.start_time.number, made.end_time.number]).toEqual([notBefore.getTime() / 1000, notBefore.getTime() / 1000 + 4 * 3600]);
+      // n2 drained for the victim (as the drainer would): its reason names it.
+      const victimReason = `kmaint: upgrade.acme.com ${ns}/victim`;
+      expect((await slurm.rest('POST', `/slurm/${API}/node/n2`, { state: ['DRAIN'], reason: victimReason })).status).toBe(200);
+      const n2 = async (): Promise<[string[], string]> => {
+        const body = (await slurm.rest('GET', `/slurm/${API}/node/n2`)).body as { nodes: Array<{ state: string[]; reason: string }> };
+        return [drainState(body.nodes[0]?.state), body.nodes[0]?.reason ?? ''];
+      };
 
-    // A waiting request (not-before beyond the horizon) naming the victim's reservation: nothing deleted.
-    const far = rfc3339Seconds(new Date(Date.now() + 30 * 24 * 60 * MINUTE));
-    const forge = (metadata: Record<string, unknown>) =>
-      admin().custom.createNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace: ns,
-        plural: NODE_MAINTENANCE_PLURAL,
-        body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { namespace: ns, ...metadata }, spec: { requestorID: 'attacker.example.com', nodeName: workers[0] as string } },
-      });
-    await forge({ name: 'forger', annotations: { [ANNOTATION_NOT_BEFORE]: far, [ANNOTATION_SLURM_RESERVATION]: name } });
-    await driveUntil(`${ns}/forger Pending`, async () => (phaseOf(await getNM(ns, 'forger')) === 'Pending' ? true : undefined));
-    // A deleted request with the finalizer naming the victim's reservation and n2: released, neither touched.
-    await forge({ name: 'forger-2', finalizers: [FINALIZER], annotations: { [ANNOTATION_SLURM_RESERVATION]: name, [ANNOTATION_SLURM_DRAINED]: 'n2' } });
-    await deleteNM(ns, 'forger-2');
-    await driveUntil(`${ns}/forger-2 gone`, async () => ((await getNM(ns, 'forger-2')) === undefined ? true : undefined));
-    expect((await reservations()).map((r) => r.name)).toEqual([name]);
-    expect(await n2()).toEqual([['IDLE', 'DRAIN'], victimReason]);
+      // A waiting request (not-before beyond the horizon) naming the victim's reservation: nothing deleted.
+      const far = rfc3339Seconds(new Date(Date.now() + 30 * 24 * 60 * MINUTE));
+      const spec = { requestorID: 'attacker.example.com', nodeName: workers[0] as string };
+      const forged = [
+        await attacker.create('forger', spec, { annotations: { [ANNOTATION_NOT_BEFORE]: far, [ANNOTATION_SLURM_RESERVATION]: name } }),
+        // A deleted request with the finalizer naming the victim's reservation and n2: released, neither touched.
+        await attacker.create('forger-2', spec, { finalizers: [FINALIZER], annotations: { [ANNOTATION_SLURM_RESERVATION]: name, [ANNOTATION_SLURM_DRAINED]: 'n2' } }),
+      ];
+      const record = (keys: string): string => `annotation ${keys} is a record only kmaint writes: only ${KMAINT_SA_USER} may set, change or remove it`;
+      expect(forged).toEqual(
+        mode === 'policy'
+          ? [policyDenied('forger', record(ANNOTATION_SLURM_RESERVATION)), policyDenied('forger-2', record(`${ANNOTATION_SLURM_RESERVATION}, ${ANNOTATION_SLURM_DRAINED}`))]
+          : ['created', 'created'],
+      );
+      if (mode === 'no-policy') {
+        await driveUntil(`${attackerNs}/forger Pending`, async () => (phaseOf(await getNM(attackerNs, 'forger')) === 'Pending' ? true : undefined));
+        expect(await attacker.delete('forger-2')).toBe('deleted');
+        await driveUntil(`${attackerNs}/forger-2 gone`, async () => ((await getNM(attackerNs, 'forger-2')) === undefined ? true : undefined));
+      }
+      expect((await reservations()).map((r) => r.name)).toEqual([name]);
+      expect(await n2()).toEqual([['IDLE', 'DRAIN'], victimReason]);
 
-    // The end moves on the real slurmrestd (what the sweep sends once less than 2 h are left).
-    const client = new SlurmRestClient({ url: slurm.url, token: process.env[TOKEN_ENV] ?? '' });
-    expect(await client.extendReservation(name, made.end_time.number + 3600)).toEqual({ ok: true, value: undefined });
-    expect((await reservations()).find((r) => r.name === name)?.end_time.number).toBe(made.end_time.number + 3600);
+      // The end moves on the real slurmrestd (what the sweep sends once less than 2 h are left).
+      const client = new SlurmRestClient({ url: slurm.url, token: process.env[TOKEN_ENV] ?? '' });
+      expect(await client.extendReservation(name, made.end_time.number + 3600)).toEqual({ ok: true, value: undefined });
+      expect((await reservations()).find((r) => r.name === name)?.end_time.number).toBe(made.end_time.number + 3600);
 
-    // The victim deleted: its reservation goes with it; n2, which it never recorded, is lifted by the sweep once it is gone.
-    await deleteNM(ns, 'victim');
-    await deleteNM(ns, 'forger');
-    await driveUntil('n2 undrained by the sweep', async () => ((await n2())[0].includes('DRAIN') ? undefined : true));
-    expect((await reservations()).map((r) => r.name)).toEqual([]);
-    expect(await getNM(ns, 'victim')).toBeUndefined();
+      // The victim deleted: its reservation goes with it; n2, which it never recorded, is lifted by the sweep once it is gone.
+      await deleteNM(ns, 'victim');
+      if (mode === 'no-policy') expect(await attacker.delete('forger')).toBe('deleted');
+      await driveUntil('n2 undrained by the sweep', async () => ((await n2())[0].includes('DRAIN') ? undefined : true));
+      expect((await reservations()).map((r) => r.name)).toEqual([]);
+      expect(await getNM(ns, 'victim')).toBeUndefined();
+    } finally {
+      await undoPolicy();
+      await removeAllNMs(attackerNs);
+      await admin().core.deleteNamespace({ name: attackerNs });
+    }
   });
 
   it('issue 30, node deleted: cleanup deletes the reservation of a request whose Node is gone before it drops the finalizer; the request, not admitted yet (so not owned by the Node), stays and waits', async () => {
