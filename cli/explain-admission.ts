@@ -9,11 +9,13 @@ import {
   findGangs,
   maintenanceKey,
   maintenancePhase,
+  nextOnNode,
   planScheduling,
   rankCandidates,
   recordAdmission,
   resolveScopes,
   startTally,
+  startableNow,
   type Gate,
   type SchedulingLimits,
   type SchedulingState,
@@ -77,6 +79,20 @@ function gangLines(state: SchedulingState, nm: NodeMaintenance, gangNodeLabel: s
   ];
 }
 
+/**
+ * Which request the node serves next, by the scheduler's own rule (issue 40: only requests that can start now hold a
+ * node): said for a waiting request that is not itself next. Nothing when it is next: the gates below say why it waits.
+ */
+function nextOnNodeLine(state: SchedulingState, limits: SchedulingLimits, nm: NodeMaintenance, now: Date): string[] {
+  const start = startableNow(state, limits, now);
+  const next = nextOnNode(start, nm.spec.nodeName);
+  const key = maintenanceKey(nm);
+  if (next === nm) return [];
+  if (next === undefined) return ['WAIT  next on this node: none (no request for it can start now)'];
+  const holdsNothing = start.cannotStart.has(key) || start.nodeWaits.some((w) => w.maintenance === nm);
+  return [`WAIT  next on this node: ${maintenanceKey(next)} (${holdsNothing ? 'this request cannot start now, so it holds nothing' : 'it ranks first'})`];
+}
+
 export interface AdmissionInput {
   maintenance: NodeMaintenance;
   nodes: readonly V1Node[];
@@ -104,6 +120,7 @@ export function explainAdmission(input: AdmissionInput, state: SchedulingState, 
   if (!state.nodes.has(node)) return { title, lines: [...lines, `WAIT  node ${node} not found`], next: `node ${node} must exist (or the requestor deletes this request)` };
   if (holder !== undefined) return { title, lines: [...lines, `WAIT  node ${node} is held by ${maintenanceKey(holder)} (${maintenancePhase(holder)})`], next: `${maintenanceKey(holder)} must finish on node ${node}` };
   lines.push(`ok    node ${node} exists and no other request holds it`);
+  if (wait !== undefined) lines.push(...nextOnNodeLine(state, limits, nm, now));
   lines.push(...gangLines(state, nm, admission?.gangNodeLabel, now));
 
   const budget = computeBudget(state, limits);
