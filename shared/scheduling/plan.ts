@@ -57,7 +57,7 @@ function memberNodeWait(member: NodeMaintenance, start: StartNow, admitted: Read
   const next = nextOnNode(start, node);
   if (next !== undefined && admitted.has(maintenanceKey(next))) return waitReason.nodeTaken(node, maintenanceKey(next));
   // As before issue 40: the best-ranked request for its Node, among every request that could be picked.
-  const first = start.ranked.find((nm) => nm.spec.nodeName === node);
+  const first = start.firstByNode.get(node);
   return first === undefined || first === member ? undefined : waitReason.nodeRanksFirst(node, maintenanceKey(first));
 }
 
@@ -103,11 +103,10 @@ function admitWithGangs(state: SchedulingState, limits: SchedulingLimits, now: D
  * admitted now (the next pass sees it in progress). One that ranks before its Node's pick keeps its own wait text.
  */
 function runnersUp(start: StartNow, admittedKeys: ReadonlySet<string>): NodeWinners['losers'] {
-  const rank = new Map(start.ranked.map((nm, i) => [nm, i]));
   const excluded = start.ranked.flatMap((maintenance) => {
     const winner = nextOnNode(start, maintenance.spec.nodeName);
     if (winner === undefined || !start.cannotStart.has(maintenanceKey(maintenance))) return [];
-    const before = (rank.get(winner) ?? 0) < (rank.get(maintenance) ?? 0);
+    const before = (start.rankOf.get(winner) ?? 0) < (start.rankOf.get(maintenance) ?? 0);
     return before || admittedKeys.has(maintenanceKey(winner)) ? [{ maintenance, winner }] : [];
   });
   return [...start.pick.losers, ...excluded];

@@ -33,6 +33,12 @@ export interface StartNow {
   readonly pick: NodeWinners;
   /** The gangs as the pick found them (members waiting on their own Node not counted). */
   readonly gangs: Gangs;
+  /** Node -> the request it serves next (the pick's winner there); a Node without one is absent. */
+  readonly nextByNode: ReadonlyMap<string, NodeMaintenance>;
+  /** Node -> the best-ranked of `ranked` there, whether or not it can start. */
+  readonly firstByNode: ReadonlyMap<string, NodeMaintenance>;
+  /** Position in `ranked`. */
+  readonly rankOf: ReadonlyMap<NodeMaintenance, number>;
 }
 
 /**
@@ -66,10 +72,11 @@ function refusedWhateverTheCounts(tally: Tally | undefined, node: string): boole
 }
 
 /** Whether a gang cannot start whatever the others do: a problem, a member on a Node admitting nothing now, or too large for a limit. */
-function gangCannotStart(gang: Gang, ranked: readonly NodeMaintenance[], tally: Tally | undefined): boolean {
+function gangCannotStart(gang: Gang, rankOf: ReadonlyMap<NodeMaintenance, number>, tally: Tally | undefined): boolean {
   if (gang.problems.length > 0) return true;
   if (gang.members.some((nm) => refusedWhateverTheCounts(tally, nm.spec.nodeName))) return true;
-  const members = ranked.filter((nm) => gang.members.includes(nm));
+  // In rank order, as the walk tries them (a member not among the candidates waits on its Node: a problem above).
+  const members = [...gang.members].sort((a, b) => (rankOf.get(a) ?? 0) - (rankOf.get(b) ?? 0));
   return tally !== undefined && judgeGang(tally, members).kind === 'never-fits';
 }
 
@@ -103,16 +110,20 @@ export function startableNow(state: SchedulingState, limits: SchedulingLimits, n
   const gangs = findGangs(state, label, new Map(nodeWaits.map((w) => [maintenanceKey(w.maintenance), w.why])), incompleteGangRule(limits, now));
   const budget = limits.closed === undefined ? computeBudget(state, limits) : undefined;
   const tally = budget?.kind === 'valid' ? startTally(state, budget, resolveScopes(state, limits.admission, now), now) : undefined;
+  const rankOf = new Map(ranked.map((nm, i) => [nm, i]));
   const out = new Set<string>();
   const judged = new Map<Gang, boolean>();
   for (const nm of ranked) {
     const gang = gangs.byKey.get(maintenanceKey(nm));
-    const cannot = gang === undefined ? refusedWhateverTheCounts(tally, nm.spec.nodeName) : (judged.get(gang) ?? gangCannotStart(gang, ranked, tally));
+    const cannot = gang === undefined ? refusedWhateverTheCounts(tally, nm.spec.nodeName) : (judged.get(gang) ?? gangCannotStart(gang, rankOf, tally));
     if (gang !== undefined) judged.set(gang, cannot);
     if (cannot) out.add(maintenanceKey(nm));
   }
   const pick = takeOutLosingGangs(ranked, gangs, out);
-  return { ranked, nodeWaits, cannotStart: out, pick, gangs };
+  const firstByNode = new Map<string, NodeMaintenance>();
+  for (const nm of ranked) if (!firstByNode.has(nm.spec.nodeName)) firstByNode.set(nm.spec.nodeName, nm);
+  const nextByNode = new Map(pick.winners.map((nm) => [nm.spec.nodeName, nm]));
+  return { ranked, nodeWaits, cannotStart: out, pick, gangs, nextByNode, firstByNode, rankOf };
 }
 
 /** namespace/name of every unscheduled request that may hold its Node now (the reaper's view of "a live request"). */
@@ -123,5 +134,5 @@ export function requestsHoldingNodes(state: SchedulingState, limits: SchedulingL
 
 /** The request `node` serves next among those that can start now, or undefined when none can. */
 export function nextOnNode(start: StartNow, node: string): NodeMaintenance | undefined {
-  return start.pick.winners.find((nm) => nm.spec.nodeName === node);
+  return start.nextByNode.get(node);
 }
