@@ -81,13 +81,16 @@ function gangLines(state: SchedulingState, nm: NodeMaintenance, gangNodeLabel: s
 
 /**
  * Which request the node serves next, by the scheduler's own rule (issue 40: only requests that can start now hold a
- * node): said for a waiting request that is not itself next. Nothing when it is next: the gates below say why it waits.
+ * node): said for a waiting request that is not itself next, or is next only because one ranked before it cannot
+ * start. Nothing otherwise: the gates below say why it waits.
  */
 function nextOnNodeLine(state: SchedulingState, limits: SchedulingLimits, nm: NodeMaintenance, now: Date): string[] {
   const start = startableNow(state, limits, now);
   const next = nextOnNode(start, nm.spec.nodeName);
   const key = maintenanceKey(nm);
-  if (next === nm) return [];
+  const first = start.firstByNode.get(nm.spec.nodeName);
+  // Next only because a request ranked before it cannot start: say so, it is the rule at work.
+  if (next === nm) return first === undefined || first === nm ? [] : [`ok    next on this node: this request (${maintenanceKey(first)} ranks first but cannot start now, so it holds nothing)`];
   if (next === undefined) return ['WAIT  next on this node: none (no request for it can start now)'];
   const holdsNothing = start.cannotStart.has(key) || start.nodeWaits.some((w) => w.maintenance === nm);
   return [`WAIT  next on this node: ${maintenanceKey(next)} (${holdsNothing ? 'this request cannot start now, so it holds nothing' : 'it ranks first'})`];

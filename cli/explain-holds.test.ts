@@ -51,9 +51,19 @@ describe('explainRequest: next on this node (issue 40)', () => {
       lines: ['  verdict: waits: maxParallelOperations 1 reached (1 in progress)', '  ok    node n1 exists and no other request holds it', '  WAIT  next on this node: default/first (it ranks first)'],
     },
     {
-      rule: 'the request that is next itself: no line, its gates say why it waits',
+      rule: 'next only because the request ranked before it cannot start: it says so',
       explained: admin,
       maintenances: [blocker, admin, busy],
+      lines: [
+        '  verdict: waits: maxParallelOperations 1 reached (1 in progress)',
+        '  ok    node n1 exists and no other request holds it',
+        '  ok    next on this node: this request (default/blocker ranks first but cannot start now, so it holds nothing)',
+      ],
+    },
+    {
+      rule: 'the request that is next itself, ranked first: no line, its gates say why it waits',
+      explained: first,
+      maintenances: [first, admin, busy],
       lines: ['  verdict: waits: maxParallelOperations 1 reached (1 in progress)', '  ok    node n1 exists and no other request holds it', '  ok    cluster window: none configured'],
     },
   ])('$rule', ({ explained, maintenances, lines }) => {
