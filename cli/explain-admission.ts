@@ -9,11 +9,13 @@ import {
   findGangs,
   maintenanceKey,
   maintenancePhase,
+  nextOnNode,
   planScheduling,
   rankCandidates,
   recordAdmission,
   resolveScopes,
   startTally,
+  startableNow,
   type Gate,
   type SchedulingLimits,
   type SchedulingState,
@@ -77,6 +79,23 @@ function gangLines(state: SchedulingState, nm: NodeMaintenance, gangNodeLabel: s
   ];
 }
 
+/**
+ * Which request the node serves next, by the scheduler's own rule (issue 40: only requests that can start now hold a
+ * node): said for a waiting request that is not itself next, or is next only because one ranked before it cannot
+ * start. Nothing otherwise: the gates below say why it waits.
+ */
+function nextOnNodeLine(state: SchedulingState, limits: SchedulingLimits, nm: NodeMaintenance, now: Date): string[] {
+  const start = startableNow(state, limits, now);
+  const next = nextOnNode(start, nm.spec.nodeName);
+  const key = maintenanceKey(nm);
+  const first = start.firstByNode.get(nm.spec.nodeName);
+  // Next only because a request ranked before it cannot start: say so, it is the rule at work.
+  if (next === nm) return first === undefined || first === nm ? [] : [`ok    next on this node: this request (${maintenanceKey(first)} ranks first but cannot start now, so it holds nothing)`];
+  if (next === undefined) return ['WAIT  next on this node: none (no request for it can start now)'];
+  const holdsNothing = start.cannotStart.has(key) || start.nodeWaits.some((w) => w.maintenance === nm);
+  return [`WAIT  next on this node: ${maintenanceKey(next)} (${holdsNothing ? 'this request cannot start now, so it holds nothing' : 'it ranks first'})`];
+}
+
 export interface AdmissionInput {
   maintenance: NodeMaintenance;
   nodes: readonly V1Node[];
@@ -104,6 +123,7 @@ export function explainAdmission(input: AdmissionInput, state: SchedulingState, 
   if (!state.nodes.has(node)) return { title, lines: [...lines, `WAIT  node ${node} not found`], next: `node ${node} must exist (or the requestor deletes this request)` };
   if (holder !== undefined) return { title, lines: [...lines, `WAIT  node ${node} is held by ${maintenanceKey(holder)} (${maintenancePhase(holder)})`], next: `${maintenanceKey(holder)} must finish on node ${node}` };
   lines.push(`ok    node ${node} exists and no other request holds it`);
+  if (wait !== undefined) lines.push(...nextOnNodeLine(state, limits, nm, now));
   lines.push(...gangLines(state, nm, admission?.gangNodeLabel, now));
 
   const budget = computeBudget(state, limits);

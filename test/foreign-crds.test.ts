@@ -23,7 +23,7 @@ const REQUESTOR = 'crds.example.com';
 /** What the scheduler says of the upstream operator's v0.3.0 config CRD, letter by letter. */
 const REFUSAL =
   `kmaint's CRDs are not in force: CustomResourceDefinition ${CONFIG_CRD} has no kmaint.io/crd-schema annotation and its schema lacks spec.pools, ` +
-  'spec.maxUnavailablePerZone, spec.zoneLabel, spec.windows, spec.gangNodeLabel, spec.gangReserveAfterSeconds, spec.nodeHandshake, spec.reaper, ' +
+  'spec.maxUnavailablePerZone, spec.zoneLabel, spec.windows, spec.gangNodeLabel, spec.gangReserveAfterSeconds, spec.gangIncompleteAdmitAfterSeconds, spec.nodeHandshake, spec.reaper, ' +
   'spec.cloudEvents, spec.slurm, spec.draResourceNames, spec.nodeConditions, spec.outOfServiceTaint, spec.maintenancePlannedLeadSeconds, spec.namedReadsFromNodes, ' +
   'spec.fullReadEverySeconds, ' +
   "status.conditions; the API server prunes the config's fields that schema lacks, so no new maintenance is admitted until: " +

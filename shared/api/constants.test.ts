@@ -203,6 +203,8 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'ANNOTATION_GANG_SIZE', actual: constants.ANNOTATION_GANG_SIZE, expected: 'kmaint.io/gang-size' },
   { name: 'ANNOTATION_DEADLINE', actual: constants.ANNOTATION_DEADLINE, expected: 'kmaint.io/deadline' },
   { name: 'ANNOTATION_NOT_BEFORE', actual: constants.ANNOTATION_NOT_BEFORE, expected: 'kmaint.io/not-before' },
+  // A node-label gang admitted incomplete (issue 40).
+  { name: 'EVENT_REASON_GANG_ADMITTED_INCOMPLETE', actual: constants.EVENT_REASON_GANG_ADMITTED_INCOMPLETE, expected: 'GangAdmittedIncomplete' },
   { name: 'ANNOTATION_DEADLINE_REPORTED', actual: constants.ANNOTATION_DEADLINE_REPORTED, expected: 'kmaint.io/deadline-reported' },
   { name: 'EVENT_REASON_DEADLINE_MISSED', actual: constants.EVENT_REASON_DEADLINE_MISSED, expected: 'DeadlineMissed' },
   { name: 'EVENT_REASON_INVALID_REQUEST_TIME', actual: constants.EVENT_REASON_INVALID_REQUEST_TIME, expected: 'InvalidRequestTime' },

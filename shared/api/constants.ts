@@ -44,6 +44,8 @@ export const EVENT_REASON_EVICTION_BLOCKED = 'EvictionBlocked';
 export const EVENT_REASON_INVALID_CONFIG = 'InvalidConfig';
 /** Warning event on a NodeMaintenance that bypassed the CRD's validation (wrong types, no spec): kmaint leaves it alone. */
 export const EVENT_REASON_INVALID_MAINTENANCE = 'InvalidNodeMaintenance';
+/** Warning event on each request of a node-label gang admitted without requests on all its clique's nodes (issue 40). */
+export const EVENT_REASON_GANG_ADMITTED_INCOMPLETE = 'GangAdmittedIncomplete';
 
 /** Condition kmaint writes on the MaintenanceOperatorConfig when a value cannot be used. */
 export const CONFIG_CONDITION_VALID = 'Valid';

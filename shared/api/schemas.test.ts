@@ -351,6 +351,8 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   // Issue 21: gangs by node label, and when a waiting gang holds freed slots.
   'spec.gangNodeLabel': { type: 'string', minLength: 1 },
   'spec.gangReserveAfterSeconds': { type: 'integer', format: 'int32', minimum: 0 },
+  // Issue 40: a node-label gang incomplete this long starts as the requests that exist.
+  'spec.gangIncompleteAdmitAfterSeconds': { type: 'integer', format: 'int32', minimum: 0 },
   // Issue 21: cloud scheduled events, read by the reaper pass.
   'spec.cloudEvents': { type: 'object' },
   'spec.cloudEvents.enabled': { type: 'boolean', default: false },

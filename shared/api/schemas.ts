@@ -276,6 +276,11 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   gangNodeLabel: z.string().min(1).optional(),
   /** kmaint extension (issue 21): after this long waiting, a gang that would fit once the requests in progress finish holds freed slots. */
   gangReserveAfterSeconds: nonNegativeInt32().optional(),
+  /**
+   * kmaint extension (issue 40): a node-label gang with nodes of its clique that no request names starts as the requests
+   * that exist once its oldest waiting request is this many seconds old; absent = 3600.
+   */
+  gangIncompleteAdmitAfterSeconds: nonNegativeInt32().optional(),
   nodeHandshake: clusterNodeHandshakeSchema.optional(),
   reaper: reaperSchema.optional(),
   cloudEvents: cloudEventsSchema.optional(),

@@ -50,7 +50,7 @@ describe('loadConfig: admission extensions', () => {
   ])('$rule still yields rules that restrict nothing', ({ spec, zoneLabel }) => {
     const { config, problems } = loadConfig(aConfig(spec), 10);
     expect(problems).toEqual([]);
-    expect(config.admission).toEqual({ pools: [], zoneLabel, gangReserveAfterSeconds: 600, scopedProblems: [] });
+    expect(config.admission).toEqual({ pools: [], zoneLabel, gangReserveAfterSeconds: 600, gangIncompleteAdmitAfterSeconds: 3600, scopedProblems: [] });
     expect([config.maxParallelOperations, config.maxUnavailable]).toEqual([1, 'unlimited']);
   });
 

@@ -11,6 +11,9 @@ import type { WindowSet } from './windows.ts';
 /** How long a gang waits before it holds freed slots (issue 21), when gangReserveAfterSeconds is unset. */
 export const DEFAULT_GANG_RESERVE_AFTER_SECONDS = 600;
 
+/** How long a node-label gang stays incomplete before it starts as the requests that exist (issue 40), when unset. */
+export const DEFAULT_GANG_INCOMPLETE_ADMIT_AFTER_SECONDS = 3600;
+
 export interface PoolRules {
   readonly name: string;
   readonly selector: LabelSelector;
@@ -37,6 +40,11 @@ export interface AdmissionRules {
   readonly gangNodeLabel?: string;
   /** Seconds a gang waits before it holds freed slots (issue 21). @default 600 */
   readonly gangReserveAfterSeconds: number;
+  /**
+   * Seconds a node-label gang waits for requests on the rest of its clique, from its oldest waiting request's
+   * creationTimestamp, before it starts as the requests that exist (issue 40). @default 3600
+   */
+  readonly gangIncompleteAdmitAfterSeconds: number;
   /** One line per value that makes one scope (a pool, or the cluster's windows) admit nothing, naming both. */
   readonly scopedProblems: readonly string[];
 }
@@ -50,7 +58,7 @@ export interface LoadedAdmission {
 
 /** Whether the spec uses any admission extension. */
 function usesExtensions(spec: MaintenanceOperatorConfigSpec): boolean {
-  return spec.pools !== undefined || spec.maxUnavailablePerZone !== undefined || spec.zoneLabel !== undefined || spec.windows !== undefined || spec.gangNodeLabel !== undefined || spec.gangReserveAfterSeconds !== undefined;
+  return spec.pools !== undefined || spec.maxUnavailablePerZone !== undefined || spec.zoneLabel !== undefined || spec.windows !== undefined || spec.gangNodeLabel !== undefined || spec.gangReserveAfterSeconds !== undefined || spec.gangIncompleteAdmitAfterSeconds !== undefined;
 }
 
 /**
@@ -123,6 +131,7 @@ export function loadAdmissionRules(spec: MaintenanceOperatorConfigSpec, nodeCoun
       ...(windows !== undefined ? { windows } : {}),
       ...(spec.gangNodeLabel !== undefined ? { gangNodeLabel: spec.gangNodeLabel } : {}),
       gangReserveAfterSeconds: spec.gangReserveAfterSeconds ?? DEFAULT_GANG_RESERVE_AFTER_SECONDS,
+      gangIncompleteAdmitAfterSeconds: spec.gangIncompleteAdmitAfterSeconds ?? DEFAULT_GANG_INCOMPLETE_ADMIT_AFTER_SECONDS,
       scopedProblems,
     },
     problems,

@@ -6,7 +6,7 @@ import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/i
 import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { findNodeOrphans, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
-import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
+import { buildSchedulingState, planDeadlineReports, planScheduling, requestsHoldingNodes, waitingMessage, type SchedulingLimits } from '../scheduling/index.ts';
 import { loadSlurmSettings, needsReservationRead, nodesToReserve, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
@@ -261,6 +261,18 @@ async function readReservations(opts: PassOptions, base: BaseSnapshot, now: Date
 
 const slurmOf = (writes: SlurmWrite[], read: SlurmRead): NonNullable<PassPlan['slurm']> => ({ writes, ...(read.client ? { client: read.client } : {}) });
 
+/** The scheduler's limits from the loaded config; foreign CRDs close admission as a whole (crds.refusal), requests in flight go on. */
+function schedulingLimitsOf(loaded: PlanInput<unknown>['loaded'], crds: PlanInput<unknown>['crds']): SchedulingLimits {
+  const { admission } = loaded.config;
+  return {
+    maxParallelOperations: loaded.config.maxParallelOperations,
+    maxUnavailable: loaded.config.maxUnavailable,
+    problems: loaded.problems,
+    ...(crds?.refusal !== undefined ? { closed: crds.refusal } : {}),
+    ...(admission !== undefined ? { admission } : {}),
+  };
+}
+
 /** The four functions. A new one is a row here (and a name in PASS_FUNCTIONS). */
 export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]> } = {
   scheduler: {
@@ -269,9 +281,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const externalPools = sriovExternalPools(sriovRead, base);
       const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, ...(externalPools !== undefined ? { externalPools } : {}) });
       const { admission } = loaded.config;
-      // Foreign CRDs close admission as a whole (crds.refusal); requests in flight go on through the other passes.
-      const limits = { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems, ...(crds?.refusal !== undefined ? { closed: crds.refusal } : {}) };
-      const plan = planScheduling(state, admission === undefined ? limits : { ...limits, admission }, now);
+      const plan = planScheduling(state, schedulingLimitsOf(loaded, crds), now);
       // As the SR-IOV network operator's external drainer: its handshake's writes come after the scheduling writes too.
       const sriov = planSriovPass(sriovRead, base, plan.admitted);
       const scopedProblems = [...(admission?.scopedProblems ?? []), ...reaperIssues, ...sriov.problems, ...(crds?.reportable ?? [])];
@@ -370,7 +380,9 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     },
     read: (opts, base) => readScheduledEvents(base, reaperProviders(opts.reaperProviders), opts.signal),
     plan: ({ base, loaded, reads, namespace, reaperIssues, crds, now }) => {
-      const reaper = planReaperPass(base, namespace, reads, now);
+      // Issue 40: only a request that could start now keeps the reaper off its node (the scheduler's own rule).
+      const holding = requestsHoldingNodes(buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances }), schedulingLimitsOf(loaded, crds), now);
+      const reaper = planReaperPass(base, namespace, reads, now, holding);
       const scopedProblems = [...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...(crds?.reportable ?? [])];
       const report = crds?.configWritable === false ? [] : planConfigReport(base.config, loaded.problems, now, { scopedProblems, notes: slurmConfigNotes(base.config) });
       return { actions: [...report, ...reaper.actions], state: reaper.requested > 0 ? 'in-flight' : 'idle', reaper };

@@ -109,11 +109,14 @@ export function planCloudEventsOff(base: BaseSnapshot, namespace: string): Actio
   return cloudEventsSwitchOf(base.config) === 'off' ? planCloudEventRequestsOff(base.nodeList, base.maintenances, namespace) : [];
 }
 
-/** The reaper's plan over `base` (no reaper actions when disabled or invalid: problems are reported on the config), then the cloud events'. */
-export function planReaperPass(base: BaseSnapshot, namespace: string, reads: ReaperReads, now: Date): ReaperPassPlan {
+/**
+ * The reaper's plan over `base` (no reaper actions when disabled or invalid: problems are reported on the config), then the
+ * cloud events'. `holding`: the waiting requests that could start now (shared/scheduling's rule); the others hold no node.
+ */
+export function planReaperPass(base: BaseSnapshot, namespace: string, reads: ReaperReads, now: Date, holding?: ReadonlySet<string>): ReaperPassPlan {
   const loaded = loadReaperConfig(base.config);
   const cloud = planCloudEventsPass(base, namespace, reads.events);
-  const plan = loaded.kind === 'enabled' ? planReaper({ nodes: base.nodeList, maintenances: base.maintenances, namespace, providers: reads.providers }, loaded.config, now) : undefined;
+  const plan = loaded.kind === 'enabled' ? planReaper({ nodes: base.nodeList, maintenances: base.maintenances, namespace, providers: reads.providers, ...(holding !== undefined ? { holding } : {}) }, loaded.config, now) : undefined;
   const actions = [...(plan?.actions ?? []), ...cloud];
   const terminations = plan?.terminations ?? [];
   return { actions, terminations, lines: terminations.map(describeTermination), requested: actions.filter((a) => a.kind === 'createMaintenance').length };

@@ -14,6 +14,8 @@ import {
   EVENT_REASON_REAP_SKIPPED,
   LABEL_REAPER,
   REAPER_REQUESTOR,
+  isUnscheduled,
+  maintenanceKey,
   maintenanceRef,
 } from '#api';
 import type { Action, NodeMaintenance } from '#api';
@@ -37,6 +39,12 @@ export interface ReaperSnapshot {
   namespace: string;
   /** Providers by prefix: a candidate whose providerID no provider serves is not reaped. */
   providers: InstanceProviders;
+  /**
+   * namespace/name of the waiting ('' or Pending) requests that could start now (shared/scheduling requestsHoldingNodes):
+   * a waiting request not in it (a gang that cannot start, its own not-before, a closed window) holds nothing and neither
+   * keeps the reaper off its Node nor is joined (issue 40). Absent: every live request counts, as before.
+   */
+  holding?: ReadonlySet<string>;
 }
 
 export interface ReaperDecision {
@@ -137,13 +145,14 @@ interface RequestIndex {
   others: Map<string, NodeMaintenance[]>;
 }
 
-function indexRequests(maintenances: readonly NodeMaintenance[], namespace: string, nodes: ReadonlyMap<string, V1Node>): RequestIndex {
+function indexRequests(maintenances: readonly NodeMaintenance[], namespace: string, nodes: ReadonlyMap<string, V1Node>, holding: ReadonlySet<string> | undefined): RequestIndex {
+  const holds = (nm: NodeMaintenance): boolean => holding === undefined || !isUnscheduled(nm) || holding.has(maintenanceKey(nm));
   const index: RequestIndex = { reaping: new Map(), joined: new Map(), others: new Map() };
   const byName = [...maintenances].sort((a, b) => ((a.metadata.namespace ?? '') + '/' + a.metadata.name < (b.metadata.namespace ?? '') + '/' + b.metadata.name ? -1 : 1));
   for (const nm of byName) {
     if (isOwnReapRequest(nm, namespace)) index.reaping.set(nm.spec.nodeName, nm);
     else if (isRecordedJoin(nm, nodes.get(nm.spec.nodeName))) index.joined.set(nm.spec.nodeName, nm);
-    else if (!nm.metadata.deletionTimestamp) index.others.set(nm.spec.nodeName, [...(index.others.get(nm.spec.nodeName) ?? []), nm]);
+    else if (!nm.metadata.deletionTimestamp && holds(nm)) index.others.set(nm.spec.nodeName, [...(index.others.get(nm.spec.nodeName) ?? []), nm]);
   }
   return index;
 }
@@ -231,7 +240,7 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
   });
   const counts = countUnhealthy(facts.map((f) => f.zone), unhealthy);
   const nodesByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
-  const index = indexRequests(snapshot.maintenances, snapshot.namespace, nodesByName);
+  const index = indexRequests(snapshot.maintenances, snapshot.namespace, nodesByName, snapshot.holding);
   const ctx: GateContext = { config, now, counts, others: index.others, providers: snapshot.providers };
   const actions: Action[] = [];
   const decisions: ReaperDecision[] = [];

@@ -11,6 +11,8 @@ const B = 'us-east-1b';
 const CLIQUE = 'nvidia.com/gpu.clique';
 /** Longer than any row's wait: gangs do not hold slots unless a row says so. */
 const NEVER_RESERVE = { gangReserveAfterSeconds: 2_000_000_000 };
+/** The clique rules of issues 21 and 30 without issue 40's timeout: an incomplete clique gang waits for its other nodes. */
+const NEVER_INCOMPLETE = { gangIncompleteAdmitAfterSeconds: 2_000_000_000 };
 
 /** cpu-1..3 and gpu-1, gpu-3 in zone a; cpu-4, gpu-2 in zone b; pools general and gpu. */
 function cluster(cordoned: string[] = []): ReturnType<typeof aPoolNode>[] {
@@ -153,7 +155,7 @@ const rows: PlanRow[] = [
     rule: 'gang by node label (NVLink clique): a node of the clique without a request keeps the others from starting',
     nodes: [aNode({ name: 'tray-1', labels: { [CLIQUE]: 'uuid.1' } }), aNode({ name: 'tray-2', labels: { [CLIQUE]: 'uuid.1' } }), aNode({ name: 'tray-3', labels: { [CLIQUE]: 'uuid.1' } }), aNode({ name: 'cpu' })],
     maintenances: [pending('t1', 'tray-1', 2), pending('t2', 'tray-2', 3), pending('c', 'cpu', 4)],
-    limits: withAdmission(limits(4, 'unlimited'), { gangNodeLabel: CLIQUE, ...NEVER_RESERVE }),
+    limits: withAdmission(limits(4, 'unlimited'), { gangNodeLabel: CLIQUE, ...NEVER_RESERVE, ...NEVER_INCOMPLETE }),
     admitted: { 'default/c': 'admitted: slot 1 of 4' },
     waiting: {
       'default/t1': 'gang nvidia.com/gpu.clique=uuid.1 (2 requests) cannot start: node tray-3 of the gang has no request',

@@ -9,6 +9,8 @@ import type { PlanRow } from './test-builders.ts';
 
 const CLIQUE = 'nvidia.com/gpu.clique';
 const NEVER_RESERVE = { gangReserveAfterSeconds: 2_000_000_000 };
+/** The clique rules of issues 21 and 30 without issue 40's timeout: an incomplete clique gang waits for its other nodes. */
+const NEVER_INCOMPLETE = { gangIncompleteAdmitAfterSeconds: 2_000_000_000 };
 
 const member = (name: string, node: string, day: number, more: { phase?: string; namespace?: string; size?: number } = {}): NodeMaintenance =>
   pending(name, node, day, {
@@ -83,7 +85,7 @@ const nodeLabel: PlanRow[] = [
     rule: 'a cloud-event request on one node of a clique is a single: it starts without the other nodes',
     nodes: clique(),
     maintenances: [pending('retire', 'tray-1', 2, { requestorID: CLOUD_EVENTS_REQUESTOR })],
-    limits: withAdmission(limits(4, 'unlimited'), { gangNodeLabel: CLIQUE, ...NEVER_RESERVE }),
+    limits: withAdmission(limits(4, 'unlimited'), { gangNodeLabel: CLIQUE, ...NEVER_RESERVE, ...NEVER_INCOMPLETE }),
     admitted: { 'default/retire': 'admitted: slot 1 of 4' },
     waiting: {},
     blocked: false,
@@ -92,7 +94,7 @@ const nodeLabel: PlanRow[] = [
     rule: "a reaper request does not complete another requestor's clique gang, and is a single itself",
     nodes: clique(),
     maintenances: [pending('u1', 'tray-1', 2, { requestorID: 'upgrader' }), pending('u2', 'tray-2', 3, { requestorID: 'upgrader' }), pending('reap', 'tray-3', 4, { requestorID: REAPER_REQUESTOR })],
-    limits: withAdmission(limits(4, 'unlimited'), { gangNodeLabel: CLIQUE, ...NEVER_RESERVE }),
+    limits: withAdmission(limits(4, 'unlimited'), { gangNodeLabel: CLIQUE, ...NEVER_RESERVE, ...NEVER_INCOMPLETE }),
     admitted: { 'default/reap': 'admitted: slot 1 of 4' },
     waiting: {
       'default/u1': 'gang nvidia.com/gpu.clique=uuid.1 (2 requests) cannot start: node tray-3 of the gang has no request',
@@ -110,7 +112,7 @@ const nodeLabel: PlanRow[] = [
       pending('f4', 'tray-4', 5, { requestorID: 'firmware' }),
       pending('f4b', 'tray-4', 6, { requestorID: 'upgrader', namespace: 'other' }),
     ],
-    limits: withAdmission(limits(4, 'unlimited'), { gangNodeLabel: CLIQUE, ...NEVER_RESERVE }),
+    limits: withAdmission(limits(4, 'unlimited'), { gangNodeLabel: CLIQUE, ...NEVER_RESERVE, ...NEVER_INCOMPLETE }),
     admitted: {
       'default/f4': 'admitted: slot 1 of 4, with gang nvidia.com/gpu.clique=uuid.2 (1 requests)',
       'default/u1': 'admitted: slot 2 of 4, with gang nvidia.com/gpu.clique=uuid.1 (3 requests)',

@@ -20,6 +20,11 @@ export interface Gang {
    * that admitted it. Such a gang completes first: its members rank first and, when they do not fit, hold freed slots.
    */
   readonly admitted: readonly NodeMaintenance[];
+  /**
+   * A node-label gang incomplete for longer than gangIncompleteAdmitAfterSeconds (issue 40): the nodes of its clique that
+   * no request names, no longer a problem; it starts as the requests that exist, and each says so in an event.
+   */
+  readonly incomplete?: { readonly nodes: readonly string[]; readonly afterSeconds: number };
 }
 
 /** Requests in the gang's messages: the ones waiting plus the ones a partial admission already started. */
@@ -56,6 +61,13 @@ function sizeProblems(name: string, live: readonly NodeMaintenance[]): string[] 
   return [];
 }
 
+/** When a node-label gang stops waiting for the nodes no request names (issue 40); absent: it waits for them forever. */
+export interface IncompleteGangRule {
+  readonly now: Date;
+  /** Counted from the gang's oldest waiting request's creationTimestamp (Gang.waitingSince). */
+  readonly admitAfterSeconds: number;
+}
+
 /** Nodes of a node-label gang that no request of its requestor (in its namespace) names: incomplete until each has one. */
 function nodesWithoutRequest(state: SchedulingState, gang: NonNullable<GangIdentity['byNodeLabel']>): string[] {
   const ours = state.maintenances.filter((nm) => (nm.metadata.namespace ?? '') === gang.namespace && nm.spec.requestorID === gang.requestorID);
@@ -64,7 +76,15 @@ function nodesWithoutRequest(state: SchedulingState, gang: NonNullable<GangIdent
   for (const [node, obj] of state.nodes) {
     if (obj.metadata?.labels?.[gang.label] === gang.value && !requested.has(node)) missing.push(node);
   }
-  return missing.sort(compareStrings).map((node) => `node ${node} of the gang has no request`);
+  return missing.sort(compareStrings);
+}
+
+/** The clique's nodes without a request: a problem, or once the gang has been incomplete long enough, only a note. */
+function missingNodes(state: SchedulingState, identity: GangIdentity, waitingSince: number, rule: IncompleteGangRule | undefined): { problems: string[]; incomplete?: Gang['incomplete'] } {
+  const nodes = identity.byNodeLabel === undefined ? [] : nodesWithoutRequest(state, identity.byNodeLabel);
+  if (nodes.length === 0) return { problems: [] };
+  if (rule !== undefined && rule.now.getTime() - waitingSince >= rule.admitAfterSeconds * 1000) return { problems: [], incomplete: { nodes, afterSeconds: rule.admitAfterSeconds } };
+  return { problems: nodes.map((node) => `node ${node} of the gang has no request`) };
 }
 
 function list(items: readonly string[], max = 3): string {
@@ -73,9 +93,10 @@ function list(items: readonly string[], max = 3): string {
 
 /**
  * Groups the unscheduled requests into gangs. `memberWaits` holds why a request waits on its own Node (missing,
- * held, or another request for it ranks first): such a member keeps its whole gang from starting.
+ * held, or another request for it ranks first): such a member keeps its whole gang from starting. `incompleteRule`:
+ * when a node-label gang stops waiting for the clique's nodes without a request (absent: never).
  */
-export function findGangs(state: SchedulingState, gangNodeLabel: string | undefined, memberWaits: ReadonlyMap<string, string>): Gangs {
+export function findGangs(state: SchedulingState, gangNodeLabel: string | undefined, memberWaits: ReadonlyMap<string, string>, incompleteRule?: IncompleteGangRule): Gangs {
   const grouped = new Map<string, { identity: GangIdentity; all: NodeMaintenance[] }>();
   for (const nm of state.maintenances) {
     const identity = gangIdentityOf(nm, state.nodes.get(nm.spec.nodeName), gangNodeLabel);
@@ -90,9 +111,11 @@ export function findGangs(state: SchedulingState, gangNodeLabel: string | undefi
     const members = all.filter((nm) => !isInProgress(nm)).sort((a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)));
     if (members.length === 0) continue;
     const notStarted = (nm: NodeMaintenance): boolean => [PHASE_UNINITIALIZED, Phase.Pending].includes(maintenancePhase(nm));
+    const waitingSince = members.reduce((oldest, nm) => Math.min(oldest, createdMs(nm)), Number.POSITIVE_INFINITY);
+    const missing = missingNodes(state, identity, waitingSince, incompleteRule);
     const problems = [
       ...all.filter((nm) => isBeingDeleted(nm) && notStarted(nm)).map((nm) => `request ${maintenanceKey(nm)} was deleted before the gang started`),
-      ...(identity.byNodeLabel !== undefined ? nodesWithoutRequest(state, identity.byNodeLabel) : []),
+      ...missing.problems,
       ...sizeProblems(name, all.filter((nm) => !isBeingDeleted(nm))),
       ...members.flatMap((nm) => {
         const why = memberWaits.get(maintenanceKey(nm));
@@ -100,7 +123,7 @@ export function findGangs(state: SchedulingState, gangNodeLabel: string | undefi
       }),
     ];
     const admitted = all.filter(isAdmittedUnfinished).sort((a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)));
-    const gang: Gang = { name, members, problems: problems.length > 0 ? [list(problems)] : [], waitingSince: Math.min(...members.map(createdMs)), admitted };
+    const gang: Gang = { name, members, problems: problems.length > 0 ? [list(problems)] : [], waitingSince, admitted, ...(missing.incomplete !== undefined ? { incomplete: missing.incomplete } : {}) };
     for (const nm of members) byKey.set(maintenanceKey(nm), gang);
   }
   return { byKey };

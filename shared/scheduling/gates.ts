@@ -83,6 +83,11 @@ export interface Gate {
    * values that cannot be used).
    */
   readonly freedBy?: { readonly scope: 'cluster' | 'pool' | 'zone'; readonly unavailable: boolean };
+  /**
+   * Its refusal does not depend on any count (the request's own time, a window, a value that cannot be used): a request
+   * it refuses cannot start now on its own account and holds nothing (start-now.ts, issue 40).
+   */
+  readonly whateverTheCounts?: true;
 }
 
 const limitText = (limit: ScopeLimit): string => (limit.kind === 'limit' ? limit.text : limit.kind === 'unlimited' ? 'unlimited' : `invalid (${limit.problem})`);
@@ -120,6 +125,7 @@ export const GATES: readonly Gate[] = [
   // requests out before the one-per-Node pick (planScheduling), so one that may not start yet never holds its Node.
   {
     name: 'not-before',
+    whateverTheCounts: true,
     refuse: (t, _node, nm) => (nm === undefined || t.now === undefined ? undefined : notBeforeRefusal(nm, t.now)),
     admits: (t, _node, nm) => {
       const notBefore = nm === undefined ? undefined : requestNotBefore(nm);
@@ -129,12 +135,14 @@ export const GATES: readonly Gate[] = [
   // Outside the cluster's windows nothing new starts whatever the counts, and the message says when that changes.
   {
     name: 'window cluster',
+    whateverTheCounts: true,
     refuse: (t) => windowRefusal('cluster', t.scopes.clusterWindow),
     admits: (t) => (t.scopes.clusterWindow.kind === 'unrestricted' ? 'cluster window: none configured' : 'cluster window: open'),
   },
   // A pool with a value that cannot be used admits nothing (fail closed); fixing it comes before anything else there.
   {
     name: 'pool invalid',
+    whateverTheCounts: true,
     refuse: (t, node) => {
       const pool = poolOf(t, node)?.scope;
       return pool?.problem === undefined ? undefined : waitReason.poolInvalid(pool.name, pool.problem);
@@ -145,6 +153,7 @@ export const GATES: readonly Gate[] = [
   // A pool's windows narrow the cluster's for its Nodes, for the same reason as the cluster's.
   {
     name: 'window pool',
+    whateverTheCounts: true,
     refuse: (t, node) => {
       const pool = poolOf(t, node)?.scope;
       return pool === undefined ? undefined : windowRefusal(`pool ${pool.name}`, pool.window);

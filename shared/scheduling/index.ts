@@ -31,3 +31,7 @@ export type { GangIdentity } from './gang-membership.ts';
 export { gangIdentityOf, isKmaintRequestor } from './gang-membership.ts';
 export type { GangAdmission } from './admit.ts';
 export type { ExternalPool, ExternalPools } from './external-pools.ts';
+// Issue 40: which waiting requests can start now on their own account; only these hold a Node (plan, reaper, explain).
+export type { StartNow } from './start-now.ts';
+export { nextOnNode, requestsHoldingNodes, startableNow } from './start-now.ts';
+export { gangAdmittedIncompleteMessage } from './wait-reasons.ts';

@@ -1,18 +1,17 @@
 // The scheduler pass's plan: initialise new requests as Pending, admit what the limits allow, explain the rest.
-import { EVENT_REASON_CONDITION_CHANGED, Phase, PHASE_UNINITIALIZED, maintenanceKey, maintenancePhase, maintenanceRef, withReadyCondition } from '#api';
+import { EVENT_REASON_CONDITION_CHANGED, EVENT_REASON_GANG_ADMITTED_INCOMPLETE, Phase, PHASE_UNINITIALIZED, maintenanceKey, maintenancePhase, maintenanceRef, rfc3339Seconds, withReadyCondition } from '#api';
 import type { Action, NodeMaintenance } from '#api';
 import { DEFAULT_GANG_RESERVE_AFTER_SECONDS } from '#config';
 import { admitRanked, type AdmissionResult, type GangAdmission } from './admit.ts';
-import { findGangs } from './gangs.ts';
-import { completingGangsFirst } from './gang-membership.ts';
+import { findGangs, gangSize, type Gangs } from './gangs.ts';
 import { SchedulingInvariantError } from './errors.ts';
 import { computeBudget, type SchedulingLimits, type ValidBudget } from './limits.ts';
 import type { PoolOverlap } from './pools.ts';
-import { notBeforeRefusal } from './gates.ts';
-import { firstPerNode, rankCandidates, type NodeWinners } from './rank.ts';
+import type { NodeWinners } from './rank.ts';
+import { incompleteGangRule, nextOnNode, startableNow, type StartNow } from './start-now.ts';
 import { resolveScopes, type Scopes } from './scopes.ts';
 import { compareStrings, type SchedulingState } from './state.ts';
-import { waitingMessage, waitReason } from './wait-reasons.ts';
+import { gangAdmittedIncompleteMessage, waitingMessage, waitReason } from './wait-reasons.ts';
 
 export interface SchedulingPlan {
   actions: Action[];
@@ -36,16 +35,15 @@ interface Wait {
 }
 
 
+function eventTarget(nm: NodeMaintenance): Extract<Action, { kind: 'emitEvent' }>['target'] {
+  return { kind: 'NodeMaintenance', namespace: nm.metadata.namespace ?? '', name: nm.metadata.name, ...(nm.metadata.uid !== undefined ? { uid: nm.metadata.uid } : {}) };
+}
+
 /** Upstream's ConditionChanged event: type Normal, message = the new phase. */
 function phaseEvent(nm: NodeMaintenance, phase: string): Action {
   return {
     kind: 'emitEvent',
-    target: {
-      kind: 'NodeMaintenance',
-      namespace: nm.metadata.namespace ?? '',
-      name: nm.metadata.name,
-      ...(nm.metadata.uid !== undefined ? { uid: nm.metadata.uid } : {}),
-    },
+    target: eventTarget(nm),
     type: 'Normal',
     eventReason: EVENT_REASON_CONDITION_CHANGED,
     message: phase,
@@ -53,62 +51,84 @@ function phaseEvent(nm: NodeMaintenance, phase: string): Action {
   };
 }
 
-/**
- * Requests whose Node is missing or taken wait on the Node, those whose kmaint.io/not-before has not come (or cannot be
- * read) on it, before the one-per-Node pick so they never hold their Node against one that may start; the rest are candidates.
- */
-function splitByNode(state: SchedulingState, now: Date): { candidates: NodeMaintenance[]; waits: Wait[] } {
-  const candidates: NodeMaintenance[] = [];
-  const waits: Wait[] = [];
-  for (const nm of state.unscheduled) {
-    const node = nm.spec.nodeName;
-    const holder = state.inProgressByNode.get(node)?.[0];
-    const notYet = notBeforeRefusal(nm, now);
-    if (!state.nodes.has(node)) waits.push({ maintenance: nm, why: waitReason.nodeNotFound(node), onLimit: false });
-    // Only time or a fix frees it: blocked, like a closed window. Before the holder, so the text stays until that time.
-    else if (notYet !== undefined) waits.push({ maintenance: nm, why: notYet, onLimit: true });
-    else if (holder !== undefined) waits.push({ maintenance: nm, why: waitReason.nodeTaken(node, maintenanceKey(holder)), onLimit: false });
-    else candidates.push(nm);
-  }
-  return { candidates, waits };
+/** Why a member of a gang that cannot start waits on its Node: another request there admitted now, or ranked before it. */
+function memberNodeWait(member: NodeMaintenance, start: StartNow, admitted: ReadonlySet<string>): string | undefined {
+  const node = member.spec.nodeName;
+  const next = nextOnNode(start, node);
+  if (next !== undefined && admitted.has(maintenanceKey(next))) return waitReason.nodeTaken(node, maintenanceKey(next));
+  // As before issue 40: the best-ranked request for its Node, among every request that could be picked.
+  const first = start.firstByNode.get(node);
+  return first === undefined || first === member ? undefined : waitReason.nodeRanksFirst(node, maintenanceKey(first));
 }
 
 /**
- * The gangs of this snapshot (issue 21); a member waiting on its own Node keeps its gang from starting. `admitted`: keys
- * admitted by this pass, so a member whose Node's winner starts now reads as the next pass will see it (in progress).
+ * The gangs of this snapshot (issue 21) for the walk. A gang that can start has every member picked for its Node; a
+ * member of one that cannot keeps its gang out with its Node's text. `admitted`: keys admitted by this pass, so a member
+ * whose Node's winner starts now reads as the next pass will see it (in progress).
  */
-function gangAdmission(state: SchedulingState, limits: SchedulingLimits, now: Date, waits: readonly Wait[], losers: NodeWinners['losers'], admitted: ReadonlySet<string>): GangAdmission {
-  const memberWaits = new Map(waits.map((w) => [maintenanceKey(w.maintenance), w.why]));
-  for (const { maintenance, winner } of losers) {
-    const node = maintenance.spec.nodeName;
-    memberWaits.set(maintenanceKey(maintenance), admitted.has(maintenanceKey(winner)) ? waitReason.nodeTaken(node, maintenanceKey(winner)) : waitReason.nodeRanksFirst(node, maintenanceKey(winner)));
+function gangAdmission(state: SchedulingState, limits: SchedulingLimits, now: Date, start: StartNow, admitted: ReadonlySet<string>): GangAdmission {
+  const memberWaits = new Map(start.nodeWaits.map((w) => [maintenanceKey(w.maintenance), w.why]));
+  for (const nm of start.ranked) {
+    if (!start.cannotStart.has(maintenanceKey(nm)) || !start.gangs.byKey.has(maintenanceKey(nm))) continue;
+    const why = memberNodeWait(nm, start, admitted);
+    if (why !== undefined) memberWaits.set(maintenanceKey(nm), why);
   }
   const rules = limits.admission;
   return {
-    gangs: findGangs(state, rules?.gangNodeLabel, memberWaits),
+    gangs: findGangs(state, rules?.gangNodeLabel, memberWaits, incompleteGangRule(limits, now)),
     reserveAfterSeconds: rules?.gangReserveAfterSeconds ?? DEFAULT_GANG_RESERVE_AFTER_SECONDS,
     now,
   };
 }
 
 /**
- * The walk, and when a gang member lost its Node to a request admitted by it, the walk again with that member's text
- * as the next pass will read it. Only the text changes (the gang cannot start either way), so the admissions are the same.
+ * The walk: each Node's pick among the requests that can start, and (for their wait texts only) every request that
+ * cannot, which no gate admits. When a member of a gang that cannot start lost its Node to a request admitted by the
+ * walk, the walk again with that member's text as the next pass will read it; the admissions are the same.
  */
-function admitWithGangs(state: SchedulingState, limits: SchedulingLimits, now: Date, budget: ValidBudget, scopes: Scopes, waits: readonly Wait[], nodeWinners: NodeWinners): AdmissionResult {
-  const { winners, losers } = nodeWinners;
-  const first = admitRanked(state, budget, winners, scopes, gangAdmission(state, limits, now, waits, losers, new Set()));
+function admitWithGangs(state: SchedulingState, limits: SchedulingLimits, now: Date, budget: ValidBudget, scopes: Scopes, start: StartNow): AdmissionResult {
+  const picked = new Set(start.pick.winners);
+  const walked = start.ranked.filter((nm) => picked.has(nm) || start.cannotStart.has(maintenanceKey(nm)));
+  const first = admitRanked(state, budget, walked, scopes, gangAdmission(state, limits, now, start, new Set()));
   const admitted = new Set(first.admitted.map((a) => maintenanceKey(a.maintenance)));
-  const gangs = gangAdmission(state, limits, now, waits, losers, admitted);
-  const stale = losers.some(({ maintenance, winner }) => admitted.has(maintenanceKey(winner)) && gangs.gangs.byKey.has(maintenanceKey(maintenance)));
-  return stale ? admitRanked(state, budget, winners, scopes, gangs) : first;
+  const stale = start.ranked.some((nm) => {
+    const next = nextOnNode(start, nm.spec.nodeName);
+    return start.cannotStart.has(maintenanceKey(nm)) && start.gangs.byKey.has(maintenanceKey(nm)) && next !== undefined && admitted.has(maintenanceKey(next));
+  });
+  return stale ? admitRanked(state, budget, walked, scopes, gangAdmission(state, limits, now, start, admitted)) : first;
+}
+
+/**
+ * The runners-up of each Node: the pick's, and a request that cannot start whose Node's pick ranks before it or is
+ * admitted now (the next pass sees it in progress). One that ranks before its Node's pick keeps its own wait text.
+ */
+function runnersUp(start: StartNow, admittedKeys: ReadonlySet<string>): NodeWinners['losers'] {
+  const excluded = start.ranked.flatMap((maintenance) => {
+    const winner = nextOnNode(start, maintenance.spec.nodeName);
+    if (winner === undefined || !start.cannotStart.has(maintenanceKey(maintenance))) return [];
+    const before = (start.rankOf.get(winner) ?? 0) < (start.rankOf.get(maintenance) ?? 0);
+    return before || admittedKeys.has(maintenanceKey(winner)) ? [{ maintenance, winner }] : [];
+  });
+  return [...start.pick.losers, ...excluded];
+}
+
+/** A Warning on each request of a node-label gang admitted without requests on all its clique's nodes (issue 40). */
+function incompleteGangEvents(admitted: readonly NodeMaintenance[], gangs: Gangs): Action[] {
+  return admitted.flatMap((nm): Action[] => {
+    const gang = gangs.byKey.get(maintenanceKey(nm));
+    if (gang?.incomplete === undefined) return [];
+    const message = gangAdmittedIncompleteMessage(gang.name, gangSize(gang), gang.incomplete.nodes, rfc3339Seconds(new Date(gang.waitingSince)), gang.incomplete.afterSeconds);
+    return [{ kind: 'emitEvent', target: eventTarget(nm), type: 'Warning', eventReason: EVENT_REASON_GANG_ADMITTED_INCOMPLETE, message, reason: 'gang admitted incomplete' }];
+  });
 }
 
 export function planScheduling(state: SchedulingState, limits: SchedulingLimits, now: Date): SchedulingPlan {
   const budget = computeBudget(state, limits);
   const scopes = resolveScopes(state, limits.admission, now);
-  const { candidates, waits } = splitByNode(state, now);
-  const ranked = completingGangsFirst(rankCandidates(state, candidates, now), state.maintenances, state.nodes, limits.admission?.gangNodeLabel);
+  // Issue 40: only requests that can start now on their own account hold their Node (start-now.ts).
+  const start = startableNow(state, limits, now);
+  const waits: Wait[] = [...start.nodeWaits];
+  const ranked = start.ranked;
   const actions: Action[] = [];
   const admitted: string[] = [];
 
@@ -118,17 +138,17 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
   } else if (budget.kind === 'invalid') {
     for (const nm of ranked) waits.push({ maintenance: nm, why: waitReason.configInvalid(budget.problem), onLimit: true });
   } else {
-    const nodeWinners = firstPerNode(ranked);
-    const { losers } = nodeWinners;
-    const result = admitWithGangs(state, limits, now, budget, scopes, waits, nodeWinners);
+    const result = admitWithGangs(state, limits, now, budget, scopes, start);
+    const admittedKeys = new Set(result.admitted.map((a) => maintenanceKey(a.maintenance)));
+    const losers = runnersUp(start, admittedKeys);
+    const losing = new Set(losers.map((l) => l.maintenance));
     const whyOf = (nm: NodeMaintenance): string => {
       const why = result.why.get(maintenanceKey(nm));
       // admitRanked gives every skipped winner a reason; a missing one is a bug, never an empty message.
       if (why === undefined) throw new SchedulingInvariantError([`${maintenanceKey(nm)} was skipped without a wait reason`]);
       return why;
     };
-    for (const nm of result.skipped) waits.push({ maintenance: nm, why: whyOf(nm), onLimit: true });
-    const admittedKeys = new Set(result.admitted.map((a) => maintenanceKey(a.maintenance)));
+    for (const nm of result.skipped) if (!losing.has(nm)) waits.push({ maintenance: nm, why: whyOf(nm), onLimit: true });
     for (const { maintenance, winner } of losers) {
       // Winner admitted: the next pass sees it in progress and says the same. Winner waiting: the runner-up
       // waits on the same gate (same Node, same scopes); naming the winner would change the text whenever the ranking does.
@@ -138,7 +158,6 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
         waits.push({ maintenance, why: whyOf(winner), onLimit: true });
       }
     }
-
     for (const { maintenance: nm, message } of result.admitted) {
       const from = maintenancePhase(nm);
       const status = withReadyCondition(nm, { status: 'False', reason: Phase.Scheduled, message }, now);
@@ -149,6 +168,7 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
       if (from === PHASE_UNINITIALIZED) actions.push(phaseEvent(nm, Phase.Pending));
       actions.push(phaseEvent(nm, Phase.Scheduled));
     }
+    actions.push(...incompleteGangEvents(result.admitted.map((a) => a.maintenance), start.gangs));
   }
 
   waits.sort((a, b) => compareStrings(maintenanceKey(a.maintenance), maintenanceKey(b.maintenance)));
@@ -169,7 +189,7 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
     actions,
     admitted,
     waiting: waits.map((w) => ({ key: maintenanceKey(w.maintenance), why: w.why })),
-    idle: candidates.length === 0 && actions.length === 0 && !waits.some((w) => w.onLimit),
+    idle: ranked.length === 0 && actions.length === 0 && !waits.some((w) => w.onLimit),
     blocked: waits.some((w) => w.onLimit),
     poolOverlaps: [...scopes.overlaps],
   };

@@ -63,3 +63,12 @@ export function admittedMessage(opts: {
   if (opts.maxUnavailable === 'unlimited') return `${slot}${gang}`;
   return `${slot}, unavailable ${opts.unavailable} of ${opts.maxUnavailable}${gang}`;
 }
+
+/**
+ * The Warning on each request of a node-label gang admitted without requests on all its clique's nodes (issue 40).
+ * `since`: the gang's oldest waiting request's creation (RFC 3339); `nodes`: the clique's nodes that no request names.
+ */
+export function gangAdmittedIncompleteMessage(gang: string, size: number, nodes: readonly string[], since: string, afterSeconds: number): string {
+  const shown = nodes.length <= 3 ? nodes.join(', ') : `${nodes.slice(0, 3).join(', ')} and ${nodes.length - 3} more`;
+  return `gang ${gang} admitted as its ${size} request${size === 1 ? '' : 's'}: incomplete since ${since}, longer than gangIncompleteAdmitAfterSeconds ${afterSeconds}; no request for node${nodes.length === 1 ? '' : 's'} ${shown}`;
+}
