@@ -18,6 +18,10 @@ export {
 export {
   POOL_NAME_PATTERN,
   REQUESTOR_ID_PATTERN,
+  NODE_NAME_MAX,
+  NODE_NAME_PATTERN,
+  REQUEST_LIMITS,
+  isNodeName,
   WINDOW_DURATION_PATTERN,
   conditionSchema,
   drainSpecSchema,

@@ -1,7 +1,7 @@
 // Which Nodes the drainer and cleanup read in a pass (issue 34): every Node (a full read, as every pass did), or only
 // those their requests name. Pure: the settings, the record of the last full read and the names; node-read.ts reads.
 import type { V1Lease } from '@kubernetes/client-node';
-import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, FINALIZER, isUnscheduled, LABEL_GANG, maintenancePhase, Phase } from '../api/index.ts';
+import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, FINALIZER, isNodeName, isUnscheduled, LABEL_GANG, maintenancePhase, Phase } from '../api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
 import { DRAINER_PHASES } from '../lifecycle/index.ts';
 import { isKmaintRequestor } from '../scheduling/index.ts';
@@ -79,7 +79,11 @@ export function keepsRecord(nodes: number, previous: FullReadRecord | undefined,
   return nodes >= settings.namedReadsFromNodes || previous !== undefined;
 }
 
-const sorted = (names: Iterable<string>): string[] => [...new Set(names)].sort();
+/**
+ * Sorted, once each, and only Node names (issue 40): a request that names something else is set apart as malformed
+ * before any plan sees it, and would never be read by name even if it were not.
+ */
+const sorted = (names: Iterable<string>): string[] => [...new Set(names)].filter(isNodeName).sort();
 const admitted = (nm: NodeMaintenance): boolean => nm.metadata.deletionTimestamp === undefined && DRAINER_PHASES.has(maintenancePhase(nm));
 
 /**

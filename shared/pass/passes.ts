@@ -4,6 +4,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
 import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/index.ts';
 import { indexClaims } from '../drain/index.ts';
+import { fieldSelectorTerm } from '../kube/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { findNodeOrphans, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
 import { buildSchedulingState, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
@@ -250,7 +251,7 @@ async function readReservations(opts: PassOptions, base: BaseSnapshot, now: Date
   const wanting = reading.filter((nm) => wantsReservation(nm, now));
   const slurm = await readSlurmFor(opts, base, reading.length > 0, true);
   if (wanting.length > 0 && settings.kind === 'on' && settings.settings.mode === 'pod') {
-    for (const node of [...new Set(wanting.map((nm) => nm.spec.nodeName))].sort()) podsByNode.set(node, await opts.client.listPods({ fieldSelector: `spec.nodeName=${node}` }));
+    for (const node of [...new Set(wanting.map((nm) => nm.spec.nodeName))].sort()) podsByNode.set(node, await opts.client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', node) }));
   }
   return { slurm, podsByNode };
 }
@@ -305,7 +306,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const drainPods = await readDrainPods(opts.client, base);
       const medik8s = await readMedik8sFor(opts, base.maintenances, 'drainer');
       const needsSlurm = base.maintenances.some((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? ''));
-      return { drainPods, ownPods: ownPodsOf(opts.namespace, opts.env ?? process.env), medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
+      return { drainPods, ownPods: ownPodsOf(opts.namespace, opts.env ?? process.env, base.config), medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
     },
     plan: ({ base, loaded, reads, namespace, now }) => {
       const { podsByNode, pdbs, budgetPods, claims, claimsProblem } = reads.drainPods;
