@@ -96,7 +96,7 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   (s, now) => {
     if (!isUnscheduled(s.maintenance)) return undefined;
     const loaded = loadConfig(s.config, s.nodes.length);
-    const state = buildSchedulingState({ nodes: s.nodes, maintenances: s.maintenances, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
+    const state = buildSchedulingState({ nodes: s.nodes, maintenances: s.maintenances, kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
     const configName = `${s.namespace}/${CONFIG_NAME}`;
     return explainAdmission({ maintenance: s.maintenance, nodes: s.nodes, maintenances: s.maintenances, config: loaded.config, problems: loaded.problems, configName }, state, now);
   },

@@ -77,7 +77,7 @@ export interface PassDefinition<R> {
    * The Nodes this function's plan needs, from its requests (the drainer and cleanup, node-reads.ts): between full reads
    * on a large cluster its base snapshot holds only those. Absent: every pass reads every Node.
    */
-  nodesNeeded?: (head: RequestsRead) => NodesNeeded;
+  nodesNeeded?: (head: RequestsRead, namespace: string) => NodesNeeded;
   /** What the plan needs beyond the base snapshot: pods, leases, slurmrestd, instance providers. */
   read: (opts: PassOptions, base: BaseSnapshot) => Promise<R>;
   /** Pure: the actions and the state. */
@@ -264,7 +264,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     read: async (opts, base) => ({ sriov: await readSriov(opts, base), reservations: await readReservations(opts, base, opts.now()) }),
     plan: ({ base, loaded, reads: { sriov: sriovRead, reservations }, maintenances, namespace, reaperIssues, crds, drainerFollows, now }) => {
       const externalPools = sriovExternalPools(sriovRead, base);
-      const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, ...(externalPools !== undefined ? { externalPools } : {}) });
+      const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, kmaintNamespace: namespace, ...(externalPools !== undefined ? { externalPools } : {}) });
       const { admission } = loaded.config;
       // Foreign CRDs close admission as a whole (crds.refusal); requests in flight go on through the other passes.
       const limits = { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, problems: loaded.problems, ...(crds?.refusal !== undefined ? { closed: crds.refusal } : {}) };
@@ -301,7 +301,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     writesLeaveWork: true,
   },
   drainer: {
-    nodesNeeded: (head) => drainerNodesNeeded(head.maintenances, loadConfig(head.config, 0).config.admission?.gangNodeLabel),
+    nodesNeeded: (head, namespace) => drainerNodesNeeded(head.maintenances, loadConfig(head.config, 0).config.admission?.gangNodeLabel, namespace),
     read: async (opts, base) => {
       const drainPods = await readDrainPods(opts.client, base);
       const medik8s = await readMedik8sFor(opts, base.maintenances, 'drainer');

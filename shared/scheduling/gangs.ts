@@ -36,7 +36,7 @@ export const NO_GANGS: Gangs = { byKey: new Map() };
 
 /** A request's gang name as messages show it (gang-membership.ts decides who belongs); undefined: a single. */
 export function gangNameOf(nm: NodeMaintenance, state: SchedulingState, gangNodeLabel: string | undefined): string | undefined {
-  return gangIdentityOf(nm, state.nodes.get(nm.spec.nodeName), gangNodeLabel)?.name;
+  return gangIdentityOf(nm, state.nodes.get(nm.spec.nodeName), gangNodeLabel, state.kmaintNamespace)?.name;
 }
 
 function createdMs(nm: NodeMaintenance): number {
@@ -78,7 +78,7 @@ function list(items: readonly string[], max = 3): string {
 export function findGangs(state: SchedulingState, gangNodeLabel: string | undefined, memberWaits: ReadonlyMap<string, string>): Gangs {
   const grouped = new Map<string, { identity: GangIdentity; all: NodeMaintenance[] }>();
   for (const nm of state.maintenances) {
-    const identity = gangIdentityOf(nm, state.nodes.get(nm.spec.nodeName), gangNodeLabel);
+    const identity = gangIdentityOf(nm, state.nodes.get(nm.spec.nodeName), gangNodeLabel, state.kmaintNamespace);
     if (identity === undefined) continue;
     const group = grouped.get(identity.key) ?? { identity, all: [] };
     group.all.push(nm);
@@ -100,7 +100,7 @@ export function findGangs(state: SchedulingState, gangNodeLabel: string | undefi
       }),
     ];
     const admitted = all.filter(isAdmittedUnfinished).sort((a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)));
-    const gang: Gang = { name, members, problems: problems.length > 0 ? [list(problems)] : [], waitingSince: Math.min(...members.map(createdMs)), admitted };
+    const gang: Gang = { name, members, problems: problems.length > 0 ? [list(problems)] : [], waitingSince: members.reduce((min, nm) => Math.min(min, createdMs(nm)), Infinity), admitted };
     for (const nm of members) byKey.set(maintenanceKey(nm), gang);
   }
   return { byKey };

@@ -19,7 +19,7 @@ describe('#scheduling', () => {
       'gangNameOf',
       'isBeingDeleted',
       'isInProgress',
-      'isKmaintRequestor',
+      'isKmaintRequest',
       'isNodeUnavailable',
       'isUnscheduled',
       'limitWaitReason',

@@ -108,7 +108,7 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
   const budget = computeBudget(state, limits);
   const scopes = resolveScopes(state, limits.admission, now);
   const { candidates, waits } = splitByNode(state, now);
-  const ranked = completingGangsFirst(rankCandidates(state, candidates, now), state.maintenances, state.nodes, limits.admission?.gangNodeLabel);
+  const ranked = completingGangsFirst(rankCandidates(state, candidates, now), state.maintenances, state.nodes, limits.admission?.gangNodeLabel, state.kmaintNamespace);
   const actions: Action[] = [];
   const admitted: string[] = [];
 
