@@ -119,6 +119,12 @@ describe.each(POLICY_MODES)('issue 40 as a requestor, %s', (mode) => {
       `422 NodeMaintenance.maintenance.nvidia.com "bad-name" is invalid: spec.nodeName: Invalid value: "a,b": spec.nodeName in body should match '${pattern}'`,
     );
 
+    // Attack 7: the CRD bounds the lists and strings a requestor writes.
+    const many = Array.from({ length: 65 }, (_, i) => `r${i}.example.com`);
+    expect(await requestor.create('too-many', { requestorID: 'attacker.example.com', nodeName: released, additionalRequestors: many })).toBe(
+      '422 NodeMaintenance.maintenance.nvidia.com "too-many" is invalid: [spec.additionalRequestors: Too many: 65: must have at most 64 items, <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
+    );
+
     // An honest request of the same team, admitted and cordoned; every pass so far read every Node and recorded it.
     expect(await requestor.create('honest', { requestorID: 'team.example.com', nodeName: released, cordon: true })).toBe('created');
     expect((await pass('scheduler', { now: at(0) })).admitted).toBe(1);
