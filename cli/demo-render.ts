@@ -167,7 +167,7 @@ export class LiveView {
       `${ANSI.bold}kmaint demo${ANSI.reset}  simulated ${clockText(v.simMs)} (${v.speed}x)  wall ${(v.wallMs / 1000).toFixed(1)} s  ${v.nodes} nodes`,
       `in progress ${v.inProgress}/${DEMO_LIMITS.maxParallelOperations}  unavailable ${v.unavailable}/${DEMO_LIMITS.maxUnavailable}  evictions ${v.evictions}  pods held by budgets ${v.budgetWaits}`,
     ];
-    const nameWidth = Math.max(...v.rows.map((r) => r.key.length), 7);
+    const nameWidth = v.rows.reduce((max, r) => Math.max(max, r.key.length), 7);
     for (const r of v.rows) {
       const phase = r.releasedMs !== undefined ? 'done' : r.phase || 'new';
       const head = `${r.key.padEnd(nameWidth)}  ${r.node.padEnd(9)}  `;

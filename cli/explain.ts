@@ -96,7 +96,7 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   (s, now) => {
     if (!isUnscheduled(s.maintenance)) return undefined;
     const loaded = loadConfig(s.config, s.nodes.length);
-    const state = buildSchedulingState({ nodes: s.nodes, maintenances: s.maintenances, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
+    const state = buildSchedulingState({ nodes: s.nodes, maintenances: s.maintenances, kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
     const configName = `${s.namespace}/${CONFIG_NAME}`;
     return explainAdmission({ maintenance: s.maintenance, nodes: s.nodes, maintenances: s.maintenances, config: loaded.config, problems: loaded.problems, configName }, state, now);
   },
@@ -109,7 +109,7 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
 function podsInput(s: ExplainSnapshot): PodsInput {
   const dra = { claims: indexClaims(s.claims), resourceNames: loadDraResourceNames(s.config).names };
   // kmaint's own pods as the drainer in kmaint's namespace finds them (KMAINT_SERVICE_ACCOUNT, default kmaint).
-  return { maintenance: s.maintenance, pods: s.pods, pdbs: s.pdbs, budgetPods: s.budgetPods, dra, ownPods: ownPodsOf(s.namespace, process.env) };
+  return { maintenance: s.maintenance, pods: s.pods, pdbs: s.pdbs, budgetPods: s.budgetPods, dra, ownPods: ownPodsOf(s.namespace, process.env, s.config) };
 }
 
 /** The explanation, one line per array entry. Pure. */

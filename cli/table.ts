@@ -33,7 +33,7 @@ function cut(text: string, room: number): string {
 export function renderTable(headers: readonly string[], rows: ReadonlyArray<readonly Cell[]>, opts: TableOptions = {}): string[] {
   const colour = opts.colour ?? false;
   const all: Array<readonly Cell[]> = [headers.map((text) => ({ text, colour: 'bold' as const })), ...rows];
-  const widths = headers.map((_, i) => Math.max(...all.map((r) => length(r[i]?.text ?? ''))));
+  const widths = headers.map((_, i) => all.reduce((max, r) => Math.max(max, length(r[i]?.text ?? '')), -Infinity));
   const lastIndex = headers.length - 1;
   return all.map((row) => {
     let used = 0;

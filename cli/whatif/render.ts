@@ -31,7 +31,7 @@ export function renderReport(r: WhatIfReport): string {
   if (r.budgetWaits.length === 0) lines.push('budget waits: none (no eviction waited for a PodDisruptionBudget)');
   else {
     lines.push(`budget waits (top ${r.budgetWaits.length} by total wait):`);
-    const width = Math.max(...r.budgetWaits.map((w) => w.budget.length));
+    const width = r.budgetWaits.reduce((max, w) => Math.max(max, w.budget.length), -Infinity);
     for (const w of r.budgetWaits) lines.push(`  ${w.budget.padEnd(width)}  ${plural(w.pods, 'pod')} waited, ${formatDuration(w.totalWaitMs)} in all, longest ${formatDuration(w.longestWaitMs)}`);
   }
   lines.push(

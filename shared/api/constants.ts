@@ -118,6 +118,11 @@ export const OWN_POD_LABEL_KEY = 'app.kubernetes.io/name';
 export const OWN_POD_LABEL_VALUE = 'kmaint';
 /** The upstream operator's implicit drain exclusion, honoured too. */
 export const UPSTREAM_OWN_POD_SELECTOR = 'app.kubernetes.io/component!=maintenance-operator-controller-manager';
+/**
+ * Issue 40: where that exclusion applies: the namespace the upstream operator runs in (spec.upstreamOperatorNamespace),
+ * never a tenant's, whose pods could otherwise carry the label to escape every drain.
+ */
+export const DEFAULT_UPSTREAM_OPERATOR_NAMESPACE = 'nvidia-maintenance-operator';
 
 export const DEFAULTS = {
   cordon: true,

@@ -18,6 +18,10 @@ export {
 export {
   POOL_NAME_PATTERN,
   REQUESTOR_ID_PATTERN,
+  NODE_NAME_MAX,
+  NODE_NAME_PATTERN,
+  REQUEST_LIMITS,
+  isNodeName,
   WINDOW_DURATION_PATTERN,
   conditionSchema,
   drainSpecSchema,
@@ -50,3 +54,4 @@ export type { RequestTime } from './request-timing.ts';
 export { parseRfc3339, requestDeadline, requestNotBefore } from './request-timing.ts';
 export type { SriovNetworkNodeState, SriovNetworkPoolConfig } from './sriov.ts';
 export { KMAINT_FIELD_MANAGER } from './field-manager.ts';
+export { cloudEventRequestName, handshakeRequestName, isKmaintNodeRequest, nodeRequestName, reapRequestName, sriovRequestName } from './kmaint-requests.ts';

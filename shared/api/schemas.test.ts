@@ -18,6 +18,7 @@ interface Facets {
   maximum?: number;
   minLength?: number;
   maxLength?: number;
+  maxItems?: number;
   pattern?: string;
   default?: unknown;
 }
@@ -53,7 +54,7 @@ function openApiSchema(crd: SchemaNode): SchemaNode {
 
 /** Copies the shared numeric/string facets that both trees spell the same way. */
 function commonFacets(node: SchemaNode, facets: Facets): void {
-  for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) {
+  for (const key of ['minimum', 'maximum', 'minLength', 'maxLength', 'maxItems'] as const) {
     const value = node[key];
     if (typeof value === 'number') facets[key] = value;
   }
@@ -78,12 +79,12 @@ function isIntOrStringAnyOf(anyOf: unknown): boolean {
 /** Keys the walkers understand; any other key is a validation this test would miss, so it fails instead. */
 const CRD_KEYS = new Set([
   'type', 'format', 'description', 'example', 'properties', 'items', 'additionalProperties', 'required', 'enum', 'default', 'anyOf',
-  'minimum', 'maximum', 'minLength', 'maxLength', 'pattern',
+  'minimum', 'maximum', 'minLength', 'maxLength', 'maxItems', 'pattern',
   'x-kubernetes-int-or-string', 'x-kubernetes-validations', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys',
 ]);
 const ZOD_KEYS = new Set([
   'type', 'format', 'properties', 'items', 'required', 'enum', 'default', 'anyOf',
-  'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'additionalProperties', 'propertyNames',
+  'minimum', 'maximum', 'minLength', 'maxLength', 'maxItems', 'pattern', 'additionalProperties', 'propertyNames',
 ]);
 
 /** A map (`additionalProperties` is a schema): its values are compared at `path{}`. */
@@ -199,27 +200,29 @@ function conditionsAt(prefix: string): Record<string, Facets> {
   return Object.fromEntries(Object.entries(CONDITION_ITEM).map(([suffix, facets]) => [`${prefix}[]${suffix}`, facets]));
 }
 
+const NODE_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 const REQUESTOR_ID_PATTERN = '^([a-z0-9A-Z]([-a-z0-9A-Z]*[a-z0-9A-Z])?(\\.[a-z0-9A-Z]([-a-z0-9A-Z]*[a-z0-9A-Z])?)*)$';
 
 /** The upstream fact sheet, sections 1.1, 1.2 and 2, as facets. */
 const EXPECTED_NODE_MAINTENANCE: Record<string, Facets> = {
   spec: { type: 'object', required: ['nodeName', 'requestorID'] },
   'spec.requestorID': { type: 'string', minLength: 2, maxLength: 63, pattern: REQUESTOR_ID_PATTERN },
-  'spec.additionalRequestors': { type: 'array' },
-  'spec.additionalRequestors[]': { type: 'string' },
-  'spec.nodeName': { type: 'string' },
+  // Issue 40: kmaint's bounds on what a requestor writes (upstream has none); a node name as the API server's.
+  'spec.additionalRequestors': { type: 'array', maxItems: 64 },
+  'spec.additionalRequestors[]': { type: 'string', maxLength: 63 },
+  'spec.nodeName': { type: 'string', maxLength: 253, pattern: NODE_NAME_PATTERN },
   'spec.cordon': { type: 'boolean', default: true },
   'spec.waitForPodCompletion': { type: 'object' },
-  'spec.waitForPodCompletion.podSelector': { type: 'string' },
+  'spec.waitForPodCompletion.podSelector': { type: 'string', maxLength: 4096 },
   'spec.waitForPodCompletion.timeoutSeconds': { type: 'integer', format: 'int32', minimum: 0, default: 0 },
   'spec.drainSpec': { type: 'object' },
   'spec.drainSpec.force': { type: 'boolean', default: false },
-  'spec.drainSpec.podSelector': { type: 'string' },
+  'spec.drainSpec.podSelector': { type: 'string', maxLength: 4096 },
   'spec.drainSpec.timeoutSeconds': { type: 'integer', format: 'int32', minimum: 0, default: 300 },
   'spec.drainSpec.deleteEmptyDir': { type: 'boolean', default: false },
-  'spec.drainSpec.podEvictionFilters': { type: 'array' },
+  'spec.drainSpec.podEvictionFilters': { type: 'array', maxItems: 32 },
   'spec.drainSpec.podEvictionFilters[]': { type: 'object' },
-  'spec.drainSpec.podEvictionFilters[].byResourceNameRegex': { type: 'string' },
+  'spec.drainSpec.podEvictionFilters[].byResourceNameRegex': { type: 'string', maxLength: 1024 },
   status: { type: 'object' },
   'status.conditions': { type: 'array' },
   ...conditionsAt('status.conditions'),
@@ -348,6 +351,7 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   // Issue 34: the drainer's and cleanup's named node reads on large clusters.
   'spec.namedReadsFromNodes': { type: 'integer', format: 'int32', minimum: 0 },
   'spec.fullReadEverySeconds': { type: 'integer', format: 'int32', minimum: 0 },
+  'spec.upstreamOperatorNamespace': { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
   // Issue 21: gangs by node label, and when a waiting gang holds freed slots.
   'spec.gangNodeLabel': { type: 'string', minLength: 1 },
   'spec.gangReserveAfterSeconds': { type: 'integer', format: 'int32', minimum: 0 },

@@ -12,6 +12,31 @@ const INT32_MAX = 2_147_483_647;
 
 /** `^…$` from the upstream CRD: dot-separated labels, alphanumeric at both ends, dashes inside. */
 export const REQUESTOR_ID_PATTERN = /^([a-z0-9A-Z]([-a-z0-9A-Z]*[a-z0-9A-Z])?(\.[a-z0-9A-Z]([-a-z0-9A-Z]*[a-z0-9A-Z])?)*)$/;
+/** A Node's name: a DNS-1123 subdomain (lower-case alphanumerics, `-` and `.`, alphanumeric at both ends of each label). */
+export const NODE_NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** Longest Node name (a DNS-1123 subdomain). */
+export const NODE_NAME_MAX = 253;
+
+/** Whether `name` can be a Node's name: the only names kmaint puts in a selector or reads by name. */
+export function isNodeName(name: string): boolean {
+  return name.length <= NODE_NAME_MAX && NODE_NAME_PATTERN.test(name);
+}
+
+/**
+ * Issue 40: bounds on what a requestor writes in a NodeMaintenance spec, in the CRD and in kmaint's own check (the
+ * upstream CRDs, which may be installed instead, have none). Each far above what an honest request needs.
+ */
+export const REQUEST_LIMITS = Object.freeze({
+  /** spec.additionalRequestors: requestor IDs sharing the request. */
+  additionalRequestors: 64,
+  /** waitForPodCompletion.podSelector and drainSpec.podSelector: a label selector. */
+  podSelectorLength: 4096,
+  /** drainSpec.podEvictionFilters. */
+  podEvictionFilters: 32,
+  /** drainSpec.podEvictionFilters[].byResourceNameRegex. */
+  regexLength: 1024,
+});
+
 /** metav1.Condition `type`: CamelCase, optionally prefixed by a DNS subdomain and a slash. */
 const CONDITION_TYPE_PATTERN = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/;
 /** metav1.Condition `reason`: starts with a letter; letters, digits, `_`, `,`, `:`. */
@@ -73,26 +98,28 @@ const conditionListSchema = z.array(conditionSchema).refine(
 );
 
 export const podEvictionFilterSchema = z.strictObject({
-  byResourceNameRegex: z.string().optional(),
+  byResourceNameRegex: z.string().max(REQUEST_LIMITS.regexLength).optional(),
 });
 
 export const drainSpecSchema = z.strictObject({
   force: z.boolean().default(false).optional(),
-  podSelector: z.string().optional(),
+  podSelector: z.string().max(REQUEST_LIMITS.podSelectorLength).optional(),
   timeoutSeconds: nonNegativeInt32().default(300).optional(),
   deleteEmptyDir: z.boolean().default(false).optional(),
-  podEvictionFilters: z.array(podEvictionFilterSchema).optional(),
+  podEvictionFilters: z.array(podEvictionFilterSchema).max(REQUEST_LIMITS.podEvictionFilters).optional(),
 });
 
 export const waitForPodCompletionSpecSchema = z.strictObject({
-  podSelector: z.string().optional(),
+  podSelector: z.string().max(REQUEST_LIMITS.podSelectorLength).optional(),
   timeoutSeconds: nonNegativeInt32().default(0).optional(),
 });
 
 export const nodeMaintenanceSpecSchema = z.strictObject({
   requestorID: z.string().min(2).max(63).regex(REQUESTOR_ID_PATTERN),
-  additionalRequestors: stringSet().optional(),
-  nodeName: z.string(),
+  additionalRequestors: z.array(z.string().max(63)).max(REQUEST_LIMITS.additionalRequestors).refine((items) => new Set(items).size === items.length, {
+    message: 'duplicate items are not allowed (list-type set)',
+  }).optional(),
+  nodeName: z.string().max(NODE_NAME_MAX).regex(NODE_NAME_PATTERN, { error: 'not a Node name (a DNS-1123 subdomain: lower-case letters, digits, \'-\' and \'.\')' }),
   cordon: z.boolean().default(true).optional(),
   waitForPodCompletion: waitForPodCompletionSpecSchema.optional(),
   drainSpec: drainSpecSchema.optional(),
@@ -306,6 +333,11 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   namedReadsFromNodes: nonNegativeInt32().optional(),
   /** kmaint extension (issue 34): how often the drainer and cleanup read every Node on such a cluster; absent = 600. */
   fullReadEverySeconds: nonNegativeInt32().optional(),
+  /**
+   * kmaint extension (issue 40): the namespace the upstream operator runs in; only there does its own-pod label exempt
+   * a pod from drains. Absent = DEFAULT_UPSTREAM_OPERATOR_NAMESPACE.
+   */
+  upstreamOperatorNamespace: z.string().min(1).max(63).regex(POOL_NAME_PATTERN).optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

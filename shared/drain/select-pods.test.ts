@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
-import type { DrainSpec } from '#api';
+import { DEFAULT_UPSTREAM_OPERATOR_NAMESPACE, type DrainSpec } from '#api';
 import { podKey } from './pod-facts.ts';
 import { selectPodsForDrain, type DrainSelection, type DrainSelectionOptions } from './select-pods.ts';
 import { aPod } from './test-builders.ts';
@@ -57,6 +57,8 @@ function ownPod(options: Parameters<typeof aPod>[0]): V1Pod {
   return withServiceAccount(aPod({ namespace: 'kmaint', labels: { 'app.kubernetes.io/name': 'kmaint' }, ...options }), 'kmaint');
 }
 const OPERATOR_LABELS = { 'app.kubernetes.io/component': 'maintenance-operator-controller-manager' };
+/** Where the upstream chart runs the operator, kmaint's default spec.upstreamOperatorNamespace. */
+const UPSTREAM_NS = DEFAULT_UPSTREAM_OPERATOR_NAMESPACE;
 
 interface Row {
   rule: string;
@@ -98,11 +100,36 @@ const rows: Row[] = [
     outcome: 'evict',
   },
   { rule: 'without ownPods (kmaint outside the cluster) no pod is its own', pod: ownPod({ name: 'kmaint-drainer' }), outcome: 'evict' },
-  { rule: "the upstream operator's pod is skipped (its implicit selector)", pod: aPod({ name: 'maintenance-operator', labels: OPERATOR_LABELS }), outcome: 'skip' },
   {
-    rule: "the upstream operator's pod is skipped whatever the podSelector says",
-    pod: aPod({ name: 'maintenance-operator', labels: { ...OPERATOR_LABELS, app: 'web' } }),
+    rule: "the upstream operator's pod in its namespace is skipped (its implicit selector)",
+    pod: aPod({ name: 'maintenance-operator', namespace: UPSTREAM_NS, labels: OPERATOR_LABELS }),
+    outcome: 'skip',
+  },
+  {
+    rule: "the upstream operator's pod in its namespace is skipped whatever the podSelector says",
+    pod: aPod({ name: 'maintenance-operator', namespace: UPSTREAM_NS, labels: { ...OPERATOR_LABELS, app: 'web' } }),
     spec: { podSelector: 'app=web' },
+    outcome: 'skip',
+  },
+  // Issue 40: the label is any tenant's to set; only the upstream operator's namespace makes it an exemption.
+  { rule: "a tenant's pod with the upstream operator's label is evicted", pod: aPod({ name: 'escaper', labels: OPERATOR_LABELS }), outcome: 'evict' },
+  {
+    rule: "a tenant's pod with the upstream operator's label is evicted whatever the podSelector says",
+    pod: aPod({ name: 'escaper', labels: { ...OPERATOR_LABELS, app: 'web' } }),
+    spec: { podSelector: 'app=web' },
+    outcome: 'evict',
+  },
+  { rule: "a pod in the upstream operator's namespace without its label is evicted", pod: aPod({ name: 'helper', namespace: UPSTREAM_NS }), outcome: 'evict' },
+  {
+    rule: 'spec.upstreamOperatorNamespace moves the exemption: the labelled pod in the default namespace is evicted',
+    pod: aPod({ name: 'maintenance-operator', namespace: UPSTREAM_NS, labels: OPERATOR_LABELS }),
+    options: { ownPods: { namespace: 'kmaint', serviceAccounts: ['kmaint'], upstreamOperatorNamespace: 'network-operator' } },
+    outcome: 'evict',
+  },
+  {
+    rule: 'spec.upstreamOperatorNamespace moves the exemption: the labelled pod in the named namespace is skipped',
+    pod: aPod({ name: 'maintenance-operator', namespace: 'network-operator', labels: OPERATOR_LABELS }),
+    options: { ownPods: { namespace: 'kmaint', serviceAccounts: ['kmaint'], upstreamOperatorNamespace: 'network-operator' } },
     outcome: 'skip',
   },
   // 3. drainSpec.podSelector

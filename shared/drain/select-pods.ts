@@ -1,7 +1,7 @@
 // Which pods on one node a drain removes, and how: kubectl drain's decisions (as the upstream operator configures
 // it: eviction, all DaemonSets ignored, force/deleteEmptyDir/selector/filters from the spec) as a pure function.
 import type { V1Pod } from '@kubernetes/client-node';
-import { UPSTREAM_OWN_POD_SELECTOR, type DrainSpec } from '#api';
+import { DEFAULT_UPSTREAM_OPERATOR_NAMESPACE, UPSTREAM_OWN_POD_SELECTOR, type DrainSpec } from '#api';
 import { and, matchesLabels, parseLabelSelector, type LabelSelector, type LabelSelectorResult } from '#selectors';
 import { devicesHeldBy, type DraView, type HeldDevice } from './claims.ts';
 import { compileEvictionFilters, passesEvictionFilters, type CompiledEvictionFilters } from './eviction-filters.ts';
@@ -43,6 +43,12 @@ export interface OwnPods {
   readonly namespace: string;
   /** spec.serviceAccountName of kmaint's pods; a pod without one runs as "default". */
   readonly serviceAccounts: readonly string[];
+  /**
+   * The namespace the upstream operator runs in (spec.upstreamOperatorNamespace): only there does its own-pod label
+   * (UPSTREAM_OWN_POD_SELECTOR) keep a pod from being drained.
+   * @default DEFAULT_UPSTREAM_OPERATOR_NAMESPACE
+   */
+  readonly upstreamOperatorNamespace?: string;
 }
 
 export interface DrainSelectionOptions {
@@ -70,8 +76,10 @@ type Verdict = { kind: 'skip' } | { kind: 'delete' } | { kind: 'refuse'; message
 interface RuleInput {
   readonly spec: DrainSpec;
   readonly ownPods: OwnPods | undefined;
-  /** drainSpec.podSelector ANDed behind the upstream operator's implicit exclusion of its own pods. */
+  /** drainSpec.podSelector. */
   readonly podSelector: LabelSelector;
+  /** The upstream operator's implicit exclusion of its own pods, and the one namespace where it applies. */
+  readonly upstreamOwn: { readonly namespace: string; readonly keep: LabelSelector };
   readonly filters: CompiledEvictionFilters;
   readonly dra: DraView | undefined;
 }
@@ -86,6 +94,8 @@ const DRAIN_RULES: readonly DrainRule[] = [
   (pod) => (isMirrorPod(pod) ? SKIP : undefined),
   // A drain must never evict the process running it, even a finished one (our CronJob history).
   (pod, { ownPods }) => (isOwnPod(pod, ownPods) ? SKIP : undefined),
+  // Upstream ANDs its own-pod exclusion into every selector; a label any tenant can set, so only in its namespace (issue 40).
+  (pod, { upstreamOwn }) => (pod.metadata?.namespace === upstreamOwn.namespace && !matchesLabels(upstreamOwn.keep, pod.metadata?.labels) ? SKIP : undefined),
   // kubectl applies the selector to its pod LIST, before every other rule (an unreadable one never gets here).
   (pod, { podSelector }) => (matchesLabels(podSelector, pod.metadata?.labels) ? undefined : SKIP),
   // Only pods using the filtered resources are in scope; checked before the refusals so that a pod the drain
@@ -109,12 +119,11 @@ const DRAIN_RULES: readonly DrainRule[] = [
   () => ({ kind: 'evict' }),
 ];
 
-function effectivePodSelector(spec: DrainSpec): LabelSelectorResult {
-  const implicit = parseLabelSelector(UPSTREAM_OWN_POD_SELECTOR);
-  const requested = parseLabelSelector(spec.podSelector ?? '');
-  if (!implicit.ok) return implicit;
-  if (!requested.ok) return requested;
-  return { ok: true, selector: and(implicit.selector, requested.selector) };
+const UPSTREAM_OWN: LabelSelectorResult = parseLabelSelector(UPSTREAM_OWN_POD_SELECTOR);
+
+/** The upstream exclusion parsed once; a constant that always parses (constants.test.ts), else it selects every pod. */
+function upstreamOwnKeep(): LabelSelector {
+  return UPSTREAM_OWN.ok ? UPSTREAM_OWN.selector : and();
 }
 
 function decide(pod: V1Pod, input: RuleInput): Verdict {
@@ -136,7 +145,7 @@ function unmatchedDraHolders(pods: readonly V1Pod[], filters: CompiledEvictionFi
 
 /** Sorts the pods of ONE node (the caller lists by spec.nodeName) into what the drain does with each; lists end sorted by namespace/name. */
 export function selectPodsForDrain(pods: readonly V1Pod[], spec: DrainSpec, options: DrainSelectionOptions = {}): DrainSelection {
-  const podSelector = effectivePodSelector(spec);
+  const podSelector = parseLabelSelector(spec.podSelector ?? '');
   const filters = compileEvictionFilters(spec.podEvictionFilters);
   const selection: DrainSelection = { evict: [], deleteFinished: [], refused: [], terminating: [], skipped: 0, problems: [...filters.problems], totalPods: pods.length };
   if (!podSelector.ok) {
@@ -145,7 +154,8 @@ export function selectPodsForDrain(pods: readonly V1Pod[], spec: DrainSpec, opti
     const problem = `drainSpec.podSelector: ${podSelector.error}`;
     return { ...selection, skipped: pods.length, problems: [problem, ...filters.problems], podSelectorProblem: problem };
   }
-  const input: RuleInput = { spec, ownPods: options.ownPods, podSelector: podSelector.selector, filters, dra: options.dra };
+  const upstreamOwn = { namespace: options.ownPods?.upstreamOperatorNamespace ?? DEFAULT_UPSTREAM_OPERATOR_NAMESPACE, keep: upstreamOwnKeep() };
+  const input: RuleInput = { spec, ownPods: options.ownPods, podSelector: podSelector.selector, upstreamOwn, filters, dra: options.dra };
   const draUnmatched = unmatchedDraHolders(pods, filters, options.dra);
   if (draUnmatched.length > 0) selection.draUnmatched = draUnmatched;
   for (const pod of [...pods].sort(comparePodKeys)) {

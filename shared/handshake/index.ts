@@ -6,6 +6,6 @@ export type { RequiredState } from './request.ts';
 export { planHandshake } from './plan.ts';
 export type { HandshakePlan, HandshakeSnapshot } from './plan.ts';
 export { loadSriovHandshakeConfig, planSriovHandshake, sriovDrainSpec, sriovRequestName, isOwnSriovRequest, isSriovRequest, isSriovRequestFor } from './sriov-plan.ts';
-export { planSriovRequestsOff, sriovProtocolOf } from './sriov-off.ts';
+export { planSriovProblemsOff, planSriovRequestsOff, sriovProtocolOf } from './sriov-off.ts';
 export type { SriovHandshakeConfig, SriovHandshakePlan, SriovHandshakeSnapshot } from './sriov-plan.ts';
 export { resolveSriovPools, sriovMaxUnavailable, SRIOV_DEFAULT_POOL } from './sriov-pools.ts';

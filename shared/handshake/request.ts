@@ -1,15 +1,14 @@
 // The NodeMaintenance kmaint creates for a Node's handshake: its deterministic name, requestor and drainSpec.
-import { createHash } from 'node:crypto';
 import type { V1Node } from '@kubernetes/client-node';
 import {
   ANNOTATION_GC_IGNORE,
   ANNOTATION_REQUESTOR,
   DEFAULT_HANDSHAKE_REQUESTOR,
-  HANDSHAKE_REQUEST_PREFIX,
   HandshakeState,
   LABEL_HANDSHAKE,
   REQUESTOR_ID_PATTERN,
   RESERVED_REQUESTOR_IDS,
+  handshakeRequestName,
 } from '#api';
 import type { Action, DrainSpec, NodeMaintenance } from '#api';
 
@@ -24,18 +23,8 @@ export type RequiredState = typeof HandshakeState.DrainRequired | typeof Handsha
  */
 export const REBOOT_DRAIN_SPEC: Readonly<DrainSpec> = Object.freeze({ force: true, deleteEmptyDir: true, timeoutSeconds: 300 });
 
-/** Longest object name the API server accepts (a DNS subdomain). */
-const MAX_NAME = 253;
-const HASH_LENGTH = 8;
-
-/** `handshake-<node>`; a name that would be too long keeps a prefix of the node's name and adds a hash of all of it. */
-export function handshakeRequestName(node: string): string {
-  const plain = `${HANDSHAKE_REQUEST_PREFIX}${node}`;
-  if (plain.length <= MAX_NAME) return plain;
-  const hash = createHash('sha256').update(node).digest('hex').slice(0, HASH_LENGTH);
-  const head = plain.slice(0, MAX_NAME - HASH_LENGTH - 1).replace(/[-.]+$/, '');
-  return `${head}-${hash}`;
-}
+// The name is computed where every module that recognises kmaint's requests reads it (api/kmaint-requests.ts).
+export { handshakeRequestName };
 
 /** Whether `nm` is the handshake request kmaint made for `node` (and not an object that merely took its name). */
 export function isHandshakeRequestFor(nm: NodeMaintenance, node: string): boolean {

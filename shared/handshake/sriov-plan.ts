@@ -18,7 +18,7 @@ import {
   SRIOV_ANNOTATION_NODE_STATE,
   SRIOV_DRAIN_TIMEOUT_SECONDS,
   SRIOV_HANDSHAKE_REQUESTOR,
-  SRIOV_REQUEST_PREFIX,
+  sriovRequestName,
   isBeingDeleted,
   isInProgress,
   maintenanceKey,
@@ -26,7 +26,6 @@ import {
   maintenanceRef,
 } from '#api';
 import type { Action, DrainSpec, MaintenanceRef, NodeMaintenance, SriovNetworkNodeState } from '#api';
-import { handshakeRequestName } from './request.ts';
 
 
 export interface SriovHandshakeConfig {
@@ -45,10 +44,8 @@ export interface SriovHandshakeSnapshot {
   readonly admittedThisPass?: ReadonlySet<string>;
 }
 
-/** `sriov-<node>` (hashed past 253 characters, as the kmaint handshake's names). */
-export function sriovRequestName(node: string): string {
-  return `${SRIOV_REQUEST_PREFIX}${handshakeRequestName(node).slice('handshake-'.length)}`;
-}
+// `sriov-<node>`, computed where every module that recognises kmaint's requests reads it (api/kmaint-requests.ts).
+export { sriovRequestName };
 
 /** Whether `nm` (found under the name kmaint computes for `node`, in kmaint's namespace) is the SR-IOV request kmaint made for it. */
 export function isSriovRequestFor(nm: NodeMaintenance, node: string): boolean {

@@ -6,6 +6,7 @@ import { CONFIG_NAME, CONFIG_PLURAL, KMAINT_FIELD_MANAGER, GROUP, NODE_MAINTENAN
 import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMaintenance, NodeMaintenanceStatus, NodeTaint, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
 import { HttpFailureError, KubeRequestError } from './errors.ts';
 import { eventBody, type EventRequest } from './event-body.ts';
+import { fieldSelectorTerm } from './field-selector.ts';
 import { HttpTransport, failureOf } from './http-transport.ts';
 import { listPageSizeFrom, parseListPageSize } from './list-page-size.ts';
 import { collectionPath, CRDS, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIM_VERSIONS, RESOURCE_CLAIMS, SECRETS, type ApiResource, type KubeTransport, type ListPage, type ObjectTarget, type WriteAnswer } from './transport.ts';
@@ -233,7 +234,7 @@ export class KubeClient {
    */
   async readNode(name: string): Promise<V1Node | undefined> {
     try {
-      const page = await this.call('list nodes', () => this.transport.listPage(NODES, { limit: 1, fieldSelector: `metadata.name=${name}` }));
+      const page = await this.call('list nodes', () => this.transport.listPage(NODES, { limit: 1, fieldSelector: fieldSelectorTerm('metadata.name', name) }));
       return ((await this.itemsOf('list nodes', page)) as V1Node[]).find((n) => n.metadata?.name === name);
     } catch (err) {
       this.rethrow(`reading node ${name}`, err);

@@ -1,5 +1,6 @@
 // Public surface of shared/kube: the API client, its outcomes and errors, retry timing, and how to reach a cluster.
 export { KubeClient } from './client.ts';
+export { escapeFieldSelectorValue, fieldSelectorTerm } from './field-selector.ts';
 export { withOneConnectionPool } from './connection-pool.ts';
 export { HttpFailureError } from './errors.ts';
 export { apiVersionOf, collectionPath, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, SECRETS } from './transport.ts';

@@ -335,7 +335,7 @@ const drainRows: Row[] = [
       aPod({ name: 'static-1', owner: 'Node', mirror: true }),
       { ...aPod({ name: 'kmaint-1', namespace: 'kmaint', owner: 'Job', labels: { 'app.kubernetes.io/name': 'kmaint' } }), spec: { ...aPod({ name: 'kmaint-1' }).spec, containers: [], nodeName: NODE, serviceAccountName: 'kmaint' } },
       aPod({ name: 'tenant-kmaint', labels: { 'app.kubernetes.io/name': 'kmaint' } }),
-      aPod({ name: 'nvidia-op', labels: { 'app.kubernetes.io/component': 'maintenance-operator-controller-manager' } }),
+      aPod({ name: 'nvidia-op', namespace: 'nvidia-maintenance-operator', labels: { 'app.kubernetes.io/component': 'maintenance-operator-controller-manager' } }),
       aPod({ name: 'web-1' }),
     ],
     actions: [

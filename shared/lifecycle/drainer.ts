@@ -251,7 +251,7 @@ export function planDrainer(snapshot: DrainerSnapshot, now: Date): DrainerPlan {
     const node = snapshot.nodes.get(nm.spec.nodeName);
     if (!node) continue; // cleanup releases requests whose node is gone
     // A gang's member is not cordoned before its whole gang is admitted (issue 30); the scheduler completes it first.
-    if (maintenancePhase(nm) === Phase.Scheduled && gangMembersNotAdmitted(nm, snapshot.maintenances, snapshot.nodes, snapshot.gangNodeLabel).length > 0) continue;
+    if (maintenancePhase(nm) === Phase.Scheduled && gangMembersNotAdmitted(nm, snapshot.maintenances, snapshot.nodes, snapshot.gangNodeLabel, snapshot.namespace).length > 0) continue;
     const one = planOne(nm, node, snapshot, ledger, now);
     actions.push(...one.actions);
     slurm.push(...one.slurm);

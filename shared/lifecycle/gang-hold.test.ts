@@ -2,9 +2,9 @@
 // still waits for admission (its status write failed); once all are admitted they all move on in the same pass.
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { LABEL_GANG, REAPER_REQUESTOR } from '../api/index.ts';
+import { LABEL_GANG, LABEL_REAPER, REAPER_REQUESTOR, reapRequestName } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
-import { NOW, pending } from '../scheduling/test-builders.ts';
+import { KMAINT_NAMESPACE, NOW, pending } from '../scheduling/test-builders.ts';
 import { planDrainer } from './drainer.ts';
 import { gangMembersNotAdmitted } from './gang-hold.ts';
 import { aNodeWithUid } from './test-builders.ts';
@@ -20,7 +20,7 @@ function moves(actions: readonly Action[]): Array<[string, string]> {
 }
 
 function plan(maintenances: NodeMaintenance[], gangNodeLabel?: string): Array<[string, string]> {
-  const snapshot = { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), maintenances, podsByNode: new Map(), pdbs: [], ...(gangNodeLabel !== undefined ? { gangNodeLabel } : {}) };
+  const snapshot = { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), maintenances, podsByNode: new Map(), pdbs: [], namespace: KMAINT_NAMESPACE, ...(gangNodeLabel !== undefined ? { gangNodeLabel } : {}) };
   return moves(planDrainer(snapshot, NOW).actions);
 }
 
@@ -52,9 +52,14 @@ describe('the drainer holds a partly admitted gang at Scheduled', () => {
 
   it('by node label: held for a request of the same requestor, not for a reaper request on the clique', () => {
     const upgrader = (name: string, node: string, phase: string): NodeMaintenance => pending(name, node, 2, { phase, requestorID: 'upgrader' });
-    const reap = pending('reap', 'n3', 3, { requestorID: REAPER_REQUESTOR });
+    const reap = pending(reapRequestName('n3'), 'n3', 3, { namespace: KMAINT_NAMESPACE, requestorID: REAPER_REQUESTOR, labels: { [LABEL_REAPER]: 'true' } });
     expect(plan([upgrader('u1', 'n1', 'Scheduled'), upgrader('u2', 'n2', 'Pending'), reap], CLIQUE)).toEqual([]);
     expect(plan([upgrader('u1', 'n1', 'Scheduled'), upgrader('u2', 'n2', 'Scheduled'), reap], CLIQUE)).toEqual([['default/u1', 'Ready'], ['default/u2', 'Ready']]);
-    expect(gangMembersNotAdmitted(upgrader('u1', 'n1', 'Scheduled'), [upgrader('u2', 'n2', 'Pending'), reap], new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), CLIQUE)).toEqual(['default/u2']);
+    expect(gangMembersNotAdmitted(upgrader('u1', 'n1', 'Scheduled'), [upgrader('u2', 'n2', 'Pending'), reap], new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), CLIQUE, KMAINT_NAMESPACE)).toEqual(['default/u2']);
+    // Issue 40: the reaper's requestorID, label and names copied into the requestor's namespace make ordinary requests,
+    // held as a gang by node label like any other requestor's (by requestorID alone both were singles).
+    const forged = (node: string, phase: string): NodeMaintenance => pending(reapRequestName(node), node, 3, { phase, requestorID: REAPER_REQUESTOR, labels: { [LABEL_REAPER]: 'true' } });
+    expect(plan([forged('n1', 'Scheduled'), forged('n2', 'Pending')], CLIQUE)).toEqual([]);
+    expect(gangMembersNotAdmitted(forged('n1', 'Scheduled'), [forged('n2', 'Pending')], new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), CLIQUE, KMAINT_NAMESPACE)).toEqual(['default/reap-n2']);
   });
 });

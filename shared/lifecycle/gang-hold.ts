@@ -7,13 +7,13 @@ import { gangIdentityOf } from '../scheduling/index.ts';
 
 /**
  * The requests of `nm`'s gang not admitted yet, by namespace/name: while any remains, `nm` stays Scheduled. A request
- * being deleted, or whose Node is gone, can never start and holds nothing.
+ * being deleted, or whose Node is gone, can never start and holds nothing. `kmaintNamespace`: where kmaint's own requests are.
  */
-export function gangMembersNotAdmitted(nm: NodeMaintenance, maintenances: readonly NodeMaintenance[], nodes: ReadonlyMap<string, V1Node>, gangNodeLabel: string | undefined): string[] {
-  const key = gangIdentityOf(nm, nodes.get(nm.spec.nodeName), gangNodeLabel)?.key;
+export function gangMembersNotAdmitted(nm: NodeMaintenance, maintenances: readonly NodeMaintenance[], nodes: ReadonlyMap<string, V1Node>, gangNodeLabel: string | undefined, kmaintNamespace: string | undefined): string[] {
+  const key = gangIdentityOf(nm, nodes.get(nm.spec.nodeName), gangNodeLabel, kmaintNamespace)?.key;
   if (key === undefined) return [];
   return maintenances
-    .filter((other) => isUnscheduled(other) && nodes.has(other.spec.nodeName) && gangIdentityOf(other, nodes.get(other.spec.nodeName), gangNodeLabel)?.key === key)
+    .filter((other) => isUnscheduled(other) && nodes.has(other.spec.nodeName) && gangIdentityOf(other, nodes.get(other.spec.nodeName), gangNodeLabel, kmaintNamespace)?.key === key)
     .map(maintenanceKey)
     .sort();
 }

@@ -162,3 +162,31 @@ describe('planOrphanSweep', () => {
     expect(planOrphanSweep(new Map([['n1', owned(['kmaint-prod'])]]), [cordonOrphan('n1')], 'kmaint-prod').map((a) => a.kind)).toEqual(['uncordonNode']);
   });
 });
+
+// Issue 40: kmaint's Slinky node-cordon-reason is a record of its own, with an owner on every exit path: left alone on
+// a node someone else uncordoned (kmaint's cordon record went with that), it is swept once its request is gone.
+describe("the Slinky cordon reason kmaint wrote, without kmaint's cordon record", () => {
+  const gone = { namespace: 'team-a', name: 'gone', resourceVersion: '' };
+  const REASON = 'nodeset.slinky.slurm.net/node-cordon-reason';
+  it.each<{ rule: string; annotations: Record<string, string>; expected: NodeOrphan[] }>([
+    { rule: 'naming a request that is gone: an orphan', annotations: { [REASON]: 'kmaint: team-a/gone' }, expected: [{ node: 'n1', record: REASON, owner: gone }] },
+    { rule: 'naming a live request: kept', annotations: { [REASON]: 'kmaint: team-a/live' }, expected: [] },
+    { rule: "another party's reason: not kmaint's", annotations: { [REASON]: 'firmware update' }, expected: [] },
+    { rule: 'with an orphaned cordon record naming the same request: swept with that record', annotations: { [REASON]: 'kmaint: team-a/gone', 'kmaint.io/cordoned-by': 'kmaint/team-a/gone' }, expected: [{ node: 'n1', record: 'kmaint.io/cordoned-by', owner: gone }] },
+    {
+      rule: 'with a live cordon record naming another request: an orphan of its own',
+      annotations: { [REASON]: 'kmaint: team-a/gone', 'kmaint.io/cordoned-by': 'kmaint/team-a/live' },
+      expected: [{ node: 'n1', record: REASON, owner: gone }],
+    },
+  ])('$rule', ({ annotations, expected }) => {
+    expect(findNodeOrphans([node('n1', { annotations })], new Set(['team-a/live']))).toEqual(expected);
+  });
+
+  it('the sweep drops only that annotation, and only while it still names the request', () => {
+    const orphan: NodeOrphan = { node: 'n1', record: REASON, owner: gone };
+    expect(planOrphanSweep(new Map([['n1', node('n1', { annotations: { [REASON]: 'kmaint: team-a/gone' } })]]), [orphan])).toEqual([
+      { kind: 'patchNodeAnnotations', node: { name: 'n1', resourceVersion: '7' }, annotations: { [REASON]: null }, maintenance: gone, reason: 'orphaned Slinky cordon reason: team-a/gone no longer exists' },
+    ]);
+    expect(planOrphanSweep(new Map([['n1', node('n1', { annotations: { [REASON]: 'kmaint: team-b/other' } })]]), [orphan])).toEqual([]);
+  });
+});

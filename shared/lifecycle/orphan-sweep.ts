@@ -15,7 +15,7 @@ import {
   rfc3339Seconds,
 } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeTaint } from '../api/index.ts';
-import { slinkyCordonReason } from '../slurm/index.ts';
+import { KMAINT_CORDON_REASON_PREFIX, slinkyCordonReason } from '../slurm/index.ts';
 import { cordonOwnership, sayTheirCordon } from './cordon-owner.ts';
 
 /** The request a `kmaint/<namespace>/<name>` record names; undefined for anything else (another tool's value). */
@@ -30,10 +30,19 @@ export function recordOwner(record: string | undefined): MaintenanceRef | undefi
 
 const keyOf = (ref: MaintenanceRef): string => `${ref.namespace}/${ref.name}`;
 
+/**
+ * The request Slinky's `node-cordon-reason` names when kmaint wrote it (`kmaint: <namespace>/<name>`, steps/cordon.ts);
+ * undefined for a reason another party set. Issue 40: kmaint's reason is its own record, swept like the others.
+ */
+export function slinkyReasonOwner(reason: string | undefined): MaintenanceRef | undefined {
+  if (reason === undefined || !reason.startsWith(KMAINT_CORDON_REASON_PREFIX)) return undefined;
+  return recordOwner(`${MEDIK8S_HOLDER_PREFIX}${reason.slice(KMAINT_CORDON_REASON_PREFIX.length)}`);
+}
+
 /** An orphan found on one node: the record key and the request it names. */
 export interface NodeOrphan {
   node: string;
-  record: typeof ANNOTATION_CORDONED_BY | typeof ANNOTATION_OUT_OF_SERVICE_BY;
+  record: typeof ANNOTATION_CORDONED_BY | typeof ANNOTATION_OUT_OF_SERVICE_BY | typeof SLINKY_NODE_CORDON_REASON;
   owner: MaintenanceRef;
 }
 
@@ -45,10 +54,17 @@ export function findNodeOrphans(nodes: readonly V1Node[], live: ReadonlySet<stri
   const found: NodeOrphan[] = [];
   const sorted = [...nodes].sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
   for (const node of sorted) {
+    const annotations = node.metadata?.annotations ?? {};
     for (const record of [ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY] as const) {
-      const owner = recordOwner(node.metadata?.annotations?.[record]);
+      const owner = recordOwner(annotations[record]);
       if (owner !== undefined && !live.has(keyOf(owner))) found.push({ node: node.metadata?.name ?? '', record, owner });
     }
+    // Kmaint's Slinky reason left alone (someone else uncordoned, so the cordon record went first): an orphan of its own.
+    // With an orphaned cordon record naming the same request, that record's sweep drops it in the same patch.
+    const reasonOwner = slinkyReasonOwner(annotations[SLINKY_NODE_CORDON_REASON]);
+    const cordonOwner = recordOwner(annotations[ANNOTATION_CORDONED_BY]);
+    const sweptWithCordon = reasonOwner !== undefined && cordonOwner !== undefined && keyOf(cordonOwner) === keyOf(reasonOwner);
+    if (reasonOwner !== undefined && !live.has(keyOf(reasonOwner)) && !sweptWithCordon) found.push({ node: node.metadata?.name ?? '', record: SLINKY_NODE_CORDON_REASON, owner: reasonOwner });
   }
   return found;
 }
@@ -86,6 +102,10 @@ export function planOrphanSweep(nodes: ReadonlyMap<string, V1Node>, orphans: rea
             ? { kind: 'patchNodeAnnotations', node: nodeRef, annotations: drop, maintenance: orphan.owner, reason: `orphaned cordon record: ${owner} no longer exists; ${sayTheirCordon(ownership.managers)}` }
             : { kind: 'uncordonNode', node: nodeRef, maintenance: orphan.owner, annotations: drop, reason: `orphaned cordon: kmaint cordoned the node for ${owner}, which no longer exists` },
       );
+    } else if (orphan.record === SLINKY_NODE_CORDON_REASON) {
+      // Only while it still names that request: a reason written since is someone's current one.
+      if (node.metadata?.annotations?.[SLINKY_NODE_CORDON_REASON] !== slinkyCordonReason(orphan.owner)) continue;
+      actions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: { [SLINKY_NODE_CORDON_REASON]: null }, maintenance: orphan.owner, reason: `orphaned Slinky cordon reason: ${owner} no longer exists` });
     } else {
       actions.push({
         kind: 'setNodeTaints',

@@ -10,9 +10,9 @@ function pairs(rec: Readonly<Record<string, number | undefined>>, order: readonl
 
 /** e.g. "requests Pending=1 Scheduled=2; waiting parallel=1 (longest 40 s); evictions 2 (1 refused); drains 1 (longest 12 s); API errors none" */
 export function compactFigures(m: PassMetrics): string {
-  const waitSeconds = Math.max(0, ...Object.values(m.waitingOldestSeconds));
+  const waitSeconds = Object.values(m.waitingOldestSeconds).reduce((max, s) => Math.max(max, s), 0);
   const waiting = pairs(m.waiting, WAIT_GATES);
-  const drains = m.drainSeconds.length > 0 ? `${m.drainSeconds.length} (longest ${Math.max(...m.drainSeconds)} s)` : '0';
+  const drains = m.drainSeconds.length > 0 ? `${m.drainSeconds.length} (longest ${m.drainSeconds.reduce((max, s) => Math.max(max, s), -Infinity)} s)` : '0';
   return [
     `requests ${pairs(m.requests, PHASES)}`,
     `waiting ${waiting}${waiting === 'none' ? '' : ` (longest ${waitSeconds} s)`}`,

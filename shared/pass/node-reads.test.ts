@@ -85,7 +85,7 @@ describe('drainerNodesNeeded: the Nodes of the requests the drainer moves', () =
     ['no gang node label: no waiting request named', [nm('a', 'n1', 'Scheduled'), nm('b', 'n2', 'Pending')], undefined, ['n1']],
     ['two requests on one Node: named once', [nm('a', 'n1', 'Draining'), nm('b', 'n1', 'Ready')], undefined, ['n1']],
   ] as const)('%s', (_rule, maintenances, gangNodeLabel, names) => {
-    expect(drainerNodesNeeded(maintenances, gangNodeLabel)).toEqual({ kind: 'named', names });
+    expect(drainerNodesNeeded(maintenances, gangNodeLabel, 'kmaint')).toEqual({ kind: 'named', names });
   });
 });
 

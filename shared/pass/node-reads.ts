@@ -1,10 +1,10 @@
 // Which Nodes the drainer and cleanup read in a pass (issue 34): every Node (a full read, as every pass did), or only
 // those their requests name. Pure: the settings, the record of the last full read and the names; node-read.ts reads.
 import type { V1Lease } from '@kubernetes/client-node';
-import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, FINALIZER, isUnscheduled, LABEL_GANG, maintenancePhase, Phase } from '../api/index.ts';
+import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, FINALIZER, isNodeName, isUnscheduled, LABEL_GANG, maintenancePhase, Phase } from '../api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
 import { DRAINER_PHASES } from '../lifecycle/index.ts';
-import { isKmaintRequestor } from '../scheduling/index.ts';
+import { isKmaintRequest } from '../scheduling/index.ts';
 
 export interface NodeReadSettings {
   /** spec.namedReadsFromNodes. @default 5000 */
@@ -79,14 +79,18 @@ export function keepsRecord(nodes: number, previous: FullReadRecord | undefined,
   return nodes >= settings.namedReadsFromNodes || previous !== undefined;
 }
 
-const sorted = (names: Iterable<string>): string[] => [...new Set(names)].sort();
+/**
+ * Sorted, once each, and only Node names (issue 40): a request that names something else is set apart as malformed
+ * before any plan sees it, and would never be read by name even if it were not.
+ */
+const sorted = (names: Iterable<string>): string[] => [...new Set(names)].filter(isNodeName).sort();
 const admitted = (nm: NodeMaintenance): boolean => nm.metadata.deletionTimestamp === undefined && DRAINER_PHASES.has(maintenancePhase(nm));
 
 /**
  * The drainer's Nodes: those of the requests it moves (planDrainer), and for a Scheduled request in a gang, those of
  * the gang's members not admitted yet (gang-hold.ts: their Nodes decide whether they are members and can still start).
  */
-export function drainerNodesNeeded(maintenances: readonly NodeMaintenance[], gangNodeLabel: string | undefined): NodesNeeded {
+export function drainerNodesNeeded(maintenances: readonly NodeMaintenance[], gangNodeLabel: string | undefined, kmaintNamespace: string | undefined): NodesNeeded {
   const moved = maintenances.filter(admitted);
   const names = moved.map((nm) => nm.spec.nodeName);
   const waiting = maintenances.filter(isUnscheduled);
@@ -95,7 +99,7 @@ export function drainerNodesNeeded(maintenances: readonly NodeMaintenance[], gan
     const own = nm.metadata.labels?.[LABEL_GANG];
     const byLabel = own !== undefined && own !== '';
     // A gang by node label: its members are the same requestor's requests without a gang label of their own.
-    if (!byLabel && (gangNodeLabel === undefined || isKmaintRequestor(nm.spec.requestorID))) continue;
+    if (!byLabel && (gangNodeLabel === undefined || isKmaintRequest(nm, kmaintNamespace))) continue;
     for (const other of waiting) {
       if ((other.metadata.namespace ?? '') !== namespace) continue;
       const theirs = other.metadata.labels?.[LABEL_GANG];

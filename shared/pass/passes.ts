@@ -4,6 +4,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
 import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/index.ts';
 import { indexClaims } from '../drain/index.ts';
+import { fieldSelectorTerm } from '../kube/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { findNodeOrphans, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
 import { buildSchedulingState, planDeadlineReports, planScheduling, requestsHoldingNodes, waitingMessage, type SchedulingLimits } from '../scheduling/index.ts';
@@ -76,7 +77,7 @@ export interface PassDefinition<R> {
    * The Nodes this function's plan needs, from its requests (the drainer and cleanup, node-reads.ts): between full reads
    * on a large cluster its base snapshot holds only those. Absent: every pass reads every Node.
    */
-  nodesNeeded?: (head: RequestsRead) => NodesNeeded;
+  nodesNeeded?: (head: RequestsRead, namespace: string) => NodesNeeded;
   /** What the plan needs beyond the base snapshot: pods, leases, slurmrestd, instance providers. */
   read: (opts: PassOptions, base: BaseSnapshot) => Promise<R>;
   /** Pure: the actions and the state. */
@@ -253,7 +254,7 @@ async function readReservations(opts: PassOptions, base: BaseSnapshot, now: Date
   const nodes = nodesToReserve(base.maintenances, base.nodes, slurm.context, now);
   const queue = [...nodes];
   const worker = async (): Promise<void> => {
-    for (let node = queue.shift(); node !== undefined; node = queue.shift()) podsByNode.set(node, await opts.client.listPods({ fieldSelector: `spec.nodeName=${node}` }));
+    for (let node = queue.shift(); node !== undefined; node = queue.shift()) podsByNode.set(node, await opts.client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', node) }));
   };
   await Promise.all(Array.from({ length: Math.min(8, nodes.length) }, () => worker()));
   return { slurm, podsByNode };
@@ -279,7 +280,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     read: async (opts, base) => ({ sriov: await readSriov(opts, base), reservations: await readReservations(opts, base, opts.now()) }),
     plan: ({ base, loaded, reads: { sriov: sriovRead, reservations }, maintenances, namespace, reaperIssues, crds, drainerFollows, now }) => {
       const externalPools = sriovExternalPools(sriovRead, base);
-      const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, ...(externalPools !== undefined ? { externalPools } : {}) });
+      const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, kmaintNamespace: namespace, ...(externalPools !== undefined ? { externalPools } : {}) });
       const { admission } = loaded.config;
       const plan = planScheduling(state, schedulingLimitsOf(loaded, crds), now);
       // As the SR-IOV network operator's external drainer: its handshake's writes come after the scheduling writes too.
@@ -314,12 +315,12 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     writesLeaveWork: true,
   },
   drainer: {
-    nodesNeeded: (head) => drainerNodesNeeded(head.maintenances, loadConfig(head.config, 0).config.admission?.gangNodeLabel),
+    nodesNeeded: (head, namespace) => drainerNodesNeeded(head.maintenances, loadConfig(head.config, 0).config.admission?.gangNodeLabel, namespace),
     read: async (opts, base) => {
       const drainPods = await readDrainPods(opts.client, base);
       const medik8s = await readMedik8sFor(opts, base.maintenances, 'drainer');
       const needsSlurm = base.maintenances.some((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? ''));
-      return { drainPods, ownPods: ownPodsOf(opts.namespace, opts.env ?? process.env), medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
+      return { drainPods, ownPods: ownPodsOf(opts.namespace, opts.env ?? process.env, base.config), medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
     },
     plan: ({ base, loaded, reads, namespace, now }) => {
       const { podsByNode, pdbs, budgetPods, claims, claimsProblem } = reads.drainPods;

@@ -44,7 +44,7 @@ async function crdFor(opts: PassOptions): Promise<CrdRead> {
 /** The pass's base snapshot: the round's while fresh, else read; by the Nodes it names for the drainer and cleanup. */
 async function baseFor(fn: PassFunction, opts: PassOptions, lease: V1Lease | undefined): Promise<ScopedBase> {
   const needed = PASSES[fn].nodesNeeded;
-  if (needed) return readScopedBase(fn, opts, lease, needed);
+  if (needed) return readScopedBase(fn, opts, lease, (head) => needed(head, opts.namespace));
   return { base: opts.round?.current() ?? (await readBase(opts.client, opts.namespace)) };
 }
 

@@ -68,4 +68,12 @@ describe('ownPodsOf', () => {
   ])('$rule', ({ env, expected }) => {
     expect(ownPodsOf('ops', env)).toEqual(expected);
   });
+
+  it.each([
+    { rule: 'spec.upstreamOperatorNamespace set: the upstream exemption applies there', spec: { upstreamOperatorNamespace: 'network-operator' }, expected: { namespace: 'ops', serviceAccounts: ['kmaint'], upstreamOperatorNamespace: 'network-operator' } },
+    { rule: 'unset: the default (select-pods.ts)', spec: {}, expected: { namespace: 'ops', serviceAccounts: ['kmaint'] } },
+    { rule: 'not a namespace name (a config that bypassed the CRD): the default', spec: { upstreamOperatorNamespace: 'a,b' }, expected: { namespace: 'ops', serviceAccounts: ['kmaint'] } },
+  ])('$rule', ({ spec, expected }) => {
+    expect(ownPodsOf('ops', {}, { metadata: { name: 'default', namespace: 'ops' }, spec })).toEqual(expected);
+  });
 });

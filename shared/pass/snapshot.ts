@@ -1,9 +1,9 @@
 // Reading what one pass needs: a handful of paged LISTs, pods only of the nodes being drained.
 import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { MEDIK8S_LEASE_NAMESPACE, maintenancePhase } from '../api/index.ts';
+import { MEDIK8S_LEASE_NAMESPACE, POOL_NAME_PATTERN, maintenancePhase } from '../api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
 import type { OwnPods } from '../drain/index.ts';
-import type { KubeClient } from '../kube/index.ts';
+import { fieldSelectorTerm, type KubeClient } from '../kube/index.ts';
 import { budgetsToExplain, PHASES_NEEDING_PODS, type Medik8sLeases } from '../lifecycle/index.ts';
 import { setApartMalformed, type MalformedMaintenance } from './malformed.ts';
 
@@ -118,13 +118,13 @@ export async function readDrainPods(client: KubeClient, base: BaseSnapshot, conc
   const queue = [...nodes];
   const worker = async (): Promise<void> => {
     for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
-      podsByNode.set(node, await client.listPods({ fieldSelector: `spec.nodeName=${node}` }));
+      podsByNode.set(node, await client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', node) }));
     }
   };
   const [pdbs] = await Promise.all([client.listPodDisruptionBudgets(), ...Array.from({ length: Math.min(concurrency, nodes.length) }, () => worker())]);
   // Budgets that already allow no eviction of a pod here: their pods say why (unhealthy, several controllers).
   for (const b of budgetsToExplain(pdbs, [...podsByNode.values()].flat())) {
-    budgetPods.set(b.key, await client.listPods({ fieldSelector: `metadata.namespace=${b.namespace}`, ...(b.labelSelector ? { labelSelector: b.labelSelector } : {}) }));
+    budgetPods.set(b.key, await client.listPods({ fieldSelector: fieldSelectorTerm('metadata.namespace', b.namespace), ...(b.labelSelector ? { labelSelector: b.labelSelector } : {}) }));
   }
   // One cluster-wide LIST rather than one per namespace: a drained node's pods may span any number of namespaces.
   const usesDra = [...podsByNode.values()].some((pods) => pods.some((p) => (p.spec?.resourceClaims ?? []).length > 0));
@@ -160,7 +160,18 @@ export const DEFAULT_OWN_SERVICE_ACCOUNT = 'kmaint';
  * kmaint's own pods, which no drain evicts: those in kmaint's namespace running as its ServiceAccount. Both are set
  * by whoever installs kmaint; neither can be set by a tenant on its own pods (a label can).
  */
-export function ownPodsOf(namespace: string, env: Readonly<Record<string, string | undefined>>): OwnPods {
+export function ownPodsOf(namespace: string, env: Readonly<Record<string, string | undefined>>, config?: MaintenanceOperatorConfig): OwnPods {
   const named = env[OWN_SERVICE_ACCOUNT_ENV]?.trim();
-  return { namespace, serviceAccounts: [named !== undefined && named !== '' ? named : DEFAULT_OWN_SERVICE_ACCOUNT] };
+  const upstream = upstreamOperatorNamespaceOf(config);
+  return { namespace, serviceAccounts: [named !== undefined && named !== '' ? named : DEFAULT_OWN_SERVICE_ACCOUNT], ...(upstream !== undefined ? { upstreamOperatorNamespace: upstream } : {}) };
+}
+
+/**
+ * spec.upstreamOperatorNamespace when the config sets a valid one (the drain then exempts the upstream operator's
+ * labelled pods there); undefined: the default namespace (select-pods.ts). Read on its own, so a config that fails
+ * elsewhere still names it.
+ */
+export function upstreamOperatorNamespaceOf(config: MaintenanceOperatorConfig | undefined): string | undefined {
+  const value: unknown = config?.spec?.upstreamOperatorNamespace;
+  return typeof value === 'string' && value.length <= 63 && POOL_NAME_PATTERN.test(value) ? value : undefined;
 }

@@ -2,7 +2,7 @@
 // sriov-network-operator): two LISTs in the operator's namespace, the pool limits for admission, the handshake's writes.
 import { isUnscheduled } from '../api/index.ts';
 import type { Action, NodeMaintenance, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
-import { isOwnSriovRequest, loadSriovHandshakeConfig, planSriovHandshake, planSriovRequestsOff, resolveSriovPools, sriovProtocolOf, type SriovHandshakeConfig } from '../handshake/index.ts';
+import { isOwnSriovRequest, loadSriovHandshakeConfig, planSriovHandshake, planSriovProblemsOff, planSriovRequestsOff, resolveSriovPools, sriovProtocolOf, type SriovHandshakeConfig } from '../handshake/index.ts';
 import type { ExternalPools } from '../scheduling/index.ts';
 import type { PassOptions } from './options.ts';
 import type { BaseSnapshot } from './snapshot.ts';
@@ -41,11 +41,12 @@ export function sriovExternalPools(read: SriovRead | undefined, base: BaseSnapsh
 
 /**
  * The handshake's writes after the scheduling plan's (a Node says Draining once its request's admission is written);
- * with the protocol off, the deletes of kmaint's own SR-IOV requests left from when it was on (handshake/sriov-off.ts).
+ * with the protocol off, the deletes of kmaint's own SR-IOV requests left from when it was on and the removal of the
+ * problems it recorded on Nodes (handshake/sriov-off.ts).
  */
 export function planSriovPass(read: SriovRead | undefined, base: BaseSnapshot, admitted: readonly string[]): { actions: Action[]; problems: string[] } {
   if (read === undefined) return { actions: [], problems: [] };
-  if ('off' in read) return { actions: planSriovRequestsOff(base.maintenances, read.off.namespace), problems: [] };
+  if ('off' in read) return { actions: [...planSriovRequestsOff(base.maintenances, read.off.namespace), ...planSriovProblemsOff(base.nodeList)], problems: [] };
   if ('problem' in read) return { actions: [], problems: [read.problem] };
   const plan = planSriovHandshake({ nodes: base.nodeList, maintenances: base.maintenances, states: read.states, admittedThisPass: new Set(admitted) }, read.config);
   return { actions: plan.actions, problems: [] };

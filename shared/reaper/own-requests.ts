@@ -2,40 +2,21 @@
 // copy any string into its request (requestorID, labels, annotations, additionalRequestors) in any namespace it may
 // write, so each is recognised by what a requestor cannot set: kmaint's namespace together with the name kmaint
 // computes for the Node and kmaint's label and requestorID; a join by the reaper's own record on the Node.
-import { createHash } from 'node:crypto';
 import type { V1Node } from '@kubernetes/client-node';
 import {
   ANNOTATION_REAPER_JOINED,
   ANNOTATION_REAPER_JOINED_PROVIDER_ID,
-  CLOUD_EVENT_REQUEST_PREFIX,
   CLOUD_EVENTS_REQUESTOR,
   LABEL_CLOUD_EVENT,
   LABEL_REAPER,
-  REAP_REQUEST_PREFIX,
   REAPER_REQUESTOR,
+  cloudEventRequestName,
+  reapRequestName,
 } from '#api';
 import type { NodeMaintenance } from '#api';
 
-const MAX_NAME = 253;
-const HASH_LENGTH = 8;
-
-/** `<prefix><node>`; a name that would be too long keeps a prefix of the Node's name and adds a hash of all of it. */
-function nodeRequestName(prefix: string, node: string): string {
-  const plain = `${prefix}${node}`;
-  if (plain.length <= MAX_NAME) return plain;
-  const hash = createHash('sha256').update(node).digest('hex').slice(0, HASH_LENGTH);
-  return `${plain.slice(0, MAX_NAME - HASH_LENGTH - 1).replace(/[-.]+$/, '')}-${hash}`;
-}
-
-/** `reap-<node>` (hashed when too long for an object name). */
-export function reapRequestName(node: string): string {
-  return nodeRequestName(REAP_REQUEST_PREFIX, node);
-}
-
-/** `cloud-event-<node>` (hashed when too long for an object name). */
-export function cloudEventRequestName(node: string): string {
-  return nodeRequestName(CLOUD_EVENT_REQUEST_PREFIX, node);
-}
+// The names are computed where every module that recognises kmaint's requests reads them (api/kmaint-requests.ts).
+export { cloudEventRequestName, reapRequestName };
 
 /** Made by kmaint: in kmaint's `namespace`, named `name(node)`, labelled `label: "true"`, with `requestorID` — all four. */
 function madeByKmaint(nm: NodeMaintenance, namespace: string, name: (node: string) => string, label: string, requestorID: string): boolean {

@@ -2,20 +2,7 @@
 // none until all are admitted). A request label's gang is scoped by namespace; a node-label gang (an NVLink clique)
 // binds the requests of one requestor in one namespace, and never the requests kmaint files itself.
 import type { V1Node } from '@kubernetes/client-node';
-import {
-  CLOUD_EVENTS_REQUESTOR,
-  DEFAULT_HANDSHAKE_REQUESTOR,
-  LABEL_GANG,
-  Phase,
-  REAPER_REQUESTOR,
-  SRIOV_HANDSHAKE_REQUESTOR,
-  isBeingDeleted,
-  maintenancePhase,
-  type NodeMaintenance,
-} from '#api';
-
-/** The requestors of the requests kmaint files for one node's own reason (the what-if planner's is not one: it plans a rollout). */
-const KMAINT_NODE_REQUESTORS: ReadonlySet<string> = new Set([REAPER_REQUESTOR, CLOUD_EVENTS_REQUESTOR, SRIOV_HANDSHAKE_REQUESTOR, DEFAULT_HANDSHAKE_REQUESTOR]);
+import { LABEL_GANG, Phase, isBeingDeleted, isKmaintNodeRequest, maintenancePhase, type NodeMaintenance } from '#api';
 
 export interface GangIdentity {
   /** What groups the members: never shown, unique across namespaces and requestors. */
@@ -29,19 +16,23 @@ export interface GangIdentity {
 /**
  * A request kmaint filed for one node's own reason (a reaper verdict, a cloud retirement, an SR-IOV or node-agent
  * drain under the default requestor): binding it to a clique would make it wait for requests nobody will ever file
- * (issue 30). A requestor that copies one of these IDs only makes its own request a single.
+ * (issue 30). Recognised by where and by whom it was made (api isKmaintNodeRequest, issue 40): a requestor that copies
+ * one of kmaint's requestorIDs or labels in its own namespace files an ordinary request, bound like any other.
  */
-export function isKmaintRequestor(requestorID: string): boolean {
-  return KMAINT_NODE_REQUESTORS.has(requestorID);
+export function isKmaintRequest(nm: NodeMaintenance, kmaintNamespace: string | undefined): boolean {
+  return isKmaintNodeRequest(nm, kmaintNamespace);
 }
 
-/** A request's gang: its own kmaint.io/gang label first, else its node's value of `gangNodeLabel`; undefined: a single. */
-export function gangIdentityOf(nm: NodeMaintenance, node: V1Node | undefined, gangNodeLabel: string | undefined): GangIdentity | undefined {
+/**
+ * A request's gang: its own kmaint.io/gang label first, else its node's value of `gangNodeLabel`; undefined: a single.
+ * `kmaintNamespace`: where kmaint files its own requests (undefined: no request is kmaint's).
+ */
+export function gangIdentityOf(nm: NodeMaintenance, node: V1Node | undefined, gangNodeLabel: string | undefined, kmaintNamespace: string | undefined): GangIdentity | undefined {
   const namespace = nm.metadata.namespace ?? '';
   const own = nm.metadata.labels?.[LABEL_GANG];
   // Scoped by namespace (issue 31): another namespace's request with the same label is another gang.
   if (own !== undefined && own !== '') return { key: `label\u0000${namespace}\u0000${own}`, name: own };
-  if (gangNodeLabel === undefined || isKmaintRequestor(nm.spec.requestorID)) return undefined;
+  if (gangNodeLabel === undefined || isKmaintRequest(nm, kmaintNamespace)) return undefined;
   const value = node?.metadata?.labels?.[gangNodeLabel];
   if (value === undefined || value === '') return undefined;
   const { requestorID } = nm.spec;
@@ -63,8 +54,14 @@ export function isAdmittedUnfinished(nm: NodeMaintenance): boolean {
  * The ranked candidates with the members of partly admitted gangs moved to the front (in rank order), before the
  * one-per-Node pick: a gang some of whose requests already hold slots completes before anything else starts (issue 30).
  */
-export function completingGangsFirst(ranked: readonly NodeMaintenance[], maintenances: readonly NodeMaintenance[], nodes: ReadonlyMap<string, V1Node>, gangNodeLabel: string | undefined): NodeMaintenance[] {
-  const keyOf = (nm: NodeMaintenance): string | undefined => gangIdentityOf(nm, nodes.get(nm.spec.nodeName), gangNodeLabel)?.key;
+export function completingGangsFirst(
+  ranked: readonly NodeMaintenance[],
+  maintenances: readonly NodeMaintenance[],
+  nodes: ReadonlyMap<string, V1Node>,
+  gangNodeLabel: string | undefined,
+  kmaintNamespace: string | undefined,
+): NodeMaintenance[] {
+  const keyOf = (nm: NodeMaintenance): string | undefined => gangIdentityOf(nm, nodes.get(nm.spec.nodeName), gangNodeLabel, kmaintNamespace)?.key;
   const partial = new Set(maintenances.filter(isAdmittedUnfinished).map(keyOf));
   partial.delete(undefined);
   if (partial.size === 0) return [...ranked];

@@ -2,9 +2,9 @@
 // failed) completes before anything else starts; a request label's gang is scoped by namespace; a gang by node label
 // binds one requestor's requests in one namespace and never the requests kmaint files itself.
 import { describe } from 'vitest';
-import { ANNOTATION_DEADLINE, ANNOTATION_GANG_SIZE, CLOUD_EVENTS_REQUESTOR, LABEL_GANG, REAPER_REQUESTOR } from '#api';
+import { ANNOTATION_DEADLINE, ANNOTATION_GANG_SIZE, CLOUD_EVENTS_REQUESTOR, LABEL_CLOUD_EVENT, LABEL_GANG, LABEL_REAPER, REAPER_REQUESTOR, cloudEventRequestName, reapRequestName } from '#api';
 import type { NodeMaintenance } from '#api';
-import { aNode, itPlansEachRow, limits, pending, someNodes, withAdmission } from './test-builders.ts';
+import { KMAINT_NAMESPACE, aNode, itPlansEachRow, limits, pending, someNodes, withAdmission } from './test-builders.ts';
 import type { PlanRow } from './test-builders.ts';
 
 const CLIQUE = 'nvidia.com/gpu.clique';
@@ -22,6 +22,9 @@ const member = (name: string, node: string, day: number, more: { phase?: string;
 const busy = pending('busy', 'node-06', 1, { phase: 'Draining', requestorID: 'other' });
 /** Older than the gang and with a deadline at risk: without the rule it would go first. */
 const urgent = pending('urgent', 'node-04', 1, { requestorID: 'cloud', annotations: { [ANNOTATION_DEADLINE]: '2026-01-01T00:10:00Z' } });
+/** The request the reaper files for `node`, as it files it: kmaint's namespace, its name, label and requestorID. */
+const reapRequest = (node: string, day: number): NodeMaintenance =>
+  pending(reapRequestName(node), node, day, { namespace: KMAINT_NAMESPACE, requestorID: REAPER_REQUESTOR, labels: { [LABEL_REAPER]: 'true' } });
 const clique = (): ReturnType<typeof aNode>[] => [...['tray-1', 'tray-2', 'tray-3'].map((name) => aNode({ name, labels: { [CLIQUE]: 'uuid.1' } })), aNode({ name: 'cpu' })];
 
 const partial: PlanRow[] = [
@@ -81,21 +84,40 @@ const namespaces: PlanRow[] = [
 ];
 
 const nodeLabel: PlanRow[] = [
+  // Issue 40: kmaint's own requests are known by where and by whom they were made, never by requestorID alone.
+  {
+    rule: "a requestor's copy of the reaper's request (requestorID, label, name) in its own namespace is bound to its clique like any request",
+    nodes: clique(),
+    maintenances: [pending(reapRequestName('tray-1'), 'tray-1', 2, { requestorID: REAPER_REQUESTOR, labels: { [LABEL_REAPER]: 'true' } })],
+    limits: withAdmission(limits(4, 'unlimited'), { gangNodeLabel: CLIQUE, ...NEVER_RESERVE }),
+    admitted: {},
+    waiting: { 'default/reap-tray-1': 'gang nvidia.com/gpu.clique=uuid.1 (1 requests) cannot start: node tray-2 of the gang has no request; node tray-3 of the gang has no request' },
+    blocked: true,
+  },
+  {
+    rule: "a request in kmaint's namespace with the reaper's requestorID and label but not the name the reaper computes is bound to its clique",
+    nodes: clique(),
+    maintenances: [pending('reap-tray-2', 'tray-1', 2, { namespace: KMAINT_NAMESPACE, requestorID: REAPER_REQUESTOR, labels: { [LABEL_REAPER]: 'true' } })],
+    limits: withAdmission(limits(4, 'unlimited'), { gangNodeLabel: CLIQUE, ...NEVER_RESERVE }),
+    admitted: {},
+    waiting: { 'kmaint/reap-tray-2': 'gang nvidia.com/gpu.clique=uuid.1 (1 requests) cannot start: node tray-2 of the gang has no request; node tray-3 of the gang has no request' },
+    blocked: true,
+  },
   {
     rule: 'a cloud-event request on one node of a clique is a single: it starts without the other nodes',
     nodes: clique(),
-    maintenances: [pending('retire', 'tray-1', 2, { requestorID: CLOUD_EVENTS_REQUESTOR })],
+    maintenances: [pending(cloudEventRequestName('tray-1'), 'tray-1', 2, { namespace: KMAINT_NAMESPACE, requestorID: CLOUD_EVENTS_REQUESTOR, labels: { [LABEL_CLOUD_EVENT]: 'true' } })],
     limits: withAdmission(limits(4, 'unlimited'), { gangNodeLabel: CLIQUE, ...NEVER_RESERVE, ...NEVER_INCOMPLETE }),
-    admitted: { 'default/retire': 'admitted: slot 1 of 4' },
+    admitted: { 'kmaint/cloud-event-tray-1': 'admitted: slot 1 of 4' },
     waiting: {},
     blocked: false,
   },
   {
     rule: "a reaper request does not complete another requestor's clique gang, and is a single itself",
     nodes: clique(),
-    maintenances: [pending('u1', 'tray-1', 2, { requestorID: 'upgrader' }), pending('u2', 'tray-2', 3, { requestorID: 'upgrader' }), pending('reap', 'tray-3', 4, { requestorID: REAPER_REQUESTOR })],
+    maintenances: [pending('u1', 'tray-1', 2, { requestorID: 'upgrader' }), pending('u2', 'tray-2', 3, { requestorID: 'upgrader' }), reapRequest('tray-3', 4)],
     limits: withAdmission(limits(4, 'unlimited'), { gangNodeLabel: CLIQUE, ...NEVER_RESERVE, ...NEVER_INCOMPLETE }),
-    admitted: { 'default/reap': 'admitted: slot 1 of 4' },
+    admitted: { 'kmaint/reap-tray-3': 'admitted: slot 1 of 4' },
     waiting: {
       'default/u1': 'gang nvidia.com/gpu.clique=uuid.1 (2 requests) cannot start: node tray-3 of the gang has no request',
       'default/u2': 'gang nvidia.com/gpu.clique=uuid.1 (2 requests) cannot start: node tray-3 of the gang has no request',

@@ -41,7 +41,7 @@ export const NO_GANGS: Gangs = { byKey: new Map() };
 
 /** A request's gang name as messages show it (gang-membership.ts decides who belongs); undefined: a single. */
 export function gangNameOf(nm: NodeMaintenance, state: SchedulingState, gangNodeLabel: string | undefined): string | undefined {
-  return gangIdentityOf(nm, state.nodes.get(nm.spec.nodeName), gangNodeLabel)?.name;
+  return gangIdentityOf(nm, state.nodes.get(nm.spec.nodeName), gangNodeLabel, state.kmaintNamespace)?.name;
 }
 
 function createdMs(nm: NodeMaintenance): number {
@@ -99,7 +99,7 @@ function list(items: readonly string[], max = 3): string {
 export function findGangs(state: SchedulingState, gangNodeLabel: string | undefined, memberWaits: ReadonlyMap<string, string>, incompleteRule?: IncompleteGangRule): Gangs {
   const grouped = new Map<string, { identity: GangIdentity; all: NodeMaintenance[] }>();
   for (const nm of state.maintenances) {
-    const identity = gangIdentityOf(nm, state.nodes.get(nm.spec.nodeName), gangNodeLabel);
+    const identity = gangIdentityOf(nm, state.nodes.get(nm.spec.nodeName), gangNodeLabel, state.kmaintNamespace);
     if (identity === undefined) continue;
     const group = grouped.get(identity.key) ?? { identity, all: [] };
     group.all.push(nm);

@@ -20,7 +20,7 @@ describe('#scheduling', () => {
       'gangNameOf',
       'isBeingDeleted',
       'isInProgress',
-      'isKmaintRequestor',
+      'isKmaintRequest',
       'isNodeUnavailable',
       'isUnscheduled',
       'limitWaitReason',

@@ -28,7 +28,7 @@ export type { Gang, Gangs } from './gangs.ts';
 export { findGangs, gangNameOf } from './gangs.ts';
 export type { GangIdentity } from './gang-membership.ts';
 // The drainer holds a gang's admitted members until the whole gang is admitted (issue 30), by the same membership rule.
-export { gangIdentityOf, isKmaintRequestor } from './gang-membership.ts';
+export { gangIdentityOf, isKmaintRequest } from './gang-membership.ts';
 export type { GangAdmission } from './admit.ts';
 export type { ExternalPool, ExternalPools } from './external-pools.ts';
 // Issue 40: which waiting requests can start now on their own account; only these hold a Node (plan, reaper, explain).

@@ -106,7 +106,7 @@ function takeOutLosingGangs(ranked: readonly NodeMaintenance[], gangs: Gangs, ou
 export function startableNow(state: SchedulingState, limits: SchedulingLimits, now: Date): StartNow {
   const { candidates, nodeWaits } = splitByNode(state, now);
   const label = limits.admission?.gangNodeLabel;
-  const ranked = completingGangsFirst(rankCandidates(state, candidates, now), state.maintenances, state.nodes, label);
+  const ranked = completingGangsFirst(rankCandidates(state, candidates, now), state.maintenances, state.nodes, label, state.kmaintNamespace);
   const gangs = findGangs(state, label, new Map(nodeWaits.map((w) => [maintenanceKey(w.maintenance), w.why])), incompleteGangRule(limits, now));
   const budget = limits.closed === undefined ? computeBudget(state, limits) : undefined;
   const tally = budget?.kind === 'valid' ? startTally(state, budget, resolveScopes(state, limits.admission, now), now) : undefined;

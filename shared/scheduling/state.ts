@@ -23,6 +23,8 @@ export interface SchedulingState {
   readonly unscheduledByRequestor: ReadonlyMap<string, number>;
   /** Limits another system defines for some requests (SR-IOV pools), enforced by the `external pool` gate. */
   readonly externalPools?: ExternalPools;
+  /** kmaint's namespace, where its own requests are (gang-membership.ts); undefined: no request is kmaint's. */
+  readonly kmaintNamespace?: string;
 }
 
 /**
@@ -37,7 +39,7 @@ export function isNodeUnavailable(node: V1Node): boolean {
   return ready !== undefined && ready.status !== 'True';
 }
 
-export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[]; externalPools?: ExternalPools }): SchedulingState {
+export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[]; externalPools?: ExternalPools; kmaintNamespace?: string }): SchedulingState {
   const nodes = new Map<string, V1Node>();
   const nodesUnavailable = new Set<string>();
   for (const node of lists.nodes) {
@@ -78,6 +80,7 @@ export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintena
     requestorsInProgress,
     unscheduledByRequestor,
     ...(lists.externalPools !== undefined ? { externalPools: lists.externalPools } : {}),
+    ...(lists.kmaintNamespace !== undefined ? { kmaintNamespace: lists.kmaintNamespace } : {}),
   };
 }
 

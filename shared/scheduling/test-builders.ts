@@ -140,6 +140,9 @@ export function aPoolNode(name: string, pool: string | undefined, zone: string |
   return aNode({ name, labels: { ...(pool !== undefined ? { [POOL]: pool } : {}), ...(zone !== undefined ? { [ZONE]: zone } : {}) }, ...more });
 }
 
+/** Where the passes under test run: kmaint's own requests are recognised there (gang-membership.ts). */
+export const KMAINT_NAMESPACE = 'kmaint';
+
 /** A request (Pending unless `more.phase` says otherwise) created on day `day` of December 2025. */
 export function pending(name: string, nodeName: string, day: number, more: Partial<MaintenanceOptions> = {}): NodeMaintenance {
   return aMaintenance({ name, nodeName, created: `2025-12-${String(day).padStart(2, '0')}T00:00:00Z`, ...more });
@@ -147,7 +150,7 @@ export function pending(name: string, nodeName: string, day: number, more: Parti
 
 /** One planner pass at `now` (default NOW), always followed by the invariant check. */
 export function planChecked(nodes: readonly V1Node[], maintenances: readonly NodeMaintenance[], lim: SchedulingLimits, now: Date = NOW): SchedulingPlan {
-  const state = buildSchedulingState({ nodes, maintenances });
+  const state = buildSchedulingState({ nodes, maintenances, kmaintNamespace: KMAINT_NAMESPACE });
   const plan = planScheduling(state, lim, now);
   checkSchedulingInvariants(state, lim, plan, now);
   return plan;

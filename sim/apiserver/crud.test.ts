@@ -165,6 +165,17 @@ describe('kmaint CRDs', () => {
       { requestorID: 'a'.repeat(95), nodeName: 'n' },
       'NodeMaintenance.maintenance.nvidia.com "bad" is invalid: [spec.requestorID: Too long: may not be more than 63 bytes, <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
     ],
+    [
+      // Issue 40: as the testbed answers it (test/attacks-input.test.ts).
+      '65 additionalRequestors',
+      { requestorID: 'ab', nodeName: 'n', additionalRequestors: Array.from({ length: 65 }, (_, i) => `r${i}.example.com`) },
+      'NodeMaintenance.maintenance.nvidia.com "bad" is invalid: [spec.additionalRequestors: Too many: 65: must have at most 64 items, <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
+    ],
+    [
+      'a nodeName that is not a Node name',
+      { requestorID: 'ab', nodeName: 'a,b' },
+      `NodeMaintenance.maintenance.nvidia.com "bad" is invalid: spec.nodeName: Invalid value: "a,b": spec.nodeName in body should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'`,
+    ],
   ])('refuses %s with 422 and the real message', async (_what, spec, message) => {
     const r = await call(server, 'POST', NM_PATH, aNodeMaintenance('bad', spec));
     expect(r.status).toBe(422);

@@ -130,6 +130,7 @@ export type FieldErrorType =
   | 'FieldValueNotSupported'
   | 'FieldValueTypeInvalid'
   | 'FieldValueTooLong'
+  | 'FieldValueTooMany'
   | 'FieldValueForbidden'
   | 'FieldValueDuplicate';
 
@@ -158,6 +159,8 @@ export const fieldErrors = {
     body: `Unsupported value: ${formatBadValue(value)}${supported.length > 0 ? `: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}` : ''}`,
   }),
   tooLong: (field: string, max: number): FieldError => ({ type: 'FieldValueTooLong', field, body: `Too long: may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}` }),
+  /** field.TooMany, as the API server reports a CRD's maxItems (test/attacks-input.test.ts shows the text). */
+  tooMany: (field: string, actual: number, max: number): FieldError => ({ type: 'FieldValueTooMany', field, body: `Too many: ${actual}: must have at most ${max} items` }),
   forbidden: (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, body: `Forbidden: ${detail}` }),
 };
 

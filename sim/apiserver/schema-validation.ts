@@ -22,7 +22,7 @@ function child(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
-const BLOCKING: ReadonlySet<FieldError['type']> = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTypeInvalid']);
+const BLOCKING: ReadonlySet<FieldError['type']> = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
 
 function enumValues(schema: Schema): string[] | undefined {
   const e = schema['enum'];
@@ -80,6 +80,8 @@ function validateNode(value: Json, schema: Schema, path: string, errs: FieldErro
     const items = schema['items'];
     const minItems = schema['minItems'];
     if (typeof minItems === 'number' && value.length < minItems) errs.push(fieldErrors.invalid(path, value.length, `${path} in body should have at least ${minItems} items`));
+    const maxItems = schema['maxItems'];
+    if (typeof maxItems === 'number' && value.length > maxItems) errs.push(fieldErrors.tooMany(path, value.length, maxItems));
     if (isObject(items)) value.forEach((item, i) => validateNode(item, items, `${path}[${i}]`, errs));
     return;
   }

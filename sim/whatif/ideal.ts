@@ -54,7 +54,7 @@ export function idealMakespan(input: IdealInput): number | undefined {
       }
     }
     if (running.size === 0) return pending.length === 0 ? end : undefined;
-    t = Math.min(...running.values());
+    t = [...running.values()].reduce((min, v) => Math.min(min, v), Infinity);
     for (const [node, at] of running) {
       if (at > t) continue;
       running.delete(node);
