@@ -10,6 +10,9 @@ import { filterFlagsGiven, requestFilter, type RequestFilter, type RequestFilter
 /** kmaint's own namespace (the MaintenanceOperatorConfig and the pass leases): the flag and its environment variable. */
 export const KMAINT_NAMESPACE_ENV = 'KMAINT_NAMESPACE';
 
+/** The log level when --log-level is not given: the same variable the Lambda functions read (functions/adapter/settings.ts). */
+export const KMAINT_LOG_LEVEL_ENV = 'KMAINT_LOG_LEVEL';
+
 export interface RawGlobalFlags extends RequestFilterFlags {
   kubeconfig?: string;
   context?: string;
@@ -51,7 +54,7 @@ export function addGlobalOptions(program: Command): Command {
     .addOption(new Option('--node <name>', 'only requests for this node (status)'))
     .addOption(new Option('--kmaint-namespace <ns>', `kmaint's own namespace: its MaintenanceOperatorConfig and pass leases (env ${KMAINT_NAMESPACE_ENV})`).default(process.env[KMAINT_NAMESPACE_ENV] || DEFAULT_NAMESPACE))
     .addOption(new Option('-o, --output <format>', `output format: ${OUTPUT_FORMATS.join(', ')} (what each command prints: docs/cli.md)`).default('text'))
-    .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(['debug', 'info', 'warn', 'error', 'silent']).default('warn'));
+    .addOption(new Option('--log-level <level>', `log level (logs go to stderr; env ${KMAINT_LOG_LEVEL_ENV}, which the chart's CronJobs set)`).choices(['debug', 'info', 'warn', 'error', 'silent']).env(KMAINT_LOG_LEVEL_ENV).default('warn'));
 }
 
 /** The global flags checked for `command`: its output format and its filters, or a UsageError (exit 2). */
