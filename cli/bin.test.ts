@@ -1,4 +1,4 @@
-// bin/kmaint.mjs, the command in a checkout, loads cli/main.ts through tsx; the other CLI tests start the esbuild bundle
+// bin/kmaint.mjs, the command in a checkout (and `npx kmaint` there), loads cli/main.ts through tsx; the other CLI tests start the esbuild bundle
 // of the same program (test/support/kmaint-cli.ts), which is also what npm installs (test/npm-pack.test.ts). Both must
 // be one program: the same help, the same refusal, the same version (read from package.json here, stamped there).
 import { execFile } from 'node:child_process';
@@ -55,5 +55,17 @@ describe('bin/kmaint.mjs and the bundle the tests start', () => {
     const [bin, bundle] = await Promise.all([run(['bin/kmaint.mjs', 'version'], env), run(kmaintArgs('version'), env)]);
     expect(bin).toEqual({ code: 2, stdout: '', stderr: "error: option '--log-level <level>' value 'verbose' from env 'KMAINT_LOG_LEVEL' is invalid. Allowed choices are debug, info, warn, error, silent.\n" });
     expect(bundle).toEqual(bin);
+  });
+
+  it('npx kmaint in a checkout runs bin/kmaint.mjs (package.json bin), which loads cli/main.ts through tsx: no build needed', async () => {
+    // npm's own cache in a temporary directory, offline: npx links this checkout into it and runs the package's bin.
+    const cache = mkdtempSync(join(tmpdir(), 'kmaint-npx-'));
+    const npx = await new Promise<Run>((resolve) => {
+      execFile('npm', ['exec', '--offline', '--yes', '--cache', cache, '--', 'kmaint', '--version'], { timeout: 110_000 }, (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      });
+    });
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string; bin: Record<string, string> };
+    expect([pkg.bin, npx]).toEqual([{ kmaint: 'bin/kmaint.mjs', 'kubectl-kmaint': 'bin/kmaint.mjs' }, { code: 0, stdout: `kmaint ${pkg.version}\n`, stderr: '' }]);
   });
 });
