@@ -2,7 +2,7 @@
 // of the same program (test/support/kmaint-cli.ts), which is also what npm installs (test/npm-pack.test.ts). Both must
 // be one program: the same help, the same refusal, the same version (read from package.json here, stamped there).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,6 +46,7 @@ describe('bin/kmaint.mjs and the bundle the tests start', () => {
     const home = mkdtempSync(join(tmpdir(), 'kmaint-nohome-'));
     const env = { PATH: process.env['PATH'] ?? '', HOME: home };
     const [bin, bundle] = await Promise.all([run(['bin/kmaint.mjs', 'status'], env), run(kmaintArgs('status'), env)]);
+    rmSync(home, { recursive: true, force: true });
     expect(bin).toEqual({ code: 2, stdout: '', stderr: `kmaint: no kubeconfig: no --kubeconfig, KUBECONFIG is unset, ${join(home, '.kube', 'config')} does not exist, and this is not a pod (no service account token)\n` });
     expect(bundle).toEqual(bin);
   });
@@ -65,6 +66,7 @@ describe('bin/kmaint.mjs and the bundle the tests start', () => {
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
       });
     });
+    rmSync(cache, { recursive: true, force: true });
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string; bin: Record<string, string> };
     expect([pkg.bin, npx]).toEqual([{ kmaint: 'bin/kmaint.mjs', 'kubectl-kmaint': 'bin/kmaint.mjs' }, { code: 0, stdout: `kmaint ${pkg.version}\n`, stderr: '' }]);
   });
