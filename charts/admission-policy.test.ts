@@ -46,7 +46,7 @@ interface Policy {
 }
 
 async function render(set: string[] = []): Promise<Policy[]> {
-  const r = await runHelm(['template', 'ops', 'charts/kmaint', '--namespace', 'maint', '--kube-version', '1.35.4', ...set.flatMap((s) => ['--set-json', s])]);
+  const r = await runHelm(['template', 'ops', 'charts/kmaint', '--namespace', 'maint', '--kube-version', '1.35.4', '--set', 'operator.image.repository=registry.example.com', ...set.flatMap((s) => ['--set-json', s])]);
   expect([r.code, r.stderr]).toEqual([0, '']);
   return parseAllDocuments(r.stdout)
     .map((d) => d.toJS() as Policy | null)

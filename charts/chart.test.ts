@@ -1,8 +1,9 @@
 // The Helm chart charts/kmaint with a real helm (testbed/helm.ts): lint, what `helm template` renders for each value,
 // the same objects as the kustomize base infra/base, and CRDs identical to crds/ with their schema digest.
 import { execFile } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -16,6 +17,9 @@ const CHART = 'charts/kmaint';
 /** The testbed's Kubernetes version: helm's own default capabilities (v1.20) are older than the chart's kubeVersion. */
 const KUBE_VERSION = '1.35.4';
 const FUNCTIONS = ['scheduler', 'drainer', 'cleanup', 'reaper'];
+/** The image repository every rendering names: without one the chart refuses to render (see the test below). */
+const REPOSITORY = 'registry.example.com';
+const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
 /** The chart's version and appVersion, and so the default image tag. */
 const PKG_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 /** The labels of every object and every pod template of release `release`. */
@@ -66,9 +70,13 @@ function parsed(yamlText: string): Obj[] {
 }
 
 /** `helm template` of the chart as release `kmaint` in namespace `kmaint` (infra/base's names), with `--set` pairs. */
+function template(set: string[], opts: { release?: string; namespace?: string } = {}): Promise<HelmResult> {
+  return helm(['template', opts.release ?? 'kmaint', CHART, '--namespace', opts.namespace ?? 'kmaint', '--kube-version', KUBE_VERSION, ...set.flatMap((s) => ['--set-json', s])]);
+}
+
+/** `template` with operator.image.repository=REPOSITORY before the `set` pairs; fails the test unless helm renders. */
 async function render(set: string[] = [], opts: { release?: string; namespace?: string } = {}): Promise<Obj[]> {
-  const args = ['template', opts.release ?? 'kmaint', CHART, '--namespace', opts.namespace ?? 'kmaint', '--kube-version', KUBE_VERSION, ...set.flatMap((s) => ['--set-json', s])];
-  const r = await helm(args);
+  const r = await template([`operator.image.repository=${JSON.stringify(REPOSITORY)}`, ...set], opts);
   expect([r.code, r.stderr]).toEqual([0, '']);
   return parsed(r.stdout);
 }
@@ -132,16 +140,20 @@ describe('the CRDs of the chart', () => {
 
 describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of charts/kmaint', () => {
   it('helm lint --strict passes with no warning', async () => {
-    const r = await helm(['lint', '--strict', CHART, '--kube-version', KUBE_VERSION]);
+    const r = await helm(['lint', '--strict', CHART, '--kube-version', KUBE_VERSION, '--set', `operator.image.repository=${REPOSITORY}`]);
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(r.stdout.trim().split('\n')).toEqual(['==> Linting charts/kmaint', '[INFO] Chart.yaml: icon is recommended', '', '1 chart(s) linted, 0 chart(s) failed']);
   });
 
   it('renders the objects of infra/base and infra/admission-policy, field for field, except the Namespace (helm install --create-namespace) and Helm\'s own labels', async () => {
-    const built = await Promise.all(['infra/base', 'infra/admission-policy'].map((dir) => run(binaryPath('kubectl'), ['kustomize', dir], { maxBuffer: 16 * 1024 * 1024 })));
+    // infra/base names the image kmaint:latest and its overlays set it: this one as the chart's repository does.
+    const overlay = mkdtempSync(join(tmpdir(), 'kmaint-overlay-'));
+    writeFileSync(join(overlay, 'kustomization.yaml'), `resources: [${relative(overlay, resolve('infra/base'))}]\nimages: [{name: kmaint, newName: ${REPOSITORY}/kmaint}]\n`);
+    const built = await Promise.all([overlay, 'infra/admission-policy'].map((dir) => run(binaryPath('kubectl'), ['kustomize', dir], { maxBuffer: 16 * 1024 * 1024 })));
+    rmSync(overlay, { recursive: true, force: true });
     const base = new Map(built.flatMap((b) => parsed(b.stdout)).map((o) => [key(o), o]));
     const HELM_LABELS = ['app.kubernetes.io/instance', 'app.kubernetes.io/managed-by', 'app.kubernetes.io/version', 'helm.sh/chart'];
-    // infra/base names the image kmaint:latest (its overlays set it); the chart's default tag is its appVersion.
+    // The chart's default tag is its appVersion.
     const withoutHelmLabels = (labels: Record<string, string> | undefined): Record<string, string> => Object.fromEntries(Object.entries(labels ?? {}).filter(([k]) => !HELM_LABELS.includes(k)));
     const chart = (await render(['operator.image.tag="latest"'])).map((o) => {
       const bare = { ...o, metadata: { ...o.metadata, labels: withoutHelmLabels(o.metadata.labels) } };
@@ -207,7 +219,7 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
     ]);
     expect([p.spec.serviceAccountName, p.spec.containers[0]?.image, p.spec.containers[0]?.command, p.metadata.labels]).toEqual([
       'kmaint',
-      `kmaint:${PKG_VERSION}`,
+      `${REPOSITORY}/kmaint:${PKG_VERSION}`,
       ['kmaint', 'run', fn, '--timeout', '50s', '-o', 'json'],
       { ...STANDARD_LABELS('kmaint'), 'app.kubernetes.io/component': fn },
     ]);
@@ -246,6 +258,7 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       want: [
         { name: 'KMAINT_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
         { name: 'KMAINT_SERVICE_ACCOUNT', valueFrom: { fieldRef: { fieldPath: 'spec.serviceAccountName' } } },
+        { name: 'KMAINT_LOG_LEVEL', value: 'info' },
         { name: 'KMAINT_PUSHGATEWAY_URL', value: 'http://pushgateway.monitoring.svc:9091' },
       ],
     },
@@ -304,7 +317,7 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
       rule: 'metrics.pushgatewayUrl sets KMAINT_PUSHGATEWAY_URL after the pod\'s own variables, before operator.env',
       set: ['metrics.pushgatewayUrl="http://pushgateway.monitoring.svc:9091"', 'operator.env=[{"name":"NODE_OPTIONS","value":"--max-old-space-size=256"}]'],
       pick: (o) => (pod(o).spec.containers[0] as unknown as { env: Array<{ name: string }> }).env.map((e) => e.name),
-      want: ['KMAINT_NAMESPACE', 'KMAINT_SERVICE_ACCOUNT', 'KMAINT_PUSHGATEWAY_URL', 'NODE_OPTIONS'],
+      want: ['KMAINT_NAMESPACE', 'KMAINT_SERVICE_ACCOUNT', 'KMAINT_LOG_LEVEL', 'KMAINT_PUSHGATEWAY_URL', 'NODE_OPTIONS'],
     },
     {
       rule: 'metrics.prometheusRule: the rules of infra/alerts/prometheusrule.yaml, with the release\'s labels and the extra ones, where asked',
@@ -347,7 +360,7 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
   });
 
   it('operator.serviceAccount.create=false without a name is refused (the rights would go to the namespace\'s default ServiceAccount)', async () => {
-    const r = await helm(['template', 'kmaint', CHART, '--namespace', 'kmaint', '--kube-version', KUBE_VERSION, '--set', 'operator.serviceAccount.create=false']);
+    const r = await helm(['template', 'kmaint', CHART, '--namespace', 'kmaint', '--kube-version', KUBE_VERSION, '--set', `operator.image.repository=${REPOSITORY}`, '--set', 'operator.serviceAccount.create=false']);
     expect([r.code, r.stderr.trim()]).toEqual([
       1,
       'Error: execution error at (kmaint/templates/rbac.yaml:2:11): operator.serviceAccount.create=false needs operator.serviceAccount.name: the ServiceAccount kmaint\'s rights are bound to (create it first)\n\nUse --debug flag to render out invalid YAML',
@@ -365,11 +378,125 @@ describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('helm lint and helm template of c
   });
 
   it('helm template without a cluster checks no CRD (lookup finds nothing) and renders the CRDs only with --include-crds', async () => {
-    const r = await helm(['template', 'kmaint', CHART, '--namespace', 'kmaint', '--kube-version', KUBE_VERSION, '--include-crds']);
+    const r = await helm(['template', 'kmaint', CHART, '--namespace', 'kmaint', '--kube-version', KUBE_VERSION, '--set', `operator.image.repository=${REPOSITORY}`, '--include-crds']);
     expect(r.code).toBe(0);
     expect(parsed(r.stdout).filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual([
       'maintenanceoperatorconfigs.maintenance.nvidia.com',
       'nodemaintenances.maintenance.nvidia.com',
     ]);
+  });
+});
+
+/** Helm's refusal by the chart's own `fail`: the template and position it stopped at, then the reason. */
+const failed = (at: string, reason: string): string => `Error: execution error at (kmaint/templates/${at}): ${reason}\n\nUse --debug flag to render out invalid YAML`;
+
+describe.skipIf(!HELM_BUILT || !KUBECTL_BUILT)('the chart\'s image and modes (issue 42)', () => {
+  // Each row: --set-json values (after operator.image.repository), then what they change in the rendering.
+  it.each<{ rule: string; set: string[]; pick: (objs: Obj[]) => unknown; want: unknown }>([
+    { rule: 'operator.image.digest without a tag: <repository>/<name>@<digest>', set: [`operator.image.digest="${DIGEST}"`], pick: (o) => pod(o).spec.containers[0]?.image, want: `${REPOSITORY}/kmaint@${DIGEST}` },
+    { rule: 'operator.image.digest with a tag: <repository>/<name>:<tag>@<digest>', set: [`operator.image.digest="${DIGEST}"`, 'operator.image.tag="0.1.0"'], pick: (o) => pod(o).spec.containers[0]?.image, want: `${REPOSITORY}/kmaint:0.1.0@${DIGEST}` },
+    { rule: 'a repository with a trailing slash gets no double slash', set: ['operator.image.repository="ghcr.io/acme/"'], pick: (o) => pod(o).spec.containers[0]?.image, want: `ghcr.io/acme/kmaint:${PKG_VERSION}` },
+    {
+      rule: 'cronJobs.functions=[all]: one CronJob <fullname>-all running `kmaint run all`, with the default resources',
+      set: ['cronJobs.functions=["all"]'],
+      pick: (o) => o.filter((x) => x.kind === 'CronJob').map((x) => [x.metadata.name, pod(o, x.metadata.name).metadata.labels['app.kubernetes.io/component'], pod(o, x.metadata.name).spec.containers[0]?.command, pod(o, x.metadata.name).spec.containers[0]?.resources]),
+      want: [['kmaint-all', 'all', ['kmaint', 'run', 'all', '--timeout', '50s', '-o', 'json'], { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '384Mi' } }]],
+    },
+    {
+      rule: 'cronJobs.wake=watch: every CronJob runs --wake watch and the ClusterRole grants watch on the three lists a run watches (infra/wake-watch\'s rules)',
+      set: ['cronJobs.wake="watch"', 'cronJobs.functions=["scheduler","drainer"]'],
+      pick: (o) => [
+        o.filter((x) => x.kind === 'CronJob').map((x) => pod(o, x.metadata.name).spec.containers[0]?.command),
+        ((o.find((x) => x.kind === 'ClusterRole' && x.metadata.name === 'kmaint') as unknown as { rules: Array<{ resources: string[]; verbs: string[] }> }).rules).filter((r) => r.verbs.includes('watch')).map((r) => [r.resources, r.verbs]),
+      ],
+      want: [
+        [
+          ['kmaint', 'run', 'scheduler', '--timeout', '50s', '--wake', 'watch', '-o', 'json'],
+          ['kmaint', 'run', 'drainer', '--timeout', '50s', '--wake', 'watch', '-o', 'json'],
+        ],
+        [
+          [['pods'], ['list', 'delete', 'watch']],
+          [['poddisruptionbudgets'], ['list', 'watch']],
+          [['nodemaintenances'], ['list', 'patch', 'delete', 'watch']],
+        ],
+      ],
+    },
+    {
+      rule: 'cronJobs.wake=poll (the default) grants no watch',
+      set: [],
+      pick: (o) => ((o.find((x) => x.kind === 'ClusterRole' && x.metadata.name === 'kmaint') as unknown as { rules: Array<{ verbs: string[] }> }).rules).filter((r) => r.verbs.includes('watch')).length,
+      want: 0,
+    },
+    {
+      rule: 'cronJobs.resources.<function> is merged over operator.resources for that function only',
+      set: ['cronJobs.resources={"drainer":{"limits":{"memory":"1Gi"}},"reaper":{"requests":{"cpu":"10m"}}}', 'operator.resources={"requests":{"cpu":"50m","memory":"64Mi"},"limits":{"memory":"256Mi"}}'],
+      pick: (o) => FUNCTIONS.map((fn) => [fn, pod(o, `kmaint-${fn}`).spec.containers[0]?.resources]),
+      want: [
+        ['scheduler', { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } }],
+        ['drainer', { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '1Gi' } }],
+        ['cleanup', { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } }],
+        ['reaper', { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '256Mi' } }],
+      ],
+    },
+    {
+      rule: 'operatorConfig.logLevel is the config\'s and the passes\' (KMAINT_LOG_LEVEL, which kmaint\'s --log-level defaults to)',
+      set: ['operatorConfig.logLevel="debug"'],
+      pick: (o) => [o.find((x) => x.kind === 'MaintenanceOperatorConfig')?.spec?.['logLevel'], FUNCTIONS.map((fn) => (pod(o, `kmaint-${fn}`).spec.containers[0] as unknown as { env: Array<{ name: string; value?: string }> }).env.find((e) => e.name === 'KMAINT_LOG_LEVEL')?.value)],
+      want: ['debug', ['debug', 'debug', 'debug', 'debug']],
+    },
+  ])('$rule', async ({ set, pick, want }) => {
+    expect(pick(await render(set))).toEqual(want);
+  });
+
+  // Each row: --set-json values, and the one-line reason helm stops with (exit 1, nothing rendered).
+  it.each<{ rule: string; set: string[]; message: string }>([
+    {
+      rule: 'no image repository (the default values): no silent kmaint:<tag> that no node can pull',
+      set: [],
+      message: failed('cronjobs.yaml:74:24', 'operator.image.repository is not set: set it to the registry path holding kmaint\'s image (the image is <repository>/<name>:<tag>), e.g. --set operator.image.repository=registry.example.com'),
+    },
+    {
+      rule: 'the NVIDIA operator\'s repository, which there is the whole image path',
+      set: ['operator.image.repository="ghcr.io/mellanox/maintenance-operator"'],
+      message: failed('cronjobs.yaml:74:24', 'operator.image.repository ghcr.io/mellanox/maintenance-operator is the NVIDIA maintenance operator\'s image: in kmaint it is the registry path in front of operator.image.name (kmaint); set it to where kmaint\'s image is'),
+    },
+    {
+      rule: 'the NVIDIA operator\'s operator.replicas',
+      set: [`operator.image.repository="${REPOSITORY}"`, 'operator.replicas=1'],
+      message: failed('cronjobs.yaml:5:4', 'operator.replicas (the NVIDIA operator\'s Deployment): kmaint runs CronJobs, not a Deployment; use cronJobs.functions and cronJobs.schedule; remove it from the values'),
+    },
+    {
+      rule: 'the NVIDIA operator\'s operator.admissionController',
+      set: [`operator.image.repository="${REPOSITORY}"`, 'operator.admissionController={"enable":true}'],
+      message: failed('cronjobs.yaml:5:4', 'operator.admissionController (the NVIDIA operator\'s webhook): kmaint checks requests with a ValidatingAdmissionPolicy; use admissionPolicy.enabled; remove it from the values'),
+    },
+    {
+      rule: 'the NVIDIA operator\'s webhookService',
+      set: [`operator.image.repository="${REPOSITORY}"`, 'webhookService={"type":"ClusterIP"}'],
+      message: failed('cronjobs.yaml:5:4', 'webhookService (the NVIDIA operator\'s webhook Service): kmaint has no webhook; use admissionPolicy.enabled; remove it from the values'),
+    },
+    {
+      rule: 'the NVIDIA operator\'s metricsService',
+      set: [`operator.image.repository="${REPOSITORY}"`, 'metricsService={"type":"ClusterIP"}'],
+      message: failed('cronjobs.yaml:5:4', 'metricsService (the NVIDIA operator\'s metrics Service): kmaint\'s passes push their metrics; use metrics.pushgatewayUrl and metrics.prometheusRule; remove it from the values'),
+    },
+    {
+      rule: 'all beside other functions (each would run twice)',
+      set: [`operator.image.repository="${REPOSITORY}"`, 'cronJobs.functions=["all","drainer"]'],
+      message: failed('cronjobs.yaml:5:4', 'cronJobs.functions ["all","drainer"]: all runs every function in one CronJob; list it alone ([all]) or list the functions'),
+    },
+  ])('refuses $rule', async ({ set, message }) => {
+    const r = await template(set);
+    expect([r.code, r.stdout, r.stderr.trim()]).toEqual([1, '', message]);
+  });
+});
+
+describe.skipIf(!HELM_BUILT)('the chart\'s kubeVersion', () => {
+  it('renders for Kubernetes 1.30 (ValidatingAdmissionPolicy v1 is GA there) and refuses 1.29 with Helm\'s message', async () => {
+    const set = ['--set', `operator.image.repository=${REPOSITORY}`];
+    const [v130, v129] = await Promise.all(['1.30.0', '1.29.15'].map((v) => helm(['template', 'kmaint', CHART, '--namespace', 'kmaint', '--kube-version', v, ...set])));
+    expect([v130?.code, v130?.stderr]).toEqual([0, '']);
+    expect(parsed(v130?.stdout ?? '').filter((o) => o.kind.startsWith('ValidatingAdmissionPolicy')).map((o) => o.apiVersion)).toEqual(['admissionregistration.k8s.io/v1', 'admissionregistration.k8s.io/v1']);
+    expect([v129?.code, v129?.stderr.trim()]).toEqual([1, 'Error: chart requires kubeVersion: >= 1.30.0-0 which is incompatible with Kubernetes v1.29.15\n\nUse --debug flag to render out invalid YAML']);
   });
 });

@@ -32,7 +32,7 @@ describe('checkGlobalFlags', () => {
     ['plan', 'plan', { node: 'n1' }, "plan takes no --node: it works on every request; kmaint's own namespace is --kmaint-namespace (env KMAINT_NAMESPACE)"],
     ['explain names one request: -n only', 'explain', { selector: 'a=b' }, 'explain takes no -l/--selector'],
     ['status: -n and -A exclude each other', 'status', { namespace: 'a', allNamespaces: true }, '-n/--namespace and -A/--all-namespaces exclude each other'],
-    ['status prints every format, but not an unknown one', 'status', { output: 'table' }, 'unknown output format "table": expected one of text, wide, json, yaml, name'],
+    ['status prints every format, but not an unknown one', 'status', { output: 'table' }, 'unknown output format "table": expected one of text, wide, json, yaml, name, jsonpath=<template>'],
     ['the demo prints text only', 'demo', { output: 'json' }, 'demo prints text, not -o json'],
     ['a snapshot is JSON', 'snapshot', { output: 'yaml' }, 'snapshot prints text, json, not -o yaml'],
     ['explain has no -o name', 'explain', { output: 'name' }, 'explain prints text, wide, json, yaml, not -o name'],

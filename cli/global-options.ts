@@ -4,11 +4,15 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_NAMESPACE } from '../shared/api/index.ts';
 import { UsageError } from './errors.ts';
+import { parseJsonPath } from './jsonpath.ts';
 import { OUTPUT_FORMATS, SUMMARY_FORMATS, TEXT_ONLY, outputFormatFor, type OutputFormat } from './output-format.ts';
 import { filterFlagsGiven, requestFilter, type RequestFilter, type RequestFilterFlags } from './request-filter.ts';
 
 /** kmaint's own namespace (the MaintenanceOperatorConfig and the pass leases): the flag and its environment variable. */
 export const KMAINT_NAMESPACE_ENV = 'KMAINT_NAMESPACE';
+
+/** The log level when --log-level is not given: the same variable the Lambda functions read (functions/adapter/settings.ts). */
+export const KMAINT_LOG_LEVEL_ENV = 'KMAINT_LOG_LEVEL';
 
 export interface RawGlobalFlags extends RequestFilterFlags {
   kubeconfig?: string;
@@ -20,6 +24,8 @@ export interface RawGlobalFlags extends RequestFilterFlags {
 
 export interface GlobalFlags extends RawGlobalFlags {
   output: OutputFormat;
+  /** The template of -o jsonpath=TEMPLATE. */
+  jsonpath?: string;
   filter: RequestFilter;
 }
 
@@ -50,8 +56,8 @@ export function addGlobalOptions(program: Command): Command {
     .addOption(new Option('-l, --selector <selector>', 'only requests whose labels match, e.g. team=a,tier!=gpu (status)'))
     .addOption(new Option('--node <name>', 'only requests for this node (status)'))
     .addOption(new Option('--kmaint-namespace <ns>', `kmaint's own namespace: its MaintenanceOperatorConfig and pass leases (env ${KMAINT_NAMESPACE_ENV})`).default(process.env[KMAINT_NAMESPACE_ENV] || DEFAULT_NAMESPACE))
-    .addOption(new Option('-o, --output <format>', `output format: ${OUTPUT_FORMATS.join(', ')} (what each command prints: docs/cli.md)`).default('text'))
-    .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(['debug', 'info', 'warn', 'error', 'silent']).default('warn'));
+    .addOption(new Option('-o, --output <format>', `output format: ${OUTPUT_FORMATS.map((f) => (f === 'jsonpath' ? 'jsonpath=<template>' : f)).join(', ')} (what each command prints: docs/cli.md)`).default('text'))
+    .addOption(new Option('--log-level <level>', `log level (logs go to stderr; env ${KMAINT_LOG_LEVEL_ENV}, which the chart's CronJobs set)`).choices(['debug', 'info', 'warn', 'error', 'silent']).env(KMAINT_LOG_LEVEL_ENV).default('warn'));
 }
 
 /** The global flags checked for `command`: its output format and its filters, or a UsageError (exit 2). */
@@ -64,5 +70,8 @@ export function checkGlobalFlags(command: string, raw: RawGlobalFlags): GlobalFl
     const why = takes.size > 0 ? '' : `: it works on every request; kmaint's own namespace is --kmaint-namespace (env ${KMAINT_NAMESPACE_ENV})`;
     throw new UsageError(`${command} takes no ${refused.join(', ')}${why}`);
   }
-  return { ...raw, output, filter: requestFilter(raw) };
+  if (output !== 'jsonpath') return { ...raw, output, filter: requestFilter(raw) };
+  const jsonpath = raw.output.slice('jsonpath='.length);
+  parseJsonPath(jsonpath);
+  return { ...raw, output, jsonpath, filter: requestFilter(raw) };
 }

@@ -40,7 +40,7 @@ describe('kmaint status with kubectl flags against the embedded API server', () 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('-n selects a namespace (-o name); -l and --node select by labels and node (-o yaml); none matching says which filter; piped output stays text', async () => {
+  it('-n selects a namespace (-o name); -l and --node select by labels and node (-o yaml: one List document of the objects); none matching says which filter, on stderr when piped', async () => {
     const [byNamespace, byLabelAndNode, none] = await Promise.all([
       kmaint(['--kubeconfig', kubeconfig, 'status', '-n', 'team-a', '-o', 'name']),
       kmaint(['--kubeconfig', kubeconfig, 'status', '-l', 'kind=firmware', '--node', 'n1', '-o', 'yaml']),
@@ -48,12 +48,40 @@ describe('kmaint status with kubectl flags against the embedded API server', () 
     ]);
     expect(byNamespace).toEqual({ code: 0, stdout: 'team-a/fw\nteam-a/os\n', stderr: '' });
     expect([byLabelAndNode.code, byLabelAndNode.stderr]).toEqual([0, '']);
-    const docs = parseAllDocuments(byLabelAndNode.stdout).map((d) => d.toJS() as { request: string; node: string; phase: string });
-    expect(docs.map((d) => [d.request, d.node, d.phase])).toEqual([
-      ['team-a/fw', 'n1', ''],
-      ['team-b/fw', 'n1', ''],
+    const docs = parseAllDocuments(byLabelAndNode.stdout).map((d) => d.toJS() as { apiVersion: string; kind: string; metadata: unknown; items: Array<{ kind: string; metadata: { namespace: string; name: string }; spec: { nodeName: string } }> });
+    expect(docs.map((d) => [d.apiVersion, d.kind, d.metadata, d.items.map((i) => [i.kind, i.metadata.namespace, i.metadata.name, i.spec.nodeName])])).toEqual([
+      ['v1', 'List', { resourceVersion: '' }, [['NodeMaintenance', 'team-a', 'fw', 'n1'], ['NodeMaintenance', 'team-b', 'fw', 'n1']]],
     ]);
-    expect(none).toEqual({ code: 0, stdout: 'MaintenanceOperatorConfig kmaint/default not found: defaults apply (maxParallelOperations 1, maxUnavailable unlimited)\nno NodeMaintenance requests in namespace nobody\n', stderr: '' });
+    expect(none).toEqual({ code: 0, stdout: '', stderr: 'no NodeMaintenance requests in namespace nobody\n' });
+  });
+
+  it('piped as kubectl get: text starts with the header (no config or count line), --no-headers drops it, -o json is one List of the objects, -o jsonpath applies a template to it', async () => {
+    const [text, bare, json, jsonpath, badPath] = await Promise.all([
+      kmaint(['--kubeconfig', kubeconfig, 'status', '-n', 'team-a']),
+      kmaint(['--kubeconfig', kubeconfig, 'status', '-n', 'team-a', '--no-headers']),
+      kmaint(['--kubeconfig', kubeconfig, 'status', '-n', 'team-b', '-o', 'json']),
+      kmaint(['--kubeconfig', kubeconfig, 'status', '-o', 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {.spec.nodeName}{"\\n"}{end}']),
+      kmaint(['--kubeconfig', kubeconfig, 'status', '-o', 'jsonpath={.items[?(@.x)]}']),
+    ]);
+    // The AGE column is the only one that depends on the clock: the rest, column by column.
+    const columns = (line: string): string[] => line.split(/ {2,}/);
+    expect([text.code, text.stderr, text.stdout.split('\n').map(columns)]).toEqual([
+      0,
+      '',
+      [['REQUEST', 'NODE', 'REQUESTOR', 'PHASE', 'AGE', 'DRAIN', 'MESSAGE'], ['team-a/fw', 'n1', 'cli.example.com', 'new', expect.stringMatching(/^\d+s$/), '-'], ['team-a/os', 'n2', 'cli.example.com', 'new', expect.stringMatching(/^\d+s$/), '-'], ['']],
+    ]);
+    expect([bare.code, bare.stderr, bare.stdout.split('\n').map((l) => columns(l)[0])]).toEqual([0, '', ['team-a/fw', 'team-a/os', '']]);
+    const list = JSON.parse(json.stdout) as { apiVersion: string; kind: string; metadata: unknown; items: Array<{ apiVersion: string; kind: string; metadata: { namespace: string; name: string; labels: unknown }; spec: unknown }> };
+    expect([json.code, json.stderr, json.stdout.startsWith('{\n    "apiVersion": "v1",\n'), list.kind, list.metadata, list.items.map((i) => [i.apiVersion, i.kind, i.metadata.namespace, i.metadata.name, i.metadata.labels, i.spec])]).toEqual([
+      0,
+      '',
+      true,
+      'List',
+      { resourceVersion: '' },
+      [[API_VERSION, 'NodeMaintenance', 'team-b', 'fw', { kind: 'firmware' }, { requestorID: 'cli.example.com', nodeName: 'n1', cordon: true }]],
+    ]);
+    expect(jsonpath).toEqual({ code: 0, stdout: 'team-a/fw n1\nteam-a/os n2\nteam-b/fw n1\n', stderr: '' });
+    expect(badPath).toEqual({ code: 2, stdout: '', stderr: 'kmaint: -o jsonpath={.items[?(@.x)]}: cannot read "[?(@.x)]" (kmaint reads fields, [\'names\'], [n] and [*])\n' });
   });
 
   it('--version prints "kmaint <version>" from package.json; -n on a pass exits 2 with one line naming --kmaint-namespace', async () => {

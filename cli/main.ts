@@ -159,10 +159,11 @@ program
   .option('-w, --watch', 'keep reading: redraw on a terminal, else print a new table (or JSON lines) only when something changed')
   .option('--interval <duration>', 'with --watch: time between reads', '2s')
   .option('--timeout <duration>', 'with --watch: stop after this long (default: until Ctrl-C)')
+  .option('--no-headers', 'text: leave out the table\'s header row (as kubectl get --no-headers)')
   .action(async (cmd: StatusFlags) => {
     const flags = globals();
     const { client, logger } = setup(flags);
-    await statusCommand(cmd, { client, logger, namespace: flags.kmaintNamespace, filter: flags.filter, output: flags.output, terminal: terminal(flags), tty: process.stdout.isTTY === true });
+    await statusCommand(cmd, { client, logger, namespace: flags.kmaintNamespace, filter: flags.filter, output: flags.output, ...(flags.jsonpath !== undefined ? { jsonpath: flags.jsonpath } : {}), terminal: terminal(flags), tty: process.stdout.isTTY === true });
   });
 
 program

@@ -10,8 +10,8 @@ describe('outputFormatFor', () => {
   });
 
   it.each([
-    ['xml', 'unknown output format "xml": expected one of text, wide, json, yaml, name'],
-    ['JSON', 'unknown output format "JSON": expected one of text, wide, json, yaml, name'],
+    ['xml', 'unknown output format "xml": expected one of text, wide, json, yaml, name, jsonpath=<template>'],
+    ['JSON', 'unknown output format "JSON": expected one of text, wide, json, yaml, name, jsonpath=<template>'],
     ['name', 'pass prints text, wide, json, yaml, not -o name'],
   ])('-o %s is a usage error (exit 2): %s', (format, message) => {
     let err: unknown;

@@ -3,7 +3,8 @@
 import { stringify } from 'yaml';
 import { UsageError } from './errors.ts';
 
-export const OUTPUT_FORMATS = ['text', 'wide', 'json', 'yaml', 'name'] as const;
+/** `jsonpath` is given as `-o jsonpath=TEMPLATE` (cli/jsonpath.ts). */
+export const OUTPUT_FORMATS = ['text', 'wide', 'json', 'yaml', 'name', 'jsonpath'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The formats of a command that prints summaries or a report: wide is the same as text there. */
@@ -17,7 +18,9 @@ export function isOutputFormat(value: string): value is OutputFormat {
 
 /** The format a command prints, or a UsageError (exit 2) naming what it prints instead. */
 export function outputFormatFor(value: string, command: string, supported: readonly OutputFormat[]): OutputFormat {
-  if (!isOutputFormat(value)) throw new UsageError(`unknown output format "${value}": expected one of ${OUTPUT_FORMATS.join(', ')}`);
+  if (value.startsWith('jsonpath=')) value = 'jsonpath';
+  else if (value === 'jsonpath') throw new UsageError('-o jsonpath needs a template: -o jsonpath=\'{.items[*].metadata.name}\'');
+  if (!isOutputFormat(value)) throw new UsageError(`unknown output format "${value}": expected one of ${OUTPUT_FORMATS.map((f) => (f === 'jsonpath' ? 'jsonpath=<template>' : f)).join(', ')}`);
   if (!supported.includes(value)) throw new UsageError(`${command} prints ${supported.join(', ')}, not -o ${value}`);
   return value;
 }

@@ -47,6 +47,14 @@ describe('drainText', () => {
   });
 });
 
+/** VIEW's table as renderStatusText prints it: the header, then one row per request. */
+const TABLE = [
+  'REQUEST  NODE    REQUESTOR        PHASE             AGE   DRAIN                             MESSAGE',
+  'ops/a    node-1  cli.example.com  Draining          12m   ████░░░░░░  40% 3 of 5 pods left  draining: 3 of 5 pods left',
+  'ops/b    node-2  cli.example.com  Pending           65s   -                                 waiting: maxParallelOperations 1 reached (1 in progress)',
+  'ops/old  node-3  x.io             Ready (deleting)  2d7h  -                                 deleted, cleanup pending',
+];
+
 describe('renderStatusText', () => {
   it('prints the config, the counts and a padded table with each message verbatim', () => {
     expect(renderStatusText(VIEW).split('\n')).toEqual([
@@ -58,6 +66,18 @@ describe('renderStatusText', () => {
       'ops/old  node-3  x.io             Ready (deleting)  2d7h  -                                 deleted, cleanup pending',
       '',
     ]);
+  });
+
+  it.each<[string, { tty: boolean; headers: boolean }, string[]]>([
+    ['piped (as kubectl get): the table alone, header first', { tty: false, headers: true }, TABLE],
+    ['piped with --no-headers: the rows alone', { tty: false, headers: false }, TABLE.slice(1)],
+    ['on a terminal with --no-headers: config and counts, then the rows', { tty: true, headers: false }, [VIEW.config, '3 requests: 1 Draining, 1 Pending, 1 Ready', ...TABLE.slice(1)]],
+  ])('%s', (_rule, opts, want) => {
+    expect(renderStatusText(VIEW, opts).split('\n')).toEqual([...want, '']);
+  });
+
+  it('piped, no requests print nothing (status-command says so on stderr)', () => {
+    expect(renderStatusText({ config: 'c', rows: [] }, { tty: false })).toBe('');
   });
 
   it('says so when there are no requests', () => {

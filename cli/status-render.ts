@@ -59,9 +59,14 @@ export function countsLine(rows: readonly StatusRow[]): string {
 
 export const STATUS_HEADERS = ['REQUEST', 'NODE', 'REQUESTOR', 'PHASE', 'AGE', 'DRAIN', 'MESSAGE'] as const;
 
-/** The text view: config line, counts, table. Ends with a newline. `wide`: the TIMES column always, nothing cut. */
-export function renderStatusText(view: StatusView, opts: { colour?: boolean; width?: number; wide?: boolean } = {}): string {
-  if (view.rows.length === 0) return `${view.config}\nno NodeMaintenance requests${view.filtered ?? ''}\n`;
+/**
+ * The text view: config line, counts, table. Ends with a newline. `wide`: the TIMES column always, nothing cut.
+ * `tty: false` (piped, as kubectl get): the table alone, starting with its header (the config and count lines and the
+ * "no requests" line are for a terminal; status-command sends warnings to stderr). `headers: false`: no header row.
+ */
+export function renderStatusText(view: StatusView, opts: { colour?: boolean; width?: number; wide?: boolean; tty?: boolean; headers?: boolean } = {}): string {
+  const tty = opts.tty !== false;
+  if (view.rows.length === 0) return tty ? `${view.config}\nno NodeMaintenance requests${view.filtered ?? ''}\n` : '';
   // A TIMES column (kmaint.io/deadline, kmaint.io/not-before) only when some request carries one, or when asked.
   const withTimes = opts.wide === true || view.rows.some((r) => r.deadline !== undefined || r.notBefore !== undefined);
   const cells = view.rows.map((r): Cell[] => [
@@ -76,7 +81,8 @@ export function renderStatusText(view: StatusView, opts: { colour?: boolean; wid
   ]);
   const headers = withTimes ? [...STATUS_HEADERS.slice(0, 5), 'TIMES', ...STATUS_HEADERS.slice(5)] : STATUS_HEADERS;
   const table = { ...(opts.colour !== undefined ? { colour: opts.colour } : {}), ...(opts.width !== undefined && opts.wide !== true ? { width: opts.width } : {}) };
-  return `${[view.config, countsLine(view.rows), ...renderTable(headers, cells, table)].join('\n')}\n`;
+  const lines = renderTable(headers, cells, table).slice(opts.headers === false ? 1 : 0);
+  return `${[...(tty ? [view.config, countsLine(view.rows)] : []), ...lines].join('\n')}\n`;
 }
 
 /** One JSON object per request and line. */

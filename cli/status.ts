@@ -72,7 +72,11 @@ export function configLine(config: MaintenanceOperatorConfig | undefined, nodeCo
 
 export interface StatusView {
   config: string;
+  /** What must reach a reader even when stdout is piped (the config line then is not printed): CRD and config problems. */
+  warnings?: string[];
   rows: StatusRow[];
+  /** The requests shown, in the rows' order, as read (-o json|yaml|jsonpath print these). */
+  objects?: NodeMaintenance[];
   /** What -n, -l and --node kept, for the line saying none matched (" in namespace team-a"); '' when not filtered. */
   filtered?: string;
 }
@@ -90,8 +94,17 @@ export async function readStatus(client: KubeClient, namespace: string, now: Dat
   // Foreign CRDs (or an acknowledged upstream schema) come first: the config line below shows what pruning left.
   const crds = judgeCrd(crd, config);
   const crdLines = crds.kind === 'refused' || crds.kind === 'acknowledged' ? [crds.line] : [];
-  const shown = maintenances.filter((nm) => requestMatches(filter, nm));
-  return { config: [...crdLines, configLine(config, nodes.length, namespace)].join('\n'), rows: statusRows(shown, now), filtered: filterText(filter) };
+  const shown = maintenances.filter((nm) => requestMatches(filter, nm)).sort((a, b) => (maintenanceKey(a) < maintenanceKey(b) ? -1 : maintenanceKey(a) > maintenanceKey(b) ? 1 : 0));
+  const line = configLine(config, nodes.length, namespace);
+  const loaded = loadConfig(config, nodes.length);
+  const configProblems = loaded.problems.length + (loaded.config.admission?.scopedProblems.length ?? 0) > 0;
+  return {
+    config: [...crdLines, line].join('\n'),
+    warnings: [...crdLines, ...(configProblems ? [line] : [])],
+    rows: statusRows(shown, now),
+    objects: shown,
+    filtered: filterText(filter),
+  };
 }
 
 /** " in namespace team-a, on node n1, with labels tier=gpu" for the filters given; '' for none. */

@@ -24,7 +24,7 @@ interface Rendered {
 
 /** `helm template` of the chart as release kmaint in namespace kmaint, with `--set-json` pairs: the admission objects. */
 async function renderPolicy(set: string[]): Promise<{ yaml: string; kinds: string[] }> {
-  const r = await runHelm(['template', 'kmaint', 'charts/kmaint', '--namespace', 'kmaint', '--kube-version', '1.35.4', '--show-only', 'templates/admission-policy.yaml', ...set.flatMap((s) => ['--set-json', s])]);
+  const r = await runHelm(['template', 'kmaint', 'charts/kmaint', '--namespace', 'kmaint', '--kube-version', '1.35.4', '--set', 'operator.image.repository=registry.example.com', '--show-only', 'templates/admission-policy.yaml', ...set.flatMap((s) => ['--set-json', s])]);
   if (r.code !== 0 && r.stderr.includes('could not find template')) return { yaml: '', kinds: [] };
   expect([r.code, r.stderr]).toEqual([0, '']);
   const docs = parseAllDocuments(r.stdout).map((d) => d.toJS() as Rendered | null).filter((d): d is Rendered => d !== null);

@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPassHandler } from '../functions/adapter/pass-handler.ts';
 import { aLambdaContext, captureLines } from '../functions/adapter/test-context.ts';
 import { PASS_FUNCTIONS } from '../shared/pass/index.ts';
+import type { NodeMaintenance } from '../shared/api/index.ts';
+import { statusRow } from '../cli/status.ts';
 import { kubectl, testbed } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, generalNodes, getNM, installCrds, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 import { kmaintArgs } from './support/kmaint-cli.ts';
@@ -196,12 +198,17 @@ describe('kmaint CLI against the testbed', () => {
   it('kmaint status shows both requests: phase, node, requestor, age, drain bar and the wait reason', async () => {
     const nm = await getNM(ns, 'by-cli');
     const drain = nm?.status?.drain;
-    const r = await asKmaint(['status', '-o', 'text']);
+    const [r, log] = await Promise.all([asKmaint(['status', '-o', 'text']), asKmaint(['status', '--watch', '--timeout', '1ms', '-o', 'text'])]);
     expect([r.code, r.stderr]).toEqual([0, '']);
-    // stdout is not a terminal: no colour codes even with -o text.
+    // stdout is not a terminal: no colour codes even with -o text, and as kubectl get the table's header comes first
+    // (the config and count lines are for a terminal, and for --watch's log of views).
     expect(r.stdout).not.toContain('\x1b[');
-    const lines = r.stdout.trimEnd().split('\n');
-    expect(lines.slice(0, 2)).toEqual(['MaintenanceOperatorConfig kmaint/default not found: defaults apply (maxParallelOperations 1, maxUnavailable unlimited)', '2 requests: 1 Ready, 1 Pending']);
+    expect([log.code, log.stderr, log.stdout.split('\n').slice(0, 3)]).toEqual([
+      0,
+      '',
+      ['MaintenanceOperatorConfig kmaint/default not found: defaults apply (maxParallelOperations 1, maxUnavailable unlimited)', '2 requests: 1 Ready, 1 Pending', r.stdout.split('\n')[0]],
+    ]);
+    const lines = ['', '', ...r.stdout.trimEnd().split('\n')];
     expect(lines[2]).toMatch(/^REQUEST +NODE +REQUESTOR +PHASE +AGE +DRAIN +MESSAGE$/);
     const bar = drain ? `${'█'.repeat(Math.round(drain.drainProgress / 10))}${'░'.repeat(10 - Math.round(drain.drainProgress / 10))} ${String(drain.drainProgress).padStart(3)}% ${drain.waitForEviction?.length ?? 0} of ${drain.evictionPods} pods left` : '-';
     const readyMessage = nm?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
@@ -210,11 +217,16 @@ describe('kmaint CLI against the testbed', () => {
     expect(lines).toHaveLength(5);
   });
 
-  it('kmaint status -o json writes one object per request', async () => {
+  it('kmaint status -o json writes the requests as one List (kubectl get -o json), each the object as read', async () => {
     const r = await asKmaint(['status', '-o', 'json']);
     expect([r.code, r.stderr]).toEqual([0, '']);
-    const rows = jsonLines(r.stdout);
-    expect(rows.map((row) => row['request'])).toEqual([`${ns}/by-cli`, `${ns}/second`]);
+    const list = JSON.parse(r.stdout) as { apiVersion: string; kind: string; items: NodeMaintenance[] };
+    expect([list.apiVersion, list.kind, list.items.map((i) => `${i.metadata.namespace ?? ''}/${i.metadata.name}`)]).toEqual(['v1', 'List', [`${ns}/by-cli`, `${ns}/second`]]);
+    // As kubectl get -o json: without managedFields.
+    const { managedFields: _managed, ...metadata } = (await getNM(ns, 'second'))?.metadata ?? { name: '' };
+    expect(list.items[1]).toEqual({ ...(await getNM(ns, 'second')), metadata });
+    // What the table shows of each is status's row of that object (cli/status.ts).
+    const rows = list.items.map((nm) => statusRow(nm, new Date()));
     expect(rows[1]).toEqual({
       request: `${ns}/second`,
       namespace: ns,
@@ -232,7 +244,7 @@ describe('kmaint CLI against the testbed', () => {
 
   it('global flags: --kmaint-namespace names the config read, --log-level debug logs to stderr, --context selects a context', async () => {
     // kmaint's ServiceAccount may read configs only in its own namespace; the admin may read any.
-    const other = await kmaint(['--kubeconfig', testbed().kubeconfigPath, '--kmaint-namespace', 'elsewhere', 'status', '-o', 'text']);
+    const other = await kmaint(['--kubeconfig', testbed().kubeconfigPath, '--kmaint-namespace', 'elsewhere', 'status', '--watch', '--timeout', '1ms', '-o', 'text']);
     expect([other.code, other.stderr]).toEqual([0, '']);
     expect(other.stdout.split('\n')[0]).toBe('MaintenanceOperatorConfig elsewhere/default not found: defaults apply (maxParallelOperations 1, maxUnavailable unlimited)');
     const debug = await asKmaint(['--log-level', 'debug', 'status', '-o', 'json']);
@@ -241,7 +253,7 @@ describe('kmaint CLI against the testbed', () => {
     const kc = new KubeConfig();
     kc.loadFromFile(testbed().kmaintKubeconfigPath);
     const ctx = await asKmaint(['--context', kc.getCurrentContext(), 'status', '-o', 'json']);
-    expect([ctx.code, jsonLines(ctx.stdout).length]).toEqual([0, 2]);
+    expect([ctx.code, (JSON.parse(ctx.stdout) as { items: unknown[] }).items.length]).toEqual([0, 2]);
   });
 
   it('kmaint invoke runs the deployed function once (RequestResponse) and prints its summary with the wait', async () => {
@@ -275,8 +287,9 @@ describe('kmaint CLI against the testbed', () => {
     );
     const pass = await asKmaint(['pass', 'scheduler', '--dry-run', '-o', 'json']);
     expect([pass.code, pass.stderr, jsonLines(pass.stdout).length]).toEqual([2, reason, 1]);
+    // Piped, the config's problem is not lost with the config line: it goes to stderr.
     const status = await asKmaint(['status', '-o', 'text']);
-    expect([status.code, status.stdout.split('\n')[0]]).toEqual([0, 'MaintenanceOperatorConfig kmaint/default has problems: spec.maxParallelOperations: "abc%" is not an integer or a percentage']);
+    expect([status.code, status.stderr]).toEqual([0, 'MaintenanceOperatorConfig kmaint/default has problems: spec.maxParallelOperations: "abc%" is not an integer or a percentage\n']);
     await setConfig(undefined);
   });
 
@@ -304,7 +317,7 @@ describe('kmaint CLI against the testbed', () => {
     { name: 'a missing kubeconfig', args: ['--kubeconfig', '/nonexistent/kubeconfig', 'status'], code: 2, stderr: 'kmaint: kubeconfig /nonexistent/kubeconfig does not exist\n' },
     { name: 'an unknown context', args: ['--context', 'nope', 'plan'], code: 2, stderr: `kmaint: kubeconfig ${'KMAINT_KC'} has no context "nope"\n` },
     { name: 'a bad duration', args: ['run', 'all', '--timeout', 'soon'], code: 2, stderr: 'kmaint: invalid duration "soon": use e.g. 30s, 5m, 1h\n' },
-    { name: 'an unknown output format', args: ['-o', 'xml', 'status'], code: 2, stderr: 'kmaint: unknown output format "xml": expected one of text, wide, json, yaml, name\n' },
+    { name: 'an unknown output format', args: ['-o', 'xml', 'status'], code: 2, stderr: 'kmaint: unknown output format "xml": expected one of text, wide, json, yaml, name, jsonpath=<template>\n' },
     { name: 'a format the command does not print', args: ['-o', 'name', 'plan'], code: 2, stderr: 'kmaint: plan prints text, wide, json, yaml, not -o name\n' },
     { name: 'a bad --max-passes', args: ['invoke', 'drainer', '--stage', 'x', '--max-passes', '0'], code: 2, stderr: 'kmaint: --max-passes must be a whole number from 1 to 1000, got "0"\n' },
     { name: 'no function name for invoke', args: ['invoke', 'drainer'], code: 2, stderr: 'kmaint: no Lambda function name for drainer: give --function-name or --stage (serverless.yml names it kmaint-<stage>-drainer), or set KMAINT_FN_DRAINER or KMAINT_STAGE\n' },

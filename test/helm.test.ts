@@ -201,7 +201,7 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
       values,
       stringify({
         // The simulated kubelet keeps these pods running (their Jobs stay active) and stops them at once when deleted.
-        operator: { podAnnotations: { 'kmaint.io/sim-run-seconds': '3600', 'kmaint.io/sim-termination-seconds': '0' } },
+        operator: { image: { repository: 'registry.example.com' }, podAnnotations: { 'kmaint.io/sim-run-seconds': '3600', 'kmaint.io/sim-termination-seconds': '0' } },
         operatorConfig: { extraSpec: { zoneLabel: ZONE_LABEL } },
         // No tick on its own: the next test makes one due when it wants it (a tick in between would take its minute).
         cronJobs: { suspend: true },

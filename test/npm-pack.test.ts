@@ -1,6 +1,6 @@
 // `npm pack` as a release makes it, and the tarball installed as a user installs it (offline, into its own prefix):
-// the package has no runtime dependencies, its `kmaint` and `kubectl-kmaint` run the esbuild bundle with plain node
-// (the only module it loads is dist/kmaint.mjs: no tsx, no node_modules), `kubectl kmaint` finds it on PATH, and the
+// the package has no runtime dependencies, its `kmaint` and `kubectl-kmaint` (bin/kmaint.mjs) run the esbuild bundle with plain node
+// (the only modules it loads are bin/kmaint.mjs and dist/kmaint.mjs: no tsx, no node_modules), `kubectl kmaint` finds it on PATH, and the
 // krew manifest template names files the tarball holds. Packed from a copy of the sources, so that its prepack build
 // never touches the dist/ another test builds. Needs no cluster.
 import { execFile } from 'node:child_process';
@@ -29,7 +29,7 @@ function run(file: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pr
 
 const VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 /** What the CLI bundle is built from (esbuild.config.ts cli), and what npm pack reads. */
-const SOURCES = ['package.json', 'package-lock.json', 'tsconfig.json', 'esbuild.config.ts', 'esbuild-options.ts', 'README.md', 'cli', 'shared', 'sim', 'crds'];
+const SOURCES = ['package.json', 'package-lock.json', 'tsconfig.json', 'esbuild.config.ts', 'esbuild-options.ts', 'README.md', 'bin', 'cli', 'shared', 'sim', 'crds'];
 const KUBECTL = binaryPath('kubectl');
 
 /**
@@ -71,15 +71,16 @@ describe('npm pack: the kmaint package', () => {
     expect(listing.stdout.trimEnd().split('\n').map((l) => [l.split(/\s+/)[0], l.split(/\s+/).at(-1)])).toEqual([
       ['-rw-r--r--', 'package/package.json'],
       ['-rw-r--r--', 'package/README.md'],
+      ['-rwxr-xr-x', 'package/bin/kmaint.mjs'],
       ['-rwxr-xr-x', 'package/dist/kmaint.mjs'],
       ['-rw-r--r--', 'package/crds/maintenanceoperatorconfigs.maintenance.nvidia.com.yaml'],
       ['-rw-r--r--', 'package/crds/nodemaintenances.maintenance.nvidia.com.yaml'],
     ]);
     const manifest = JSON.parse((await run('tar', ['xzOf', tarball, 'package/package.json'])).stdout) as Record<string, unknown>;
-    expect([manifest['bin'], manifest['dependencies'], manifest['engines']]).toEqual([{ kmaint: 'dist/kmaint.mjs', 'kubectl-kmaint': 'dist/kmaint.mjs' }, undefined, { node: '>=20.19' }]);
+    expect([manifest['bin'], manifest['dependencies'], manifest['engines']]).toEqual([{ kmaint: 'bin/kmaint.mjs', 'kubectl-kmaint': 'bin/kmaint.mjs' }, undefined, { node: '>=20.19' }]);
   });
 
-  it('installs offline; kmaint --version loads only the bundle, and kubectl kmaint finds it on PATH', async () => {
+  it('installs offline; kmaint --version loads only bin/kmaint.mjs (which finds no cli/ and so no tsx) and the bundle, and kubectl kmaint finds it on PATH', async () => {
     const installed = await run('npm', ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball]);
     expect(installed.code).toBe(0);
     // One package: nothing to fetch, so it installs offline.
@@ -94,8 +95,8 @@ describe('npm pack: the kmaint package', () => {
     const version = await run(join(prefix, 'bin', 'kmaint'), ['--version'], { env });
     expect(version).toEqual({ code: 0, stdout: `kmaint ${VERSION}\n`, stderr: '' });
     const resolved = readFileSync(traceFile, 'utf8').trimEnd().split('\n');
-    // Besides Node's own modules (node:*) and the trace's hooks: the bundle, by its installed path, and nothing else.
-    expect(resolved.filter((url) => !url.startsWith('node:') && !url.includes('/trace-hooks.mjs'))).toEqual([pathToFileURL(realpathSync(join(pkgDir, 'dist', 'kmaint.mjs'))).href]);
+    // Besides Node's own modules (node:*) and the trace's hooks: the bin and the bundle, by their installed paths, and nothing else.
+    expect(resolved.filter((url) => !url.startsWith('node:') && !url.includes('/trace-hooks.mjs'))).toEqual(['bin', 'dist'].map((d) => pathToFileURL(realpathSync(join(pkgDir, d, 'kmaint.mjs'))).href));
 
     if (!existsSync(KUBECTL)) {
       process.stderr.write(`[test/npm-pack] NOT RUN: kubectl kmaint (no kubectl at ${KUBECTL}; npm run testbed:build)\n`);

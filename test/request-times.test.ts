@@ -10,7 +10,8 @@ import { ANNOTATION_DEADLINE, ANNOTATION_DEADLINE_REPORTED, ANNOTATION_NOT_BEFOR
 import { kubectl, testbed } from './support/cluster.ts';
 import { admin, generalNodes, getNM, installCrds, nodes, pass, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
 import { kmaintArgs } from './support/kmaint-cli.ts';
-import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
+import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION, type NodeMaintenance } from '../shared/api/index.ts';
+import { statusRow } from '../cli/status.ts';
 
 const ns = `rt-${randomBytes(3).toString('hex')}`;
 const REQUESTOR = 'times.example.com';
@@ -83,7 +84,8 @@ describe('kmaint.io/deadline and kmaint.io/not-before on the testbed', () => {
 
     const status = await kmaint(['status', '-o', 'json']);
     expect([status.code, status.stderr]).toEqual([0, '']);
-    const rows = status.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    // A List of the requests (as kubectl get -o json), each read as status's row (cli/status.ts).
+    const rows = (JSON.parse(status.stdout) as { items: NodeMaintenance[] }).items.map((nm) => statusRow(nm, new Date()) as unknown as Record<string, unknown>);
     expect(rows.map((r) => [r['name'], r['deadline'], r['deadlineState']])).toEqual([
       ['far', rfc3339Seconds(new Date(t0.getTime() + 48 * HOUR)), 'open'],
       ['near', rfc3339Seconds(near), 'open'],

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_PLURAL, GROUP, VERSION } from '../shared/api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
+import { statusRow } from '../cli/status.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, WORKER_NAMESPACES_UNSET_NOTE } from '../shared/slurm/index.ts';
 import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
 import { portBindable } from '../testbed/processes.ts';
@@ -99,12 +100,12 @@ async function podState(name: string): Promise<'running' | 'evicted'> {
   }
 }
 
-/** `kmaint status -o json` as kmaint's ServiceAccount: one row per request. */
+/** `kmaint status -o json` as kmaint's ServiceAccount (a List of the requests), each request as status's row. */
 async function kmaintStatus(): Promise<Array<Record<string, unknown>>> {
   const stdout = await new Promise<string>((resolve, reject) => {
     execFile(process.execPath, kmaintArgs('--kubeconfig', testbed().kmaintKubeconfigPath, 'status', '-o', 'json'), { timeout: 60_000 }, (err, out) => (err ? reject(err) : resolve(out)));
   });
-  return stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return (JSON.parse(stdout) as { items: NodeMaintenance[] }).items.map((nm) => statusRow(nm, new Date()) as unknown as Record<string, unknown>);
 }
 
 /** `kmaint explain ns/name` as kmaint's ServiceAccount, by line. */

@@ -101,9 +101,11 @@ export class KubeClient {
 
   /**
    * Runs one request with retries on transient failures; other failures are rethrown as HttpFailureError. `signal`
-   * ends the retries (the client's, or a LIST's that no longer wants a prefetched page).
+   * ends the retries (the client's, or a LIST's that no longer wants a prefetched page). With `absentIsAnswer`, a 404
+   * is the answer the caller reads (an object that is not there, a version of an optional API not served), not an API
+   * error: it is rethrown but not counted in counts.errors.
    */
-  private async call<T>(key: string, fn: () => Promise<T>, signal = this.opts.signal): Promise<T> {
+  private async call<T>(key: string, fn: () => Promise<T>, signal = this.opts.signal, absentIsAnswer = false): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
       this.count(key);
@@ -112,7 +114,7 @@ export class KubeClient {
       } catch (err) {
         const f = failureOf(err);
         if (!isRetryable(f.status) || attempt >= this.opts.retry.attempts) {
-          this.countError(key);
+          if (!(absentIsAnswer && f.status === 404)) this.countError(key);
           throw err instanceof HttpFailureError ? err : new HttpFailureError(f, { cause: err });
         }
         this.counts.retries++;
@@ -131,14 +133,14 @@ export class KubeClient {
    * decodes the other; never more than one page ahead, which is one page of text more in memory. A prefetched page
    * that is not wanted (the LIST failed meanwhile) is dropped unread and its retries stop.
    */
-  private async list<T>(resource: ApiResource, doing: string, query: { namespace?: string; fieldSelector?: string; labelSelector?: string } = {}): Promise<T[]> {
+  private async list<T>(resource: ApiResource, doing: string, query: { namespace?: string; fieldSelector?: string; labelSelector?: string } = {}, absentIsAnswer = false): Promise<T[]> {
     const key = `list ${resource.plural}`;
     const abandoned = new AbortController();
     const signal = this.opts.signal ? AbortSignal.any([this.opts.signal, abandoned.signal]) : abandoned.signal;
     // A page's failure is carried as a value, thrown where the page is awaited: a page asked ahead and then abandoned
     // (the LIST failed on the page before) goes with its failure, which call() has counted, and the LIST reports its own.
     const ask = (cont: string | undefined): Promise<PageOutcome> =>
-      this.call(key, () => this.transport.listPage(resource, { limit: this.opts.pageSize, ...query, ...(cont ? { continue: cont } : {}) }), signal).then(
+      this.call(key, () => this.transport.listPage(resource, { limit: this.opts.pageSize, ...query, ...(cont ? { continue: cont } : {}) }), signal, absentIsAnswer).then(
         (page): PageOutcome => ({ page }),
         (failure: unknown): PageOutcome => ({ failure }),
       );
@@ -197,7 +199,7 @@ export class KubeClient {
   /** GET of one object; undefined when it is not there (404). */
   private async getObject<T>(target: ObjectTarget, doing: string): Promise<T | undefined> {
     try {
-      return (await this.call(`get ${target.resource.plural}`, () => this.transport.get(target))) as T;
+      return (await this.call(`get ${target.resource.plural}`, () => this.transport.get(target), this.opts.signal, true)) as T;
     } catch (err) {
       if (failureOf(err).status === 404) return undefined;
       this.rethrow(doing, err);
@@ -278,7 +280,7 @@ export class KubeClient {
     const versions = known !== undefined ? [known, ...RESOURCE_CLAIM_VERSIONS.filter((v) => v !== known)] : RESOURCE_CLAIM_VERSIONS;
     for (const version of versions) {
       try {
-        const items = await this.list<ResourceV1ResourceClaim>({ ...RESOURCE_CLAIMS, version }, `listing resourceclaims (resource.k8s.io/${version})`);
+        const items = await this.list<ResourceV1ResourceClaim>({ ...RESOURCE_CLAIMS, version }, `listing resourceclaims (resource.k8s.io/${version})`, {}, true);
         this.claimVersion = version;
         return items;
       } catch (err) {

@@ -82,4 +82,9 @@ describe('loadKubeConfig', () => {
   ])('refuses %s', (_rule, opts, message) => {
     expect(refusal(() => loadKubeConfig(opts)).message).toBe(message);
   });
+
+  it('refuses no kubeconfig at all (no ~/.kube/config, not in a pod) with one line, instead of http://localhost:8080', () => {
+    const err = refusal(() => loadKubeConfig({ env: {}, home: dir, inClusterToken: join(dir, 'no-token') }));
+    expect([err.name, err.message]).toEqual(['KubeConfigError', `no kubeconfig: no --kubeconfig, KUBECONFIG is unset, ${join(dir, '.kube', 'config')} does not exist, and this is not a pod (no service account token)`]);
+  });
 });

@@ -1,6 +1,8 @@
 // Loading a kubeconfig: an explicit path, KUBECONFIG, in-cluster service account, or ~/.kube/config; or its text
 // (from an environment variable or a secret), whose content never reaches an error message.
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KmaintError } from '../errors/index.ts';
 
@@ -18,14 +20,42 @@ function selectContext(kc: KubeConfig, source: string, context: string | undefin
   return kc;
 }
 
-export function loadKubeConfig(opts: { path?: string; context?: string } = {}): KubeConfig {
+/** Where a pod's service account token is mounted: client-node's in-cluster configuration reads it. */
+const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+export interface LoadKubeConfigOptions {
+  path?: string;
+  context?: string;
+  /**
+   * The home directory whose .kube/config is the last resort.
+   * @default os.homedir() ($HOME, as client-node reads it)
+   */
+  home?: string;
+  /**
+   * The service account token whose presence means "in a pod".
+   * @default '/var/run/secrets/kubernetes.io/serviceaccount/token'
+   */
+  inClusterToken?: string;
+  /**
+   * Where KUBECONFIG is read.
+   * @default process.env
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): KubeConfig {
   const kc = new KubeConfig();
-  const path = opts.path ?? process.env['KUBECONFIG'];
+  const path = opts.path ?? ((opts.env ?? process.env)['KUBECONFIG'] || undefined);
   try {
     if (path) {
       if (!existsSync(path)) throw new KubeConfigError(`kubeconfig ${path} does not exist`);
       kc.loadFromFile(path);
     } else {
+      // With none of these, client-node falls back to http://localhost:8080 and the first request fails on TLS.
+      const homeConfig = join(opts.home ?? homedir(), '.kube', 'config');
+      if (!existsSync(homeConfig) && !existsSync(opts.inClusterToken ?? IN_CLUSTER_TOKEN)) {
+        throw new KubeConfigError(`no kubeconfig: no --kubeconfig, KUBECONFIG is unset, ${homeConfig} does not exist, and this is not a pod (no service account token)`);
+      }
       kc.loadFromDefault();
     }
   } catch (err) {

@@ -29,7 +29,7 @@ export function policyModeRuns(mode: PolicyMode): boolean {
 
 /** The chart's admission objects as `helm template` renders them for release kmaint in namespace kmaint. */
 export async function renderChartPolicy(set: readonly string[] = []): Promise<string> {
-  const r = await runHelm(['template', 'kmaint', 'charts/kmaint', '--namespace', 'kmaint', '--kube-version', '1.35.4', '--show-only', 'templates/admission-policy.yaml', ...set.flatMap((s) => ['--set-json', s])]);
+  const r = await runHelm(['template', 'kmaint', 'charts/kmaint', '--namespace', 'kmaint', '--kube-version', '1.35.4', '--set', 'operator.image.repository=registry.example.com', '--show-only', 'templates/admission-policy.yaml', ...set.flatMap((s) => ['--set-json', s])]);
   if (r.code !== 0) throw new Error(`helm template of the admission policy failed (${r.code}): ${r.stderr}`);
   return r.stdout;
 }

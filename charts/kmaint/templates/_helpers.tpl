@@ -47,13 +47,49 @@ namespace's `default` would grant them to every pod there that names no ServiceA
 {{- $sa.name | default (include "kmaint.fullname" .) -}}
 {{- end -}}
 
+{{- /*
+The image: <repository>/<name>:<tag>, <repository>/<name>@<digest>, or <repository>/<name>:<tag>@<digest> when both are
+set. Without a repository every CronJob tick would end in ImagePullBackOff on an image nobody pushed, so the chart stops.
+*/ -}}
 {{- define "kmaint.image" -}}
 {{- $img := .Values.operator.image -}}
-{{- $tag := $img.tag | default .Chart.AppVersion -}}
-{{- if $img.repository -}}
-{{- printf "%s/%s:%s" $img.repository $img.name $tag -}}
+{{- if not $img.repository -}}
+{{- fail "operator.image.repository is not set: set it to the registry path holding kmaint's image (the image is <repository>/<name>:<tag>), e.g. --set operator.image.repository=registry.example.com" -}}
+{{- end -}}
+{{- if hasSuffix "/maintenance-operator" $img.repository -}}
+{{- fail (printf "operator.image.repository %s is the NVIDIA maintenance operator's image: in kmaint it is the registry path in front of operator.image.name (%s); set it to where kmaint's image is" $img.repository $img.name) -}}
+{{- end -}}
+{{- $ref := printf "%s/%s" (trimSuffix "/" $img.repository) $img.name -}}
+{{- if $img.digest -}}
+{{- if $img.tag -}}
+{{- printf "%s:%s@%s" $ref $img.tag $img.digest -}}
 {{- else -}}
-{{- printf "%s:%s" $img.name $tag -}}
+{{- printf "%s@%s" $ref $img.digest -}}
+{{- end -}}
+{{- else -}}
+{{- printf "%s:%s" $ref ($img.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+{{- end -}}
+
+{{- /*
+Values the chart refuses. Keys of the NVIDIA maintenance operator's chart that mean nothing for kmaint's CronJobs: refused with the kmaint value
+that does the job, so that an override file moved over does not silently lose what it asked for (docs/chart.md).
+*/ -}}
+{{- define "kmaint.checkValues" -}}
+{{- $refused := list
+  (list (hasKey .Values.operator "replicas") "operator.replicas (the NVIDIA operator's Deployment): kmaint runs CronJobs, not a Deployment; use cronJobs.functions and cronJobs.schedule")
+  (list (hasKey .Values.operator "admissionController") "operator.admissionController (the NVIDIA operator's webhook): kmaint checks requests with a ValidatingAdmissionPolicy; use admissionPolicy.enabled")
+  (list (hasKey .Values "webhookService") "webhookService (the NVIDIA operator's webhook Service): kmaint has no webhook; use admissionPolicy.enabled")
+  (list (hasKey .Values "metricsService") "metricsService (the NVIDIA operator's metrics Service): kmaint's passes push their metrics; use metrics.pushgatewayUrl and metrics.prometheusRule")
+-}}
+{{- range $refused -}}
+{{- if index . 0 -}}
+{{- fail (printf "%s; remove it from the values" (index . 1)) -}}
+{{- end -}}
+{{- end -}}
+{{- $fns := .Values.cronJobs.functions -}}
+{{- if and (has "all" $fns) (gt (len $fns) 1) -}}
+{{- fail (printf "cronJobs.functions %s: all runs every function in one CronJob; list it alone ([all]) or list the functions" (toJson $fns)) -}}
 {{- end -}}
 {{- end -}}
 
