@@ -1,7 +1,7 @@
 // Which Nodes the drainer and cleanup read in a pass (issue 34): every Node (a full read, as every pass did), or only
 // those their requests name. Pure: the settings, the record of the last full read and the names; node-read.ts reads.
 import type { V1Lease } from '@kubernetes/client-node';
-import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, FINALIZER, isUnscheduled, LABEL_GANG, maintenancePhase, Phase } from '../api/index.ts';
+import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, FINALIZER, LABEL_GANG, maintenancePhase, Phase } from '../api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
 import { DRAINER_PHASES } from '../lifecycle/index.ts';
 import { isKmaintRequestor } from '../scheduling/index.ts';
@@ -89,7 +89,8 @@ const admitted = (nm: NodeMaintenance): boolean => nm.metadata.deletionTimestamp
 export function drainerNodesNeeded(maintenances: readonly NodeMaintenance[], gangNodeLabel: string | undefined): NodesNeeded {
   const moved = maintenances.filter(admitted);
   const names = moved.map((nm) => nm.spec.nodeName);
-  const waiting = maintenances.filter(isUnscheduled);
+  // Every live request may be a member kmaint has not admitted: a phase written into status is no admission (issue 40).
+  const waiting = maintenances.filter((nm) => nm.metadata.deletionTimestamp === undefined);
   for (const nm of moved.filter((m) => maintenancePhase(m) === Phase.Scheduled)) {
     const namespace = nm.metadata.namespace ?? '';
     const own = nm.metadata.labels?.[LABEL_GANG];

@@ -13,6 +13,7 @@ import {
   maintenancePhase,
   type NodeMaintenance,
 } from '#api';
+import { holdsAdmission } from './admission-record.ts';
 
 /** The requestors of the requests kmaint files for one node's own reason (the what-if planner's is not one: it plans a rollout). */
 const KMAINT_NODE_REQUESTORS: ReadonlySet<string> = new Set([REAPER_REQUESTOR, CLOUD_EVENTS_REQUESTOR, SRIOV_HANDSHAKE_REQUESTOR, DEFAULT_HANDSHAKE_REQUESTOR]);
@@ -52,11 +53,14 @@ export function gangIdentityOf(nm: NodeMaintenance, node: V1Node | undefined, ga
   };
 }
 
-const ADMITTED_UNFINISHED: ReadonlySet<string> = new Set([Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase.Draining]);
+const FINISHED: ReadonlySet<string> = new Set([Phase.Ready, Phase.RequestorFailed]);
 
-/** Admitted and not yet Ready: the members a partly admitted gang has started (the drainer holds them at Scheduled). */
-export function isAdmittedUnfinished(nm: NodeMaintenance): boolean {
-  return !isBeingDeleted(nm) && ADMITTED_UNFINISHED.has(maintenancePhase(nm));
+/**
+ * Admitted and not yet Ready: the members a partly admitted gang has started (the drainer holds them at Scheduled).
+ * Admitted by kmaint's record on the Node (issue 40), never by a phase written into status.
+ */
+export function isAdmittedUnfinished(nm: NodeMaintenance, node: V1Node | undefined): boolean {
+  return !isBeingDeleted(nm) && !FINISHED.has(maintenancePhase(nm)) && holdsAdmission(nm, node);
 }
 
 /**
@@ -65,7 +69,7 @@ export function isAdmittedUnfinished(nm: NodeMaintenance): boolean {
  */
 export function completingGangsFirst(ranked: readonly NodeMaintenance[], maintenances: readonly NodeMaintenance[], nodes: ReadonlyMap<string, V1Node>, gangNodeLabel: string | undefined): NodeMaintenance[] {
   const keyOf = (nm: NodeMaintenance): string | undefined => gangIdentityOf(nm, nodes.get(nm.spec.nodeName), gangNodeLabel)?.key;
-  const partial = new Set(maintenances.filter(isAdmittedUnfinished).map(keyOf));
+  const partial = new Set(maintenances.filter((nm) => isAdmittedUnfinished(nm, nodes.get(nm.spec.nodeName))).map(keyOf));
   partial.delete(undefined);
   if (partial.size === 0) return [...ranked];
   const completing = (nm: NodeMaintenance): boolean => partial.has(keyOf(nm));
