@@ -60,6 +60,8 @@ describe.each(POLICY_MODES)('a requestor that writes Scheduled and Ready into it
     requestor = await makeRequestor(ns);
     await setConfig({ maxParallelOperations: 1 });
     undo = await usePolicyMode(mode, async () => (await requestor.create(`probe-${randomBytes(2).toString('hex')}`, { requestorID: 'reaper.kmaint.io', nodeName: on[0] })).startsWith('403'));
+    // Probes created before the policy was in effect are no part of the attack.
+    await removeAllNMs(ns);
   });
 
   afterAll(async () => {
@@ -104,5 +106,11 @@ describe.each(POLICY_MODES)('a requestor that writes Scheduled and Ready into it
     await pass('scheduler');
     expect(await unschedulable()).toEqual([on[0]]);
     expect(await readyOf(ns, names.slice(1))).toEqual({ r2: mode === 'policy' ? LIMIT : NOT_ADMITTED('Ready', on[1] ?? ''), r3: LIMIT, r4: LIMIT, r5: LIMIT });
+
+    // The release takes the record back in the uncordon's own patch (owner table: kmaint.io/admitted, request deleted).
+    expect(await requestor.delete('r1')).toBe('deleted');
+    await pass('cleanup');
+    const released = await admin().core.readNode({ name: on[0] ?? '' });
+    expect({ unschedulable: released.spec?.unschedulable === true, record: released.metadata?.annotations?.[ANNOTATION_ADMITTED] ?? '(none)', r1: await getNM(ns, 'r1') }).toEqual({ unschedulable: false, record: '(none)', r1: undefined });
   });
 });

@@ -27,7 +27,7 @@ const ready = (reason: string, message: string, lastTransitionTime = EARLIER) =>
 
 describe('admissionStanding: what kmaint\'s records on the Node say of a request', () => {
   const nm = aMaintenance({ name: 'nm-1', nodeName: 'node-01', phase: 'Draining' });
-  it.each([
+  it.each<{ rule: string; annotations: Record<string, string>; expected: string }>([
     { rule: 'the record names it (namespace, name, uid): recorded', annotations: { [ADMITTED]: 'default/nm-1/uid-nm-1' }, expected: 'recorded' },
     { rule: 'the record names the same name with another uid (recreated): none', annotations: { [ADMITTED]: 'default/nm-1/uid-old' }, expected: 'none' },
     { rule: 'the record names another request: none, whatever the cordon record says', annotations: { [ADMITTED]: 'default/nm-2/uid-nm-2', 'kmaint.io/cordoned-by': 'kmaint/default/nm-1' }, expected: 'none' },
