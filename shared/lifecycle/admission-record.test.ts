@@ -5,7 +5,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { Action, NodeMaintenance } from '../api/index.ts';
-import { admissionStanding, buildSchedulingState, checkSchedulingInvariants, planScheduling } from '../scheduling/index.ts';
+import { admissionStanding, buildSchedulingState, checkSchedulingInvariants, foldIntoAdmissionRecords, planScheduling } from '../scheduling/index.ts';
 import { aMaintenance, aNode, EARLIER, limits, NOW } from '../scheduling/test-builders.ts';
 import { planCleanup } from './cleanup.ts';
 import { planDrainer } from './drainer.ts';
@@ -89,6 +89,22 @@ describe('the scheduler reads the record, never the phase alone', () => {
     const plan = schedule([legacy, nodes[1] as V1Node], [aMaintenance({ name: 'nm-1', nodeName: 'node-01', phase: 'Draining' }), aMaintenance({ name: 'nm-2', nodeName: 'node-02', message: 'waiting: maxParallelOperations 1 reached (1 in progress)' })], 1);
     expect(plan.actions).toEqual([
       { kind: 'patchNodeAnnotations', node: { name: 'node-01', resourceVersion: '' }, annotations: { [ADMITTED]: 'default/nm-1/uid-nm-1' }, maintenance: target('nm-1'), reason: 'admitted by an earlier kmaint (its cordon record names it): record the admission' },
+    ]);
+  });
+});
+
+describe('foldIntoAdmissionRecords: one Node write per admission', () => {
+  it('the handshake\'s report for the request admitted on that Node rides on its record; another unit\'s patch and other Nodes stay apart', () => {
+    const record: Action = { kind: 'patchNodeAnnotations', node: { name: 'node-01', resourceVersion: '7' }, annotations: { [ADMITTED]: 'kmaint/nm-1/uid-nm-1' }, maintenance: target('nm-1'), reason: 'admitted: slot 1 of 1' };
+    const status: Action = { kind: 'writeStatus', target: target('nm-1'), status: {}, reason: 'admitted: slot 1 of 1' };
+    const report: Action = { kind: 'patchNodeAnnotations', node: { name: 'node-01', resourceVersion: '7' }, annotations: { 'kmaint.io/current-state': 'Draining' }, maintenance: target('nm-1'), reason: 'handshake: kmaint.io/current-state=Draining' };
+    const refusal: Action = { kind: 'patchNodeAnnotations', node: { name: 'node-01', resourceVersion: '7' }, annotations: { 'kmaint.io/handshake-problem': 'x' }, reason: 'handshake: refused' };
+    const elsewhere: Action = { ...report, node: { name: 'node-02', resourceVersion: '7' } };
+    expect(foldIntoAdmissionRecords([record, status, report, refusal, elsewhere])).toEqual([
+      { ...record, annotations: { [ADMITTED]: 'kmaint/nm-1/uid-nm-1', 'kmaint.io/current-state': 'Draining' }, reason: 'admitted: slot 1 of 1; handshake: kmaint.io/current-state=Draining' },
+      status,
+      refusal,
+      elsewhere,
     ]);
   });
 });

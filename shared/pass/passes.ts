@@ -7,7 +7,7 @@ import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/i
 import { indexClaims } from '../drain/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { findNodeOrphans, orphanLiveKey, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
-import { buildSchedulingState, holdsAdmission, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
+import { buildSchedulingState, foldIntoAdmissionRecords, holdsAdmission, planDeadlineReports, planScheduling, waitingMessage } from '../scheduling/index.ts';
 import { loadSlurmSettings, needsReservationRead, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, wantsReservation, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
@@ -297,7 +297,8 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       // kmaint's own cloud event requests once spec.cloudEvents is off: the reaper pass is skipped then, so the scheduler ends them.
       const cloudOff = planCloudEventsOff(base, namespace);
       return {
-        actions: withNodeConditions([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...cloudOff, ...malformed.actions, ...reserve.actions], base, loaded, now, drainerFollows),
+        // The handshake's report on a Node admitted this pass rides on the admission record's patch (one Node write).
+        actions: withNodeConditions(foldIntoAdmissionRecords([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...cloudOff, ...malformed.actions, ...reserve.actions]), base, loaded, now, drainerFollows),
         state: reserve.writes.length > 0 ? 'in-flight' : plan.waiting.length > 0 ? 'blocked' : 'idle',
         slurm: slurmOf(reserve.writes, reservations.slurm),
         waiting: plan.waiting.length,

@@ -67,6 +67,35 @@ export function writeAdmissionRecord(nm: NodeMaintenance, node: V1Node, ref: Mai
   };
 }
 
+/**
+ * A plan's actions with every later annotation patch of the same Node in the same request's unit (the node-annotation
+ * handshake's `current-state: Draining` for the request admitted in this pass) folded into that request's admission
+ * record patch: one Node write per admission, not two. It moves before the Scheduled status write, which is right:
+ * the record is the admission (a status write that fails is finished by the next pass, the record holds the slot).
+ */
+export function foldIntoAdmissionRecords(actions: readonly Action[]): Action[] {
+  const unitNode = (a: Action): string | undefined => (a.kind === 'patchNodeAnnotations' && a.maintenance !== undefined ? `${a.maintenance.namespace}/${a.maintenance.name}\u0000${a.node.name}` : undefined);
+  const records = new Map<string, Extract<Action, { kind: 'patchNodeAnnotations' }>>();
+  const out: Action[] = [];
+  for (const a of actions) {
+    const key = unitNode(a);
+    if (a.kind !== 'patchNodeAnnotations' || key === undefined) {
+      out.push(a);
+      continue;
+    }
+    const record = records.get(key);
+    if (record !== undefined) {
+      const merged = { ...record, annotations: { ...record.annotations, ...a.annotations }, reason: `${record.reason}; ${a.reason}` };
+      out[out.indexOf(record)] = merged;
+      records.set(key, merged);
+      continue;
+    }
+    if (a.annotations[ANNOTATION_ADMITTED] !== undefined && a.annotations[ANNOTATION_ADMITTED] !== null) records.set(key, a);
+    out.push(a);
+  }
+  return out;
+}
+
 /** The annotation a release of `nm` drops from `node` (the record while it names `nm`), or none. */
 export function admissionRecordDrop(nm: NodeMaintenance, node: V1Node): Record<string, null> {
   return admissionRecordOf(node) === admissionRecord(nm) ? { [ANNOTATION_ADMITTED]: null } : {};

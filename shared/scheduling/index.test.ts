@@ -20,6 +20,7 @@ describe('#scheduling', () => {
       'computeBudget',
       'findGangs',
       'firstPerNode',
+      'foldIntoAdmissionRecords',
       'gangIdentityOf',
       'gangNameOf',
       'holdsAdmission',

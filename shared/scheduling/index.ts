@@ -33,4 +33,4 @@ export type { GangAdmission } from './admit.ts';
 export type { ExternalPool, ExternalPools } from './external-pools.ts';
 // kmaint's record of its admissions on the Node (issue 40): the drainer, cleanup and the orphan sweep read it.
 export type { AdmissionStanding } from './admission-record.ts';
-export { admissionRecord, admissionRecordDrop, admissionRecordOf, admissionRecordOwner, admissionStanding, holdsAdmission } from './admission-record.ts';
+export { admissionRecord, admissionRecordDrop, admissionRecordOf, admissionRecordOwner, admissionStanding, foldIntoAdmissionRecords, holdsAdmission } from './admission-record.ts';
