@@ -65,11 +65,12 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy (helm template)
     const spec = policyOf(objs);
     expect([spec.failurePolicy, spec.matchConstraints, spec.matchConditions]).toEqual([
       'Fail',
-      { resourceRules: [{ apiGroups: ['maintenance.nvidia.com'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['nodemaintenances'] }] },
+      { resourceRules: [{ apiGroups: ['maintenance.nvidia.com'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['nodemaintenances', 'nodemaintenances/status'] }] },
       [{ name: 'not-kmaint', expression: "request.userInfo.username != 'system:serviceaccount:maint:ops-kmaint' && !(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in []))" }],
     ]);
     expect(objs[1]?.spec).toEqual({ policyName: 'ops-kmaint-requests', validationActions: ['Deny'] });
-    expect(spec.validations?.map((v) => v.reason)).toEqual(['Forbidden', 'Forbidden', 'Forbidden', 'Invalid', 'Invalid']);
+    // The last: a requestor's status write touches RequestorFailed only (issue 40).
+    expect(spec.validations?.map((v) => v.reason)).toEqual(['Forbidden', 'Forbidden', 'Forbidden', 'Invalid', 'Invalid', 'Forbidden']);
   });
 
   it('reserves exactly kmaint\'s requestor IDs, record annotations and labels; the requestors\' own keys are not among them', async () => {
@@ -117,7 +118,7 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy (helm template)
       pick: (o) => policyOf(o).matchConditions?.[0]?.expression,
       want: 'request.userInfo.username != \'system:serviceaccount:maint:ops-kmaint\' && !(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in ["kmaint-lambda"]))',
     },
-    { rule: 'admissionPolicy.nodeNamePatterns empty (default): no node rule', set: [], pick: (o) => [variable(o, 'nodeNamePatterns'), policyOf(o).validations?.length], want: [undefined, 5] },
+    { rule: 'admissionPolicy.nodeNamePatterns empty (default): no node rule', set: [], pick: (o) => [variable(o, 'nodeNamePatterns'), policyOf(o).validations?.length], want: [undefined, 6] }, // 6: with the status rule (issue 40)
     {
       rule: 'admissionPolicy.nodeNamePatterns: a namespace asks only for the nodes its pattern matches',
       set: ['admissionPolicy.nodeNamePatterns={"team-a":"^gpu-a-[0-9]+$"}'],

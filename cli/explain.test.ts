@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
 import { aClaim, aPod } from '../shared/drain/test-builders.ts';
 import { planDrainer } from '../shared/lifecycle/index.ts';
-import { aPdb, aReadyPod } from '../shared/lifecycle/test-builders.ts';
-import { aMaintenance, aNode } from '../shared/scheduling/test-builders.ts';
+import { aPdb, aReadyPod, recorded } from '../shared/lifecycle/test-builders.ts';
+import { aMaintenance, aNode, withAdmissionRecords } from '../shared/scheduling/test-builders.ts';
 import { explainRequest, parseRequestRef, type ExplainSnapshot } from './explain.ts';
 
 const NOW = new Date('2025-12-01T00:05:00Z');
@@ -15,8 +15,10 @@ function config(spec: Record<string, unknown>): MaintenanceOperatorConfig {
   return { apiVersion: 'maintenance.nvidia.com/v1alpha1', kind: 'MaintenanceOperatorConfig', metadata: { name: 'default', namespace: 'kmaint' }, spec } as MaintenanceOperatorConfig;
 }
 
+/** The fixture's requests in progress are kmaint's: their Nodes carry its admission record (issue 40). */
 function snapshot(maintenance: NodeMaintenance, more: Partial<ExplainSnapshot> = {}): ExplainSnapshot {
-  return { maintenance, nodes: [], maintenances: [maintenance], config: undefined, namespace: 'kmaint', pods: [], pdbs: [], budgetPods: new Map(), claims: [], ...more };
+  const s: ExplainSnapshot = { maintenance, nodes: [], maintenances: [maintenance], config: undefined, namespace: 'kmaint', pods: [], pdbs: [], budgetPods: new Map(), claims: [], ...more };
+  return { ...s, nodes: withAdmissionRecords(s.nodes, s.maintenances) };
 }
 
 describe('explainRequest', () => {
@@ -316,7 +318,7 @@ describe('explainRequest: a drainSpec.podSelector the drainer cannot read', () =
 
   it('says what the drainer says: its InvalidNodeMaintenance warning is the WAIT line, and it removes no pod', () => {
     const nm = request('Draining', { force: true, podSelector: 'app in (a' });
-    const plan = planDrainer({ nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), maintenances: [nm], podsByNode: new Map([['n1', pods]]), pdbs: [] }, NOW);
+    const plan = planDrainer(recorded({ nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), maintenances: [nm], podsByNode: new Map([['n1', pods]]), pdbs: [] }), NOW);
     const warnings = plan.actions.flatMap((a) => (a.kind === 'emitEvent' && a.type === 'Warning' ? [`${a.eventReason}: ${a.message}`] : []));
     const podActions = plan.actions.filter((a) => a.kind === 'evictPod' || a.kind === 'deletePod');
     expect({ warnings, podActions }).toEqual({ warnings: [`InvalidNodeMaintenance: ${UNREADABLE}; nothing is evicted until it is fixed`], podActions: [] });

@@ -1,7 +1,7 @@
 // The all-features soak's invariants (issue 30 point 4), beside those of invariants.ts: gangs admitted whole, count
 // limits (pools, SR-IOV pools) held, and nothing of kmaint's left on the cluster once its passes are quiet. Pure.
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import { ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY, MEDIK8S_HOLDER_PREFIX, NODE_CONDITION_MESSAGE_PREFIX, NODE_CONDITION_TYPES, NodeConditionReason, TAINT_OUT_OF_SERVICE } from '../shared/api/index.ts';
+import { ANNOTATION_ADMITTED, ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY, MEDIK8S_HOLDER_PREFIX, NODE_CONDITION_MESSAGE_PREFIX, NODE_CONDITION_TYPES, NodeConditionReason, TAINT_OUT_OF_SERVICE } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import type { GangRecord } from './feature-actors.ts';
 import { inProgress, type CheckResult, type ClusterSample } from './invariants.ts';
@@ -86,8 +86,8 @@ export function checkCountLimits(prev: ClusterSample, now: ClusterSample, limits
 const KMAINT_CONDITION_REASONS: ReadonlySet<string> = new Set(Object.values(NodeConditionReason));
 
 /**
- * (d) Nothing of kmaint's left on the nodes and leases once its passes are quiet: no kmaint.io/cordoned-by or
- * kmaint.io/out-of-service-by record, no out-of-service taint (the soak adds none; one a node started with is left
+ * (d) Nothing of kmaint's left on the nodes and leases once its passes are quiet: no kmaint.io/cordoned-by,
+ * kmaint.io/out-of-service-by or kmaint.io/admitted record, no out-of-service taint (the soak adds none; one a node started with is left
  * out), none of kmaint's node conditions (by its message prefix or its reasons), no medik8s lease held by `kmaint/…`.
  * Requests left and cordons are checkEnd's.
  */
@@ -98,7 +98,7 @@ export function checkLeftovers(nodes: readonly V1Node[], leases: readonly V1Leas
     const name = node.metadata?.name ?? '';
     const annotations = node.metadata?.annotations ?? {};
     checks += 4;
-    for (const record of [ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY]) {
+    for (const record of [ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY, ANNOTATION_ADMITTED]) {
       if (annotations[record] !== undefined) violations.push(`node ${name} keeps ${record}=${annotations[record]}`);
     }
     if (!initiallyTainted.has(name) && (node.spec?.taints ?? []).some((t) => t.key === TAINT_OUT_OF_SERVICE)) violations.push(`node ${name} keeps the ${TAINT_OUT_OF_SERVICE} taint`);

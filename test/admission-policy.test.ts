@@ -75,7 +75,11 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy on the real API
     await core.createNamespace({ body: { metadata: { name: NS } } });
     await core.createNamespacedServiceAccount({ namespace: NS, body: { metadata: { name: REQUESTOR } } });
     const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
-    await rbac.createNamespacedRole({ namespace: NS, body: { metadata: { name: REQUESTOR }, rules: [{ apiGroups: [GROUP], resources: [NODE_MAINTENANCE_PLURAL], verbs: ['create', 'get', 'patch', 'delete'] }] } });
+    await rbac.createNamespacedRole({ namespace: NS, body: { metadata: { name: REQUESTOR }, rules: [
+          { apiGroups: [GROUP], resources: [NODE_MAINTENANCE_PLURAL], verbs: ['create', 'get', 'patch', 'delete'] },
+          // As upstream expects of requestors: their requests' status, for the RequestorFailed condition (issue 40).
+          { apiGroups: [GROUP], resources: [`${NODE_MAINTENANCE_PLURAL}/status`], verbs: ['get', 'patch'] },
+        ] } });
     await rbac.createNamespacedRoleBinding({
       namespace: NS,
       body: { metadata: { name: REQUESTOR }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: REQUESTOR }, subjects: [{ kind: 'ServiceAccount', name: REQUESTOR, namespace: NS }] },
@@ -152,6 +156,39 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy on the real API
       await patch(requestor, { spec: { additionalRequestors: ['bios.example.com'] } }),
       await patch(requestor, { metadata: { annotations: { [ANNOTATION_CORDON_RECORDED]: null } } }),
     ]).toEqual(['patched', 'patched', `403 ${DENIED}annotation kmaint.io/cordon-recorded is a record only kmaint writes: only ${KMAINT_USER} may set, change or remove it`]);
+  });
+
+  it('on the status: lets a requestor set, change and remove its RequestorFailed condition, and refuses every other change, each with its message (issue 40)', async () => {
+    const name = unique('status');
+    expect(await create(requestor, NS, nm(name, { requestorID: 'fw.example.com' }))).toBe('created');
+    const target = { group: GROUP, version: VERSION, namespace: NS, plural: NODE_MAINTENANCE_PLURAL, name };
+    const patchStatus = (who: CustomObjectsApi, status: Record<string, unknown>): Promise<string> =>
+      who.patchNamespacedCustomObjectStatus({ ...target, body: { status } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)).then(
+        () => 'patched',
+        (err: unknown) => refusal(err, name),
+      );
+    const pending = { type: 'Ready', status: 'False', reason: 'Pending', message: 'waiting: maxParallelOperations 1 reached (1 in progress)', lastTransitionTime: '2026-01-01T00:00:00Z' };
+    const failed = { type: 'RequestorFailed', status: 'True', reason: 'FailedMaintenance', message: 'firmware flash failed', lastTransitionTime: '2026-01-01T00:05:00Z' };
+    const refused = (what: string): string => `403 ${DENIED}status ${what} is kmaint's to write: only ${KMAINT_USER} may change it; a requestor may set, change or remove the RequestorFailed condition only`;
+    expect({
+      kmaintWritesPending: await patchStatus(kmaint, { conditions: [pending] }),
+      setsRequestorFailed: await patchStatus(requestor, { conditions: [pending, failed] }),
+      changesRequestorFailed: await patchStatus(requestor, { conditions: [pending, { ...failed, status: 'False', reason: 'Recovered' }] }),
+      forgesScheduled: await patchStatus(requestor, { conditions: [{ ...pending, reason: 'Scheduled', message: 'admitted: slot 1 of 1' }, failed] }),
+      dropsReady: await patchStatus(requestor, { conditions: [failed] }),
+      forgesDrain: await patchStatus(requestor, { drain: { totalPods: 1, evictionPods: 0, drainProgress: 100 } }),
+      forgesWait: await patchStatus(requestor, { waitForCompletion: ['default/pod-a'] }),
+      removesRequestorFailed: await patchStatus(requestor, { conditions: [pending] }),
+    }).toEqual({
+      kmaintWritesPending: 'patched',
+      setsRequestorFailed: 'patched',
+      changesRequestorFailed: 'patched',
+      forgesScheduled: refused('condition Ready'),
+      dropsReady: refused('condition Ready'),
+      forgesDrain: refused('drain'),
+      forgesWait: refused('waitForCompletion'),
+      removesRequestorFailed: 'patched',
+    });
   });
 
   it('lets kmaint\'s ServiceAccount create the same requests', async () => {

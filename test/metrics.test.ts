@@ -251,6 +251,8 @@ describe('metrics of a full lifecycle on the testbed: EMF lines and a real Pushg
       'get maintenanceoperatorconfigs': [1, 0],
       // The check that kmaint's CRDs are in force: once per run (README "Alongside the NVIDIA network operator's chart").
       'get customresourcedefinitions': [1, 0],
+      // kmaint's record of each admission on its Node (kmaint.io/admitted, issue 40), before its status.
+      'patch nodes': [2, 0],
       'patch nodemaintenances/status': [3, 0],
       'create events': [5, 0],
       // The two admitted requests' nodes get MaintenancePlanned (KEP-5683 node conditions, issue 20).

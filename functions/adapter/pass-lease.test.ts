@@ -127,7 +127,8 @@ async function invoke(event: unknown, budgetMs = 120_000): Promise<{ run: Budget
 
 const outcomes = (r: BudgetRunSummary) => r.passes.map((p) => `${p.outcome} ${JSON.stringify(p.actions)}`);
 // An admission: the request's status, its event, and its node's KEP-5683 conditions (MaintenancePlanned=True).
-const ADMITTED = 'applied {"writeStatus":1,"emitEvent":1,"patchNodeConditions":1}';
+// The admission's record on its Node (kmaint.io/admitted, issue 40), then its status.
+const ADMITTED = 'applied {"patchNodeAnnotations":1,"writeStatus":1,"emitEvent":1,"patchNodeConditions":1}';
 
 describe('a Lambda invocation holds its pass lease across its passes', () => {
   it('takes the lease once for 4 passes with work remaining and gives it back once, before the chain starts', async () => {

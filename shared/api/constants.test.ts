@@ -178,6 +178,7 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'ANNOTATION_MEDIK8S_LEASE', actual: constants.ANNOTATION_MEDIK8S_LEASE, expected: 'kmaint.io/medik8s-lease' },
   { name: 'ANNOTATION_CORDONED_BY', actual: constants.ANNOTATION_CORDONED_BY, expected: 'kmaint.io/cordoned-by' },
   { name: 'ANNOTATION_CORDON_REASON', actual: constants.ANNOTATION_CORDON_REASON, expected: 'kmaint.io/cordon-reason' },
+  { name: 'ANNOTATION_ADMITTED', actual: constants.ANNOTATION_ADMITTED, expected: 'kmaint.io/admitted' },
   { name: 'ANNOTATION_CORDON_RECORDED', actual: constants.ANNOTATION_CORDON_RECORDED, expected: 'kmaint.io/cordon-recorded' },
   // The reaper (issue 9).
   { name: 'REAPER_REQUESTOR', actual: constants.REAPER_REQUESTOR, expected: 'reaper.kmaint.io' },

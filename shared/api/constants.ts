@@ -154,6 +154,13 @@ export const ANNOTATION_MEDIK8S_LEASE = 'kmaint.io/medik8s-lease';
  */
 export const ANNOTATION_CORDONED_BY = 'kmaint.io/cordoned-by';
 export const ANNOTATION_CORDON_REASON = 'kmaint.io/cordon-reason';
+/**
+ * On a Node: kmaint's record that its scheduler admitted a request for it (`<namespace>/<name>/<uid>` of the
+ * NodeMaintenance), written in the request's own write unit before the status that says Scheduled (issue 40). The
+ * drainer moves only a request this record names; requestors cannot write Nodes, so a phase set in status is never an
+ * admission. Owner: shared/scheduling/admission-record.ts.
+ */
+export const ANNOTATION_ADMITTED = 'kmaint.io/admitted';
 
 /** kmaint extension: the unhealthy-node reaper (issue 9). The requestorID of every reap request. */
 export const REAPER_REQUESTOR = 'reaper.kmaint.io';

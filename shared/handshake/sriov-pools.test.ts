@@ -2,8 +2,8 @@
 // gate) for the SR-IOV requests it drains: exact limits, rounding, the default pool, a node in two pools.
 import { describe, expect, it } from 'vitest';
 import type { NodeMaintenance, SriovNetworkPoolConfig } from '#api';
-import { buildSchedulingState, checkSchedulingInvariants, planScheduling } from '#scheduling';
-import { NOW, aNode, aMaintenance, limits } from '../scheduling/test-builders.ts';
+import { checkSchedulingInvariants, planScheduling } from '#scheduling';
+import { NOW, aNode, aMaintenance, limits, recordedState } from '../scheduling/test-builders.ts';
 import { isSriovRequest } from './sriov-plan.ts';
 import { SRIOV_DEFAULT_POOL, resolveSriovPools, sriovMaxUnavailable } from './sriov-pools.ts';
 
@@ -49,7 +49,7 @@ const NODES = [
 /** Admission of every request under the cluster's limits (wide open) and the SR-IOV pools; the invariants checked. */
 function admit(configs: SriovNetworkPoolConfig[], maintenances: NodeMaintenance[]): { admitted: string[]; waiting: Record<string, string> } {
   const externalPools = resolveSriovPools({ configs, namespace: NS, nodes: NODES, maintenances, isSriov: isSriovRequest });
-  const state = buildSchedulingState({ nodes: NODES, maintenances, externalPools });
+  const state = recordedState({ nodes: NODES, maintenances, externalPools });
   const lim = limits(100, 'unlimited');
   const plan = planScheduling(state, lim, NOW);
   checkSchedulingInvariants(state, lim, plan, NOW);

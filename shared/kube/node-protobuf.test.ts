@@ -119,6 +119,17 @@ describe('decodeNodeListProtobuf', () => {
   });
 });
 
+describe('kmaint.io/admitted through the protobuf read (issue 40)', () => {
+  it('keeps the admission record on the Node, as the JSON read does', () => {
+    const node = { ...BARE, metadata: { ...BARE.metadata, annotations: { 'kmaint.io/admitted': 'team-a/fw-1/0f2e-uid' } } };
+    const [decoded] = decodeNodeListProtobuf(nodeListBody([node], { resourceVersion: '1' })).items;
+    expect([decoded?.metadata?.annotations, leanNode(JSON.parse(JSON.stringify(node)) as Parameters<typeof leanNode>[0]).metadata?.annotations]).toEqual([
+      { 'kmaint.io/admitted': 'team-a/fw-1/0f2e-uid' },
+      { 'kmaint.io/admitted': 'team-a/fw-1/0f2e-uid' },
+    ]);
+  });
+});
+
 describe('decodeStatusProtobuf', () => {
   it("reads an error answer's message, reason and code", () => {
     const t = encodingRoot.lookupType('Status');

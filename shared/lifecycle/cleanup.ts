@@ -5,6 +5,7 @@ import { maintenanceRef, maintenanceKey, maintenancePhase } from '../api/index.t
 import type { Action, NodeMaintenance } from '../api/index.ts';
 import {
   KMAINT_FIELD_MANAGER,
+  ANNOTATION_ADMITTED,
   ANNOTATION_CORDON_REASON,
   ANNOTATION_CORDON_RECORDED,
   ANNOTATION_CORDONED_BY,
@@ -22,6 +23,7 @@ import { releaseOutOfServiceTaint } from './dead-node.ts';
 import { hasOurCordonReason, planSlurmRelease, type SlurmContext, type SlurmRelease, type SlurmWrite } from '../slurm/index.ts';
 import { sayReleaseHeld } from './release-hold.ts';
 import { cordonOwnership, sayTheirCordon } from './cordon-owner.ts';
+import { admissionRecordDrop } from '../scheduling/index.ts';
 
 export interface CleanupSnapshot {
   nodes: ReadonlyMap<string, V1Node>;
@@ -53,11 +55,13 @@ export interface CleanupPlan {
 const HOLDING_PHASES: ReadonlySet<string> = new Set([Phase.Ready, Phase.RequestorFailed]);
 
 /**
- * The node annotations a deleted request takes back: its cordon record while the cordon is ours, and the Slinky
- * cordon reason while it still names this request (dropped with the uncordon, on which Slinky undrains).
+ * The node annotations a deleted request takes back: its cordon record while the cordon is ours, its admission record
+ * while it names this request, and the Slinky cordon reason while it still names this request (dropped with the
+ * uncordon, on which Slinky undrains).
  */
 function nodeRecordsToDrop(nm: NodeMaintenance, node: V1Node, ourCordon: boolean): Record<string, null> | undefined {
-  const drop: Record<string, null> = ourCordon ? { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null } : {};
+  // kmaint's admission record (issue 40) goes with the release, in the uncordon's own patch where there is one.
+  const drop: Record<string, null> = { ...(ourCordon ? { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null } : {}), ...admissionRecordDrop(nm, node) };
   if (hasOurCordonReason(node, maintenanceRef(nm))) drop[SLINKY_NODE_CORDON_REASON] = null;
   return Object.keys(drop).length > 0 ? drop : undefined;
 }
@@ -140,7 +144,8 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
         // The record goes in the uncordon's own patch: a second node write would race the controllers reacting to it.
         actions.push({ kind: 'uncordonNode', node: nodeRef, maintenance: ref, reason: `${key} deleted; node was schedulable before maintenance`, ...(dropRecord ? { annotations: dropRecord } : {}) });
       } else if (dropRecord) {
-        const why = ownership?.kind === 'theirs' ? `${key} deleted; drop its cordon record; ${sayTheirCordon(ownership.managers)}` : `${key} deleted; drop its cordon record`;
+        const what = !ourCordon && ANNOTATION_ADMITTED in dropRecord ? 'its admission record' : 'its cordon record';
+        const why = ownership?.kind === 'theirs' ? `${key} deleted; drop ${what}; ${sayTheirCordon(ownership.managers)}` : `${key} deleted; drop ${what}`;
         actions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: dropRecord, maintenance: ref, reason: why });
       }
       actions.push(...releaseOutOfServiceTaint(nm, node, nodeRef, ref));

@@ -6,7 +6,7 @@ import { ANNOTATION_INITIAL_UNSCHEDULABLE, DEFAULT_DRA_RESOURCE_NAMES, readyCond
 import { indexClaims } from '../drain/index.ts';
 import { aClaim } from '../drain/test-builders.ts';
 import { planDrainer, type DrainerSnapshot } from './drainer.ts';
-import { aLifecycleMaintenance, afterApplying, aNodeWithUid, aReadyPod, LATER } from './test-builders.ts';
+import { aLifecycleMaintenance, afterApplying, aNodeWithUid, aReadyPod, LATER, recorded } from './test-builders.ts';
 import { NOW } from '../scheduling/test-builders.ts';
 
 const NODE = 'worker-01';
@@ -30,7 +30,7 @@ const gpuClaim = aClaim({ name: 'trainer-7d9f-abcde-gpu-x2x9q', devices: [`gpu.n
 
 describe('drainer with DRA claims', () => {
   it('the seed GPU-only drain evicts the pod holding a gpu.nvidia.com device and leaves the plain pod', () => {
-    const plan = planDrainer(snapshotOf(SEED_GPU_DRAIN, [draPod, plainPod], [gpuClaim]), NOW);
+    const plan = planDrainer(recorded(snapshotOf(SEED_GPU_DRAIN, [draPod, plainPod], [gpuClaim])), NOW);
     expect(plan.actions.filter((a) => a.kind === 'evictPod').map((a) => (a.kind === 'evictPod' ? a.pod.name : ''))).toEqual(['trainer-7d9f-abcde']);
     expect(plan.becameReady).toBe(0);
   });
@@ -38,7 +38,7 @@ describe('drainer with DRA claims', () => {
   it('filters matching no pod while a pod holds a DRA device: Ready, with the note; the next pass keeps it and writes nothing', () => {
     const spec: DrainSpec = { ...SEED_GPU_DRAIN, podEvictionFilters: [{ byResourceNameRegex: 'example.com/fpga' }] };
     const snapshot = snapshotOf(spec, [draPod, plainPod], [gpuClaim]);
-    const plan = planDrainer(snapshot, NOW);
+    const plan = planDrainer(recorded(snapshot), NOW);
     const write = plan.actions.find((a) => a.kind === 'writeStatus');
     const message = write?.kind === 'writeStatus' ? readyCondition({ ...snapshot.maintenances[0]!, status: write.status })?.message : undefined;
     expect({ becameReady: plan.becameReady, message }).toEqual({
@@ -47,11 +47,11 @@ describe('drainer with DRA claims', () => {
     });
     // Ready's pods are not read in a real pass: the message must survive without them.
     const applied = afterApplying(snapshot, plan.actions);
-    expect(planDrainer({ ...applied, podsByNode: new Map() }, LATER).actions).toEqual([]);
+    expect(planDrainer(recorded({ ...applied, podsByNode: new Map() }), LATER).actions).toEqual([]);
   });
 
   it('without DRA pods a drain that matches nothing ends Ready with an empty message, as before', () => {
-    const plan = planDrainer(snapshotOf(SEED_GPU_DRAIN, [plainPod], []), NOW);
+    const plan = planDrainer(recorded(snapshotOf(SEED_GPU_DRAIN, [plainPod], [])), NOW);
     const write = plan.actions.find((a) => a.kind === 'writeStatus');
     expect(write?.kind === 'writeStatus' ? write.status.conditions?.map((c) => [c.reason, c.message]) : undefined).toEqual([['Ready', '']]);
   });
@@ -89,7 +89,7 @@ describe('drainer when the pass could not read the ResourceClaims', () => {
 
   it('only the filtered drain of a node whose pods reference claims holds, and says why; every other drain goes on', () => {
     const snapshot = unreadable();
-    const plan = planDrainer(snapshot, NOW);
+    const plan = planDrainer(recorded(snapshot), NOW);
     expect(plan.actions.filter((a) => a.kind === 'evictPod').map((a) => (a.kind === 'evictPod' ? `${a.maintenance.name} ${a.pod.name}` : ''))).toEqual(['nm-2 gpu-user-2', 'nm-3 trainer-3']);
     const messages = plan.actions.flatMap((a) => (a.kind === 'writeStatus' ? [[a.target.name, readyCondition({ ...snapshot.maintenances[0]!, status: a.status })?.message]] : []));
     expect(messages).toEqual([
@@ -102,8 +102,8 @@ describe('drainer when the pass could not read the ResourceClaims', () => {
 
   it('the held drain writes nothing more on the next pass while the claims stay unreadable', () => {
     const snapshot = unreadable();
-    const applied = afterApplying(snapshot, planDrainer(snapshot, NOW).actions);
+    const applied = afterApplying(snapshot, planDrainer(recorded(snapshot), NOW).actions);
     const held = { ...applied, maintenances: applied.maintenances.filter((nm) => nm.metadata.name === 'nm-1') };
-    expect(planDrainer(held, LATER).actions).toEqual([]);
+    expect(planDrainer(recorded(held), LATER).actions).toEqual([]);
   });
 });

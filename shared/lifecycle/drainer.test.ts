@@ -12,7 +12,7 @@ import { EARLIER, NOW } from '../scheduling/test-builders.ts';
 import { parseLabelSelector } from '../selectors/index.ts';
 import { ANNOTATION_SLURM_DRAINED, type SlurmContext, type SlurmSettings, type SlurmWrite } from '../slurm/index.ts';
 import { planDrainer, type DrainerPlan, type DrainerSnapshot } from './drainer.ts';
-import { aLifecycleMaintenance, afterApplying, aNodeWithUid, aPdb, aReadyPod, LATER, type LifecycleMaintenanceOptions } from './test-builders.ts';
+import { aLifecycleMaintenance, afterApplying, aNodeWithUid, aPdb, aReadyPod, LATER, type LifecycleMaintenanceOptions, recorded } from './test-builders.ts';
 
 const NOW_S = '2026-01-01T00:00:00Z';
 const NODE = 'worker-01';
@@ -788,7 +788,7 @@ describe('planDrainer', () => {
       const snapshot = snapshotOf(row);
       const before = structuredClone(snapshot);
 
-      const plan = planDrainer(snapshot, NOW);
+      const plan = planDrainer(recorded(snapshot), NOW);
 
       expect(plan.actions).toEqual(row.actions);
       expect(plan.slurm).toEqual(row.slurmWrites ?? []);
@@ -798,9 +798,9 @@ describe('planDrainer', () => {
 
     it.each(rows)('a second pass over the written result, 10 s later: $rule', (row) => {
       const snapshot = snapshotOf(row);
-      const applied = afterApplying(snapshot, planDrainer(snapshot, NOW).actions);
+      const applied = afterApplying(snapshot, planDrainer(recorded(snapshot), NOW).actions);
 
-      const second = planDrainer({ ...applied, pdbs: row.pdbsAfter ?? applied.pdbs }, LATER);
+      const second = planDrainer(recorded({ ...applied, pdbs: row.pdbsAfter ?? applied.pdbs }), LATER);
 
       expect(second.actions).toEqual(row.secondPass ?? []);
     });

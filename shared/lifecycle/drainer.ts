@@ -16,6 +16,7 @@ import {
 import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
 import { BudgetLedger } from './budgets.ts';
 import { gangMembersNotAdmitted } from './gang-hold.ts';
+import { holdsAdmission } from '../scheduling/index.ts';
 import { reportDeadNode, type OutOfServiceConfig } from './dead-node.ts';
 import { cordonedBy, holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik8sLeases } from './node-lease.ts';
 import type { SlurmContext, SlurmWrite } from '../slurm/index.ts';
@@ -27,7 +28,7 @@ import { recordReady } from './steps/ready.ts';
 import type { DrainerStep, StepContext, StepResult } from './steps/step.ts';
 import { waitForCompletion } from './steps/wait-for-completion.ts';
 
-/** Phases the drainer moves (objects being deleted belong to cleanup). */
+/** Phases the drainer moves (objects being deleted belong to cleanup), of requests kmaint's record on the Node says it admitted. */
 export const DRAINER_PHASES: ReadonlySet<string> = new Set([
   Phase.Scheduled,
   Phase.Cordon,
@@ -245,7 +246,8 @@ export function planDrainer(snapshot: DrainerSnapshot, now: Date): DrainerPlan {
   let inFlight = 0;
   let becameReady = 0;
   const owned = snapshot.maintenances
-    .filter((nm) => !nm.metadata.deletionTimestamp && DRAINER_PHASES.has(maintenancePhase(nm)))
+    // Admitted by kmaint's record on the Node (issue 40), never by the phase alone: a requestor may write status.
+    .filter((nm) => !nm.metadata.deletionTimestamp && DRAINER_PHASES.has(maintenancePhase(nm)) && holdsAdmission(nm, snapshot.nodes.get(nm.spec.nodeName)))
     .sort((a, b) => (maintenanceKey(a) < maintenanceKey(b) ? -1 : maintenanceKey(a) > maintenanceKey(b) ? 1 : 0));
   for (const nm of owned) {
     const node = snapshot.nodes.get(nm.spec.nodeName);

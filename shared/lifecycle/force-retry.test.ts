@@ -2,7 +2,7 @@
 // are deleted with grace period 0, and the request says so; any other request keeps evicting and retrying.
 import { describe, expect, it } from 'vitest';
 import type { Action } from '#api';
-import { aReadyPod, aLifecycleMaintenance, aNodeWithUid, aPdb } from './test-builders.ts';
+import { aReadyPod, aLifecycleMaintenance, aNodeWithUid, aPdb, recorded } from './test-builders.ts';
 import { planDrainer, type DrainerSnapshot } from './drainer.ts';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
@@ -36,7 +36,7 @@ const MESSAGE = 'forceRetryOnError: deleted 1 pod with grace period 0 after the 
 
 describe('forceRetryOnError in the drainer', () => {
   it('a reap request past its drain timeout deletes the held pod with grace period 0 and says so (condition and event)', () => {
-    const plan = planDrainer(snapshot('reaper.kmaint.io', FORCE, '2025-12-31T23:58:00Z'), NOW);
+    const plan = planDrainer(recorded(snapshot('reaper.kmaint.io', FORCE, '2025-12-31T23:58:00Z')), NOW);
     expect(podActions(plan.actions)).toEqual([
       { kind: 'deletePod', pod: { namespace: 'shop', name: 'db-0', uid: 'uid-db-0' }, maintenance: { namespace: 'kmaint', name: 'reap-n1', uid: 'uid-reap-n1', resourceVersion: '100' }, gracePeriodSeconds: 0, reason: 'forceRetryOnError: drain timed out after 60 s' },
     ]);
@@ -52,7 +52,7 @@ describe('forceRetryOnError in the drainer', () => {
     ['a reap request without the annotation (forceRetryOnError false) keeps evicting after the timeout', 'reaper.kmaint.io', {}, '2025-12-31T23:58:00Z'],
     ['another requestor carrying the annotation is never force-deleted', 'upgrade.example.com', FORCE, '2025-12-31T23:58:00Z'],
   ])('%s', (_rule, requestor, annotations, drainStart) => {
-    const plan = planDrainer(snapshot(requestor, annotations, drainStart), NOW);
+    const plan = planDrainer(recorded(snapshot(requestor, annotations, drainStart)), NOW);
     expect(podActions(plan.actions)).toEqual([]);
     expect(plan.actions.some((a) => a.kind === 'emitEvent' && a.eventReason === 'ForceDeleted')).toBe(false);
   });
@@ -62,7 +62,7 @@ describe('forceRetryOnError in the drainer', () => {
     ['a copy of a reap request in a tenant namespace is never force-deleted', { namespace: 'tenant' }],
     ["one in kmaint's namespace without the reaper's label is never force-deleted", { labels: {} }],
   ])('%s', (_rule, where) => {
-    const plan = planDrainer(snapshot('reaper.kmaint.io', FORCE, '2025-12-31T23:58:00Z', where), NOW);
+    const plan = planDrainer(recorded(snapshot('reaper.kmaint.io', FORCE, '2025-12-31T23:58:00Z', where)), NOW);
     expect(podActions(plan.actions)).toEqual([]);
     expect(plan.actions.some((a) => a.kind === 'emitEvent' && a.eventReason === 'ForceDeleted')).toBe(false);
   });

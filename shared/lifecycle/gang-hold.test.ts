@@ -7,7 +7,7 @@ import type { Action, NodeMaintenance } from '../api/index.ts';
 import { KMAINT_NAMESPACE, NOW, pending } from '../scheduling/test-builders.ts';
 import { planDrainer } from './drainer.ts';
 import { gangMembersNotAdmitted } from './gang-hold.ts';
-import { aNodeWithUid } from './test-builders.ts';
+import { aNodeWithUid, recorded } from './test-builders.ts';
 
 const CLIQUE = 'nvidia.com/gpu.clique';
 const nodes: V1Node[] = ['n1', 'n2', 'n3'].map((name) => aNodeWithUid({ name, labels: { [CLIQUE]: 'uuid.1' } }));
@@ -21,7 +21,7 @@ function moves(actions: readonly Action[]): Array<[string, string]> {
 
 function plan(maintenances: NodeMaintenance[], gangNodeLabel?: string): Array<[string, string]> {
   const snapshot = { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), maintenances, podsByNode: new Map(), pdbs: [], namespace: KMAINT_NAMESPACE, ...(gangNodeLabel !== undefined ? { gangNodeLabel } : {}) };
-  return moves(planDrainer(snapshot, NOW).actions);
+  return moves(planDrainer(recorded(snapshot), NOW).actions);
 }
 
 describe('the drainer holds a partly admitted gang at Scheduled', () => {

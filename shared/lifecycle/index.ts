@@ -15,5 +15,5 @@ export { conditionChanges, desiredNodeConditions, nodeConditionMessage, nodesCor
 export type { DesiredCondition, NodeConditionsInput } from './node-conditions.ts';
 export { OUT_OF_SERVICE_EFFECT, deadFor, releaseOutOfServiceTaint, reportDeadNode } from './dead-node.ts';
 export type { DeadNodeReport, OutOfServiceConfig } from './dead-node.ts';
-export { findNodeOrphans, planOrphanSweep, recordOwner } from './orphan-sweep.ts';
+export { findNodeOrphans, orphanLiveKey, planOrphanSweep, recordOwner } from './orphan-sweep.ts';
 export type { NodeOrphan } from './orphan-sweep.ts';

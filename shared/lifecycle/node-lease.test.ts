@@ -5,7 +5,7 @@ import type { Action, MaintenanceRef } from '../api/index.ts';
 import { NOW } from '../scheduling/test-builders.ts';
 import { planDrainer } from './drainer.ts';
 import { leaseWrite, needsMedik8sLeases, viewLease, type Medik8sLeases } from './node-lease.ts';
-import { aLifecycleMaintenance, aNodeWithUid } from './test-builders.ts';
+import { aLifecycleMaintenance, aNodeWithUid, recorded } from './test-builders.ts';
 
 const NOW_S = '2026-01-01T00:00:00Z';
 const HOLDER = 'kmaint/default/nm-1';
@@ -90,7 +90,7 @@ const cordon: Action = { kind: 'cordonNode', node: { name: 'worker-01', resource
 describe('planDrainer and the medik8s node lease', () => {
   const scheduled = aLifecycleMaintenance({ name: 'nm-1', nodeName: 'worker-01', phase: 'Scheduled' });
   const plan = (medik8s: Medik8sLeases, node: V1Node = schedulable, nm = scheduled): Action[] =>
-    planDrainer({ nodes: new Map([['worker-01', node]]), maintenances: [nm], podsByNode: new Map(), pdbs: [], medik8s }, NOW).actions;
+    planDrainer(recorded({ nodes: new Map([['worker-01', node]]), maintenances: [nm], podsByNode: new Map(), pdbs: [], medik8s }), NOW).actions;
 
   it('namespace absent: no lease; the cordon record goes on the node in the cordon patch itself', () => {
     expect(plan({ kind: 'absent' }).filter((a) => a.kind !== 'writeStatus' && a.kind !== 'emitEvent')).toEqual([

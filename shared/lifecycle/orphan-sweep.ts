@@ -1,11 +1,13 @@
 // The sweep of node-side state whose request is gone: a cordon or an out-of-service taint that kmaint's own record on
-// the Node (`kmaint.io/cordoned-by`, `kmaint.io/out-of-service-by`) says a request made, when no such request exists
+// the Node (`kmaint.io/cordoned-by`, `kmaint.io/out-of-service-by`) says a request made, or kmaint's admission record
+// (`kmaint.io/admitted`, issue 40: the request of that namespace, name and uid), when no such request exists
 // any more (its finalizer was removed by hand, it was deleted while kmaint was not running, a crash between writes).
 // Kubernetes' garbage collector is the model: the dependent goes when its owner is gone. Only kmaint's own records
 // lead here — requestors cannot write Nodes — and a node whose record names a live request is never touched.
 import type { V1Node } from '@kubernetes/client-node';
 import {
   KMAINT_FIELD_MANAGER,
+  ANNOTATION_ADMITTED,
   ANNOTATION_CORDON_REASON,
   ANNOTATION_CORDONED_BY,
   ANNOTATION_OUT_OF_SERVICE_BY,
@@ -17,6 +19,7 @@ import {
 import type { Action, MaintenanceRef, NodeTaint } from '../api/index.ts';
 import { KMAINT_CORDON_REASON_PREFIX, slinkyCordonReason } from '../slurm/index.ts';
 import { cordonOwnership, sayTheirCordon } from './cordon-owner.ts';
+import { admissionRecordOwner } from '../scheduling/index.ts';
 
 /** The request a `kmaint/<namespace>/<name>` record names; undefined for anything else (another tool's value). */
 export function recordOwner(record: string | undefined): MaintenanceRef | undefined {
@@ -42,22 +45,37 @@ export function slinkyReasonOwner(reason: string | undefined): MaintenanceRef | 
 /** An orphan found on one node: the record key and the request it names. */
 export interface NodeOrphan {
   node: string;
-  record: typeof ANNOTATION_CORDONED_BY | typeof ANNOTATION_OUT_OF_SERVICE_BY | typeof SLINKY_NODE_CORDON_REASON;
+  record: typeof ANNOTATION_CORDONED_BY | typeof ANNOTATION_OUT_OF_SERVICE_BY | typeof SLINKY_NODE_CORDON_REASON | typeof ANNOTATION_ADMITTED;
   owner: MaintenanceRef;
 }
 
 /**
+ * The key in `live` that keeps an orphan's record: `namespace/name` for the cordon and out-of-service records, and
+ * `namespace/name/uid` for the admission record (a request recreated under the name is another request).
+ */
+export function orphanLiveKey(orphan: NodeOrphan): string {
+  return orphan.record === ANNOTATION_ADMITTED ? `${keyOf(orphan.owner)}/${orphan.owner.uid ?? ''}` : keyOf(orphan.owner);
+}
+
+/**
  * Pure: the nodes whose kmaint records name a request not in `live` (every request the pass read, malformed ones and
- * those being deleted included: cleanup releases those itself). In node-name order.
+ * those being deleted included: cleanup releases those itself), by `namespace/name` and by `namespace/name/uid`
+ * (orphanLiveKey). In node-name order.
  */
 export function findNodeOrphans(nodes: readonly V1Node[], live: ReadonlySet<string>): NodeOrphan[] {
   const found: NodeOrphan[] = [];
   const sorted = [...nodes].sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
   for (const node of sorted) {
+    const name = node.metadata?.name ?? '';
     const annotations = node.metadata?.annotations ?? {};
     for (const record of [ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY] as const) {
       const owner = recordOwner(annotations[record]);
-      if (owner !== undefined && !live.has(keyOf(owner))) found.push({ node: node.metadata?.name ?? '', record, owner });
+      if (owner !== undefined && !live.has(keyOf(owner))) found.push({ node: name, record, owner });
+    }
+    const admitted = admissionRecordOwner(annotations[ANNOTATION_ADMITTED]);
+    if (admitted !== undefined) {
+      const orphan: NodeOrphan = { node: name, record: ANNOTATION_ADMITTED, owner: admitted };
+      if (!live.has(orphanLiveKey(orphan))) found.push(orphan);
     }
     // Kmaint's Slinky reason left alone (someone else uncordoned, so the cordon record went first): an orphan of its own.
     // With an orphaned cordon record naming the same request, that record's sweep drops it in the same patch.
@@ -79,20 +97,28 @@ function taintsWithoutOutOfService(node: V1Node): NodeTaint[] {
 /**
  * Pure: the writes that undo `orphans` — confirmed gone by a read made after the nodes were read (the caller's job, so
  * a request created between two LISTs is never taken for gone). A cordon is lifted only while kmaint's record still
- * names that request, in the patch that drops the record (with the Slinky cordon reason when it names the request too);
+ * names that request, in the patch that drops the record (with the Slinky cordon reason when it names the request too,
+ * and the admission record when it is orphaned with it);
  * on a node someone uncordoned since, only the record goes — and so on a node cordoned again since by another field
  * manager (managedFields, cordon-owner.ts): the record outlived kmaint's cordon, the cordon is theirs. Where
  * managedFields say nothing (unknown), the record alone decides, as before. The out-of-service taint goes with its record.
  */
 export function planOrphanSweep(nodes: ReadonlyMap<string, V1Node>, orphans: readonly NodeOrphan[], fieldManager: string = KMAINT_FIELD_MANAGER): Action[] {
   const actions: Action[] = [];
+  // An admission record orphaned with the cordon record of the same request goes in the cordon's patch (one Node write).
+  const admittedWithCordon = new Set(orphans.filter((o) => o.record === ANNOTATION_ADMITTED).map((o) => `${o.node}\u0000${keyOf(o.owner)}`));
+  const folded = new Set(orphans.filter((o) => o.record === ANNOTATION_CORDONED_BY && admittedWithCordon.has(`${o.node}\u0000${keyOf(o.owner)}`)).map((o) => `${o.node}\u0000${keyOf(o.owner)}`));
   for (const orphan of orphans) {
     const node = nodes.get(orphan.node);
     if (node === undefined) continue;
     const nodeRef = { name: orphan.node, resourceVersion: node.metadata?.resourceVersion ?? '' };
     const owner = keyOf(orphan.owner);
-    if (orphan.record === ANNOTATION_CORDONED_BY) {
+    if (orphan.record === ANNOTATION_ADMITTED) {
+      if (folded.has(`${orphan.node}\u0000${owner}`)) continue;
+      actions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: { [ANNOTATION_ADMITTED]: null }, maintenance: orphan.owner, reason: `orphaned admission record: ${owner} (uid ${orphan.owner.uid ?? ''}) no longer exists` });
+    } else if (orphan.record === ANNOTATION_CORDONED_BY) {
       const drop: Record<string, null> = { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null };
+      if (folded.has(`${orphan.node}\u0000${owner}`)) drop[ANNOTATION_ADMITTED] = null;
       if (node.metadata?.annotations?.[SLINKY_NODE_CORDON_REASON] === slinkyCordonReason(orphan.owner)) drop[SLINKY_NODE_CORDON_REASON] = null;
       const ownership = node.spec?.unschedulable === true ? cordonOwnership(node, fieldManager) : undefined;
       actions.push(

@@ -9,7 +9,7 @@ import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START } from '../slurm
 import type { SlurmContext, SlurmSettings, SlurmWrite } from '../slurm/index.ts';
 import { planCleanup } from './cleanup.ts';
 import { planDrainer } from './drainer.ts';
-import { aLifecycleMaintenance, aNodeWithUid, LATER } from './test-builders.ts';
+import { aLifecycleMaintenance, aNodeWithUid, LATER, recorded } from './test-builders.ts';
 
 const NODE = 'worker-01';
 const selector = parseLabelSelector('app.kubernetes.io/name=slurmd');
@@ -77,7 +77,7 @@ const ROWS: Row[] = [
 
 describe('planDrainer with spec.slurm', () => {
   it.each(ROWS)('$rule', (row) => {
-    const plan = planDrainer({ nodes: new Map([[NODE, aNodeWithUid({ name: NODE, unschedulable: true })]]), maintenances: [draining(row.annotations)], podsByNode: new Map([[NODE, [WORKER]]]), pdbs: [], slurm: row.slurm }, LATER);
+    const plan = planDrainer(recorded({ nodes: new Map([[NODE, aNodeWithUid({ name: NODE, unschedulable: true })]]), maintenances: [draining(row.annotations)], podsByNode: new Map([[NODE, [WORKER]]]), pdbs: [], slurm: row.slurm }), LATER);
     const status = plan.actions.find((a) => a.kind === 'writeStatus');
     expect({
       kinds: plan.actions.map((a) => a.kind),

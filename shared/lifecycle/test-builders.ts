@@ -5,7 +5,7 @@ import type { V1LabelSelector, V1Node, V1Pod, V1PodDisruptionBudget } from '@kub
 import { CONDITION_REQUESTOR_FAILED, FINALIZER, maintenancePhase, maintenanceRef } from '../api/index.ts';
 import type { Action, DrainStatus, NodeMaintenance, NodeMaintenanceSpec, NodeMaintenanceStatus } from '../api/index.ts';
 import { aPod, type PodOptions } from '../drain/test-builders.ts';
-import { aMaintenance, aNode, NOW, type MaintenanceOptions, type NodeOptions } from '../scheduling/test-builders.ts';
+import { aMaintenance, aNode, NOW, withAdmissionRecords, type MaintenanceOptions, type NodeOptions } from '../scheduling/test-builders.ts';
 import type { SlurmContext } from '../slurm/index.ts';
 import type { DraView } from '../drain/index.ts';
 import { BudgetLedger } from './budgets.ts';
@@ -155,6 +155,15 @@ export function aStepContext(nm: NodeMaintenance, opts: StepContextOptions = {})
 
 function keyOf(namespace: string | undefined, name: string | undefined): string {
   return `${namespace ?? ''}/${name ?? ''}`;
+}
+
+/**
+ * `snapshot` with kmaint's admission record (issue 40) on the Node of each request it puts past Pending: the drainer's
+ * fixtures are requests kmaint's scheduler admitted (withAdmissionRecords). Forgery fixtures build their Nodes by hand.
+ */
+export function recorded(snapshot: DrainerSnapshot): DrainerSnapshot {
+  const nodes = withAdmissionRecords([...snapshot.nodes.values()], snapshot.maintenances);
+  return { ...snapshot, nodes: new Map([...snapshot.nodes.keys()].map((name, i) => [name, nodes[i] as V1Node])) };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, LABEL_GANG, type Action, type NodeMaintenance } from '../api/index.ts';
 import { loadConfig } from '../config/index.ts';
 import { aLifecycleMaintenance, aNodeWithUid } from '../lifecycle/test-builders.ts';
-import { NOW } from '../scheduling/test-builders.ts';
+import { NOW, withAdmissionRecords } from '../scheduling/test-builders.ts';
 import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, fullReadAnnotations, fullReadRecordOf, keepsRecord, nodeReadSettings, type NodeReadChoice, type NodesNeeded } from './node-reads.ts';
 import { PASSES } from './passes.ts';
 import type { BaseSnapshot } from './snapshot.ts';
@@ -112,14 +112,18 @@ describe("the drainer's plan from a named read", () => {
   // n9 shows kmaint's condition from a request released since: only a read of every Node finds it.
   const leftover: V1Node = { ...aNodeWithUid({ name: 'n9' }), status: { conditions: [{ type: 'Drained', status: 'True', reason: 'DrainCompleted', message: 'kmaint: team/old' }] } };
   const ready = nm('ready', 'n1', 'Ready');
-  const snapshot = (nodes: V1Node[], named: boolean): BaseSnapshot => ({
+  // The Ready request is kmaint's: its Node carries the admission record (issue 40).
+  const snapshot = (read: V1Node[], named: boolean): BaseSnapshot => {
+    const nodes = withAdmissionRecords(read, [ready]);
+    return {
     nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])),
     nodeList: nodes,
     maintenances: [ready],
     malformed: [],
     config: { metadata: { name: 'default' }, spec: { nodeConditions: false } },
     ...(named ? { nodeCount: 8000, nodeRead: { kind: 'named' as const, asked: new Set(['n1']) } } : {}),
-  });
+    };
+  };
 
   it('plans the named Nodes only: the leftover condition on a Node without a request waits for the full read', () => {
     // The Ready request's own step (its ready-time record) is planned either way.

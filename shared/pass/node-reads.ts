@@ -93,7 +93,8 @@ const admitted = (nm: NodeMaintenance): boolean => nm.metadata.deletionTimestamp
 export function drainerNodesNeeded(maintenances: readonly NodeMaintenance[], gangNodeLabel: string | undefined, kmaintNamespace: string | undefined): NodesNeeded {
   const moved = maintenances.filter(admitted);
   const names = moved.map((nm) => nm.spec.nodeName);
-  const waiting = maintenances.filter(isUnscheduled);
+  // Every live request may be a member kmaint has not admitted: a phase written into status is no admission (issue 40).
+  const waiting = maintenances.filter((nm) => nm.metadata.deletionTimestamp === undefined);
   for (const nm of moved.filter((m) => maintenancePhase(m) === Phase.Scheduled)) {
     const namespace = nm.metadata.namespace ?? '';
     const own = nm.metadata.labels?.[LABEL_GANG];

@@ -1,13 +1,14 @@
 // The pass registry: for each function, what it reads beyond the base snapshot, its pure plan, and the two facts
 // runPass needs about it. runPass, chaining and the summary read the plan's state; none of them branch on the name.
 import type { V1Pod } from '@kubernetes/client-node';
+import { isBeingDeleted, isUnscheduled } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
 import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/index.ts';
 import { indexClaims } from '../drain/index.ts';
 import { fieldSelectorTerm } from '../kube/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
-import { findNodeOrphans, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
-import { buildSchedulingState, planDeadlineReports, planScheduling, requestsHoldingNodes, waitingMessage, type SchedulingLimits } from '../scheduling/index.ts';
+import { findNodeOrphans, orphanLiveKey, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
+import { buildSchedulingState, foldIntoAdmissionRecords, holdsAdmission, planDeadlineReports, planScheduling, requestsHoldingNodes, waitingMessage, type SchedulingLimits } from '../scheduling/index.ts';
 import { loadSlurmSettings, needsReservationRead, nodesToReserve, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
@@ -172,9 +173,17 @@ function cleanupFullReadDue(opts: PassOptions, base: BaseSnapshot, now: Date): b
   return chooseNodeRead({ record, settings: nodeReadSettings(base.config), needed: { kind: 'named', names: [] }, now }).kind === 'full';
 }
 
-/** Every request the snapshot holds, malformed ones too, by namespace/name: the owners node-side records may name. */
+/**
+ * Every request the snapshot holds, malformed ones too, by namespace/name and by namespace/name/uid (the admission
+ * record names the uid too): the owners node-side records may name (orphanLiveKey).
+ */
 function liveRequestKeys(base: BaseSnapshot, also: readonly NodeMaintenance[] = []): Set<string> {
-  return new Set([...base.maintenances, ...base.malformed.map((m) => m.nm), ...also].map((nm) => `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`));
+  return new Set(
+    [...base.maintenances, ...base.malformed.map((m) => m.nm), ...also].flatMap((nm) => {
+      const key = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+      return [key, `${key}/${nm.metadata.uid ?? ''}`];
+    }),
+  );
 }
 
 /**
@@ -188,7 +197,7 @@ async function readOrphans(opts: PassOptions, base: BaseSnapshot): Promise<NodeO
   const candidates = findNodeOrphans(base.nodeList, liveRequestKeys(base));
   if (candidates.length === 0) return [];
   const fresh = liveRequestKeys(base, await opts.client.listMaintenances());
-  return candidates.filter((o) => !fresh.has(`${o.owner.namespace}/${o.owner.name}`));
+  return candidates.filter((o) => !fresh.has(orphanLiveKey(o)));
 }
 
 /**
@@ -229,7 +238,8 @@ function withNodeConditions(actions: Action[], base: BaseSnapshot, loaded: Loade
   if (later) return actions;
   const conditions = planNodeConditions({
     nodes: base.nodeList,
-    maintenances: base.maintenances,
+    // A phase kmaint never admitted (issue 40) shows on no Node: only Pending requests, those being deleted, and admitted ones.
+    maintenances: base.maintenances.filter((nm) => isUnscheduled(nm) || isBeingDeleted(nm) || holdsAdmission(nm, base.nodes.get(nm.spec.nodeName))),
     phaseAfter: phasesAfter(actions),
     enabled: loaded.config.nodeConditions,
     plannedLeadSeconds: loaded.config.maintenancePlannedLeadSeconds,
@@ -302,7 +312,8 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       // kmaint's own cloud event requests once spec.cloudEvents is off: the reaper pass is skipped then, so the scheduler ends them.
       const cloudOff = planCloudEventsOff(base, namespace);
       return {
-        actions: withNodeConditions([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...cloudOff, ...malformed.actions, ...reserve.actions], base, loaded, now, drainerFollows),
+        // The handshake's report on a Node admitted this pass rides on the admission record's patch (one Node write).
+        actions: withNodeConditions(foldIntoAdmissionRecords([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...cloudOff, ...malformed.actions, ...reserve.actions]), base, loaded, now, drainerFollows),
         state: reserve.writes.length > 0 ? 'in-flight' : plan.waiting.length > 0 ? 'blocked' : 'idle',
         slurm: slurmOf(reserve.writes, reservations.slurm),
         waiting: plan.waiting.length,

@@ -5,6 +5,8 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeClient } from '../kube/index.ts';
 import { aLifecycleMaintenance, aNodeWithUid } from '../lifecycle/test-builders.ts';
+import type { V1Node } from '@kubernetes/client-node';
+import { withAdmissionRecords } from '../scheduling/test-builders.ts';
 import { ownPodsOf, readDrainPods, type BaseSnapshot } from './snapshot.ts';
 import { aLoopbackClient } from '../kube/test-builders.ts';
 
@@ -37,10 +39,13 @@ describe('readDrainPods when the ResourceClaim LIST fails', () => {
     return aLoopbackClient(server);
   }
 
+  // A request kmaint admitted: its Node carries the admission record (issue 40).
+  const draining = aLifecycleMaintenance({ name: 'nm-1', nodeName: 'worker-01', phase: 'Draining' });
+  const [worker] = withAdmissionRecords([aNodeWithUid({ name: 'worker-01', unschedulable: true })], [draining]);
   const base: BaseSnapshot = {
-    nodes: new Map([['worker-01', aNodeWithUid({ name: 'worker-01', unschedulable: true })]]),
-    nodeList: [aNodeWithUid({ name: 'worker-01', unschedulable: true })],
-    maintenances: [aLifecycleMaintenance({ name: 'nm-1', nodeName: 'worker-01', phase: 'Draining' })],
+    nodes: new Map([['worker-01', worker as V1Node]]),
+    nodeList: [worker as V1Node],
+    maintenances: [draining],
     malformed: [],
     config: undefined,
   };

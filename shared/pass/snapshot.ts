@@ -5,6 +5,7 @@ import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts
 import type { OwnPods } from '../drain/index.ts';
 import { fieldSelectorTerm, type KubeClient } from '../kube/index.ts';
 import { budgetsToExplain, PHASES_NEEDING_PODS, type Medik8sLeases } from '../lifecycle/index.ts';
+import { holdsAdmission } from '../scheduling/index.ts';
 import { setApartMalformed, type MalformedMaintenance } from './malformed.ts';
 
 /** How a snapshot read the Nodes: every one, or only those `asked` (the drainer's and cleanup's named reads). */
@@ -108,7 +109,8 @@ export async function readDrainPods(client: KubeClient, base: BaseSnapshot, conc
   const nodes = [
     ...new Set(
       base.maintenances
-        .filter((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(maintenancePhase(nm)) && base.nodes.has(nm.spec.nodeName))
+        // Only requests kmaint admitted by its record (issue 40): a phase written into status costs no pod read.
+        .filter((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(maintenancePhase(nm)) && holdsAdmission(nm, base.nodes.get(nm.spec.nodeName)))
         .map((nm) => nm.spec.nodeName),
     ),
   ].sort();

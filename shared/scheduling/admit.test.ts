@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { maintenanceKey, type NodeMaintenance } from '#api';
 import { admitRanked, limitWaitReason } from './admit.ts';
 import type { ValidBudget } from './limits.ts';
-import { buildSchedulingState } from './state.ts';
-import { aMaintenance, someNodes } from './test-builders.ts';
+import { aMaintenance, someNodes, recordedState } from './test-builders.ts';
 
 // node-01..node-03 available, node-09 and node-10 unavailable.
 const nodes = someNodes(10, { cordoned: ['node-09'], notReady: ['node-10'] });
@@ -40,7 +39,7 @@ describe('admitRanked', () => {
       expected: { admitted: [], skipped: ['default/nm-node-09'], slotsLeft: 0, canBecomeUnavailableLeft: 5 },
     },
   ])('$rule', ({ ranked, budget: b, expected }) => {
-    const state = buildSchedulingState({ nodes, maintenances: ranked });
+    const state = recordedState({ nodes, maintenances: ranked });
     const result = admitRanked(state, b, ranked);
     expect({
       admitted: result.admitted.map((a) => maintenanceKey(a.maintenance)),
@@ -59,7 +58,7 @@ describe('admitRanked', () => {
       expected: 'maxUnavailable 2 reached (1 under maintenance + 1 cordoned or not ready)',
     },
   ])('limitWaitReason: $rule', ({ budget: b, ranked, expected }) => {
-    const state = buildSchedulingState({ nodes, maintenances: ranked });
+    const state = recordedState({ nodes, maintenances: ranked });
     expect(limitWaitReason(state, b, admitRanked(state, b, ranked))).toBe(expected);
   });
 });

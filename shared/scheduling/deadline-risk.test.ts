@@ -4,8 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ANNOTATION_DEADLINE, maintenanceKey, type NodeMaintenance } from '#api';
 import { deadlineAtRisk, expectedDrainSeconds, rankingDeadline } from './deadline-risk.ts';
 import { rankCandidates } from './rank.ts';
-import { buildSchedulingState } from './state.ts';
-import { aMaintenance, limits, NOW, planChecked, someNodes } from './test-builders.ts';
+import { aMaintenance, limits, NOW, planChecked, someNodes, recordedState } from './test-builders.ts';
 
 const deadline = (at: string): Record<string, string> => ({ [ANNOTATION_DEADLINE]: at });
 /** Requestor `rollout` has a request in progress and one waiting, created first. */
@@ -16,7 +15,7 @@ const rollout = [
 const withSpec = (nm: NodeMaintenance, spec: Partial<NodeMaintenance['spec']>): NodeMaintenance => ({ ...nm, spec: { ...nm.spec, ...spec } });
 
 function rank(maintenances: NodeMaintenance[]): string[] {
-  const state = buildSchedulingState({ nodes: someNodes(5), maintenances });
+  const state = recordedState({ nodes: someNodes(5), maintenances });
   return rankCandidates(state, state.unscheduled, NOW).map(maintenanceKey);
 }
 

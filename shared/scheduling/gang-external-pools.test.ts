@@ -7,8 +7,7 @@ import type { NodeMaintenance } from '#api';
 import type { ExternalPools } from './external-pools.ts';
 import { checkSchedulingInvariants } from './invariants.ts';
 import { planScheduling } from './plan.ts';
-import { buildSchedulingState } from './state.ts';
-import { aNode, limits, NOW, pending, withAdmission } from './test-builders.ts';
+import { aNode, limits, NOW, pending, withAdmission, recordedState } from './test-builders.ts';
 
 const POOL = 'SriovNetworkPoolConfig sriov-network-operator/workers';
 
@@ -67,7 +66,7 @@ describe('gangs with external pools', () => {
       },
     },
   ])('$rule', ({ maintenances, pools, admitted, waiting, ...row }) => {
-    const state = buildSchedulingState({ nodes, maintenances, externalPools: pools });
+    const state = recordedState({ nodes, maintenances, externalPools: pools });
     // Gangs hold freed slots only where a row says so.
     const lim = withAdmission(limits(10, 'unlimited'), { gangReserveAfterSeconds: 'reserveAfterSeconds' in row ? row.reserveAfterSeconds : 2_000_000_000 });
     const plan = planScheduling(state, lim, NOW);

@@ -3,6 +3,7 @@
 // binds the requests of one requestor in one namespace, and never the requests kmaint files itself.
 import type { V1Node } from '@kubernetes/client-node';
 import { LABEL_GANG, Phase, isBeingDeleted, isKmaintNodeRequest, maintenancePhase, type NodeMaintenance } from '#api';
+import { holdsAdmission } from './admission-record.ts';
 
 export interface GangIdentity {
   /** What groups the members: never shown, unique across namespaces and requestors. */
@@ -43,11 +44,14 @@ export function gangIdentityOf(nm: NodeMaintenance, node: V1Node | undefined, ga
   };
 }
 
-const ADMITTED_UNFINISHED: ReadonlySet<string> = new Set([Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase.Draining]);
+const FINISHED: ReadonlySet<string> = new Set([Phase.Ready, Phase.RequestorFailed]);
 
-/** Admitted and not yet Ready: the members a partly admitted gang has started (the drainer holds them at Scheduled). */
-export function isAdmittedUnfinished(nm: NodeMaintenance): boolean {
-  return !isBeingDeleted(nm) && ADMITTED_UNFINISHED.has(maintenancePhase(nm));
+/**
+ * Admitted and not yet Ready: the members a partly admitted gang has started (the drainer holds them at Scheduled).
+ * Admitted by kmaint's record on the Node (issue 40), never by a phase written into status.
+ */
+export function isAdmittedUnfinished(nm: NodeMaintenance, node: V1Node | undefined): boolean {
+  return !isBeingDeleted(nm) && !FINISHED.has(maintenancePhase(nm)) && holdsAdmission(nm, node);
 }
 
 /**
@@ -62,7 +66,7 @@ export function completingGangsFirst(
   kmaintNamespace: string | undefined,
 ): NodeMaintenance[] {
   const keyOf = (nm: NodeMaintenance): string | undefined => gangIdentityOf(nm, nodes.get(nm.spec.nodeName), gangNodeLabel, kmaintNamespace)?.key;
-  const partial = new Set(maintenances.filter(isAdmittedUnfinished).map(keyOf));
+  const partial = new Set(maintenances.filter((nm) => isAdmittedUnfinished(nm, nodes.get(nm.spec.nodeName))).map(keyOf));
   partial.delete(undefined);
   if (partial.size === 0) return [...ranked];
   const completing = (nm: NodeMaintenance): boolean => partial.has(keyOf(nm));

@@ -1,6 +1,6 @@
 // Gangs (issue 21): requests that start together or not at all, grouped by the kmaint.io/gang label on the request
 // or by a node label named in the config (an NVLink clique), with whatever keeps a gang from starting at all.
-import { ANNOTATION_GANG_SIZE, isBeingDeleted, isInProgress, maintenanceKey, maintenancePhase, Phase, PHASE_UNINITIALIZED } from '#api';
+import { ANNOTATION_GANG_SIZE, isBeingDeleted, maintenanceKey } from '#api';
 import type { NodeMaintenance } from '#api';
 import { gangIdentityOf, isAdmittedUnfinished, type GangIdentity } from './gang-membership.ts';
 import type { SchedulingState } from './state.ts';
@@ -108,9 +108,10 @@ export function findGangs(state: SchedulingState, gangNodeLabel: string | undefi
   const byKey = new Map<string, Gang>();
   for (const { identity, all } of grouped.values()) {
     const { name } = identity;
-    const members = all.filter((nm) => !isInProgress(nm)).sort((a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)));
+    // Members: every live request kmaint has not admitted by its record (issue 40), a phase written into status included.
+    const members = all.filter((nm) => !isBeingDeleted(nm) && !state.admitted.has(maintenanceKey(nm))).sort((a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)));
     if (members.length === 0) continue;
-    const notStarted = (nm: NodeMaintenance): boolean => [PHASE_UNINITIALIZED, Phase.Pending].includes(maintenancePhase(nm));
+    const notStarted = (nm: NodeMaintenance): boolean => !state.admitted.has(maintenanceKey(nm));
     const waitingSince = members.reduce((oldest, nm) => Math.min(oldest, createdMs(nm)), Number.POSITIVE_INFINITY);
     const missing = missingNodes(state, identity, waitingSince, incompleteRule);
     const problems = [
@@ -122,7 +123,7 @@ export function findGangs(state: SchedulingState, gangNodeLabel: string | undefi
         return why === undefined ? [] : [`request ${maintenanceKey(nm)} waits: ${why}`];
       }),
     ];
-    const admitted = all.filter(isAdmittedUnfinished).sort((a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)));
+    const admitted = all.filter((nm) => isAdmittedUnfinished(nm, state.nodes.get(nm.spec.nodeName))).sort((a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)));
     const gang: Gang = { name, members, problems: problems.length > 0 ? [list(problems)] : [], waitingSince, admitted, ...(missing.incomplete !== undefined ? { incomplete: missing.incomplete } : {}) };
     for (const nm of members) byKey.set(maintenanceKey(nm), gang);
   }

@@ -35,3 +35,6 @@ export type { ExternalPool, ExternalPools } from './external-pools.ts';
 export type { StartNow } from './start-now.ts';
 export { nextOnNode, requestsHoldingNodes, startableNow } from './start-now.ts';
 export { gangAdmittedIncompleteMessage } from './wait-reasons.ts';
+// kmaint's record of its admissions on the Node (issue 40): the drainer, cleanup and the orphan sweep read it.
+export type { AdmissionStanding } from './admission-record.ts';
+export { admissionRecord, admissionRecordDrop, admissionRecordOf, admissionRecordOwner, admissionStanding, foldIntoAdmissionRecords, holdsAdmission } from './admission-record.ts';

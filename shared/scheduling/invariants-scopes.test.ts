@@ -5,10 +5,9 @@ import { checkSchedulingInvariants } from './invariants.ts';
 import type { SchedulingLimits } from './limits.ts';
 import { planScheduling } from './plan.ts';
 import type { SchedulingPlan } from './plan.ts';
-import { buildSchedulingState } from './state.ts';
-import { aPoolNode, limits, NOW, pending, POOL, withAdmission } from './test-builders.ts';
+import { aPoolNode, limits, NOW, pending, POOL, withAdmission, recordedState } from './test-builders.ts';
 
-const state = buildSchedulingState({
+const state = recordedState({
   nodes: [aPoolNode('g1', 'gpu', 'a'), aPoolNode('g2', 'gpu', 'b'), aPoolNode('c1', 'general', 'a'), aPoolNode('c2', 'general', 'a')],
   maintenances: [pending('g1', 'g1', 1), pending('g2', 'g2', 2), pending('c1', 'c1', 3), pending('c2', 'c2', 4)],
 });

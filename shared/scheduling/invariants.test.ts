@@ -5,8 +5,7 @@ import { checkSchedulingInvariants } from './invariants.ts';
 import type { SchedulingLimits } from './limits.ts';
 import { planScheduling } from './plan.ts';
 import type { SchedulingPlan } from './plan.ts';
-import { buildSchedulingState } from './state.ts';
-import { aMaintenance, NOW, someNodes } from './test-builders.ts';
+import { aMaintenance, NOW, someNodes, recordedState } from './test-builders.ts';
 
 const maintenances: NodeMaintenance[] = [
   aMaintenance({ name: 'run', nodeName: 'node-01', phase: 'Draining' }),
@@ -15,7 +14,7 @@ const maintenances: NodeMaintenance[] = [
   aMaintenance({ name: 'p3', nodeName: 'node-03', created: '2025-12-03T00:00:00Z' }),
   aMaintenance({ name: 'p4', nodeName: 'node-04', created: '2025-12-04T00:00:00Z' }),
 ];
-const state = buildSchedulingState({ nodes: someNodes(4, { cordoned: ['node-04'] }), maintenances });
+const state = recordedState({ nodes: someNodes(4, { cordoned: ['node-04'] }), maintenances });
 const tight: SchedulingLimits = { maxParallelOperations: 2, maxUnavailable: 2 };
 
 /** The violations a plan (derived from the honest one) breaks; [] when it passes. */

@@ -62,9 +62,16 @@ export function checkSchedulingInvariants(state: SchedulingState, limits: Schedu
   for (const key of unscheduled.keys()) {
     if (admittedKeys.has(key) === waitingKeys.has(key)) violations.push(`${key} must be either admitted or waiting, exactly once`);
   }
-  for (const key of waitingKeys) {
-    if (!unscheduled.has(key)) violations.push(`${key} listed as waiting but it is not an unscheduled request`);
+  // A phase written into status (issue 40) waits too: written back to Pending, a candidate next pass.
+  const notAdmitted = new Set(state.notAdmitted.map(maintenanceKey));
+  for (const key of notAdmitted) {
+    if (!waitingKeys.has(key)) violations.push(`${key} has a phase kmaint did not admit but is not written back to Pending`);
   }
+  for (const key of waitingKeys) {
+    if (!unscheduled.has(key) && !notAdmitted.has(key)) violations.push(`${key} listed as waiting but it is not an unscheduled request`);
+  }
+  // An admission recorded on its Node whose status write failed: finished (Scheduled) without a slot of its own.
+  const toFinish = new Set(state.toFinish.map(maintenanceKey));
 
   const written = new Set<string>();
   for (const action of plan.actions) {
@@ -72,9 +79,9 @@ export function checkSchedulingInvariants(state: SchedulingState, limits: Schedu
     const key = `${action.target.namespace}/${action.target.name}`;
     if (written.has(key)) violations.push(`${key} has two status writes`);
     written.add(key);
-    if (!unscheduled.has(key)) violations.push(`${key} status written but it is not an unscheduled request`);
+    if (!unscheduled.has(key) && !notAdmitted.has(key) && !toFinish.has(key)) violations.push(`${key} status written but it is not an unscheduled request`);
     const reason = action.status.conditions?.find((c) => c.type === CONDITION_READY)?.reason;
-    const expected = admittedKeys.has(key) ? Phase.Scheduled : Phase.Pending;
+    const expected = admittedKeys.has(key) || toFinish.has(key) ? Phase.Scheduled : Phase.Pending;
     if (reason !== expected) violations.push(`${key} written with Ready reason ${reason ?? '(none)'}, expected ${expected}`);
   }
   for (const key of admittedKeys) {

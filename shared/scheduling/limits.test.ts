@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { computeBudget } from './limits.ts';
 import type { SchedulingLimits } from './limits.ts';
-import { buildSchedulingState } from './state.ts';
-import { aMaintenance, someNodes } from './test-builders.ts';
+import { aMaintenance, someNodes, recordedState } from './test-builders.ts';
 
 // 10 nodes: node-09 cordoned, node-10 not ready, node-01 and node-09 under maintenance -> 3 unavailable, 2 in progress.
-const state = buildSchedulingState({
+const state = recordedState({
   nodes: someNodes(10, { cordoned: ['node-09'], notReady: ['node-10'] }),
   maintenances: [
     aMaintenance({ name: 'a', nodeName: 'node-01', phase: 'Draining' }),

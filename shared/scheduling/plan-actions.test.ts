@@ -12,6 +12,14 @@ describe('planScheduling actions (exact writes and events)', () => {
     message,
     reason: `phase changed to ${message}`,
   });
+  /** kmaint's admission record on the request's Node, written before its Scheduled status, in its unit (issue 40). */
+  const record = (name: string, node: string, reason: string) => ({
+    kind: 'patchNodeAnnotations',
+    node: { name: node, resourceVersion: '' },
+    annotations: { 'kmaint.io/admitted': `default/${name}/uid-${name}` },
+    maintenance: target(name),
+    reason,
+  });
   const ready = (reason: string, message: string, lastTransitionTime: string, observedGeneration = 1) => ({
     type: 'Ready',
     status: 'False',
@@ -27,6 +35,7 @@ describe('planScheduling actions (exact writes and events)', () => {
       maintenances: [pending('nm-new', 'node-01', 1, { phase: '' })],
       limits: limits(1, 'unlimited'),
       actions: [
+        record('nm-new', 'node-01', 'admitted: slot 1 of 1'),
         {
           kind: 'writeStatus',
           target: target('nm-new'),
@@ -60,6 +69,7 @@ describe('planScheduling actions (exact writes and events)', () => {
       maintenances: [pending('nm-1', 'node-01', 1)],
       limits: limits(1, 'unlimited'),
       actions: [
+        record('nm-1', 'node-01', 'admitted: slot 1 of 1'),
         {
           kind: 'writeStatus',
           target: target('nm-1'),
@@ -95,6 +105,7 @@ describe('planScheduling actions (exact writes and events)', () => {
       maintenances: [pending('nm-c', 'node-01', 1, { phase: '' }), pending('nm-a', 'node-02', 2, { phase: '' }), pending('nm-b', 'node-03', 3)],
       limits: limits(1, 'unlimited'),
       actions: [
+        record('nm-c', 'node-01', 'admitted: slot 1 of 1'),
         {
           kind: 'writeStatus',
           target: target('nm-c'),
@@ -147,7 +158,7 @@ describe('planScheduling actions (exact writes and events)', () => {
       ...nm,
       status: { conditions: [other, ...(nm.status?.conditions ?? [])], waitForCompletion: ['default/pod-a'], drain: { totalPods: 3, evictionPods: 1, drainProgress: 66 } },
     };
-    const [write] = planChecked(someNodes(1), [withMore], limits(1, 'unlimited')).actions;
+    const write = planChecked(someNodes(1), [withMore], limits(1, 'unlimited')).actions.find((a) => a.kind === 'writeStatus');
     expect(write?.kind === 'writeStatus' ? write.status : undefined).toEqual({
       conditions: [other, ready('Scheduled', 'admitted: slot 1 of 1', EARLIER)],
       waitForCompletion: ['default/pod-a'],

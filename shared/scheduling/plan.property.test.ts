@@ -20,8 +20,7 @@ import type { ExternalPools } from './external-pools.ts';
 import { checkSchedulingInvariants } from './invariants.ts';
 import type { SchedulingLimits } from './limits.ts';
 import { planScheduling, type SchedulingPlan } from './plan.ts';
-import { buildSchedulingState } from './state.ts';
-import { aMaintenance, aNode, limits, NOW, POOL, withAdmission, withStatusesApplied, ZONE } from './test-builders.ts';
+import { aMaintenance, aNode, limits, NOW, POOL, withAdmission, withStatusesApplied, ZONE, recordedState } from './test-builders.ts';
 
 const CLIQUE = 'nvidia.com/gpu.clique';
 const SRIOV = 'SriovNetworkPoolConfig sriov-network-operator/workers';
@@ -142,7 +141,7 @@ function externalPools(sriov: World['sriov'], inProgress: number): ExternalPools
 
 function planAndCheck(world: World, maintenances: readonly NodeMaintenance[], sriovInProgress: number): SchedulingPlan {
   const pools = externalPools(world.sriov, sriovInProgress);
-  const state = buildSchedulingState({ nodes: world.nodes, maintenances, ...(pools !== undefined ? { externalPools: pools } : {}) });
+  const state = recordedState({ nodes: world.nodes, maintenances, ...(pools !== undefined ? { externalPools: pools } : {}) });
   const plan = planScheduling(state, world.limits, NOW);
   // Limits (cluster, pools, zones, windows, external pools) and gangs whole or not at all; throws with every violation.
   checkSchedulingInvariants(state, world.limits, plan, NOW);
@@ -159,11 +158,11 @@ describe('planScheduling properties (fast-check, seed 20261127)', () => {
         const onSriov = first.admitted.filter((k) => world.sriov?.nodes.includes(byKey.get(k)?.spec.nodeName ?? '') === true).length;
         const second = planAndCheck(world, withStatusesApplied(world.maintenances, first.actions), (world.sriov?.inProgress ?? 0) + onSriov);
 
-        const before = buildSchedulingState({ nodes: world.nodes, maintenances: world.maintenances }).requestorsInProgress;
+        const before = recordedState({ nodes: world.nodes, maintenances: world.maintenances }).requestorsInProgress;
         const newlyInProgress = new Set(first.admitted.map((k) => byKey.get(k)?.spec.requestorID ?? '').filter((r) => !before.has(r)));
         expect(second.admitted.filter((k) => !newlyInProgress.has(byKey.get(k)?.spec.requestorID ?? ''))).toEqual([]);
         // Every write or event of the second pass is a wait text rewritten in place, or belongs to such an admission.
-        const moved = second.actions.filter((a) => a.kind !== 'writeStatus' || a.phaseTo !== undefined).map((a) => ('target' in a ? `${a.target.namespace ?? ''}/${a.target.name}` : a.kind));
+        const moved = second.actions.filter((a) => a.kind !== 'writeStatus' || a.phaseTo !== undefined).map((a) => ('target' in a ? `${a.target.namespace ?? ''}/${a.target.name}` : 'maintenance' in a && a.maintenance !== undefined ? `${a.maintenance.namespace}/${a.maintenance.name}` : a.kind));
         expect(moved.filter((k) => !second.admitted.includes(k))).toEqual([]);
       }),
       { seed: 20261127, numRuns: 600 },

@@ -3,6 +3,7 @@ import { EVENT_REASON_CONDITION_CHANGED, EVENT_REASON_GANG_ADMITTED_INCOMPLETE, 
 import type { Action, NodeMaintenance } from '#api';
 import { DEFAULT_GANG_RESERVE_AFTER_SECONDS } from '#config';
 import { admitRanked, type AdmissionResult, type GangAdmission } from './admit.ts';
+import { finishedAdmissionMessage, notAdmittedWhy, writeAdmissionRecord } from './admission-record.ts';
 import { findGangs, gangSize, type Gangs } from './gangs.ts';
 import { SchedulingInvariantError } from './errors.ts';
 import { computeBudget, type SchedulingLimits, type ValidBudget } from './limits.ts';
@@ -49,6 +50,29 @@ function phaseEvent(nm: NodeMaintenance, phase: string): Action {
     message: phase,
     reason: `phase changed to ${phase}`,
   };
+}
+
+/**
+ * kmaint's records that a pass must complete: an admission recorded on the Node whose status write did not land
+ * (Scheduled now, no second slot: the record already holds it), and an older kmaint's admission known only by its cordon
+ * record (the admission record written, so it outlives that cordon record).
+ */
+function completeRecords(state: SchedulingState, now: Date): Action[] {
+  const actions: Action[] = [];
+  for (const nm of state.toFinish) {
+    const from = maintenancePhase(nm);
+    const message = finishedAdmissionMessage(nm.spec.nodeName);
+    const status = withReadyCondition(nm, { status: 'False', reason: Phase.Scheduled, message }, now);
+    if (status === undefined) continue;
+    actions.push({ kind: 'writeStatus', target: maintenanceRef(nm), status, phaseFrom: from, phaseTo: Phase.Scheduled, reason: message });
+    if (from === PHASE_UNINITIALIZED) actions.push(phaseEvent(nm, Phase.Pending));
+    actions.push(phaseEvent(nm, Phase.Scheduled));
+  }
+  for (const nm of state.legacy) {
+    const node = state.nodes.get(nm.spec.nodeName);
+    if (node !== undefined) actions.push(writeAdmissionRecord(nm, node, maintenanceRef(nm), 'admitted by an earlier kmaint (its cordon record names it): record the admission'));
+  }
+  return actions;
 }
 
 /** Why a member of a gang that cannot start waits on its Node: another request there admitted now, or ranked before it. */
@@ -128,9 +152,11 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
   // Issue 40: only requests that can start now on their own account hold their Node (start-now.ts).
   const start = startableNow(state, limits, now);
   const waits: Wait[] = [...start.nodeWaits];
+  // A phase written into status, never admitted by kmaint (issue 40): back to Pending, a candidate again next pass.
+  for (const nm of state.notAdmitted) waits.push({ maintenance: nm, why: notAdmittedWhy(maintenancePhase(nm), nm.spec.nodeName), onLimit: false });
   const ranked = start.ranked;
-  const actions: Action[] = [];
   const admitted: string[] = [];
+  const actions: Action[] = completeRecords(state, now);
 
   // Closed as a whole (foreign CRDs) before any limit: requests in flight go on, nothing new starts.
   if (limits.closed !== undefined) {
@@ -163,6 +189,9 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
       const status = withReadyCondition(nm, { status: 'False', reason: Phase.Scheduled, message }, now);
       admitted.push(maintenanceKey(nm));
       if (status === undefined) continue;
+      const node = state.nodes.get(nm.spec.nodeName);
+      // kmaint's record first, in the request's unit: the status that says Scheduled is written only once it landed.
+      if (node !== undefined) actions.push(writeAdmissionRecord(nm, node, maintenanceRef(nm), message));
       actions.push({ kind: 'writeStatus', target: maintenanceRef(nm), status, phaseFrom: from, phaseTo: Phase.Scheduled, reason: message });
       // A new request passes through Pending in the same write; each phase passed gets its event.
       if (from === PHASE_UNINITIALIZED) actions.push(phaseEvent(nm, Phase.Pending));
@@ -180,7 +209,8 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
     if (from === Phase.Pending) {
       actions.push({ kind: 'writeStatus', target: maintenanceRef(nm), status, reason: `wait reason changed, ${message}` });
     } else {
-      actions.push({ kind: 'writeStatus', target: maintenanceRef(nm), status, phaseFrom: from, phaseTo: Phase.Pending, reason: `new request, ${message}` });
+      const what = from === PHASE_UNINITIALIZED ? 'new request' : `phase ${from} not admitted by kmaint`;
+      actions.push({ kind: 'writeStatus', target: maintenanceRef(nm), status, phaseFrom: from, phaseTo: Phase.Pending, reason: `${what}, ${message}` });
       actions.push(phaseEvent(nm, Phase.Pending));
     }
   }

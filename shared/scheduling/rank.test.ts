@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION_DEADLINE, maintenanceKey, type NodeMaintenance } from '#api';
 import { firstPerNode, rankCandidates, RANKERS } from './rank.ts';
-import { buildSchedulingState } from './state.ts';
-import { aMaintenance, NOW, someNodes } from './test-builders.ts';
+import { aMaintenance, NOW, someNodes, recordedState } from './test-builders.ts';
 
 function rank(maintenances: NodeMaintenance[]): string[] {
-  const state = buildSchedulingState({ nodes: someNodes(5), maintenances });
+  const state = recordedState({ nodes: someNodes(5), maintenances });
   return rankCandidates(state, state.unscheduled, NOW).map(maintenanceKey);
 }
 
@@ -99,7 +98,7 @@ describe('rankCandidates', () => {
   });
 
   it('caps fewer-pending at 100 others (upstream weight), so beyond it age decides', () => {
-    const state = buildSchedulingState({ nodes: someNodes(1), maintenances: [...many('busy', 103, '2025-12-01T00:00:00Z'), ...many('lazy', 102, '2025-12-02T00:00:00Z')] });
+    const state = recordedState({ nodes: someNodes(1), maintenances: [...many('busy', 103, '2025-12-01T00:00:00Z'), ...many('lazy', 102, '2025-12-02T00:00:00Z')] });
     const ranked = rankCandidates(state, [state.unscheduled[102], state.unscheduled[103]].filter((nm) => nm !== undefined), NOW).map(maintenanceKey);
     // busy has 102 others, lazy 101: both capped to 100, so the older busy request wins.
     expect(ranked).toEqual(['default/busy-102', 'default/lazy-0']);

@@ -2,8 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { assignPools } from './pools.ts';
 import { resolveScopeLimit, resolveScopes } from './scopes.ts';
-import { buildSchedulingState } from './state.ts';
-import { aMaintenance, aPoolNode, limits, NOW, POOL, withAdmission, ZONE } from './test-builders.ts';
+import { aMaintenance, aPoolNode, limits, NOW, POOL, withAdmission, ZONE, recordedState } from './test-builders.ts';
 
 const rulesOf = (spec: Record<string, unknown>) => {
   const admission = withAdmission(limits(1, 'unlimited'), spec).admission;
@@ -79,7 +78,7 @@ describe('resolveScopeLimit', () => {
 });
 
 describe('resolveScopes', () => {
-  const state = buildSchedulingState({
+  const state = recordedState({
     nodes: [
       aPoolNode('g1', 'gpu', 'a'),
       aPoolNode('g2', 'gpu', 'b', { unschedulable: true }),

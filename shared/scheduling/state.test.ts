@@ -49,8 +49,11 @@ describe('isNodeUnavailable', () => {
 
 describe('buildSchedulingState', () => {
   it('indexes nodes, progress, availability and pending counts once', () => {
+    // node-01 carries kmaint's admission record of a-run (issue 40): b-run's Draining is a phase kmaint never admitted.
+    const [node01, ...rest] = someNodes(4, { cordoned: ['node-03'], notReady: ['node-04'] });
+    const recorded = { ...node01, metadata: { ...node01?.metadata, annotations: { 'kmaint.io/admitted': 'default/a-run/uid-a-run' } } };
     const state = buildSchedulingState({
-      nodes: someNodes(4, { cordoned: ['node-03'], notReady: ['node-04'] }),
+      nodes: [recorded, ...rest],
       maintenances: [
         aMaintenance({ name: 'b-run', nodeName: 'node-01', requestorID: 'upgrade', phase: 'Draining' }),
         aMaintenance({ name: 'a-run', nodeName: 'node-01', requestorID: 'firmware', phase: 'Ready' }),
@@ -64,6 +67,8 @@ describe('buildSchedulingState', () => {
     expect({
       nodes: [...state.nodes.keys()],
       unscheduled: state.unscheduled.map(maintenanceKey),
+      notAdmitted: state.notAdmitted.map(maintenanceKey),
+      admitted: [...state.admitted],
       inProgressByNode: Object.fromEntries([...state.inProgressByNode].map(([n, nms]) => [n, nms.map(maintenanceKey)])),
       nodesUnderMaintenance: [...state.nodesUnderMaintenance],
       nodesUnavailable: [...state.nodesUnavailable],
@@ -72,10 +77,12 @@ describe('buildSchedulingState', () => {
     }).toEqual({
       nodes: ['node-01', 'node-02', 'node-03', 'node-04'],
       unscheduled: ['default/p1', 'default/p2', 'default/p3'],
-      inProgressByNode: { 'node-01': ['default/a-run', 'default/b-run'], 'node-02': ['default/del'] },
+      notAdmitted: ['default/b-run'],
+      admitted: ['default/a-run'],
+      inProgressByNode: { 'node-01': ['default/a-run'], 'node-02': ['default/del'] },
       nodesUnderMaintenance: ['node-01', 'node-02'],
       nodesUnavailable: ['node-03', 'node-04'],
-      requestorsInProgress: ['upgrade', 'firmware'],
+      requestorsInProgress: ['firmware', 'upgrade'],
       unscheduledByRequestor: { upgrade: 2, firmware: 1 },
     });
   });

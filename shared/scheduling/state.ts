@@ -1,7 +1,8 @@
 // The scheduler's view of one snapshot: Nodes and NodeMaintenances indexed once, as upstream's ClusterState.
 import type { V1Node } from '@kubernetes/client-node';
-import { isUnscheduled, maintenanceKey, maintenanceMarkedByOthers } from '#api';
+import { isBeingDeleted, isUnscheduled, maintenanceKey, maintenanceMarkedByOthers } from '#api';
 import type { NodeMaintenance } from '#api';
+import { admissionStanding, holdsAdmission } from './admission-record.ts';
 import type { ExternalPools } from './external-pools.ts';
 
 export interface SchedulingState {
@@ -9,8 +10,19 @@ export interface SchedulingState {
   readonly nodes: ReadonlyMap<string, V1Node>;
   /** Every NodeMaintenance in the snapshot, in input order. */
   readonly maintenances: readonly NodeMaintenance[];
-  /** Requests the scheduler owns: phase '' or Pending and not being deleted (node may be missing). */
+  /** Requests the scheduler owns: phase '' or Pending, not being deleted, not admitted by kmaint's record (node may be missing). */
   readonly unscheduled: readonly NodeMaintenance[];
+  /**
+   * Requests whose status says Scheduled or later while kmaint's records on their Node do not name them (issue 40): a
+   * phase written into status, not an admission. They hold no slot and no Node; the scheduler writes them back to Pending.
+   */
+  readonly notAdmitted: readonly NodeMaintenance[];
+  /** Admitted by the record on their Node while their status still says '' or Pending (the status write failed): the scheduler finishes them. */
+  readonly toFinish: readonly NodeMaintenance[];
+  /** In progress by an older kmaint's cordon record alone (admission-record.ts `legacy`), not being deleted: the scheduler writes their record. */
+  readonly legacy: readonly NodeMaintenance[];
+  /** Keys (namespace/name) of the requests kmaint's records say it admitted (admission-record.ts); in progress besides: those being deleted. */
+  readonly admitted: ReadonlySet<string>;
   /** Node name -> the in-progress requests on it, sorted by namespace/name; only Nodes that exist. */
   readonly inProgressByNode: ReadonlyMap<string, readonly NodeMaintenance[]>;
   /** Names of existing Nodes with a request in progress (upstream nodesUnderMaintenance). */
@@ -50,21 +62,39 @@ export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintena
   }
 
   const unscheduled: NodeMaintenance[] = [];
+  const notAdmitted: NodeMaintenance[] = [];
+  const toFinish: NodeMaintenance[] = [];
+  const legacy: NodeMaintenance[] = [];
+  const admitted = new Set<string>();
   const inProgressByNode = new Map<string, NodeMaintenance[]>();
   const requestorsInProgress = new Set<string>();
   const unscheduledByRequestor = new Map<string, number>();
   for (const nm of lists.maintenances) {
+    const node = nodes.get(nm.spec.nodeName);
+    // In progress by kmaint's record on the Node (issue 40), never by the phase a status says; a request being deleted
+    // holds its Node until cleanup lets it go, as before. A request whose Node is gone holds nothing (cleanup releases it).
+    const holds = holdsAdmission(nm, node);
+    if (holds || (isBeingDeleted(nm) && node !== undefined)) {
+      if (holds) {
+        const standing = admissionStanding(nm, node);
+        admitted.add(maintenanceKey(nm));
+        if (standing === 'recorded' && isUnscheduled(nm)) toFinish.push(nm);
+        if (standing === 'legacy' && !isBeingDeleted(nm)) legacy.push(nm);
+      }
+      const onNode = inProgressByNode.get(nm.spec.nodeName) ?? [];
+      onNode.push(nm);
+      inProgressByNode.set(nm.spec.nodeName, onNode);
+      requestorsInProgress.add(nm.spec.requestorID);
+      continue;
+    }
+    if (isBeingDeleted(nm)) continue;
     if (isUnscheduled(nm)) {
       unscheduled.push(nm);
       unscheduledByRequestor.set(nm.spec.requestorID, (unscheduledByRequestor.get(nm.spec.requestorID) ?? 0) + 1);
-      continue;
+    } else if (node !== undefined) {
+      // Past Pending on a Node that exists, and no record of kmaint's names it. (Node gone: cleanup's, as before.)
+      notAdmitted.push(nm);
     }
-    // A request whose Node is gone holds nothing: cleanup releases it, and it must not block the limits.
-    if (!nodes.has(nm.spec.nodeName)) continue;
-    const onNode = inProgressByNode.get(nm.spec.nodeName) ?? [];
-    onNode.push(nm);
-    inProgressByNode.set(nm.spec.nodeName, onNode);
-    requestorsInProgress.add(nm.spec.requestorID);
   }
   for (const onNode of inProgressByNode.values()) {
     onNode.sort((a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)));
@@ -74,6 +104,10 @@ export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintena
     nodes,
     maintenances: lists.maintenances,
     unscheduled,
+    notAdmitted,
+    toFinish,
+    legacy,
+    admitted,
     inProgressByNode,
     nodesUnderMaintenance: new Set(inProgressByNode.keys()),
     nodesUnavailable,

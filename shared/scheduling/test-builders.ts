@@ -2,7 +2,7 @@
 // always checks the invariants, and the shared table runner (first pass, then a second pass that must write nothing).
 import type { V1Node } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
-import { CONDITION_READY, PHASE_UNINITIALIZED } from '#api';
+import { ANNOTATION_ADMITTED, CONDITION_READY, Phase, PHASE_UNINITIALIZED, maintenancePhase } from '#api';
 import type { Action, NodeMaintenance, NodeMaintenanceStatus } from '#api';
 import { loadConfig } from '#config';
 import type { AdmissionRules } from '#config';
@@ -10,7 +10,8 @@ import { checkSchedulingInvariants } from './invariants.ts';
 import type { SchedulingLimits } from './limits.ts';
 import { planScheduling } from './plan.ts';
 import type { SchedulingPlan } from './plan.ts';
-import { buildSchedulingState } from './state.ts';
+import { admissionRecord } from './admission-record.ts';
+import { buildSchedulingState, type SchedulingState } from './state.ts';
 
 /** The fixed clock of every scheduling test. */
 export const NOW = new Date('2026-01-01T00:00:00Z');
@@ -148,9 +149,30 @@ export function pending(name: string, nodeName: string, day: number, more: Parti
   return aMaintenance({ name, nodeName, created: `2025-12-${String(day).padStart(2, '0')}T00:00:00Z`, ...more });
 }
 
-/** One planner pass at `now` (default NOW), always followed by the invariant check. */
+/**
+ * The Nodes with kmaint's admission record (issue 40) for each request a fixture puts past Pending (being deleted or
+ * not), as kmaint's scheduler wrote it when it admitted them; a Node that already carries a record keeps it
+ * (the first such request by namespace/name gets it). Fixtures of phases a requestor forged build their Nodes by hand.
+ */
+export function withAdmissionRecords(nodes: readonly V1Node[], maintenances: readonly NodeMaintenance[]): V1Node[] {
+  const records = new Map<string, string>();
+  const sorted = [...maintenances].sort((a, b) => (`${a.metadata.namespace ?? ''}/${a.metadata.name}` < `${b.metadata.namespace ?? ''}/${b.metadata.name}` ? -1 : 1));
+  for (const nm of sorted) if (![PHASE_UNINITIALIZED, Phase.Pending].includes(maintenancePhase(nm)) && !records.has(nm.spec.nodeName)) records.set(nm.spec.nodeName, admissionRecord(nm));
+  return nodes.map((node) => {
+    const record = records.get(node.metadata?.name ?? '');
+    if (record === undefined || node.metadata?.annotations?.[ANNOTATION_ADMITTED] !== undefined) return node;
+    return { ...node, metadata: { ...node.metadata, annotations: { ...node.metadata?.annotations, [ANNOTATION_ADMITTED]: record } } };
+  });
+}
+
+/** buildSchedulingState over Nodes that carry the records of the fixture's requests in progress (withAdmissionRecords). */
+export function recordedState(lists: Parameters<typeof buildSchedulingState>[0]): SchedulingState {
+  return buildSchedulingState({ ...lists, nodes: withAdmissionRecords(lists.nodes, lists.maintenances) });
+}
+
+/** One planner pass at `now` (default NOW), always followed by the invariant check; requests in progress are kmaint's (withAdmissionRecords). */
 export function planChecked(nodes: readonly V1Node[], maintenances: readonly NodeMaintenance[], lim: SchedulingLimits, now: Date = NOW): SchedulingPlan {
-  const state = buildSchedulingState({ nodes, maintenances, kmaintNamespace: KMAINT_NAMESPACE });
+  const state = recordedState({ nodes, maintenances, kmaintNamespace: KMAINT_NAMESPACE });
   const plan = planScheduling(state, lim, now);
   checkSchedulingInvariants(state, lim, plan, now);
   return plan;

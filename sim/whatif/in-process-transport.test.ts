@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimApiServer, type SimApiServer } from '../apiserver/index.ts';
 import { KubeClient } from '../../shared/kube/index.ts';
 import { readDrainPods, type BaseSnapshot } from '../../shared/pass/index.ts';
-import { aMaintenance } from '../../shared/scheduling/test-builders.ts';
+import { aMaintenance, withAdmissionRecords } from '../../shared/scheduling/test-builders.ts';
 import { InProcessTransport } from './in-process-transport.ts';
 
 const NODES = { apiVersion: 'v1', resource: 'nodes' };
@@ -78,11 +78,13 @@ describe('readDrainPods: the ResourceClaims LIST', () => {
     spec: { nodeName: node, containers: [{ name: 'c', image: 'pause' }], ...(claim ? { resourceClaims: [{ name: 'gpu', resourceClaimName: claim }] } : {}) },
   });
   const base = (nodes: string[]): BaseSnapshot => {
-    const list = nodes.map((name) => ({ metadata: { name } }));
+    const maintenances = nodes.map((node) => aMaintenance({ name: `nm-${node}`, nodeName: node, phase: 'Draining' }));
+    // Requests kmaint admitted: their Nodes carry its admission record (issue 40).
+    const list = withAdmissionRecords(nodes.map((name) => ({ metadata: { name } })), maintenances);
     return {
-      nodes: new Map(list.map((n) => [n.metadata.name, n])),
+      nodes: new Map(list.map((n) => [n.metadata?.name ?? '', n])),
       nodeList: list,
-      maintenances: nodes.map((node) => aMaintenance({ name: `nm-${node}`, nodeName: node, phase: 'Draining' })),
+      maintenances,
       malformed: [],
       config: undefined,
     };
