@@ -2,13 +2,14 @@
 // start now hold a node. Said for a waiting request that is not itself next.
 import { describe, expect, it } from 'vitest';
 import type { NodeMaintenance } from '../shared/api/index.ts';
-import { aMaintenance, aNode } from '../shared/scheduling/test-builders.ts';
+import { aMaintenance, aNode, withAdmissionRecords } from '../shared/scheduling/test-builders.ts';
 import { explainRequest, type ExplainSnapshot } from './explain.ts';
 
 const NOW = new Date('2025-12-01T00:05:00Z');
 
 function snapshot(maintenance: NodeMaintenance, maintenances: NodeMaintenance[]): ExplainSnapshot {
-  const nodes = ['n1', 'n2'].map((name) => aNode({ name }));
+  // Requests past Pending are kmaint's admissions: their Nodes carry kmaint.io/admitted (issue 40).
+  const nodes = withAdmissionRecords(['n1', 'n2'].map((name) => aNode({ name })), maintenances);
   return { maintenance, nodes, maintenances, config: undefined, namespace: 'kmaint', pods: [], pdbs: [], budgetPods: new Map(), claims: [] };
 }
 

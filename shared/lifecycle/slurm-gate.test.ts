@@ -206,7 +206,7 @@ describe('issue 40: kmaint.io/slurm-drained and an old kmaint.io/slurm-drain-sta
     view: { kind: 'ok', nodes: new Map([['n1', { name: 'n1', state, reason, ...(reasonSetAt !== undefined ? { reasonSetAt } : {}) }]]) },
   });
   const plan = (ctx: SlurmContext, now: Date) => {
-    const p = planDrainer({ nodes: new Map([[NODE, aNodeWithUid({ name: NODE, unschedulable: true })]]), maintenances: [preset], podsByNode: new Map([[NODE, [WORKER]]]), pdbs: [], slurm: ctx }, now);
+    const p = planDrainer(recorded({ nodes: new Map([[NODE, aNodeWithUid({ name: NODE, unschedulable: true })]]), maintenances: [preset], podsByNode: new Map([[NODE, [WORKER]]]), pdbs: [], slurm: ctx }), now);
     return { kinds: p.actions.map((a) => a.kind), slurm: p.slurm.map((w) => w.kind) };
   };
   const REASON = 'kmaint: requestor-a default/nm-1';

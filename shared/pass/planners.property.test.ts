@@ -15,7 +15,7 @@ import type { Action, MaintenanceOperatorConfig, NodeMaintenance } from '../api/
 import { loadConfig } from '../config/index.ts';
 import { findNodeOrphans } from '../lifecycle/index.ts';
 import { loadSriovHandshakeConfig } from '../handshake/index.ts';
-import { aMaintenance, aNode } from '../scheduling/test-builders.ts';
+import { aMaintenance, aNode, withAdmissionRecords } from '../scheduling/test-builders.ts';
 import { setApartMalformed } from './malformed.ts';
 import { PASSES } from './passes.ts';
 import { ownPodsOf, type BaseSnapshot } from './snapshot.ts';
@@ -23,7 +23,6 @@ import { ownPodsOf, type BaseSnapshot } from './snapshot.ts';
 const NS = 'kmaint';
 const NOW = new Date('2026-01-01T00:00:00Z');
 const HONEST_NODES = ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
-const nodes: V1Node[] = HONEST_NODES.map((name) => ({ ...aNode({ name }), metadata: { name, uid: `uid-${name}`, resourceVersion: '9' } }));
 
 /** Honest requests in every phase a pass moves: new, Pending, a gang, Scheduled, Draining, Ready, deleted. */
 const honest: NodeMaintenance[] = [
@@ -35,6 +34,8 @@ const honest: NodeMaintenance[] = [
   aMaintenance({ name: 'ready', nodeName: 'n5', namespace: 'team', phase: 'Ready', annotations: { 'maintenance.nvidia.com/ready-time': '2025-12-31T00:00:00Z' } }),
   aMaintenance({ name: 'deleted', nodeName: 'n6', namespace: 'team', phase: 'Ready', deleting: true }),
 ];
+/** The honest requests past Pending are kmaint's admissions: their Nodes carry kmaint.io/admitted (issue 40). */
+const nodes: V1Node[] = withAdmissionRecords(HONEST_NODES.map((name) => ({ ...aNode({ name }), metadata: { name, uid: `uid-${name}`, resourceVersion: '9' } })), honest);
 const HONEST_KEYS = new Set(honest.map((nm) => `team/${nm.metadata.name}`));
 
 const CONFIG: MaintenanceOperatorConfig = { metadata: { name: 'default', namespace: NS }, spec: { maxParallelOperations: 4, reaper: { enabled: true, dryRun: true } } };
