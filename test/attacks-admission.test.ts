@@ -113,4 +113,26 @@ describe.each(POLICY_MODES)('a requestor that writes Scheduled and Ready into it
     const released = await admin().core.readNode({ name: on[0] ?? '' });
     expect({ unschedulable: released.spec?.unschedulable === true, record: released.metadata?.annotations?.[ANNOTATION_ADMITTED] ?? '(none)', r1: await getNM(ns, 'r1') }).toEqual({ unschedulable: false, record: '(none)', r1: undefined });
   });
+
+  it.skipIf(!policyModeRuns(mode))('an admission record whose request is gone (deleted before the drainer took it, so without a finalizer) is swept by the next cleanup pass', async () => {
+    // The next admission under maxParallelOperations 1; the drainer does not run, so no finalizer holds the request.
+    await pass('scheduler');
+    const records = async (): Promise<Record<string, string>> => {
+      const out: Record<string, string> = {};
+      for (const node of await nodes()) {
+        const record = node.metadata?.annotations?.[ANNOTATION_ADMITTED];
+        if (record !== undefined) out[node.metadata?.name ?? ''] = record;
+      }
+      return out;
+    };
+    const before = await records();
+    expect(Object.keys(before).length).toBe(1);
+    const [node, record] = Object.entries(before)[0] ?? ['', ''];
+    const name = record.split('/')[1] ?? '';
+    expect([record, (await getNM(ns, name))?.metadata.finalizers]).toEqual([`${ns}/${name}/${(await getNM(ns, name))?.metadata.uid ?? ''}`, undefined]);
+    expect(await requestor.delete(name)).toBe('deleted');
+    expect(await getNM(ns, name)).toBeUndefined();
+    await pass('cleanup');
+    expect([await records(), (await admin().core.readNode({ name: node })).spec?.unschedulable === true]).toEqual([{}, false]);
+  });
 });

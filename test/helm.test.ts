@@ -386,7 +386,7 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
       [node, `kmaint/${NS}/${LEFT_REQUEST}`],
     ]);
     expect((await kubectl(['uncordon', node])).code).toBe(0);
-    expect((await kubectl(['annotate', 'node', node, 'kmaint.io/cordoned-by-', 'kmaint.io/cordon-reason-'])).code).toBe(0);
+    expect((await kubectl(['annotate', 'node', node, 'kmaint.io/cordoned-by-', 'kmaint.io/cordon-reason-', 'kmaint.io/admitted-'])).code).toBe(0);
     expect((await kubectl(['patch', 'nm', '-n', NS, LEFT_REQUEST, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}'])).code).toBe(0);
     expect(await leftBehind(node)).toEqual({ unschedulable: false, cordonedBy: undefined, kmaintConditions: DRAINED_CONDITIONS, finalizers: undefined });
     // kmaint's node conditions on a node with no live request go with the next pass of any kmaint (re-installing).
@@ -423,7 +423,7 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
     const cordoned = await rows(['get', 'nodes', '-o', 'custom-columns=NAME:.metadata.name,BY:.metadata.annotations.kmaint\\.io/cordoned-by', '--no-headers']);
     expect(cordoned).toEqual([[reapNode, `kmaint/${NS}/${reapRequest}`]]);
     expect((await kubectl(['uncordon', reapNode])).code).toBe(0);
-    expect((await kubectl(['annotate', 'node', reapNode, 'kmaint.io/cordoned-by-', 'kmaint.io/cordon-reason-'])).code).toBe(0);
+    expect((await kubectl(['annotate', 'node', reapNode, 'kmaint.io/cordoned-by-', 'kmaint.io/cordon-reason-', 'kmaint.io/admitted-'])).code).toBe(0);
     const outOfService = await rows(['get', 'nodes', '-o', 'custom-columns=NAME:.metadata.name,BY:.metadata.annotations.kmaint\\.io/out-of-service-by', '--no-headers']);
     expect(outOfService).toEqual([[node, `kmaint/${NS}/${LEFT_REQUEST}`]]);
     expect((await kubectl(['taint', 'node', node, `${OUT_OF_SERVICE}-`])).code).toBe(0);
