@@ -56,7 +56,7 @@ const INERT: Record<string, string> = {
 };
 /** docs/migrate.md "Going back": the records only kmaint reads, and the Slinky reason it handed over, removed. */
 const REMOVE_INERT = [
-  ['annotate', 'nodes', '--all', 'kmaint.io/reaper-decision-', 'kmaint.io/reaped-', 'kmaint.io/reaper-joined-', 'kmaint.io/reaper-joined-provider-id-', 'kmaint.io/current-state-', 'kmaint.io/handshake-problem-'],
+  ['annotate', 'nodes', '--all', 'kmaint.io/reaper-decision-', 'kmaint.io/reaped-', 'kmaint.io/reaper-joined-', 'kmaint.io/reaper-joined-provider-id-', 'kmaint.io/current-state-', 'kmaint.io/handshake-problem-', 'kmaint.io/admitted-'],
 ];
 
 async function inertOn(name: string): Promise<Record<string, string>> {
@@ -64,10 +64,14 @@ async function inertOn(name: string): Promise<Record<string, string>> {
   return Object.fromEntries(Object.entries(annotations).filter(([k]) => k in INERT));
 }
 
+/** The request's uid, as its admission record names it (set in part 1). */
+let requestUid = '';
+
 /** What kmaint's request leaves on its Ready node, the cordon aside. */
 const LEFT_BY_KMAINT = (unschedulable: boolean): Awaited<ReturnType<typeof nodeState>> => ({
   unschedulable,
-  annotations: { 'kmaint.io/cordoned-by': `kmaint/${ns}/${NAME}`, 'kmaint.io/cordon-reason': `NodeMaintenance ${ns}/${NAME} (requestor ${REQUESTOR})` },
+  // kmaint's admission record (issue 40) names the request's uid, read in part 1.
+  annotations: { 'kmaint.io/cordoned-by': `kmaint/${ns}/${NAME}`, 'kmaint.io/cordon-reason': `NodeMaintenance ${ns}/${NAME} (requestor ${REQUESTOR})`, 'kmaint.io/admitted': `${ns}/${NAME}/${requestUid}` },
   conditions: [`MaintenancePlanned=False/MaintenanceStarted: ${OWN}`, `MaintenanceInProgress=True/MaintenanceStarted: ${OWN}`, `DrainInProgress=False/DrainCompleted: ${OWN}`, `Drained=True/DrainCompleted: ${OWN}`],
   taints: [],
   leaseHolder: `kmaint/${ns}/${NAME}`,
@@ -226,7 +230,7 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
 
   it('part 1, kmaint: the request Ready with the node cordoned, recorded, leased and its conditions set', async () => {
     await createNM(ns, NAME, { requestorID: REQUESTOR, nodeName: node });
-    await untilPhase(ns, NAME, 'Ready');
+    requestUid = (await untilPhase(ns, NAME, 'Ready')).metadata.uid ?? '';
     // A pass that cordons leaves the node's conditions to the next one (docs/writes.md): the next tick's drainer.
     await pass('drainer');
     expect(await nodeState(node)).toEqual(LEFT_BY_KMAINT(true));
@@ -274,7 +278,7 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     // managedFields name kubectl as the owner of spec.unschedulable, so only kmaint's stale record goes.
     expect((await kubectl(['cordon', node])).code).toBe(0);
     const conditionsGo = `conditions of node ${node} -MaintenancePlanned -MaintenanceInProgress -DrainInProgress -Drained: no request in maintenance on the node: remove the conditions kmaint set`;
-    const recordGoes = `annotate node ${node} -kmaint.io/cordoned-by -kmaint.io/cordon-reason: orphaned cordon record: ${ns}/${NAME} no longer exists; the cordon was set by kubectl, not kmaint: kept`;
+    const recordGoes = `annotate node ${node} -kmaint.io/cordoned-by -kmaint.io/cordon-reason -kmaint.io/admitted: orphaned cordon record: ${ns}/${NAME} no longer exists; the cordon was set by kubectl, not kmaint: kept`;
     expect([await kmaintWouldDo('cleanup', node), await kmaintWouldDo('scheduler', node)]).toEqual([[conditionsGo, recordGoes], [conditionsGo]]);
     // docs/migrate.md's finders, before kmaint's pass writes: what upstream left is there to find (part 4 removes the rest).
     const [nodesFound, leasesFound] = await Promise.all(FINDERS.map((args) => kubectl([...args, '--no-headers'])));
