@@ -65,8 +65,10 @@ describe.skipIf(!CAN_RUN)('live takeover between the NVIDIA maintenance operator
       evictionsOfTerminating: { 'web-node-002': 1 },
       evictionsBefore: 1,
       evictionsAfter: 2,
-      // Upstream uncordons by the initial-state annotation and leaves kmaint's record (README "Going back").
+      // Upstream uncordons by the initial-state annotation and leaves kmaint's records (README "Going back"): the cordon's
+      // and the admission's (issue 40), which names the request's uid.
       nodeLeftovers: {
+        'kmaint.io/admitted': expect.stringMatching(/^bench\/takeover-kmaint-to-nvidia-operator\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/) as unknown as string,
         'kmaint.io/cordon-reason': 'NodeMaintenance bench/takeover-kmaint-to-nvidia-operator (requestor takeover.kmaint.example)',
         'kmaint.io/cordoned-by': 'kmaint/bench/takeover-kmaint-to-nvidia-operator',
       },
