@@ -6,6 +6,7 @@ import { CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, RbacAuthorizati
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_CORDON_RECORDED, ANNOTATION_DEADLINE, ANNOTATION_NOT_BEFORE, ANNOTATION_REAPER_PROVIDER_ID, GROUP, LABEL_GANG, NODE_MAINTENANCE_KIND, NODE_MAINTENANCE_PLURAL, REAPER_REQUESTOR, VERSION } from '../shared/api/index.ts';
+import { refusalText } from './support/attacker.ts';
 import { helmIsCurrent, runHelm } from '../testbed/helm.ts';
 import { adminKubeConfig, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, installCrds, removeAllNMs } from './support/kmaint.ts';
@@ -51,16 +52,9 @@ async function create(who: CustomObjectsApi, namespace: string, body: Record<str
   }
 }
 
+/** The refusal's code and message (test/support/attacker.ts), the object's name as `<name>`. */
 function refusal(err: unknown, name: string): string {
-  const e = err as { code?: number; body?: unknown };
-  const text = typeof e.body === 'string' ? e.body : JSON.stringify(e.body ?? '');
-  let message = text;
-  try {
-    message = (JSON.parse(text) as { message?: string }).message ?? text;
-  } catch {
-    // not a Status
-  }
-  return `${e.code ?? '?'} ${message.replaceAll(`"${name}"`, '"<name>"')}`;
+  return refusalText(err).replaceAll(`"${name}"`, '"<name>"');
 }
 
 const unique = (prefix: string): string => `${prefix}-${++serial}`;

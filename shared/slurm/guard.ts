@@ -5,7 +5,7 @@
 // cleanup, which may already have let it go, would never remove. Pure.
 import { maintenanceKey, type NodeMaintenance } from '../api/index.ts';
 import { recordedSlurmNodes } from './ownership.ts';
-import { recordedReservation, wantsReservation } from './reservation.ts';
+import { recordedReservation, wantsReservation } from './reservation-rules.ts';
 import { describeSlurmWrite, isSweep, type SlurmWrite } from './view.ts';
 
 /** The requests read again after the plan, by namespace/name; or why they could not be. */

@@ -14,13 +14,13 @@ export type { SlurmContext, SlurmReservations, SlurmView, SlurmWrite } from './v
 export { EVENT_REASON_SLURM_DRAIN_TIMEOUT, EVENT_REASON_SLURM_PROBLEM, planSlurmGate } from './gate.ts';
 export type { SlurmGate } from './gate.ts';
 export { planSlurmRelease } from './release.ts';
+export { planSlurmReservations } from './reservation.ts';
 export {
   ANNOTATION_SLURM_RESERVATION,
   ANNOTATION_SLURM_RESERVATION_PROBLEM,
   EVENT_REASON_SLURM_RESERVATION,
   needsReservation,
   needsReservationRead,
-  planSlurmReservations,
   RESERVATION_EXTEND_BELOW_SECONDS,
   RESERVATION_HORIZON_SECONDS,
   RESERVATION_PREFIX,
@@ -30,7 +30,7 @@ export {
   reservationToCheck,
   reservationName,
   wantsReservation,
-} from './reservation.ts';
+} from './reservation-rules.ts';
 export type { ReservationInput, ReservationPlan } from './reservation.ts';
 export { chooseReservations, DEFAULT_RESERVATIONS_PER_NAMESPACE, nodesToReserve } from './reservation-choice.ts';
 export type { ReservationChoice } from './reservation-choice.ts';

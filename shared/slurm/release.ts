@@ -3,7 +3,8 @@
 // flag must be on too), then drop the record.
 import { ANNOTATION_SLINKY_DRAINED, type NodeMaintenance } from '../api/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, mayUndrain, recordedSlurmNodes } from './ownership.ts';
-import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, planReservationRelease } from './reservation.ts';
+import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM } from './reservation-rules.ts';
+import { planReservationRelease } from './reservation.ts';
 import { hasDrainFlag } from './state.ts';
 import type { SlurmContext, SlurmWrite } from './view.ts';
 

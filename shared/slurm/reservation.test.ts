@@ -7,15 +7,8 @@ import { parseLabelSelector } from '../selectors/index.ts';
 import type { SlurmNodeInfo, SlurmProblem, SlurmReservationInfo } from './client.ts';
 import { ANNOTATION_SLURM_DRAINED } from './ownership.ts';
 import { planSlurmRelease, type SlurmRelease } from './release.ts';
-import {
-  ANNOTATION_SLURM_RESERVATION,
-  ANNOTATION_SLURM_RESERVATION_PROBLEM,
-  planReservationRelease,
-  planSlurmReservations,
-  reservationName,
-  type ReservationPlan,
-  type ReservationRelease,
-} from './reservation.ts';
+import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, reservationName } from './reservation-rules.ts';
+import { planReservationRelease, planSlurmReservations, type ReservationPlan, type ReservationRelease } from './reservation.ts';
 import type { SlurmSettings } from './settings.ts';
 import { describeSlurmWrite, type SlurmContext, type SlurmWrite } from './view.ts';
 

@@ -7,41 +7,19 @@ import { FINALIZER, maintenanceKey, maintenanceRef, requestNotBefore, type Actio
 import { chooseReservations, type ReservationChoice } from './reservation-choice.ts';
 import type { SlurmContext, SlurmWrite } from './view.ts';
 import { slurmWorkersOf } from './workers.ts';
-// The names and predicates live in reservation-rules.ts (the choice reads them too); exported from here as before.
+// The names and predicates live in reservation-rules.ts (the choice reads them too).
 import {
   ANNOTATION_SLURM_RESERVATION,
   ANNOTATION_SLURM_RESERVATION_PROBLEM,
   EVENT_REASON_SLURM_RESERVATION,
   RESERVATION_USERS,
-  RESERVATION_PREFIX,
   RESERVATION_WINDOW_SECONDS,
-  RESERVATION_EXTEND_BELOW_SECONDS,
   RESERVATION_HORIZON_SECONDS,
   reservationName,
-  reservationOwner,
   recordedReservation,
   wantsReservation,
   reservationToCheck,
-  needsReservation,
-  needsReservationRead,
 } from './reservation-rules.ts';
-export {
-  ANNOTATION_SLURM_RESERVATION,
-  ANNOTATION_SLURM_RESERVATION_PROBLEM,
-  EVENT_REASON_SLURM_RESERVATION,
-  RESERVATION_USERS,
-  RESERVATION_PREFIX,
-  RESERVATION_WINDOW_SECONDS,
-  RESERVATION_EXTEND_BELOW_SECONDS,
-  RESERVATION_HORIZON_SECONDS,
-  reservationName,
-  reservationOwner,
-  recordedReservation,
-  wantsReservation,
-  reservationToCheck,
-  needsReservation,
-  needsReservationRead,
-};
 
 /**
  * For a request `reservationToCheck` says: a delete when its reservation no longer starts at a readable not-before

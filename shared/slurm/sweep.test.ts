@@ -5,7 +5,7 @@ import { FINALIZER, type NodeMaintenance } from '../api/index.ts';
 import { parseLabelSelector } from '../selectors/index.ts';
 import type { SlurmNodeInfo, SlurmReservationInfo } from './client.ts';
 import { drainOwner } from './ownership.ts';
-import { ANNOTATION_SLURM_RESERVATION } from './reservation.ts';
+import { ANNOTATION_SLURM_RESERVATION } from './reservation-rules.ts';
 import type { SlurmSettings } from './settings.ts';
 import { planSlurmSweep } from './sweep.ts';
 import type { SlurmContext, SlurmWrite } from './view.ts';

@@ -4,7 +4,7 @@
 // request still needs it is extended before it ends (reservation.ts: every kmaint reservation has an end). Pure.
 import { maintenanceKey, type NodeMaintenance } from '../api/index.ts';
 import type { SlurmNodeInfo, SlurmReservationInfo } from './client.ts';
-import { RESERVATION_EXTEND_BELOW_SECONDS, RESERVATION_WINDOW_SECONDS, needsReservation, recordedReservation, reservationOwner } from './reservation.ts';
+import { RESERVATION_EXTEND_BELOW_SECONDS, RESERVATION_WINDOW_SECONDS, needsReservation, recordedReservation, reservationOwner } from './reservation-rules.ts';
 import { drainOwner } from './ownership.ts';
 import { hasDrainFlag } from './state.ts';
 import type { SlurmContext, SlurmWrite } from './view.ts';
