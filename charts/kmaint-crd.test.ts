@@ -79,3 +79,14 @@ describe.skipIf(!HELM_BUILT)('helm lint and helm template of charts/kmaint-crd',
     expect([r.code, r.stderr.trim()]).toEqual([1, 'Error: values don\'t meet the specifications of the schema(s) in the following chart(s):\nkmaint-crd:\n- at \'\': additional properties \'crds\' not allowed']);
   });
 });
+
+describe.skipIf(!HELM_BUILT)('the CRD chart\'s kubeVersion', () => {
+  it('is charts/kmaint\'s: renders for Kubernetes 1.30 and refuses 1.29 with Helm\'s message', async () => {
+    const kubeVersion = (file: string): string => (parse(readFileSync(file, 'utf8')) as { kubeVersion: string }).kubeVersion;
+    expect(kubeVersion(join(CHART, 'Chart.yaml'))).toBe(kubeVersion('charts/kmaint/Chart.yaml'));
+    const [v130, v129] = await Promise.all(['1.30.0', '1.29.15'].map((v) => runHelm(['template', 'crds', CHART, '--kube-version', v])));
+    expect([v130?.code, v130?.stderr]).toEqual([0, '']);
+    expect(parseAllDocuments(v130?.stdout ?? '').map((d) => (d.toJS() as Crd | null)?.metadata.name).filter(Boolean)).toEqual(CRD_FILES.map((f) => f.replace(/\.yaml$/, '')));
+    expect([v129?.code, v129?.stderr.trim()]).toEqual([1, 'Error: chart requires kubeVersion: >= 1.30.0-0 which is incompatible with Kubernetes v1.29.15\n\nUse --debug flag to render out invalid YAML']);
+  });
+});
