@@ -85,15 +85,17 @@ describe.skipIf(!HELM_BUILT)('helm template: the request view from kube-state-me
     expect(objs.find((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === KSM)?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'kps-kube-state-metrics', namespace: 'monitoring' }]);
   });
 
-  it('deploy: kmaint\'s own kube-state-metrics (only the config\'s metrics) and its Service; the ServiceMonitor only where monitoring.coreos.com/v1 ServiceMonitor is served', async () => {
+  it('deploy: kmaint\'s own kube-state-metrics (only the config\'s metrics) and its Service; the ServiceMonitor only where monitoring.coreos.com/v1 (or its ServiceMonitor) is served', async () => {
     const set = ['metrics.kubeStateMetrics={"enabled":true,"deploy":{"enabled":true}}'];
-    const [without, withApi, monitorOff] = await Promise.all([
+    const [without, withApi, withGroupVersion, monitorOff] = await Promise.all([
       render(set),
       render([...set, 'metrics.kubeStateMetrics.serviceMonitor.labels={"release":"kps"}', 'metrics.kubeStateMetrics.serviceMonitor.interval="30s"'], ['--api-versions', SERVICE_MONITOR_API]),
+      render(set, ['--api-versions', 'monitoring.coreos.com/v1']),
       render([...set, 'metrics.kubeStateMetrics.serviceMonitor.enabled=false'], ['--api-versions', SERVICE_MONITOR_API]),
     ]);
     expect(ksmObjects(without)).toEqual(['ServiceAccount/kmaint', 'ConfigMap/kmaint', 'ClusterRole/', 'ClusterRoleBinding/', 'Service/kmaint', 'Deployment/kmaint']);
     expect(ksmObjects(withApi)).toEqual(['ServiceAccount/kmaint', 'ConfigMap/kmaint', 'ClusterRole/', 'ClusterRoleBinding/', 'Service/kmaint', 'Deployment/kmaint', 'ServiceMonitor/kmaint']);
+    expect(ksmObjects(withGroupVersion)).toEqual(ksmObjects(withApi));
     expect(ksmObjects(monitorOff)).toEqual(ksmObjects(without));
     expect(without.find((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === KSM)?.subjects).toEqual([{ kind: 'ServiceAccount', name: KSM, namespace: 'kmaint' }]);
     const deployment = without.find((o) => o.kind === 'Deployment' && o.metadata.name === KSM)?.spec as {
