@@ -121,6 +121,14 @@ describe.skipIf(!HELM_BUILT)('helm template: the request view from kube-state-me
     ]);
   });
 
+  it('deploy: its pod runs as nobody (65534), non-root, with the runtime\'s seccomp profile; under openshift.enabled with no fixed uid', async () => {
+    const set = ['metrics.kubeStateMetrics={"enabled":true,"deploy":{"enabled":true}}'];
+    const podSecurity = (objs: Obj[]): unknown => (objs.find((o) => o.kind === 'Deployment' && o.metadata.name === KSM)?.spec as { template: { spec: { securityContext: unknown } } }).template.spec.securityContext;
+    const [plain, openshift] = await Promise.all([render(set), render([...set, 'openshift.enabled=true'])]);
+    expect(podSecurity(plain)).toEqual({ runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(podSecurity(openshift)).toEqual({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+  });
+
   it('refuses deploy without enabled, with a one-line reason', async () => {
     const r = await template(['metrics.kubeStateMetrics.deploy.enabled=true']);
     expect([r.code, r.stderr.trim()]).toEqual([
