@@ -1,5 +1,5 @@
 // npm run test:release: the whole release (npm run release) against a loopback registry, checked from outside. Not in
-// npm test: the first run builds the arm64 rootfs and cosign (~10 min); cached, it takes about a minute and a half.
+// npm test: the first run builds the arm64 rootfs and cosign (~10 min); cached, it takes about 100 s (98 s measured).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
