@@ -1,6 +1,6 @@
 // Bundles each Lambda handler into .build/<function>/handler.mjs (one ESM file, no node_modules) for osls to zip,
 // or the CLI into dist/kmaint.mjs.
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { CJS_IN_ESM_BANNER, NODE_ESM_BUNDLE } from './esbuild-options.ts';
 import { PASS_FUNCTIONS } from './shared/pass/index.ts';
@@ -22,5 +22,7 @@ const result = await build({
   metafile: true,
 });
 for (const [file, out] of Object.entries(result.metafile.outputs)) process.stdout.write(`${file} ${(out.bytes / 1024).toFixed(0)} KiB\n`);
+// What went into the bundle, file by file: the release's SBOM names the npm packages from it (image/sbom.ts).
+if (cli) writeFileSync('dist/kmaint.meta.json', `${JSON.stringify(result.metafile)}\n`);
 // Executable, so that npm pack keeps the mode and krew's kubectl-kmaint link (plugins/krew/kmaint.yaml) can run it.
 if (cli) chmodSync('dist/kmaint.mjs', 0o755);

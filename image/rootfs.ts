@@ -69,7 +69,8 @@ export interface Rootfs {
   facts: RootfsFacts;
 }
 
-function run(cmd: string, args: string[], log: (line: string) => void): Promise<void> {
+/** Runs a long command, logging that it still runs every 30 s; its last output lines are the error's message. */
+export function runLogged(cmd: string, args: string[], log: (line: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const output: string[] = [];
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -119,7 +120,7 @@ export async function ensureRootfs(opts: { rebuild?: boolean; log: (line: string
     `chroot "$1" dpkg-query -W -f '\${Version}' nodejs > '${probe}.pkg'`,
     `cat "$1/etc/debian_version" > '${probe}.debian'`,
   ];
-  await run(
+  await runLogged(
     'mmdebstrap',
     [`--variant=${r.variant}`, ...r.aptOptions.map((o) => `--aptopt=${o}`), ...r.dpkgOptions.map((o) => `--dpkgopt=${o}`), `--include=${r.packages.join(',')}`, ...hooks.map((h) => `--customize-hook=${h}`), r.suite, tar, r.mirror],
     opts.log,

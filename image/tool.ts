@@ -1,5 +1,5 @@
-// The image tool (image/tools: go-containerregistry's library behind four commands: build, serve, push, pull), built
-// from its own go.mod through the Go module proxy into ~/.cache/kmaint-image/tool-<hash>/ and skipped when current.
+// The image tool (image/tools: go-containerregistry's library behind its commands: build, serve, push, pull, push-index,
+// attach), built from its own go.mod through the Go module proxy into ~/.cache/kmaint-image/tool-<hash>/ and skipped when current.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const TOOLS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'tools');
-const SOURCES = ['go.mod', 'go.sum', 'main.go'] as const;
+const SOURCES = ['go.mod', 'go.sum', 'main.go', 'release.go'] as const;
 
 export class ImageToolError extends Error {
   override readonly name = 'ImageToolError';

@@ -2,9 +2,11 @@
 // crane is built from), so that no container daemon and no pulled base image is involved.
 //
 //	kmaint-image build --layout DIR --tag TAG --config FILE LAYER.tar.gz...   an OCI image layout from layer tarballs
-//	kmaint-image serve --addr 127.0.0.1:0 --port-file FILE                    an in-memory OCI registry (until SIGTERM)
+//	kmaint-image serve --addr 127.0.0.1:0 --port-file FILE                    an in-memory OCI 1.1 registry (until SIGTERM)
 //	kmaint-image push --layout DIR --tag TAG REF                              the layout's image tagged TAG to REF
-//	kmaint-image pull --config-out FILE REF                                   REF's flattened root filesystem as a tar on stdout
+//	kmaint-image pull --config-out FILE [--platform OS/ARCH] REF              REF's flattened root filesystem as a tar on stdout
+//	kmaint-image push-index --tag TAG --out FILE REF LAYOUT...                the layouts' images tagged TAG as one OCI index
+//	kmaint-image attach --subject DIGEST --artifact-type T --file F REPO      F as an OCI 1.1 artifact referring to DIGEST
 //
 // Registries named by an address on loopback are spoken to over plain HTTP (name.Insecure), as the tests' registry is;
 // credentials come from the Docker config (~/.docker/config.json, $DOCKER_CONFIG), as crane and docker read them.
@@ -56,6 +58,10 @@ func main() {
 		err = push(os.Args[2:])
 	case "pull":
 		err = pull(os.Args[2:])
+	case "push-index":
+		err = pushIndex(os.Args[2:])
+	case "attach":
+		err = attach(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -76,6 +82,7 @@ func build(args []string) error {
 	dir := fs.String("layout", "", "OCI layout directory to write (replaced)")
 	tag := fs.String("tag", "", "the tag the layout's index gives the image")
 	configFile := fs.String("config", "", "JSON: {config, created, annotations}")
+	arch := fs.String("arch", "amd64", "the image's architecture (linux/ARCH): amd64 or arm64")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -109,7 +116,15 @@ func build(args []string) error {
 	cf = cf.DeepCopy()
 	cf.Config = spec.Config
 	cf.Created = v1.Time{Time: spec.Created}
-	cf.OS, cf.Architecture = "linux", "amd64"
+	cf.OS, cf.Architecture = "linux", *arch
+	switch *arch {
+	case "amd64":
+	case "arm64":
+		// What the kubelet's runtime and docker report for 64-bit ARM (image-spec, config.md: variant).
+		cf.Variant = "v8"
+	default:
+		return fmt.Errorf("build: --arch %q: amd64 or arm64", *arch)
+	}
 	if img, err = mutate.ConfigFile(img, cf); err != nil {
 		return err
 	}
@@ -158,7 +173,7 @@ func serve(args []string) error {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "kmaint-image: registry listening on %s\n", ln.Addr())
-	srv := &http.Server{Handler: registry.New(registry.Logger(log.New(io.Discard, "", 0))), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)), ReadHeaderTimeout: 10 * time.Second}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	go func() {
@@ -229,8 +244,17 @@ type pulled struct {
 func pull(args []string) error {
 	fs := flag.NewFlagSet("pull", flag.ContinueOnError)
 	configOut := fs.String("config-out", "", "write {digest, config} here")
+	platform := fs.String("platform", "", "OS/ARCH[/VARIANT]: the index's image for that platform (default: linux/amd64)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	opts := []remote.Option{remote.WithAuthFromKeychain(authn.DefaultKeychain)}
+	if *platform != "" {
+		p, err := v1.ParsePlatform(*platform)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, remote.WithPlatform(*p))
 	}
 	if *configOut == "" || fs.NArg() != 1 {
 		return errors.New("pull: --config-out and one REF are required")
@@ -239,7 +263,7 @@ func pull(args []string) error {
 	if err != nil {
 		return err
 	}
-	img, err := remote.Image(ref, remote.WithAuthFromKeychain(authn.DefaultKeychain))
+	img, err := remote.Image(ref, opts...)
 	if err != nil {
 		return err
 	}
