@@ -8,7 +8,7 @@ import { loadConfig, loadDraResourceNames } from '../shared/config/index.ts';
 import { indexClaims } from '../shared/drain/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { judgeCrd, malformedMessage, readBase, readConfigCrd, ownPodsOf, readDrainPods, readSriov, sriovExternalPools, type CrdStanding } from '../shared/pass/index.ts';
-import { buildSchedulingState, type ExternalPools } from '../shared/scheduling/index.ts';
+import { schedulerInputs, type ExternalPools } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
 import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, recordedReservation } from '../shared/slurm/index.ts';
@@ -95,10 +95,9 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   // Before admission only the scheduler's gates matter.
   (s, now) => {
     if (!isUnscheduled(s.maintenance)) return undefined;
-    const loaded = loadConfig(s.config, s.nodes.length);
-    const state = buildSchedulingState({ nodes: s.nodes, maintenances: s.maintenances, kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
-    const configName = `${s.namespace}/${CONFIG_NAME}`;
-    return explainAdmission({ maintenance: s.maintenance, nodes: s.nodes, maintenances: s.maintenances, config: loaded.config, problems: loaded.problems, configName }, state, now);
+    // The scheduler's own inputs (schedulerInputs); the CRDs' standing is the section above's to say.
+    const inputs = schedulerInputs({ nodes: s.nodes, maintenances: s.maintenances, loaded: loadConfig(s.config, s.nodes.length), kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
+    return explainAdmission({ maintenance: s.maintenance, inputs, configName: `${s.namespace}/${CONFIG_NAME}` }, now);
   },
   // Waits another system reports (medik8s lease; Slurm goes in that list) come before the pods: they stop the cordon.
   (s) => explainReportedWait(s.maintenance),
