@@ -7,12 +7,13 @@ import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/i
 import { indexClaims } from '../drain/index.ts';
 import { fieldSelectorTerm } from '../kube/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
-import { findNodeOrphans, orphanLiveKey, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
+import { findNodeOrphans, orphanLiveKey, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
 import { buildSchedulingState, foldIntoAdmissionRecords, holdsAdmission, planDeadlineReports, planScheduling, requestsHoldingNodes, schedulerInputs, schedulingLimits, waitingMessage } from '../scheduling/index.ts';
-import { loadSlurmSettings, needsReservationRead, nodesToReserve, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
+import { loadSlurmSettings, needsReservationRead, nodesToReserve, planSlurmReservations, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
-import { planMalformedReleases, planMalformedReports } from './malformed.ts';
+import { planMalformedReports } from './malformed.ts';
+import { planCleanupSweeps } from './cleanup-sweeps.ts';
 import type { PassOptions } from './options.ts';
 import { planCloudEventsOff, planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
 import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, nodeReadSettings, type NodesNeeded } from './node-reads.ts';
@@ -351,17 +352,13 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     },
     plan: ({ base, loaded, reads, now }) => {
       const slurm = reads.slurm.context;
+      // The table of releases (lifecycle/releases.ts) for every request, then the sweeps (cleanup-sweeps.ts).
       const plan = planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base), medik8s: reads.medik8s, ...(slurm ? { slurm } : {}) }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
-      // Requests that bypassed validation and are being deleted: released by the cordon record, never left hanging.
-      const malformed = planMalformedReleases(base.malformed, base.nodeList);
-      const released = plan.released + malformed.released;
-      // Cordons and out-of-service taints whose request is gone (a finalizer removed by hand, a crash): undone by kmaint's record.
-      const sweep = planOrphanSweep(base.nodes, reads.orphans);
-      // Slurm state no live request owns (malformed ones own theirs too); reservations still needed are extended.
-      const swept = planSlurmSweep([...base.maintenances, ...base.malformed.map((m) => m.nm)], slurm, now);
-      const slurmWrites = [...plan.slurm, ...swept];
+      const sweeps = planCleanupSweeps({ nodes: base.nodes, nodeList: base.nodeList, maintenances: base.maintenances, malformed: base.malformed, orphans: reads.orphans, slurm }, now);
+      const released = plan.released + sweeps.released;
+      const slurmWrites = [...plan.slurm, ...sweeps.slurm];
       return {
-        actions: afterSweep(withNodeConditions([...plan.actions, ...malformed.actions, ...sweep], base, loaded, now), sweep),
+        actions: afterSweep(withNodeConditions([...plan.actions, ...sweeps.actions], base, loaded, now), sweeps.orphanWrites),
         state: released > 0 || slurmWrites.length > 0 ? 'in-flight' : plan.held.length > 0 ? 'blocked' : 'idle',
         released,
         collected: plan.collected,
