@@ -1,8 +1,6 @@
 // `kmaint explain`, admission: every gate the scheduler applies to one request, with the counts it reads, judged as
 // the next scheduler pass judges it (shared/scheduling's own plan, gates and tally), and what has to happen next.
-import type { V1Node } from '@kubernetes/client-node';
 import type { NodeMaintenance } from '../shared/api/index.ts';
-import type { ResolvedConfig } from '../shared/config/index.ts';
 import {
   GATES,
   computeBudget,
@@ -17,6 +15,8 @@ import {
   startTally,
   startableNow,
   type Gate,
+  type Refusal,
+  type SchedulerInputs,
   type SchedulingLimits,
   type SchedulingState,
   type Tally,
@@ -36,22 +36,23 @@ function head(items: readonly string[], max = 5): string {
   return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
 }
 
-/** What has to happen before a gate that refuses lets the request through: what the gate says frees it (Gate.freedBy). */
-function nextFor(gate: Gate, t: Tally, node: string, refusal: string, configName: string): string {
+/** What has to happen before a gate that refuses lets the request through: by the refusal's kind and what the gate says frees it (Gate.freedBy). */
+function nextFor(gate: Gate, t: Tally, node: string, refusal: Refusal, configName: string): string {
+  const text = refusal.text;
   // The request's own time: its requestor fixes the value, or time passes.
-  if (gate.name === 'not-before') return refusal.includes('admits nothing') ? `its requestor fixes the annotation: ${refusal}` : `${refusal}; it is not admitted before then`;
+  if (refusal.gate === 'not-before') return refusal.kind === 'unusable' ? `its requestor fixes the annotation: ${text}` : `${text}; it is not admitted before then`;
   // A value that cannot be used: only a fix of the config frees it.
-  if (refusal.includes('admits nothing')) return `fix MaintenanceOperatorConfig ${configName}: ${refusal}`;
+  if (refusal.kind === 'unusable') return `fix MaintenanceOperatorConfig ${configName}: ${text}`;
   // The SR-IOV network operator's pool: one of its drains in progress on the pool's nodes must finish.
-  if (gate.name === 'external pool') {
+  if (refusal.kind === 'external-problem') return `${text}; fix the pool configuration`;
+  if (refusal.kind === 'external-limit') {
     const pools = t.state.externalPools;
     const pool = pools?.poolOf.get(node);
-    if (pools !== undefined && pools.problems.has(node)) return `${refusal}; fix the pool configuration`;
     const busy = holders(t.state, (n) => pool !== undefined && pools?.poolOf.get(n) === pool);
-    return busy.length > 0 ? `an ${pools?.what ?? 'external'} in progress in ${pool ?? 'its pool'} must finish (its requestor deletes it, cleanup releases the node): ${head(busy)}` : `${refusal}; an ${pools?.what ?? 'external'} in that pool must finish`;
+    return busy.length > 0 ? `an ${pools?.what ?? 'external'} in progress in ${pool ?? 'its pool'} must finish (its requestor deletes it, cleanup releases the node): ${head(busy)}` : `${text}; an ${pools?.what ?? 'external'} in that pool must finish`;
   }
   // Windows: only time frees them.
-  if (gate.freedBy === undefined) return `${refusal}; nothing new starts before then`;
+  if (gate.freedBy === undefined) return `${text}; nothing new starts before then`;
   const { scope, unavailable } = gate.freedBy;
   const pool = t.scopes.poolOf.get(node);
   const zone = t.scopes.zoneOf.get(node);
@@ -98,22 +99,19 @@ function nextOnNodeLine(state: SchedulingState, limits: SchedulingLimits, nm: No
 
 export interface AdmissionInput {
   maintenance: NodeMaintenance;
-  nodes: readonly V1Node[];
-  maintenances: readonly NodeMaintenance[];
-  config: ResolvedConfig;
-  /** Problems that make the cluster limits unusable (loadConfig's). */
-  problems: readonly string[];
+  /** What the scheduler pass decides on (shared/scheduling schedulerInputs), assembled as the pass assembles it. */
+  inputs: SchedulerInputs;
   /** namespace/name of the MaintenanceOperatorConfig. */
   configName: string;
 }
 
 /** The admission section of a request the scheduler still owns ('' or Pending, not being deleted). */
-export function explainAdmission(input: AdmissionInput, state: SchedulingState, now: Date): ExplainSection {
+export function explainAdmission(input: AdmissionInput, now: Date): ExplainSection {
   const nm = input.maintenance;
   const key = maintenanceKey(nm);
   const node = nm.spec.nodeName;
-  const { maxParallelOperations, maxUnavailable, admission } = input.config;
-  const limits: SchedulingLimits = { maxParallelOperations, maxUnavailable, problems: [...input.problems], ...(admission ? { admission } : {}) };
+  const { state, limits } = input.inputs;
+  const { admission } = limits;
   const plan = planScheduling(state, limits, now);
   const wait = plan.waiting.find((w) => w.key === key);
   const lines: string[] = [wait ? `verdict: waits: ${wait.why}` : `verdict: the next scheduler pass admits it`];
@@ -142,7 +140,7 @@ export function explainAdmission(input: AdmissionInput, state: SchedulingState, 
   for (const gate of GATES) {
     const refusal = gate.refuse(tally, node, nm);
     if (refusal !== undefined) {
-      lines.push(`WAIT  ${refusal}`);
+      lines.push(`WAIT  ${refusal.text}`);
       next ??= nextFor(gate, tally, node, refusal, input.configName);
       continue;
     }

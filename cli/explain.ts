@@ -7,11 +7,13 @@ import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/i
 import { loadConfig, loadDraResourceNames } from '../shared/config/index.ts';
 import { indexClaims } from '../shared/drain/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
-import { judgeCrd, malformedMessage, readBase, readConfigCrd, ownPodsOf, readDrainPods, readSriov, sriovExternalPools, type CrdStanding } from '../shared/pass/index.ts';
-import { buildSchedulingState, type ExternalPools } from '../shared/scheduling/index.ts';
+import { judgeCrd, malformedMessage, readBase, readConfigCrd, readMedik8sLeases, ownPodsOf, readDrainPods, readSriov, sriovExternalPools, type CrdStanding } from '../shared/pass/index.ts';
+import { schedulerInputs, type ExternalPools } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
-import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, recordedReservation } from '../shared/slurm/index.ts';
+import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, readSlurm, recordedReservation, recordedSlurmNodes, type SlurmContext } from '../shared/slurm/index.ts';
+import { needsMedik8sLeases, type Medik8sLeases } from '../shared/lifecycle/index.ts';
+import { explainCleanup } from './explain-cleanup.ts';
 import { requestTimes, requestTimesText } from './request-times.ts';
 import { explainDrain, explainPodCompletion, explainReportedWait, nextByPhase, type ExplainSection, type PodsInput } from './explain-sections.ts';
 import { ageText } from './status-render.ts';
@@ -34,6 +36,10 @@ export interface ExplainSnapshot {
   malformed?: string;
   /** The SR-IOV network operator's pool limits (spec.nodeHandshake.protocol sriov-network-operator), as the scheduler reads them. */
   externalPools?: ExternalPools;
+  /** The medik8s node leases, as cleanup reads them for a request it releases; absent: not read (none). */
+  medik8s?: Medik8sLeases;
+  /** Slurm, as cleanup reads it for a request it releases; absent: Slurm off or not read. */
+  slurm?: SlurmContext;
 }
 
 const NAMESPACE_PATTERN = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
@@ -74,7 +80,9 @@ export async function readExplainSnapshot(client: KubeClient, namespace: string,
   const drain = await readDrainPods(client, { ...base, maintenances: [maintenance] });
   // Before admission, the SR-IOV pools count as the scheduler counts them (two LISTs, only with that protocol).
   const externalPools = isUnscheduled(maintenance) ? sriovExternalPools(await readSriov({ client, namespace }, base), base) : undefined;
+  const cleanup = await readCleanupReads(client, namespace, base.config, maintenance, base.nodes.has(maintenance.spec.nodeName));
   return {
+    ...cleanup,
     ...snapshot(maintenance),
     pods: drain.podsByNode.get(maintenance.spec.nodeName) ?? [],
     pdbs: drain.pdbs,
@@ -82,6 +90,18 @@ export async function readExplainSnapshot(client: KubeClient, namespace: string,
     claims: drain.claims,
     ...(externalPools !== undefined ? { externalPools } : {}),
   };
+}
+
+/**
+ * What cleanup reads for a request it releases (deleted, or its node gone), as the cleanup pass reads it: the medik8s
+ * node leases when the request recorded one, Slurm (its reservations too) when it recorded Slurm drains or a reservation.
+ */
+async function readCleanupReads(client: KubeClient, namespace: string, config: MaintenanceOperatorConfig | undefined, nm: NodeMaintenance, nodeExists: boolean): Promise<Pick<ExplainSnapshot, 'medik8s' | 'slurm'>> {
+  if (nm.metadata.deletionTimestamp === undefined && nodeExists) return {};
+  const medik8s = await readMedik8sLeases(client, needsMedik8sLeases([nm], 'cleanup'));
+  const reservations = recordedReservation(nm) !== undefined;
+  const slurm = await readSlurm({ config, needed: reservations || recordedSlurmNodes(nm).length > 0, reservations, readSecretKey: (name, key) => client.getSecretKey(namespace, name, key), env: process.env });
+  return { medik8s, ...(slurm.context !== undefined ? { slurm: slurm.context } : {}) };
 }
 
 /** The sections in the order a request meets them; each returns undefined when it has nothing to say in this phase. */
@@ -95,10 +115,14 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   // Before admission only the scheduler's gates matter.
   (s, now) => {
     if (!isUnscheduled(s.maintenance)) return undefined;
-    const loaded = loadConfig(s.config, s.nodes.length);
-    const state = buildSchedulingState({ nodes: s.nodes, maintenances: s.maintenances, kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
-    const configName = `${s.namespace}/${CONFIG_NAME}`;
-    return explainAdmission({ maintenance: s.maintenance, nodes: s.nodes, maintenances: s.maintenances, config: loaded.config, problems: loaded.problems, configName }, state, now);
+    // The scheduler's own inputs (schedulerInputs); the CRDs' standing is the section above's to say.
+    const inputs = schedulerInputs({ nodes: s.nodes, maintenances: s.maintenances, loaded: loadConfig(s.config, s.nodes.length), kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
+    return explainAdmission({ maintenance: s.maintenance, inputs, configName: `${s.namespace}/${CONFIG_NAME}` }, now);
+  },
+  // What cleanup waits on and will do, from its own table of releases: a deleted request, or a Ready one due for collection.
+  (s, now) => {
+    const { maxNodeMaintenanceTimeSeconds } = loadConfig(s.config, s.nodes.length).config;
+    return explainCleanup({ maintenance: s.maintenance, nodes: s.nodes, maxNodeMaintenanceTimeSeconds, ...(s.medik8s ? { medik8s: s.medik8s } : {}), ...(s.slurm ? { slurm: s.slurm } : {}) }, now);
   },
   // Waits another system reports (medik8s lease; Slurm goes in that list) come before the pods: they stop the cordon.
   (s) => explainReportedWait(s.maintenance),

@@ -16,7 +16,7 @@ export type { ConfigReportExtras } from './config-report.ts';
 export { countReleases, HeldLeases } from './held-leases.ts';
 export type { HeldLeasesOptions } from './held-leases.ts';
 export { PassRound } from './round.ts';
-export { ownPodsOf, readBase, readDrainPods } from './snapshot.ts';
+export { ownPodsOf, readBase, readDrainPods, readMedik8sLeases } from './snapshot.ts';
 export { readSriov, sriovExternalPools } from './sriov-pass.ts';
 export type { SriovRead } from './sriov-pass.ts';
 export { malformedMessage } from './malformed.ts';

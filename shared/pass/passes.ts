@@ -7,12 +7,13 @@ import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/i
 import { indexClaims } from '../drain/index.ts';
 import { fieldSelectorTerm } from '../kube/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
-import { findNodeOrphans, orphanLiveKey, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
-import { buildSchedulingState, foldIntoAdmissionRecords, holdsAdmission, planDeadlineReports, planScheduling, requestsHoldingNodes, waitingMessage, type SchedulingLimits } from '../scheduling/index.ts';
-import { loadSlurmSettings, needsReservationRead, nodesToReserve, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
+import { findNodeOrphans, orphanLiveKey, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
+import { buildSchedulingState, foldIntoAdmissionRecords, holdsAdmission, planDeadlineReports, planScheduling, requestsHoldingNodes, schedulerInputs, schedulingLimits, waitingMessage } from '../scheduling/index.ts';
+import { loadSlurmSettings, needsReservationRead, nodesToReserve, planSlurmReservations, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
-import { planMalformedReleases, planMalformedReports } from './malformed.ts';
+import { planMalformedReports } from './malformed.ts';
+import { planCleanupSweeps } from './cleanup-sweeps.ts';
 import type { PassOptions } from './options.ts';
 import { planCloudEventsOff, planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
 import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, nodeReadSettings, type NodesNeeded } from './node-reads.ts';
@@ -272,27 +273,15 @@ async function readReservations(opts: PassOptions, base: BaseSnapshot, now: Date
 
 const slurmOf = (writes: SlurmWrite[], read: SlurmRead): NonNullable<PassPlan['slurm']> => ({ writes, ...(read.client ? { client: read.client } : {}) });
 
-/** The scheduler's limits from the loaded config; foreign CRDs close admission as a whole (crds.refusal), requests in flight go on. */
-function schedulingLimitsOf(loaded: PlanInput<unknown>['loaded'], crds: PlanInput<unknown>['crds']): SchedulingLimits {
-  const { admission } = loaded.config;
-  return {
-    maxParallelOperations: loaded.config.maxParallelOperations,
-    maxUnavailable: loaded.config.maxUnavailable,
-    problems: loaded.problems,
-    ...(crds?.refusal !== undefined ? { closed: crds.refusal } : {}),
-    ...(admission !== undefined ? { admission } : {}),
-  };
-}
-
 /** The four functions. A new one is a row here (and a name in PASS_FUNCTIONS). */
 export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]> } = {
   scheduler: {
     read: async (opts, base) => ({ sriov: await readSriov(opts, base), reservations: await readReservations(opts, base, opts.now()) }),
     plan: ({ base, loaded, reads: { sriov: sriovRead, reservations }, maintenances, namespace, reaperIssues, crds, drainerFollows, now }) => {
       const externalPools = sriovExternalPools(sriovRead, base);
-      const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, kmaintNamespace: namespace, ...(externalPools !== undefined ? { externalPools } : {}) });
+      const { state, limits } = schedulerInputs({ nodes: base.nodeList, maintenances: base.maintenances, loaded, kmaintNamespace: namespace, ...(externalPools !== undefined ? { externalPools } : {}), ...(crds?.refusal !== undefined ? { closedBecause: crds.refusal } : {}) });
       const { admission } = loaded.config;
-      const plan = planScheduling(state, schedulingLimitsOf(loaded, crds), now);
+      const plan = planScheduling(state, limits, now);
       // As the SR-IOV network operator's external drainer: its handshake's writes come after the scheduling writes too.
       const sriov = planSriovPass(sriovRead, base, plan.admitted);
       const scopedProblems = [...(admission?.scopedProblems ?? []), ...reaperIssues, ...sriov.problems, ...(crds?.reportable ?? [])];
@@ -363,17 +352,13 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     },
     plan: ({ base, loaded, reads, now }) => {
       const slurm = reads.slurm.context;
+      // The table of releases (lifecycle/releases.ts) for every request, then the sweeps (cleanup-sweeps.ts).
       const plan = planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base), medik8s: reads.medik8s, ...(slurm ? { slurm } : {}) }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
-      // Requests that bypassed validation and are being deleted: released by the cordon record, never left hanging.
-      const malformed = planMalformedReleases(base.malformed, base.nodeList);
-      const released = plan.released + malformed.released;
-      // Cordons and out-of-service taints whose request is gone (a finalizer removed by hand, a crash): undone by kmaint's record.
-      const sweep = planOrphanSweep(base.nodes, reads.orphans);
-      // Slurm state no live request owns (malformed ones own theirs too); reservations still needed are extended.
-      const swept = planSlurmSweep([...base.maintenances, ...base.malformed.map((m) => m.nm)], slurm, now);
-      const slurmWrites = [...plan.slurm, ...swept];
+      const sweeps = planCleanupSweeps({ nodes: base.nodes, nodeList: base.nodeList, maintenances: base.maintenances, malformed: base.malformed, orphans: reads.orphans, slurm }, now);
+      const released = plan.released + sweeps.released;
+      const slurmWrites = [...plan.slurm, ...sweeps.slurm];
       return {
-        actions: afterSweep(withNodeConditions([...plan.actions, ...malformed.actions, ...sweep], base, loaded, now), sweep),
+        actions: afterSweep(withNodeConditions([...plan.actions, ...sweeps.actions], base, loaded, now), sweeps.orphanWrites),
         state: released > 0 || slurmWrites.length > 0 ? 'in-flight' : plan.held.length > 0 ? 'blocked' : 'idle',
         released,
         collected: plan.collected,
@@ -393,7 +378,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     read: (opts, base) => readScheduledEvents(base, reaperProviders(opts.reaperProviders), opts.signal),
     plan: ({ base, loaded, reads, namespace, reaperIssues, crds, now }) => {
       // Issue 40: only a request that could start now keeps the reaper off its node (the scheduler's own rule).
-      const holding = requestsHoldingNodes(buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances }), schedulingLimitsOf(loaded, crds), now);
+      const holding = requestsHoldingNodes(buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances }), schedulingLimits(loaded, crds?.refusal), now);
       const reaper = planReaperPass(base, namespace, reads, now, holding);
       const scopedProblems = [...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...(crds?.reportable ?? [])];
       const report = crds?.configWritable === false ? [] : planConfigReport(base.config, loaded.problems, now, { scopedProblems, notes: slurmConfigNotes(base.config) });

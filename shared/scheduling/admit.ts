@@ -37,6 +37,12 @@ export interface GangAdmission {
   /** A gang waiting this long holds freed slots when it fits once the requests in progress finish. */
   reserveAfterSeconds: number;
   now: Date;
+  /**
+   * The gangs as the next pass reads them once this walk's admissions are in progress (by key), or undefined when they
+   * read as `gangs` do. Only a gang's problems can differ (a member whose Node's request is admitted now waits on it
+   * then), never who belongs or what is admitted: the walk runs once and its skipped gangs' texts are written from these.
+   */
+  gangsAfter?: (admitted: ReadonlySet<string>) => Gangs | undefined;
 }
 
 const NO_GANG_ADMISSION: GangAdmission = { gangs: NO_GANGS, reserveAfterSeconds: Number.POSITIVE_INFINITY, now: new Date(0) };
@@ -85,7 +91,7 @@ function walkGang(walk: Walk, gang: Gang, winners: readonly NodeMaintenance[], o
     for (const maintenance of winners) walk.skipped.push({ maintenance, whyThen, fixed, gang });
   };
   if (gang.problems.length > 0 || winners.length !== gang.members.length) {
-    skipAll(waitReason.gangCannotStart(gang.name, size, gang.problems.join('; ') || 'a request of the gang waits on its node'), true);
+    skipAll(gangCannotStartText(gang), true);
     return;
   }
   const verdict = judgeGang(walk.tally, winners);
@@ -102,15 +108,26 @@ function walkGang(walk: Walk, gang: Gang, winners: readonly NodeMaintenance[], o
   }
 }
 
-/** Why a skipped request waits, judged on the counts after the walk (the next pass sees this pass's admissions in progress). */
-function finalWhy(walk: Walk, skip: Skip): string {
+/** A gang that cannot start whatever the counts: its problems, or a member waiting on its Node. */
+function gangCannotStartText(gang: Gang): string {
+  return waitReason.gangCannotStart(gang.name, gangSize(gang), gang.problems.join('; ') || 'a request of the gang waits on its node');
+}
+
+/**
+ * Why a skipped request waits, judged on the counts after the walk (the next pass sees this pass's admissions in
+ * progress). `after`: the gangs as the next pass reads them (GangAdmission.gangsAfter); a gang with problems there
+ * cannot start, whatever this walk judged it on.
+ */
+function finalWhy(walk: Walk, skip: Skip, after: Gangs | undefined): string {
+  const gangAfter = skip.gang === undefined ? undefined : after?.byKey.get(maintenanceKey(skip.maintenance));
+  if (gangAfter !== undefined && gangAfter.problems.length > 0) return gangCannotStartText(gangAfter);
   if (skip.fixed === true) return skip.whyThen;
   if (skip.gang !== undefined) {
     const verdict = judgeGang(walk.tally, skip.gang.members);
     return verdict.kind === 'waits' ? gangWaitText(skip.gang, verdict.why) : skip.whyThen;
   }
   // Counts only tighten during the walk, so a request refused then is refused now; its earlier reason is the fallback.
-  return firstRefusal(walk.tally, skip.maintenance.spec.nodeName) ?? skip.whyThen;
+  return firstRefusal(walk.tally, skip.maintenance.spec.nodeName)?.text ?? skip.whyThen;
 }
 
 /**
@@ -141,9 +158,10 @@ export function admitRanked(state: SchedulingState, budget: ValidBudget, winners
     }
     const refusal = firstRefusal(walk.tally, maintenance.spec.nodeName);
     if (refusal === undefined) admitOne(walk, maintenance);
-    else walk.skipped.push({ maintenance, whyThen: refusal });
+    else walk.skipped.push({ maintenance, whyThen: refusal.text });
   }
-  const why = new Map(walk.skipped.map((skip) => [maintenanceKey(skip.maintenance), finalWhy(walk, skip)]));
+  const after = walk.skipped.some((skip) => skip.gang !== undefined) ? options.gangsAfter?.(new Set(walk.admitted.map((a) => maintenanceKey(a.maintenance)))) : undefined;
+  const why = new Map(walk.skipped.map((skip) => [maintenanceKey(skip.maintenance), finalWhy(walk, skip, after)]));
   return {
     admitted: walk.admitted,
     skipped: walk.skipped.map((s) => s.maintenance),

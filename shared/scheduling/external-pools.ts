@@ -1,6 +1,7 @@
 // Pools whose limits another system defines and kmaint enforces at admission: today the SR-IOV network operator's
 // SriovNetworkPoolConfigs, which that operator ignores for externally drained nodes (shared/handshake/sriov-pools.ts
 // resolves them). The scheduler only counts: which requests a pool covers, its limit, and how many it already runs.
+import type { Refusal } from './refusal.ts';
 
 export interface ExternalPool {
   /** As messages name it, e.g. `SriovNetworkPoolConfig sriov-network-operator/workers`. */
@@ -24,14 +25,14 @@ export interface ExternalPools {
 }
 
 /** Why a covered request on `node` may not start now, given `admitted` covered admissions per pool in this walk. */
-export function externalPoolRefusal(pools: ExternalPools | undefined, admitted: ReadonlyMap<string, number>, node: string): string | undefined {
+export function externalPoolRefusal(pools: ExternalPools | undefined, admitted: ReadonlyMap<string, number>, node: string): Refusal | undefined {
   if (pools === undefined) return undefined;
   const problem = pools.problems.get(node);
-  if (problem !== undefined) return `waiting for ${pools.what} admission: ${problem}`;
+  if (problem !== undefined) return { gate: 'external pool', kind: 'external-problem', text: `waiting for ${pools.what} admission: ${problem}` };
   const pool = pools.pools.get(pools.poolOf.get(node) ?? '');
   if (pool?.max === undefined) return undefined;
   const used = pool.inProgress + (admitted.get(pool.name) ?? 0);
-  return used >= pool.max ? `waiting for ${pool.name}: maxUnavailable ${pool.text}, ${pools.what}s in progress: ${used}` : undefined;
+  return used >= pool.max ? { gate: 'external pool', kind: 'external-limit', text: `waiting for ${pool.name}: maxUnavailable ${pool.text}, ${pools.what}s in progress: ${used}` } : undefined;
 }
 
 /** What the gate read when it admits a covered request on `node` (`kmaint explain`). */

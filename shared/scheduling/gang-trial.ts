@@ -50,8 +50,8 @@ export function tryGang(tally: Tally, members: readonly NodeMaintenance[]): Gang
   for (const [index, member] of members.entries()) {
     const node = member.spec.nodeName;
     for (const gate of GATES) {
-      const why = gate.refuse(tally, node);
-      if (why !== undefined) return { member, index, gate, why };
+      const refused = gate.refuse(tally, node);
+      if (refused !== undefined) return { member, index, gate, why: refused.text };
     }
     recordAdmission(tally, node);
   }

@@ -2,6 +2,7 @@
 // and the walk's running counts they read. With no pools, zones or windows only the two cluster gates can refuse.
 import { requestNotBefore, rfc3339Seconds, type NodeMaintenance } from '#api';
 import { externalPoolAdmits, externalPoolRefusal } from './external-pools.ts';
+import { refusal, type Refusal } from './refusal.ts';
 import type { ValidBudget } from './limits.ts';
 import type { PoolScope, ScopeCount, ScopeLimit, Scopes } from './scopes.ts';
 import type { SchedulingState } from './state.ts';
@@ -48,9 +49,14 @@ export function startTally(state: SchedulingState, budget: ValidBudget, scopes: 
  * not an RFC 3339 time (never guessed). Undefined: none set, or the time has come.
  */
 export function notBeforeRefusal(nm: NodeMaintenance, now: Date): string | undefined {
+  return notBeforeGateRefusal(nm, now)?.text;
+}
+
+/** notBeforeRefusal typed: a value that cannot be read is `unusable` (its requestor fixes it), a time ahead is `time`. */
+function notBeforeGateRefusal(nm: NodeMaintenance, now: Date): Refusal | undefined {
   const notBefore = requestNotBefore(nm);
-  if (notBefore.kind === 'invalid') return waitReason.notBeforeInvalid(notBefore.reason);
-  if (notBefore.kind === 'valid' && now.getTime() < notBefore.at.getTime()) return waitReason.notBefore(rfc3339Seconds(notBefore.at));
+  if (notBefore.kind === 'invalid') return refusal('not-before', 'unusable', waitReason.notBeforeInvalid(notBefore.reason));
+  if (notBefore.kind === 'valid' && now.getTime() < notBefore.at.getTime()) return refusal('not-before', 'time', waitReason.notBefore(rfc3339Seconds(notBefore.at)));
   return undefined;
 }
 
@@ -74,7 +80,7 @@ export function recordAdmission(tally: Tally, node: string): void {
 export interface Gate {
   readonly name: string;
   /** Why a request on `node` may not start now, or undefined when this gate lets it through. `request`: the gates of the request itself. */
-  refuse(tally: Tally, node: string, request?: NodeMaintenance): string | undefined;
+  refuse(tally: Tally, node: string, request?: NodeMaintenance): Refusal | undefined;
   /** What the gate read when it lets a request on `node` through (`kmaint explain`); undefined: it does not apply there. */
   admits(tally: Tally, node: string, request?: NodeMaintenance): string | undefined;
   /**
@@ -93,17 +99,17 @@ export interface Gate {
 const limitText = (limit: ScopeLimit): string => (limit.kind === 'limit' ? limit.text : limit.kind === 'unlimited' ? 'unlimited' : `invalid (${limit.problem})`);
 const unavailableCounts = (inProgress: number, cordoned: number): string => `${inProgress} under maintenance + ${cordoned} cordoned or not ready`;
 
-function windowRefusal(scope: string, status: WindowStatus): string | undefined {
+function windowRefusal(gate: string, scope: string, status: WindowStatus): Refusal | undefined {
   switch (status.kind) {
     case 'unrestricted':
     case 'open':
       return undefined;
     case 'closed':
-      return waitReason.windowClosed(scope, rfc3339Seconds(status.nextOpen));
+      return refusal(gate, 'time', waitReason.windowClosed(scope, rfc3339Seconds(status.nextOpen)));
     case 'never':
-      return waitReason.windowNever(scope);
+      return refusal(gate, 'time', waitReason.windowNever(scope));
     case 'invalid':
-      return waitReason.windowInvalid(scope, status.problem);
+      return refusal(gate, 'unusable', waitReason.windowInvalid(scope, status.problem));
   }
 }
 
@@ -126,7 +132,7 @@ export const GATES: readonly Gate[] = [
   {
     name: 'not-before',
     whateverTheCounts: true,
-    refuse: (t, _node, nm) => (nm === undefined || t.now === undefined ? undefined : notBeforeRefusal(nm, t.now)),
+    refuse: (t, _node, nm) => (nm === undefined || t.now === undefined ? undefined : notBeforeGateRefusal(nm, t.now)),
     admits: (t, _node, nm) => {
       const notBefore = nm === undefined ? undefined : requestNotBefore(nm);
       return notBefore?.kind === 'valid' && t.now !== undefined ? `not-before ${rfc3339Seconds(notBefore.at)}: passed` : undefined;
@@ -136,7 +142,7 @@ export const GATES: readonly Gate[] = [
   {
     name: 'window cluster',
     whateverTheCounts: true,
-    refuse: (t) => windowRefusal('cluster', t.scopes.clusterWindow),
+    refuse: (t) => windowRefusal('window cluster', 'cluster', t.scopes.clusterWindow),
     admits: (t) => (t.scopes.clusterWindow.kind === 'unrestricted' ? 'cluster window: none configured' : 'cluster window: open'),
   },
   // A pool with a value that cannot be used admits nothing (fail closed); fixing it comes before anything else there.
@@ -145,7 +151,7 @@ export const GATES: readonly Gate[] = [
     whateverTheCounts: true,
     refuse: (t, node) => {
       const pool = poolOf(t, node)?.scope;
-      return pool?.problem === undefined ? undefined : waitReason.poolInvalid(pool.name, pool.problem);
+      return pool?.problem === undefined ? undefined : refusal('pool invalid', 'unusable', waitReason.poolInvalid(pool.name, pool.problem));
     },
     // A usable pool says nothing here; its limits speak below.
     admits: () => undefined,
@@ -156,7 +162,7 @@ export const GATES: readonly Gate[] = [
     whateverTheCounts: true,
     refuse: (t, node) => {
       const pool = poolOf(t, node)?.scope;
-      return pool === undefined ? undefined : windowRefusal(`pool ${pool.name}`, pool.window);
+      return pool === undefined ? undefined : windowRefusal('window pool', `pool ${pool.name}`, pool.window);
     },
     admits: (t, node) => {
       const pool = poolOf(t, node)?.scope;
@@ -167,7 +173,7 @@ export const GATES: readonly Gate[] = [
   {
     name: 'parallel',
     refuse: (t) =>
-      t.budget.availableSlots - t.admitted === 0 ? waitReason.maxParallelOperations(t.budget.maxParallelOperations, t.cluster.inProgress) : undefined,
+      t.budget.availableSlots - t.admitted === 0 ? refusal('parallel', 'limit', waitReason.maxParallelOperations(t.budget.maxParallelOperations, t.cluster.inProgress)) : undefined,
     admits: (t) => `maxParallelOperations ${t.budget.maxParallelOperations}: ${t.cluster.inProgress} in progress`,
     freedBy: { scope: 'cluster', unavailable: false },
   },
@@ -176,7 +182,7 @@ export const GATES: readonly Gate[] = [
     name: 'unavailable',
     refuse: (t, node) =>
       !t.state.nodesUnavailable.has(node) && t.budget.canBecomeUnavailable - t.newlyUnavailable === 0
-        ? waitReason.maxUnavailable(t.budget.maxUnavailable, t.cluster.inProgress, t.cluster.cordonedOrNotReady)
+        ? refusal('unavailable', 'limit', waitReason.maxUnavailable(t.budget.maxUnavailable, t.cluster.inProgress, t.cluster.cordonedOrNotReady))
         : undefined,
     admits: (t, node) =>
       t.state.nodesUnavailable.has(node)
@@ -191,7 +197,7 @@ export const GATES: readonly Gate[] = [
       const pool = poolOf(t, node);
       if (pool === undefined) return undefined;
       const limit = pool.scope.maxParallelOperations;
-      return reached(limit, pool.count.inProgress) ? waitReason.poolParallel(pool.scope.name, limit.text, pool.count.inProgress) : undefined;
+      return reached(limit, pool.count.inProgress) ? refusal('pool parallel', 'limit', waitReason.poolParallel(pool.scope.name, limit.text, pool.count.inProgress)) : undefined;
     },
     admits: (t, node) => {
       const pool = poolOf(t, node);
@@ -206,7 +212,7 @@ export const GATES: readonly Gate[] = [
       if (pool === undefined || t.state.nodesUnavailable.has(node)) return undefined;
       const limit = pool.scope.maxUnavailable;
       const { inProgress, cordonedOrNotReady } = pool.count;
-      return reached(limit, inProgress + cordonedOrNotReady) ? waitReason.poolUnavailable(pool.scope.name, limit.text, inProgress, cordonedOrNotReady) : undefined;
+      return reached(limit, inProgress + cordonedOrNotReady) ? refusal('pool unavailable', 'limit', waitReason.poolUnavailable(pool.scope.name, limit.text, inProgress, cordonedOrNotReady)) : undefined;
     },
     admits: (t, node) => {
       const pool = poolOf(t, node);
@@ -222,10 +228,10 @@ export const GATES: readonly Gate[] = [
       const scope = zone === undefined ? undefined : t.scopes.zones.get(zone);
       const count = zone === undefined ? undefined : t.zones.get(zone);
       if (zone === undefined || scope === undefined || count === undefined) return undefined;
-      if (scope.maxUnavailable.kind === 'invalid') return waitReason.zoneInvalid(zone, scope.maxUnavailable.problem);
+      if (scope.maxUnavailable.kind === 'invalid') return refusal('zone', 'unusable', waitReason.zoneInvalid(zone, scope.maxUnavailable.problem));
       if (t.state.nodesUnavailable.has(node)) return undefined;
       const limit = scope.maxUnavailable;
-      return reached(limit, count.inProgress + count.cordonedOrNotReady) ? waitReason.zoneUnavailable(zone, limit.text, count.inProgress, count.cordonedOrNotReady) : undefined;
+      return reached(limit, count.inProgress + count.cordonedOrNotReady) ? refusal('zone', 'limit', waitReason.zoneUnavailable(zone, limit.text, count.inProgress, count.cordonedOrNotReady)) : undefined;
     },
     admits: (t, node) => {
       const zone = t.scopes.zoneOf.get(node);
@@ -244,7 +250,7 @@ export const GATES: readonly Gate[] = [
 ];
 
 /** The first gate's refusal for a request on `node`, or undefined when every gate lets it through. */
-export function firstRefusal(tally: Tally, node: string, request?: NodeMaintenance): string | undefined {
+export function firstRefusal(tally: Tally, node: string, request?: NodeMaintenance): Refusal | undefined {
   for (const gate of GATES) {
     const why = gate.refuse(tally, node, request);
     if (why !== undefined) return why;

@@ -44,6 +44,8 @@ describe('#scheduling', () => {
       'requestsHoldingNodes',
       'resolveScopes',
       'rfc3339Seconds',
+      'schedulerInputs',
+      'schedulingLimits',
       'startTally',
       'startableNow',
       'waitReason',

@@ -22,6 +22,9 @@ export type { WindowStatus } from './windows.ts';
 export type { Gate, Tally } from './gates.ts';
 // For `kmaint explain`: every gate with the counts it reads, on the tally after a pass's admissions.
 export { GATES, notBeforeRefusal, startTally, recordAdmission } from './gates.ts';
+export type { Refusal, RefusalKind } from './refusal.ts';
+export type { SchedulerInputs, SchedulerSources } from './inputs.ts';
+export { schedulerInputs, schedulingLimits } from './inputs.ts';
 export { resolveScopes } from './scopes.ts';
 export { SchedulingInvariantError } from './errors.ts';
 export type { Gang, Gangs } from './gangs.ts';

@@ -106,20 +106,22 @@ function gangAdmission(state: SchedulingState, limits: SchedulingLimits, now: Da
 }
 
 /**
- * The walk: each Node's pick among the requests that can start, and (for their wait texts only) every request that
- * cannot, which no gate admits. When a member of a gang that cannot start lost its Node to a request admitted by the
- * walk, the walk again with that member's text as the next pass will read it; the admissions are the same.
+ * The walk, once: each Node's pick among the requests that can start, and (for their wait texts only) every request that
+ * cannot, which no gate admits. A member of a gang that cannot start whose Node's request the walk admits waits on that
+ * request in the next pass: the gang's text is written from the gangs as that pass reads them (gangsAfter), from the
+ * admitted set this walk computed; the admissions do not depend on it (such a gang cannot start either way).
  */
 function admitWithGangs(state: SchedulingState, limits: SchedulingLimits, now: Date, budget: ValidBudget, scopes: Scopes, start: StartNow): AdmissionResult {
   const picked = new Set(start.pick.winners);
   const walked = start.ranked.filter((nm) => picked.has(nm) || start.cannotStart.has(maintenanceKey(nm)));
-  const first = admitRanked(state, budget, walked, scopes, gangAdmission(state, limits, now, start, new Set()));
-  const admitted = new Set(first.admitted.map((a) => maintenanceKey(a.maintenance)));
-  const stale = start.ranked.some((nm) => {
-    const next = nextOnNode(start, nm.spec.nodeName);
-    return start.cannotStart.has(maintenanceKey(nm)) && start.gangs.byKey.has(maintenanceKey(nm)) && next !== undefined && admitted.has(maintenanceKey(next));
-  });
-  return stale ? admitRanked(state, budget, walked, scopes, gangAdmission(state, limits, now, start, admitted)) : first;
+  const gangsAfter = (admitted: ReadonlySet<string>): Gangs | undefined => {
+    const stale = start.ranked.some((nm) => {
+      const next = nextOnNode(start, nm.spec.nodeName);
+      return start.cannotStart.has(maintenanceKey(nm)) && start.gangs.byKey.has(maintenanceKey(nm)) && next !== undefined && admitted.has(maintenanceKey(next));
+    });
+    return stale ? gangAdmission(state, limits, now, start, admitted).gangs : undefined;
+  };
+  return admitRanked(state, budget, walked, scopes, { ...gangAdmission(state, limits, now, start, new Set()), gangsAfter });
 }
 
 /**
