@@ -2,21 +2,23 @@
 // the files known to take longest start first (longest-processing-time first), the rest after them in vitest's own
 // order (on a fresh clone without vitest's cache, that is larger files first, which put the short-sourced but
 // minutes-long CronJob files last and left one testbed working alone at the end). Times from the landing runs in
-// docs/testing.md; a file missing here only starts later, nothing else changes.
+// docs/benchmarks.md ("The suite's time"); a file missing here only starts later, nothing else changes.
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Longest first (seconds on a quiet 2-core machine, the landing run of 2026-11-27). */
+/** Longest first (seconds per file on a quiet 2-core machine, the landing run of 2026-12-02 at b018f29). */
 export const LONG_FIRST = [
-  'test/helm-pods.test.ts', // ~150: a maintenance driven only by the chart's CronJobs (minute ticks)
-  'test/faults.test.ts', // ~150
-  'test/kustomize-pods.test.ts', // ~105: the same by infra/base's CronJobs
-  'test/cli.test.ts', // ~100
-  'test/hostile.test.ts', // ~85
-  'test/whatif-testbed.test.ts', // ~80
-  'test/package.test.ts', // ~70
-  'test/lifecycle.test.ts', // ~60
-  'test/testbed-contract.test.ts', // ~55
-  'test/slurm.test.ts', // ~50
+  'test/faults.test.ts', // ~127
+  'test/helm-pods.test.ts', // ~109: a maintenance driven only by the chart's CronJobs (minute ticks)
+  'test/kustomize-pods.test.ts', // ~106: the same by infra/base's CronJobs
+  'test/whatif-testbed.test.ts', // ~85
+  'test/cli.test.ts', // ~75
+  'test/lifecycle.test.ts', // ~73
+  'test/hostile.test.ts', // ~69
+  'test/slurm.test.ts', // ~63
+  'test/package.test.ts', // ~61
+  'test/sriov.test.ts', // ~56
+  'test/testbed-contract.test.ts', // ~54
+  'test/reaper.test.ts', // ~53
 ];
 
 export function longFirst(files: readonly TestSpecification[], root: string): TestSpecification[] {
