@@ -212,8 +212,8 @@ describe('kmaint CLI against the testbed', () => {
     expect(lines[2]).toMatch(/^REQUEST +NODE +REQUESTOR +PHASE +AGE +DRAIN +MESSAGE$/);
     const bar = drain ? `${'█'.repeat(Math.round(drain.drainProgress / 10))}${'░'.repeat(10 - Math.round(drain.drainProgress / 10))} ${String(drain.drainProgress).padStart(3)}% ${drain.waitForEviction?.length ?? 0} of ${drain.evictionPods} pods left` : '-';
     const readyMessage = nm?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
-    expect(lines[3]).toMatch(new RegExp(`^${escape(`${ns}/by-cli`)} +${escape(node)} +cli\\.example\\.com +Ready +\\d+s +${escape(bar)}${readyMessage ? ` +${escape(readyMessage)}` : ''}$`));
-    expect(lines[4]).toMatch(new RegExp(`^${escape(`${ns}/second`)} +${escape(node)} +other\\.example\\.com +Pending +\\d+s +- +${escape(waitMessage)}$`));
+    expect(lines[3]).toMatch(new RegExp(`^${escape(`${ns}/by-cli`)} +${escape(node)} +cli\\.example\\.com +Ready +\\d+[smhd](?:\\d+[smh])? +${escape(bar)}${readyMessage ? ` +${escape(readyMessage)}` : ''}$`));
+    expect(lines[4]).toMatch(new RegExp(`^${escape(`${ns}/second`)} +${escape(node)} +other\\.example\\.com +Pending +\\d+[smhd](?:\\d+[smh])? +- +${escape(waitMessage)}$`));
     expect(lines).toHaveLength(5);
   });
 
