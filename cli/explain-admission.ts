@@ -101,7 +101,7 @@ export interface AdmissionInput {
   nodes: readonly V1Node[];
   maintenances: readonly NodeMaintenance[];
   config: ResolvedConfig;
-  /** Problems that make the cluster limits unusable (loadConfig's). */
+  /** Problems that make the cluster limits unusable (loadLimits's). */
   problems: readonly string[];
   /** namespace/name of the MaintenanceOperatorConfig. */
   configName: string;

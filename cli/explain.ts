@@ -3,11 +3,10 @@
 // thing that has to happen. Reads like a pass (a few LISTs), writes nothing.
 import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { ANNOTATION_ACCEPT_UPSTREAM_SCHEMA, ANNOTATION_CLOUD_EVENTS, CONFIG_NAME, isUnscheduled, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
-import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
-import { loadConfig, loadDraResourceNames } from '../shared/config/index.ts';
+import type { NodeMaintenance } from '../shared/api/index.ts';
 import { indexClaims } from '../shared/drain/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
-import { judgeCrd, malformedMessage, readBase, readConfigCrd, ownPodsOf, readDrainPods, readSriov, sriovExternalPools, type CrdStanding } from '../shared/pass/index.ts';
+import { judgeCrd, loadConfig, malformedMessage, readBase, readConfigCrd, ownPodsOf, readDrainPods, readSriov, sriovExternalPools, type CrdStanding, type KmaintConfig } from '../shared/pass/index.ts';
 import { buildSchedulingState, type ExternalPools } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
@@ -20,7 +19,8 @@ export interface ExplainSnapshot {
   maintenance: NodeMaintenance;
   nodes: V1Node[];
   maintenances: NodeMaintenance[];
-  config: MaintenanceOperatorConfig | undefined;
+  /** The config parsed once, as a pass parses it (shared/pass/config.ts). */
+  config: KmaintConfig;
   /** Namespace of the MaintenanceOperatorConfig. */
   namespace: string;
   pods: V1Pod[];
@@ -66,14 +66,15 @@ export interface ExplainDocument {
 export async function readExplainSnapshot(client: KubeClient, namespace: string, ref: { namespace: string; name: string }): Promise<ExplainSnapshot> {
   const [base, crd] = await Promise.all([readBase(client, namespace), readConfigCrd(client)]);
   const found = (nm: NodeMaintenance): boolean => nm.metadata.namespace === ref.namespace && nm.metadata.name === ref.name;
-  const snapshot = (maintenance: NodeMaintenance): ExplainSnapshot => ({ maintenance, nodes: base.nodeList, maintenances: base.maintenances, config: base.config, namespace, pods: [], pdbs: [], budgetPods: new Map(), claims: [], crds: judgeCrd(crd, base.config) });
+  const config = loadConfig(base, base.nodeList.length, namespace);
+  const snapshot = (maintenance: NodeMaintenance): ExplainSnapshot => ({ maintenance, nodes: base.nodeList, maintenances: base.maintenances, config, namespace, pods: [], pdbs: [], budgetPods: new Map(), claims: [], crds: judgeCrd(crd, config.acceptsUpstreamSchema) });
   const malformed = base.malformed.find((m) => found(m.nm));
   if (malformed !== undefined) return { ...snapshot(malformed.nm), malformed: malformed.problem };
   const maintenance = base.maintenances.find(found);
   if (maintenance === undefined) throw new UsageError(`NodeMaintenance ${ref.namespace}/${ref.name} not found`);
   const drain = await readDrainPods(client, { ...base, maintenances: [maintenance] });
   // Before admission, the SR-IOV pools count as the scheduler counts them (two LISTs, only with that protocol).
-  const externalPools = isUnscheduled(maintenance) ? sriovExternalPools(await readSriov({ client, namespace }, base), base) : undefined;
+  const externalPools = isUnscheduled(maintenance) ? sriovExternalPools(await readSriov({ client, namespace }, config), base) : undefined;
   return {
     ...snapshot(maintenance),
     pods: drain.podsByNode.get(maintenance.spec.nodeName) ?? [],
@@ -95,10 +96,9 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   // Before admission only the scheduler's gates matter.
   (s, now) => {
     if (!isUnscheduled(s.maintenance)) return undefined;
-    const loaded = loadConfig(s.config, s.nodes.length);
     const state = buildSchedulingState({ nodes: s.nodes, maintenances: s.maintenances, kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
     const configName = `${s.namespace}/${CONFIG_NAME}`;
-    return explainAdmission({ maintenance: s.maintenance, nodes: s.nodes, maintenances: s.maintenances, config: loaded.config, problems: loaded.problems, configName }, state, now);
+    return explainAdmission({ maintenance: s.maintenance, nodes: s.nodes, maintenances: s.maintenances, config: s.config.limits, problems: [...s.config.problems.limits], configName }, state, now);
   },
   // Waits another system reports (medik8s lease; Slurm goes in that list) come before the pods: they stop the cordon.
   (s) => explainReportedWait(s.maintenance),
@@ -107,9 +107,9 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
 ];
 
 function podsInput(s: ExplainSnapshot): PodsInput {
-  const dra = { claims: indexClaims(s.claims), resourceNames: loadDraResourceNames(s.config).names };
+  const dra = { claims: indexClaims(s.claims), resourceNames: s.config.draResourceNames.names };
   // kmaint's own pods as the drainer in kmaint's namespace finds them (KMAINT_SERVICE_ACCOUNT, default kmaint).
-  return { maintenance: s.maintenance, pods: s.pods, pdbs: s.pdbs, budgetPods: s.budgetPods, dra, ownPods: ownPodsOf(s.namespace, process.env, s.config) };
+  return { maintenance: s.maintenance, pods: s.pods, pdbs: s.pdbs, budgetPods: s.budgetPods, dra, ownPods: ownPodsOf(s.namespace, process.env, s.config.upstreamOperatorNamespace) };
 }
 
 /** The explanation, one line per array entry. Pure. */

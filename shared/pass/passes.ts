@@ -3,20 +3,21 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { isBeingDeleted, isUnscheduled } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
-import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/index.ts';
 import { indexClaims } from '../drain/index.ts';
 import { fieldSelectorTerm } from '../kube/index.ts';
-import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
+import { planHandshake } from '../handshake/index.ts';
 import { findNodeOrphans, orphanLiveKey, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
 import { buildSchedulingState, foldIntoAdmissionRecords, holdsAdmission, planDeadlineReports, planScheduling, requestsHoldingNodes, waitingMessage, type SchedulingLimits } from '../scheduling/index.ts';
-import { loadSlurmSettings, needsReservationRead, nodesToReserve, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
+import { needsReservationRead, nodesToReserve, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
+import type { KmaintConfig } from './config.ts';
 import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
 import type { PassOptions } from './options.ts';
-import { planCloudEventsOff, planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
-import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, nodeReadSettings, type NodesNeeded } from './node-reads.ts';
-import { knowsNode, nodeCountOf, ownPodsOf, readAllOf, readDrainPods, readMedik8sLeases, type BaseSnapshot, type RequestsRead } from './snapshot.ts';
+import { planCloudEventsOff, planReaperPass, readScheduledEvents, reaperMode, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
+import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, type NodesNeeded } from './node-reads.ts';
+import type { RoundRead } from './round.ts';
+import { knowsNode, ownPodsOf, readAllOf, readDrainPods, readMedik8sLeases, type BaseSnapshot, type RequestsRead } from './snapshot.ts';
 import { planSriovPass, readSriov, sriovExternalPools, type SriovRead } from './sriov-pass.ts';
 import type { PassFunction, PassWait } from './summary.ts';
 
@@ -47,17 +48,15 @@ export interface PassPlan {
   slurm?: { writes: SlurmWrite[]; client?: SlurmRestClient };
 }
 
-/** What every plan is given: the base snapshot, its config loaded once, this function's own reads and the clock. */
+/** What every plan is given: the base snapshot, its config parsed once (config.ts), this function's own reads and the clock. */
 export interface PlanInput<R> {
   base: BaseSnapshot;
-  loaded: LoadedConfig;
+  config: KmaintConfig;
   reads: R;
   /** The base snapshot's requests by namespace/name. */
   maintenances: ReadonlyMap<string, NodeMaintenance>;
   /** Namespace of the MaintenanceOperatorConfig. */
   namespace: string;
-  /** The reaper's config problems, for the functions that write the config's Valid condition (`reportsConfig`). */
-  reaperIssues: string[];
   /** Whether kmaint's CRDs are in force (crd-schema.ts), for the functions that write the config's Valid condition; absent: not checked. */
   crds?: CrdStanding;
   /** The drainer runs later in this round (`kmaint run all`): the scheduler leaves the node conditions to it. */
@@ -73,14 +72,14 @@ export type PassStart = 'skip' | 'unleased' | 'leased';
 
 export interface PassDefinition<R> {
   /** Before the lease, from the round's last snapshot when there is one. Absent: `leased`. */
-  start?: (opts: PassOptions, roundBase: BaseSnapshot | undefined) => Promise<PassStart>;
+  start?: (opts: PassOptions, round: RoundRead | undefined) => Promise<PassStart>;
   /**
    * The Nodes this function's plan needs, from its requests (the drainer and cleanup, node-reads.ts): between full reads
    * on a large cluster its base snapshot holds only those. Absent: every pass reads every Node.
    */
-  nodesNeeded?: (head: RequestsRead, namespace: string) => NodesNeeded;
+  nodesNeeded?: (head: RequestsRead, config: KmaintConfig) => NodesNeeded;
   /** What the plan needs beyond the base snapshot: pods, leases, slurmrestd, instance providers. */
-  read: (opts: PassOptions, base: BaseSnapshot) => Promise<R>;
+  read: (opts: PassOptions, base: BaseSnapshot, config: KmaintConfig) => Promise<R>;
   /** Pure: the actions and the state. */
   plan: (input: PlanInput<R>) => PassPlan;
   /** Writes the config's Valid condition, so its problems include the reaper's (the scheduler and the reaper share it). */
@@ -122,9 +121,9 @@ interface PassReads {
 }
 
 /** slurmrestd, read only when `needed` (its reservations too with `reservations`); with the secret read through the pass's client. */
-function readSlurmFor(opts: PassOptions, base: BaseSnapshot, needed: boolean, reservations = false): Promise<SlurmRead> {
+function readSlurmFor(opts: PassOptions, config: KmaintConfig, needed: boolean, reservations = false): Promise<SlurmRead> {
   return readSlurm({
-    config: base.config,
+    settings: config.slurm,
     needed,
     reservations,
     readSecretKey: (name, key) => opts.client.getSecretKey(opts.namespace, name, key),
@@ -141,8 +140,8 @@ async function readMedik8sFor(opts: PassOptions, maintenances: readonly NodeMain
 }
 
 /** spec.slurm on with slurmrestd: every cleanup pass reads Slurm and sweeps what no live request owns (slurm/sweep.ts). */
-function sweepsSlurm(base: BaseSnapshot): boolean {
-  const loaded = loadSlurmSettings(base.config);
+function sweepsSlurm(config: KmaintConfig): boolean {
+  const loaded = config.slurm;
   return loaded.kind === 'on' && loaded.settings.source === 'slurmrestd';
 }
 
@@ -150,11 +149,11 @@ function sweepsSlurm(base: BaseSnapshot): boolean {
  * Whether a cleanup pass could act on `base`: Slurm to sweep, something being deleted (its medik8s lease and Slurm drains are read only
  * then), or the plan without them collects a stale request or releases one whose node is gone.
  */
-function cleanupHasWork(base: BaseSnapshot, now: Date): boolean {
+function cleanupHasWork({ base, config }: RoundRead, now: Date): boolean {
   if (findNodeOrphans(base.nodeList, liveRequestKeys(base)).length > 0) return true;
-  if (sweepsSlurm(base)) return true;
+  if (sweepsSlurm(config)) return true;
   if ([...base.maintenances, ...base.malformed.map((m) => m.nm)].some((nm) => nm.metadata.deletionTimestamp !== undefined)) return true;
-  const { maxNodeMaintenanceTimeSeconds } = loadConfig(base.config, nodeCountOf(base)).config;
+  const { maxNodeMaintenanceTimeSeconds } = config.limits;
   return planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base) }, { maxNodeMaintenanceTimeSeconds }, now).actions.length > 0;
 }
 
@@ -167,10 +166,10 @@ function cleanupRequests(base: BaseSnapshot): NodeMaintenance[] {
  * Cleanup's start on a round's snapshot of named Nodes: its sweeps need a full read, so it is skipped only when this run
  * knows cleanup's last full read and it is not due yet.
  */
-function cleanupFullReadDue(opts: PassOptions, base: BaseSnapshot, now: Date): boolean {
+function cleanupFullReadDue(opts: PassOptions, { base, config }: RoundRead, now: Date): boolean {
   if (readAllOf(base)) return false;
   const record = opts.round?.fullReads.get('cleanup');
-  return chooseNodeRead({ record, settings: nodeReadSettings(base.config), needed: { kind: 'named', names: [] }, now }).kind === 'full';
+  return chooseNodeRead({ record, settings: config.nodeReads, needed: { kind: 'named', names: [] }, now }).kind === 'full';
 }
 
 /**
@@ -234,15 +233,15 @@ function afterSweep(actions: Action[], sweep: readonly Action[]): Action[] {
  * every node watcher, so a pass whose round runs the drainer after it (`later`) leaves them to the drainer, which plans
  * every node's conditions from a fresh read: a request admitted and cordoned in one round shows one phase, not two.
  */
-function withNodeConditions(actions: Action[], base: BaseSnapshot, loaded: LoadedConfig, now: Date, later = false): Action[] {
+function withNodeConditions(actions: Action[], base: BaseSnapshot, config: KmaintConfig, now: Date, later = false): Action[] {
   if (later) return actions;
   const conditions = planNodeConditions({
     nodes: base.nodeList,
     // A phase kmaint never admitted (issue 40) shows on no Node: only Pending requests, those being deleted, and admitted ones.
     maintenances: base.maintenances.filter((nm) => isUnscheduled(nm) || isBeingDeleted(nm) || holdsAdmission(nm, base.nodes.get(nm.spec.nodeName))),
     phaseAfter: phasesAfter(actions),
-    enabled: loaded.config.nodeConditions,
-    plannedLeadSeconds: loaded.config.maintenancePlannedLeadSeconds,
+    enabled: config.limits.nodeConditions,
+    plannedLeadSeconds: config.limits.maintenancePlannedLeadSeconds,
     later: nodesCordoned(actions),
     now,
   });
@@ -254,11 +253,11 @@ function withNodeConditions(actions: Action[], base: BaseSnapshot, loaded: Loade
  * still ahead, or a waiting one with a reservation recorded whose not-before is not (checked: kept or deleted); in pod
  * mode with the pods of the nodes still to reserve (their worker pods name the Slurm nodes).
  */
-async function readReservations(opts: PassOptions, base: BaseSnapshot, now: Date): Promise<SchedulerReads['reservations']> {
+async function readReservations(opts: PassOptions, base: BaseSnapshot, config: KmaintConfig, now: Date): Promise<SchedulerReads['reservations']> {
   const podsByNode = new Map<string, V1Pod[]>();
-  const settings = loadSlurmSettings(base.config);
+  const settings = config.slurm;
   const reading = settings.kind === 'off' ? [] : base.maintenances.filter((nm) => needsReservationRead(nm, now) && base.nodes.has(nm.spec.nodeName));
-  const slurm = await readSlurmFor(opts, base, reading.length > 0, true);
+  const slurm = await readSlurmFor(opts, config, reading.length > 0, true);
   if (reading.length === 0 || settings.kind !== 'on' || settings.settings.mode !== 'pod') return { slurm, podsByNode };
   // Issue 40: only the nodes whose next request gets a reservation, read at most 8 at a time.
   const nodes = nodesToReserve(base.maintenances, base.nodes, slurm.context, now);
@@ -273,12 +272,12 @@ async function readReservations(opts: PassOptions, base: BaseSnapshot, now: Date
 const slurmOf = (writes: SlurmWrite[], read: SlurmRead): NonNullable<PassPlan['slurm']> => ({ writes, ...(read.client ? { client: read.client } : {}) });
 
 /** The scheduler's limits from the loaded config; foreign CRDs close admission as a whole (crds.refusal), requests in flight go on. */
-function schedulingLimitsOf(loaded: PlanInput<unknown>['loaded'], crds: PlanInput<unknown>['crds']): SchedulingLimits {
-  const { admission } = loaded.config;
+function schedulingLimitsOf(config: KmaintConfig, crds: PlanInput<unknown>['crds']): SchedulingLimits {
+  const { admission } = config.limits;
   return {
-    maxParallelOperations: loaded.config.maxParallelOperations,
-    maxUnavailable: loaded.config.maxUnavailable,
-    problems: loaded.problems,
+    maxParallelOperations: config.limits.maxParallelOperations,
+    maxUnavailable: config.limits.maxUnavailable,
+    problems: [...config.problems.limits],
     ...(crds?.refusal !== undefined ? { closed: crds.refusal } : {}),
     ...(admission !== undefined ? { admission } : {}),
   };
@@ -287,21 +286,20 @@ function schedulingLimitsOf(loaded: PlanInput<unknown>['loaded'], crds: PlanInpu
 /** The four functions. A new one is a row here (and a name in PASS_FUNCTIONS). */
 export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]> } = {
   scheduler: {
-    read: async (opts, base) => ({ sriov: await readSriov(opts, base), reservations: await readReservations(opts, base, opts.now()) }),
-    plan: ({ base, loaded, reads: { sriov: sriovRead, reservations }, maintenances, namespace, reaperIssues, crds, drainerFollows, now }) => {
+    read: async (opts, base, config) => ({ sriov: await readSriov(opts, config), reservations: await readReservations(opts, base, config, opts.now()) }),
+    plan: ({ base, config, reads: { sriov: sriovRead, reservations }, maintenances, namespace, crds, drainerFollows, now }) => {
       const externalPools = sriovExternalPools(sriovRead, base);
       const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, kmaintNamespace: namespace, ...(externalPools !== undefined ? { externalPools } : {}) });
-      const { admission } = loaded.config;
-      const plan = planScheduling(state, schedulingLimitsOf(loaded, crds), now);
+      const plan = planScheduling(state, schedulingLimitsOf(config, crds), now);
       // As the SR-IOV network operator's external drainer: its handshake's writes come after the scheduling writes too.
       const sriov = planSriovPass(sriovRead, base, plan.admitted);
-      const scopedProblems = [...(admission?.scopedProblems ?? []), ...reaperIssues, ...sriov.problems, ...(crds?.reportable ?? [])];
+      const scopedProblems = [...config.problems.scoped, ...config.problems.features, ...sriov.problems, ...(crds?.reportable ?? [])];
       // Not under a schema lacking kmaint's fields: the write would make the pruning of the stored config permanent.
-      const report = crds?.configWritable === false ? [] : planConfigReport(base.config, loaded.problems, now, { scopedProblems, notes: slurmConfigNotes(base.config), poolOverlaps: plan.poolOverlaps });
-      const foreignCrd = crds ? planForeignCrdEvent(base.config, crds, plan.actions, waitingMessage(crds.refusal ?? '')) : [];
+      const report = crds?.configWritable === false ? [] : planConfigReport(config.object, config.problems.limits, now, { scopedProblems, notes: config.slurmNotes, poolOverlaps: plan.poolOverlaps });
+      const foreignCrd = crds ? planForeignCrdEvent(config.object, crds, plan.actions, waitingMessage(crds.refusal ?? '')) : [];
       const waits = plan.waiting.map(({ key, why }) => ({ request: key, node: maintenances.get(key)?.spec.nodeName ?? '', reason: waitingMessage(why) }));
       // The node-annotation handshake: after the scheduling writes, so a Node says Draining only once its request's admission is written.
-      const handshake = planHandshake({ nodes: base.nodeList, maintenances: base.maintenances, admittedThisPass: new Set(plan.admitted) }, loadHandshakeConfig(base.config, namespace));
+      const handshake = planHandshake({ nodes: base.nodeList, maintenances: base.maintenances, admittedThisPass: new Set(plan.admitted) }, config.handshake);
       // Requests that bypassed validation: the scheduler, which explains every request it does not admit, says why.
       const malformed = planMalformedReports(base.malformed, now);
       // Deadlines missed and request times that cannot be read: a Warning each, once (after the status writes, same unit).
@@ -310,10 +308,10 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const slurm = reservations.slurm.context;
       const reserve = planSlurmReservations({ maintenances: base.maintenances, nodes: base.nodes, podsByNode: reservations.podsByNode, slurm }, now);
       // kmaint's own cloud event requests once spec.cloudEvents is off: the reaper pass is skipped then, so the scheduler ends them.
-      const cloudOff = planCloudEventsOff(base, namespace);
+      const cloudOff = planCloudEventsOff(base, config, namespace);
       return {
         // The handshake's report on a Node admitted this pass rides on the admission record's patch (one Node write).
-        actions: withNodeConditions(foldIntoAdmissionRecords([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...cloudOff, ...malformed.actions, ...reserve.actions]), base, loaded, now, drainerFollows),
+        actions: withNodeConditions(foldIntoAdmissionRecords([...report, ...foreignCrd, ...plan.actions, ...deadlines, ...handshake.actions, ...sriov.actions, ...cloudOff, ...malformed.actions, ...reserve.actions]), base, config, now, drainerFollows),
         state: reserve.writes.length > 0 ? 'in-flight' : plan.waiting.length > 0 ? 'blocked' : 'idle',
         slurm: slurmOf(reserve.writes, reservations.slurm),
         waiting: plan.waiting.length,
@@ -326,22 +324,22 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     writesLeaveWork: true,
   },
   drainer: {
-    nodesNeeded: (head, namespace) => drainerNodesNeeded(head.maintenances, loadConfig(head.config, 0).config.admission?.gangNodeLabel, namespace),
-    read: async (opts, base) => {
+    nodesNeeded: (head, config) => drainerNodesNeeded(head.maintenances, config.limits.admission?.gangNodeLabel, config.namespace),
+    read: async (opts, base, config) => {
       const drainPods = await readDrainPods(opts.client, base);
       const medik8s = await readMedik8sFor(opts, base.maintenances, 'drainer');
       const needsSlurm = base.maintenances.some((nm) => !nm.metadata.deletionTimestamp && PHASES_NEEDING_PODS.has(nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? ''));
-      return { drainPods, ownPods: ownPodsOf(opts.namespace, opts.env ?? process.env, base.config), medik8s, slurm: await readSlurmFor(opts, base, needsSlurm) };
+      return { drainPods, ownPods: ownPodsOf(opts.namespace, opts.env ?? process.env, config.upstreamOperatorNamespace), medik8s, slurm: await readSlurmFor(opts, config, needsSlurm) };
     },
-    plan: ({ base, loaded, reads, namespace, now }) => {
+    plan: ({ base, config, reads, namespace, now }) => {
       const { podsByNode, pdbs, budgetPods, claims, claimsProblem } = reads.drainPods;
       const slurm = reads.slurm.context;
-      const dra = { claims: indexClaims(claims), resourceNames: loadDraResourceNames(base.config).names, ...(claimsProblem !== undefined ? { unreadable: claimsProblem } : {}) };
-      const outOfService = loaded.config.outOfServiceTaint;
+      const dra = { claims: indexClaims(claims), resourceNames: config.draResourceNames.names, ...(claimsProblem !== undefined ? { unreadable: claimsProblem } : {}) };
+      const outOfService = config.limits.outOfServiceTaint;
       // Gangs by node label are held in Scheduled like gangs by request label until every member is admitted (gang-hold.ts).
-      const gangNodeLabel = loaded.config.admission?.gangNodeLabel;
+      const gangNodeLabel = config.limits.admission?.gangNodeLabel;
       const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, ownPods: reads.ownPods, outOfService, namespace, ...(gangNodeLabel !== undefined ? { gangNodeLabel } : {}), ...(slurm ? { slurm } : {}) }, now);
-      return { actions: withNodeConditions(plan.actions, base, loaded, now), state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
+      return { actions: withNodeConditions(plan.actions, base, config, now), state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
     },
     reportsConfig: false,
     writesLeaveWork: true,
@@ -350,20 +348,20 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
     // Nothing deleting, nothing collectable and no node gone in this round's snapshot: the passes before it in the
     // round only admit and drain, which never gives cleanup work (a deletion shows next round).
     // On a round's snapshot of named Nodes it also runs when its own full read is due (its sweeps need one).
-    start: (opts, roundBase) => Promise.resolve(roundBase && !cleanupHasWork(roundBase, opts.now()) && !cleanupFullReadDue(opts, roundBase, opts.now()) ? 'skip' : 'leased'),
+    start: (opts, round) => Promise.resolve(round && !cleanupHasWork(round, opts.now()) && !cleanupFullReadDue(opts, round, opts.now()) ? 'skip' : 'leased'),
     nodesNeeded: (head) => cleanupNodesNeeded(head.maintenances, head.malformed.map((m) => m.nm)),
-    read: async (opts, base) => {
+    read: async (opts, base, config) => {
       const medik8s = await readMedik8sFor(opts, base.maintenances, 'cleanup');
       // Requests cleanup releases: deleted ones, and those whose node is gone (their Slurm state outlives the node).
       const releasing = base.maintenances.filter((nm) => nm.metadata.deletionTimestamp !== undefined || (knowsNode(base, nm.spec.nodeName) && !base.nodes.has(nm.spec.nodeName)));
-      const sweep = sweepsSlurm(base);
+      const sweep = sweepsSlurm(config);
       const reservations = sweep || releasing.some((nm) => recordedReservation(nm) !== undefined);
       const needsSlurm = reservations || releasing.some((nm) => recordedSlurmNodes(nm).length > 0);
-      return { medik8s, slurm: await readSlurmFor(opts, base, needsSlurm, reservations), orphans: await readOrphans(opts, base) };
+      return { medik8s, slurm: await readSlurmFor(opts, config, needsSlurm, reservations), orphans: await readOrphans(opts, base) };
     },
-    plan: ({ base, loaded, reads, now }) => {
+    plan: ({ base, config, reads, now }) => {
       const slurm = reads.slurm.context;
-      const plan = planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base), medik8s: reads.medik8s, ...(slurm ? { slurm } : {}) }, { maxNodeMaintenanceTimeSeconds: loaded.config.maxNodeMaintenanceTimeSeconds }, now);
+      const plan = planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base), medik8s: reads.medik8s, ...(slurm ? { slurm } : {}) }, { maxNodeMaintenanceTimeSeconds: config.limits.maxNodeMaintenanceTimeSeconds }, now);
       // Requests that bypassed validation and are being deleted: released by the cordon record, never left hanging.
       const malformed = planMalformedReleases(base.malformed, base.nodeList);
       const released = plan.released + malformed.released;
@@ -373,7 +371,7 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
       const swept = planSlurmSweep([...base.maintenances, ...base.malformed.map((m) => m.nm)], slurm, now);
       const slurmWrites = [...plan.slurm, ...swept];
       return {
-        actions: afterSweep(withNodeConditions([...plan.actions, ...malformed.actions, ...sweep], base, loaded, now), sweep),
+        actions: afterSweep(withNodeConditions([...plan.actions, ...malformed.actions, ...sweep], base, config, now), sweep),
         state: released > 0 || slurmWrites.length > 0 ? 'in-flight' : plan.held.length > 0 ? 'blocked' : 'idle',
         released,
         collected: plan.collected,
@@ -386,17 +384,17 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
   reaper: {
     // A disabled reaper (with spec.cloudEvents off) costs one GET of the config (none when the round already read it):
     // no lease, no lists, no writes; its dryRun writes events only. spec.cloudEvents on reads the instances' events.
-    start: async (opts, roundBase) => {
-      const mode = roundBase ? reaperModeOf(roundBase.config) : await reaperMode(opts.client, opts.namespace);
+    start: async (opts, round) => {
+      const mode = round ? round.config.reaperMode : await reaperMode(opts.client, opts.namespace);
       return mode === 'disabled' ? 'skip' : mode === 'dry-run' ? 'unleased' : 'leased';
     },
-    read: (opts, base) => readScheduledEvents(base, reaperProviders(opts.reaperProviders), opts.signal),
-    plan: ({ base, loaded, reads, namespace, reaperIssues, crds, now }) => {
+    read: (opts, base, config) => readScheduledEvents(base, config, reaperProviders(opts.reaperProviders), opts.signal),
+    plan: ({ base, config, reads, namespace, crds, now }) => {
       // Issue 40: only a request that could start now keeps the reaper off its node (the scheduler's own rule).
-      const holding = requestsHoldingNodes(buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances }), schedulingLimitsOf(loaded, crds), now);
-      const reaper = planReaperPass(base, namespace, reads, now, holding);
-      const scopedProblems = [...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...(crds?.reportable ?? [])];
-      const report = crds?.configWritable === false ? [] : planConfigReport(base.config, loaded.problems, now, { scopedProblems, notes: slurmConfigNotes(base.config) });
+      const holding = requestsHoldingNodes(buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances }), schedulingLimitsOf(config, crds), now);
+      const reaper = planReaperPass(base, config, namespace, reads, now, holding);
+      const scopedProblems = [...config.problems.scoped, ...config.problems.features, ...(crds?.reportable ?? [])];
+      const report = crds?.configWritable === false ? [] : planConfigReport(config.object, config.problems.limits, now, { scopedProblems, notes: config.slurmNotes });
       return { actions: [...report, ...reaper.actions], state: reaper.requested > 0 ? 'in-flight' : 'idle', reaper };
     },
     reportsConfig: true,
@@ -407,6 +405,6 @@ export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]
 /** Reads and plans one function on `base`: the registry entry of `fn`, typed by its own reads. */
 export async function planPass<F extends PassFunction>(fn: F, opts: PassOptions, base: BaseSnapshot, input: Omit<PlanInput<PassReads[F]>, 'reads' | 'base'>): Promise<PassPlan> {
   const pass: PassDefinition<PassReads[F]> = PASSES[fn];
-  const reads = await pass.read(opts, base);
+  const reads = await pass.read(opts, base, input.config);
   return pass.plan({ ...input, base, reads });
 }
