@@ -6,7 +6,8 @@ import { loadDraResourceNames, loadLimits, type LoadedDraResourceNames, type Res
 import { loadHandshakeConfig, loadSriovHandshakeConfig, sriovProtocolOf, type HandshakeConfig, type SriovHandshakeConfig } from '../handshake/index.ts';
 import { cloudEventsSwitchOf, loadCloudEventsConfig, loadReaperConfig, type LoadedCloudEvents, type LoadedReaper } from '../reaper/index.ts';
 import { loadSlurmSettings, slurmConfigNotes, slurmConfigProblems, type LoadedSlurm } from '../slurm/index.ts';
-import { acceptsUpstreamSchema } from './crd-schema.ts';
+import type { SchedulingLimits } from '../scheduling/index.ts';
+import { acceptsUpstreamSchema, type CrdStanding } from './crd-schema.ts';
 import { nodeReadSettings, type NodeReadSettings } from './node-reads.ts';
 import { upstreamOperatorNamespaceOf } from './snapshot.ts';
 
@@ -159,3 +160,16 @@ export function atNodeCount(config: KmaintConfig, nodeCount: number): KmaintConf
 export function reaperModeFrom(source: ConfigSource): ReaperMode {
   return reaperModeOf(source.rawConfig);
 }
+
+/** The scheduler's limits from the loaded config; foreign CRDs close admission as a whole (crds.refusal), requests in flight go on. */
+export function schedulingLimitsOf(config: KmaintConfig, crds: CrdStanding | undefined): SchedulingLimits {
+  const { admission } = config.limits;
+  return {
+    maxParallelOperations: config.limits.maxParallelOperations,
+    maxUnavailable: config.limits.maxUnavailable,
+    problems: [...config.problems.limits],
+    ...(crds?.refusal !== undefined ? { closed: crds.refusal } : {}),
+    ...(admission !== undefined ? { admission } : {}),
+  };
+}
+
