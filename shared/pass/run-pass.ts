@@ -59,7 +59,7 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date, lease: V1
   ).length;
   // The functions that write the config's Valid condition check the CRD too, so both report the same problems.
   const crds = PASSES[fn].reportsConfig ? judgeCrd(await crdFor(opts), config.acceptsUpstreamSchema) : undefined;
-  // The drainer after the scheduler in one round plans the node conditions for both (passes.ts withNodeConditions).
+  // The drainer after the scheduler in one round plans the node conditions for both (pass-common.ts withNodeConditions).
   const drainerFollows = opts.round?.runsAfter(fn, 'drainer') === true;
   const plan = await planPass(fn, opts, base, { config, maintenances, namespace: opts.namespace, now, drainerFollows, ...(crds ? { crds } : {}) });
   const crdProblems = crds?.refusal !== undefined ? [crds.refusal] : [];
