@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { aMaintenance, aNode, withAdmissionRecords } from '../shared/scheduling/test-builders.ts';
+import { loadConfig } from '../shared/pass/index.ts';
 import { explainRequest, type ExplainSnapshot } from './explain.ts';
 
 const NOW = new Date('2025-12-01T00:05:00Z');
@@ -10,7 +11,7 @@ const NOW = new Date('2025-12-01T00:05:00Z');
 function snapshot(maintenance: NodeMaintenance, maintenances: NodeMaintenance[]): ExplainSnapshot {
   // Requests past Pending are kmaint's admissions: their Nodes carry kmaint.io/admitted (issue 40).
   const nodes = withAdmissionRecords(['n1', 'n2'].map((name) => aNode({ name })), maintenances);
-  return { maintenance, nodes, maintenances, config: undefined, namespace: 'kmaint', pods: [], pdbs: [], budgetPods: new Map(), claims: [] };
+  return { maintenance, nodes, maintenances, config: loadConfig({ rawConfig: undefined }, nodes.length, 'kmaint'), namespace: 'kmaint', pods: [], pdbs: [], budgetPods: new Map(), claims: [] };
 }
 
 /** Issue 40's attack: a gang of one that declares two, with a deadline one second after its creation. */

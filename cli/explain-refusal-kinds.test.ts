@@ -2,6 +2,7 @@
 // one row per kind, with the request's whole last line.
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION_NOT_BEFORE, type MaintenanceOperatorConfig, type NodeMaintenance } from '../shared/api/index.ts';
+import { loadConfig } from '../shared/pass/index.ts';
 import { aMaintenance, aNode } from '../shared/scheduling/test-builders.ts';
 import { explainRequest } from './explain.ts';
 
@@ -13,7 +14,7 @@ function config(spec: Record<string, unknown>): MaintenanceOperatorConfig {
 
 function lastLine(nm: NodeMaintenance, spec: Record<string, unknown> | undefined): string | undefined {
   const nodes = [aNode({ name: 'n1', labels: { pool: 'gpu', 'topology.kubernetes.io/zone': 'a' } })];
-  return explainRequest({ maintenance: nm, nodes, maintenances: [nm], config: spec && config(spec), namespace: 'kmaint', pods: [], pdbs: [], budgetPods: new Map(), claims: [] }, NOW).at(-1);
+  return explainRequest({ maintenance: nm, nodes, maintenances: [nm], config: loadConfig({ rawConfig: spec && config(spec) }, nodes.length, 'kmaint'), namespace: 'kmaint', pods: [], pdbs: [], budgetPods: new Map(), claims: [] }, NOW).at(-1);
 }
 
 const waiting = (annotations: Record<string, string> = {}): NodeMaintenance => ({ ...aMaintenance({ name: 'r', nodeName: 'n1' }), metadata: { ...aMaintenance({ name: 'r', nodeName: 'n1' }).metadata, annotations } });

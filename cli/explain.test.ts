@@ -6,6 +6,7 @@ import { aClaim, aPod } from '../shared/drain/test-builders.ts';
 import { planDrainer } from '../shared/lifecycle/index.ts';
 import { aPdb, aReadyPod, recorded } from '../shared/lifecycle/test-builders.ts';
 import { aMaintenance, aNode, withAdmissionRecords } from '../shared/scheduling/test-builders.ts';
+import { loadConfig } from '../shared/pass/index.ts';
 import { explainRequest, parseRequestRef, type ExplainSnapshot } from './explain.ts';
 
 const NOW = new Date('2025-12-01T00:05:00Z');
@@ -16,8 +17,9 @@ function config(spec: Record<string, unknown>): MaintenanceOperatorConfig {
 }
 
 /** The fixture's requests in progress are kmaint's: their Nodes carry its admission record (issue 40). */
-function snapshot(maintenance: NodeMaintenance, more: Partial<ExplainSnapshot> = {}): ExplainSnapshot {
-  const s: ExplainSnapshot = { maintenance, nodes: [], maintenances: [maintenance], config: undefined, namespace: 'kmaint', pods: [], pdbs: [], budgetPods: new Map(), claims: [], ...more };
+/** `raw`: the config as stored, parsed as readExplainSnapshot parses it (against the snapshot's nodes). */
+function snapshot(maintenance: NodeMaintenance, { raw, ...more }: Partial<ExplainSnapshot> & { raw?: MaintenanceOperatorConfig } = {}): ExplainSnapshot {
+  const s: ExplainSnapshot = { maintenance, nodes: [], maintenances: [maintenance], config: loadConfig({ rawConfig: raw }, (more.nodes ?? []).length, 'kmaint'), namespace: 'kmaint', pods: [], pdbs: [], budgetPods: new Map(), claims: [], ...more };
   return { ...s, nodes: withAdmissionRecords(s.nodes, s.maintenances) };
 }
 
@@ -26,7 +28,7 @@ describe('explainRequest', () => {
     const nodes = ['n1', 'n2', 'n3'].map((name) => aNode({ name, labels: { [ZONE]: name === 'n3' ? 'b' : 'a' } }));
     const busy = aMaintenance({ name: 'busy', nodeName: 'n1', phase: 'Draining' });
     const waiting = aMaintenance({ name: 'waiting', nodeName: 'n2', message: 'waiting: maxParallelOperations 1 reached (1 in progress)' });
-    const s = snapshot(waiting, { nodes, maintenances: [busy, waiting], config: config({ maxParallelOperations: 1, maxUnavailable: 2, maxUnavailablePerZone: 1 }) });
+    const s = snapshot(waiting, { nodes, maintenances: [busy, waiting], raw: config({ maxParallelOperations: 1, maxUnavailable: 2, maxUnavailablePerZone: 1 }) });
     expect(explainRequest(s, NOW)).toEqual([
       'NodeMaintenance default/waiting: node n2, requestor requestor-a, phase Pending, age 5m',
       '  Ready: waiting: maxParallelOperations 1 reached (1 in progress)',
@@ -47,7 +49,7 @@ describe('explainRequest', () => {
     const busy = aMaintenance({ name: 'busy', nodeName: 'n3', phase: 'Draining' });
     const g1 = aMaintenance({ name: 'g1', nodeName: 'n1', labels: gang, created: '2025-11-30T00:00:00Z' });
     const g2 = aMaintenance({ name: 'g2', nodeName: 'n2', labels: gang, created: '2025-11-30T01:00:00Z' });
-    const s = snapshot(g2, { nodes, maintenances: [busy, g1, g2], config: config({ maxParallelOperations: 2, gangReserveAfterSeconds: 600 }) });
+    const s = snapshot(g2, { nodes, maintenances: [busy, g1, g2], raw: config({ maxParallelOperations: 2, gangReserveAfterSeconds: 600 }) });
     const why = 'gang train (2 requests) starts all at once or not at all: maxParallelOperations 2 reached (2 in progress) counting 1 of its members, at default/g2';
     expect(explainRequest(s, NOW).slice(2)).toEqual([
       'admission (as the next scheduler pass decides, after the admissions it would make):',
@@ -245,7 +247,7 @@ describe('explainRequest: Slurm', () => {
     const pool = { name: 'SriovNetworkPoolConfig sriov-network-operator/workers', max: 1, text: '1', inProgress: 1 };
     const externalPools = { what: 'SR-IOV drain', poolOf: new Map([['n1', pool.name], ['n2', pool.name]]), pools: new Map([[pool.name, pool]]), problems: new Map<string, string>() };
     const limits = config({ maxParallelOperations: 5 });
-    const lines = explainRequest(snapshot(waiting, { nodes, maintenances: [busy, waiting], externalPools, config: limits }), NOW);
+    const lines = explainRequest(snapshot(waiting, { nodes, maintenances: [busy, waiting], externalPools, raw: limits }), NOW);
     expect(lines.filter((l) => l.includes('SriovNetworkPoolConfig'))).toEqual([
       '  Ready: waiting: waiting for SriovNetworkPoolConfig sriov-network-operator/workers: maxUnavailable 1, SR-IOV drains in progress: 1',
       '  verdict: waits: waiting for SriovNetworkPoolConfig sriov-network-operator/workers: maxUnavailable 1, SR-IOV drains in progress: 1',
@@ -253,7 +255,7 @@ describe('explainRequest: Slurm', () => {
       'next: an SR-IOV drain in progress in SriovNetworkPoolConfig sriov-network-operator/workers must finish (its requestor deletes it, cleanup releases the node): default/sriov-n1 (n1, Draining)',
     ]);
     // Without the pools (as explain read it before): no such gate, and the request looked admissible.
-    expect(explainRequest(snapshot(waiting, { nodes, maintenances: [busy, waiting], config: limits }), NOW).filter((l) => l.startsWith('  WAIT'))).toEqual([]);
+    expect(explainRequest(snapshot(waiting, { nodes, maintenances: [busy, waiting], raw: limits }), NOW).filter((l) => l.startsWith('  WAIT'))).toEqual([]);
   });
   it("a cloud-events request: each scheduled event it stands for, under its deadline", () => {
     const nm = aMaintenance({ name: 'cloud-event-n1', nodeName: 'n1', message: 'waiting: maxParallelOperations 1 reached (1 in progress)' });

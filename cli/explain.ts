@@ -3,11 +3,10 @@
 // thing that has to happen. Reads like a pass (a few LISTs), writes nothing.
 import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { ANNOTATION_ACCEPT_UPSTREAM_SCHEMA, ANNOTATION_CLOUD_EVENTS, CONFIG_NAME, isUnscheduled, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
-import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
-import { loadConfig, loadDraResourceNames } from '../shared/config/index.ts';
+import type { NodeMaintenance } from '../shared/api/index.ts';
 import { indexClaims } from '../shared/drain/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
-import { judgeCrd, malformedMessage, readBase, readConfigCrd, readMedik8sLeases, ownPodsOf, readDrainPods, readSriov, sriovExternalPools, type CrdStanding } from '../shared/pass/index.ts';
+import { judgeCrd, loadConfig, malformedMessage, readBase, readConfigCrd, readMedik8sLeases, ownPodsOf, readDrainPods, readSriov, schedulingLimitsOf, sriovExternalPools, type CrdStanding, type KmaintConfig } from '../shared/pass/index.ts';
 import { schedulerInputs, type ExternalPools } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
@@ -22,7 +21,8 @@ export interface ExplainSnapshot {
   maintenance: NodeMaintenance;
   nodes: V1Node[];
   maintenances: NodeMaintenance[];
-  config: MaintenanceOperatorConfig | undefined;
+  /** The config parsed once, as a pass parses it (shared/pass/config.ts). */
+  config: KmaintConfig;
   /** Namespace of the MaintenanceOperatorConfig. */
   namespace: string;
   pods: V1Pod[];
@@ -72,15 +72,16 @@ export interface ExplainDocument {
 export async function readExplainSnapshot(client: KubeClient, namespace: string, ref: { namespace: string; name: string }): Promise<ExplainSnapshot> {
   const [base, crd] = await Promise.all([readBase(client, namespace), readConfigCrd(client)]);
   const found = (nm: NodeMaintenance): boolean => nm.metadata.namespace === ref.namespace && nm.metadata.name === ref.name;
-  const snapshot = (maintenance: NodeMaintenance): ExplainSnapshot => ({ maintenance, nodes: base.nodeList, maintenances: base.maintenances, config: base.config, namespace, pods: [], pdbs: [], budgetPods: new Map(), claims: [], crds: judgeCrd(crd, base.config) });
+  const config = loadConfig(base, base.nodeList.length, namespace);
+  const snapshot = (maintenance: NodeMaintenance): ExplainSnapshot => ({ maintenance, nodes: base.nodeList, maintenances: base.maintenances, config, namespace, pods: [], pdbs: [], budgetPods: new Map(), claims: [], crds: judgeCrd(crd, config.acceptsUpstreamSchema) });
   const malformed = base.malformed.find((m) => found(m.nm));
   if (malformed !== undefined) return { ...snapshot(malformed.nm), malformed: malformed.problem };
   const maintenance = base.maintenances.find(found);
   if (maintenance === undefined) throw new UsageError(`NodeMaintenance ${ref.namespace}/${ref.name} not found`);
   const drain = await readDrainPods(client, { ...base, maintenances: [maintenance] });
   // Before admission, the SR-IOV pools count as the scheduler counts them (two LISTs, only with that protocol).
-  const externalPools = isUnscheduled(maintenance) ? sriovExternalPools(await readSriov({ client, namespace }, base), base) : undefined;
-  const cleanup = await readCleanupReads(client, namespace, base.config, maintenance, base.nodes.has(maintenance.spec.nodeName));
+  const externalPools = isUnscheduled(maintenance) ? sriovExternalPools(await readSriov({ client, namespace }, config), base) : undefined;
+  const cleanup = await readCleanupReads(client, namespace, config, maintenance, base.nodes.has(maintenance.spec.nodeName));
   return {
     ...cleanup,
     ...snapshot(maintenance),
@@ -96,11 +97,11 @@ export async function readExplainSnapshot(client: KubeClient, namespace: string,
  * What cleanup reads for a request it releases (deleted, or its node gone), as the cleanup pass reads it: the medik8s
  * node leases when the request recorded one, Slurm (its reservations too) when it recorded Slurm drains or a reservation.
  */
-async function readCleanupReads(client: KubeClient, namespace: string, config: MaintenanceOperatorConfig | undefined, nm: NodeMaintenance, nodeExists: boolean): Promise<Pick<ExplainSnapshot, 'medik8s' | 'slurm'>> {
+async function readCleanupReads(client: KubeClient, namespace: string, config: KmaintConfig, nm: NodeMaintenance, nodeExists: boolean): Promise<Pick<ExplainSnapshot, 'medik8s' | 'slurm'>> {
   if (nm.metadata.deletionTimestamp === undefined && nodeExists) return {};
   const medik8s = await readMedik8sLeases(client, needsMedik8sLeases([nm], 'cleanup'));
   const reservations = recordedReservation(nm) !== undefined;
-  const slurm = await readSlurm({ config, needed: reservations || recordedSlurmNodes(nm).length > 0, reservations, readSecretKey: (name, key) => client.getSecretKey(namespace, name, key), env: process.env });
+  const slurm = await readSlurm({ settings: config.slurm, needed: reservations || recordedSlurmNodes(nm).length > 0, reservations, readSecretKey: (name, key) => client.getSecretKey(namespace, name, key), env: process.env });
   return { medik8s, ...(slurm.context !== undefined ? { slurm: slurm.context } : {}) };
 }
 
@@ -116,12 +117,12 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   (s, now) => {
     if (!isUnscheduled(s.maintenance)) return undefined;
     // The scheduler's own inputs (schedulerInputs); the CRDs' standing is the section above's to say.
-    const inputs = schedulerInputs({ nodes: s.nodes, maintenances: s.maintenances, loaded: loadConfig(s.config, s.nodes.length), kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
+    const inputs = schedulerInputs({ nodes: s.nodes, maintenances: s.maintenances, limits: schedulingLimitsOf(s.config, undefined), kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
     return explainAdmission({ maintenance: s.maintenance, inputs, configName: `${s.namespace}/${CONFIG_NAME}` }, now);
   },
   // What cleanup waits on and will do, from its own table of releases: a deleted request, or a Ready one due for collection.
   (s, now) => {
-    const { maxNodeMaintenanceTimeSeconds } = loadConfig(s.config, s.nodes.length).config;
+    const { maxNodeMaintenanceTimeSeconds } = s.config.limits;
     return explainCleanup({ maintenance: s.maintenance, nodes: s.nodes, maxNodeMaintenanceTimeSeconds, ...(s.medik8s ? { medik8s: s.medik8s } : {}), ...(s.slurm ? { slurm: s.slurm } : {}) }, now);
   },
   // Waits another system reports (medik8s lease; Slurm goes in that list) come before the pods: they stop the cordon.
@@ -131,9 +132,9 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
 ];
 
 function podsInput(s: ExplainSnapshot): PodsInput {
-  const dra = { claims: indexClaims(s.claims), resourceNames: loadDraResourceNames(s.config).names };
+  const dra = { claims: indexClaims(s.claims), resourceNames: s.config.draResourceNames.names };
   // kmaint's own pods as the drainer in kmaint's namespace finds them (KMAINT_SERVICE_ACCOUNT, default kmaint).
-  return { maintenance: s.maintenance, pods: s.pods, pdbs: s.pdbs, budgetPods: s.budgetPods, dra, ownPods: ownPodsOf(s.namespace, process.env, s.config) };
+  return { maintenance: s.maintenance, pods: s.pods, pdbs: s.pdbs, budgetPods: s.budgetPods, dra, ownPods: ownPodsOf(s.namespace, process.env, s.config.upstreamOperatorNamespace) };
 }
 
 /** The explanation, one line per array entry. Pure. */

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MaintenanceOperatorConfig } from '../shared/api/index.ts';
 import { aMaintenance } from '../shared/scheduling/test-builders.ts';
+import { loadConfig } from '../shared/pass/index.ts';
 import { configLine, statusRow, statusRows, type StatusRow } from './status.ts';
 
 const NOW = new Date('2026-01-02T03:04:05Z');
@@ -51,6 +52,6 @@ describe('configLine', () => {
     ['extensions named', config({ maxParallelOperations: 2, maxUnavailablePerZone: 1, pools: [{ name: 'gpu', nodeSelector: {}, maxUnavailable: 1 }] }), 'MaintenanceOperatorConfig kmaint/default: maxParallelOperations 2, maxUnavailable unlimited, pools gpu, maxUnavailablePerZone 1'],
     ['an unusable value', config({ maxParallelOperations: 'abc%' }), 'MaintenanceOperatorConfig kmaint/default has problems: spec.maxParallelOperations: "abc%" is not an integer or a percentage'],
   ])('%s', (_rule, obj, line) => {
-    expect(configLine(obj, 10, 'kmaint')).toBe(line);
+    expect(configLine(loadConfig({ rawConfig: obj }, 10, 'kmaint'))).toBe(line);
   });
 });

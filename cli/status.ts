@@ -1,12 +1,11 @@
 // `kmaint status`: one row per NodeMaintenance request (node, requestor, phase, age, drain progress, and the Ready
 // condition's message, which says why a Pending request waits), and a header with the limits in force.
 import { CONFIG_NAME, isBeingDeleted, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
-import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
-import { loadConfig } from '../shared/config/index.ts';
+import type { NodeMaintenance } from '../shared/api/index.ts';
 import { formatLabelSelector } from '../shared/selectors/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { requestTimes, type RequestTimes } from './request-times.ts';
-import { judgeCrd, readConfigCrd } from '../shared/pass/index.ts';
+import { judgeCrd, loadConfig, readConfigCrd, type KmaintConfig } from '../shared/pass/index.ts';
 import { requestMatches, type RequestFilter } from './request-filter.ts';
 
 /** With kmaint.io/deadline or kmaint.io/not-before set, their fields (RequestTimes) too. */
@@ -55,19 +54,18 @@ export function statusRows(maintenances: readonly NodeMaintenance[], now: Date):
 }
 
 /** The cluster-wide limits the scheduler applies, or why it admits nothing. */
-export function configLine(config: MaintenanceOperatorConfig | undefined, nodeCount: number, namespace: string): string {
-  const name = `MaintenanceOperatorConfig ${namespace}/${CONFIG_NAME}`;
-  const loaded = loadConfig(config, nodeCount);
-  const problems = [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? [])];
+export function configLine(config: KmaintConfig): string {
+  const name = `MaintenanceOperatorConfig ${config.namespace}/${CONFIG_NAME}`;
+  const problems = [...config.problems.limits, ...config.problems.scoped];
   if (problems.length > 0) return `${name} has problems: ${problems.join('; ')}`;
-  const { maxParallelOperations, maxUnavailable, admission } = loaded.config;
+  const { maxParallelOperations, maxUnavailable, admission } = config.limits;
   const extensions = [
     ...(admission && admission.pools.length > 0 ? [`pools ${admission.pools.map((p) => p.name).join(', ')}`] : []),
     ...(admission?.maxUnavailablePerZone !== undefined ? [`maxUnavailablePerZone ${String(admission.maxUnavailablePerZone)}`] : []),
     ...(admission?.windows !== undefined ? ['maintenance windows'] : []),
   ];
   const limits = `maxParallelOperations ${String(maxParallelOperations)}, maxUnavailable ${String(maxUnavailable)}${extensions.map((e) => `, ${e}`).join('')}`;
-  return config === undefined ? `${name} not found: defaults apply (${limits})` : `${name}: ${limits}`;
+  return config.object === undefined ? `${name} not found: defaults apply (${limits})` : `${name}: ${limits}`;
 }
 
 export interface StatusView {
@@ -90,14 +88,14 @@ export async function readStatus(client: KubeClient, namespace: string, now: Dat
   const reads = [client.listNodes(), client.listMaintenances(), client.getConfig(namespace), readConfigCrd(client)] as const;
   await Promise.allSettled(reads);
   // Every read has settled, so Promise.all rejects with the first failure in array order, not the first in time.
-  const [nodes, maintenances, config, crd] = await Promise.all(reads);
+  const [nodes, maintenances, rawConfig, crd] = await Promise.all(reads);
+  const config = loadConfig({ rawConfig }, nodes.length, namespace);
   // Foreign CRDs (or an acknowledged upstream schema) come first: the config line below shows what pruning left.
-  const crds = judgeCrd(crd, config);
+  const crds = judgeCrd(crd, config.acceptsUpstreamSchema);
   const crdLines = crds.kind === 'refused' || crds.kind === 'acknowledged' ? [crds.line] : [];
   const shown = maintenances.filter((nm) => requestMatches(filter, nm)).sort((a, b) => (maintenanceKey(a) < maintenanceKey(b) ? -1 : maintenanceKey(a) > maintenanceKey(b) ? 1 : 0));
-  const line = configLine(config, nodes.length, namespace);
-  const loaded = loadConfig(config, nodes.length);
-  const configProblems = loaded.problems.length + (loaded.config.admission?.scopedProblems.length ?? 0) > 0;
+  const line = configLine(config);
+  const configProblems = config.problems.limits.length + config.problems.scoped.length > 0;
   return {
     config: [...crdLines, line].join('\n'),
     warnings: [...crdLines, ...(configProblems ? [line] : [])],

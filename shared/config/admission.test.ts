@@ -1,6 +1,6 @@
-// Table tests for the admission extensions in loadConfig: what is kept, what fails the whole config, what fails one scope.
+// Table tests for the admission extensions in loadLimits: what is kept, what fails the whole config, what fails one scope.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './load.ts';
+import { loadLimits } from './load.ts';
 
 function aConfig(spec: Record<string, unknown>): Record<string, unknown> {
   return { apiVersion: 'maintenance.nvidia.com/v1alpha1', kind: 'MaintenanceOperatorConfig', metadata: { name: 'default', namespace: 'kmaint' }, spec };
@@ -8,13 +8,13 @@ function aConfig(spec: Record<string, unknown>): Record<string, unknown> {
 
 const gpu = { name: 'gpu', nodeSelector: { matchLabels: { 'kmaint.io/pool': 'gpu' } } };
 
-describe('loadConfig: admission extensions', () => {
+describe('loadLimits: admission extensions', () => {
   it('a spec without any extension has no admission rules (upstream scheduling)', () => {
-    expect(loadConfig(aConfig({ maxParallelOperations: 2 }), 10).config.admission).toBeUndefined();
+    expect(loadLimits(aConfig({ maxParallelOperations: 2 }), 10).config.admission).toBeUndefined();
   });
 
   it('keeps pools in order with their limits as written, the default zone label, and compiled windows', () => {
-    const { config, problems } = loadConfig(
+    const { config, problems } = loadLimits(
       aConfig({
         maxParallelOperations: 4,
         pools: [
@@ -48,7 +48,7 @@ describe('loadConfig: admission extensions', () => {
     { rule: 'an empty window list (always open)', spec: { windows: [] }, zoneLabel: 'topology.kubernetes.io/zone' },
     { rule: 'an empty pool list', spec: { pools: [] }, zoneLabel: 'topology.kubernetes.io/zone' },
   ])('$rule still yields rules that restrict nothing', ({ spec, zoneLabel }) => {
-    const { config, problems } = loadConfig(aConfig(spec), 10);
+    const { config, problems } = loadLimits(aConfig(spec), 10);
     expect(problems).toEqual([]);
     expect(config.admission).toEqual({ pools: [], zoneLabel, gangReserveAfterSeconds: 600, gangIncompleteAdmitAfterSeconds: 3600, scopedProblems: [] });
     expect([config.maxParallelOperations, config.maxUnavailable]).toEqual([1, 'unlimited']);
@@ -78,7 +78,7 @@ describe('loadConfig: admission extensions', () => {
     { rule: 'an unresolvable zone limit', spec: { maxUnavailablePerZone: 'half' }, problems: ['spec.maxUnavailablePerZone: "half" is not an integer or a percentage'] },
     { rule: 'a negative zone limit', spec: { maxUnavailablePerZone: -1 }, problems: ['spec.maxUnavailablePerZone: -1 is negative; use 0 or more'] },
   ])('$rule makes both cluster limits invalid', ({ spec, problems }) => {
-    const loaded = loadConfig(aConfig(spec), 10);
+    const loaded = loadLimits(aConfig(spec), 10);
     expect(loaded.problems).toEqual(problems);
     expect([loaded.config.maxParallelOperations, loaded.config.maxUnavailable]).toEqual([null, null]);
   });
@@ -104,7 +104,7 @@ describe('loadConfig: admission extensions', () => {
       scoped: ['spec.windows[0].schedule: "0 2 * * 8" is not a valid cron expression (CronPattern: Invalid value for dayOfWeek: 8) (the cluster admits nothing until this is fixed)'],
     },
   ])('$rule', ({ spec, pool, scoped }) => {
-    const loaded = loadConfig(aConfig(spec), 10);
+    const loaded = loadLimits(aConfig(spec), 10);
     expect(loaded.problems).toEqual([]);
     expect([loaded.config.maxParallelOperations, loaded.config.maxUnavailable]).toEqual([1, 'unlimited']);
     expect(loaded.config.admission?.scopedProblems).toEqual(scoped);
@@ -119,7 +119,7 @@ describe('loadConfig: admission extensions', () => {
     { rule: 'a duration in seconds', spec: { windows: [{ schedule: '0 2 * * *', duration: '3600s' }] }, problem: 'spec.windows[0].duration: Invalid string: must match pattern /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/' },
     { rule: 'an unknown window key', spec: { windows: [{ schedule: '0 2 * * *', duration: '1h', tz: 'UTC' }] }, problem: 'spec.windows[0]: Unrecognized key: "tz"' },
   ])('the schema refuses $rule, so both limits are invalid', ({ spec, problem }) => {
-    const loaded = loadConfig(aConfig(spec), 10);
+    const loaded = loadLimits(aConfig(spec), 10);
     expect(loaded.problems).toEqual([problem]);
     expect([loaded.config.maxParallelOperations, loaded.config.maxUnavailable]).toEqual([null, null]);
   });

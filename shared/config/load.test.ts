@@ -1,6 +1,6 @@
-// Table tests for loadConfig: defaults, percent rounding per field, zero limits, and invalid values failing closed.
+// Table tests for loadLimits: defaults, percent rounding per field, zero limits, and invalid values failing closed.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, loadConfig } from './load.ts';
+import { DEFAULT_CONFIG, loadLimits } from './load.ts';
 import type { ResolvedConfig } from './load.ts';
 
 const NAMESPACE = 'kmaint';
@@ -17,7 +17,7 @@ function aConfig(spec?: Record<string, unknown>): Record<string, unknown> {
 const DEFAULTS: ResolvedConfig = { maxParallelOperations: 1, maxUnavailable: 'unlimited', maxNodeMaintenanceTimeSeconds: 3600, logLevel: 'info', nodeConditions: true, outOfServiceTaint: { enabled: false, afterNotReadySeconds: 300 }, maintenancePlannedLeadSeconds: 3600 };
 const INVALID_LIMITS: ResolvedConfig = { ...DEFAULTS, maxParallelOperations: null, maxUnavailable: null };
 
-describe('loadConfig', () => {
+describe('loadLimits', () => {
   it('DEFAULT_CONFIG is the upstream defaults', () => {
     expect(DEFAULT_CONFIG).toEqual(DEFAULTS);
   });
@@ -89,7 +89,7 @@ describe('loadConfig', () => {
       config: { ...DEFAULTS, maxParallelOperations: 2 },
     },
   ])('$rule', ({ obj, nodes, config }) => {
-    expect(loadConfig(obj, nodes)).toEqual({ config, problems: [] });
+    expect(loadLimits(obj, nodes)).toEqual({ config, problems: [] });
   });
 
   it.each([
@@ -166,7 +166,7 @@ describe('loadConfig', () => {
       ],
     },
   ])('$rule', ({ spec, config, problems }) => {
-    expect(loadConfig(aConfig(spec), 10)).toEqual({ config, problems });
+    expect(loadLimits(aConfig(spec), 10)).toEqual({ config, problems });
   });
 
   it.each([
@@ -174,6 +174,6 @@ describe('loadConfig', () => {
     { rule: 'an object without metadata', obj: { spec: {} }, problems: ['metadata: Invalid input: expected object, received undefined'] },
     { rule: 'a spec that is a list', obj: { ...aConfig(), spec: [] }, problems: ['spec: Invalid input: expected object, received array'] },
   ])('an object that is not a MaintenanceOperatorConfig ($rule) makes both limits invalid', ({ obj, problems }) => {
-    expect(loadConfig(obj, 10)).toEqual({ config: INVALID_LIMITS, problems });
+    expect(loadLimits(obj, 10)).toEqual({ config: INVALID_LIMITS, problems });
   });
 });

@@ -1,4 +1,5 @@
-// Turns the MaintenanceOperatorConfig object into resolved limits once per pass; invalid limits fail closed.
+// The limits section of the config (cluster limits, admission rules, GC, node conditions, out-of-service taint): resolved
+// against the node count; invalid limits fail closed. Called only by shared/pass/config.ts loadConfig, once per pass.
 import { DEFAULTS, maintenanceOperatorConfigSchema } from '#api';
 import type { IntOrString, LogLevel } from '#api';
 import type { z } from 'zod';
@@ -51,7 +52,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
  * A spec that fails the schema makes both limits null; so does each value that cannot be resolved, and any
  * extension value that leaves pool membership or the zone limit unknown (see loadAdmissionRules).
  */
-export function loadConfig(obj: unknown, nodeCount: number): LoadedConfig {
+export function loadLimits(obj: unknown, nodeCount: number): LoadedConfig {
   if (obj === undefined || obj === null) return { config: { ...DEFAULT_CONFIG }, problems: [] };
   const parsed = maintenanceOperatorConfigSchema.safeParse(obj);
   if (!parsed.success) {

@@ -3,7 +3,7 @@ import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Action, MaintenanceOperatorConfig } from '../api/index.ts';
-import { CRDS_IN_FORCE, foreignBecause, judgeCrd, planForeignCrdEvent, type CrdRead } from './crd-schema.ts';
+import { acceptsUpstreamSchema, CRDS_IN_FORCE, foreignBecause, judgeCrd, planForeignCrdEvent, type CrdRead } from './crd-schema.ts';
 
 const CRD = 'maintenanceoperatorconfigs.maintenance.nvidia.com';
 const kmaints = (): V1CustomResourceDefinition => parse(readFileSync(`crds/${CRD}.yaml`, 'utf8')) as V1CustomResourceDefinition;
@@ -87,7 +87,7 @@ describe('judgeCrd: fails closed unless the config acknowledges the upstream sch
       },
     ],
   ])('%s', (_rule, read, cfg, standing) => {
-    expect(judgeCrd(read, cfg)).toEqual(standing);
+    expect(judgeCrd(read, acceptsUpstreamSchema(cfg))).toEqual(standing);
   });
 
   it('the refusal fits in one Event message (1,024 characters)', () => {
@@ -96,7 +96,7 @@ describe('judgeCrd: fails closed unless the config acknowledges the upstream sch
 });
 
 describe('planForeignCrdEvent: one ForeignCRDs warning when a pass newly refuses requests', () => {
-  const standing = judgeCrd({ kind: 'read', crd: upstream() }, config());
+  const standing = judgeCrd({ kind: 'read', crd: upstream() }, acceptsUpstreamSchema(config()));
   const message = `waiting: ${refusal(UPSTREAM_WHY)}`;
   const write = (msg: string): Action => ({
     kind: 'writeStatus',
@@ -129,7 +129,7 @@ describe('planForeignCrdEvent: one ForeignCRDs warning when a pass newly refuses
   });
 
   it('acknowledged: no event', () => {
-    const acknowledged = judgeCrd({ kind: 'read', crd: upstream() }, config({ 'kmaint.io/accept-upstream-schema': 'true' }));
+    const acknowledged = judgeCrd({ kind: 'read', crd: upstream() }, acceptsUpstreamSchema(config({ 'kmaint.io/accept-upstream-schema': 'true' })));
     expect(planForeignCrdEvent(config(), acknowledged, [write(message)], message)).toEqual([]);
   });
 });

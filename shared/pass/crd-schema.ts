@@ -96,10 +96,11 @@ export function unreadableCrdMessage(message: string): string {
   );
 }
 
+/** Section (shared/pass/config.ts): the config's annotation accepting the upstream schema. */
 export const acceptsUpstreamSchema = (config: MaintenanceOperatorConfig | undefined): boolean => config?.metadata.annotations?.[ANNOTATION_ACCEPT_UPSTREAM_SCHEMA] === 'true';
 
-/** Pure: the standing of `read` for a pass whose config is `config`. */
-export function judgeCrd(read: CrdRead, config: MaintenanceOperatorConfig | undefined): CrdStanding {
+/** Pure: the standing of `read` for a pass whose config accepts the upstream schema or not (KmaintConfig.acceptsUpstreamSchema). */
+export function judgeCrd(read: CrdRead, acceptsUpstream: boolean): CrdStanding {
   let problem: string;
   let configWritable = false;
   if (read.kind === 'unreadable') {
@@ -111,7 +112,7 @@ export function judgeCrd(read: CrdRead, config: MaintenanceOperatorConfig | unde
     problem = foreignCrdMessage(why);
     configWritable = read.crd !== undefined && lackedFields(read.crd)?.length === 0;
   }
-  if (acceptsUpstreamSchema(config)) return { kind: 'acknowledged', reportable: [], configWritable, line: `admitting on the upstream schema (${ANNOTATION_ACCEPT_UPSTREAM_SCHEMA}=true on the config): ${problem}` };
+  if (acceptsUpstream) return { kind: 'acknowledged', reportable: [], configWritable, line: `admitting on the upstream schema (${ANNOTATION_ACCEPT_UPSTREAM_SCHEMA}=true on the config): ${problem}` };
   return { kind: 'refused', refusal: problem, reportable: configWritable ? [problem] : [], configWritable, line: problem };
 }
 

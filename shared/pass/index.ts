@@ -1,7 +1,8 @@
 // Public surface of shared/pass: one pass of one function, and the pieces it is made of.
 export { runPass } from './run-pass.ts';
 export { emptyPassSummary, PASS_FUNCTIONS } from './summary.ts';
-export { cloudEventsOn, reaperModeOf } from './reaper-pass.ts';
+export { atNodeCount, configLoads, loadConfig, schedulingLimitsOf } from './config.ts';
+export type { ConfigProblems, ConfigSource, KmaintConfig, ReaperMode } from './config.ts';
 export type { PassLogger } from './logger.ts';
 export type { PassOptions } from './options.ts';
 export { PASSES, planPass } from './passes.ts';
@@ -16,6 +17,7 @@ export type { ConfigReportExtras } from './config-report.ts';
 export { countReleases, HeldLeases } from './held-leases.ts';
 export type { HeldLeasesOptions } from './held-leases.ts';
 export { PassRound } from './round.ts';
+export type { RoundRead } from './round.ts';
 export { ownPodsOf, readBase, readDrainPods, readMedik8sLeases } from './snapshot.ts';
 export { readSriov, sriovExternalPools } from './sriov-pass.ts';
 export type { SriovRead } from './sriov-pass.ts';

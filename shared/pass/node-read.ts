@@ -2,13 +2,16 @@
 // read is due or the cluster is small, else only those named (node-reads.ts decides). The time and node count of the
 // last full read are kept on the function's own pass Lease, which no requestor can write.
 import type { V1Lease } from '@kubernetes/client-node';
-import { chooseNodeRead, fullReadRecordOf, keepsRecord, nodeReadSettings, type FullReadRecord, type NodesNeeded } from './node-reads.ts';
+import { atNodeCount, loadConfig, type KmaintConfig } from './config.ts';
+import { chooseNodeRead, fullReadRecordOf, keepsRecord, type FullReadRecord, type NodesNeeded } from './node-reads.ts';
 import type { PassOptions } from './options.ts';
 import { covers, readAllNodes, readAllOf, readNamedNodes, readRequests, nodeCountOf, type BaseSnapshot, type RequestsRead } from './snapshot.ts';
 import type { PassFunction } from './summary.ts';
 
 export interface ScopedBase {
   base: BaseSnapshot;
+  /** The pass's config, parsed once from the snapshot's (its limits resolved against the snapshot's node count). */
+  config: KmaintConfig;
   /** A full read to record on the function's Lease (made on a cluster where the record decides later passes). */
   record?: FullReadRecord;
 }
@@ -35,21 +38,25 @@ async function lastFullRead(fn: PassFunction, opts: PassOptions, lease: V1Lease 
  * `fn`'s base snapshot: the round's fresh one when it read every Node or the Nodes needed; else the requests and config,
  * then every Node or the Nodes `needed` names. `lease`: the function's pass Lease when the pass holds it.
  */
-export async function readScopedBase(fn: PassFunction, opts: PassOptions, lease: V1Lease | undefined, needed: (head: RequestsRead) => NodesNeeded): Promise<ScopedBase> {
+export async function readScopedBase(fn: PassFunction, opts: PassOptions, lease: V1Lease | undefined, needed: (head: RequestsRead, config: KmaintConfig) => NodesNeeded): Promise<ScopedBase> {
   const now = opts.now();
   const current = opts.round?.current();
   const head = current ?? (await readRequests(opts.client, opts.namespace));
-  const configured = nodeReadSettings(head.config);
+  // The pass's one parse of the config, from the head: which Nodes to read depends on it. The node count is known once
+  // they are read, and only the limits are resolved again against it (atNodeCount).
+  const parsed = loadConfig(head, current ? nodeCountOf(current) : (opts.round?.nodeCount ?? 0), opts.namespace);
+  const configured = parsed.nodeReads;
   const previous = await lastFullRead(fn, opts, lease, configured.namedReadsFromNodes);
+  const scoped = (base: BaseSnapshot, record?: FullReadRecord): ScopedBase => ({ base, config: atNodeCount(parsed, nodeCountOf(base)), ...(record ? { record } : {}) });
   const recorded = (base: BaseSnapshot): ScopedBase => {
     const record = { at: now, nodes: nodeCountOf(base) };
     opts.round?.fullReads.set(fn, record);
-    return keepsRecord(record.nodes, previous, configured) ? { base, record } : { base };
+    return keepsRecord(record.nodes, previous, configured) ? scoped(base, record) : scoped(base);
   };
   // The round's snapshot of every Node: a full read this function makes use of (its sweeps run on it).
   if (current && readAllOf(current)) return recorded(current);
-  const choice = chooseNodeRead({ record: previous, settings: configured, needed: needed(head), now });
+  const choice = chooseNodeRead({ record: previous, settings: configured, needed: needed(head, parsed), now });
   if (choice.kind === 'full') return recorded(await readAllNodes(opts.client, head));
-  if (current && covers(current, choice.names)) return { base: current };
-  return { base: await readNamedNodes(opts.client, head, choice.names, previous?.nodes ?? 0, current) };
+  if (current && covers(current, choice.names)) return scoped(current);
+  return scoped(await readNamedNodes(opts.client, head, choice.names, previous?.nodes ?? 0, current));
 }

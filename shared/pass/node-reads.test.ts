@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { V1Node } from '@kubernetes/client-node';
 import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, LABEL_GANG, type Action, type NodeMaintenance } from '../api/index.ts';
-import { loadConfig } from '../config/index.ts';
+import { loadConfig } from './config.ts';
 import { aLifecycleMaintenance, aNodeWithUid } from '../lifecycle/test-builders.ts';
 import { NOW, withAdmissionRecords } from '../scheduling/test-builders.ts';
 import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, fullReadAnnotations, fullReadRecordOf, keepsRecord, nodeReadSettings, type NodeReadChoice, type NodesNeeded } from './node-reads.ts';
@@ -102,9 +102,9 @@ describe('cleanupNodesNeeded: the Nodes of deleted and admitted requests', () =>
 
 /** The drainer's plan on `base` as runPass gives it: no pods, budgets, medik8s or Slurm. */
 function drainerPlan(base: BaseSnapshot): Array<[string, string, string]> {
-  const loaded = loadConfig(base.config, base.nodeCount ?? base.nodeList.length);
+  const config = loadConfig(base, base.nodeCount ?? base.nodeList.length, 'kmaint');
   const reads = { drainPods: { podsByNode: new Map(), pdbs: [], budgetPods: new Map(), claims: [] }, ownPods: { namespace: 'kmaint', serviceAccounts: ['kmaint'] }, medik8s: { kind: 'absent' as const }, slurm: { context: undefined } };
-  const plan = PASSES.drainer.plan({ base, loaded, reads, maintenances: new Map(), namespace: 'kmaint', reaperIssues: [], now: NOW });
+  const plan = PASSES.drainer.plan({ base, config, reads, maintenances: new Map(), namespace: 'kmaint', now: NOW });
   return plan.actions.map((a: Action) => [a.kind, 'target' in a ? a.target.name : 'node' in a ? a.node.name : '', a.reason]);
 }
 
@@ -120,7 +120,7 @@ describe("the drainer's plan from a named read", () => {
     nodeList: nodes,
     maintenances: [ready],
     malformed: [],
-    config: { metadata: { name: 'default' }, spec: { nodeConditions: false } },
+    rawConfig: { metadata: { name: 'default' }, spec: { nodeConditions: false } },
     ...(named ? { nodeCount: 8000, nodeRead: { kind: 'named' as const, asked: new Set(['n1']) } } : {}),
     };
   };
@@ -137,8 +137,8 @@ describe("the drainer's plan from a named read", () => {
 
 /** Cleanup's plan on `base` as runPass gives it: nothing from medik8s or Slurm, no orphan confirmed. */
 function cleanupPlan(base: BaseSnapshot): Array<[string, string, string]> {
-  const loaded = loadConfig(base.config, base.nodeCount ?? base.nodeList.length);
-  const plan = PASSES.cleanup.plan({ base, loaded, reads: { medik8s: { kind: 'absent' }, slurm: { context: undefined }, orphans: [] }, maintenances: new Map(), namespace: 'kmaint', reaperIssues: [], now: NOW });
+  const config = loadConfig(base, base.nodeCount ?? base.nodeList.length, 'kmaint');
+  const plan = PASSES.cleanup.plan({ base, config, reads: { medik8s: { kind: 'absent' }, slurm: { context: undefined }, orphans: [] }, maintenances: new Map(), namespace: 'kmaint', now: NOW });
   return plan.actions.map((a: Action) => [a.kind, 'target' in a ? a.target.name : 'node' in a ? a.node.name : '', a.reason]);
 }
 
@@ -150,7 +150,7 @@ describe("cleanup's plan from a named read", () => {
     nodeList: nodes,
     maintenances,
     malformed: [],
-    config: undefined,
+    rawConfig: undefined,
     ...(named ? { nodeCount: 8000, nodeRead: { kind: 'named' as const, asked: new Set(['n1', 'n2']) } } : {}),
   });
 

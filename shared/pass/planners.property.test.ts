@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION_DEADLINE, ANNOTATION_GANG_SIZE, ANNOTATION_NOT_BEFORE, CLOUD_EVENTS_REQUESTOR, FINALIZER, LABEL_GANG, LABEL_REAPER, REAPER_REQUESTOR } from '../api/index.ts';
 import type { Action, MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
-import { loadConfig } from '../config/index.ts';
+import { loadConfig } from './config.ts';
 import { findNodeOrphans } from '../lifecycle/index.ts';
 import { loadSriovHandshakeConfig } from '../handshake/index.ts';
 import { aMaintenance, aNode, withAdmissionRecords } from '../scheduling/test-builders.ts';
@@ -129,16 +129,16 @@ function planAll(items: readonly NodeMaintenance[]): Record<string, Action[]> {
   const { valid, malformed } = setApartMalformed(items);
   const plans: Record<string, Action[]> = {};
   for (const [label, config] of [['kmaint', CONFIG], ['sriov', SRIOV_CONFIG]] as const) {
-    const base: BaseSnapshot = { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), nodeList: nodes, maintenances: valid, malformed, config };
-    const loaded = loadConfig(config, nodes.length);
-    const common = { base, loaded, maintenances: new Map(valid.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])), namespace: NS, reaperIssues: [], now: NOW };
+    const base: BaseSnapshot = { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), nodeList: nodes, maintenances: valid, malformed, rawConfig: config };
+    const parsed = loadConfig(base, nodes.length, NS);
+    const common = { base, config: parsed, maintenances: new Map(valid.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])), namespace: NS, now: NOW };
     const sriovConfig = loadSriovHandshakeConfig(config, NS);
     const sriov = sriovConfig === undefined ? ({ off: { namespace: NS } } as const) : { config: sriovConfig, states: [], pools: [] };
     const slurm = { context: undefined };
     const medik8s = { kind: 'absent' } as const;
     const live = new Set([...valid, ...malformed.map((m) => m.nm)].map((nm) => `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`));
     plans[`${label} scheduler`] = PASSES.scheduler.plan({ ...common, reads: { sriov, reservations: { slurm, podsByNode: new Map() } } }).actions;
-    plans[`${label} drainer`] = PASSES.drainer.plan({ ...common, reads: { drainPods: { podsByNode: new Map(), pdbs: [], budgetPods: new Map(), claims: [] }, ownPods: ownPodsOf(NS, {}, config), medik8s, slurm } }).actions;
+    plans[`${label} drainer`] = PASSES.drainer.plan({ ...common, reads: { drainPods: { podsByNode: new Map(), pdbs: [], budgetPods: new Map(), claims: [] }, ownPods: ownPodsOf(NS, {}, parsed.upstreamOperatorNamespace), medik8s, slurm } }).actions;
     plans[`${label} cleanup`] = PASSES.cleanup.plan({ ...common, reads: { medik8s, slurm, orphans: findNodeOrphans(nodes, live) } }).actions;
     plans[`${label} reaper`] = PASSES.reaper.plan({ ...common, reads: { providers: new Map() } }).actions;
   }

@@ -3,12 +3,12 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { Action, MaintenanceOperatorConfig } from '../api/index.ts';
-import { loadConfig } from '../config/index.ts';
+import { cloudEventsOn, loadConfig, reaperModeOf, reaperProblems } from './config.ts';
 import type { KubeClient } from '../kube/index.ts';
 import { providerMap, type InstanceProvider } from '../reaper/index.ts';
 import { aRequest } from '../reaper/test-builders.ts';
 import { planPass } from './passes.ts';
-import { cloudEventsOn, planReaperPass, readScheduledEvents, reaperModeOf, reaperProblems } from './reaper-pass.ts';
+import { planReaperPass, readScheduledEvents } from './reaper-pass.ts';
 import type { BaseSnapshot } from './snapshot.ts';
 
 const meta = { name: 'default', namespace: 'kmaint', uid: 'uid-config' };
@@ -34,8 +34,11 @@ function node(name: string, providerID?: string): V1Node {
   return { metadata: { name, uid: `uid-${name}`, resourceVersion: '3' }, spec: providerID ? { providerID } : {} };
 }
 
+/** The pass's one parse of `snapshot`'s config. */
+const parsed = (snapshot: BaseSnapshot) => loadConfig(snapshot, snapshot.nodeList.length, 'kmaint');
+
 function base(spec: Record<string, unknown>, nodes: V1Node[]): BaseSnapshot {
-  return { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), nodeList: nodes, maintenances: [], malformed: [], config: config(spec) };
+  return { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), nodeList: nodes, maintenances: [], malformed: [], rawConfig: config(spec) };
 }
 
 describe('readScheduledEvents', () => {
@@ -53,17 +56,19 @@ describe('readScheduledEvents', () => {
 
   it('cloud events off: no call, no events', async () => {
     asked.length = 0;
-    expect(await readScheduledEvents(base({}, nodes), providers)).toEqual({ providers });
+    expect(await readScheduledEvents(base({}, nodes), parsed(base({}, nodes)), providers)).toEqual({ providers });
     expect(asked).toEqual([]);
   });
 
   it('on: each provider that reads events is asked for its providerIDs and the configured codes; other Nodes are not read', async () => {
     asked.length = 0;
-    const reads = await readScheduledEvents(base({ cloudEvents: { enabled: true, codes: ['instance-stop'] } }, nodes), providers);
+    const on = base({ cloudEvents: { enabled: true, codes: ['instance-stop'] } }, nodes);
+    const reads = await readScheduledEvents(on, parsed(on), providers);
     expect(asked).toEqual([[['aws:///eu-west-1a/i-0aaaaaaaaaaaaaaa1', 'aws:///eu-west-1b/i-0ddddddddddddddd4'], ['instance-stop']]]);
     expect([...(reads.events?.events.keys() ?? [])]).toEqual(['aws:///eu-west-1a/i-0aaaaaaaaaaaaaaa1', 'aws:///eu-west-1b/i-0ddddddddddddddd4']);
     // The plan files a request for each, and counts them as new work.
-    const plan = planReaperPass(base({ cloudEvents: { enabled: true } }, nodes), 'kmaint', reads, new Date('2026-01-01T00:00:00Z'));
+    const enabled = base({ cloudEvents: { enabled: true } }, nodes);
+    const plan = planReaperPass(enabled, parsed(enabled), 'kmaint', reads, new Date('2026-01-01T00:00:00Z'));
     expect([plan.requested, plan.terminations, plan.actions.filter((a) => a.kind === 'createMaintenance').map((a) => (a.kind === 'createMaintenance' ? a.target.name : ''))]).toEqual([2, [], ['cloud-event-a', 'cloud-event-d']]);
   });
 });
@@ -82,10 +87,10 @@ describe('the scheduler deletes kmaint\'s own cloud event requests once spec.clo
 
   async function schedulerWrites(cfg: MaintenanceOperatorConfig | undefined): Promise<Action[]> {
     const maintenances = [own, copy];
-    const snapshot: BaseSnapshot = { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), nodeList: nodes, maintenances, malformed: [], config: cfg };
+    const snapshot: BaseSnapshot = { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), nodeList: nodes, maintenances, malformed: [], rawConfig: cfg };
     // With Slurm and SR-IOV off the scheduler reads nothing beyond the snapshot: no client is called.
     const opts = { client: undefined as unknown as KubeClient, namespace: 'kmaint', now: () => NOW };
-    const input = { loaded: loadConfig(cfg, nodes.length), maintenances: new Map(maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])), namespace: 'kmaint', reaperIssues: [], now: NOW };
+    const input = { config: parsed(snapshot), maintenances: new Map(maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])), namespace: 'kmaint', now: NOW };
     const plan = await planPass('scheduler', opts, snapshot, input);
     return plan.actions.filter((a) => a.kind === 'deleteMaintenance' || (a.kind === 'emitEvent' && a.eventReason === 'CloudEventGone'));
   }

@@ -1,15 +1,12 @@
 // The reaper's part of a pass: whether it runs at all, its plan from the base snapshot, and the terminations the
 // applier cannot do (cloud API calls) carried out before the request deletions they lead to. The same pass reads the
 // instances' cloud scheduled events (spec.cloudEvents) through the same providers and files requests for them.
-import type { Action, MaintenanceOperatorConfig } from '../api/index.ts';
+import type { Action } from '../api/index.ts';
 import type { KubeClient } from '../kube/index.ts';
 import {
-  cloudEventsSwitchOf,
   defaultInstanceProviders,
   describeTermination,
   executeTerminations,
-  loadCloudEventsConfig,
-  loadReaperConfig,
   planCloudEventRequestsOff,
   planCloudEvents,
   planReaper,
@@ -20,19 +17,8 @@ import {
   type Termination,
   type TerminationResult,
 } from '../reaper/index.ts';
+import { reaperModeFrom, type KmaintConfig, type ReaperMode } from './config.ts';
 import type { BaseSnapshot } from './snapshot.ts';
-
-/** The reaper's and cloud events' config problems (each naming its field), to report on the config object with the others. */
-export function reaperProblems(config: MaintenanceOperatorConfig | undefined): string[] {
-  const loaded = loadReaperConfig(config);
-  const cloud = loadCloudEventsConfig(config);
-  return [...(loaded.kind === 'invalid' ? loaded.problems : []), ...(cloud.kind === 'invalid' ? cloud.problems : [])];
-}
-
-/** Whether spec.cloudEvents asks the reaper pass to read scheduled events (an invalid one is reported, and read nothing). */
-export function cloudEventsOn(config: MaintenanceOperatorConfig | undefined): boolean {
-  return loadCloudEventsConfig(config).kind !== 'disabled';
-}
 
 /** What the reaper pass reads: its providers, and the scheduled events when spec.cloudEvents is enabled. */
 export interface ReaperReads {
@@ -44,8 +30,8 @@ export interface ReaperReads {
  * The scheduled events of every Node's instance, each providerID asked of the provider of its prefix; a Node whose
  * prefix no provider reads events for is left out (neither filed nor deleted), and so is a Node without a providerID.
  */
-export async function readScheduledEvents(base: BaseSnapshot, providers: InstanceProviders, signal?: AbortSignal): Promise<ReaperReads> {
-  const cloud = loadCloudEventsConfig(base.config);
+export async function readScheduledEvents(base: BaseSnapshot, config: KmaintConfig, providers: InstanceProviders, signal?: AbortSignal): Promise<ReaperReads> {
+  const cloud = config.cloudEvents;
   if (cloud.kind !== 'enabled') return { providers };
   const byPrefix = new Map<string, string[]>();
   for (const node of base.nodeList) {
@@ -67,19 +53,8 @@ export async function readScheduledEvents(base: BaseSnapshot, providers: Instanc
  * `kmaint run all` and the CronJob cost one request while it is off; `dry-run` (spec.reaper.dryRun) writes only
  * events, not even the pass lease; `active` (or an invalid config, reported on the object) is a normal pass.
  */
-export async function reaperMode(client: KubeClient, namespace: string): Promise<'disabled' | 'dry-run' | 'active'> {
-  return reaperModeOf(await client.getConfig(namespace));
-}
-
-/**
- * The same, from a config already read (the round's snapshot). spec.cloudEvents on makes the pass `active` whatever
- * the reaper's own mode: its requests are writes (the reaper's dryRun still keeps the reaper to events).
- */
-export function reaperModeOf(config: MaintenanceOperatorConfig | undefined): 'disabled' | 'dry-run' | 'active' {
-  if (cloudEventsOn(config)) return 'active';
-  const loaded = loadReaperConfig(config);
-  if (loaded.kind === 'disabled') return 'disabled';
-  return loaded.kind === 'enabled' && loaded.config.dryRun ? 'dry-run' : 'active';
+export async function reaperMode(client: KubeClient, namespace: string): Promise<ReaperMode> {
+  return reaperModeFrom({ rawConfig: await client.getConfig(namespace) });
 }
 
 export interface ReaperPassPlan {
@@ -92,12 +67,12 @@ export interface ReaperPassPlan {
 }
 
 /** The cloud event requests' writes over `base` (none when spec.cloudEvents is off or invalid, or nothing was read). */
-function planCloudEventsPass(base: BaseSnapshot, namespace: string, read: ScheduledEventsRead | undefined): Action[] {
-  const loaded = loadCloudEventsConfig(base.config);
+function planCloudEventsPass(base: BaseSnapshot, config: KmaintConfig, namespace: string, read: ScheduledEventsRead | undefined): Action[] {
+  const loaded = config.cloudEvents;
   if (loaded.kind !== 'enabled' || !read) return [];
-  const meta = base.config?.metadata;
-  const config = { namespace: meta?.namespace ?? namespace, name: meta?.name ?? '', ...(meta?.uid ? { uid: meta.uid } : {}) };
-  return planCloudEvents({ nodes: base.nodeList, maintenances: base.maintenances, namespace, config, read }, loaded.config).actions;
+  const meta = config.object?.metadata;
+  const owner = { namespace: meta?.namespace ?? namespace, name: meta?.name ?? '', ...(meta?.uid ? { uid: meta.uid } : {}) };
+  return planCloudEvents({ nodes: base.nodeList, maintenances: base.maintenances, namespace, config: owner, read }, loaded.config).actions;
 }
 
 /**
@@ -105,17 +80,17 @@ function planCloudEventsPass(base: BaseSnapshot, namespace: string, read: Schedu
  * does not pass its schema). Planned by the scheduler, which runs and reads every request whatever the switches: the
  * reaper pass itself is skipped, reading nothing, while both the reaper and cloud events are off.
  */
-export function planCloudEventsOff(base: BaseSnapshot, namespace: string): Action[] {
-  return cloudEventsSwitchOf(base.config) === 'off' ? planCloudEventRequestsOff(base.nodeList, base.maintenances, namespace) : [];
+export function planCloudEventsOff(base: BaseSnapshot, config: KmaintConfig, namespace: string): Action[] {
+  return config.cloudEventsSwitch === 'off' ? planCloudEventRequestsOff(base.nodeList, base.maintenances, namespace) : [];
 }
 
 /**
  * The reaper's plan over `base` (no reaper actions when disabled or invalid: problems are reported on the config), then the
  * cloud events'. `holding`: the waiting requests that could start now (shared/scheduling's rule); the others hold no node.
  */
-export function planReaperPass(base: BaseSnapshot, namespace: string, reads: ReaperReads, now: Date, holding?: ReadonlySet<string>): ReaperPassPlan {
-  const loaded = loadReaperConfig(base.config);
-  const cloud = planCloudEventsPass(base, namespace, reads.events);
+export function planReaperPass(base: BaseSnapshot, config: KmaintConfig, namespace: string, reads: ReaperReads, now: Date, holding?: ReadonlySet<string>): ReaperPassPlan {
+  const loaded = config.reaper;
+  const cloud = planCloudEventsPass(base, config, namespace, reads.events);
   const plan = loaded.kind === 'enabled' ? planReaper({ nodes: base.nodeList, maintenances: base.maintenances, namespace, providers: reads.providers, ...(holding !== undefined ? { holding } : {}) }, loaded.config, now) : undefined;
   const actions = [...(plan?.actions ?? []), ...cloud];
   const terminations = plan?.terminations ?? [];

@@ -1,13 +1,21 @@
 // What the passes of one round share: the base snapshot, reused by the next pass as long as no pass has written since
 // it was read, and the pass leases the run holds.
+import type { KmaintConfig } from './config.ts';
 import type { FullReadRecord } from './node-reads.ts';
 import { nodeCountOf, readAllOf, type BaseSnapshot } from './snapshot.ts';
 import type { HeldLeases } from './held-leases.ts';
 import type { CrdRead } from './crd-schema.ts';
 import type { PassFunction } from './summary.ts';
 
+/** A pass's base snapshot with the config its pass parsed from it. */
+export interface RoundRead {
+  base: BaseSnapshot;
+  config: KmaintConfig;
+}
+
 export class PassRound {
   private snapshot: BaseSnapshot | undefined;
+  private config: KmaintConfig | undefined;
   private fresh = false;
   /** The medik8s node leases were read (present or unreadable) this round: their changes cannot be watched. */
   medik8sSeen = false;
@@ -39,12 +47,14 @@ export class PassRound {
   }
 
   /** The last base read this round, even if passes wrote since: only for questions writes cannot change (see run-pass.ts). */
-  last(): BaseSnapshot | undefined {
-    return this.snapshot;
+  last(): RoundRead | undefined {
+    return this.snapshot && this.config ? { base: this.snapshot, config: this.config } : undefined;
   }
 
-  remember(base: BaseSnapshot): void {
+  /** A pass's snapshot and the config it parsed: the next pass may plan on the snapshot (and parses its config again). */
+  remember(base: BaseSnapshot, config: KmaintConfig): void {
     this.snapshot = base;
+    this.config = config;
     if (readAllOf(base)) this.nodeCount = nodeCountOf(base);
     this.fresh = true;
   }
@@ -57,6 +67,7 @@ export class PassRound {
   /** A new round: everything is read again. */
   next(): void {
     this.snapshot = undefined;
+    this.config = undefined;
     this.fresh = false;
     this.medik8sSeen = false;
   }

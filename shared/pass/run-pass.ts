@@ -6,8 +6,7 @@ import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { describeAction, FINALIZER } from '../api/index.ts';
 import type { NodeMaintenance } from '../api/index.ts';
 import type { RequestCounts } from '../kube/index.ts';
-import { loadConfig } from '../config/index.ts';
-import { applySlurmWrites, describeSlurmWrite, needsFreshRead, slurmConfigProblems, type FreshRequests } from '../slurm/index.ts';
+import { applySlurmWrites, describeSlurmWrite, needsFreshRead, type FreshRequests } from '../slurm/index.ts';
 import { measurePass, type PassMetricsInput } from '../metrics/index.ts';
 import { applyActions, type ApplyResult } from './apply.ts';
 import { acquirePassLease, releasePassLease, withLeaseAnnotations } from './lease.ts';
@@ -15,7 +14,8 @@ import { readScopedBase, type ScopedBase } from './node-read.ts';
 import { fullReadAnnotations, type FullReadRecord } from './node-reads.ts';
 import type { PassOptions } from './options.ts';
 import { PASSES, planPass, type PassPlan } from './passes.ts';
-import { reaperProblems, reaperProviders, terminate } from './reaper-pass.ts';
+import { loadConfig } from './config.ts';
+import { reaperProviders, terminate } from './reaper-pass.ts';
 import { nodeCountOf, readBase } from './snapshot.ts';
 import { judgeCrd, readConfigCrd, type CrdRead } from './crd-schema.ts';
 import { emptyPassSummary, type PassFunction, type PassSummary } from './summary.ts';
@@ -44,27 +44,29 @@ async function crdFor(opts: PassOptions): Promise<CrdRead> {
 /** The pass's base snapshot: the round's while fresh, else read; by the Nodes it names for the drainer and cleanup. */
 async function baseFor(fn: PassFunction, opts: PassOptions, lease: V1Lease | undefined): Promise<ScopedBase> {
   const needed = PASSES[fn].nodesNeeded;
-  if (needed) return readScopedBase(fn, opts, lease, (head) => needed(head, opts.namespace));
-  return { base: opts.round?.current() ?? (await readBase(opts.client, opts.namespace)) };
+  if (needed) return readScopedBase(fn, opts, lease, needed);
+  const base = opts.round?.current() ?? (await readBase(opts.client, opts.namespace));
+  // The pass's one parse of the config (config.ts): every plan, read and report below takes this value.
+  return { base, config: loadConfig(base, nodeCountOf(base), opts.namespace) };
 }
 
 async function planFor(fn: PassFunction, opts: PassOptions, now: Date, lease: V1Lease | undefined): Promise<Planned> {
-  const { base, record } = await baseFor(fn, opts, lease);
-  opts.round?.remember(base);
-  const loaded = loadConfig(base.config, nodeCountOf(base));
+  const { base, config, record } = await baseFor(fn, opts, lease);
+  opts.round?.remember(base, config);
   const maintenances = new Map(base.maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm]));
   const awaitingCleanup = base.maintenances.filter(
     (nm) => nm.metadata.deletionTimestamp && (nm.metadata.finalizers ?? []).includes(FINALIZER) && (nm.spec.additionalRequestors ?? []).length === 0,
   ).length;
-  // Reaper and Slurm problems go on the config's Valid condition with the others; the functions that write it report them.
-  const reaperIssues = PASSES[fn].reportsConfig ? [...reaperProblems(base.config), ...slurmConfigProblems(base.config)] : [];
   // The functions that write the config's Valid condition check the CRD too, so both report the same problems.
-  const crds = PASSES[fn].reportsConfig ? judgeCrd(await crdFor(opts), base.config) : undefined;
-  // The drainer after the scheduler in one round plans the node conditions for both (passes.ts withNodeConditions).
+  const crds = PASSES[fn].reportsConfig ? judgeCrd(await crdFor(opts), config.acceptsUpstreamSchema) : undefined;
+  // The drainer after the scheduler in one round plans the node conditions for both (pass-common.ts withNodeConditions).
   const drainerFollows = opts.round?.runsAfter(fn, 'drainer') === true;
-  const plan = await planPass(fn, opts, base, { loaded, maintenances, namespace: opts.namespace, reaperIssues, now, drainerFollows, ...(crds ? { crds } : {}) });
+  const plan = await planPass(fn, opts, base, { config, maintenances, namespace: opts.namespace, now, drainerFollows, ...(crds ? { crds } : {}) });
   const crdProblems = crds?.refusal !== undefined ? [crds.refusal] : [];
-  return { ...plan, awaitingCleanup, configProblems: [...loaded.problems, ...(loaded.config.admission?.scopedProblems ?? []), ...reaperIssues, ...crdProblems], maintenances, nodes: base.nodes, ...(record ? { fullRead: record } : {}) };
+  // Reaper, cloud events and Slurm problems go on the config's Valid condition with the others: the functions that write it report them.
+  const { problems } = config;
+  const configProblems = PASSES[fn].reportsConfig ? [...problems.all, ...crdProblems] : [...problems.limits, ...problems.scoped];
+  return { ...plan, awaitingCleanup, configProblems, maintenances, nodes: base.nodes, ...(record ? { fullRead: record } : {}) };
 }
 
 /** The client's request counts as a pass starts, to report what the pass itself sent. */

@@ -7,7 +7,7 @@ import type { KubeClient } from '../kube/index.ts';
 import { aLifecycleMaintenance, aNodeWithUid } from '../lifecycle/test-builders.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import { withAdmissionRecords } from '../scheduling/test-builders.ts';
-import { ownPodsOf, readDrainPods, type BaseSnapshot } from './snapshot.ts';
+import { ownPodsOf, readDrainPods, upstreamOperatorNamespaceOf, type BaseSnapshot } from './snapshot.ts';
 import { aLoopbackClient } from '../kube/test-builders.ts';
 
 const pod = (name: string, claims: boolean): Record<string, unknown> => ({
@@ -47,7 +47,7 @@ describe('readDrainPods when the ResourceClaim LIST fails', () => {
     nodeList: [worker as V1Node],
     maintenances: [draining],
     malformed: [],
-    config: undefined,
+    rawConfig: undefined,
   };
 
   it.each([
@@ -79,6 +79,6 @@ describe('ownPodsOf', () => {
     { rule: 'unset: the default (select-pods.ts)', spec: {}, expected: { namespace: 'ops', serviceAccounts: ['kmaint'] } },
     { rule: 'not a namespace name (a config that bypassed the CRD): the default', spec: { upstreamOperatorNamespace: 'a,b' }, expected: { namespace: 'ops', serviceAccounts: ['kmaint'] } },
   ])('$rule', ({ spec, expected }) => {
-    expect(ownPodsOf('ops', {}, { metadata: { name: 'default', namespace: 'ops' }, spec })).toEqual(expected);
+    expect(ownPodsOf('ops', {}, upstreamOperatorNamespaceOf({ metadata: { name: 'default', namespace: 'ops' }, spec }))).toEqual(expected);
   });
 });

@@ -17,7 +17,8 @@ export interface RequestsRead {
   maintenances: NodeMaintenance[];
   /** Requests that bypassed the CRD's validation: no planner sees them (malformed.ts). */
   malformed: MalformedMaintenance[];
-  config: MaintenanceOperatorConfig | undefined;
+  /** The config as stored: read only by shared/pass/config.ts loadConfig, which every pass calls once. */
+  rawConfig: MaintenanceOperatorConfig | undefined;
 }
 
 export interface BaseSnapshot extends RequestsRead {
@@ -41,20 +42,20 @@ export function readAllOf(base: BaseSnapshot): boolean {
 }
 
 export async function readBase(client: KubeClient, namespace: string): Promise<BaseSnapshot> {
-  const [nodeList, listed, config] = await Promise.all([client.listNodes(), client.listMaintenances(), client.getConfig(namespace)]);
+  const [nodeList, listed, rawConfig] = await Promise.all([client.listNodes(), client.listMaintenances(), client.getConfig(namespace)]);
   const { valid, malformed } = setApartMalformed(listed);
-  return withNodes({ maintenances: valid, malformed, config }, nodeList, { kind: 'full' }, nodeList.length);
+  return withNodes({ maintenances: valid, malformed, rawConfig }, nodeList, { kind: 'full' }, nodeList.length);
 }
 
 /** The requests and the config, for a pass that decides from them which Nodes to read (node-read.ts). */
 export async function readRequests(client: KubeClient, namespace: string): Promise<RequestsRead> {
-  const [listed, config] = await Promise.all([client.listMaintenances(), client.getConfig(namespace)]);
+  const [listed, rawConfig] = await Promise.all([client.listMaintenances(), client.getConfig(namespace)]);
   const { valid, malformed } = setApartMalformed(listed);
-  return { maintenances: valid, malformed, config };
+  return { maintenances: valid, malformed, rawConfig };
 }
 
 function withNodes(head: RequestsRead, nodeList: V1Node[], nodeRead: NodeRead, nodeCount: number): BaseSnapshot {
-  return { maintenances: head.maintenances, malformed: head.malformed, config: head.config, nodes: new Map(nodeList.map((n) => [n.metadata?.name ?? '', n])), nodeList, nodeCount, nodeRead };
+  return { maintenances: head.maintenances, malformed: head.malformed, rawConfig: head.rawConfig, nodes: new Map(nodeList.map((n) => [n.metadata?.name ?? '', n])), nodeList, nodeCount, nodeRead };
 }
 
 /** `head` with every Node (one paged LIST). */
@@ -160,16 +161,16 @@ export const DEFAULT_OWN_SERVICE_ACCOUNT = 'kmaint';
 
 /**
  * kmaint's own pods, which no drain evicts: those in kmaint's namespace running as its ServiceAccount. Both are set
- * by whoever installs kmaint; neither can be set by a tenant on its own pods (a label can).
+ * by whoever installs kmaint; neither can be set by a tenant on its own pods (a label can). `upstream`: the config's
+ * spec.upstreamOperatorNamespace (KmaintConfig.upstreamOperatorNamespace).
  */
-export function ownPodsOf(namespace: string, env: Readonly<Record<string, string | undefined>>, config?: MaintenanceOperatorConfig): OwnPods {
+export function ownPodsOf(namespace: string, env: Readonly<Record<string, string | undefined>>, upstream?: string): OwnPods {
   const named = env[OWN_SERVICE_ACCOUNT_ENV]?.trim();
-  const upstream = upstreamOperatorNamespaceOf(config);
   return { namespace, serviceAccounts: [named !== undefined && named !== '' ? named : DEFAULT_OWN_SERVICE_ACCOUNT], ...(upstream !== undefined ? { upstreamOperatorNamespace: upstream } : {}) };
 }
 
 /**
- * spec.upstreamOperatorNamespace when the config sets a valid one (the drain then exempts the upstream operator's
+ * Section (shared/pass/config.ts): spec.upstreamOperatorNamespace when the config sets a valid one (the drain then exempts the upstream operator's
  * labelled pods there); undefined: the default namespace (select-pods.ts). Read on its own, so a config that fails
  * elsewhere still names it.
  */

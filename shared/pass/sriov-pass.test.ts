@@ -4,7 +4,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { Action, MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
-import { loadConfig } from '../config/index.ts';
+import { loadConfig } from './config.ts';
 import type { KubeClient } from '../kube/index.ts';
 import { aRequest } from '../reaper/test-builders.ts';
 import { planPass } from './passes.ts';
@@ -38,8 +38,8 @@ const client = {
 } as unknown as KubeClient;
 
 async function schedulerDeletes(cfg: MaintenanceOperatorConfig | undefined): Promise<Action[]> {
-  const snapshot: BaseSnapshot = { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), nodeList: nodes, maintenances, malformed: [], config: cfg };
-  const input = { loaded: loadConfig(cfg, nodes.length), maintenances: new Map(maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])), namespace: 'kmaint', reaperIssues: [], now: NOW };
+  const snapshot: BaseSnapshot = { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), nodeList: nodes, maintenances, malformed: [], rawConfig: cfg };
+  const input = { config: loadConfig(snapshot, nodes.length, 'kmaint'), maintenances: new Map(maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])), namespace: 'kmaint', now: NOW };
   const plan = await planPass('scheduler', { client, namespace: 'kmaint', now: () => NOW }, snapshot, input);
   return plan.actions.filter((a) => a.kind === 'deleteMaintenance');
 }

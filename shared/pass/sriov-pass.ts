@@ -2,8 +2,9 @@
 // sriov-network-operator): two LISTs in the operator's namespace, the pool limits for admission, the handshake's writes.
 import { isUnscheduled } from '../api/index.ts';
 import type { Action, NodeMaintenance, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
-import { isOwnSriovRequest, loadSriovHandshakeConfig, planSriovHandshake, planSriovProblemsOff, planSriovRequestsOff, resolveSriovPools, sriovProtocolOf, type SriovHandshakeConfig } from '../handshake/index.ts';
+import { isOwnSriovRequest, planSriovHandshake, planSriovProblemsOff, planSriovRequestsOff, resolveSriovPools, type SriovHandshakeConfig } from '../handshake/index.ts';
 import type { ExternalPools } from '../scheduling/index.ts';
+import type { KmaintConfig } from './config.ts';
 import type { PassOptions } from './options.ts';
 import type { BaseSnapshot } from './snapshot.ts';
 
@@ -14,9 +15,9 @@ export type SriovRead =
   | { off: { namespace: string } };
 
 /** Read only when the config selects the protocol; a failed read is carried to the plan, which fails closed. */
-export async function readSriov(opts: Pick<PassOptions, 'client' | 'namespace'>, base: BaseSnapshot): Promise<SriovRead | undefined> {
-  const config = loadSriovHandshakeConfig(base.config, opts.namespace);
-  if (config === undefined) return sriovProtocolOf(base.config) === 'off' ? { off: { namespace: opts.namespace } } : undefined;
+export async function readSriov(opts: Pick<PassOptions, 'client' | 'namespace'>, settings: KmaintConfig): Promise<SriovRead | undefined> {
+  const config = settings.sriov;
+  if (config === undefined) return settings.sriovSwitch === 'off' ? { off: { namespace: opts.namespace } } : undefined;
   try {
     const [states, pools] = await Promise.all([opts.client.listSriovNodeStates(config.sriovNamespace), opts.client.listSriovPoolConfigs(config.sriovNamespace)]);
     return { config, states, pools };

@@ -263,7 +263,7 @@ describe('loadCloudEventsConfig', () => {
     ['enabled with codes', { metadata: meta, spec: { cloudEvents: { enabled: true, codes: ['instance-stop'] } } }, { kind: 'enabled', config: { codes: new Set(['instance-stop']), drainSpec: { force: true, deleteEmptyDir: true } } }],
     ['an unknown code fails closed with the field named', { metadata: meta, spec: { cloudEvents: { enabled: true, codes: ['instance-reboot', 'reboot'] } } }, { kind: 'invalid', problems: ['spec.cloudEvents: the config does not pass its schema; cloud scheduled events are not read until this is fixed'] }],
     ['an unknown key fails closed', { metadata: meta, spec: { cloudEvents: { enabled: true, region: 'eu-west-1' } } }, { kind: 'invalid', problems: ['spec.cloudEvents: the config does not pass its schema; cloud scheduled events are not read until this is fixed'] }],
-    ['another field invalid while cloud events are off: disabled (loadConfig reports it)', { metadata: meta, spec: { maxParallelOperations: true } }, { kind: 'disabled' }],
+    ['another field invalid while cloud events are off: disabled (loadLimits reports it)', { metadata: meta, spec: { maxParallelOperations: true } }, { kind: 'disabled' }],
   ])('%s', (_name, obj, expected) => {
     expect(loadCloudEventsConfig(obj)).toEqual(expected);
   });

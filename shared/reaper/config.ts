@@ -40,7 +40,7 @@ export const REAPER_STOPPED = 'the reaper is stopped until this is fixed';
 
 /**
  * Reads spec.reaper of the config object (absent, or `enabled: false` = disabled). A config that fails the schema
- * is invalid here too (loadConfig reports its issues); predicates that do not compile or type-check, and limits
+ * is invalid here too (loadLimits reports its issues); predicates that do not compile or type-check, and limits
  * that are not an integer or percentage, are problems naming their field.
  */
 export function loadReaperConfig(obj: unknown): LoadedReaper {

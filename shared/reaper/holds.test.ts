@@ -4,7 +4,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { NodeMaintenance } from '#api';
-import { loadConfig } from '../config/index.ts';
+import { loadLimits } from '../config/index.ts';
 import { buildSchedulingState, requestsHoldingNodes, type SchedulingLimits } from '../scheduling/index.ts';
 import { planReaper } from './plan.ts';
 import { providerMap } from './providers.ts';
@@ -15,7 +15,7 @@ const sick = aReaperNode({ name: 'c-1', zone: 'c', ready: 'False', readyForSecon
 const nodes: V1Node[] = [aReaperNode({ name: 'a-1', zone: 'a' }), aReaperNode({ name: 'b-1', zone: 'b' }), sick];
 
 function limitsOf(spec: Record<string, unknown>): SchedulingLimits {
-  const loaded = loadConfig({ metadata: { name: 'default', namespace: 'kmaint' }, spec }, nodes.length);
+  const loaded = loadLimits({ metadata: { name: 'default', namespace: 'kmaint' }, spec }, nodes.length);
   const { admission } = loaded.config;
   return { maxParallelOperations: loaded.config.maxParallelOperations, maxUnavailable: loaded.config.maxUnavailable, ...(admission ? { admission } : {}) };
 }

@@ -1,6 +1,6 @@
 // Runs within a time budget: when passes start and stop, the backoff between them, and the chain started afterwards.
 import { describe, expect, it } from 'vitest';
-import type { PassFunction } from '../pass/index.ts';
+import { loadConfig, type PassFunction } from '../pass/index.ts';
 import { runWithinBudget, type BudgetRunOptions } from './lambda-run.ts';
 import { fakeTime, scriptedPasses } from './test-builders.ts';
 
@@ -109,7 +109,7 @@ describe('runWithinBudget', () => {
       fn: 'drainer',
       runPass: (fn, signal, round) => {
         seen.push([round?.current() === undefined, round?.leases]);
-        round?.remember({ nodes: new Map(), nodeList: [], maintenances: [], malformed: [], config: undefined });
+        round?.remember({ nodes: new Map(), nodeList: [], maintenances: [], malformed: [], rawConfig: undefined }, loadConfig({ rawConfig: undefined }, 0, 'kmaint'));
         return scripted(fn, signal);
       },
       remainingMs: time.remaining,

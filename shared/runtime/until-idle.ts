@@ -153,7 +153,7 @@ class WakeByWatch {
     const { opts, deadline } = this;
     if (this.watching && !this.unsettled) {
       const roundEnded = Date.now();
-      const plan = planWake({ base: this.round.last(), listed: KubeClient.listedSince(opts.client, this.mark), medik8sSeen: this.round.medik8sSeen, nowMs: Date.now(), maxWaitMs: opts.maxWatchMs ?? 25_000 });
+      const plan = planWake({ read: this.round.last(), listed: KubeClient.listedSince(opts.client, this.mark), medik8sSeen: this.round.medik8sSeen, nowMs: Date.now(), maxWaitMs: opts.maxWatchMs ?? 25_000 });
       if (plan.kind === 'watch') {
         const outcome = await KubeClient.watchForChange(opts.client, plan.targets, Math.min(plan.atMs, deadline) - Date.now());
         opts.signal?.throwIfAborted();

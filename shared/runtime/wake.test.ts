@@ -3,7 +3,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { ANNOTATION_DESIRED_STATE, ANNOTATION_DRAIN_START, ANNOTATION_READY_TIME, ANNOTATION_WAIT_POD_COMPLETION_START } from '../api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
 import type { ListedVersion } from '../kube/index.ts';
-import type { BaseSnapshot } from '../pass/index.ts';
+import { loadConfig, type BaseSnapshot } from '../pass/index.ts';
 import { aLifecycleMaintenance } from '../lifecycle/test-builders.ts';
 import { aNode } from '../scheduling/test-builders.ts';
 import { MAX_WATCH_TARGETS, planWake, wokenRoundDelayMs, type WakePlan } from './wake.ts';
@@ -20,7 +20,7 @@ const NODES = listed('nodes');
 function base(opts: { maintenances?: NodeMaintenance[]; nodes?: V1Node[]; spec?: Record<string, unknown> } = {}): BaseSnapshot {
   const nodeList = opts.nodes ?? [aNode({ name: 'node-1' })];
   const config = opts.spec ? ({ metadata: { name: 'default', namespace: 'kmaint' }, spec: opts.spec } as unknown as MaintenanceOperatorConfig) : undefined;
-  return { nodes: new Map(nodeList.map((n) => [n.metadata?.name ?? '', n])), nodeList, maintenances: opts.maintenances ?? [], malformed: [], config };
+  return { nodes: new Map(nodeList.map((n) => [n.metadata?.name ?? '', n])), nodeList, maintenances: opts.maintenances ?? [], malformed: [], rawConfig: config };
 }
 
 const draining = (annotations: Record<string, string>, timeoutSeconds: number): NodeMaintenance =>
@@ -108,7 +108,8 @@ const rows: Row[] = [
 
 describe('planWake', () => {
   it.each(rows)('$rule', (row) => {
-    expect(planWake({ base: row.base, listed: row.listed ?? [NODES, NMS, PODS, PDBS], medik8sSeen: row.medik8sSeen ?? false, nowMs: NOW_MS, maxWaitMs: MAX_WAIT })).toEqual(row.expected);
+    const read = row.base ? { base: row.base, config: loadConfig(row.base, row.base.nodeCount ?? row.base.nodeList.length, 'kmaint') } : undefined;
+    expect(planWake({ read, listed: row.listed ?? [NODES, NMS, PODS, PDBS], medik8sSeen: row.medik8sSeen ?? false, nowMs: NOW_MS, maxWaitMs: MAX_WAIT })).toEqual(row.expected);
   });
 });
 

@@ -3,16 +3,14 @@
 // WATCH each; a timer covers what only time changes. Anything else the round depends on and cannot watch: poll.
 import { ANNOTATION_DESIRED_STATE, SRIOV_ANNOTATION_NODE_STATE, ANNOTATION_DRAIN_START, ANNOTATION_GC_IGNORE, ANNOTATION_READY_TIME, ANNOTATION_WAIT_POD_COMPLETION_START, DEFAULTS, Phase, maintenancePhase } from '../api/index.ts';
 import type { NodeMaintenance } from '../api/index.ts';
-import { loadConfig } from '../config/index.ts';
 import type { ListedVersion } from '../kube/index.ts';
-import { cloudEventsOn, reaperModeOf, type BaseSnapshot } from '../pass/index.ts';
-import { loadSlurmSettings } from '../slurm/index.ts';
+import type { RoundRead } from '../pass/index.ts';
 
 export type WakePlan = { kind: 'watch'; targets: ListedVersion[]; atMs: number } | { kind: 'poll'; why: string };
 
 export interface WakeInput {
-  /** The round's last base snapshot. */
-  base: BaseSnapshot | undefined;
+  /** The round's last base snapshot and the config its pass parsed. */
+  read: RoundRead | undefined;
   /** The LISTs the round read (KubeClient.listedSince). */
   listed: readonly ListedVersion[];
   /** The round read medik8s node leases (their holders renew them: a watch would wake all the time). */
@@ -58,19 +56,18 @@ export function wokenRoundDelayMs(settleMs: number, intervalMs: number, sinceRou
 
 /** Pure: watch what the round read, until a timer, or poll and say why. */
 export function planWake(input: WakeInput): WakePlan {
-  const { base } = input;
-  if (!base) return { kind: 'poll', why: 'nothing read this round' };
-  const loaded = loadConfig(base.config, base.nodeCount ?? base.nodeList.length);
+  if (!input.read) return { kind: 'poll', why: 'nothing read this round' };
+  const { base, config } = input.read;
   const targets = input.listed.filter((l) => l.resource !== 'nodes');
-  const slurm = loadSlurmSettings(base.config);
+  const { slurm } = config;
   // In order: each names something a change of which the next round would act on, and which no watch here sees.
   const unwatchable: Array<[boolean, string]> = [
     [input.medik8sSeen, 'medik8s node leases are read'],
     [slurm.kind !== 'off', slurm.kind === 'on' && slurm.settings.source === 'pod-conditions' ? "spec.slurm is set (token-free: Slinky's pod conditions are read with the drain's pods, not watched)" : 'spec.slurm is set (slurmrestd cannot be watched)'],
-    [cloudEventsOn(base.config), 'spec.cloudEvents is on (cloud scheduled events cannot be watched)'],
-    [reaperModeOf(base.config) !== 'disabled', 'the reaper reads node health'],
+    [config.cloudEventsOn, 'spec.cloudEvents is on (cloud scheduled events cannot be watched)'],
+    [config.reaperMode !== 'disabled', 'the reaper reads node health'],
     // Maintenance windows open with the clock, per pool: not worth a timer of their own.
-    [loaded.config.admission !== undefined, 'admission rules (windows) are set'],
+    [config.limits.admission !== undefined, 'admission rules (windows) are set'],
     [base.nodeList.some((n) => (n.metadata?.annotations?.[ANNOTATION_DESIRED_STATE] ?? 'Idle') !== 'Idle'), 'a node-annotation handshake is in progress'],
     [base.nodeList.some((n) => (n.metadata?.annotations?.[SRIOV_ANNOTATION_NODE_STATE] ?? 'Idle') !== 'Idle'), 'an SR-IOV drain handshake is in progress'],
     [targets.some((l) => !WATCHED.has(l.resource)), 'the round read something that is not watched'],
@@ -79,6 +76,6 @@ export function planWake(input: WakeInput): WakePlan {
   ];
   const poll = unwatchable.find(([applies]) => applies);
   if (poll) return { kind: 'poll', why: poll[1] };
-  const timed = timedWakeMs(base.maintenances, loaded.config.maxNodeMaintenanceTimeSeconds, input.nowMs);
+  const timed = timedWakeMs(base.maintenances, config.limits.maxNodeMaintenanceTimeSeconds, input.nowMs);
   return { kind: 'watch', targets, atMs: Math.min(input.nowMs + input.maxWaitMs, timed ?? Infinity) };
 }

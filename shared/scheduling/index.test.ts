@@ -45,7 +45,6 @@ describe('#scheduling', () => {
       'resolveScopes',
       'rfc3339Seconds',
       'schedulerInputs',
-      'schedulingLimits',
       'startTally',
       'startableNow',
       'waitReason',

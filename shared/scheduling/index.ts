@@ -24,7 +24,7 @@ export type { Gate, Tally } from './gates.ts';
 export { GATES, notBeforeRefusal, startTally, recordAdmission } from './gates.ts';
 export type { Refusal, RefusalKind } from './refusal.ts';
 export type { SchedulerInputs, SchedulerSources } from './inputs.ts';
-export { schedulerInputs, schedulingLimits } from './inputs.ts';
+export { schedulerInputs } from './inputs.ts';
 export { resolveScopes } from './scopes.ts';
 export { SchedulingInvariantError } from './errors.ts';
 export type { Gang, Gangs } from './gangs.ts';

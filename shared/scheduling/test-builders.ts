@@ -4,7 +4,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
 import { ANNOTATION_ADMITTED, CONDITION_READY, Phase, PHASE_UNINITIALIZED, maintenancePhase } from '#api';
 import type { Action, NodeMaintenance, NodeMaintenanceStatus } from '#api';
-import { loadConfig } from '#config';
+import { loadLimits } from '#config';
 import type { AdmissionRules } from '#config';
 import { checkSchedulingInvariants } from './invariants.ts';
 import type { SchedulingLimits } from './limits.ts';
@@ -124,7 +124,7 @@ export function limits(maxParallelOperations: number | null, maxUnavailable: num
  * that would invalidate the whole config throws: tests of scoped problems still get their rules.
  */
 export function withAdmission(base: SchedulingLimits, spec: Record<string, unknown>): SchedulingLimits {
-  const loaded = loadConfig({ metadata: { name: 'default', namespace: 'kmaint' }, spec }, 1000);
+  const loaded = loadLimits({ metadata: { name: 'default', namespace: 'kmaint' }, spec }, 1000);
   if (loaded.problems.length > 0) throw new Error(`spec has problems: ${loaded.problems.join('; ')}`);
   const admission: AdmissionRules | undefined = loaded.config.admission;
   if (admission === undefined) throw new Error('spec uses no admission extension');

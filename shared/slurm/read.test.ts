@@ -7,7 +7,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MaintenanceOperatorConfig } from '../api/index.ts';
 import { readSlurm } from './read.ts';
-import type { SlurmSpec } from './settings.ts';
+import { loadSlurmSettings, type SlurmSpec } from './settings.ts';
 
 const TOKEN = 'jwt-from-somewhere-7c1d';
 const ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kmaint/slurm/jwt-AbCdEf';
@@ -40,12 +40,12 @@ function config(slurm: Partial<SlurmSpec>): MaintenanceOperatorConfig {
 
 describe('readSlurm', () => {
   it('off: no request to Slurm and no context', async () => {
-    expect(await readSlurm({ config: { metadata: { name: 'default' }, spec: {} }, needed: true })).toEqual({ context: undefined });
+    expect(await readSlurm({ settings: loadSlurmSettings({ metadata: { name: 'default' }, spec: {} }), needed: true })).toEqual({ context: undefined });
     expect(tokens).toEqual([]);
   });
 
   it('enabled but no request needs Slurm this pass: nothing read', async () => {
-    expect((await readSlurm({ config: config({ tokenEnv: 'SLURM_JWT' }), needed: false, env: { SLURM_JWT: TOKEN } })).context).toBeUndefined();
+    expect((await readSlurm({ settings: loadSlurmSettings(config({ tokenEnv: 'SLURM_JWT' })), needed: false, env: { SLURM_JWT: TOKEN } })).context).toBeUndefined();
     expect(tokens).toEqual([]);
   });
 
@@ -55,7 +55,7 @@ describe('readSlurm', () => {
     { source: 'tokenSecretArn (Secrets Manager)', slurm: { tokenSecretArn: ARN }, env: {} },
   ])('the token from $source goes to slurmrestd and the nodes come back', async ({ slurm, env }) => {
     sm.on(GetSecretValueCommand, { SecretId: ARN }).resolves({ SecretString: `${TOKEN}\n` });
-    const read = await readSlurm({ config: config(slurm), needed: true, env, readSecretKey: (name, key) => Promise.resolve(name === 'slurm-token' && key === 'auth-token' ? `${TOKEN}\n` : undefined) });
+    const read = await readSlurm({ settings: loadSlurmSettings(config(slurm)), needed: true, env, readSecretKey: (name, key) => Promise.resolve(name === 'slurm-token' && key === 'auth-token' ? `${TOKEN}\n` : undefined) });
     expect(read.context?.kind === 'on' ? read.context.view : undefined).toEqual({ kind: 'ok', nodes: new Map([['n1', { name: 'n1', state: ['IDLE'], reason: '' }]]) });
     expect(tokens).toEqual([TOKEN]);
   });
@@ -67,7 +67,7 @@ describe('readSlurm', () => {
   ])('$rule: a token problem on the view, and no request to Slurm', async ({ slurm, message }) => {
     const denied = Object.assign(new Error('not allowed'), { name: 'AccessDeniedException' });
     sm.on(GetSecretValueCommand).rejects(denied);
-    const read = await readSlurm({ config: config(slurm), needed: true, env: {}, readSecretKey: () => Promise.resolve(undefined) });
+    const read = await readSlurm({ settings: loadSlurmSettings(config(slurm)), needed: true, env: {}, readSecretKey: () => Promise.resolve(undefined) });
     expect(read.context?.kind === 'on' ? read.context.view : undefined).toEqual({ kind: 'problem', problem: { kind: 'token', message } });
     expect(tokens).toEqual([]);
   });
@@ -79,7 +79,7 @@ describe('readSlurm', () => {
   ])('refused setting ($rule): Slurm stays off, no secret is read and nothing is sent', async ({ slurm, problem }) => {
     sm.on(GetSecretValueCommand).resolves({ SecretString: 'kubeconfig-text' });
     const env = { AWS_SECRET_ACCESS_KEY: 'aws-secret-key', SLURM_JWT: TOKEN };
-    const read = await readSlurm({ config: config(slurm), needed: true, env, readSecretKey: () => Promise.resolve(undefined) });
+    const read = await readSlurm({ settings: loadSlurmSettings(config(slurm)), needed: true, env, readSecretKey: () => Promise.resolve(undefined) });
     expect([read.context?.kind, read.context?.kind === 'invalid' && read.context.problem.startsWith(problem), read.client]).toEqual(['invalid', true, undefined]);
     expect([tokens, sm.commandCalls(GetSecretValueCommand).length]).toEqual([[], 0]);
   });

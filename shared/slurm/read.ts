@@ -1,15 +1,15 @@
 // A pass's read of Slurm: the token (env var or Secret, never logged), the API version, and one GET of every node.
-import type { MaintenanceOperatorConfig } from '../api/index.ts';
 import { secretArnRegion } from '../kube/index.ts';
 import { SlurmRestClient } from './client.ts';
-import { loadSlurmSettings, type SlurmSettings } from './settings.ts';
+import type { LoadedSlurm, SlurmSettings } from './settings.ts';
 import type { SlurmContext, SlurmView } from './view.ts';
 
 /** Reads one key of a Secret in kmaint's namespace; undefined when the Secret or key is absent. */
 export type SecretKeyReader = (name: string, key: string) => Promise<string | undefined>;
 
 export interface SlurmReadOptions {
-  config: MaintenanceOperatorConfig | undefined;
+  /** spec.slurm as the pass's config parsed it (shared/pass/config.ts). */
+  settings: LoadedSlurm;
   /** Read Slurm at all (some request needs it this pass). */
   needed: boolean;
   /** Also list the reservations (some request's maintenance reservation is to be made or deleted). */
@@ -63,7 +63,7 @@ async function tokenFromSecretsManager(arn: string): Promise<{ ok: true; token: 
 
 /** Undefined context when spec.slurm is off or no request needs Slurm; problems come back inside the view. */
 export async function readSlurm(opts: SlurmReadOptions): Promise<SlurmRead> {
-  const loaded = loadSlurmSettings(opts.config);
+  const loaded = opts.settings;
   if (loaded.kind === 'off') return { context: undefined };
   if (loaded.kind === 'invalid') return { context: { kind: 'invalid', problem: loaded.problem } };
   if (!opts.needed) return { context: undefined };

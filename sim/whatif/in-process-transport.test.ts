@@ -86,7 +86,7 @@ describe('readDrainPods: the ResourceClaims LIST', () => {
       nodeList: list,
       maintenances,
       malformed: [],
-      config: undefined,
+      rawConfig: undefined,
     };
   };
   const claimLists = async (nodes: string[]): Promise<number> => {

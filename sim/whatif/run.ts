@@ -3,7 +3,7 @@
 // cluster around them (kubelet, controllers) reacts in-process; a requestor deletes each request once Ready.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { API_VERSION, NODE_MAINTENANCE_KIND, type DrainSpec, type MaintenanceOperatorConfigSpec, type NodeMaintenance } from '../../shared/api/index.ts';
-import { loadConfig } from '../../shared/config/index.ts';
+import { loadLimits } from '../../shared/config/index.ts';
 import { selectPodsForDrain } from '../../shared/drain/index.ts';
 import { KubeClient } from '../../shared/kube/index.ts';
 import { PASS_FUNCTIONS, runPass } from '../../shared/pass/index.ts';
@@ -145,7 +145,7 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
     cluster.settleBudgets();
     const nodes = api.local.list(NODES) as unknown as V1Node[];
     const chosen = chooseNodes(nodes, opts.nodes);
-    const loaded = loadConfig(spec ? { metadata: { name: 'default' }, spec } : undefined, nodes.length);
+    const loaded = loadLimits(spec ? { metadata: { name: 'default' }, spec } : undefined, nodes.length);
     const pools = loaded.config.admission?.pools ?? [];
     const poolLabel = opts.poolLabel ?? 'kmaint.io/pool';
     const labels = new Map(nodes.map((n) => [n.metadata?.name ?? '', n.metadata?.labels ?? {}]));
