@@ -18,6 +18,7 @@ import { SHELLS, completionScript, completionSpec, parseShell } from './completi
 import { addGlobalOptions, checkGlobalFlags, type GlobalFlags, type RawGlobalFlags } from './global-options.ts';
 import { OUTPUT_FORMATS, isDocumentFormat, renderDocuments } from './output-format.ts';
 import { statusCommand, type StatusFlags } from './status-command.ts';
+import { leftoversCommand, type LeftoversFlags } from './leftovers-command.ts';
 import { kmaintVersion, renderVersionText, versionInfo, versionLine } from './version.ts';
 import { registerWhatIfCommands } from './whatif/commands.ts';
 
@@ -179,6 +180,21 @@ program
     const format = flags.output;
     const doc: ExplainDocument = { request: `${target.namespace}/${target.name}`, lines };
     process.stdout.write(isDocumentFormat(format) ? renderDocuments([doc], format) : `${lines.join('\n')}\n`);
+  });
+
+program
+  .command('leftovers')
+  .description("every record kmaint (or upstream, for a takeover) left on Nodes, requests, medik8s leases and in Slurm; --fix removes kmaint's own (exit 1 while any is left)")
+  .option('--fix', "remove kmaint's own records (never upstream's, an administrator's or a tenant's), then list what is left")
+  .option('--no-headers', "text: leave out the table's header row")
+  .option('--slurm-url <url>', "slurmrestd to read (default: kmaint's MaintenanceOperatorConfig spec.slurm, while it exists)")
+  .option('--slurm-token-env <name>', 'with --slurm-url: the environment variable holding the Slurm JWT', 'SLURM_JWT')
+  .option('--slurm-reason-prefix <prefix>', "with --slurm-url: kmaint's drain reason prefix (spec.slurm.reasonPrefix)", 'kmaint:')
+  .action(async (cmd: LeftoversFlags) => {
+    const flags = globals();
+    const { client } = setup(flags);
+    const note = (line: string): void => void process.stderr.write(`${line}\n`);
+    process.exitCode = await leftoversCommand(cmd, { client, kmaintNamespace: flags.kmaintNamespace, output: flags.output, env: process.env, note, now: () => new Date() });
   });
 
 program
