@@ -1,7 +1,7 @@
 // `kmaint leftovers [--fix]`: reads Nodes, NodeMaintenances, the medik8s leases and Slurm (when reachable), lists what
 // kmaint (or upstream, for a takeover) left there (cli/leftovers.ts), and with --fix removes kmaint's own, then reads
 // again. Exit 0: nothing of kmaint's left (after --fix: none remains); 1: leftovers found (or --fix could not remove all).
-import { CONFIG_NAME, MEDIK8S_LEASE_NAMESPACE, describeAction } from '../shared/api/index.ts';
+import { CONFIG_NAME, MEDIK8S_LEASE_NAMESPACE, describeAction, type Action } from '../shared/api/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { applyActions } from '../shared/pass/index.ts';
 import { SlurmRestClient, readSlurm } from '../shared/slurm/index.ts';
@@ -85,25 +85,44 @@ async function applySlurm(client: SlurmRestClient, fixes: readonly SlurmFix[], n
   return failed;
 }
 
+/** Read, write, read again: a round's writes to one Node can move it under the next write's precondition. */
+const FIX_ROUNDS = 3;
+
+async function applyRound(input: LeftoversInput, actions: readonly Action[], ctx: LeftoversContext): Promise<{ conflicts: number }> {
+  const maintenances = new Map(input.maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm]));
+  // One write at a time: several writes to one Node thread its resourceVersion in order. With the Nodes read, a write
+  // refused 409 because of a kubelet's status post (nothing the plan read changed) goes again, as in a pass.
+  const nodes = new Map(input.nodes.map((n) => [n.metadata?.name ?? '', n]));
+  const applied = await applyActions(actions, { client: ctx.client, maintenances, nodes, now: ctx.now(), component: 'kmaint-leftovers', namespace: ctx.kmaintNamespace, concurrency: 1 });
+  for (const a of actions) ctx.note(`fix: ${describeAction(a)}`);
+  for (const e of applied.errors) ctx.note(`not fixed: ${e.action}: ${e.error}`);
+  return { conflicts: applied.conflicts };
+}
+
 /** Lists (and with --fix removes) the leftovers; returns the exit code. */
 export async function leftoversCommand(flags: LeftoversFlags, ctx: LeftoversContext): Promise<number> {
   const slurm = await slurmClient(flags, ctx);
-  const plan = planLeftovers(await readInput(flags, ctx, slurm));
+  const input = await readInput(flags, ctx, slurm);
+  const plan = planLeftovers(input);
   const text = renderLeftovers(plan.found, ctx.output, flags.headers !== false);
   if (!flags.fix) {
     process.stdout.write(text);
     if (plan.found.length === 0 && !isDocumentFormat(ctx.output)) ctx.note('no leftovers');
     return plan.found.length === 0 ? 0 : 1;
   }
-  const maintenances = new Map((await ctx.client.listMaintenances()).map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm]));
-  // One write at a time: several writes to one Node thread its resourceVersion in order.
-  const applied = await applyActions(plan.actions, { client: ctx.client, maintenances, now: ctx.now(), component: 'kmaint-leftovers', namespace: ctx.kmaintNamespace, concurrency: 1 });
-  for (const a of plan.actions) ctx.note(`fix: ${describeAction(a)}`);
-  for (const e of applied.errors) ctx.note(`not fixed: ${e.action}: ${e.error}`);
   const slurmFailed = slurm === undefined ? 0 : await applySlurm(slurm.client, plan.slurm, ctx.note);
-  const after = planLeftovers(await readInput(flags, ctx, slurm));
-  const ours = after.found.filter((l) => l.owner === 'kmaint');
-  process.stdout.write(renderLeftovers(after.found, ctx.output, flags.headers !== false));
-  if (ours.length > 0 || slurmFailed > 0) ctx.note(`${ours.length} of kmaint's records still left (${applied.conflicts} conflicts): run kmaint leftovers --fix again`);
+  // Rounds as passes make them: each reads again and writes what is still there. A Node write refused 409 (another
+  // write of this command, or a kubelet's status post, moved the Node) is decided again on the next round's read.
+  let current = { input, plan };
+  let conflicts = 0;
+  for (let round = 0; round < FIX_ROUNDS && current.plan.actions.length > 0; round++) {
+    const applied = await applyRound(current.input, current.plan.actions, ctx);
+    conflicts = applied.conflicts;
+    const fresh = await readInput(flags, ctx, slurm);
+    current = { input: fresh, plan: planLeftovers(fresh) };
+  }
+  const ours = current.plan.found.filter((l) => l.owner === 'kmaint');
+  process.stdout.write(renderLeftovers(current.plan.found, ctx.output, flags.headers !== false));
+  if (ours.length > 0 || slurmFailed > 0) ctx.note(`${ours.length} of kmaint's records still left (${conflicts} conflicts in the last round): run kmaint leftovers --fix again`);
   return ours.length === 0 && slurmFailed === 0 ? 0 : 1;
 }

@@ -84,7 +84,7 @@ describe('planLeftovers', () => {
   });
 
   it("removes kmaint's own and nothing else: the cordon only where kmaint's write set it, the record alone where kubectl's cordon followed, other taints and conditions kept", () => {
-    expect(plan.actions.map((a) => [a.kind, 'node' in a ? a.node.name : 'target' in a ? `${a.target.namespace}/${a.target.name}` : `${a.lease.namespace}/${a.lease.name}`, a.reason])).toEqual([
+    expect(plan.actions.map((a) => [a.kind, 'node' in a ? a.node.name : 'target' in a ? `${a.target.namespace}/${a.target.name}` : 'lease' in a ? `${a.lease.namespace}/${a.lease.name}` : '', a.reason])).toEqual([
       ['uncordonNode', 'n1', 'orphaned cordon: kmaint cordoned the node for team/fw, which no longer exists'],
       ['patchNodeAnnotations', 'n3', 'orphaned cordon record: team/old no longer exists; the cordon was set by kubectl, not kmaint: kept'],
       ['setNodeTaints', 'n5', 'orphaned out-of-service taint: kmaint added it for team/fw, which no longer exists'],
