@@ -115,9 +115,8 @@ export async function leftoversCommand(flags: LeftoversFlags, ctx: LeftoversCont
   // write of this command, or a kubelet's status post, moved the Node) is decided again on the next round's read.
   let current = { input, plan };
   let conflicts = 0;
-  for (let round = 0; round < FIX_ROUNDS && current.plan.actions.length > 0; round++) {
-    const applied = await applyRound(current.input, current.plan.actions, ctx);
-    conflicts = applied.conflicts;
+  for (let round = 0; round === 0 || (round < FIX_ROUNDS && current.plan.actions.length > 0); round++) {
+    if (current.plan.actions.length > 0) conflicts = (await applyRound(current.input, current.plan.actions, ctx)).conflicts;
     const fresh = await readInput(flags, ctx, slurm);
     current = { input: fresh, plan: planLeftovers(fresh) };
   }

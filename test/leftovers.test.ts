@@ -1,11 +1,12 @@
 // `kmaint leftovers` after a `helm uninstall` with a maintenance in flight (issue 42 point 4): the chart installed as
 // test/helm.test.ts installs it, a request brought to Ready by the release's own passes (cordon, finalizer, node
 // conditions, admission record, medik8s lease), an administrator's cordon on another node, the uninstall; then the
-// command lists exactly what is left, `--fix` removes it, and the administrator's cordon stays.
+// command lists exactly what is left, `--fix` (as the chart's pre-delete hook's ServiceAccount, with that hook's RBAC
+// only) removes it, and the administrator's cordon stays.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import { FINALIZER } from '../shared/api/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass } from '../shared/pass/index.ts';
@@ -47,6 +48,7 @@ describe.skipIf(!HELM_BUILT)('kmaint leftovers after helm uninstall (release kml
     await kubectl(['patch', 'nm', '-n', NS, REQUEST, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}']);
     if (adminNode !== '') await kubectl(['uncordon', adminNode]);
     if (node !== '') await kubectl(['uncordon', node]);
+    await kubectl(['delete', 'clusterrole,clusterrolebinding', '-l', `app.kubernetes.io/instance=${RELEASE}`, '--ignore-not-found']);
     await kubectl(['delete', 'namespace', NS, MEDIK8S_NS, '--ignore-not-found', '--wait=true']);
     // The chart's CRDs were applied server-side; put back the global setup's client-side apply, as test/helm does.
     await kubectl(['apply', '-f', 'crds/']);
@@ -101,7 +103,17 @@ describe.skipIf(!HELM_BUILT)('kmaint leftovers after helm uninstall (release kml
       `Slurm not read: no MaintenanceOperatorConfig ${NS}/default and no --slurm-url\n`,
     ]);
 
-    const fixed = await runKmaint([...kubeconfig, 'leftovers', '--fix'], 60_000);
+    // --fix as the chart's pre-delete hook runs it: its ServiceAccount with the hook's RBAC only (the Job itself needs a
+    // kubelet that runs kmaint's image: here its rights are applied and used).
+    const hook = await helm(['template', RELEASE, 'charts/kmaint', '-n', NS, '-f', values, '--set', 'leftoversHook.enabled=true', '--show-only', 'templates/leftovers-hook.yaml']);
+    expect([hook.code, hook.stderr]).toEqual([0, '']);
+    const rbac = parseAllDocuments(hook.stdout).map((d) => d.toJS() as { kind: string } | null).filter((o): o is { kind: string } => o !== null && o.kind !== 'Job');
+    expect(rbac.map((o) => o.kind)).toEqual(['ServiceAccount', 'ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'RoleBinding']);
+    expect((await kubectl(['apply', '-f', '-'], { input: rbac.map((o) => stringify(o)).join('---\n') })).code).toBe(0);
+    const hookToken = await kubectl(['create', 'token', `${NAME}-leftovers`, '-n', NS, '--duration', '10m']);
+    const hookKubeconfig = join(testbed().dir, 'kubeconfig-leftovers-hook');
+    writeFileSync(hookKubeconfig, tokenKubeConfig(hookToken.stdout.trim(), `${NAME}-leftovers`).exportConfig(), { mode: 0o600 });
+    const fixed = await runKmaint(['--kubeconfig', hookKubeconfig, '--kmaint-namespace', NS, 'leftovers', '--fix'], 60_000);
     expect([fixed.code, fixed.stdout, fixed.stderr.split('\n').filter((l) => l.startsWith('not fixed') || l.includes('still left'))]).toEqual([0, '', []]);
     // The same checks as test/helm.test.ts' uninstall cases: nothing of kmaint's on the node, no lease, no finalizer.
     expect(await onNode(node)).toEqual({ unschedulable: false, annotations: [], conditions: [] });
