@@ -13,7 +13,8 @@ import { invokeFunction, lambdaFunctionName, manualEvent, type InvokeFlags } fro
 import { planFunctions } from './plan.ts';
 import { pushRunIfConfigured } from './push-metrics.ts';
 import { renderPlan, renderRunSummary, renderSummary } from './render.ts';
-import { explainRequest, parseRequestRef, readExplainSnapshot, type ExplainDocument } from './explain.ts';
+import { explainRequest, parseRequestRef, readExplainSnapshot } from './explain.ts';
+import { explainDocument } from './explain-document.ts';
 import { SHELLS, completionScript, completionSpec, parseShell } from './completion.ts';
 import { addGlobalOptions, checkGlobalFlags, type GlobalFlags, type RawGlobalFlags } from './global-options.ts';
 import { OUTPUT_FORMATS, isDocumentFormat, renderDocuments } from './output-format.ts';
@@ -176,10 +177,9 @@ program
     const target = parseRequestRef(ref, flags.filter.namespace);
     const { client } = setup(flags);
     const snapshot = await readExplainSnapshot(client, flags.kmaintNamespace, target);
-    const lines = explainRequest(snapshot, new Date());
     const format = flags.output;
-    const doc: ExplainDocument = { request: `${target.namespace}/${target.name}`, lines };
-    process.stdout.write(isDocumentFormat(format) ? renderDocuments([doc], format) : `${lines.join('\n')}\n`);
+    const now = new Date();
+    process.stdout.write(isDocumentFormat(format) ? renderDocuments([explainDocument(snapshot, now)], format) : `${explainRequest(snapshot, now).join('\n')}\n`);
   });
 
 program
