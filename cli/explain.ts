@@ -137,6 +137,11 @@ function podsInput(s: ExplainSnapshot): PodsInput {
   return { maintenance: s.maintenance, pods: s.pods, pdbs: s.pdbs, budgetPods: s.budgetPods, dra, ownPods: ownPodsOf(s.namespace, process.env, s.config.upstreamOperatorNamespace) };
 }
 
+/** The sections with something to say about the request, in the order it meets them (cli/explain-document.ts). Pure. */
+export function explainSections(s: ExplainSnapshot, now: Date): ExplainSection[] {
+  return SECTIONS.flatMap((section) => section(s, now) ?? []);
+}
+
 /** The explanation, one line per array entry. Pure. */
 export function explainRequest(s: ExplainSnapshot, now: Date): string[] {
   const nm = s.maintenance;

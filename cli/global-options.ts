@@ -39,6 +39,7 @@ const COMMAND_FLAGS: Readonly<Record<string, { output: readonly OutputFormat[]; 
   // One request: -n names its namespace when the argument is a bare name.
   explain: { output: SUMMARY_FORMATS, filters: ['namespace'] },
   version: { output: SUMMARY_FORMATS },
+  leftovers: { output: ['text', 'json', 'yaml'] },
   // The snapshot is a JSON document whatever -o says (text is the default every command accepts).
   snapshot: { output: ['text', 'json'] },
   simulate: { output: SUMMARY_FORMATS },

@@ -4,20 +4,23 @@ import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import pino from 'pino';
 import { DEFAULT_LIST_PAGE_SIZE, KubeClient, LIST_PAGE_SIZE_ENV, loadKubeConfig, MAX_LIST_PAGE_SIZE, parseListPageSize } from '../shared/kube/index.ts';
-import { PASS_FUNCTIONS, runPass, type PassFunction, type PassSummary } from '../shared/pass/index.ts';
+import { PASS_FUNCTIONS, applyActions, runPass, type PassFunction, type PassSummary } from '../shared/pass/index.ts';
 import { runUntilIdle } from '../shared/runtime/index.ts';
-import { CONFIG_NAME } from '../shared/api/index.ts';
+import { CONFIG_NAME, describeAction } from '../shared/api/index.ts';
 import { parseDuration } from './duration.ts';
 import { UsageError, exitCodeOf, invalidConfigError, reasonLine } from './errors.ts';
 import { invokeFunction, lambdaFunctionName, manualEvent, type InvokeFlags } from './invoke.ts';
 import { planFunctions } from './plan.ts';
 import { pushRunIfConfigured } from './push-metrics.ts';
 import { renderPlan, renderRunSummary, renderSummary } from './render.ts';
-import { explainRequest, parseRequestRef, readExplainSnapshot, type ExplainDocument } from './explain.ts';
+import { explainRequest, parseRequestRef, readExplainSnapshot } from './explain.ts';
+import { explainDocument } from './explain-document.ts';
 import { SHELLS, completionScript, completionSpec, parseShell } from './completion.ts';
 import { addGlobalOptions, checkGlobalFlags, type GlobalFlags, type RawGlobalFlags } from './global-options.ts';
 import { OUTPUT_FORMATS, isDocumentFormat, renderDocuments } from './output-format.ts';
 import { statusCommand, type StatusFlags } from './status-command.ts';
+import { leftoversCommand, type LeftoversFlags } from './leftovers-command.ts';
+import { planTakeover, type TakeoverDirection } from './takeover.ts';
 import { kmaintVersion, renderVersionText, versionInfo, versionLine } from './version.ts';
 import { registerWhatIfCommands } from './whatif/commands.ts';
 
@@ -26,6 +29,14 @@ function passFunction(name: string): PassFunction {
     throw new UsageError(`unknown function "${name}": expected one of ${PASS_FUNCTIONS.join(', ')}`);
   }
   return name as PassFunction;
+}
+
+function takeoverDirection(cmd: { from?: string; to?: string; dryRun?: boolean; apply?: boolean }): TakeoverDirection {
+  if (cmd.dryRun === true && cmd.apply === true) throw new UsageError('takeover: --dry-run and --apply exclude each other');
+  if ((cmd.from === undefined) === (cmd.to === undefined)) throw new UsageError('takeover needs exactly one of --from nvidia or --to nvidia');
+  const operator = cmd.from ?? cmd.to;
+  if (operator !== 'nvidia') throw new UsageError(`takeover: unknown operator "${operator ?? ''}": expected nvidia`);
+  return cmd.from !== undefined ? 'from-nvidia' : 'to-nvidia';
 }
 
 function wakeMode(value: string): 'watch' | 'poll' {
@@ -175,10 +186,47 @@ program
     const target = parseRequestRef(ref, flags.filter.namespace);
     const { client } = setup(flags);
     const snapshot = await readExplainSnapshot(client, flags.kmaintNamespace, target);
-    const lines = explainRequest(snapshot, new Date());
     const format = flags.output;
-    const doc: ExplainDocument = { request: `${target.namespace}/${target.name}`, lines };
-    process.stdout.write(isDocumentFormat(format) ? renderDocuments([doc], format) : `${lines.join('\n')}\n`);
+    const now = new Date();
+    process.stdout.write(isDocumentFormat(format) ? renderDocuments([explainDocument(snapshot, now)], format) : `${explainRequest(snapshot, now).join('\n')}\n`);
+  });
+
+program
+  .command('leftovers')
+  .description("every record kmaint (or upstream, for a takeover) left on Nodes, requests, medik8s leases and in Slurm; --fix removes kmaint's own (exit 1 while any is left)")
+  .option('--fix', "remove kmaint's own records (never upstream's, an administrator's or a tenant's), then list what is left")
+  .option('--no-headers', "text: leave out the table's header row")
+  .option('--slurm-url <url>', "slurmrestd to read (default: kmaint's MaintenanceOperatorConfig spec.slurm, while it exists)")
+  .option('--slurm-token-env <name>', 'with --slurm-url: the environment variable holding the Slurm JWT', 'SLURM_JWT')
+  .option('--slurm-reason-prefix <prefix>', "with --slurm-url: kmaint's drain reason prefix (spec.slurm.reasonPrefix)", 'kmaint:')
+  .action(async (cmd: LeftoversFlags) => {
+    const flags = globals();
+    const { client } = setup(flags);
+    const note = (line: string): void => void process.stderr.write(`${line}\n`);
+    process.exitCode = await leftoversCommand(cmd, { client, kmaintNamespace: flags.kmaintNamespace, output: flags.output, env: process.env, note, now: () => new Date() });
+  });
+
+program
+  .command('takeover')
+  .description('hand maintenances in flight over between the NVIDIA maintenance operator and kmaint (docs/migrate.md): a plan by default, written with --apply')
+  .option('--from <operator>', 'nvidia: give the cordons upstream made to kmaint (kmaint.io/cordoned-by)')
+  .option('--to <operator>', 'nvidia: leave kmaint\'s cordons to upstream (node-initial-state.unschedulable); names kmaint\'s own requests to release first')
+  .option('--dry-run', 'print the hand-over, write nothing (the default)')
+  .option('--apply', 'write the hand-over')
+  .action(async (cmd: { from?: string; to?: string; dryRun?: boolean; apply?: boolean }) => {
+    const flags = globals();
+    const direction = takeoverDirection(cmd);
+    // Another field manager than kmaint's: a record written so vouches for the cordon it names (docs/migrate.md).
+    const kubeConfig = loadKubeConfig({ ...(flags.kubeconfig ? { path: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
+    const client = new KubeClient(kubeConfig, { fieldManager: 'kmaint-takeover' });
+    const [nodes, maintenances] = await Promise.all([client.listNodes(), client.listMaintenances()]);
+    const plan = planTakeover(direction, { nodes, maintenances, kmaintNamespace: flags.kmaintNamespace });
+    for (const a of plan.actions) process.stdout.write(`${cmd.apply === true ? '' : '(dry run) '}${describeAction(a)}\n`);
+    for (const b of plan.blockers) process.stderr.write(`first: ${b}\n`);
+    if (cmd.apply !== true || plan.actions.length === 0) return;
+    const applied = await applyActions(plan.actions, { client, maintenances: new Map(maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])), now: new Date(), component: 'kmaint-takeover', namespace: flags.kmaintNamespace, concurrency: 1 });
+    for (const e of applied.errors) process.stderr.write(`kmaint: not written: ${e.action}: ${e.error}\n`);
+    if (applied.errors.length > 0 || applied.conflicts > 0) process.exitCode = 1;
   });
 
 program

@@ -291,6 +291,25 @@ describe('Slurm-aware drain on the testbed with a real Slurm 24.11', () => {
     expect(await slurmNode('n2')).toEqual({ name: 'n2', state: ['IDLE', 'DRAIN'], reason: 'admin: bad dimm' });
   });
 
+  it("issue 42, kmaint leftovers: a kmaint drain left in Slurm (its request gone with kmaint) is listed and lifted by --fix; an admin's drain is neither", async () => {
+    // As kmaint drains (reason `kmaint: <requestor> <ns>/<name>`) for a request an uninstall left; n2 drained by an admin.
+    expect((await slurm.rest('POST', '/slurm/v0.0.41/node/n3', { state: ['DRAIN'], reason: `kmaint: upgrade.acme.com ${ns}/gone` })).status).toBe(200);
+    expect((await slurm.rest('POST', '/slurm/v0.0.41/node/n2', { state: ['DRAIN'], reason: 'admin: bad dimm' })).status).toBe(200);
+    const leftovers = (...args: string[]) => new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, kmaintArgs('--kubeconfig', testbed().kubeconfigPath, 'leftovers', '--slurm-url', slurm.url, '--slurm-token-env', TOKEN_ENV, '-o', 'json', ...args), { timeout: 60_000 }, (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }));
+    });
+    const slurmItems = (stdout: string) => (JSON.parse(stdout) as { items: Array<{ object: string }> }).items.filter((i) => i.object.startsWith('Slurm'));
+    const listed = await leftovers();
+    expect([listed.code, slurmItems(listed.stdout)]).toEqual([1, [{ object: 'SlurmNode/n3', record: 'drain', owner: 'kmaint', value: `kmaint: upgrade.acme.com ${ns}/gone` }]]);
+    const fixed = await leftovers('--fix');
+    expect([fixed.code, slurmItems(fixed.stdout)]).toEqual([0, []]);
+    // 24.11 keeps the reason text after an undrain; the DRAIN flag is what --fix lifted, as kmaint's release does.
+    expect([await slurmNode('n3'), await slurmNode('n2')]).toEqual([
+      { name: 'n3', state: ['IDLE'], reason: `kmaint: upgrade.acme.com ${ns}/gone` },
+      { name: 'n2', state: ['IDLE', 'DRAIN'], reason: 'admin: bad dimm' },
+    ]);
+  });
+
   it('node mode: slurmrestd stopped mid-drain -> the object says so and nothing is evicted; the drain finishes once it is back', async () => {
     const node = workers[2] as string;
     await kubectl(['label', 'node', node, 'slurm.kmaint.io/node-name=n3', '--overwrite']);
