@@ -8,7 +8,8 @@ import { loadConfig, loadDraResourceNames } from '../shared/config/index.ts';
 import { indexClaims } from '../shared/drain/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { judgeCrd, malformedMessage, readBase, readConfigCrd, ownPodsOf, readDrainPods, readSriov, sriovExternalPools, type CrdStanding } from '../shared/pass/index.ts';
-import { buildSchedulingState, type ExternalPools } from '../shared/scheduling/index.ts';
+import { buildSchedulingState, type Blockers, type ExternalPools } from '../shared/scheduling/index.ts';
+import { readBlockers } from '../shared/pass/reboot-blockers-read.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
 import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, recordedReservation } from '../shared/slurm/index.ts';
@@ -34,6 +35,8 @@ export interface ExplainSnapshot {
   malformed?: string;
   /** The SR-IOV network operator's pool limits (spec.nodeHandshake.protocol sriov-network-operator), as the scheduler reads them. */
   externalPools?: ExternalPools;
+  /** kured's blockers (spec.rebootBlockers), as the scheduler reads them. */
+  blockers?: Blockers;
 }
 
 const NAMESPACE_PATTERN = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
@@ -74,6 +77,8 @@ export async function readExplainSnapshot(client: KubeClient, namespace: string,
   const drain = await readDrainPods(client, { ...base, maintenances: [maintenance] });
   // Before admission, the SR-IOV pools count as the scheduler counts them (two LISTs, only with that protocol).
   const externalPools = isUnscheduled(maintenance) ? sriovExternalPools(await readSriov({ client, namespace }, base), base) : undefined;
+  // kured's blockers: the pods and alerts, only with spec.rebootBlockers.
+  const blockers = isUnscheduled(maintenance) ? await readBlockers({ client }, base) : undefined;
   return {
     ...snapshot(maintenance),
     pods: drain.podsByNode.get(maintenance.spec.nodeName) ?? [],
@@ -81,6 +86,7 @@ export async function readExplainSnapshot(client: KubeClient, namespace: string,
     budgetPods: drain.budgetPods,
     claims: drain.claims,
     ...(externalPools !== undefined ? { externalPools } : {}),
+    ...(blockers !== undefined ? { blockers } : {}),
   };
 }
 
@@ -96,7 +102,7 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   (s, now) => {
     if (!isUnscheduled(s.maintenance)) return undefined;
     const loaded = loadConfig(s.config, s.nodes.length);
-    const state = buildSchedulingState({ nodes: s.nodes, maintenances: s.maintenances, kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
+    const state = buildSchedulingState({ nodes: s.nodes, maintenances: s.maintenances, kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}), ...(s.blockers !== undefined ? { blockers: s.blockers } : {}) });
     const configName = `${s.namespace}/${CONFIG_NAME}`;
     return explainAdmission({ maintenance: s.maintenance, nodes: s.nodes, maintenances: s.maintenances, config: loaded.config, problems: loaded.problems, configName }, state, now);
   },

@@ -8,7 +8,7 @@ import { indexClaims } from '../drain/index.ts';
 import { fieldSelectorTerm } from '../kube/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
 import { findNodeOrphans, orphanLiveKey, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
-import { buildSchedulingState, foldIntoAdmissionRecords, holdsAdmission, planDeadlineReports, planScheduling, requestsHoldingNodes, waitingMessage, type SchedulingLimits } from '../scheduling/index.ts';
+import { buildSchedulingState, foldIntoAdmissionRecords, holdsAdmission, planDeadlineReports, planScheduling, requestsHoldingNodes, waitingMessage, type Blockers, type SchedulingLimits } from '../scheduling/index.ts';
 import { loadSlurmSettings, needsReservationRead, nodesToReserve, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
@@ -17,6 +17,7 @@ import type { PassOptions } from './options.ts';
 import { planCloudEventsOff, planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
 import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, nodeReadSettings, type NodesNeeded } from './node-reads.ts';
 import { knowsNode, nodeCountOf, ownPodsOf, readAllOf, readDrainPods, readMedik8sLeases, type BaseSnapshot, type RequestsRead } from './snapshot.ts';
+import { readBlockers } from './reboot-blockers-read.ts';
 import { planSriovPass, readSriov, sriovExternalPools, type SriovRead } from './sriov-pass.ts';
 import type { PassFunction, PassWait } from './summary.ts';
 
@@ -111,6 +112,8 @@ interface SchedulerReads {
   sriov: SriovRead | undefined;
   /** With spec.slurm and a request whose not-before is ahead: Slurm's nodes and reservations, and its node's pods. */
   reservations: { slurm: SlurmRead; podsByNode: ReadonlyMap<string, V1Pod[]> };
+  /** With spec.rebootBlockers and a request waiting: the blocking pods and alerts (issue 43). */
+  blockers?: Blockers | undefined;
 }
 
 /** Each function's own reads, the type its `read` returns and its `plan` takes. */
@@ -287,10 +290,10 @@ function schedulingLimitsOf(loaded: PlanInput<unknown>['loaded'], crds: PlanInpu
 /** The four functions. A new one is a row here (and a name in PASS_FUNCTIONS). */
 export const PASSES: { readonly [F in PassFunction]: PassDefinition<PassReads[F]> } = {
   scheduler: {
-    read: async (opts, base) => ({ sriov: await readSriov(opts, base), reservations: await readReservations(opts, base, opts.now()) }),
-    plan: ({ base, loaded, reads: { sriov: sriovRead, reservations }, maintenances, namespace, reaperIssues, crds, drainerFollows, now }) => {
+    read: async (opts, base) => ({ sriov: await readSriov(opts, base), reservations: await readReservations(opts, base, opts.now()), blockers: await readBlockers(opts, base) }),
+    plan: ({ base, loaded, reads: { sriov: sriovRead, reservations, blockers }, maintenances, namespace, reaperIssues, crds, drainerFollows, now }) => {
       const externalPools = sriovExternalPools(sriovRead, base);
-      const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, kmaintNamespace: namespace, ...(externalPools !== undefined ? { externalPools } : {}) });
+      const state = buildSchedulingState({ nodes: base.nodeList, maintenances: base.maintenances, kmaintNamespace: namespace, ...(externalPools !== undefined ? { externalPools } : {}), ...(blockers !== undefined ? { blockers } : {}) });
       const { admission } = loaded.config;
       const plan = planScheduling(state, schedulingLimitsOf(loaded, crds), now);
       // As the SR-IOV network operator's external drainer: its handshake's writes come after the scheduling writes too.
