@@ -51,6 +51,8 @@ function nextFor(gate: Gate, t: Tally, node: string, refusal: Refusal, configNam
     const busy = holders(t.state, (n) => pool !== undefined && pools?.poolOf.get(n) === pool);
     return busy.length > 0 ? `an ${pools?.what ?? 'external'} in progress in ${pool ?? 'its pool'} must finish (its requestor deletes it, cleanup releases the node): ${head(busy)}` : `${text}; an ${pools?.what ?? 'external'} in that pool must finish`;
   }
+  // kured's blockers (issue 43): only what they watch frees them.
+  if (refusal.kind === 'blocked') return refusal.gate === 'blocking pod' ? `${text}; it is admitted once no pod matching the selector runs on node ${node}` : `${text}; admission resumes once the alerts can be read and none matching fires`;
   // Windows: only time frees them.
   if (gate.freedBy === undefined) return `${text}; nothing new starts before then`;
   const { scope, unavailable } = gate.freedBy;

@@ -6,8 +6,8 @@ import { ANNOTATION_ACCEPT_UPSTREAM_SCHEMA, ANNOTATION_CLOUD_EVENTS, CONFIG_NAME
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { indexClaims } from '../shared/drain/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
-import { judgeCrd, loadConfig, malformedMessage, readBase, readConfigCrd, readMedik8sLeases, ownPodsOf, readDrainPods, readSriov, schedulingLimitsOf, sriovExternalPools, type CrdStanding, type KmaintConfig } from '../shared/pass/index.ts';
-import { schedulerInputs, type ExternalPools } from '../shared/scheduling/index.ts';
+import { judgeCrd, loadConfig, malformedMessage, readBase, readBlockers, readConfigCrd, readMedik8sLeases, ownPodsOf, readDrainPods, readSriov, schedulingLimitsOf, sriovExternalPools, type CrdStanding, type KmaintConfig } from '../shared/pass/index.ts';
+import { schedulerInputs, type Blockers, type ExternalPools } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
 import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, readSlurm, recordedReservation, recordedSlurmNodes, type SlurmContext } from '../shared/slurm/index.ts';
@@ -40,6 +40,8 @@ export interface ExplainSnapshot {
   medik8s?: Medik8sLeases;
   /** Slurm, as cleanup reads it for a request it releases; absent: Slurm off or not read. */
   slurm?: SlurmContext;
+  /** kured's blockers (spec.rebootBlockers), as the scheduler reads them. */
+  blockers?: Blockers;
 }
 
 const NAMESPACE_PATTERN = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
@@ -82,6 +84,8 @@ export async function readExplainSnapshot(client: KubeClient, namespace: string,
   // Before admission, the SR-IOV pools count as the scheduler counts them (two LISTs, only with that protocol).
   const externalPools = isUnscheduled(maintenance) ? sriovExternalPools(await readSriov({ client, namespace }, config), base) : undefined;
   const cleanup = await readCleanupReads(client, namespace, config, maintenance, base.nodes.has(maintenance.spec.nodeName));
+  // kured's blockers: the pods and alerts, only with spec.rebootBlockers.
+  const blockers = isUnscheduled(maintenance) ? await readBlockers({ client }, base, config.rebootBlockers) : undefined;
   return {
     ...cleanup,
     ...snapshot(maintenance),
@@ -90,6 +94,7 @@ export async function readExplainSnapshot(client: KubeClient, namespace: string,
     budgetPods: drain.budgetPods,
     claims: drain.claims,
     ...(externalPools !== undefined ? { externalPools } : {}),
+    ...(blockers !== undefined ? { blockers } : {}),
   };
 }
 
@@ -117,7 +122,7 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   (s, now) => {
     if (!isUnscheduled(s.maintenance)) return undefined;
     // The scheduler's own inputs (schedulerInputs); the CRDs' standing is the section above's to say.
-    const inputs = schedulerInputs({ nodes: s.nodes, maintenances: s.maintenances, limits: schedulingLimitsOf(s.config, undefined), kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}) });
+    const inputs = schedulerInputs({ nodes: s.nodes, maintenances: s.maintenances, limits: schedulingLimitsOf(s.config, undefined), kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}), ...(s.blockers !== undefined ? { blockers: s.blockers } : {}) });
     return explainAdmission({ maintenance: s.maintenance, inputs, configName: `${s.namespace}/${CONFIG_NAME}` }, now);
   },
   // What cleanup waits on and will do, from its own table of releases: a deleted request, or a Ready one due for collection.

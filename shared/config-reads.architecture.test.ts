@@ -33,6 +33,7 @@ export const SECTION_PARSERS = [
   'reaperProblems',
   'cloudEventsOn',
   'reaperModeOf',
+  'loadBlockerSettings',
 ] as const;
 
 /** Where each other way of reaching the stored object is allowed, beside the config module. */

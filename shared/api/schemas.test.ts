@@ -352,6 +352,16 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.namedReadsFromNodes': { type: 'integer', format: 'int32', minimum: 0 },
   'spec.fullReadEverySeconds': { type: 'integer', format: 'int32', minimum: 0 },
   'spec.upstreamOperatorNamespace': { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
+  // Issue 43: kured's blockers as admission gates.
+  'spec.rebootBlockers': { type: 'object' },
+  'spec.rebootBlockers.blockingPodSelector': { type: 'string', minLength: 1 },
+  'spec.rebootBlockers.alerts': { type: 'object', required: ['url'] },
+  'spec.rebootBlockers.alerts.url': { type: 'string', minLength: 1 },
+  'spec.rebootBlockers.alerts.api': { type: 'string', enum: ['alertmanager', 'prometheus'], default: 'alertmanager' },
+  'spec.rebootBlockers.alerts.nameRegexp': { type: 'string', minLength: 1 },
+  'spec.rebootBlockers.alerts.ignoreNameRegexp': { type: 'string', minLength: 1 },
+  'spec.rebootBlockers.alerts.firingOnly': { type: 'boolean', default: true },
+  'spec.rebootBlockers.alerts.timeoutSeconds': { type: 'integer', format: 'int32', minimum: 1, default: 5 },
   // Issue 21: gangs by node label, and when a waiting gang holds freed slots.
   'spec.gangNodeLabel': { type: 'string', minLength: 1 },
   'spec.gangReserveAfterSeconds': { type: 'integer', format: 'int32', minimum: 0 },

@@ -290,6 +290,24 @@ const draResourceNameListSchema = z.array(draResourceNameSchema).refine((items) 
   message: 'duplicate drivers are not allowed (list-type map, key driver)',
 });
 
+/**
+ * kmaint extension (issue 43): kured's blockers as admission gates. Pods matching `blockingPodSelector` on a Node keep
+ * its requests from being admitted; firing alerts read from `alerts.url` (Alertmanager /api/v2/alerts or Prometheus
+ * /api/v1/alerts) whose name matches `nameRegexp` and not `ignoreNameRegexp` (RE2) hold every admission; an alerts API
+ * that cannot be read within `timeoutSeconds` holds every admission too (fail closed).
+ */
+export const rebootBlockersSchema = z.strictObject({
+  blockingPodSelector: z.string().min(1).optional(),
+  alerts: z.strictObject({
+    url: z.string().min(1),
+    api: z.enum(['alertmanager', 'prometheus']).default('alertmanager').optional(),
+    nameRegexp: z.string().min(1).optional(),
+    ignoreNameRegexp: z.string().min(1).optional(),
+    firingOnly: z.boolean().default(true).optional(),
+    timeoutSeconds: z.number().int().min(1).max(INT32_MAX).default(5).optional(),
+  }).optional(),
+});
+
 export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   maxParallelOperations: intOrStringSchema.default(1).optional(),
   maxUnavailable: intOrStringSchema.optional(),
@@ -338,6 +356,7 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
    * a pod from drains. Absent = DEFAULT_UPSTREAM_OPERATOR_NAMESPACE.
    */
   upstreamOperatorNamespace: z.string().min(1).max(63).regex(POOL_NAME_PATTERN).optional(),
+  rebootBlockers: rebootBlockersSchema.optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

@@ -9,6 +9,7 @@ import { loadSlurmSettings, slurmConfigNotes, slurmConfigProblems, type LoadedSl
 import type { SchedulingLimits } from '../scheduling/index.ts';
 import { acceptsUpstreamSchema, type CrdStanding } from './crd-schema.ts';
 import { nodeReadSettings, type NodeReadSettings } from './node-reads.ts';
+import { loadBlockerSettings, type BlockerSettings } from './reboot-blockers-config.ts';
 import { upstreamOperatorNamespaceOf } from './snapshot.ts';
 
 /** How a reaper pass runs: `disabled` reads and writes nothing, `dry-run` writes events only, `active` is a normal pass. */
@@ -98,6 +99,8 @@ export interface KmaintConfig {
   readonly upstreamOperatorNamespace: string | undefined;
   /** The config's annotation accepting the upstream CRD schema (crd-schema.ts). */
   readonly acceptsUpstreamSchema: boolean;
+  /** spec.rebootBlockers (kured's blockers); undefined when absent or the config does not pass its schema. */
+  readonly rebootBlockers: BlockerSettings | undefined;
 }
 
 let loads = 0;
@@ -137,6 +140,7 @@ export function loadConfig(source: ConfigSource, nodeCount: number, namespace: s
     draResourceNames: loadDraResourceNames(object),
     upstreamOperatorNamespace: upstreamOperatorNamespaceOf(object),
     acceptsUpstreamSchema: acceptsUpstreamSchema(object),
+    rebootBlockers: loadBlockerSettings(object),
   };
 }
 

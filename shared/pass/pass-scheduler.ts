@@ -5,7 +5,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../api/index.ts';
 import { planHandshake } from '../handshake/index.ts';
 import { fieldSelectorTerm } from '../kube/index.ts';
-import { foldIntoAdmissionRecords, schedulerInputs, planDeadlineReports, planScheduling, waitingMessage, type SchedulingPlan } from '../scheduling/index.ts';
+import { foldIntoAdmissionRecords, schedulerInputs, type Blockers, planDeadlineReports, planScheduling, waitingMessage, type SchedulingPlan } from '../scheduling/index.ts';
 import { needsReservationRead, nodesToReserve, planSlurmReservations, type SlurmRead, type SlurmWrite } from '../slurm/index.ts';
 import { schedulingLimitsOf, type KmaintConfig } from './config.ts';
 import { planConfigReport } from './config-report.ts';
@@ -17,12 +17,15 @@ import type { PassDefinition, PlanInput } from './pass-definition.ts';
 import { planCloudEventsOff } from './reaper-pass.ts';
 import type { BaseSnapshot } from './snapshot.ts';
 import { planSriovPass, readSriov, sriovExternalPools, type SriovRead } from './sriov-pass.ts';
+import { readBlockers } from './reboot-blockers-read.ts';
 
 export interface SchedulerReads {
   /** With spec.nodeHandshake.protocol sriov-network-operator: the operator's node states and pools. */
   sriov: SriovRead | undefined;
   /** With spec.slurm and a request whose not-before is ahead: Slurm's nodes and reservations, and its node's pods. */
   reservations: { slurm: SlurmRead; podsByNode: ReadonlyMap<string, V1Pod[]> };
+  /** With spec.rebootBlockers and a request waiting: the blocking pods and alerts (issue 43). */
+  blockers?: Blockers | undefined;
 }
 
 /**
@@ -111,7 +114,7 @@ export const ADD_ONS: readonly SchedulerAddOn[] = [
 function planScheduler(input: PlanInput<SchedulerReads>, addOns: readonly SchedulerAddOn[] = ADD_ONS): ReturnType<PassDefinition<SchedulerReads>['plan']> {
   const { base, config, reads, maintenances, namespace, crds, drainerFollows, now } = input;
   const externalPools = sriovExternalPools(reads.sriov, base);
-  const { state, limits } = schedulerInputs({ nodes: base.nodeList, maintenances: base.maintenances, limits: schedulingLimitsOf(config, crds), kmaintNamespace: namespace, ...(externalPools !== undefined ? { externalPools } : {}) });
+  const { state, limits } = schedulerInputs({ nodes: base.nodeList, maintenances: base.maintenances, limits: schedulingLimitsOf(config, crds), kmaintNamespace: namespace, ...(externalPools !== undefined ? { externalPools } : {}), ...(reads.blockers !== undefined ? { blockers: reads.blockers } : {}) });
   const plan = planScheduling(state, limits, now);
   const sriov = planSriovPass(reads.sriov, base, plan.admitted);
   const outputs = addOns.map((a) => a.plan({ input, plan, sriov }));
@@ -129,7 +132,7 @@ function planScheduler(input: PlanInput<SchedulerReads>, addOns: readonly Schedu
 }
 
 export const SCHEDULER_PASS: PassDefinition<SchedulerReads> = {
-  read: async (opts, base, config) => ({ sriov: await readSriov(opts, config), reservations: await readReservations(opts, base, config, opts.now()) }),
+  read: async (opts, base, config) => ({ sriov: await readSriov(opts, config), reservations: await readReservations(opts, base, config, opts.now()), blockers: await readBlockers(opts, base, config.rebootBlockers) }),
   plan: (input) => planScheduler(input),
   reportsConfig: true,
   writesLeaveWork: true,

@@ -1,6 +1,7 @@
 // The admission gates: every rule a request must pass to start now, in the order that picks its wait reason,
 // and the walk's running counts they read. With no pools, zones or windows only the two cluster gates can refuse.
 import { requestNotBefore, rfc3339Seconds, type NodeMaintenance } from '#api';
+import { blockingAlertAdmits, blockingAlertRefusal, blockingPodAdmits, blockingPodRefusal } from './blockers.ts';
 import { externalPoolAdmits, externalPoolRefusal } from './external-pools.ts';
 import { refusal, type Refusal } from './refusal.ts';
 import type { ValidBudget } from './limits.ts';
@@ -168,6 +169,20 @@ export const GATES: readonly Gate[] = [
       const pool = poolOf(t, node)?.scope;
       return pool === undefined ? undefined : `pool ${pool.name} window: ${pool.window.kind === 'unrestricted' ? 'none configured' : 'open'}`;
     },
+  },
+  // kured's blockers (issue 43): a firing alert holds every admission, a blocking pod its Node's; only what they watch
+  // frees them, whatever the counts, so a blocked request takes no slot and holds nothing (start-now.ts).
+  {
+    name: 'blocking alert',
+    whateverTheCounts: true,
+    refuse: (t) => refusal('blocking alert', 'blocked', blockingAlertRefusal(t.state.blockers)),
+    admits: (t) => blockingAlertAdmits(t.state.blockers),
+  },
+  {
+    name: 'blocking pod',
+    whateverTheCounts: true,
+    refuse: (t, node) => refusal('blocking pod', 'blocked', blockingPodRefusal(t.state.blockers, node)),
+    admits: (t, node) => blockingPodAdmits(t.state.blockers, node),
   },
   // Upstream's two limits next: with nothing else configured they alone decide, with exactly today's texts.
   {

@@ -34,6 +34,7 @@ export type { GangIdentity } from './gang-membership.ts';
 export { gangIdentityOf, isKmaintRequest } from './gang-membership.ts';
 export type { GangAdmission } from './admit.ts';
 export type { ExternalPool, ExternalPools } from './external-pools.ts';
+export type { AlertsRead, Blockers } from './blockers.ts';
 // Issue 40: which waiting requests can start now on their own account; only these hold a Node (plan, reaper, explain).
 export type { StartNow } from './start-now.ts';
 export { nextOnNode, requestsHoldingNodes, startableNow } from './start-now.ts';

@@ -5,6 +5,7 @@ import type { NodeMaintenance } from '#api';
 import type { ExternalPools } from './external-pools.ts';
 import type { SchedulingLimits } from './limits.ts';
 import { buildSchedulingState, type SchedulingState } from './state.ts';
+import type { Blockers } from './blockers.ts';
 
 export interface SchedulerSources {
   nodes: readonly V1Node[];
@@ -15,6 +16,8 @@ export interface SchedulerSources {
   kmaintNamespace?: string;
   /** Pools another system limits (the SR-IOV network operator's), as the pass read them; absent: none. */
   externalPools?: ExternalPools;
+  /** kured's blockers (spec.rebootBlockers) as the pass read them; absent: none. */
+  blockers?: Blockers;
 }
 
 export interface SchedulerInputs {
@@ -29,6 +32,7 @@ export function schedulerInputs(src: SchedulerSources): SchedulerInputs {
     maintenances: src.maintenances,
     ...(src.kmaintNamespace !== undefined ? { kmaintNamespace: src.kmaintNamespace } : {}),
     ...(src.externalPools !== undefined ? { externalPools: src.externalPools } : {}),
+    ...(src.blockers !== undefined ? { blockers: src.blockers } : {}),
   });
   return { state, limits: src.limits };
 }

@@ -3,6 +3,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { isBeingDeleted, isUnscheduled, maintenanceKey, maintenanceMarkedByOthers } from '#api';
 import type { NodeMaintenance } from '#api';
 import { admissionStanding, holdsAdmission } from './admission-record.ts';
+import type { Blockers } from './blockers.ts';
 import type { ExternalPools } from './external-pools.ts';
 
 export interface SchedulingState {
@@ -37,6 +38,8 @@ export interface SchedulingState {
   readonly externalPools?: ExternalPools;
   /** kmaint's namespace, where its own requests are (gang-membership.ts); undefined: no request is kmaint's. */
   readonly kmaintNamespace?: string;
+  /** What the pass read for spec.rebootBlockers (blockers.ts), enforced by the `blocking alert` and `blocking pod` gates. */
+  readonly blockers?: Blockers;
 }
 
 /**
@@ -51,7 +54,7 @@ export function isNodeUnavailable(node: V1Node): boolean {
   return ready !== undefined && ready.status !== 'True';
 }
 
-export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[]; externalPools?: ExternalPools; kmaintNamespace?: string }): SchedulingState {
+export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[]; externalPools?: ExternalPools; kmaintNamespace?: string; blockers?: Blockers }): SchedulingState {
   const nodes = new Map<string, V1Node>();
   const nodesUnavailable = new Set<string>();
   for (const node of lists.nodes) {
@@ -114,6 +117,7 @@ export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintena
     requestorsInProgress,
     unscheduledByRequestor,
     ...(lists.externalPools !== undefined ? { externalPools: lists.externalPools } : {}),
+    ...(lists.blockers !== undefined ? { blockers: lists.blockers } : {}),
     ...(lists.kmaintNamespace !== undefined ? { kmaintNamespace: lists.kmaintNamespace } : {}),
   };
 }
