@@ -1,7 +1,7 @@
 // `kmaint explain`, the sections after admission: the pods still on the node and what holds each (PodDisruptionBudgets
 // with their numbers, pods waited for), and the waits the Ready condition reports by itself (medik8s lease, ...).
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { DEFAULTS, Phase, maintenancePhase, readyCondition } from '../shared/api/index.ts';
+import { ANNOTATION_WAIT_KIND, DEFAULTS, Phase, WaitKind, maintenancePhase, readyCondition, waitKindOf } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { deviceId, devicesHeldBy, podKey, podsBlockingCompletion, selectPodsForDrain, unmatchedDraMessage, type DraView, type OwnPods } from '../shared/drain/index.ts';
 import { BudgetLedger, OUT_OF_SERVICE_EFFECT, budgetNumbers, diagnoseBudget, unreadableSelectorMessage } from '../shared/lifecycle/index.ts';
@@ -119,52 +119,49 @@ function explainUnreadableSelector(nm: NodeMaintenance, podCount: number, proble
 }
 
 /**
- * Waits only the Ready condition knows (kmaint read them from another system), by the message. The first entry
- * that matches explains it: a medik8s node lease held by another tool, a Slurm node draining
- * (`waiting: Slurm node n3 draining, state ALLOCATED+DRAIN`), or Slurm that cannot be read or drained.
+ * Waits only the Ready condition knows (kmaint read them from another system), by the kind the drainer wrote with the
+ * message (kmaint.io/wait-kind): a medik8s node lease held by another tool, Slurm nodes draining (by kmaint or by
+ * Slinky), Slurm that cannot be read or drained, a dead node. One entry per kind: the title and what frees the wait.
  */
-const REPORTED_WAITS: ReadonlyArray<{ matches: (message: string) => boolean; title: string; next: (message: string) => string }> = [
+const REPORTED_WAITS: Readonly<Record<WaitKind, { title: string; next: string }>> = {
   // Another tool (medik8s) holds the node: its holder must let go (or its lease expire) before kmaint cordons.
-  {
-    matches: (m) => m.startsWith('waiting to cordon: '),
-    title: 'node lease',
-    next: (m) => `the other holder must release the lease or let it expire (${m.slice('waiting to cordon: '.length)})`,
+  [WaitKind.NodeLease]: { title: 'node lease', next: 'the other holder must release the medik8s node lease or let it expire (above); then the drainer cordons the node' },
+  // Slurm (spec.slurm): the node's Slurm nodes must be Drained before any pod on it is evicted.
+  [WaitKind.SlurmDrain]: {
+    title: 'Slurm',
+    next: 'the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods',
   },
   // Slinky's NodeSet pods on the node: Slinky drains their Slurm nodes on kmaint's cordon; kmaint waits, never lifts it.
-  {
-    matches: (m) => m.startsWith('waiting: Slurm node ') && m.includes(' by Slinky'),
+  [WaitKind.SlinkyDrain]: {
     title: 'Slurm (Slinky)',
-    next: (m) =>
-      m.includes(' to be drained by Slinky')
-        ? 'Slinky (slurm-operator) must drain the Slurm nodes above: it does when it sees the node cordoned, with reason "slurm-operator: " and the node\'s nodeset.slinky.slurm.net/node-cordon-reason; is Slinky running?'
-        : "the jobs on the Slurm nodes above must end (Drained: Drain and none of Allocated, Mixed, Completing); then the drainer evicts the pods. kmaint never undrains Slinky's drain: Slinky does when the node is uncordoned",
+    next: 'Slinky (slurm-operator) must drain the Slurm nodes above: it does when it sees the node cordoned, with reason "slurm-operator: " and the node\'s nodeset.slinky.slurm.net/node-cordon-reason; is Slinky running?',
   },
-  // Slurm (spec.slurm): the node's Slurm nodes must be Drained before any pod on it is evicted.
-  {
-    matches: (m) => m.startsWith('waiting: Slurm node '),
-    title: 'Slurm',
-    next: () => 'the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods',
+  [WaitKind.SlinkyJobs]: {
+    title: 'Slurm (Slinky)',
+    next: "the jobs on the Slurm nodes above must end (Drained: Drain and none of Allocated, Mixed, Completing); then the drainer evicts the pods. kmaint never undrains Slinky's drain: Slinky does when the node is uncordoned",
   },
-  {
-    matches: (m) => m.startsWith('waiting: ') && /slurmrestd|spec\.slurm|Slurm node/.test(m),
-    title: 'Slurm',
-    next: () => 'kmaint must be able to read and drain the Slurm nodes (the problem above); nothing on the node is evicted until then',
-  },
+  [WaitKind.SlurmProblem]: { title: 'Slurm', next: 'kmaint must be able to read and drain the Slurm nodes (the problem above); nothing on the node is evicted until then' },
   // A dead node (issue 20): its evicted pods never finish terminating; say what the out-of-service taint would do.
-  {
-    matches: (m) => m.includes(' pods stuck Terminating ('),
+  [WaitKind.DeadNode]: {
     title: 'dead node',
-    next: (m) =>
-      m.includes('spec.outOfServiceTaint is off')
-        ? `the node must come back, or, only if the machine is really off, spec.outOfServiceTaint.enabled: true lets kmaint add the taint (${OUT_OF_SERVICE_EFFECT})`
-        : "kube-controller-manager's pod garbage collector deletes the terminating pods of the tainted NotReady node (it runs every 20 s); then the request is Ready",
+    next: `the node must come back, or, only if the machine is really off, spec.outOfServiceTaint.enabled: true lets kmaint add the taint (${OUT_OF_SERVICE_EFFECT})`,
   },
-];
+  [WaitKind.DeadNodeTainted]: {
+    title: 'dead node',
+    next: "kube-controller-manager's pod garbage collector deletes the terminating pods of the tainted NotReady node (it runs every 20 s); then the request is Ready",
+  },
+};
 
+/**
+ * The drainer's wait on another system, by its kind. A request an older kmaint held carries the message without a
+ * kind: explain shows the message as it is and classifies nothing (the sections by phase still say what comes next).
+ */
 export function explainReportedWait(nm: NodeMaintenance): ExplainSection | undefined {
   const message = readyCondition(nm)?.message ?? '';
-  const wait = REPORTED_WAITS.find((w) => w.matches(message));
-  return wait === undefined ? undefined : { title: wait.title, lines: [`WAIT  ${message}`], next: wait.next(message) };
+  const kind = waitKindOf(nm.metadata.annotations?.[ANNOTATION_WAIT_KIND]);
+  if (kind === undefined) return undefined;
+  const wait = REPORTED_WAITS[kind];
+  return { title: wait.title, lines: [`WAIT  ${message}`], next: wait.next };
 }
 
 /** What happens next in a phase no section explains further. */

@@ -1,7 +1,7 @@
 // `kmaint explain` on objects as the API server returns them: the gates with their counts on the cluster limits and a
 // zone, a node another request holds, a drain with a pod held by a budget and one that may go, and the phases after.
 import { describe, expect, it } from 'vitest';
-import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
+import { ANNOTATION_WAIT_KIND, type MaintenanceOperatorConfig, type NodeMaintenance, type WaitKind } from '../shared/api/index.ts';
 import { aClaim, aPod } from '../shared/drain/test-builders.ts';
 import { planDrainer } from '../shared/lifecycle/index.ts';
 import { aPdb, aReadyPod, recorded } from '../shared/lifecycle/test-builders.ts';
@@ -10,6 +10,8 @@ import { loadConfig } from '../shared/pass/index.ts';
 import { explainRequest, parseRequestRef, type ExplainSnapshot } from './explain.ts';
 
 const NOW = new Date('2025-12-01T00:05:00Z');
+/** The drainer's kmaint.io/wait-kind, as it writes it with a wait on another system. */
+const kind = (k: WaitKind): Record<string, string> => ({ [ANNOTATION_WAIT_KIND]: k });
 const ZONE = 'topology.kubernetes.io/zone';
 
 function config(spec: Record<string, unknown>): MaintenanceOperatorConfig {
@@ -164,32 +166,44 @@ describe('explainRequest', () => {
   it.each<[string, Partial<Parameters<typeof aMaintenance>[0]>, string]>([
     ['Ready: the requestor', { phase: 'Ready' }, 'next: the requestor (requestor-a) does its work and deletes the request; cleanup then uncordons node n1 (only if kmaint cordoned it)'],
     ['deleted: cleanup', { phase: 'Ready', deleting: true }, 'next: cleanup uncordons node n1 (only if kmaint cordoned it) and removes the finalizer'],
-    ['a medik8s lease held: its holder', { phase: 'Cordon', message: 'waiting to cordon: the medik8s node lease medik8s-leases/node-n1 is held by snr until 2025-12-01T00:10:00Z' }, 'next: the other holder must release the lease or let it expire (the medik8s node lease medik8s-leases/node-n1 is held by snr until 2025-12-01T00:10:00Z)'],
-    ['a Slurm node draining: its jobs', { phase: 'Draining', message: 'waiting: Slurm node n3 draining, state ALLOCATED+DRAIN' }, 'next: the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods'],
+    ['a medik8s lease held: its holder', { phase: 'Cordon', message: 'waiting to cordon: the medik8s node lease medik8s-leases/node-n1 is held by snr until 2025-12-01T00:10:00Z', annotations: kind('node-lease') }, 'next: the other holder must release the medik8s node lease or let it expire (above); then the drainer cordons the node'],
+    ['a Slurm node draining: its jobs', { phase: 'Draining', message: 'waiting: Slurm node n3 draining, state ALLOCATED+DRAIN', annotations: kind('slurm-drain') }, 'next: the jobs on the Slurm nodes above must end: each must read DRAINED (the DRAIN flag and none of ALLOCATED, MIXED, COMPLETING); then the drainer evicts the pods'],
     [
       'Slinky still to drain after the cordon: Slinky',
-      { phase: 'Draining', message: 'waiting: Slurm node n1 to be drained by Slinky, state ALLOCATED' },
+      { phase: 'Draining', message: 'waiting: Slurm node n1 to be drained by Slinky, state ALLOCATED', annotations: kind('slinky-drain') },
       'next: Slinky (slurm-operator) must drain the Slurm nodes above: it does when it sees the node cordoned, with reason "slurm-operator: " and the node\'s nodeset.slinky.slurm.net/node-cordon-reason; is Slinky running?',
     ],
     [
       "Slinky's drain for this request: its jobs, and Slinky undrains",
-      { phase: 'Draining', message: 'waiting: Slurm node n1 draining by Slinky for this request ("slurm-operator: kmaint: default/job"), state ALLOCATED+DRAIN' },
+      { phase: 'Draining', message: 'waiting: Slurm node n1 draining by Slinky for this request ("slurm-operator: kmaint: default/job"), state ALLOCATED+DRAIN', annotations: kind('slinky-jobs') },
       "next: the jobs on the Slurm nodes above must end (Drained: Drain and none of Allocated, Mixed, Completing); then the drainer evicts the pods. kmaint never undrains Slinky's drain: Slinky does when the node is uncordoned",
     ],
-    ['slurmrestd unreachable: Slurm must answer', { phase: 'Draining', message: 'waiting: cannot reach slurmrestd at http://127.0.0.1:6820: ECONNREFUSED; nothing is evicted until Slurm node n3 can be drained' }, 'next: kmaint must be able to read and drain the Slurm nodes (the problem above); nothing on the node is evicted until then'],
+    ['slurmrestd unreachable: Slurm must answer', { phase: 'Draining', message: 'waiting: cannot reach slurmrestd at http://127.0.0.1:6820: ECONNREFUSED; nothing is evicted until Slurm node n3 can be drained', annotations: kind('slurm-problem') }, 'next: kmaint must be able to read and drain the Slurm nodes (the problem above); nothing on the node is evicted until then'],
     [
       'a dead node, taint off: what the out-of-service taint would do',
-      { phase: 'Draining', message: 'draining: 1 of 1 pods left; node n1 Ready=Unknown since 2025-12-01T00:00:00Z (NodeStatusUnknown) with 1 pods stuck Terminating (app/a); spec.outOfServiceTaint is off: enabled, node.kubernetes.io/out-of-service=nodeshutdown:NoExecute makes the control plane force-delete the node\'s terminating pods and detach their volumes (right only for a node that is really off)' },
+      { phase: 'Draining', message: 'draining: 1 of 1 pods left; node n1 Ready=Unknown since 2025-12-01T00:00:00Z (NodeStatusUnknown) with 1 pods stuck Terminating (app/a); spec.outOfServiceTaint is off: enabled, node.kubernetes.io/out-of-service=nodeshutdown:NoExecute makes the control plane force-delete the node\'s terminating pods and detach their volumes (right only for a node that is really off)', annotations: kind('dead-node') },
       "next: the node must come back, or, only if the machine is really off, spec.outOfServiceTaint.enabled: true lets kmaint add the taint (node.kubernetes.io/out-of-service=nodeshutdown:NoExecute makes the control plane force-delete the node's terminating pods and detach their volumes (right only for a node that is really off))",
     ],
     [
       'a dead node, tainted: the pod garbage collector',
-      { phase: 'Draining', message: 'draining: 1 of 1 pods left; node n1 Ready=Unknown since 2025-12-01T00:00:00Z (NodeStatusUnknown) with 1 pods stuck Terminating (app/a); node.kubernetes.io/out-of-service is on the node (added by kmaint for this request): the control plane force-deletes them' },
+      { phase: 'Draining', message: 'draining: 1 of 1 pods left; node n1 Ready=Unknown since 2025-12-01T00:00:00Z (NodeStatusUnknown) with 1 pods stuck Terminating (app/a); node.kubernetes.io/out-of-service is on the node (added by kmaint for this request): the control plane force-deletes them', annotations: kind('dead-node-tainted') },
       "next: kube-controller-manager's pod garbage collector deletes the terminating pods of the tainted NotReady node (it runs every 20 s); then the request is Ready",
     ],
   ])('%s', (_rule, opts, next) => {
     const nm = aMaintenance({ name: 'r', nodeName: 'n1', ...opts });
     expect(explainRequest(snapshot(nm, { nodes: [aNode({ name: 'n1' })] }), NOW).at(-1)).toBe(next);
+  });
+});
+
+describe('explainRequest: a wait written by an older kmaint (message, no kmaint.io/wait-kind)', () => {
+  it('shows the message as the Ready line and classifies nothing: no wait section, next by phase', () => {
+    const nm = aMaintenance({ name: 'r', nodeName: 'n1', phase: 'Cordon', message: 'waiting to cordon: the medik8s node lease medik8s-leases/node-n1 is held by snr until 2025-12-01T00:10:00Z' });
+    expect(explainRequest(snapshot(nm, { nodes: [aNode({ name: 'n1' })] }), NOW).slice(1)).toEqual([
+      '  Ready: waiting to cordon: the medik8s node lease medik8s-leases/node-n1 is held by snr until 2025-12-01T00:10:00Z',
+      'pods on node n1:',
+      '  ok    no drainSpec: no pod is evicted',
+      'next: the drainer cordons node n1 and drains it',
+    ]);
   });
 });
 
@@ -214,7 +228,7 @@ describe('parseRequestRef', () => {
 
 describe('explainRequest: Slurm', () => {
   it('a Slurm wait is its own section before the pods, and says what must happen next', () => {
-    const nm = aMaintenance({ name: 'job', nodeName: 'n1', phase: 'Draining', message: 'waiting: Slurm node n1 draining, state ALLOCATED+DRAIN' });
+    const nm = aMaintenance({ name: 'job', nodeName: 'n1', phase: 'Draining', message: 'waiting: Slurm node n1 draining, state ALLOCATED+DRAIN', annotations: kind('slurm-drain') });
     nm.spec.drainSpec = { force: true, podSelector: 'app=slurmd' };
     const pods = [aReadyPod({ name: 'slurm-n1', namespace: 'hpc', labels: { app: 'slurmd' }, nodeName: 'n1' })];
     expect(explainRequest(snapshot(nm, { nodes: [aNode({ name: 'n1', unschedulable: true })], pods }), NOW).slice(1)).toEqual([

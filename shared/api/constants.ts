@@ -37,6 +37,36 @@ export const ANNOTATION_GC_IGNORE = 'maintenance.nvidia.com/garbage-collector.ig
 /** kmaint extension: when the current drain window started (drain timeout clock). */
 export const ANNOTATION_DRAIN_START = 'kmaint.io/drain-start-time';
 
+/**
+ * kmaint extension: on a NodeMaintenance the drainer holds, which kind of wait its Ready message tells (WaitKind), so
+ * `kmaint explain` and the metrics read the kind, never the words. Written when the kind changes, removed when the hold
+ * ends; requests written by an older kmaint carry the message only. Ready's reason stays the phase (upstream reads it).
+ */
+export const ANNOTATION_WAIT_KIND = 'kmaint.io/wait-kind';
+/** The drainer's waits on other systems, the values of kmaint.io/wait-kind. */
+export const WaitKind = {
+  /** Another tool (medik8s) holds the node's lease, or it cannot be read: kmaint does not cordon. */
+  NodeLease: 'node-lease',
+  /** spec.slurm: the node's Slurm nodes are draining; their jobs must end. */
+  SlurmDrain: 'slurm-drain',
+  /** Slinky's NodeSet pods: Slinky has yet to drain the Slurm nodes. */
+  SlinkyDrain: 'slinky-drain',
+  /** Slinky's NodeSet pods: Slinky drains the Slurm nodes; their jobs must end. */
+  SlinkyJobs: 'slinky-jobs',
+  /** Slurm cannot be read or drained (slurmrestd, spec.slurm, a missing Slurm node). */
+  SlurmProblem: 'slurm-problem',
+  /** A dead node with pods stuck Terminating and no out-of-service taint (spec.outOfServiceTaint off). */
+  DeadNode: 'dead-node',
+  /** A dead node with the out-of-service taint on (or being added): the pod garbage collector deletes the pods. */
+  DeadNodeTainted: 'dead-node-tainted',
+} as const;
+export type WaitKind = (typeof WaitKind)[keyof typeof WaitKind];
+const WAIT_KINDS: ReadonlySet<string> = new Set(Object.values(WaitKind));
+/** The kind an annotation value names, or undefined (absent, or written by a newer kmaint). */
+export function waitKindOf(value: string | undefined): WaitKind | undefined {
+  return value !== undefined && WAIT_KINDS.has(value) ? (value as WaitKind) : undefined;
+}
+
 export const EVENT_REASON_CONDITION_CHANGED = 'ConditionChanged';
 export const EVENT_REASON_DRAIN_TIMEOUT = 'DrainTimeout';
 export const EVENT_REASON_DRAIN_REFUSED = 'DrainRefused';

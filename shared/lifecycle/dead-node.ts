@@ -2,7 +2,7 @@
 // its drain on its own. Says so in the drain's message, and with spec.outOfServiceTaint adds the out-of-service taint
 // (recorded on the node in the same patch) so the control plane force-deletes those pods; release removes only ours.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_OUT_OF_SERVICE_BY, EVENT_REASON_OUT_OF_SERVICE, TAINT_OUT_OF_SERVICE, TAINT_OUT_OF_SERVICE_VALUE, rfc3339Seconds } from '../api/index.ts';
+import { ANNOTATION_OUT_OF_SERVICE_BY, EVENT_REASON_OUT_OF_SERVICE, TAINT_OUT_OF_SERVICE, TAINT_OUT_OF_SERVICE_VALUE, WaitKind, rfc3339Seconds } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance, NodeRef, NodeTaint } from '../api/index.ts';
 import { holderFor } from './node-lease.ts';
 
@@ -15,6 +15,8 @@ export interface OutOfServiceConfig {
 /** What the drain adds to its message about a dead node, and the taint write when enabled. */
 export interface DeadNodeReport {
   note: string;
+  /** kmaint.io/wait-kind: no taint (spec.outOfServiceTaint off), or the taint on or being added. */
+  wait: WaitKind;
   actions: Action[];
 }
 
@@ -47,13 +49,14 @@ export function reportDeadNode(nm: NodeMaintenance, node: V1Node, nodeRef: NodeR
   const present = node.spec?.taints?.some((t) => t.key === TAINT_OUT_OF_SERVICE) === true;
   if (present) {
     const by = node.metadata?.annotations?.[ANNOTATION_OUT_OF_SERVICE_BY];
-    return { note: `${head}; ${TAINT_OUT_OF_SERVICE} is on the node (${by === holderFor(nm) ? 'added by kmaint for this request' : 'not added by this request'}): the control plane force-deletes them`, actions: [] };
+    return { note: `${head}; ${TAINT_OUT_OF_SERVICE} is on the node (${by === holderFor(nm) ? 'added by kmaint for this request' : 'not added by this request'}): the control plane force-deletes them`, wait: WaitKind.DeadNodeTainted, actions: [] };
   }
-  if (!config.enabled) return { note: `${head}; spec.outOfServiceTaint is off: enabled, ${OUT_OF_SERVICE_EFFECT}`, actions: [] };
+  if (!config.enabled) return { note: `${head}; spec.outOfServiceTaint is off: enabled, ${OUT_OF_SERVICE_EFFECT}`, wait: WaitKind.DeadNode, actions: [] };
   const taint: NodeTaint = { key: TAINT_OUT_OF_SERVICE, value: TAINT_OUT_OF_SERVICE_VALUE, effect: 'NoExecute', timeAdded: rfc3339Seconds(now) };
   const message = `added ${TAINT_OUT_OF_SERVICE}=${TAINT_OUT_OF_SERVICE_VALUE}:NoExecute to node ${nodeRef.name} (${state}; pods stuck Terminating: ${stuck.slice(0, 3).join(', ')})`;
   return {
     note: `${head}; adding ${TAINT_OUT_OF_SERVICE} (spec.outOfServiceTaint)`,
+    wait: WaitKind.DeadNodeTainted,
     actions: [
       { kind: 'setNodeTaints', node: nodeRef, taints: [...taintsOf(node), taint], annotations: { [ANNOTATION_OUT_OF_SERVICE_BY]: holderFor(nm) }, maintenance: ref, reason: `dead node: ${state}` },
       { kind: 'emitEvent', target: { kind: 'NodeMaintenance', namespace: ref.namespace, name: ref.name, ...(ref.uid ? { uid: ref.uid } : {}) }, type: 'Warning', eventReason: EVENT_REASON_OUT_OF_SERVICE, message, reason: 'out-of-service taint added' },

@@ -6,6 +6,7 @@ import {
   ANNOTATION_CORDON_REASON,
   ANNOTATION_CORDONED_BY,
   ANNOTATION_MEDIK8S_LEASE,
+  ANNOTATION_WAIT_KIND,
   EVENT_REASON_CONDITION_CHANGED,
   Phase,
   maintenanceKey,
@@ -13,7 +14,7 @@ import {
   maintenanceRef,
   withReadyCondition,
 } from '../api/index.ts';
-import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus } from '../api/index.ts';
+import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus, WaitKind } from '../api/index.ts';
 import { BudgetLedger } from './budgets.ts';
 import { gangMembersNotAdmitted } from './gang-hold.ts';
 import { holdsAdmission } from '../scheduling/index.ts';
@@ -124,6 +125,8 @@ interface Walk {
   status: NodeMaintenanceStatus;
   message: string;
   inFlight: boolean;
+  /** The holding step's wait on another system (kmaint.io/wait-kind). */
+  wait?: WaitKind;
 }
 
 /** Runs the step of the request's phase and follows each `advance` down the table until a `hold` or the end. */
@@ -136,7 +139,7 @@ function walkSteps(base: Omit<StepContext, 'phase' | 'status'>, start: string, s
     walk.results.push(result);
     if (result.status !== undefined) walk.status = result.status;
     // A hold without words of its own (Ready's) shows what the step that advanced into it had to say.
-    if (result.kind === 'hold') return { ...walk, message: result.message || walk.message, inFlight: result.inFlight };
+    if (result.kind === 'hold') return { ...walk, message: result.message || walk.message, inFlight: result.inFlight, ...(result.wait ? { wait: result.wait } : {}) };
     walk.message = result.note ?? '';
     walk.phase = result.to;
     walk.passed.push(result.to);
@@ -192,7 +195,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   if (start !== Phase.Scheduled && start !== Phase.Cordon) nodeActions.push(...keepHold(nm, node, snapshot.medik8s, ref, now));
 
   const actions: Action[] = [];
-  const metaPatch = metaPatchOf(ref, results);
+  const metaPatch = metaPatchOf(ref, results, waitKindWrite(nm, walk.wait ?? dead?.wait));
   if (metaPatch) actions.push(metaPatch);
   actions.push(...nodeActions, ...results.flatMap((r) => r.podActions ?? []));
   const statusWrite = statusWriteOf(nm, ref, start, walk, now);
@@ -204,9 +207,16 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   return { actions, slurm: results.flatMap((r) => r.slurm ?? []), inFlight: walk.inFlight, ready: walk.passed.includes(Phase.Ready) };
 }
 
+/** kmaint.io/wait-kind as this pass leaves it: written when the kind changes, removed when no such wait holds. */
+function waitKindWrite(nm: NodeMaintenance, wait: WaitKind | undefined): Record<string, string | null> {
+  const current = nm.metadata.annotations?.[ANNOTATION_WAIT_KIND];
+  if (current === wait) return {};
+  return { [ANNOTATION_WAIT_KIND]: wait ?? null };
+}
+
 /** The request's one metadata patch (annotations merged in step order, finalizer, owner), first in its unit; or none. */
-function metaPatchOf(ref: MaintenanceRef, results: readonly StepResult[]): Action | undefined {
-  const annotations: Record<string, string | null> = Object.assign({}, ...results.map((r) => r.annotations ?? {}));
+function metaPatchOf(ref: MaintenanceRef, results: readonly StepResult[], wait: Record<string, string | null>): Action | undefined {
+  const annotations: Record<string, string | null> = Object.assign({}, ...results.map((r) => r.annotations ?? {}), wait);
   const addFinalizer = results.some((r) => r.addFinalizer === true);
   const ownerNode = results.find((r) => r.ownerNode !== undefined)?.ownerNode;
   if (!addFinalizer && !ownerNode && Object.keys(annotations).length === 0) return undefined;

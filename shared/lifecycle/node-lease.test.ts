@@ -1,6 +1,6 @@
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION_CORDON_REASON, ANNOTATION_CORDONED_BY, ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_MEDIK8S_LEASE, ANNOTATION_READY_TIME } from '../api/index.ts';
+import { ANNOTATION_CORDON_REASON, ANNOTATION_CORDONED_BY, ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_MEDIK8S_LEASE, ANNOTATION_READY_TIME, ANNOTATION_WAIT_KIND } from '../api/index.ts';
 import type { Action, MaintenanceRef } from '../api/index.ts';
 import { NOW } from '../scheduling/test-builders.ts';
 import { planDrainer } from './drainer.ts';
@@ -116,6 +116,8 @@ describe('planDrainer and the medik8s node lease', () => {
     const message = 'waiting to cordon: the medik8s node lease medik8s-leases/node-worker-01 is held by node-maintenance until 2026-01-01T00:50:00Z';
     // No node-initial-state while waiting (it used to be recorded "false" here): the holder may cordon the node first.
     expect(plan(present(aLease('node-maintenance', '2025-12-31T23:50:00Z')))).toEqual([
+      // The kind of wait, for kmaint explain and the metrics (kmaint.io/wait-kind).
+      { kind: 'patchMaintenanceMeta', target: ref, annotations: { [ANNOTATION_WAIT_KIND]: 'node-lease' }, reason: 'record progress' },
       {
         kind: 'writeStatus',
         target: ref,
@@ -131,7 +133,7 @@ describe('planDrainer and the medik8s node lease', () => {
 
   it('the same wait a pass later: nothing written, no second Warning', () => {
     const message = 'waiting to cordon: the medik8s node lease medik8s-leases/node-worker-01 is held by node-maintenance until 2026-01-01T00:50:00Z';
-    const waiting = aLifecycleMaintenance({ name: 'nm-1', nodeName: 'worker-01', phase: 'Cordon', annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' } });
+    const waiting = aLifecycleMaintenance({ name: 'nm-1', nodeName: 'worker-01', phase: 'Cordon', annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false', [ANNOTATION_WAIT_KIND]: 'node-lease' } });
     waiting.status = { conditions: [{ type: 'Ready', status: 'False', reason: 'Cordon', message, lastTransitionTime: '2025-12-31T23:00:00Z', observedGeneration: 1 }] };
     expect(plan(present(aLease('node-maintenance', '2025-12-31T23:50:00Z')), schedulable, waiting)).toEqual([]);
   });

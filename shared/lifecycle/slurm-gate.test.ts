@@ -53,7 +53,8 @@ const ROWS: Row[] = [
     rule: 'recorded: the drain is sent with our reason, the worker stays',
     annotations: { [ANNOTATION_SLURM_DRAINED]: 'n1', ...STARTED },
     slurm: slurm(['ALLOCATED']),
-    kinds: ['writeStatus'],
+    // The first pass of the wait records its kind (kmaint.io/wait-kind: slurm-drain) in the metadata patch.
+    kinds: ['patchMaintenanceMeta', 'writeStatus'],
     slurmWrites: [{ kind: 'slurmDrain', node: 'n1', reason: 'kmaint: requestor-a default/nm-1', maintenance: { namespace: 'default', name: 'nm-1' }, why: 'before evicting pod default/slurm-n1' }],
     message: 'waiting: Slurm node n1 draining, state ALLOCATED',
   },
@@ -69,7 +70,7 @@ const ROWS: Row[] = [
     rule: 'slurmrestd unreachable: no eviction, the message says why, a SlurmProblem event',
     annotations: { [ANNOTATION_SLURM_DRAINED]: 'n1', ...STARTED },
     slurm: { kind: 'on', settings: SETTINGS, view: { kind: 'problem', problem: { kind: 'unreachable', message: 'cannot reach slurmrestd at http://slurm:6820: ECONNREFUSED' } } },
-    kinds: ['writeStatus', 'emitEvent'],
+    kinds: ['patchMaintenanceMeta', 'writeStatus', 'emitEvent'],
     slurmWrites: [],
     message: 'waiting: cannot reach slurmrestd at http://slurm:6820: ECONNREFUSED; nothing is evicted until Slurm node n1 can be drained',
   },
@@ -214,9 +215,9 @@ describe('issue 40: kmaint.io/slurm-drained and an old kmaint.io/slurm-drain-sta
   const DRAINED_AT = Date.parse('2026-01-01T00:00:09Z') / 1000;
 
   it.each([
-    { rule: 'the pass that sends the drain evicts nothing', ctx: withTimeout(['ALLOCATED'], ''), now: LATER, expected: { kinds: ['writeStatus'], slurm: ['slurmDrain'] } },
-    { rule: 'the pass after (Slurm drained 1 s ago) evicts nothing', ctx: withTimeout(['ALLOCATED', 'DRAIN'], REASON, DRAINED_AT), now: LATER, expected: { kinds: ['writeStatus'], slurm: [] } },
-    { rule: 'nor while Slurm gives no drain time', ctx: withTimeout(['ALLOCATED', 'DRAIN'], REASON), now: new Date('2026-01-02T00:00:00Z'), expected: { kinds: ['writeStatus'], slurm: [] } },
+    { rule: 'the pass that sends the drain evicts nothing', ctx: withTimeout(['ALLOCATED'], ''), now: LATER, expected: { kinds: ['patchMaintenanceMeta', 'writeStatus'], slurm: ['slurmDrain'] } },
+    { rule: 'the pass after (Slurm drained 1 s ago) evicts nothing', ctx: withTimeout(['ALLOCATED', 'DRAIN'], REASON, DRAINED_AT), now: LATER, expected: { kinds: ['patchMaintenanceMeta', 'writeStatus'], slurm: [] } },
+    { rule: 'nor while Slurm gives no drain time', ctx: withTimeout(['ALLOCATED', 'DRAIN'], REASON), now: new Date('2026-01-02T00:00:00Z'), expected: { kinds: ['patchMaintenanceMeta', 'writeStatus'], slurm: [] } },
     {
       rule: "10 s after Slurm's own drain time the timeout evicts, as configured",
       ctx: withTimeout(['ALLOCATED', 'DRAIN'], REASON, DRAINED_AT),

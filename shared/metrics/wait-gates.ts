@@ -2,6 +2,8 @@
 // admission gates (shared/scheduling/wait-reasons.ts), the drainer's budget, Slurm and medik8s lease waits.
 // Reading the message, not the plan, counts every request the same way whichever pass looks at it.
 
+import { WaitKind } from '../api/index.ts';
+
 /** Every gate in output order; `other` collects waits whose text no rule below knows. */
 export const WAIT_GATES = ['parallel', 'unavailable', 'pool', 'zone', 'window', 'not-before', 'gang', 'slurm', 'budget', 'lease', 'node', 'config', 'other'] as const;
 export type WaitGate = (typeof WAIT_GATES)[number];
@@ -31,11 +33,26 @@ const ADMISSION_RULES: ReadonlyArray<[RegExp, WaitGate]> = [
   [/slurm/i, 'slurm'],
 ];
 
+/** The gate of each drainer wait kind; the message rules below stay for admission and requests an older kmaint held. */
+const KIND_GATES: Readonly<Record<WaitKind, WaitGate | undefined>> = {
+  [WaitKind.NodeLease]: 'lease',
+  [WaitKind.SlurmDrain]: 'slurm',
+  [WaitKind.SlinkyDrain]: 'slurm',
+  [WaitKind.SlinkyJobs]: 'slurm',
+  [WaitKind.SlurmProblem]: 'slurm',
+  [WaitKind.DeadNode]: undefined,
+  [WaitKind.DeadNodeTainted]: undefined,
+};
+
 /**
  * The gate a request with this Ready message waits on, or undefined when it does not wait on one (admitted,
  * draining freely, waiting for its own pods to complete, Ready).
  */
-export function waitGateOf(message: string): WaitGate | undefined {
+export function waitGateOf(message: string, kind?: WaitKind): WaitGate | undefined {
+  // The drainer's waits on other systems by their kind (kmaint.io/wait-kind), not their words; a dead node is no gate
+  // of its own (its drain message still counts a budget wait below).
+  const byKind = kind === undefined ? undefined : KIND_GATES[kind];
+  if (byKind !== undefined) return byKind;
   if (message.startsWith('waiting: ')) {
     const why = message.slice('waiting: '.length);
     for (const [rule, gate] of ADMISSION_RULES) if (rule.test(why)) return gate;

@@ -2,7 +2,7 @@
 // Drained, never touch a drain someone else set, and never let an eviction through while Slurm cannot be read. On a
 // Slinky-managed node Slinky drains on kmaint's cordon: kmaint records that drain and waits for it, never lifts it.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_SLINKY_DRAINED, SLINKY_CONDITION_PREFIX, type NodeMaintenance } from '../api/index.ts';
+import { ANNOTATION_SLINKY_DRAINED, SLINKY_CONDITION_PREFIX, WaitKind, type NodeMaintenance } from '../api/index.ts';
 import type { SlurmNodeInfo } from './client.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, drainReason, formatRecord, recordedSlinkyNodes, recordedSlurmNodes } from './ownership.ts';
 import { isSlinkyPod, isSlinkyReason, slinkyDrainReason, slinkyLeavesAlone, slurmNodeFromConditions } from './slinky.ts';
@@ -22,6 +22,9 @@ export interface SlurmGate {
   warning?: { eventReason: string; message: string };
 }
 
+/** The gate and, while it holds, what its message waits on (kmaint.io/wait-kind), for the drainer to record. */
+export type SlurmGateWithWait = SlurmGate & { wait?: WaitKind };
+
 export const EVENT_REASON_SLURM_PROBLEM = 'SlurmProblem';
 export const EVENT_REASON_SLURM_DRAIN_TIMEOUT = 'SlurmDrainTimeout';
 
@@ -34,6 +37,8 @@ interface Verdict {
   drain?: true;
   record?: 'kmaint' | 'slinky';
   wait?: string;
+  /** A wait on Slinky: its drain still to come, or its drain under way. */
+  slinky?: 'to-drain' | 'draining';
   problem?: string;
 }
 
@@ -74,14 +79,14 @@ function judgeWorker(w: SlurmWorker, info: SlurmNodeInfo, r: JudgeRules): Verdic
     const forUs = r.slinkyRecorded.has(w.slurmNode) || (slinky && info.reason === r.slinkyReason);
     const record = forUs && !r.slinkyRecorded.has(w.slurmNode) ? { record: 'slinky' as const } : {};
     if (drained) return record;
-    if (forUs) return { ...record, wait: `${at} draining by Slinky for this request ("${info.reason}"), state ${state}` };
+    if (forUs) return { ...record, slinky: 'draining', wait: `${at} draining by Slinky for this request ("${info.reason}"), state ${state}` };
     // Slinky drained it for another cause (someone else's cordon, its pod-cordon): cooperating, not foreign.
-    if (slinky && isSlinkyReason(info.reason)) return { wait: `${at} draining by Slinky ("${info.reason}"), state ${state}` };
+    if (slinky && isSlinkyReason(info.reason)) return { slinky: 'draining', wait: `${at} draining by Slinky ("${info.reason}"), state ${state}` };
     // Someone else's drain (an admin, another request): wait for it, never touch it.
     return { wait: `${at} drained by someone else ("${info.reason}"), state ${state}` };
   }
   // Slinky drains the Slurm node of a cordoned Kubernetes node, unless a foreign reason freezes it.
-  if (slinky && !slinkyLeavesAlone(info.reason)) return { wait: `${at} to be drained by Slinky, state ${state}` };
+  if (slinky && !slinkyLeavesAlone(info.reason)) return { slinky: 'to-drain', wait: `${at} to be drained by Slinky, state ${state}` };
   if (!r.canWrite) return { problem: `${at} has a reason Slinky leaves alone ("${info.reason}"), so Slinky will not drain it, and without slurmrestd url and token kmaint cannot: clear the reason or drain the node by hand` };
   // Record before draining: the drain is sent next pass, once the record is on the object.
   return { record: 'kmaint', wait: `${at} to be drained, state ${state}` };
@@ -89,8 +94,14 @@ function judgeWorker(w: SlurmWorker, info: SlurmNodeInfo, r: JudgeRules): Verdic
 
 /** Decides the gate for one request whose drain phase is about to evict. Pure. */
 export function planSlurmGate(nm: NodeMaintenance, node: V1Node, pods: readonly V1Pod[], ctx: SlurmContext, now: Date): SlurmGate {
+  const { wait: _wait, ...gate } = planSlurmGateWithWait(nm, node, pods, ctx, now);
+  return gate;
+}
+
+/** planSlurmGate, plus the kind of wait when it holds. Pure. */
+export function planSlurmGateWithWait(nm: NodeMaintenance, node: V1Node, pods: readonly V1Pod[], ctx: SlurmContext, now: Date): SlurmGateWithWait {
   const annotations: Record<string, string | null> = {};
-  const hold = (message: string, warning?: SlurmGate['warning']): SlurmGate => ({ hold: true, message, annotations, writes, ...(warning ? { warning } : {}) });
+  const hold = (message: string, warning?: SlurmGate['warning'], wait: WaitKind = WaitKind.SlurmProblem): SlurmGateWithWait => ({ hold: true, message, annotations, writes, wait, ...(warning ? { warning } : {}) });
   const writes: SlurmWrite[] = [];
   if (ctx.kind === 'invalid') return hold(`waiting: ${ctx.problem}`, { eventReason: EVENT_REASON_SLURM_PROBLEM, message: ctx.problem });
   const s = ctx.settings;
@@ -116,6 +127,7 @@ export function planSlurmGate(nm: NodeMaintenance, node: V1Node, pods: readonly 
   const waits: string[] = [];
   const missing: string[] = [];
   const waited: SlurmNodeInfo[] = [];
+  const slinkyWaits = new Set<'to-drain' | 'draining'>();
   for (const w of workers.workers) {
     const info = slurmNodeOf(w, view);
     if (typeof info === 'string') {
@@ -129,6 +141,7 @@ export function planSlurmGate(nm: NodeMaintenance, node: V1Node, pods: readonly 
     if (v.problem !== undefined) missing.push(v.problem);
     if (v.wait !== undefined) {
       waits.push(v.wait);
+      if (v.slinky) slinkyWaits.add(v.slinky);
       waited.push(info);
     }
   }
@@ -148,7 +161,8 @@ export function planSlurmGate(nm: NodeMaintenance, node: V1Node, pods: readonly 
       return { hold: false, message: '', annotations, writes, warning: { eventReason: EVENT_REASON_SLURM_DRAIN_TIMEOUT, message: `Slurm drain did not finish within ${s.drainTimeoutSeconds} s (${waits.join('; ')}); evicting anyway` } };
     }
   }
-  return hold(`waiting: ${waits.join('; ')}`);
+  const wait = slinkyWaits.has('to-drain') ? WaitKind.SlinkyDrain : slinkyWaits.has('draining') ? WaitKind.SlinkyJobs : WaitKind.SlurmDrain;
+  return hold(`waiting: ${waits.join('; ')}`, undefined, wait);
 }
 
 /**

@@ -11,7 +11,7 @@ export { slurmWorkersOf } from './workers.ts';
 export type { SlurmWorker, WorkersResult } from './workers.ts';
 export { describeSlurmWrite, isSweep } from './view.ts';
 export type { SlurmContext, SlurmReservations, SlurmView, SlurmWrite } from './view.ts';
-export { EVENT_REASON_SLURM_DRAIN_TIMEOUT, EVENT_REASON_SLURM_PROBLEM, planSlurmGate } from './gate.ts';
+export { EVENT_REASON_SLURM_DRAIN_TIMEOUT, EVENT_REASON_SLURM_PROBLEM, planSlurmGate, planSlurmGateWithWait, type SlurmGateWithWait } from './gate.ts';
 export type { SlurmGate } from './gate.ts';
 export { planSlurmRelease } from './release.ts';
 export { planSlurmReservations } from './reservation.ts';

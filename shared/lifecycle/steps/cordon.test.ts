@@ -76,6 +76,7 @@ describe('cordon (Cordon)', () => {
         kind: 'hold',
         message: HELD,
         inFlight: true,
+        wait: 'node-lease',
         annotations: {},
         warnings: [{ kind: 'emitEvent', target, type: 'Warning', eventReason: 'NodeLeaseHeld', message: HELD, reason: 'medik8s node lease not available' }],
       },
@@ -86,7 +87,7 @@ describe('cordon (Cordon)', () => {
       annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' },
       message: HELD,
       medik8s: heldBy('node-maintenance'),
-      expected: { kind: 'hold', message: HELD, inFlight: true, annotations: {}, warnings: [] },
+      expected: { kind: 'hold', message: HELD, inFlight: true, wait: 'node-lease', annotations: {}, warnings: [] },
     },
     {
       rule: 'the holder cordoned the node while kmaint waited, then let the lease go: "true" recorded as it is now, no cordon of ours',

@@ -12,6 +12,7 @@ import {
   MEDIK8S_LEASE_NAMESPACE,
   Phase,
   SLINKY_NODE_CORDON_REASON,
+  WaitKind,
   rfc3339Seconds,
 } from '../../api/index.ts';
 import type { Action, NodeMaintenance } from '../../api/index.ts';
@@ -65,7 +66,7 @@ export function cordon(ctx: StepContext): StepResult {
   const claim = claimNodeLease(nm, node, ctx.medik8s, ctx.now);
   if (claim.kind === 'wait') {
     const warnings = claim.message !== shownMessage(nm) ? [warningEvent(ctx.eventTarget, EVENT_REASON_NODE_LEASE_HELD, claim.message, 'medik8s node lease not available')] : [];
-    return { kind: 'hold', message: claim.message, inFlight: true, annotations, warnings };
+    return { kind: 'hold', message: claim.message, inFlight: true, wait: WaitKind.NodeLease, annotations, warnings };
   }
   // The node's prior state, as upstream records it, in the pass that cordons: for upstream requestors to read. It never
   // lifts a cordon by itself (a requestor can preset it); cleanup uncordons only on the node's kmaint.io/cordoned-by.

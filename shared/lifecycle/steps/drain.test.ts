@@ -73,6 +73,7 @@ describe('drain (Draining)', () => {
         kind: 'hold',
         message: 'waiting: spec.slurm.url: not a URL',
         inFlight: true,
+        wait: 'slurm-problem',
         annotations: {},
         warnings: [warning('SlurmProblem', 'spec.slurm.url: not a URL', 'Slurm drain')],
         slurm: [],

@@ -14,7 +14,7 @@ import {
 } from '../../api/index.ts';
 import type { Action, DrainSpec, DrainStatus } from '../../api/index.ts';
 import { computeDrainStatus, reapForceDeletes, selectPodsForDrain, unmatchedDraMessage, type DrainSelection, type ForcedDeletes } from '../../drain/index.ts';
-import { planSlurmGate, type SlurmContext, type SlurmWrite } from '../../slurm/index.ts';
+import { planSlurmGateWithWait, type SlurmContext, type SlurmWrite } from '../../slurm/index.ts';
 import { listHead, secondsSince, shownMessage, warningEvent, type StepContext, type StepResult } from './step.ts';
 
 /** What the drainer (and `kmaint explain`) say of a request whose drainSpec.podSelector cannot be read. */
@@ -55,7 +55,7 @@ export function drain(ctx: StepContext): StepResult {
 
 /** Slurm first: no pod leaves the node before its Slurm nodes are Drained (or Slurm can be read at all). */
 function gateOnSlurm(ctx: StepContext, slurm: SlurmContext, writes: GateWrites): StepResult | undefined {
-  const gate = planSlurmGate(ctx.nm, ctx.node, ctx.pods, slurm, ctx.now);
+  const gate = planSlurmGateWithWait(ctx.nm, ctx.node, ctx.pods, slurm, ctx.now);
   Object.assign(writes.annotations, gate.annotations);
   writes.slurm.push(...gate.writes);
   // Once per new wait message; a warning that lets the drain go on, once as the drain starts.
@@ -63,7 +63,7 @@ function gateOnSlurm(ctx: StepContext, slurm: SlurmContext, writes: GateWrites):
   if (gate.warning && (gate.hold ? gate.message !== previous : !previous.startsWith('draining:'))) {
     writes.warnings.push(warningEvent(ctx.eventTarget, gate.warning.eventReason, gate.warning.message, 'Slurm drain'));
   }
-  return gate.hold ? { kind: 'hold', message: gate.message, inFlight: true, ...writes } : undefined;
+  return gate.hold ? { kind: 'hold', message: gate.message, inFlight: true, ...(gate.wait ? { wait: gate.wait } : {}), ...writes } : undefined;
 }
 
 /** One drain round's outcome, for the message and events of a drain still under way. */

@@ -2,7 +2,7 @@
 // writes as data, which the drainer alone assembles into the request's actions.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { readyCondition } from '../../api/index.ts';
-import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus, NodeRef, Phase } from '../../api/index.ts';
+import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus, NodeRef, Phase, WaitKind } from '../../api/index.ts';
 import type { SlurmContext, SlurmWrite } from '../../slurm/index.ts';
 import type { DraView, OwnPods } from '../../drain/index.ts';
 import type { BudgetLedger } from '../budgets.ts';
@@ -71,6 +71,8 @@ export interface Hold extends StepWrites {
   kind: 'hold';
   message: string;
   inFlight: boolean;
+  /** What the message waits on when it is another system (kmaint.io/wait-kind); absent: no such wait. */
+  wait?: WaitKind;
 }
 
 export type StepResult = Advance | Hold;
