@@ -4,6 +4,7 @@
 // passes as `kmaint run all` runs them, a requestor deleting each request once Ready), predicts again with the pass
 // time measured there (`kmaint simulate --pass-time`), and prints all three. Exits 1 when that prediction is more than
 // 10% off. Starts and stops a testbed of its own.
+import { errorMessage } from '../shared/errors/index.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -192,7 +193,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`bench:gangs: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`bench:gangs: ${errorMessage(err)}\n`);
     process.exit(1);
   },
 );

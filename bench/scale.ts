@@ -2,6 +2,7 @@
 // holding 10,000 to 100,000 GPU-shaped nodes (bench/scale-nodes.ts), each pass bundled in a child process, with what
 // the API server says the pass cost it; then the upstream operator on the same cluster. One control plane grows from
 // size to size. Prints figures (stdout) and a markdown table; asserts nothing.
+import { errorMessage } from '../shared/errors/index.ts';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -330,7 +331,7 @@ async function main(o: Options): Promise<void> {
         try {
           upstream.push(await measureUpstream({ cp, conn, apiPid: api.pid, nodes: have, churnSeconds: o.churnSeconds, log: progress }));
         } catch (err) {
-          out(`upstream operator at ${have} nodes: NOT MEASURED: ${err instanceof Error ? err.message : String(err)}`);
+          out(`upstream operator at ${have} nodes: NOT MEASURED: ${errorMessage(err)}`);
         }
       }
       // The table so far after each size: a run stopped at the next (hours at 100,000 nodes) keeps what it measured.
@@ -395,6 +396,6 @@ try {
   await program.parseAsync(process.argv);
   process.exit(0);
 } catch (err) {
-  process.stderr.write(`bench:scale: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(`bench:scale: ${errorMessage(err, { stack: true })}\n`);
   process.exit(1);
 }

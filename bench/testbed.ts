@@ -1,5 +1,6 @@
 // `npm run bench:testbed -- [--profile small|large] [--nodes N] [--seed S]`: the testbed's speed and scale
 // figures (issue 3). Prints measurements, asserts nothing; progress goes to stderr, figures to stdout.
+import { errorMessage } from '../shared/errors/index.ts';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:https';
@@ -292,7 +293,7 @@ async function benchLarge(opts: { nodes?: number; seed: number; heartbeatMs: num
       notReady = '';
     } catch (err) {
       const s = kubelet.stats();
-      notReady = `NOT READY after ${secs(Date.now() - t0)}: ${err instanceof Error ? err.message : String(err)}; ` +
+      notReady = `NOT READY after ${secs(Date.now() - t0)}: ${errorMessage(err)}; ` +
         `${fmt(created)} pods created, kubelet started ${fmt(s.pods.started)}${notReady ? `; last census ${notReady}` : ''}`;
       out(`  ${notReady}`);
       out('  (the figures below are for the cluster as far as it got)');
@@ -460,6 +461,6 @@ try {
   await program.parseAsync(process.argv);
   process.exit(process.exitCode ?? 0);
 } catch (err) {
-  process.stderr.write(`bench:testbed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
+  process.stderr.write(`bench:testbed: ${errorMessage(err).split('\n')[0]}\n`);
   process.exit(1);
 }

@@ -1,5 +1,6 @@
 // The `kmaint` command: parses flags, calls one shared/runtime or shared/pass function, renders its summary.
 // The embedded simulated cluster (demo, sim) and the AWS SDK are loaded only by the commands that use them.
+import { errorMessage } from '../shared/errors/index.ts';
 import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import pino from 'pino';
@@ -45,7 +46,7 @@ function pageSizeFlag(value: string): number {
   try {
     return parseListPageSize(value, '--page-size');
   } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
+    throw new UsageError(errorMessage(err));
   }
 }
 

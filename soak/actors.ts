@@ -1,5 +1,6 @@
 // The people and machines around kmaint during a soak, talking to the API server directly (no faults): requestors
 // creating and releasing requests, and an administrator changing the config, cordoning by hand, taking nodes down.
+import { errorMessage } from '../shared/errors/index.ts';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { ANNOTATION_CORDONED_BY, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../shared/api/index.ts';
@@ -98,7 +99,7 @@ export async function attempt(world: World, what: string, fn: () => Promise<unkn
     return true;
   } catch (err) {
     const code = (err as { code?: number }).code;
-    if (code !== 404 && code !== 409) world.actorErrors.push(`${what}: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}`);
+    if (code !== 404 && code !== 409) world.actorErrors.push(`${what}: ${errorMessage(err).slice(0, 200)}`);
     return false;
   }
 }

@@ -1,6 +1,7 @@
 // `npm run testbed:build`: builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl
 // from their official Go modules at the versions pinned in testbed/go.mod, into the cache (skipped when current),
 // then the Prometheus Pushgateway pinned in testbed/pushgateway/go.mod and helm (testbed/helm.ts) for the chart tests.
+import { errorMessage } from '../shared/errors/index.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -117,7 +118,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     .then(
     () => process.exit(0),
     (err: unknown) => {
-      process.stderr.write(`testbed:build: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`testbed:build: ${errorMessage(err)}\n`);
       process.exit(1);
     },
   );

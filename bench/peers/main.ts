@@ -2,6 +2,7 @@
 // kmaint, the upstream NVIDIA maintenance operator and a sequential `kubectl drain` script, each on a fresh
 // testbed, per scenario in bench/peers/scenarios/ (issue 11). Prints a table, writes it into
 // docs/benchmarks.md, and exits 1 if any system put more nodes under maintenance at once than its limit.
+import { errorMessage } from '../../shared/errors/index.ts';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -201,7 +202,7 @@ for (const scenario of scenarios) {
       print(renderTable([f]).slice(2, 3).join(''));
       if (f.peakUnavailable > f.limit) failures.push(`${scenario.name} / ${system}: ${f.peakUnavailable} nodes unavailable at once, limit ${f.limit}`);
     } catch (err) {
-      failures.push(`${scenario.name} / ${system}: ${err instanceof Error ? err.message : String(err)}`);
+      failures.push(`${scenario.name} / ${system}: ${errorMessage(err)}`);
       save({ failure: failures.at(-1) ?? '' });
       log(`FAILED ${failures.at(-1)}`);
     }

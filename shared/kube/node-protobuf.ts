@@ -4,6 +4,7 @@
 // (docs/large-clusters.md); the fields kmaint never reads are skipped, not decoded. Go's JSON rules are applied
 // field by field — omitempty drops a zero value, a pointer is written whenever it is set, a zero metav1.Time is
 // null — so a planner cannot tell which encoding a Node came in (node-protobuf.test.ts decodes both ways).
+import { errorMessage } from '../errors/index.ts';
 import type { V1Node, V1NodeCondition, V1NodeSpec, V1Taint } from '@kubernetes/client-node';
 import type protobuf from 'protobufjs/light.js';
 import { ANNOTATION_CORDONED_BY } from '../api/index.ts';
@@ -250,7 +251,7 @@ function decoding<T>(what: string, fn: () => T): T {
     return fn();
   } catch (err) {
     if (err instanceof NodeListDecodeError) throw err;
-    throw new NodeListDecodeError(`${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new NodeListDecodeError(`${what}: ${errorMessage(err)}`, { cause: err });
   }
 }
 

@@ -1,5 +1,6 @@
 // One pass of one function: take the lease, read a snapshot, plan purely, apply, give the lease back, summarise.
 // What differs between the functions (reads, plan, how a pass starts) is their row in PASSES (passes.ts).
+import { errorMessage } from '../errors/index.ts';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
@@ -153,7 +154,7 @@ async function readRequestsAgain(opts: PassOptions): Promise<FreshRequests> {
     const listed = await opts.client.listMaintenances();
     return { kind: 'read', byKey: new Map(listed.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])) };
   } catch (err) {
-    return { kind: 'unreadable', message: err instanceof Error ? err.message : String(err) };
+    return { kind: 'unreadable', message: errorMessage(err) };
   }
 }
 
@@ -242,6 +243,6 @@ async function giveBack(opts: PassOptions, fn: PassFunction, lease: V1Lease): Pr
   try {
     await releasePassLease(opts.client, lease);
   } catch (err) {
-    opts.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, `${fn} pass: giving the lease back failed; it expires on its own`);
+    opts.logger?.warn({ err: errorMessage(err) }, `${fn} pass: giving the lease back failed; it expires on its own`);
   }
 }

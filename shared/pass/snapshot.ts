@@ -1,4 +1,5 @@
 // Reading what one pass needs: a handful of paged LISTs, pods only of the nodes being drained.
+import { errorMessage } from '../errors/index.ts';
 import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { MEDIK8S_LEASE_NAMESPACE, POOL_NAME_PATTERN, maintenancePhase } from '../api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
@@ -134,7 +135,7 @@ export async function readDrainPods(client: KubeClient, base: BaseSnapshot, conc
   try {
     return { podsByNode, pdbs, budgetPods, claims: await client.listResourceClaims() };
   } catch (err) {
-    return { podsByNode, pdbs, budgetPods, claims: [], claimsProblem: err instanceof Error ? err.message : String(err) };
+    return { podsByNode, pdbs, budgetPods, claims: [], claimsProblem: errorMessage(err) };
   }
 }
 
@@ -149,7 +150,7 @@ export async function readMedik8sLeases(client: KubeClient, needed: boolean): Pr
     const leases = await client.listLeases(MEDIK8S_LEASE_NAMESPACE);
     return { kind: 'present', leases: new Map(leases.map((l) => [l.metadata?.name ?? '', l])) };
   } catch (err) {
-    return { kind: 'unreadable', message: err instanceof Error ? err.message : String(err) };
+    return { kind: 'unreadable', message: errorMessage(err) };
   }
 }
 

@@ -1,6 +1,7 @@
 // Carries out the plan's terminations: terminate through the provider its providerID names, then (only on success)
 // delete the reap request, or leave a joined request (its additionalRequestors). Each outcome is a Node event; a
 // failure keeps the request as it is, so the next pass tries again.
+import { errorMessage } from '../errors/index.ts';
 import {
   ANNOTATION_REAPED,
   ANNOTATION_REAPER_JOINED,
@@ -84,7 +85,7 @@ export async function executeTerminations(terminations: readonly Termination[], 
       try {
         done = await choice.provider.terminate(t.providerID, signal);
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         result.errors.push(`${request}: ${message}`);
         result.actions.push(event(t, 'Warning', EVENT_REASON_TERMINATION_FAILED, `reap request ${request}: ${message}; retried next pass`));
         continue;

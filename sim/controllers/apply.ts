@@ -1,5 +1,6 @@
 // Executes the controllers' actions through client-node, a bounded number at once; conflicts and vanished
 // objects are outcomes (decided again next round), never exceptions.
+import { errorMessage } from '../../shared/errors/index.ts';
 import {
   ApiException,
   AppsV1Api,
@@ -48,7 +49,7 @@ function messageOf(err: unknown): string {
     }
     return `HTTP ${err.code}: ${text.slice(0, 200)}`;
   }
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 export class ControllerApplier {

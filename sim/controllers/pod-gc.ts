@@ -3,6 +3,7 @@
 // a NotReady Node tainted out-of-service, and terminated pods above the threshold are marked Failed (the orphans
 // with a DisruptionTarget condition) and force-deleted. It follows the store's change feed and the pods-by-node
 // index, never rescans all pods; the quarantine and the threshold checks run on the sim's clock.
+import { errorMessage } from '../../shared/errors/index.ts';
 import { WorkQueue } from './work-queue.ts';
 import type { SimClock, SimTimer } from '../clock.ts';
 import { ApiError, LocalApi, type JsonObject, type KindInfo, type ResourceRef, type SimContext, type StoreEvent, type StoredObject } from '../apiserver/index.ts';
@@ -264,7 +265,7 @@ export class PodGC {
         this.queue.enqueue(key, retry);
         return;
       }
-      this.totals.errors = [...this.totals.errors, err instanceof Error ? err.message : String(err)].slice(-20);
+      this.totals.errors = [...this.totals.errors, errorMessage(err)].slice(-20);
     } finally {
       this.writing = false;
     }

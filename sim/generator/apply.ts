@@ -1,4 +1,5 @@
 // createCluster: creates a generated cluster's namespaces and workloads through the API (Nodes come from the kubelet).
+import { errorMessage } from '../../shared/errors/index.ts';
 import {
   ApiException,
   AppsV1Api,
@@ -159,7 +160,7 @@ function describeError(err: unknown): string {
     const message = typeof body === 'object' && body?.message ? body.message : String(body ?? '');
     return `HTTP ${err.code}${message ? `: ${message}` : ''}`;
   }
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 function* chain<T>(...parts: Iterable<T>[]): Generator<T> {

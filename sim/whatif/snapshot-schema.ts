@@ -1,6 +1,7 @@
 // The cluster snapshot `kmaint snapshot` writes and `kmaint simulate --from` reads: version 1 of a documented JSON
 // shape, validated by zod on load. It keeps only what a simulated maintenance needs — no Secrets, no container
 // images, commands, arguments or environment, no annotations but the static-pod marker.
+import { errorMessage } from '../../shared/errors/index.ts';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { maintenanceOperatorConfigSpecSchema } from '../../shared/api/index.ts';
@@ -183,13 +184,13 @@ export function readSnapshotFile(path: string): ClusterSnapshot {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new SnapshotError(`${path}: cannot read the snapshot: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new SnapshotError(`${path}: cannot read the snapshot: ${errorMessage(err)}`, { cause: err });
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new SnapshotError(`${path}: not JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, { cause: err });
+    throw new SnapshotError(`${path}: not JSON: ${errorMessage(err).split('\n')[0]}`, { cause: err });
   }
   return validateSnapshot(value, path);
 }
