@@ -42,7 +42,7 @@ export default tseslint.config(
   },
   {
     files: ['**/*.ts'],
-    ignores: writtenOnce.map((r) => r.home),
+    ignores: [...writtenOnce.map((r) => r.home), '**/*.test.ts'],
     rules: {
       'no-restricted-syntax': ['error', ...writtenOnce.map((r) => ({ selector: r.selector, message: r.message }))],
     },

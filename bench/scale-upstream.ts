@@ -1,6 +1,7 @@
 // The upstream maintenance operator (testbed/peers builds it) on the scale benchmark's cluster: what its start costs
 // the API server (the informers' LISTs), its RSS at rest, and the API server CPU a minute of watching costs while node
 // statuses change at a kubelet's pace (every node re-posts its status every 5 min: N/300 writes a second).
+import { rfc3339Seconds } from '../shared/api/index.ts';
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { nvidiaOperatorIsBuilt } from '../testbed/peers/build-nvidia.ts';
@@ -33,7 +34,7 @@ async function churn(conn: Conn, nodes: number, perSecond: number, seconds: numb
   const start = Date.now();
   for (let sec = 0; sec < seconds; sec++) {
     const batch = Array.from({ length: perSecond }, (_, k) => nodeName((offset + sec * perSecond + k) % nodes));
-    const hb = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const hb = rfc3339Seconds(new Date());
     const body = JSON.stringify({ status: { conditions: [{ type: 'Ready', lastHeartbeatTime: hb }] } });
     let next = 0;
     await Promise.all(

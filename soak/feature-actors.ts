@@ -2,25 +2,7 @@
 // (by label and by clique), request timing and DRA pods for the singles, EC2 scheduling events, the SR-IOV config
 // daemon, another tool holding medik8s node leases while an administrator cordons, and a kubelet that dies mid-drain.
 import { CoordinationV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Node } from '@kubernetes/client-node';
-import {
-  ANNOTATION_CORDONED_BY,
-  ANNOTATION_DEADLINE,
-  ANNOTATION_GANG_SIZE,
-  ANNOTATION_NOT_BEFORE,
-  DEFAULT_SRIOV_NAMESPACE,
-  GROUP,
-  LABEL_GANG,
-  MEDIK8S_LEASE_NAMESPACE,
-  MEDIK8S_LEASE_PREFIX,
-  NODE_MAINTENANCE_PLURAL,
-  SRIOV_ANNOTATION_CURRENT_STATE,
-  SRIOV_ANNOTATION_DESIRED_STATE,
-  SRIOV_ANNOTATION_NODE_STATE,
-  SRIOV_GROUP,
-  SRIOV_NODE_STATE_PLURAL,
-  SRIOV_VERSION,
-  VERSION,
-} from '../shared/api/index.ts';
+import { ANNOTATION_CORDONED_BY, ANNOTATION_DEADLINE, ANNOTATION_GANG_SIZE, ANNOTATION_NOT_BEFORE, DEFAULT_SRIOV_NAMESPACE, GROUP, LABEL_GANG, MEDIK8S_LEASE_NAMESPACE, MEDIK8S_LEASE_PREFIX, microTime, NODE_MAINTENANCE_PLURAL, rfc3339Seconds, SRIOV_ANNOTATION_CURRENT_STATE, SRIOV_ANNOTATION_DESIRED_STATE, SRIOV_ANNOTATION_NODE_STATE, SRIOV_GROUP, SRIOV_NODE_STATE_PLURAL, SRIOV_VERSION, VERSION } from '../shared/api/index.ts';
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../shared/api/index.ts';
 import type { Rng } from '../sim/generator/prng.ts';
 import { attempt, bindPod, type Clients, type NodeControl, type World } from './actors.ts';
@@ -30,10 +12,8 @@ import { DRAIN_SELECTOR, DRA_DRAIN_SELECTOR, SOAK_BUDGET, BUDGET_GROUPS } from '
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 /** RFC 3339 with microseconds, as Kubernetes' MicroTime is written (shared/lifecycle/node-lease.ts writes kmaint's so). */
-const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const phaseOf = (nm: NodeMaintenance | undefined): string => nm?.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';
-const rfc3339 = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 /** A gang the soak filed: its members (namespace/name), how it is grouped, when its last member was created. */
 export interface GangRecord {
@@ -56,8 +36,8 @@ async function getNM(c: Clients, namespace: string, name: string): Promise<NodeM
 /** Timing annotations now and then: a deadline ahead (ranked first) or a not-before a little ahead (waits for it). */
 export function timingAnnotations(rng: Rng, now: number): Record<string, string> {
   const roll = rng.next();
-  if (roll < 0.2) return { [ANNOTATION_DEADLINE]: rfc3339(now + rng.int(10, 120) * 1000) };
-  if (roll < 0.35) return { [ANNOTATION_NOT_BEFORE]: rfc3339(now + rng.int(5, 40) * 1000) };
+  if (roll < 0.2) return { [ANNOTATION_DEADLINE]: rfc3339Seconds(now + rng.int(10, 120) * 1000) };
+  if (roll < 0.35) return { [ANNOTATION_NOT_BEFORE]: rfc3339Seconds(now + rng.int(5, 40) * 1000) };
   return {};
 }
 

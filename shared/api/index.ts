@@ -12,9 +12,9 @@ export {
   maintenanceKey,
   maintenancePhase,
   readyCondition,
-  rfc3339Seconds,
   withReadyCondition,
 } from './maintenance.ts';
+export { microTime, rfc3339Seconds } from './wire-time.ts';
 export {
   POOL_NAME_PATTERN,
   REQUESTOR_ID_PATTERN,

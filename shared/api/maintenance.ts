@@ -3,6 +3,7 @@
 // RFC 3339 seconds. Pure; shared by the scheduler, the drainer, cleanup, the reaper, the handshake, metrics and the CLI.
 import { CONDITION_READY, Phase, PHASE_UNINITIALIZED } from './constants.ts';
 import type { Condition, NodeMaintenance, NodeMaintenanceStatus } from './types.ts';
+import { rfc3339Seconds } from './wire-time.ts';
 
 /** `namespace/name`, the key used in plans, messages and the final tie-break. */
 export function maintenanceKey(nm: NodeMaintenance): string {
@@ -35,11 +36,6 @@ export function isInProgress(nm: NodeMaintenance): boolean {
 /** Unscheduled: '' or Pending and not being deleted, i.e. the scheduler may still admit it. */
 export function isUnscheduled(nm: NodeMaintenance): boolean {
   return !isInProgress(nm);
-}
-
-/** RFC 3339 with whole seconds, as metav1.Time serialises: 2026-01-01T00:00:00Z. */
-export function rfc3339Seconds(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 export interface ReadyConditionValue {

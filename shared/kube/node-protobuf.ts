@@ -7,7 +7,7 @@
 import { errorMessage } from '../errors/index.ts';
 import type { V1Node, V1NodeCondition, V1NodeSpec, V1Taint } from '@kubernetes/client-node';
 import type protobuf from 'protobufjs/light.js';
-import { ANNOTATION_CORDONED_BY } from '../api/index.ts';
+import { ANNOTATION_CORDONED_BY, rfc3339Seconds } from '../api/index.ts';
 import { NodeListDecodeError } from './errors.ts';
 import { nodeListRoot } from './node-protobuf-schema.ts';
 import { StringPool } from './string-pool.ts';
@@ -135,7 +135,7 @@ function dateOf(t: Time, pool: StringPool): Date {
 /** A metav1.Time as its JSON (RFC 3339, UTC, whole seconds), or null for a zero time: the spec keeps JSON's strings. */
 function timeText(t: Time): string | null {
   if (t.seconds == null || !has(t, 'seconds')) return null;
-  return new Date(int(t.seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339Seconds(int(t.seconds) * 1000);
 }
 
 const OWNER_MARKS = ['f:unschedulable', ANNOTATION_CORDONED_BY];

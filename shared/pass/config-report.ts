@@ -1,15 +1,11 @@
 // Reports configuration problems where operators look: a `Valid` condition and a Warning event on the config,
 // and (with pools) a `PoolsOverlap` condition naming the Nodes that several pools select.
-import { CONFIG_CONDITION_POOLS_OVERLAP, CONFIG_CONDITION_VALID, EVENT_REASON_INVALID_CONFIG, EVENT_REASON_POOLS_OVERLAP } from '../api/index.ts';
+import { CONFIG_CONDITION_POOLS_OVERLAP, CONFIG_CONDITION_VALID, EVENT_REASON_INVALID_CONFIG, EVENT_REASON_POOLS_OVERLAP, rfc3339Seconds } from '../api/index.ts';
 import type { Action, Condition, MaintenanceOperatorConfig } from '../api/index.ts';
 import type { PoolOverlap } from '../scheduling/index.ts';
 
 /** At most this many Nodes are named in the PoolsOverlap message; the rest are counted. */
 export const OVERLAP_NODES_NAMED = 20;
-
-function rfc3339(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 export interface ConfigReportExtras {
   /** Values that make one scope admit nothing, each already naming its field and scope. */
@@ -89,7 +85,7 @@ export function planConfigReport(config: MaintenanceOperatorConfig | undefined, 
       status: d.status,
       reason: d.reason,
       message: d.message,
-      lastTransitionTime: existing && existing.status === d.status ? existing.lastTransitionTime : rfc3339(now),
+      lastTransitionTime: existing && existing.status === d.status ? existing.lastTransitionTime : rfc3339Seconds(now),
       ...(config.metadata.generation !== undefined ? { observedGeneration: config.metadata.generation } : {}),
     };
     conditions = [...conditions.filter((c) => c.type !== d.type), condition];

@@ -9,6 +9,7 @@ import {
   ANNOTATION_REAPER_PROVIDER_ID,
   EVENT_REASON_INSTANCE_TERMINATED,
   EVENT_REASON_TERMINATION_FAILED,
+  rfc3339Seconds,
 } from '#api';
 import type { Action } from '#api';
 import type { Termination } from './termination-plan.ts';
@@ -63,7 +64,7 @@ function leave(t: Termination, done: string): Action[] {
  * the request deleted — one unit: if the annotation cannot be written, the request stays and the next pass retries.
  */
 export async function executeTerminations(terminations: readonly Termination[], providers: InstanceProviders, now: Date, signal?: AbortSignal): Promise<TerminationResult> {
-  const at = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const at = rfc3339Seconds(now);
   const result: TerminationResult = { actions: [], terminated: 0, errors: [] };
   for (const t of terminations) {
     signal?.throwIfAborted();
