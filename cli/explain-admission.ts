@@ -1,5 +1,6 @@
 // `kmaint explain`, admission: every gate the scheduler applies to one request, with the counts it reads, judged as
 // the next scheduler pass judges it (shared/scheduling's own plan, gates and tally), and what has to happen next.
+import { shortList } from '../shared/text/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import type { ResolvedConfig } from '../shared/config/index.ts';
@@ -32,10 +33,6 @@ function holders(state: SchedulingState, inScope: (node: string) => boolean): st
   return out;
 }
 
-function head(items: readonly string[], max = 5): string {
-  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
-}
-
 /** What has to happen before a gate that refuses lets the request through: what the gate says frees it (Gate.freedBy). */
 function nextFor(gate: Gate, t: Tally, node: string, refusal: string, configName: string): string {
   // The request's own time: its requestor fixes the value, or time passes.
@@ -48,7 +45,7 @@ function nextFor(gate: Gate, t: Tally, node: string, refusal: string, configName
     const pool = pools?.poolOf.get(node);
     if (pools !== undefined && pools.problems.has(node)) return `${refusal}; fix the pool configuration`;
     const busy = holders(t.state, (n) => pool !== undefined && pools?.poolOf.get(n) === pool);
-    return busy.length > 0 ? `an ${pools?.what ?? 'external'} in progress in ${pool ?? 'its pool'} must finish (its requestor deletes it, cleanup releases the node): ${head(busy)}` : `${refusal}; an ${pools?.what ?? 'external'} in that pool must finish`;
+    return busy.length > 0 ? `an ${pools?.what ?? 'external'} in progress in ${pool ?? 'its pool'} must finish (its requestor deletes it, cleanup releases the node): ${shortList(busy, 5)}` : `${refusal}; an ${pools?.what ?? 'external'} in that pool must finish`;
   }
   // Windows: only time frees them.
   if (gate.freedBy === undefined) return `${refusal}; nothing new starts before then`;
@@ -60,8 +57,8 @@ function nextFor(gate: Gate, t: Tally, node: string, refusal: string, configName
   const busy = holders(t.state, inScope);
   const down = unavailable ? [...t.state.nodesUnavailable].filter((n) => inScope(n) && !t.state.nodesUnderMaintenance.has(n)).sort() : [];
   const parts = [
-    ...(busy.length > 0 ? [`a request in progress ${where}must finish (its requestor deletes it, cleanup releases the node): ${head(busy)}`] : []),
-    ...(down.length > 0 ? [`a cordoned or not-ready node ${where}must come back: ${head(down)}`] : []),
+    ...(busy.length > 0 ? [`a request in progress ${where}must finish (its requestor deletes it, cleanup releases the node): ${shortList(busy, 5)}`] : []),
+    ...(down.length > 0 ? [`a cordoned or not-ready node ${where}must come back: ${shortList(down, 5)}`] : []),
   ];
   return parts.length > 0 ? parts.join('; or ') : `a request admitted by the same pass ${where}must finish`;
 }
@@ -74,7 +71,7 @@ function gangLines(state: SchedulingState, nm: NodeMaintenance, gangNodeLabel: s
   const keys = gang.members.map(maintenanceKey);
   const best = ranked.find((k) => keys.includes(k)) ?? maintenanceKey(nm);
   return [
-    `gang  ${gang.name}: ${keys.length} request${keys.length === 1 ? '' : 's'} start together or not at all: ${head(keys)}`,
+    `gang  ${gang.name}: ${keys.length} request${keys.length === 1 ? '' : 's'} start together or not at all: ${shortList(keys, 5)}`,
     `rank  ${ranked.indexOf(maintenanceKey(nm)) + 1} of ${ranked.length} waiting requests; the gang walks at ${best}'s rank (${ranked.indexOf(best) + 1})`,
   ];
 }
@@ -136,7 +133,7 @@ export function explainAdmission(input: AdmissionInput, state: SchedulingState, 
   const before = mine === -1 ? plan.admitted : plan.admitted.slice(0, mine);
   const byKey = new Map(state.maintenances.map((m) => [maintenanceKey(m), m]));
   for (const k of before) recordAdmission(tally, byKey.get(k)?.spec.nodeName ?? '');
-  if (before.length > 0) lines.push(`      (counts include ${before.length} request${before.length === 1 ? '' : 's'} the pass admits first: ${head(before)})`);
+  if (before.length > 0) lines.push(`      (counts include ${before.length} request${before.length === 1 ? '' : 's'} the pass admits first: ${shortList(before, 5)})`);
 
   let next: string | undefined;
   for (const gate of GATES) {
