@@ -1,5 +1,6 @@
 // Part 4 of the lifecycle benchmark: how long kmaint adds, from request created to Ready, beyond the time the
 // drained pods take to stop — all three passes driven by runUntilIdle as `kmaint run all` drives them.
+import { forEachBounded } from '../shared/concurrency/index.ts';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runUntilIdle, type RunSummary } from '../shared/runtime/index.ts';
@@ -9,7 +10,7 @@ import { ensureBinaries } from '../testbed/build.ts';
 import { startControlPlane } from '../testbed/start.ts';
 import { kubeConfigFrom, waitForCluster } from '../testbed/testbed.ts';
 import { timedRequests } from './audit-timing.ts';
-import { KMAINT_NS, createRequests, forEachBounded, installKmaint, listRequests, phaseOf, planRequests, setConfig } from './cluster-setup.ts';
+import { KMAINT_NS, createRequests, installKmaint, listRequests, phaseOf, planRequests, setConfig } from './cluster-setup.ts';
 import { counts, machineLoad, ms, percentile, print } from './figures.ts';
 
 export interface OverheadOptions {
@@ -52,7 +53,7 @@ export async function benchOverhead(opts: OverheadOptions): Promise<void> {
       await new Promise((r) => setTimeout(r, 200));
     }
     const pods = targets.flatMap((node) => Array.from({ length: opts.podsPerNode }, (_, i) => ({ node, name: `drain-${node}-${i}` })));
-    await forEachBounded(pods, 16, async ({ node, name }) => {
+    await forEachBounded(pods, { limit: 16 }, async ({ node, name }) => {
       await core.createNamespacedPod({
         namespace: NS,
         body: {

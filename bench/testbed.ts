@@ -1,5 +1,6 @@
 // `npm run bench:testbed -- [--profile small|large] [--nodes N] [--seed S]`: the testbed's speed and scale
 // figures (issue 3). Prints measurements, asserts nothing; progress goes to stderr, figures to stdout.
+import { forEachBounded } from '../shared/concurrency/index.ts';
 import { errorMessage } from '../shared/errors/index.ts';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Command, Option } from 'commander';
-import { forEachBounded, withNodeOwnerUid } from '../sim/generator/apply.ts';
+import { withNodeOwnerUid } from '../sim/generator/apply.ts';
 import { createCluster, generateCluster, preboundPods, type GeneratedCluster } from '../sim/generator/index.ts';
 import { SimKubelet } from '../sim/kubelet/index.ts';
 import { ensureBinaries } from '../testbed/build.ts';
@@ -400,7 +401,7 @@ async function createBoundPods(conn: Conn, cluster: GeneratedCluster, signal: Ab
     if (name && uid) nodeUids.set(name, uid);
   });
   let count = 0;
-  await forEachBounded(preboundPods(cluster), LARGE.createConcurrency, signal, async (pod) => {
+  await forEachBounded(preboundPods(cluster), { limit: LARGE.createConcurrency, signal }, async (pod) => {
     const namespace = pod.metadata?.namespace ?? 'default';
     const body = JSON.stringify(withNodeOwnerUid(pod, nodeUids));
     for (let attempt = 0; ; attempt++) {

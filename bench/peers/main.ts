@@ -2,6 +2,7 @@
 // kmaint, the upstream NVIDIA maintenance operator and a sequential `kubectl drain` script, each on a fresh
 // testbed, per scenario in bench/peers/scenarios/ (issue 11). Prints a table, writes it into
 // docs/benchmarks.md, and exits 1 if any system put more nodes under maintenance at once than its limit.
+import { forEachBounded } from '../../shared/concurrency/index.ts';
 import { errorMessage } from '../../shared/errors/index.ts';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { ensureNvidiaOperator, type NvidiaOperator } from '../../testbed/peers/b
 import { ensureBinaries } from '../../testbed/build.ts';
 import { stopTestbedDir } from '../../testbed/start.ts';
 import { pinnedVersions } from '../../testbed/versions.ts';
-import { forEachBounded, planRequests } from '../cluster-setup.ts';
+import { planRequests } from '../cluster-setup.ts';
 import { BENCH_NS, PDB_NAME, startBenchCluster } from './cluster.ts';
 import { computeFigures, renderGoals, renderTable, type Figures } from './figures.ts';
 import { Observer } from './observe.ts';
@@ -105,7 +106,7 @@ async function runOne(scenario: Scenario, system: SystemName, nvidia: NvidiaOper
     } else {
       const plans = planRequests({ namespace: BENCH_NS, nodes: c.targets, requests: c.targets.length, requestors: scenario.requestors, spec: scenario.spec });
       const custom = c.admin.makeApiClient(CustomObjectsApi);
-      await forEachBounded(plans, 16, async (p) => {
+      await forEachBounded(plans, { limit: 16 }, async (p) => {
         observer.expect(`${p.namespace}/${p.name}`, Date.now());
         await custom.createNamespacedCustomObject({
           group: GROUP,

@@ -1,5 +1,6 @@
 // The pass registry: for each function, what it reads beyond the base snapshot, its pure plan, and the two facts
 // runPass needs about it. runPass, chaining and the summary read the plan's state; none of them branch on the name.
+import { forEachBounded } from '../concurrency/index.ts';
 import type { V1Pod } from '@kubernetes/client-node';
 import { isBeingDeleted, isUnscheduled } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
@@ -262,11 +263,7 @@ async function readReservations(opts: PassOptions, base: BaseSnapshot, now: Date
   if (reading.length === 0 || settings.kind !== 'on' || settings.settings.mode !== 'pod') return { slurm, podsByNode };
   // Issue 40: only the nodes whose next request gets a reservation, read at most 8 at a time.
   const nodes = nodesToReserve(base.maintenances, base.nodes, slurm.context, now);
-  const queue = [...nodes];
-  const worker = async (): Promise<void> => {
-    for (let node = queue.shift(); node !== undefined; node = queue.shift()) podsByNode.set(node, await opts.client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', node) }));
-  };
-  await Promise.all(Array.from({ length: Math.min(8, nodes.length) }, () => worker()));
+  await forEachBounded(nodes, { limit: 8 }, async (node) => void podsByNode.set(node, await opts.client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', node) })));
   return { slurm, podsByNode };
 }
 

@@ -1,4 +1,5 @@
 // Reading what one pass needs: a handful of paged LISTs, pods only of the nodes being drained.
+import { forEachBounded } from '../concurrency/index.ts';
 import { errorMessage } from '../errors/index.ts';
 import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { MEDIK8S_LEASE_NAMESPACE, POOL_NAME_PATTERN, maintenancePhase } from '../api/index.ts';
@@ -118,13 +119,8 @@ export async function readDrainPods(client: KubeClient, base: BaseSnapshot, conc
   const podsByNode = new Map<string, V1Pod[]>();
   const budgetPods = new Map<string, V1Pod[]>();
   if (nodes.length === 0) return { podsByNode, pdbs: [], budgetPods, claims: [] };
-  const queue = [...nodes];
-  const worker = async (): Promise<void> => {
-    for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
-      podsByNode.set(node, await client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', node) }));
-    }
-  };
-  const [pdbs] = await Promise.all([client.listPodDisruptionBudgets(), ...Array.from({ length: Math.min(concurrency, nodes.length) }, () => worker())]);
+  const podReads = forEachBounded(nodes, { limit: concurrency }, async (node) => void podsByNode.set(node, await client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', node) })));
+  const [pdbs] = await Promise.all([client.listPodDisruptionBudgets(), podReads]);
   // Budgets that already allow no eviction of a pod here: their pods say why (unhealthy, several controllers).
   for (const b of budgetsToExplain(pdbs, [...podsByNode.values()].flat())) {
     budgetPods.set(b.key, await client.listPods({ fieldSelector: fieldSelectorTerm('metadata.namespace', b.namespace), ...(b.labelSelector ? { labelSelector: b.labelSelector } : {}) }));
