@@ -2,7 +2,27 @@
 // (by label and by clique), request timing and DRA pods for the singles, EC2 scheduling events, the SR-IOV config
 // daemon, another tool holding medik8s node leases while an administrator cordons, and a kubelet that dies mid-drain.
 import { CoordinationV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Node } from '@kubernetes/client-node';
-import { ANNOTATION_CORDONED_BY, ANNOTATION_DEADLINE, ANNOTATION_GANG_SIZE, ANNOTATION_NOT_BEFORE, DEFAULT_SRIOV_NAMESPACE, GROUP, LABEL_GANG, MEDIK8S_LEASE_NAMESPACE, MEDIK8S_LEASE_PREFIX, microTime, NODE_MAINTENANCE_PLURAL, rfc3339Seconds, SRIOV_ANNOTATION_CURRENT_STATE, SRIOV_ANNOTATION_DESIRED_STATE, SRIOV_ANNOTATION_NODE_STATE, SRIOV_GROUP, SRIOV_NODE_STATE_PLURAL, SRIOV_VERSION, VERSION } from '../shared/api/index.ts';
+import {
+  ANNOTATION_CORDONED_BY,
+  ANNOTATION_DEADLINE,
+  ANNOTATION_GANG_SIZE,
+  ANNOTATION_NOT_BEFORE,
+  DEFAULT_SRIOV_NAMESPACE,
+  GROUP,
+  LABEL_GANG,
+  MEDIK8S_LEASE_NAMESPACE,
+  MEDIK8S_LEASE_PREFIX,
+  microTime,
+  NODE_MAINTENANCE_PLURAL,
+  rfc3339Seconds,
+  SRIOV_ANNOTATION_CURRENT_STATE,
+  SRIOV_ANNOTATION_DESIRED_STATE,
+  SRIOV_ANNOTATION_NODE_STATE,
+  SRIOV_GROUP,
+  SRIOV_NODE_STATE_PLURAL,
+  SRIOV_VERSION,
+  VERSION,
+} from '../shared/api/index.ts';
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../shared/api/index.ts';
 import type { Rng } from '../sim/generator/prng.ts';
 import { attempt, bindPod, type Clients, type NodeControl, type World } from './actors.ts';
@@ -11,7 +31,6 @@ import { OTHER_TOOL_HOLDER } from './features.ts';
 import { DRAIN_SELECTOR, DRA_DRAIN_SELECTOR, SOAK_BUDGET, BUDGET_GROUPS } from './invariants.ts';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-/** RFC 3339 with microseconds, as Kubernetes' MicroTime is written (shared/lifecycle/node-lease.ts writes kmaint's so). */
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const phaseOf = (nm: NodeMaintenance | undefined): string => nm?.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';
 

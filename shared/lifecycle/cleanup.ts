@@ -1,7 +1,7 @@
 // The cleanup pass's pure plan: release deleted requests (uncordon if we cordoned, drop the finalizer),
 // release requests whose node is gone, and garbage-collect stale Ready requests.
 import type { V1Node } from '@kubernetes/client-node';
-import { maintenanceRef, maintenanceKey, maintenancePhase } from '../api/index.ts';
+import { DRAINED_PHASES, maintenanceKey, maintenancePhase, maintenanceRef } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
 import {
   KMAINT_FIELD_MANAGER,
@@ -52,7 +52,6 @@ export interface CleanupPlan {
 }
 
 
-const HOLDING_PHASES: ReadonlySet<string> = new Set([Phase.Ready, Phase.RequestorFailed]);
 
 /**
  * The node annotations a deleted request takes back: its cordon record while the cordon is ours, its admission record
@@ -114,7 +113,7 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
     if (nm.metadata.deletionTimestamp) {
       if (!ours || !node) continue;
       const others = nm.spec.additionalRequestors ?? [];
-      if (HOLDING_PHASES.has(phase) && others.length > 0) {
+      if (DRAINED_PHASES.has(phase) && others.length > 0) {
         held.push({ key, why: `waiting for additional requestors: ${others.join(', ')}` });
         continue;
       }

@@ -6,6 +6,7 @@ import {
   ANNOTATION_CORDON_REASON,
   ANNOTATION_CORDONED_BY,
   ANNOTATION_MEDIK8S_LEASE,
+  DRAINER_PHASES,
   EVENT_REASON_CONDITION_CHANGED,
   Phase,
   maintenanceKey,
@@ -27,19 +28,6 @@ import { finalize } from './steps/finalize.ts';
 import { recordReady } from './steps/ready.ts';
 import type { DrainerStep, StepContext, StepResult } from './steps/step.ts';
 import { waitForCompletion } from './steps/wait-for-completion.ts';
-
-/** Phases the drainer moves (objects being deleted belong to cleanup), of requests kmaint's record on the Node says it admitted. */
-export const DRAINER_PHASES: ReadonlySet<string> = new Set([
-  Phase.Scheduled,
-  Phase.Cordon,
-  Phase.WaitForPodCompletion,
-  Phase.Draining,
-  Phase.Ready,
-  Phase.RequestorFailed,
-]);
-
-/** Phases whose node's pods the drainer must read. */
-export const PHASES_NEEDING_PODS: ReadonlySet<string> = new Set([Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase.Draining]);
 
 export interface DrainerSnapshot {
   nodes: ReadonlyMap<string, V1Node>;

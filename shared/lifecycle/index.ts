@@ -1,5 +1,5 @@
 // Public surface of shared/lifecycle: the drainer's and cleanup's pure planners and budget accounting.
-export { planDrainer, DRAINER_PHASES, PHASES_NEEDING_PODS, unreadableSelectorMessage } from './drainer.ts';
+export { planDrainer, unreadableSelectorMessage } from './drainer.ts';
 export type { DrainerPlan, DrainerSnapshot } from './drainer.ts';
 export { planCleanup } from './cleanup.ts';
 export { cordonOwnership, cordonIsOurs, sayTheirCordon } from './cordon-owner.ts';

@@ -2,13 +2,13 @@
 // runPass needs about it. runPass, chaining and the summary read the plan's state; none of them branch on the name.
 import { forEachBounded } from '../concurrency/index.ts';
 import type { V1Pod } from '@kubernetes/client-node';
-import { isBeingDeleted, isUnscheduled } from '../api/index.ts';
+import { isBeingDeleted, isUnscheduled, PHASES_NEEDING_PODS } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
 import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/index.ts';
 import { indexClaims } from '../drain/index.ts';
 import { fieldSelectorTerm } from '../kube/index.ts';
 import { loadHandshakeConfig, planHandshake } from '../handshake/index.ts';
-import { findNodeOrphans, orphanLiveKey, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, PHASES_NEEDING_PODS, type NodeOrphan } from '../lifecycle/index.ts';
+import { findNodeOrphans, orphanLiveKey, needsMedik8sLeases, nodesCordoned, phasesAfter, planCleanup, planDrainer, planNodeConditions, removalsBeforeUncordons, planOrphanSweep, type NodeOrphan } from '../lifecycle/index.ts';
 import { buildSchedulingState, foldIntoAdmissionRecords, holdsAdmission, planDeadlineReports, planScheduling, requestsHoldingNodes, waitingMessage, type SchedulingLimits } from '../scheduling/index.ts';
 import { loadSlurmSettings, needsReservationRead, nodesToReserve, planSlurmReservations, planSlurmSweep, readSlurm, recordedReservation, recordedSlurmNodes, slurmConfigNotes, type SlurmRead, type SlurmRestClient, type SlurmWrite } from '../slurm/index.ts';
 import { planConfigReport } from './config-report.ts';

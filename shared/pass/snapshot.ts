@@ -2,11 +2,11 @@
 import { forEachBounded } from '../concurrency/index.ts';
 import { errorMessage } from '../errors/index.ts';
 import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { MEDIK8S_LEASE_NAMESPACE, POOL_NAME_PATTERN, maintenancePhase } from '../api/index.ts';
+import { maintenancePhase, MEDIK8S_LEASE_NAMESPACE, PHASES_NEEDING_PODS, POOL_NAME_PATTERN } from '../api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
 import type { OwnPods } from '../drain/index.ts';
 import { fieldSelectorTerm, type KubeClient } from '../kube/index.ts';
-import { budgetsToExplain, PHASES_NEEDING_PODS, type Medik8sLeases } from '../lifecycle/index.ts';
+import { budgetsToExplain, type Medik8sLeases } from '../lifecycle/index.ts';
 import { holdsAdmission } from '../scheduling/index.ts';
 import { setApartMalformed, type MalformedMaintenance } from './malformed.ts';
 
