@@ -4,7 +4,7 @@ import { forEachBounded } from '../shared/concurrency/index.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
+import { CONFIG_PLURAL, GROUP, namespacedName, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../shared/api/index.ts';
 import { binaryPath } from '../testbed/versions.ts';
 
@@ -78,7 +78,7 @@ export async function createRequests(kc: KubeConfig, plans: readonly RequestPlan
           plural: NODE_MAINTENANCE_PLURAL,
           body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name: p.name, namespace: p.namespace }, spec: p.spec },
         });
-        createdAt.set(`${p.namespace}/${p.name}`, Date.now());
+        createdAt.set(namespacedName(p), Date.now());
         return;
       } catch (err) {
         const code = (err as { code?: number }).code;

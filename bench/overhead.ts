@@ -1,5 +1,6 @@
 // Part 4 of the lifecycle benchmark: how long kmaint adds, from request created to Ready, beyond the time the
 // drained pods take to stop — all three passes driven by runUntilIdle as `kmaint run all` drives them.
+import { namespacedName } from '../shared/api/index.ts';
 import { forEachBounded } from '../shared/concurrency/index.ts';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { KubeClient } from '../shared/kube/index.ts';
@@ -100,7 +101,7 @@ export async function benchOverhead(opts: OverheadOptions): Promise<void> {
     const kubeletDeletes = timedRequests(cp.audit.path, mark, 'kmaint-sim-kubelet').filter((r) => r.verb === 'delete' && r.resource === 'pods');
     const nodeOfPod = new Map(pods.map((p) => [p.name, p.node]));
     const rows = plans.map((p) => {
-      const key = `${p.namespace}/${p.name}`;
+      const key = namespacedName(p);
       const node = p.spec.nodeName;
       const total = (readyAt.get(key) ?? Number.NaN) - (createdAt.get(key) ?? Number.NaN);
       const firstEvict = Math.min(...evictions.filter((e) => nodeOfPod.get(e.name) === node).map((e) => e.receivedMs));

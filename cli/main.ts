@@ -7,7 +7,7 @@ import pino from 'pino';
 import { DEFAULT_LIST_PAGE_SIZE, KubeClient, LIST_PAGE_SIZE_ENV, loadKubeConfig, MAX_LIST_PAGE_SIZE, parseListPageSize } from '../shared/kube/index.ts';
 import { PASS_FUNCTIONS, runPass, type PassFunction, type PassSummary } from '../shared/pass/index.ts';
 import { runUntilIdle } from '../shared/runtime/index.ts';
-import { CONFIG_NAME } from '../shared/api/index.ts';
+import { CONFIG_NAME, namespacedName } from '../shared/api/index.ts';
 import { parseDuration } from './duration.ts';
 import { UsageError, exitCodeOf, invalidConfigError, reasonLine } from './errors.ts';
 import { invokeFunction, lambdaFunctionName, manualEvent, type InvokeFlags } from './invoke.ts';
@@ -178,7 +178,7 @@ program
     const snapshot = await readExplainSnapshot(client, flags.kmaintNamespace, target);
     const lines = explainRequest(snapshot, new Date());
     const format = flags.output;
-    const doc: ExplainDocument = { request: `${target.namespace}/${target.name}`, lines };
+    const doc: ExplainDocument = { request: namespacedName(target), lines };
     process.stdout.write(isDocumentFormat(format) ? renderDocuments([doc], format) : `${lines.join('\n')}\n`);
   });
 

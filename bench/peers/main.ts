@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CustomObjectsApi } from '@kubernetes/client-node';
-import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../../shared/api/index.ts';
+import { GROUP, namespacedName, NODE_MAINTENANCE_PLURAL, VERSION } from '../../shared/api/index.ts';
 import { ensureNvidiaOperator, type NvidiaOperator } from '../../testbed/peers/build-nvidia.ts';
 import { ensureBinaries } from '../../testbed/build.ts';
 import { stopTestbedDir } from '../../testbed/start.ts';
@@ -107,7 +107,7 @@ async function runOne(scenario: Scenario, system: SystemName, nvidia: NvidiaOper
       const plans = planRequests({ namespace: BENCH_NS, nodes: c.targets, requests: c.targets.length, requestors: scenario.requestors, spec: scenario.spec });
       const custom = c.admin.makeApiClient(CustomObjectsApi);
       await forEachBounded(plans, { limit: 16 }, async (p) => {
-        observer.expect(`${p.namespace}/${p.name}`, Date.now());
+        observer.expect(namespacedName(p), Date.now());
         await custom.createNamespacedCustomObject({
           group: GROUP,
           version: VERSION,

@@ -11,6 +11,7 @@ export {
   isUnscheduled,
   maintenanceKey,
   maintenancePhase,
+  namespacedName,
   readyCondition,
   withReadyCondition,
 } from './maintenance.ts';

@@ -1,6 +1,6 @@
 // Applies a plan: one idempotent write per action, per-object order kept, bounded concurrency across objects.
 import { forEachBounded } from '../concurrency/index.ts';
-import { describeAction, API_VERSION, FINALIZER, NODE_MAINTENANCE_KIND, CONFIG_KIND } from '../api/index.ts';
+import { API_VERSION, CONFIG_KIND, describeAction, FINALIZER, namespacedName, NODE_MAINTENANCE_KIND } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
@@ -153,7 +153,7 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
         a.target.namespace,
         a.target.name,
         rv.get(key) ?? a.target.resourceVersion,
-        metaPatch(a, opts.maintenances.get(`${a.target.namespace}/${a.target.name}`)),
+        metaPatch(a, opts.maintenances.get(namespacedName(a.target))),
       );
     case 'cordonNode':
       return c.setUnschedulable(a.node.name, rv.get(key) ?? a.node.resourceVersion, true, a.annotations);

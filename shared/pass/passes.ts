@@ -2,7 +2,7 @@
 // runPass needs about it. runPass, chaining and the summary read the plan's state; none of them branch on the name.
 import { forEachBounded } from '../concurrency/index.ts';
 import type { V1Pod } from '@kubernetes/client-node';
-import { isBeingDeleted, isUnscheduled, PHASES_NEEDING_PODS } from '../api/index.ts';
+import { isBeingDeleted, isUnscheduled, maintenanceKey, PHASES_NEEDING_PODS } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
 import { loadConfig, loadDraResourceNames, type LoadedConfig } from '../config/index.ts';
 import { indexClaims } from '../drain/index.ts';
@@ -181,7 +181,7 @@ function cleanupFullReadDue(opts: PassOptions, base: BaseSnapshot, now: Date): b
 function liveRequestKeys(base: BaseSnapshot, also: readonly NodeMaintenance[] = []): Set<string> {
   return new Set(
     [...base.maintenances, ...base.malformed.map((m) => m.nm), ...also].flatMap((nm) => {
-      const key = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+      const key = maintenanceKey(nm);
       return [key, `${key}/${nm.metadata.uid ?? ''}`];
     }),
   );

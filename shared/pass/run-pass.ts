@@ -4,7 +4,7 @@ import { errorMessage } from '../errors/index.ts';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import { describeAction, FINALIZER } from '../api/index.ts';
+import { describeAction, FINALIZER, maintenanceKey } from '../api/index.ts';
 import type { NodeMaintenance } from '../api/index.ts';
 import type { RequestCounts } from '../kube/index.ts';
 import { loadConfig } from '../config/index.ts';
@@ -53,7 +53,7 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date, lease: V1
   const { base, record } = await baseFor(fn, opts, lease);
   opts.round?.remember(base);
   const loaded = loadConfig(base.config, nodeCountOf(base));
-  const maintenances = new Map(base.maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm]));
+  const maintenances = new Map(base.maintenances.map((nm) => [maintenanceKey(nm), nm]));
   const awaitingCleanup = base.maintenances.filter(
     (nm) => nm.metadata.deletionTimestamp && (nm.metadata.finalizers ?? []).includes(FINALIZER) && (nm.spec.additionalRequestors ?? []).length === 0,
   ).length;
@@ -152,7 +152,7 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
 async function readRequestsAgain(opts: PassOptions): Promise<FreshRequests> {
   try {
     const listed = await opts.client.listMaintenances();
-    return { kind: 'read', byKey: new Map(listed.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])) };
+    return { kind: 'read', byKey: new Map(listed.map((nm) => [maintenanceKey(nm), nm])) };
   } catch (err) {
     return { kind: 'unreadable', message: errorMessage(err) };
   }

@@ -2,6 +2,7 @@
 // code (deadline the earliest NotBefore), kept up to date while events change, deleted once none is left. Only
 // kmaint's own (own-requests.ts: its namespace, name, label and requestorID) are ever changed or deleted; a Node whose
 // events could not be read is left as is.
+import { maintenanceKey } from '../api/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import {
   ANNOTATION_CLOUD_EVENTS,
@@ -73,7 +74,7 @@ function planNode(node: V1Node, events: readonly ScheduledEvent[], own: NodeMain
   if (toFile.length === 0) {
     if (!own) return { actions: [] };
     const why = goneReason(events, config.codes);
-    const ref = `${own.metadata.namespace ?? ''}/${own.metadata.name}`;
+    const ref = maintenanceKey(own);
     return { actions: [{ kind: 'deleteMaintenance', target: maintenanceRef(own), reason: `cloud event request for node ${name}: ${why}` }, nodeEvent(node, EVENT_REASON_CLOUD_EVENT_GONE, `deleted ${ref}: ${why}`, 'cloud event gone')], outcome: 'deleted' };
   }
   const annotations = cloudEventAnnotations(toFile);

@@ -280,7 +280,7 @@ function sweepJoinRecords(nodes: readonly V1Node[], index: RequestIndex, planned
  * Node event.
  */
 function joinRequest(node: V1Node, providerID: string, nm: NodeMaintenance, config: ReaperConfig, clearDecision: boolean): Action[] {
-  const ref = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+  const ref = maintenanceKey(nm);
   const then = config.skipReaping ? 'keeps the Node cordoned by staying on its list (skipReaping)' : `terminates ${providerID || 'its instance'} once it is Ready, then leaves the list`;
   if (config.dryRun) {
     return [nodeEvent(node, 'Normal', EVENT_REASON_REAP_JOINED, `dry run: would join ${ref} of ${nm.spec.requestorID} as an additional requestor; the reaper ${then}`, 'reaper decision')];

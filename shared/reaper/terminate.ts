@@ -1,6 +1,7 @@
 // Carries out the plan's terminations: terminate through the provider its providerID names, then (only on success)
 // delete the reap request, or leave a joined request (its additionalRequestors). Each outcome is a Node event; a
 // failure keeps the request as it is, so the next pass tries again.
+import { namespacedName } from '../api/index.ts';
 import { errorMessage } from '../errors/index.ts';
 import {
   ANNOTATION_REAPED,
@@ -68,7 +69,7 @@ export async function executeTerminations(terminations: readonly Termination[], 
   const result: TerminationResult = { actions: [], terminated: 0, errors: [] };
   for (const t of terminations) {
     signal?.throwIfAborted();
-    const request = `${t.maintenance.namespace}/${t.maintenance.name}`;
+    const request = namespacedName(t.maintenance);
     if (t.joined && !t.joined.terminate) {
       result.actions.push(...leave(t, 'the node was reaped already'));
       continue;

@@ -3,7 +3,7 @@
 // name goes on the request (with kmaint's finalizer) one pass before the reservation is created, and cleanup deletes
 // the reservation before it lets the request go. Pure: the scheduler and cleanup planners call these.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { type Action, FINALIZER, maintenanceKey, maintenanceRef, type NodeMaintenance, requestNotBefore, rfc3339Seconds } from '../api/index.ts';
+import { type Action, FINALIZER, maintenanceKey, maintenanceRef, namespacedName, type NodeMaintenance, requestNotBefore, rfc3339Seconds } from '../api/index.ts';
 import { chooseReservations, type ReservationChoice } from './reservation-choice.ts';
 import type { SlurmContext, SlurmWrite } from './view.ts';
 import { slurmWorkersOf } from './workers.ts';
@@ -114,7 +114,7 @@ export function planSlurmReservations(input: ReservationInput, now: Date): Reser
     const node = input.nodes.get(nm.spec.nodeName);
     if (!node) continue;
     const target = maintenanceRef(nm);
-    const key = `${target.namespace}/${target.name}`;
+    const key = namespacedName(target);
     const annotations = nm.metadata.annotations ?? {};
     const reported = annotations[ANNOTATION_SLURM_RESERVATION_PROBLEM];
     const problem = (message: string): void => {
@@ -195,7 +195,7 @@ export function planReservationRelease(nm: NodeMaintenance, ctx: SlurmContext | 
     return { kind: 'hold', why: `cannot delete Slurm reservation ${recorded}: ${problem ?? 'spec.slurm is invalid'} (or ${escape})`, writes: [] };
   }
   if (!ctx.view.reservations.byName.has(recorded)) return { kind: 'done' };
-  const key = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+  const key = maintenanceKey(nm);
   return {
     kind: 'hold',
     why: `deleting Slurm reservation ${recorded}`,

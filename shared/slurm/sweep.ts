@@ -2,7 +2,7 @@
 // with kmaint's prefix, or a drain whose reason starts with kmaint's, names the request it was made for; when no such
 // request exists any more (a race with cleanup, a crash, a node gone before the fix), it is removed. A reservation whose
 // request still needs it is extended before it ends (reservation.ts: every kmaint reservation has an end). Pure.
-import { maintenanceKey, type NodeMaintenance, rfc3339Seconds } from '../api/index.ts';
+import { maintenanceKey, namespacedName, type NodeMaintenance, rfc3339Seconds } from '../api/index.ts';
 import type { SlurmNodeInfo, SlurmReservationInfo } from './client.ts';
 import { RESERVATION_EXTEND_BELOW_SECONDS, RESERVATION_WINDOW_SECONDS, needsReservation, recordedReservation, reservationOwner } from './reservation-rules.ts';
 import { drainOwner } from './ownership.ts';
@@ -17,7 +17,7 @@ function sweepReservations(reservations: Iterable<SlurmReservationInfo>, owners:
   for (const r of reservations) {
     const owner = reservationOwner(r.name);
     if (owner === undefined) continue;
-    const key = `${owner.namespace}/${owner.name}`;
+    const key = namespacedName(owner);
     const nm = owners.get(key);
     if (nm === undefined) {
       writes.push({ kind: 'slurmUnreserve', reservation: r.name, maintenance: owner, why: `kmaint made it for ${key}, which no longer exists`, sweep: true });
@@ -41,7 +41,7 @@ function sweepDrains(nodes: Iterable<SlurmNodeInfo>, owners: ReadonlyMap<string,
   for (const n of nodes) {
     if (!hasDrainFlag(n.state)) continue;
     const owner = drainOwner(n.reason, prefix);
-    if (owner === undefined || owners.has(`${owner.namespace}/${owner.name}`)) continue;
+    if (owner === undefined || owners.has(namespacedName(owner))) continue;
     writes.push({ kind: 'slurmUndrain', node: n.name, maintenance: owner, why: `kmaint drained it for ${owner.namespace}/${owner.name}, which no longer exists`, sweep: true });
   }
   return writes;

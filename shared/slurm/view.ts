@@ -1,5 +1,5 @@
 // What a pass knows about Slurm: the settings and one read of every Slurm node, or why it could not read them.
-import { rfc3339Seconds } from '../api/index.ts';
+import { namespacedName, rfc3339Seconds } from '../api/index.ts';
 import type { SlurmNodeInfo, SlurmProblem, SlurmReservationInfo } from './client.ts';
 import type { SlurmSettings } from './settings.ts';
 
@@ -40,7 +40,7 @@ export function isSweep(w: SlurmWrite): boolean {
 
 /** One line for dry runs and logs. */
 export function describeSlurmWrite(w: SlurmWrite): string {
-  const of = `${w.maintenance.namespace}/${w.maintenance.name}`;
+  const of = namespacedName(w.maintenance);
   switch (w.kind) {
     case 'slurmDrain':
       return `slurm drain ${w.node} reason "${w.reason}" for ${of}: ${w.why}`;

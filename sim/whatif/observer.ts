@@ -1,6 +1,6 @@
 // What a what-if measures, from the store's events: when each request was admitted, drained, Ready and released;
 // which pods a drain evicted late and which budget held them; how many nodes were unavailable per pool.
-import { DRAIN_STARTED_PHASES } from '../../shared/api/index.ts';
+import { DRAIN_STARTED_PHASES, maintenanceKey } from '../../shared/api/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import type { NodeMaintenance } from '../../shared/api/index.ts';
 import { isInProgress, isNodeUnavailable, maintenancePhase } from '../../shared/scheduling/index.ts';
@@ -101,7 +101,7 @@ export class WhatIfObserver {
   }
 
   private onMaintenance(nm: NodeMaintenance, gone: boolean): void {
-    const key = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+    const key = maintenanceKey(nm);
     const now = this.now();
     let t = this.requests.get(key);
     if (!t) {

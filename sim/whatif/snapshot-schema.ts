@@ -4,7 +4,7 @@
 import { errorMessage } from '../../shared/errors/index.ts';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { maintenanceOperatorConfigSpecSchema } from '../../shared/api/index.ts';
+import { maintenanceOperatorConfigSpecSchema, namespacedName } from '../../shared/api/index.ts';
 
 export const SNAPSHOT_API_VERSION = 'kmaint.io/v1alpha1';
 export const SNAPSHOT_KIND = 'ClusterSnapshot';
@@ -151,14 +151,14 @@ function consistencyProblem(s: ClusterSnapshot): string | undefined {
   }
   const pods = new Set<string>();
   for (const [i, p] of s.pods.entries()) {
-    const key = `${p.namespace}/${p.name}`;
+    const key = namespacedName(p);
     if (pods.has(key)) return `pods[${i}]: duplicate pod "${key}"`;
     pods.add(key);
     if (p.nodeName !== undefined && !nodes.has(p.nodeName)) return `pods[${i}].nodeName: node "${p.nodeName}" is not in the snapshot`;
   }
   const pdbs = new Set<string>();
   for (const [i, b] of s.podDisruptionBudgets.entries()) {
-    const key = `${b.namespace}/${b.name}`;
+    const key = namespacedName(b);
     if (pdbs.has(key)) return `podDisruptionBudgets[${i}]: duplicate budget "${key}"`;
     pdbs.add(key);
   }
