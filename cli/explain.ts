@@ -14,7 +14,7 @@ import { explainAdmission } from './explain-admission.ts';
 import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, recordedReservation } from '../shared/slurm/index.ts';
 import { requestTimes, requestTimesText } from './request-times.ts';
 import { explainDrain, explainPodCompletion, explainReportedWait, nextByPhase, type ExplainSection, type PodsInput } from './explain-sections.ts';
-import { ageText } from './status-render.ts';
+import { ageText } from './age-text.ts';
 
 export interface ExplainSnapshot {
   maintenance: NodeMaintenance;

@@ -5,7 +5,6 @@ import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type Kube
 import { ANNOTATION_CORDONED_BY, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../shared/api/index.ts';
 import type { Rng } from '../sim/generator/prng.ts';
-import type { GangRecord } from './feature-actors.ts';
 import { featureSpec, flipSwitches, randomSwitches, withAvailable, type FeatureSwitches, type SoakSlurmTarget } from './features.ts';
 import { BUDGET_GROUPS, DRAIN_SELECTOR, SOAK_BUDGET, SOAK_ROLE, WAIT_SELECTOR } from './invariants.ts';
 
@@ -51,6 +50,13 @@ export interface World {
   sriovDrains: number;
   leasesTaken: number;
   nodesKilled: number;
+}
+
+/** A gang the soak filed: its members (namespace/name), how it is grouped, when its last member was created. */
+export interface GangRecord {
+  kind: 'label' | 'node-label';
+  members: string[];
+  createdAt: number;
 }
 
 /** What the all-features actors share: the switches in force, the cliques, the gangs filed. */

@@ -13,6 +13,7 @@ import {
   MEDIK8S_LEASE_NAMESPACE,
   MEDIK8S_LEASE_PREFIX,
   microTime,
+  namespacedName,
   NODE_MAINTENANCE_PLURAL,
   rfc3339Seconds,
   SRIOV_ANNOTATION_CURRENT_STATE,
@@ -33,13 +34,6 @@ import { DRAIN_SELECTOR, DRA_DRAIN_SELECTOR, SOAK_BUDGET, BUDGET_GROUPS } from '
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const phaseOf = (nm: NodeMaintenance | undefined): string => nm?.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';
-
-/** A gang the soak filed: its members (namespace/name), how it is grouped, when its last member was created. */
-export interface GangRecord {
-  kind: 'label' | 'node-label';
-  members: string[];
-  createdAt: number;
-}
 
 /** The DRA driver the drain's filter matches (gpu.nvidia.com answers to nvidia.com/gpu) and one it must not. */
 export const GPU_DRIVER = 'gpu.nvidia.com';
@@ -139,7 +133,7 @@ export async function runGangRequestor(c: Clients, world: World, rng: Rng, isCre
           } else world.requested.delete(node);
         }
         open.set(gang, { members });
-        f.gangs.set(gang, { kind: byClique ? 'node-label' : 'label', members: members.map((m) => `${world.namespace}/${m.name}`), createdAt: Date.now() });
+        f.gangs.set(gang, { kind: byClique ? 'node-label' : 'label', members: members.map((m) => namespacedName({ namespace: world.namespace, name: m.name })), createdAt: Date.now() });
         world.gangsCreated++;
       }
     }

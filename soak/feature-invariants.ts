@@ -3,7 +3,7 @@
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { ANNOTATION_ADMITTED, ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY, maintenanceKey, MEDIK8S_HOLDER_PREFIX, NODE_CONDITION_MESSAGE_PREFIX, NODE_CONDITION_TYPES, NodeConditionReason, TAINT_OUT_OF_SERVICE } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
-import type { GangRecord } from './feature-actors.ts';
+import type { GangRecord } from './actors.ts';
 import { inProgress, type CheckResult, type ClusterSample } from './invariants.ts';
 
 const phaseOf = (nm: NodeMaintenance): string => nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';

@@ -10,7 +10,7 @@ import { parseDuration } from '../duration.ts';
 import { isDocumentFormat, renderDocuments } from '../output-format.ts';
 import { UsageError } from '../errors.ts';
 import { summaryRows, writeReport } from '../report-file.ts';
-import type { WhatIfGlobals } from './commands.ts';
+import type { WhatIfGlobals } from './globals.ts';
 import { renderReport } from './render.ts';
 
 const flagsSchema = z
