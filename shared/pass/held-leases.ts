@@ -32,7 +32,7 @@ interface Held {
  */
 export class HeldLeases {
   private readonly held = new Map<string, Held>();
-  /** A lease read by a pass before it takes it (node-read.ts reads its record): the take uses that read, once. */
+  /** A lease read by a pass before it takes it (read-named-nodes.ts reads its record): the take uses that read, once. */
   private readonly seen = new Map<string, V1Lease | undefined>();
   private readonly durationSeconds: number;
   /** Leases releaseAll could not give back (each logged; they expire on their own). */

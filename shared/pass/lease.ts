@@ -17,7 +17,7 @@ function heldUntil(lease: V1Lease): Date | undefined {
 
 /**
  * Takes the lease unless a live holder has it. A conflict means another pass won the race. `annotations` are merged
- * into the lease's own (the drainer's and cleanup's record of their last full node read, node-reads.ts).
+ * into the lease's own (the drainer's and cleanup's record of their last full node read, choose-node-read.ts).
  */
 export async function acquirePassLease(
   client: KubeClient,

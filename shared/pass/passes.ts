@@ -16,7 +16,7 @@ import { planForeignCrdEvent, type CrdStanding } from './crd-schema.ts';
 import { planMalformedReleases, planMalformedReports } from './malformed.ts';
 import type { PassOptions } from './options.ts';
 import { planCloudEventsOff, planReaperPass, readScheduledEvents, reaperMode, reaperModeOf, reaperProviders, type ReaperPassPlan, type ReaperReads } from './reaper-pass.ts';
-import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, nodeReadSettings, type NodesNeeded } from './node-reads.ts';
+import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, nodeReadSettings, type NodesNeeded } from './choose-node-read.ts';
 import { knowsNode, nodeCountOf, ownPodsOf, readAllOf, readDrainPods, readMedik8sLeases, type BaseSnapshot, type RequestsRead } from './snapshot.ts';
 import { planSriovPass, readSriov, sriovExternalPools, type SriovRead } from './sriov-pass.ts';
 import type { PassFunction, PassWait } from './summary.ts';
@@ -76,7 +76,7 @@ export interface PassDefinition<R> {
   /** Before the lease, from the round's last snapshot when there is one. Absent: `leased`. */
   start?: (opts: PassOptions, roundBase: BaseSnapshot | undefined) => Promise<PassStart>;
   /**
-   * The Nodes this function's plan needs, from its requests (the drainer and cleanup, node-reads.ts): between full reads
+   * The Nodes this function's plan needs, from its requests (the drainer and cleanup, choose-node-read.ts): between full reads
    * on a large cluster its base snapshot holds only those. Absent: every pass reads every Node.
    */
   nodesNeeded?: (head: RequestsRead, namespace: string) => NodesNeeded;

@@ -12,8 +12,8 @@ import { applySlurmWrites, describeSlurmWrite, needsFreshRead, slurmConfigProble
 import { measurePass, type PassMetricsInput } from '../metrics/index.ts';
 import { applyActions, type ApplyResult } from './apply.ts';
 import { acquirePassLease, releasePassLease, withLeaseAnnotations } from './lease.ts';
-import { readScopedBase, type ScopedBase } from './node-read.ts';
-import { fullReadAnnotations, type FullReadRecord } from './node-reads.ts';
+import { readScopedBase, type ScopedBase } from './read-named-nodes.ts';
+import { fullReadAnnotations, type FullReadRecord } from './choose-node-read.ts';
 import type { PassOptions } from './options.ts';
 import { PASSES, planPass, type PassPlan } from './passes.ts';
 import { reaperProblems, reaperProviders, terminate } from './reaper-pass.ts';
@@ -28,7 +28,7 @@ interface Planned extends PassPlan {
   maintenances: ReadonlyMap<string, NodeMaintenance>;
   /** The Nodes the plan was made on (apply.ts reads one again after a 409 on it). */
   nodes: ReadonlyMap<string, V1Node>;
-  /** A full node read to record on the function's pass Lease (node-read.ts). */
+  /** A full node read to record on the function's pass Lease (read-named-nodes.ts). */
   fullRead?: FullReadRecord;
 }
 
@@ -199,7 +199,7 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
   if (leaseFirst && !(await takeLease())) return finish();
   try {
     let now = opts.now();
-    // The function's lease as this pass holds it, for the record of its last full node read (node-read.ts).
+    // The function's lease as this pass holds it, for the record of its last full node read (read-named-nodes.ts).
     const heldLease = (): V1Lease | undefined => lease ?? opts.round?.leases?.leaseOf(fn);
     let planned = await planFor(fn, opts, now, heldLease());
     if (leased && !leaseFirst && writes(planned)) {

@@ -48,7 +48,7 @@ export async function readBase(client: KubeClient, namespace: string): Promise<B
   return withNodes({ maintenances: valid, malformed, config }, nodeList, { kind: 'full' }, nodeList.length);
 }
 
-/** The requests and the config, for a pass that decides from them which Nodes to read (node-read.ts). */
+/** The requests and the config, for a pass that decides from them which Nodes to read (read-named-nodes.ts). */
 export async function readRequests(client: KubeClient, namespace: string): Promise<RequestsRead> {
   const [listed, config] = await Promise.all([client.listMaintenances(), client.getConfig(namespace)]);
   const { valid, malformed } = setApartMalformed(listed);
