@@ -101,7 +101,7 @@ export interface DrainPods {
   claims: ResourceV1ResourceClaim[];
   /**
    * Set when that LIST failed (RBAC, an API error): the drain of a node whose pods reference claims holds and says
-   * this (lifecycle/drainer.ts); every other drain goes on. A failed DRA read never stops the pass.
+   * this (lifecycle/plan-drainer.ts); every other drain goes on. A failed DRA read never stops the pass.
    */
   claimsProblem?: string;
 }

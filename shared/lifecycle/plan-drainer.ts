@@ -23,7 +23,7 @@ import { cordonedBy, holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik
 import type { SlurmContext, SlurmWrite } from '../slurm/index.ts';
 import { referencesClaims, unreadableClaimsMessage, type DraView, type OwnPods } from '../drain/index.ts';
 import { cordon } from './steps/cordon.ts';
-import { drain, unreadableSelectorMessage } from './steps/drain.ts';
+import { drain, unreadableSelectorMessage } from './steps/evict-pods.ts';
 import { finalize } from './steps/finalize.ts';
 import { recordReady } from './steps/ready.ts';
 import type { DrainerStep, StepContext, StepResult } from './steps/step.ts';
