@@ -39,7 +39,7 @@ export default defineConfig({
           name: 'unit',
           // Two workers on two cores: the unit files are CPU-bound and independent.
           maxWorkers: 2,
-          include: ['shared/**/*.test.ts', 'sim/**/*.test.ts', 'soak/**/*.test.ts', 'testbed/**/*.test.ts', 'cli/**/*.test.ts', 'functions/**/*.test.ts', 'test/support/**/*.test.ts', 'charts/**/*.test.ts', 'tools/**/*.test.ts', 'slurm/**/*.test.ts'],
+          include: ['shared/**/*.test.ts', 'sim/**/*.test.ts', 'soak/**/*.test.ts', 'testbed/**/*.test.ts', 'cli/**/*.test.ts', 'functions/**/*.test.ts', 'test/support/**/*.test.ts', 'charts/**/*.test.ts', 'tools/**/*.test.ts', 'slurm-testbed/**/*.test.ts'],
           globalSetup: ['test/setup/unit-global.ts'],
           // Not vitest's 5 s: a test's time is no assertion, and a loaded machine (CI beside another job, a second
           // process on one of the two cores) stretched files that start processes past 5 s. Speed targets live in

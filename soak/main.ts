@@ -12,7 +12,7 @@ import { installKmaint, KMAINT_SERVICE_ACCOUNT_USER, writeServiceAccountKubeconf
 import { AuditLog } from '../testbed/audit.ts';
 import { kubeConfigFrom, startTestbed } from '../testbed/testbed.ts';
 import { binaryPath } from '../testbed/versions.ts';
-import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
+import { startSlurm, type SlurmCluster } from '../slurm-testbed/index.ts';
 import { SOAK_PROFILES, type SoakProfile } from './features.ts';
 import { runSoakOnSim } from './on-sim.ts';
 import { formatSoakTable, runSoak, type SoakOptions, type SoakReport } from './run-soak.ts';

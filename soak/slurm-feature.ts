@@ -13,7 +13,7 @@ import type { SlurmLeftovers } from './feature-invariants.ts';
 const API = 'v0.0.43';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** The Slurm the soak runs beside the testbed (slurm/cluster.ts SlurmCluster, what the soak uses of it). */
+/** The Slurm the soak runs beside the testbed (slurm-testbed/cluster.ts SlurmCluster, what the soak uses of it). */
 export interface SoakSlurm {
   url: string;
   /** A root token for kmaint's passes (spec.slurm.tokenEnv). */
