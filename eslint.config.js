@@ -1,7 +1,11 @@
 // Lint: typed rules (no floating promises, no any in shared/ and functions/), the layering arrows, and no function in
-// shared/ over 80 lines.
+// shared/ over 80 lines, and no new copy of a helper that exists once (tools/lint/written-once.json).
+import { readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/** Issue 41: each small helper (error text, time formats, short lists, ...) has one home; a copy elsewhere is refused. */
+const writtenOnce = JSON.parse(readFileSync(new URL('./tools/lint/written-once.json', import.meta.url), 'utf8')).rules;
 
 export default tseslint.config(
   { ignores: ['.scratch/', 'node_modules/', '.serverless/', '.build/', 'dist/', '.test-build/', 'coverage/', 'bin/', 'eslint.config.js'] },
@@ -34,6 +38,13 @@ export default tseslint.config(
     ignores: ['shared/**/*.test.ts', 'shared/**/test-builders.ts'],
     rules: {
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    files: ['**/*.ts'],
+    ignores: [...writtenOnce.map((r) => r.home), '**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ...writtenOnce.map((r) => ({ selector: r.selector, message: r.message }))],
     },
   },
 );

@@ -45,7 +45,7 @@ export default defineConfig({
           // environment or working-directory changes, and module-level caches keyed by what they hold (docs/development.md,
           // "The unit files share their workers"; both ways measured in docs/benchmarks.md, "The suite's time").
           isolate: false,
-          include: ['shared/**/*.test.ts', 'sim/**/*.test.ts', 'soak/**/*.test.ts', 'testbed/**/*.test.ts', 'cli/**/*.test.ts', 'functions/**/*.test.ts', 'test/support/**/*.test.ts', 'charts/**/*.test.ts', 'tools/**/*.test.ts', 'slurm/**/*.test.ts', 'image/**/*.test.ts'],
+          include: ['shared/**/*.test.ts', 'sim/**/*.test.ts', 'soak/**/*.test.ts', 'testbed/**/*.test.ts', 'cli/**/*.test.ts', 'functions/**/*.test.ts', 'test/support/**/*.test.ts', 'charts/**/*.test.ts', 'tools/**/*.test.ts', 'slurm-testbed/**/*.test.ts', 'image/**/*.test.ts'],
           globalSetup: ['test/setup/unit-global.ts'],
           // Not vitest's 5 s: a test's time is no assertion, and a loaded machine (CI beside another job, a second
           // process on one of the two cores) stretched files that start processes past 5 s. Speed targets live in

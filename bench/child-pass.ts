@@ -1,5 +1,6 @@
 // One kmaint pass in a process of its own, so its wall time and memory are not mixed with the benchmark's.
 // `node --import tsx bench/child-pass.ts --kubeconfig FILE --fn scheduler` prints one JSON line (PassMeasurement).
+import { errorMessage } from '../shared/errors/index.ts';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../shared/kube/index.ts';
@@ -71,7 +72,7 @@ main().then(
   // Keep-alive sockets would hold the process open.
   () => process.exit(0),
   (err: unknown) => {
-    process.stderr.write(`child-pass: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`child-pass: ${errorMessage(err)}\n`);
     process.exit(1);
   },
 );

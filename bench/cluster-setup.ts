@@ -1,9 +1,10 @@
 // What the lifecycle benchmark puts into a testbed before timing kmaint: CRDs, the kmaint namespace and config,
 // many NodeMaintenance requests created with bounded concurrency (as the admin, not timed as kmaint work).
+import { forEachBounded } from '../shared/concurrency/index.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
+import { CONFIG_PLURAL, GROUP, namespacedName, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../shared/api/index.ts';
 import { binaryPath } from '../testbed/versions.ts';
 
@@ -39,15 +40,6 @@ export async function setConfig(kc: KubeConfig, spec: Record<string, unknown>): 
   }
 }
 
-/** Runs `fn` over `items` with at most `concurrency` calls in flight. */
-export async function forEachBounded<T>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) await fn(items[i] as T, i);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, () => worker()));
-}
-
 export interface RequestPlan {
   namespace: string;
   name: string;
@@ -76,7 +68,7 @@ export function planRequests(opts: { namespace: string; nodes: readonly string[]
 export async function createRequests(kc: KubeConfig, plans: readonly RequestPlan[], concurrency: number): Promise<Map<string, number>> {
   const custom = kc.makeApiClient(CustomObjectsApi);
   const createdAt = new Map<string, number>();
-  await forEachBounded(plans, concurrency, async (p) => {
+  await forEachBounded(plans, { limit: concurrency }, async (p) => {
     for (let attempt = 1; ; attempt++) {
       try {
         await custom.createNamespacedCustomObject({
@@ -86,7 +78,7 @@ export async function createRequests(kc: KubeConfig, plans: readonly RequestPlan
           plural: NODE_MAINTENANCE_PLURAL,
           body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name: p.name, namespace: p.namespace }, spec: p.spec },
         });
-        createdAt.set(`${p.namespace}/${p.name}`, Date.now());
+        createdAt.set(namespacedName(p), Date.now());
         return;
       } catch (err) {
         const code = (err as { code?: number }).code;
@@ -117,7 +109,7 @@ export async function listRequests(kc: KubeConfig, namespace: string): Promise<N
 /** Deletes requests (no finalizer yet: they go at once), with bounded concurrency. */
 export async function deleteRequests(kc: KubeConfig, keys: readonly string[], concurrency: number): Promise<void> {
   const custom = kc.makeApiClient(CustomObjectsApi);
-  await forEachBounded(keys, concurrency, async (key) => {
+  await forEachBounded(keys, { limit: concurrency }, async (key) => {
     const [namespace, name] = key.split('/') as [string, string];
     try {
       await custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: NODE_MAINTENANCE_PLURAL, name });

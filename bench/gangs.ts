@@ -4,6 +4,8 @@
 // passes as `kmaint run all` runs them, a requestor deleting each request once Ready), predicts again with the pass
 // time measured there (`kmaint simulate --pass-time`), and prints all three. Exits 1 when that prediction is more than
 // 10% off. Starts and stops a testbed of its own.
+import { forEachBounded } from '../shared/concurrency/index.ts';
+import { errorMessage } from '../shared/errors/index.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +19,7 @@ import { readClusterSnapshot, simulate, WHATIF_DRAIN_SPEC, WHATIF_NAMESPACE, WHA
 import { ensureBinaries } from '../testbed/build.ts';
 import { startControlPlane, stopTestbedDir } from '../testbed/start.ts';
 import { kubeConfigFrom } from '../testbed/testbed.ts';
-import { forEachBounded, installKmaint, KMAINT_NS, setConfig } from './cluster-setup.ts';
+import { installKmaint, KMAINT_NS, setConfig } from './cluster-setup.ts';
 import { print } from './figures.ts';
 
 const CLIQUE = 'nvidia.com/gpu.clique';
@@ -79,7 +81,7 @@ interface RealRun {
 /** One request per node, kmaint's passes as `kmaint run all`, a requestor deleting each request once Ready. */
 async function maintainForReal(admin: KubeClient, kmaint: KubeClient, create: (node: string) => Promise<void>): Promise<RealRun> {
   // The simulation creates every request at its time 0, before its first pass: so does this run, and counts from there.
-  await forEachBounded(names, 16, create);
+  await forEachBounded(names, { limit: 16 }, create);
   const t0 = Date.now();
   const stop = new AbortController();
   const passes: RealRun['passes'] = [];
@@ -134,7 +136,7 @@ async function main(): Promise<number> {
     await installKmaint(cp.kubeconfigPath, [NS]);
     await until(`${names.length} nodes Ready`, async () => (await core.listNode({ labelSelector: LABEL })).items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') && !n.spec?.taints?.length).length === names.length, 180_000);
     await until('namespace bench-gangs has its default ServiceAccount', async () => (await core.listNamespacedServiceAccount({ namespace: NS })).items.length > 0, 60_000);
-    await forEachBounded(names, 8, async (n) => {
+    await forEachBounded(names, { limit: 8 }, async (n) => {
       await core.createNamespacedPod({
         namespace: NS,
         body: { metadata: { name: `job-${n}` }, spec: { nodeName: n, terminationGracePeriodSeconds: GRACE_SECONDS, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } },
@@ -192,7 +194,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`bench:gangs: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`bench:gangs: ${errorMessage(err)}\n`);
     process.exit(1);
   },
 );

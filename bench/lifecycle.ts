@@ -1,5 +1,6 @@
 // `npm run bench -- [--nodes 5000] [--requests 10000] [--requestors 20]`: the NodeMaintenance passes on the
 // testbed (issue 4, Speed). Prints figures, asserts nothing. Waits for any other testbed to finish first.
+import { errorMessage } from '../shared/errors/index.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { cpus, freemem, tmpdir, totalmem } from 'node:os';
@@ -94,7 +95,7 @@ await ensureBinaries({ log });
 try {
   if (!values['ignore-other-testbeds']) await waitForOtherTestbeds(int('wait-minutes'), (values['ignore-testbed'] ?? '').split(',').filter((d) => d !== ''));
 } catch (err) {
-  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`bench: ${errorMessage(err)}\n`);
   process.exit(1);
 }
 print(`machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM (${(freemem() / 2 ** 30).toFixed(0)} GiB free), node ${process.version}`);
@@ -126,6 +127,6 @@ try {
   // Keep-alive sockets of the API clients would hold the process open.
   process.exit(0);
 } catch (err) {
-  process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(`bench: ${errorMessage(err, { stack: true })}\n`);
   process.exit(1);
 }

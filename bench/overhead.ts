@@ -1,5 +1,7 @@
 // Part 4 of the lifecycle benchmark: how long kmaint adds, from request created to Ready, beyond the time the
 // drained pods take to stop — all three passes driven by runUntilIdle as `kmaint run all` drives them.
+import { namespacedName } from '../shared/api/index.ts';
+import { forEachBounded } from '../shared/concurrency/index.ts';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runUntilIdle, type RunSummary } from '../shared/runtime/index.ts';
@@ -9,7 +11,7 @@ import { ensureBinaries } from '../testbed/build.ts';
 import { startControlPlane } from '../testbed/start.ts';
 import { kubeConfigFrom, waitForCluster } from '../testbed/testbed.ts';
 import { timedRequests } from './audit-timing.ts';
-import { KMAINT_NS, createRequests, forEachBounded, installKmaint, listRequests, phaseOf, planRequests, setConfig } from './cluster-setup.ts';
+import { KMAINT_NS, createRequests, installKmaint, listRequests, phaseOf, planRequests, setConfig } from './cluster-setup.ts';
 import { counts, machineLoad, ms, percentile, print } from './figures.ts';
 
 export interface OverheadOptions {
@@ -52,7 +54,7 @@ export async function benchOverhead(opts: OverheadOptions): Promise<void> {
       await new Promise((r) => setTimeout(r, 200));
     }
     const pods = targets.flatMap((node) => Array.from({ length: opts.podsPerNode }, (_, i) => ({ node, name: `drain-${node}-${i}` })));
-    await forEachBounded(pods, 16, async ({ node, name }) => {
+    await forEachBounded(pods, { limit: 16 }, async ({ node, name }) => {
       await core.createNamespacedPod({
         namespace: NS,
         body: {
@@ -99,7 +101,7 @@ export async function benchOverhead(opts: OverheadOptions): Promise<void> {
     const kubeletDeletes = timedRequests(cp.audit.path, mark, 'kmaint-sim-kubelet').filter((r) => r.verb === 'delete' && r.resource === 'pods');
     const nodeOfPod = new Map(pods.map((p) => [p.name, p.node]));
     const rows = plans.map((p) => {
-      const key = `${p.namespace}/${p.name}`;
+      const key = namespacedName(p);
       const node = p.spec.nodeName;
       const total = (readyAt.get(key) ?? Number.NaN) - (createdAt.get(key) ?? Number.NaN);
       const firstEvict = Math.min(...evictions.filter((e) => nodeOfPod.get(e.name) === node).map((e) => e.receivedMs));

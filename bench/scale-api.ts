@@ -29,15 +29,6 @@ export function call(conn: Conn, method: string, path: string, body?: string, co
   });
 }
 
-/** Runs `fn` over `items` with at most `concurrency` in flight. */
-export async function bounded<T>(items: readonly T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) await fn(items[i] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, () => worker()));
-}
-
 /** POST with retries on overload and dropped connections; 409 (already there) counts as done. */
 export async function create(conn: Conn, path: string, body: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {

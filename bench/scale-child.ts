@@ -1,5 +1,6 @@
 // One kmaint pass in a process of its own for the scale benchmark, bundled (bench/scale.ts builds it): prints one
 // JSON line with wall, CPU, peak RSS and the response bytes on the wire and decoded.
+import { errorMessage } from '../shared/errors/index.ts';
 import { subscribe } from 'node:diagnostics_channel';
 import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (err: unknown) => {
-    process.stderr.write(`scale-child: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`scale-child: ${errorMessage(err)}\n`);
     process.exit(1);
   },
 );

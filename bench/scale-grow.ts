@@ -2,6 +2,7 @@
 // N GPU-shaped nodes (bench/scale-nodes.ts), kmaint's CRDs and M NodeMaintenances in namespace "bench" when asked,
 // and a quiet API server, for bench/scale-encodings.ts to measure against repeatedly.
 // `npm run testbed -- down --dir DIR` stops it. Nodes stay Ready as in bench:scale (node-monitor grace 24 h).
+import { forEachBounded } from '../shared/concurrency/index.ts';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -9,7 +10,7 @@ import { startControlPlane } from '../testbed/start.ts';
 import { readFileSync } from 'node:fs';
 import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import { installKmaint, planRequests } from './cluster-setup.ts';
-import { bounded, connect, create, untilQuiet } from './scale-api.ts';
+import { connect, create, untilQuiet } from './scale-api.ts';
 import { gpuNode, nodeName } from './scale-nodes.ts';
 
 const log = (line: string): void => void process.stderr.write(`[scale-grow] ${line}\n`);
@@ -28,7 +29,7 @@ const now = new Date();
 const t = Date.now();
 for (let from = 0; from < n; from += 2000) {
   const to = Math.min(n, from + 2000);
-  await bounded(Array.from({ length: to - from }, (_, k) => from + k), Number(values.concurrency), (i) => create(conn, '/api/v1/nodes', JSON.stringify(gpuNode(i, now))));
+  await forEachBounded(Array.from({ length: to - from }, (_, k) => from + k), { limit: Number(values.concurrency) }, (i) => create(conn, '/api/v1/nodes', JSON.stringify(gpuNode(i, now))));
   log(`${to} nodes (${Math.round(to / ((Date.now() - t) / 1000))}/s), load ${loadavg()[0]?.toFixed(1)}`);
 }
 const requests = Number(values.requests);
@@ -36,7 +37,7 @@ if (requests > 0) {
   await installKmaint(cp.kubeconfigPath, ['bench']);
   const plans = planRequests({ namespace: 'bench', nodes: Array.from({ length: n }, (_, i) => nodeName(i)), requests, requestors: 10 });
   const path = `/apis/${GROUP}/${VERSION}/namespaces/bench/${NODE_MAINTENANCE_PLURAL}`;
-  await bounded(plans, Number(values.concurrency), (p) => create(conn, path, JSON.stringify({ apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name: p.name, namespace: p.namespace }, spec: p.spec })));
+  await forEachBounded(plans, { limit: Number(values.concurrency) }, (p) => create(conn, path, JSON.stringify({ apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name: p.name, namespace: p.namespace }, spec: p.spec })));
   log(`${requests} NodeMaintenances in namespace bench (no status: no kmaint pass has run)`);
 }
 log(`quiet after ${((await untilQuiet(conn)) / 1000).toFixed(0)} s; testbed left running in ${dir}`);

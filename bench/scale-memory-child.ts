@@ -4,6 +4,7 @@
 // state and plan (after the last read, before the first write), apply (writes); a page is parsed after its response
 // ended, so the last page's parse counts in the phase after reading the nodes. With --parts it then LISTs the nodes
 // again and measures the heap the lean snapshot retains (needs --expose-gc). Prints one JSON line.
+import { errorMessage } from '../shared/errors/index.ts';
 import { subscribe } from 'node:diagnostics_channel';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { parseArgs } from 'node:util';
@@ -152,7 +153,7 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (err: unknown) => {
-    process.stderr.write(`scale-memory-child: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(`scale-memory-child: ${errorMessage(err, { stack: true })}\n`);
     process.exit(1);
   },
 );

@@ -2,6 +2,7 @@
 // node-problem-detector): ~55 labels, ~12 annotations, 20 images, 14 conditions, extended resources. Only the name,
 // index-derived IDs and addresses vary; the shape is what a LIST of a GPU fleet serialises. No kubelet backs them:
 // the scale benchmark keeps them Ready by giving the node lifecycle controller a grace period longer than the run.
+import { rfc3339Seconds } from '../shared/api/index.ts';
 
 const GPU_PRODUCTS = ['NVIDIA-H100-80GB-HBM3', 'NVIDIA-H200', 'NVIDIA-A100-SXM4-80GB', 'NVIDIA-B200'] as const;
 const ZONES = ['us-east-2a', 'us-east-2b', 'us-east-2c'] as const;
@@ -48,7 +49,7 @@ export function gpuNode(i: number, now: Date): NodeJson {
   const product = GPU_PRODUCTS[i % GPU_PRODUCTS.length] as string;
   const instanceId = `i-0${(((i + 7) * 2246822519) >>> 0).toString(16).padStart(8, '0')}${(i % 4096).toString(16).padStart(3, '0')}ab`;
   const ip = name.slice(3, name.indexOf('.')).replaceAll('-', '.');
-  const t = now.toISOString().replace(/\.\d+Z$/, 'Z');
+  const t = rfc3339Seconds(now);
   const labels: Record<string, string> = {
     'kubernetes.io/arch': 'amd64', 'kubernetes.io/os': 'linux', 'kubernetes.io/hostname': name, 'beta.kubernetes.io/arch': 'amd64', 'beta.kubernetes.io/os': 'linux',
     'beta.kubernetes.io/instance-type': 'p5.48xlarge', 'node.kubernetes.io/instance-type': 'p5.48xlarge', 'topology.kubernetes.io/region': 'us-east-2', 'topology.kubernetes.io/zone': zone,

@@ -1,6 +1,8 @@
 // The upstream maintenance operator (testbed/peers builds it) on the scale benchmark's cluster: what its start costs
 // the API server (the informers' LISTs), its RSS at rest, and the API server CPU a minute of watching costs while node
 // statuses change at a kubelet's pace (every node re-posts its status every 5 min: N/300 writes a second).
+import { forEachBounded } from '../shared/concurrency/index.ts';
+import { rfc3339Seconds } from '../shared/api/index.ts';
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { nvidiaOperatorIsBuilt } from '../testbed/peers/build-nvidia.ts';
@@ -33,17 +35,12 @@ async function churn(conn: Conn, nodes: number, perSecond: number, seconds: numb
   const start = Date.now();
   for (let sec = 0; sec < seconds; sec++) {
     const batch = Array.from({ length: perSecond }, (_, k) => nodeName((offset + sec * perSecond + k) % nodes));
-    const hb = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const hb = rfc3339Seconds(new Date());
     const body = JSON.stringify({ status: { conditions: [{ type: 'Ready', lastHeartbeatTime: hb }] } });
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 32 }, async () => {
-        for (let i = next++; i < batch.length; i = next++) {
-          const r = await call(conn, 'PATCH', `/api/v1/nodes/${batch[i]}/status`, body, 'application/strategic-merge-patch+json').catch(() => ({ status: 0 }));
-          if (r.status === 200) sent++;
-        }
-      }),
-    );
+    await forEachBounded(batch, { limit: 32 }, async (node) => {
+      const r = await call(conn, 'PATCH', `/api/v1/nodes/${node}/status`, body, 'application/strategic-merge-patch+json').catch(() => ({ status: 0 }));
+      if (r.status === 200) sent++;
+    });
     const behind = start + (sec + 1) * 1000 - Date.now();
     if (behind > 0) await sleep(behind);
   }

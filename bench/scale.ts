@@ -2,6 +2,8 @@
 // holding 10,000 to 100,000 GPU-shaped nodes (bench/scale-nodes.ts), each pass bundled in a child process, with what
 // the API server says the pass cost it; then the upstream operator on the same cluster. One control plane grows from
 // size to size. Prints figures (stdout) and a markdown table; asserts nothing.
+import { forEachBounded } from '../shared/concurrency/index.ts';
+import { errorMessage } from '../shared/errors/index.ts';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -14,7 +16,7 @@ import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, GROUP,
 import { startControlPlane, stopTestbedDir, type ControlPlane } from '../testbed/start.ts';
 import { kubeConfigFrom } from '../testbed/testbed.ts';
 import { installKmaint, planRequests, setConfig } from './cluster-setup.ts';
-import { bounded, call, connect, costBetween, cpuSeconds, create, rssOf, scrape, total, untilQuiet, type Conn, type ServerCost } from './scale-api.ts';
+import { call, connect, costBetween, cpuSeconds, create, rssOf, scrape, total, untilQuiet, type Conn, type ServerCost } from './scale-api.ts';
 import type { ScalePass } from './scale-child.ts';
 import { gpuNode, nodeName } from './scale-nodes.ts';
 import { minutesLine, targetsReport, upstreamAllocLine, type FullList, type PassMinutes, type Row } from './scale-report.ts';
@@ -167,7 +169,7 @@ async function addNodes(conn: Conn, from: number, to: number, concurrency: numbe
   let lowMemory = false;
   const indexes = Array.from({ length: to - from }, (_, k) => from + k);
   for (let chunk = 0; chunk < indexes.length && !lowMemory; chunk += 5000) {
-    await bounded(indexes.slice(chunk, chunk + 5000), concurrency, (i) => create(conn, '/api/v1/nodes', JSON.stringify(gpuNode(i, now))));
+    await forEachBounded(indexes.slice(chunk, chunk + 5000), { limit: concurrency }, (i) => create(conn, '/api/v1/nodes', JSON.stringify(gpuNode(i, now))));
     created = from + Math.min(chunk + 5000, indexes.length);
     const avail = memAvailable();
     progress(`${created} nodes (${Math.round((created - from) / ((Date.now() - t) / 1000))}/s), MemAvailable ${(avail / 2 ** 30).toFixed(1)} GiB, ${load()}`);
@@ -188,7 +190,7 @@ async function growRequests(conn: Conn, nodes: number, have: number, target: num
     .map((p, k) => ({ ...p, name: `req-${String(k).padStart(6, '0')}` }))
     .slice(have);
   const path = `/apis/${GROUP}/${VERSION}/namespaces/${NS}/${NODE_MAINTENANCE_PLURAL}`;
-  await bounded(plans, 64, (p) => create(conn, path, JSON.stringify({ apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name: p.name, namespace: p.namespace }, spec: p.spec })));
+  await forEachBounded(plans, { limit: 64 }, (p) => create(conn, path, JSON.stringify({ apiVersion: `${GROUP}/${VERSION}`, kind: 'NodeMaintenance', metadata: { name: p.name, namespace: p.namespace }, spec: p.spec })));
   const { status, text } = await call(conn, 'GET', `${path}?limit=1`);
   const list = JSON.parse(text) as { items?: unknown[]; metadata?: { remainingItemCount?: number } };
   const count = (list.items?.length ?? 0) + (list.metadata?.remainingItemCount ?? 0);
@@ -200,7 +202,7 @@ async function dropRequests(conn: Conn): Promise<void> {
   const path = `/apis/${GROUP}/${VERSION}/namespaces/${NS}/${NODE_MAINTENANCE_PLURAL}`;
   const { text } = await call(conn, 'GET', path);
   const held = (JSON.parse(text) as { items: Array<{ metadata: { name: string; finalizers?: string[] } }> }).items.filter((o) => (o.metadata.finalizers ?? []).length > 0);
-  await bounded(held, 32, async (o) => {
+  await forEachBounded(held, { limit: 32 }, async (o) => {
     await call(conn, 'PATCH', `${path}/${o.metadata.name}`, JSON.stringify({ metadata: { finalizers: null } }), 'application/merge-patch+json');
   });
   const { status } = await call(conn, 'DELETE', path);
@@ -330,7 +332,7 @@ async function main(o: Options): Promise<void> {
         try {
           upstream.push(await measureUpstream({ cp, conn, apiPid: api.pid, nodes: have, churnSeconds: o.churnSeconds, log: progress }));
         } catch (err) {
-          out(`upstream operator at ${have} nodes: NOT MEASURED: ${err instanceof Error ? err.message : String(err)}`);
+          out(`upstream operator at ${have} nodes: NOT MEASURED: ${errorMessage(err)}`);
         }
       }
       // The table so far after each size: a run stopped at the next (hours at 100,000 nodes) keeps what it measured.
@@ -395,6 +397,6 @@ try {
   await program.parseAsync(process.argv);
   process.exit(0);
 } catch (err) {
-  process.stderr.write(`bench:scale: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(`bench:scale: ${errorMessage(err, { stack: true })}\n`);
   process.exit(1);
 }

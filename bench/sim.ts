@@ -3,6 +3,7 @@
 // `simulate`: `kmaint simulate --profile large --all-nodes` with maxParallelOperations 50, as a user runs it. The
 // machine's load average is printed next to each figure. The prediction judged against the testbed is a test:
 // test/whatif-testbed.test.ts. Figures on stdout, progress on stderr.
+import { rfc3339Seconds } from '../shared/api/index.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -64,7 +65,7 @@ async function loadProfile(nodes: number): Promise<{ api: SimApiServer; ms: numb
   const t = Date.now();
   const c = cpuMs();
   const api = await startSimApiServer({ crds: [CRDS_DIR], watchHistorySize: 1000, requestLogLimit: 1000 });
-  const at = new Date(0).toISOString().replace('.000Z', 'Z');
+  const at = rfc3339Seconds(0);
   for (const node of generateCluster({ profile: 'large', seed: 1, nodes }).nodes) {
     const ready = { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: at, lastTransitionTime: at };
     api.local.create({ apiVersion: 'v1', resource: 'nodes' }, '', JSON.parse(JSON.stringify({ ...node, status: { ...node.status, conditions: [ready] } })) as Json);

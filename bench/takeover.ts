@@ -4,6 +4,7 @@
 // requestor deletes it. Reverse: the same with kmaint stopped mid-drain and upstream started. Counts come from a
 // watch (cordon / uncordon transitions, finalizer add / remove) and the audit log (successful evictions per pod).
 // Needs the operator binary: testbed/peers/build-nvidia.ts builds it from the git copy KMAINT_NVIDIA_OPERATOR_GIT.
+import { errorMessage } from '../shared/errors/index.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -324,7 +325,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   main().then(
     (code) => process.exit(code),
     (err: unknown) => {
-      process.stderr.write(`takeover: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`takeover: ${errorMessage(err)}\n`);
       process.exit(1);
     },
   );

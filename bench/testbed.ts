@@ -1,5 +1,7 @@
 // `npm run bench:testbed -- [--profile small|large] [--nodes N] [--seed S]`: the testbed's speed and scale
 // figures (issue 3). Prints measurements, asserts nothing; progress goes to stderr, figures to stdout.
+import { forEachBounded } from '../shared/concurrency/index.ts';
+import { errorMessage } from '../shared/errors/index.ts';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:https';
@@ -8,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Command, Option } from 'commander';
-import { forEachBounded, withNodeOwnerUid } from '../sim/generator/apply.ts';
+import { withNodeOwnerUid } from '../sim/generator/apply.ts';
 import { createCluster, generateCluster, preboundPods, type GeneratedCluster } from '../sim/generator/index.ts';
 import { SimKubelet } from '../sim/kubelet/index.ts';
 import { ensureBinaries } from '../testbed/build.ts';
@@ -292,7 +294,7 @@ async function benchLarge(opts: { nodes?: number; seed: number; heartbeatMs: num
       notReady = '';
     } catch (err) {
       const s = kubelet.stats();
-      notReady = `NOT READY after ${secs(Date.now() - t0)}: ${err instanceof Error ? err.message : String(err)}; ` +
+      notReady = `NOT READY after ${secs(Date.now() - t0)}: ${errorMessage(err)}; ` +
         `${fmt(created)} pods created, kubelet started ${fmt(s.pods.started)}${notReady ? `; last census ${notReady}` : ''}`;
       out(`  ${notReady}`);
       out('  (the figures below are for the cluster as far as it got)');
@@ -399,7 +401,7 @@ async function createBoundPods(conn: Conn, cluster: GeneratedCluster, signal: Ab
     if (name && uid) nodeUids.set(name, uid);
   });
   let count = 0;
-  await forEachBounded(preboundPods(cluster), LARGE.createConcurrency, signal, async (pod) => {
+  await forEachBounded(preboundPods(cluster), { limit: LARGE.createConcurrency, signal }, async (pod) => {
     const namespace = pod.metadata?.namespace ?? 'default';
     const body = JSON.stringify(withNodeOwnerUid(pod, nodeUids));
     for (let attempt = 0; ; attempt++) {
@@ -460,6 +462,6 @@ try {
   await program.parseAsync(process.argv);
   process.exit(process.exitCode ?? 0);
 } catch (err) {
-  process.stderr.write(`bench:testbed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
+  process.stderr.write(`bench:testbed: ${errorMessage(err).split('\n')[0]}\n`);
   process.exit(1);
 }

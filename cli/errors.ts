@@ -1,6 +1,6 @@
 // CLI errors and the exit code each stands for: 2 for usage or configuration (fix the command line, the kubeconfig,
 // the MaintenanceOperatorConfig or the AWS setup), 1 for a command that ran and failed.
-import { KmaintError } from '../shared/errors/index.ts';
+import { errorMessage, KmaintError } from '../shared/errors/index.ts';
 import { KubeConfigError } from '../shared/kube/index.ts';
 
 /** A flag or argument the command cannot use. Exit 2. */
@@ -24,7 +24,7 @@ export function exitCodeOf(err: unknown): 1 | 2 {
 
 /** The one line a failure prints on stderr (the first line of its message). */
 export function reasonLine(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return `kmaint: ${message.split('\n')[0] ?? ''}`;
 }
 

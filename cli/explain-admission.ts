@@ -1,5 +1,7 @@
 // `kmaint explain`, admission: every gate the scheduler applies to one request, with the counts it reads, judged as
 // the next scheduler pass judges it (shared/scheduling's own plan, gates and tally), and what has to happen next.
+import { shortList } from '../shared/text/index.ts';
+
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import {
   GATES,
@@ -32,10 +34,6 @@ function holders(state: SchedulingState, inScope: (node: string) => boolean): st
   return out;
 }
 
-function head(items: readonly string[], max = 5): string {
-  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
-}
-
 /** What has to happen before a gate that refuses lets the request through: by the refusal's kind and what the gate says frees it (Gate.freedBy). */
 function nextFor(gate: Gate, t: Tally, node: string, refusal: Refusal, configName: string): string {
   const text = refusal.text;
@@ -49,7 +47,7 @@ function nextFor(gate: Gate, t: Tally, node: string, refusal: Refusal, configNam
     const pools = t.state.externalPools;
     const pool = pools?.poolOf.get(node);
     const busy = holders(t.state, (n) => pool !== undefined && pools?.poolOf.get(n) === pool);
-    return busy.length > 0 ? `an ${pools?.what ?? 'external'} in progress in ${pool ?? 'its pool'} must finish (its requestor deletes it, cleanup releases the node): ${head(busy)}` : `${text}; an ${pools?.what ?? 'external'} in that pool must finish`;
+    return busy.length > 0 ? `an ${pools?.what ?? 'external'} in progress in ${pool ?? 'its pool'} must finish (its requestor deletes it, cleanup releases the node): ${shortList(busy, 5)}` : `${text}; an ${pools?.what ?? 'external'} in that pool must finish`;
   }
   // kured's blockers (issue 43): only what they watch frees them.
   if (refusal.kind === 'blocked') return refusal.gate === 'blocking pod' ? `${text}; it is admitted once no pod matching the selector runs on node ${node}` : `${text}; admission resumes once the alerts can be read and none matching fires`;
@@ -63,8 +61,8 @@ function nextFor(gate: Gate, t: Tally, node: string, refusal: Refusal, configNam
   const busy = holders(t.state, inScope);
   const down = unavailable ? [...t.state.nodesUnavailable].filter((n) => inScope(n) && !t.state.nodesUnderMaintenance.has(n)).sort() : [];
   const parts = [
-    ...(busy.length > 0 ? [`a request in progress ${where}must finish (its requestor deletes it, cleanup releases the node): ${head(busy)}`] : []),
-    ...(down.length > 0 ? [`a cordoned or not-ready node ${where}must come back: ${head(down)}`] : []),
+    ...(busy.length > 0 ? [`a request in progress ${where}must finish (its requestor deletes it, cleanup releases the node): ${shortList(busy, 5)}`] : []),
+    ...(down.length > 0 ? [`a cordoned or not-ready node ${where}must come back: ${shortList(down, 5)}`] : []),
   ];
   return parts.length > 0 ? parts.join('; or ') : `a request admitted by the same pass ${where}must finish`;
 }
@@ -77,7 +75,7 @@ function gangLines(state: SchedulingState, nm: NodeMaintenance, gangNodeLabel: s
   const keys = gang.members.map(maintenanceKey);
   const best = ranked.find((k) => keys.includes(k)) ?? maintenanceKey(nm);
   return [
-    `gang  ${gang.name}: ${keys.length} request${keys.length === 1 ? '' : 's'} start together or not at all: ${head(keys)}`,
+    `gang  ${gang.name}: ${keys.length} request${keys.length === 1 ? '' : 's'} start together or not at all: ${shortList(keys, 5)}`,
     `rank  ${ranked.indexOf(maintenanceKey(nm)) + 1} of ${ranked.length} waiting requests; the gang walks at ${best}'s rank (${ranked.indexOf(best) + 1})`,
   ];
 }
@@ -136,7 +134,7 @@ export function explainAdmission(input: AdmissionInput, now: Date): ExplainSecti
   const before = mine === -1 ? plan.admitted : plan.admitted.slice(0, mine);
   const byKey = new Map(state.maintenances.map((m) => [maintenanceKey(m), m]));
   for (const k of before) recordAdmission(tally, byKey.get(k)?.spec.nodeName ?? '');
-  if (before.length > 0) lines.push(`      (counts include ${before.length} request${before.length === 1 ? '' : 's'} the pass admits first: ${head(before)})`);
+  if (before.length > 0) lines.push(`      (counts include ${before.length} request${before.length === 1 ? '' : 's'} the pass admits first: ${shortList(before, 5)})`);
 
   let next: string | undefined;
   for (const gate of GATES) {

@@ -15,7 +15,7 @@ import { needsMedik8sLeases, type Medik8sLeases } from '../shared/lifecycle/inde
 import { explainCleanup } from './explain-cleanup.ts';
 import { requestTimes, requestTimesText } from './request-times.ts';
 import { explainDrain, explainPodCompletion, explainReportedWait, nextByPhase, type ExplainSection, type PodsInput } from './explain-sections.ts';
-import { ageText } from './status-render.ts';
+import { ageText } from './age-text.ts';
 
 export interface ExplainSnapshot {
   maintenance: NodeMaintenance;

@@ -1,5 +1,6 @@
 // `kmaint invoke <fn>`: one synchronous (RequestResponse) invocation of a deployed kmaint Lambda function; its run
 // summary is returned, a function error or a refused event becomes a CommandFailedError with the function's reason.
+import { errorMessage } from '../shared/errors/index.ts';
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { PassFunction } from '../shared/pass/index.ts';
 import type { BudgetRunSummary } from '../shared/runtime/index.ts';
@@ -73,7 +74,7 @@ export async function invokeFunction(opts: { lambda: LambdaClient; functionName:
     out = await opts.lambda.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'RequestResponse', Payload: new TextEncoder().encode(JSON.stringify(opts.event)) }));
   } catch (err) {
     const name = err instanceof Error ? err.name : 'Error';
-    const message = firstLine(err instanceof Error ? err.message : String(err));
+    const message = firstLine(errorMessage(err));
     const reason = `invoking ${functionName}: ${name === 'Error' ? '' : `${name}: `}${message}`;
     if (SETUP_ERRORS.has(name) || /region is missing/i.test(message)) throw new ConfigurationError(reason, { cause: err });
     throw new CommandFailedError(reason, { cause: err });

@@ -1,7 +1,7 @@
 // `kmaint leftovers [--fix]`: reads Nodes, NodeMaintenances, the medik8s leases and Slurm (when reachable), lists what
 // kmaint (or upstream, for a takeover) left there (cli/leftovers.ts), and with --fix removes kmaint's own, then reads
 // again. Exit 0: nothing of kmaint's left (after --fix: none remains); 1: leftovers found (or --fix could not remove all).
-import { CONFIG_NAME, MEDIK8S_LEASE_NAMESPACE, describeAction, type Action } from '../shared/api/index.ts';
+import { CONFIG_NAME, MEDIK8S_LEASE_NAMESPACE, describeAction, maintenanceKey, type Action } from '../shared/api/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { applyActions, loadConfig } from '../shared/pass/index.ts';
 import { SlurmRestClient, readSlurm } from '../shared/slurm/index.ts';
@@ -89,7 +89,7 @@ async function applySlurm(client: SlurmRestClient, fixes: readonly SlurmFix[], n
 const FIX_ROUNDS = 3;
 
 async function applyRound(input: LeftoversInput, actions: readonly Action[], ctx: LeftoversContext): Promise<{ conflicts: number }> {
-  const maintenances = new Map(input.maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm]));
+  const maintenances = new Map(input.maintenances.map((nm) => [maintenanceKey(nm), nm]));
   // One write at a time: several writes to one Node thread its resourceVersion in order. With the Nodes read, a write
   // refused 409 because of a kubelet's status post (nothing the plan read changed) goes again, as in a pass.
   const nodes = new Map(input.nodes.map((n) => [n.metadata?.name ?? '', n]));

@@ -27,7 +27,7 @@ import {
   isKmaintNodeRequest,
   maintenanceRef,
 } from '../shared/api/index.ts';
-import type { Action, NodeMaintenance } from '../shared/api/index.ts';
+import { maintenanceKey, type Action, type NodeMaintenance } from '../shared/api/index.ts';
 import { cordonIsOurs, findNodeOrphans, planOrphanSweep, recordOwner } from '../shared/lifecycle/index.ts';
 import { KMAINT_CORDON_REASON_PREFIX, drainOwner, hasDrainFlag, reservationOwner, type SlurmNodeInfo, type SlurmReservationInfo } from '../shared/slurm/index.ts';
 
@@ -129,7 +129,7 @@ function nodeFixes(node: V1Node): Action[] {
 }
 
 function maintenanceLeftovers(input: LeftoversInput, found: Leftover[], actions: Action[]): void {
-  const sorted = [...input.maintenances].sort((a, b) => (`${a.metadata.namespace ?? ''}/${a.metadata.name}` < `${b.metadata.namespace ?? ''}/${b.metadata.name}` ? -1 : 1));
+  const sorted = [...input.maintenances].sort((a, b) => (maintenanceKey(a) < maintenanceKey(b) ? -1 : 1));
   for (const nm of sorted) {
     const object = `NodeMaintenance/${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
     const own = isKmaintNodeRequest(nm, input.kmaintNamespace);

@@ -1,12 +1,13 @@
 // The `kmaint` command: parses flags, calls one shared/runtime or shared/pass function, renders its summary.
 // The embedded simulated cluster (demo, sim) and the AWS SDK are loaded only by the commands that use them.
+import { errorMessage } from '../shared/errors/index.ts';
 import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import pino from 'pino';
 import { DEFAULT_LIST_PAGE_SIZE, KubeClient, LIST_PAGE_SIZE_ENV, loadKubeConfig, MAX_LIST_PAGE_SIZE, parseListPageSize } from '../shared/kube/index.ts';
 import { PASS_FUNCTIONS, applyActions, runPass, type PassFunction, type PassSummary } from '../shared/pass/index.ts';
 import { runUntilIdle } from '../shared/runtime/index.ts';
-import { CONFIG_NAME, describeAction } from '../shared/api/index.ts';
+import { CONFIG_NAME, describeAction, maintenanceKey } from '../shared/api/index.ts';
 import { parseDuration } from './duration.ts';
 import { UsageError, exitCodeOf, invalidConfigError, reasonLine } from './errors.ts';
 import { invokeFunction, lambdaFunctionName, manualEvent, type InvokeFlags } from './invoke.ts';
@@ -56,7 +57,7 @@ function pageSizeFlag(value: string): number {
   try {
     return parseListPageSize(value, '--page-size');
   } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
+    throw new UsageError(errorMessage(err));
   }
 }
 
@@ -224,7 +225,7 @@ program
     for (const a of plan.actions) process.stdout.write(`${cmd.apply === true ? '' : '(dry run) '}${describeAction(a)}\n`);
     for (const b of plan.blockers) process.stderr.write(`first: ${b}\n`);
     if (cmd.apply !== true || plan.actions.length === 0) return;
-    const applied = await applyActions(plan.actions, { client, maintenances: new Map(maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])), now: new Date(), component: 'kmaint-takeover', namespace: flags.kmaintNamespace, concurrency: 1 });
+    const applied = await applyActions(plan.actions, { client, maintenances: new Map(maintenances.map((nm) => [maintenanceKey(nm), nm])), now: new Date(), component: 'kmaint-takeover', namespace: flags.kmaintNamespace, concurrency: 1 });
     for (const e of applied.errors) process.stderr.write(`kmaint: not written: ${e.action}: ${e.error}\n`);
     if (applied.errors.length > 0 || applied.conflicts > 0) process.exitCode = 1;
   });

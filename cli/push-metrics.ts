@@ -1,6 +1,7 @@
 // `kmaint run` in a cluster: when KMAINT_PUSHGATEWAY_URL is set, each function's figures go to that Pushgateway
 // after the run (or its failure, when the run threw). A Pushgateway that cannot be reached is logged, never fatal:
 // maintenance goes on without metrics.
+import { errorMessage } from '../shared/errors/index.ts';
 import type { PassSummary } from '../shared/pass/index.ts';
 import { PUSHGATEWAY_URL_ENV, pushRunFailure, pushRunMetrics } from '../shared/metrics/index.ts';
 
@@ -18,6 +19,6 @@ export async function pushRunIfConfigured(env: Readonly<Record<string, string | 
     if ('error' in outcome) await pushRunFailure(outcome.functions, { url, at: now().getTime() });
     else await pushRunMetrics(outcome.passes, { url, durationMs: outcome.durationMs, endedAt: now().getTime(), failed: outcome.failed });
   } catch (err) {
-    logger.warn({ err }, err instanceof Error ? err.message : String(err));
+    logger.warn({ err }, errorMessage(err));
   }
 }

@@ -1,4 +1,5 @@
 // `--report FILE.html` of `kmaint demo` and `kmaint simulate`: the text summary as the page's table, the page written.
+import { errorMessage } from '../shared/errors/index.ts';
 import { writeFileSync } from 'node:fs';
 import { renderReportHtml, type ReportPage } from '../sim/report/index.ts';
 import { UsageError } from './errors.ts';
@@ -16,6 +17,6 @@ export function writeReport(path: string, page: ReportPage): void {
   try {
     writeFileSync(path, renderReportHtml(page));
   } catch (err) {
-    throw new UsageError(`--report ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new UsageError(`--report ${path}: ${errorMessage(err)}`, { cause: err });
   }
 }

@@ -2,7 +2,7 @@
 // the instant in UTC seconds and where `now` stands against it. Pure; the clock is passed in.
 import { Phase, maintenancePhase, readyCondition, requestDeadline, requestNotBefore, rfc3339Seconds } from '../shared/api/index.ts';
 import type { NodeMaintenance, RequestTime } from '../shared/api/index.ts';
-import { ageText } from './status-render.ts';
+import { ageText } from './age-text.ts';
 
 export interface RequestTimes {
   /** kmaint.io/deadline in UTC seconds, or `invalid: <why>`; absent when not set. */

@@ -2,7 +2,8 @@
 // the message cut to the terminal, and JSON lines.
 import { describe, expect, it } from 'vitest';
 import type { StatusRow, StatusView } from './status.ts';
-import { ageText, countsLine, drainText, renderStatusJson, renderStatusNames, renderStatusText } from './status-render.ts';
+import { ageText } from './age-text.ts';
+import { countsLine, drainText, renderStatusJson, renderStatusNames, renderStatusText } from './status-render.ts';
 import { renderTable } from './table.ts';
 
 function aRow(over: Partial<StatusRow> & { request: string }): StatusRow {

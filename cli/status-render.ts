@@ -1,26 +1,11 @@
 // How `kmaint status` shows its rows: a table with a drain progress bar (-o text, or -o wide: every column, nothing
 // cut to the terminal), one JSON object per line (-o json), one YAML document per request (-o yaml), or the
 // requests' namespace/name (-o name, what `kmaint explain` takes).
+import { ageText } from './age-text.ts';
 import { renderDocuments } from './output-format.ts';
 import { requestTimesText } from './request-times.ts';
 import type { StatusRow, StatusView } from './status.ts';
 import { renderTable, type Cell, type Colour } from './table.ts';
-
-/** Age as kubectl prints it: 45s, 5m30s, 12m, 3h20m, 30h, 2d5h, 12d. */
-export function ageText(seconds: number | null): string {
-  if (seconds === null) return '-';
-  const s = Math.max(0, Math.floor(seconds));
-  const m = Math.floor(s / 60);
-  const h = Math.floor(m / 60);
-  const d = Math.floor(h / 24);
-  if (s < 120) return `${s}s`;
-  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
-  if (h < 3) return `${m}m`;
-  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
-  if (h < 48) return `${h}h`;
-  if (d < 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
-  return `${d}d`;
-}
 
 /** `████░░░░░░  40% 3 of 5 pods left` (left to evict of those selected); '-' before the drain starts. */
 export function drainText(drain: StatusRow['drain'], width = 10): string {

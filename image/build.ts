@@ -3,6 +3,7 @@
 // (image/rootfs.ts; rebuilt only when its recipe changes, or with --rebuild-rootfs) and the bundle layer, built every
 // time: dist/kmaint.mjs (npm run build:cli) at /app/kmaint.mjs and the `kmaint` command at /usr/local/bin/kmaint.
 // No container daemon, no pulled base image: mmdebstrap and the image tool (image/tools, go-containerregistry).
+import { errorMessage } from '../shared/errors/index.ts';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, createReadStream, createWriteStream, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -151,7 +152,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   buildImage({ rebuildRootfs: process.argv.includes('--rebuild-rootfs'), log: (line) => process.stderr.write(`image: ${line}\n`) }).then(
     () => process.exit(0),
     (err: unknown) => {
-      process.stderr.write(`image:build: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`image:build: ${errorMessage(err)}\n`);
       process.exit(1);
     },
   );

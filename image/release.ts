@@ -7,6 +7,7 @@
 // 4. the chart, packaged with operator.image set to <registry>/<repository>@<index digest>, and the CRD chart, pushed as
 //    OCI artifacts to oci://<registry>/<path>/charts (or --chart-repo).
 // The signing key is a cosign key file (--key or KMAINT_SIGNING_KEY), its password in COSIGN_PASSWORD: neither is logged.
+import { errorMessage } from '../shared/errors/index.ts';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -161,7 +162,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       process.exit(0);
     },
     (err: unknown) => {
-      process.stderr.write(`release: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`release: ${errorMessage(err)}\n`);
       process.exit(1);
     },
   );

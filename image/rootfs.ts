@@ -15,7 +15,7 @@ export const IMAGE_UID = 1000;
 
 /**
  * forky (Debian testing): trixie ships Node.js 20, past its end of life (April 2026); forky carries Node.js 24 LTS,
- * as slurm/ takes forky for Slurm 26.05. forky's Release file is valid for a week: a mirror serving a frozen copy fails
+ * as slurm-testbed/ takes forky for Slurm 26.05. forky's Release file is valid for a week: a mirror serving a frozen copy fails
  * apt's expiry check without Check-Valid-Until false.
  */
 export const ROOTFS_RECIPE = {

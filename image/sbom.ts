@@ -1,6 +1,7 @@
 // The release's SBOM: one SPDX 2.3 JSON document for the image index, naming every Debian package of each
 // architecture's root filesystem (from its dpkg database) and every npm package bundled into dist/kmaint.mjs (from
 // esbuild's metafile). Pure: the inputs are the texts and lists, the clock is passed in.
+import { rfc3339Seconds } from '../shared/api/index.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -165,7 +166,7 @@ export function buildSbom(input: SbomInput): SpdxDocument {
     SPDXID: 'SPDXRef-DOCUMENT',
     name: `${input.repository}:${input.version}`,
     documentNamespace: `https://kmaint.io/spdx/${encodeURIComponent(input.repository)}/${input.version}/${input.indexDigest}`,
-    creationInfo: { created: input.created.toISOString().replace(/\.\d{3}Z$/, 'Z'), creators: ['Tool: kmaint-release'] },
+    creationInfo: { created: rfc3339Seconds(input.created), creators: ['Tool: kmaint-release'] },
     packages,
     relationships,
   };

@@ -1,4 +1,5 @@
-// The shape of shared/ as a test: no import cycle among its files, each area entered only through its index.ts
+// The shape of shared/ as a test: no import cycle among its files (nor anywhere in the repository), each area entered
+// only through its index.ts
 // (or its package.json "imports" alias) from the other areas, cli/ and functions/, and every error thrown in shared/
 // and functions/ a KmaintError with no silent catch.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -87,6 +88,23 @@ function areaOf(file: string): string | undefined {
 /** Test fixtures (aMaintenance, aPod, ...) are shared between the areas' tests on purpose; they are not an area's surface. */
 const isTestBuilder = (file: string): boolean => file.endsWith(`${sep}test-builders.ts`);
 
+/** The folders at the top of the repository that hold our code (not node_modules, build output or dot folders). */
+function repositoryFolders(): string[] {
+  const skip = new Set(['node_modules', 'dist', 'coverage']);
+  return readdirSync(ROOT, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith('.') && !skip.has(d.name))
+    .map((d) => join(ROOT, d.name))
+    .sort();
+}
+
+/** The .ts files directly in the repository's root (esbuild.config.ts, vitest.config.ts, ...). */
+function rootFiles(): string[] {
+  return readdirSync(ROOT, { withFileTypes: true })
+    .filter((d) => d.isFile() && d.name.endsWith('.ts'))
+    .map((d) => join(ROOT, d.name))
+    .sort();
+}
+
 const ALIASES = aliases();
 const rel = (file: string): string => relative(ROOT, file).split(sep).join('/');
 
@@ -117,6 +135,12 @@ describe('shared/ architecture', () => {
 
   it('has no import cycle among the files of shared/ (type-only imports included)', () => {
     const cycles = findCycles(importGraph(tsFiles(SHARED), ALIASES)).map((c) => c.map(rel).join(' -> '));
+    expect(cycles).toEqual([]);
+  });
+
+  it('has no import cycle anywhere in the repository (every top-level folder and the root files, tests included)', () => {
+    const files = [...repositoryFolders().flatMap(tsFiles), ...rootFiles()];
+    const cycles = findCycles(importGraph(files, ALIASES)).map((c) => c.map(rel).join(' -> '));
     expect(cycles).toEqual([]);
   });
 

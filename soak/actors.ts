@@ -1,10 +1,10 @@
 // The people and machines around kmaint during a soak, talking to the API server directly (no faults): requestors
 // creating and releasing requests, and an administrator changing the config, cordoning by hand, taking nodes down.
+import { errorMessage } from '../shared/errors/index.ts';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { ANNOTATION_CORDONED_BY, CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../shared/api/index.ts';
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../shared/api/index.ts';
 import type { Rng } from '../sim/generator/prng.ts';
-import type { GangRecord } from './feature-actors.ts';
 import { featureSpec, flipSwitches, randomSwitches, withAvailable, type FeatureSwitches, type SoakSlurmTarget } from './features.ts';
 import { BUDGET_GROUPS, DRAIN_SELECTOR, SOAK_BUDGET, SOAK_ROLE, WAIT_SELECTOR } from './invariants.ts';
 
@@ -50,6 +50,13 @@ export interface World {
   sriovDrains: number;
   leasesTaken: number;
   nodesKilled: number;
+}
+
+/** A gang the soak filed: its members (namespace/name), how it is grouped, when its last member was created. */
+export interface GangRecord {
+  kind: 'label' | 'node-label';
+  members: string[];
+  createdAt: number;
 }
 
 /** What the all-features actors share: the switches in force, the cliques, the gangs filed. */
@@ -98,7 +105,7 @@ export async function attempt(world: World, what: string, fn: () => Promise<unkn
     return true;
   } catch (err) {
     const code = (err as { code?: number }).code;
-    if (code !== 404 && code !== 409) world.actorErrors.push(`${what}: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}`);
+    if (code !== 404 && code !== 409) world.actorErrors.push(`${what}: ${errorMessage(err).slice(0, 200)}`);
     return false;
   }
 }

@@ -12,7 +12,10 @@ import {
   LABEL_GANG,
   MEDIK8S_LEASE_NAMESPACE,
   MEDIK8S_LEASE_PREFIX,
+  microTime,
+  namespacedName,
   NODE_MAINTENANCE_PLURAL,
+  rfc3339Seconds,
   SRIOV_ANNOTATION_CURRENT_STATE,
   SRIOV_ANNOTATION_DESIRED_STATE,
   SRIOV_ANNOTATION_NODE_STATE,
@@ -29,18 +32,8 @@ import { OTHER_TOOL_HOLDER } from './features.ts';
 import { DRAIN_SELECTOR, DRA_DRAIN_SELECTOR, SOAK_BUDGET, BUDGET_GROUPS } from './invariants.ts';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-/** RFC 3339 with microseconds, as Kubernetes' MicroTime is written (shared/lifecycle/node-lease.ts writes kmaint's so). */
-const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const phaseOf = (nm: NodeMaintenance | undefined): string => nm?.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';
-const rfc3339 = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-
-/** A gang the soak filed: its members (namespace/name), how it is grouped, when its last member was created. */
-export interface GangRecord {
-  kind: 'label' | 'node-label';
-  members: string[];
-  createdAt: number;
-}
 
 /** The DRA driver the drain's filter matches (gpu.nvidia.com answers to nvidia.com/gpu) and one it must not. */
 export const GPU_DRIVER = 'gpu.nvidia.com';
@@ -56,8 +49,8 @@ async function getNM(c: Clients, namespace: string, name: string): Promise<NodeM
 /** Timing annotations now and then: a deadline ahead (ranked first) or a not-before a little ahead (waits for it). */
 export function timingAnnotations(rng: Rng, now: number): Record<string, string> {
   const roll = rng.next();
-  if (roll < 0.2) return { [ANNOTATION_DEADLINE]: rfc3339(now + rng.int(10, 120) * 1000) };
-  if (roll < 0.35) return { [ANNOTATION_NOT_BEFORE]: rfc3339(now + rng.int(5, 40) * 1000) };
+  if (roll < 0.2) return { [ANNOTATION_DEADLINE]: rfc3339Seconds(now + rng.int(10, 120) * 1000) };
+  if (roll < 0.35) return { [ANNOTATION_NOT_BEFORE]: rfc3339Seconds(now + rng.int(5, 40) * 1000) };
   return {};
 }
 
@@ -140,7 +133,7 @@ export async function runGangRequestor(c: Clients, world: World, rng: Rng, isCre
           } else world.requested.delete(node);
         }
         open.set(gang, { members });
-        f.gangs.set(gang, { kind: byClique ? 'node-label' : 'label', members: members.map((m) => `${world.namespace}/${m.name}`), createdAt: Date.now() });
+        f.gangs.set(gang, { kind: byClique ? 'node-label' : 'label', members: members.map((m) => namespacedName({ namespace: world.namespace, name: m.name })), createdAt: Date.now() });
         world.gangsCreated++;
       }
     }

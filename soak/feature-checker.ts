@@ -1,6 +1,7 @@
 // The all-features checks as the soak's sampler runs them: which count limits and gangs were in force over each
 // interval (from the configs written), the state the gang rule carries between samples, and what each feature was
 // seen doing, for the report. The rules themselves are feature-invariants.ts.
+import { maintenanceKey } from '../shared/api/index.ts';
 import {
   ANNOTATION_OUT_OF_SERVICE_BY,
   CLOUD_EVENT_REQUEST_PREFIX,
@@ -92,7 +93,7 @@ export function createFeatureChecker(input: FeatureCheckerInput): { check(prev: 
       if ((n.spec?.taints ?? []).some((t) => t.key === TAINT_OUT_OF_SERVICE)) seen.outOfService.add(`${name} ${n.metadata?.annotations?.[ANNOTATION_OUT_OF_SERVICE_BY] ?? ''}`);
       if ((n.status?.conditions ?? []).some((c) => c.type === NodeCondition.MaintenancePlanned && c.status === 'True' && (c.message ?? '').startsWith(NODE_CONDITION_MESSAGE_PREFIX))) seen.planned.add(name);
     }
-    const phases = new Map(now.nms.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '']));
+    const phases = new Map(now.nms.map((nm) => [maintenanceKey(nm), nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '']));
     for (const [gang, g] of features.gangs) if (g.members.length > 1 && g.members.every((m) => !['', 'Pending', undefined].includes(phases.get(m)))) seen.gangsWhole.add(gang);
   };
   let gangSince = new Map<string, number>();

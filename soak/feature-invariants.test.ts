@@ -3,7 +3,7 @@
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { FINALIZER, GROUP, VERSION, type NodeMaintenance } from '../shared/api/index.ts';
-import type { GangRecord } from './feature-actors.ts';
+import type { GangRecord } from './actors.ts';
 import { checkCountLimits, checkGangs, checkLeftovers, checkSlurmLeftovers, partialGangs, type CountLimit, type SlurmLeftovers } from './feature-invariants.ts';
 import type { ClusterSample } from './invariants.ts';
 

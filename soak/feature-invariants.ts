@@ -1,12 +1,11 @@
 // The all-features soak's invariants (issue 30 point 4), beside those of invariants.ts: gangs admitted whole, count
 // limits (pools, SR-IOV pools) held, and nothing of kmaint's left on the cluster once its passes are quiet. Pure.
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import { ANNOTATION_ADMITTED, ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY, MEDIK8S_HOLDER_PREFIX, NODE_CONDITION_MESSAGE_PREFIX, NODE_CONDITION_TYPES, NodeConditionReason, TAINT_OUT_OF_SERVICE } from '../shared/api/index.ts';
+import { ANNOTATION_ADMITTED, ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY, maintenanceKey, MEDIK8S_HOLDER_PREFIX, NODE_CONDITION_MESSAGE_PREFIX, NODE_CONDITION_TYPES, NodeConditionReason, TAINT_OUT_OF_SERVICE } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
-import type { GangRecord } from './feature-actors.ts';
+import type { GangRecord } from './actors.ts';
 import { inProgress, type CheckResult, type ClusterSample } from './invariants.ts';
 
-const key = (nm: NodeMaintenance): string => `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
 const phaseOf = (nm: NodeMaintenance): string => nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';
 /** Not admitted: new or Pending (the scheduler has not written Scheduled). */
 const waiting = (nm: NodeMaintenance): boolean => ['', 'Pending'].includes(phaseOf(nm));
@@ -25,7 +24,7 @@ export const GANG_SETTLE_MS = 20_000;
  * node-label gang while gangNodeLabel was off) are left out. Gang name -> what the members are.
  */
 export function partialGangs(sample: ClusterSample, gangs: ReadonlyMap<string, GangRecord>, skip: (g: GangRecord) => boolean): Map<string, string> {
-  const byKey = new Map(sample.nms.map((nm) => [key(nm), nm]));
+  const byKey = new Map(sample.nms.map((nm) => [maintenanceKey(nm), nm]));
   const out = new Map<string, string>();
   for (const [name, g] of [...gangs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (skip(g)) continue;
@@ -33,7 +32,7 @@ export function partialGangs(sample: ClusterSample, gangs: ReadonlyMap<string, G
     const inside = live.filter(inMaintenance);
     const outside = live.filter(waiting);
     if (inside.length === 0 || outside.length === 0) continue;
-    out.set(name, `${inside.map((nm) => `${key(nm)} ${phaseOf(nm)}`).join(', ')} in maintenance; ${outside.map((nm) => `${key(nm)} ${phaseOf(nm) || '(new)'}`).join(', ')} not admitted`);
+    out.set(name, `${inside.map((nm) => `${maintenanceKey(nm)} ${phaseOf(nm)}`).join(', ')} in maintenance; ${outside.map((nm) => `${maintenanceKey(nm)} ${phaseOf(nm) || '(new)'}`).join(', ')} not admitted`);
   }
   return out;
 }
@@ -72,13 +71,13 @@ export interface CountLimit {
 export function checkCountLimits(prev: ClusterSample, now: ClusterSample, limits: readonly CountLimit[]): CheckResult {
   const violations: string[] = [];
   const nodes = new Set(now.nodes.map((n) => n.metadata?.name ?? ''));
-  const before = new Set(prev.nms.filter(inProgress).map(key));
+  const before = new Set(prev.nms.filter(inProgress).map(maintenanceKey));
   const during = now.nms.filter((nm) => inProgress(nm) && nodes.has(nm.spec.nodeName));
   for (const l of limits) {
     const counted = during.filter(l.counts);
-    const entrants = counted.filter((nm) => !before.has(key(nm)));
+    const entrants = counted.filter((nm) => !before.has(maintenanceKey(nm)));
     if (entrants.length === 0) continue;
-    if (counted.length > l.limit) violations.push(`${l.scope} limit ${l.limit}: ${counted.length} in progress (${counted.map(key).sort().join(', ')}), ${entrants.map(key).sort().join(', ')} just admitted`);
+    if (counted.length > l.limit) violations.push(`${l.scope} limit ${l.limit}: ${counted.length} in progress (${counted.map(maintenanceKey).sort().join(', ')}), ${entrants.map(maintenanceKey).sort().join(', ')} just admitted`);
   }
   return { violations, checks: limits.length };
 }

@@ -1,7 +1,7 @@
 // The soak's invariant checker: compares consecutive samples of the cluster (read directly, never kmaint's own
 // state) and names every violation. Pure: the runner takes the samples and keeps what the actors did.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { FINALIZER } from '../shared/api/index.ts';
+import { FINALIZER, namespacedName } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 
 /** Label of the pods the soak binds; the value is their role. */
@@ -250,7 +250,7 @@ export function checkPodWrites(writes: readonly PodWrite[], lastPhase: ReadonlyM
   let evictions = 0;
   let refusedByBudget = 0;
   for (const w of writes) {
-    const k = `${w.namespace}/${w.name}`;
+    const k = namespacedName(w);
     if (w.verb === 'evict') {
       if (!budgeted.has(k)) continue;
       if (w.code === 201) evictions++;

@@ -1,6 +1,7 @@
 // `npm run soak -- --seed S --minutes M [--wind-down-minutes W] [--nodes N] [--fault-rate R] [--cluster testbed|sim] [--profile basic|all-features]`: a seeded soak of kmaint on a
 // fresh testbed (default) or the embedded simulated cluster (issue 8). Progress on stderr, the table on stdout; exit 0 with no
 // violation, 1 with any, 2 on bad usage.
+import { errorMessage } from '../shared/errors/index.ts';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -11,7 +12,7 @@ import { installKmaint, KMAINT_SERVICE_ACCOUNT_USER, writeServiceAccountKubeconf
 import { AuditLog } from '../testbed/audit.ts';
 import { kubeConfigFrom, startTestbed } from '../testbed/testbed.ts';
 import { binaryPath } from '../testbed/versions.ts';
-import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
+import { startSlurm, type SlurmCluster } from '../slurm-testbed/index.ts';
 import { SOAK_PROFILES, type SoakProfile } from './features.ts';
 import { runSoakOnSim } from './on-sim.ts';
 import { formatSoakTable, runSoak, type SoakOptions, type SoakReport } from './run-soak.ts';
@@ -112,7 +113,7 @@ async function startSoakSlurm(dir: string): Promise<{ cluster: SlurmCluster } | 
     log(`Slurm 26.05 up at ${cluster.url} with nodes ${cluster.nodes.join(', ')}`);
     return { cluster };
   } catch (err) {
-    const problem = err instanceof Error ? err.message : String(err);
+    const problem = errorMessage(err);
     log(`NOT RUN: Slurm in the all-features profile: ${problem}; the soak goes on without it`);
     return { problem };
   }
@@ -136,7 +137,7 @@ try {
   if (err instanceof CommanderError) {
     process.exitCode = err.exitCode === 0 ? 0 : 2;
   } else {
-    process.stderr.write(`soak: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`soak: ${errorMessage(err)}\n`);
     process.exitCode = 1;
   }
 }

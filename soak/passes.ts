@@ -1,6 +1,7 @@
 // kmaint's passes as the soak runs them: several copies of each function at once, each pass with its own client
 // (through the fault proxy), some killed part-way as a Lambda timeout would, and beside them `kmaint run all` as the
 // CronJobs run it (rounds of all three functions, leases held for the run, one snapshot per round), every outcome tallied.
+import { errorMessage } from '../shared/errors/index.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass, type PassFunction } from '../shared/pass/index.ts';
@@ -95,7 +96,7 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
         if (controller.signal.aborted) tally.killed++;
       } catch (err) {
         if (controller.signal.aborted) tally.killed++;
-        else tally.thrown.push(`${fn} pass ${holder}: ${err instanceof Error ? err.message : String(err)}`);
+        else tally.thrown.push(`${fn} pass ${holder}: ${errorMessage(err)}`);
       } finally {
         clearInterval(kill);
         tally.writes += writesOf(client.counts.byVerb);
@@ -118,7 +119,7 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
       try {
         await runUntilIdle({ client, namespace: opts.namespace, now: () => new Date(), holder, leaseSeconds: opts.leaseSeconds, signal: controller.signal, functions, timeoutMs: opts.rng.int(2000, 12000), onPass: countPass, env: opts.env ?? NO_ENV, ...providers });
       } catch (err) {
-        if (!controller.signal.aborted) tally.thrown.push(`run ${holder}: ${err instanceof Error ? err.message : String(err)}`);
+        if (!controller.signal.aborted) tally.thrown.push(`run ${holder}: ${errorMessage(err)}`);
       } finally {
         if (controller.signal.aborted) {
           tally.killed++;

@@ -1,5 +1,6 @@
 // One seeded soak on a running cluster: the fault proxy in front of its API server, kmaint's passes through it,
 // requestors and an administrator around it, and the invariant checker sampling the cluster until the end.
+import { errorMessage } from '../shared/errors/index.ts';
 import { ApiextensionsV1Api, CoordinationV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { AuditEntry, AuditFilter } from '../testbed/audit.ts';
 import { GROUP, MEDIK8S_LEASE_NAMESPACE, NODE_MAINTENANCE_PLURAL, TAINT_OUT_OF_SERVICE, VERSION } from '../shared/api/index.ts';
@@ -184,7 +185,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     if (anchorNode === undefined) return;
     for (const g of BUDGET_GROUPS) {
       await policy.patchNamespacedPodDisruptionBudget({ namespace, name: `budget-${g}`, body: { spec: { minAvailable } } }, mergePatch).catch((err: unknown) => {
-        world.actorErrors.push(`relaxing budget-${g}: ${err instanceof Error ? err.message : String(err)}`);
+        world.actorErrors.push(`relaxing budget-${g}: ${errorMessage(err)}`);
       });
     }
   };
@@ -266,7 +267,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       try {
         now = await listSample();
       } catch (err) {
-        world.actorErrors.push(`sampling: ${(err instanceof Error ? err.message : String(err)).split('\n').slice(0, 3).join(' ')}`);
+        world.actorErrors.push(`sampling: ${(errorMessage(err)).split('\n').slice(0, 3).join(' ')}`);
         await sleep(200);
         continue;
       }

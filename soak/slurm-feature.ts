@@ -2,6 +2,7 @@
 // reservations): one Slurm worker pod per Slurm node on a worker node of its own (pod mode, named by spec.hostname, in
 // SLURM_WORKER_NAMESPACE), put back when a drain, a dead kubelet or a deleted node took it; what kmaint does in Slurm is
 // sampled as it happens (its kmaint_ reservations, its kmaint: drains) and read once more when the passes are quiet.
+import { errorMessage } from '../shared/errors/index.ts';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Rng } from '../sim/generator/prng.ts';
 import type { Clients, World } from './actors.ts';
@@ -12,7 +13,7 @@ import type { SlurmLeftovers } from './feature-invariants.ts';
 const API = 'v0.0.43';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** The Slurm the soak runs beside the testbed (slurm/cluster.ts SlurmCluster, what the soak uses of it). */
+/** The Slurm the soak runs beside the testbed (slurm-testbed/cluster.ts SlurmCluster, what the soak uses of it). */
 export interface SoakSlurm {
   url: string;
   /** A root token for kmaint's passes (spec.slurm.tokenEnv). */
@@ -104,7 +105,7 @@ export async function runSlurmActor(c: Clients, world: World, slurm: SoakSlurm, 
       for (const name of now.reservations) if (name.startsWith('kmaint_')) seen.reservations.add(name);
       for (const n of now.nodes) if (n.state.includes('DRAIN') && n.reason.startsWith('kmaint:')) seen.drains.add(`${n.name} ${n.reason}`);
     } catch (err) {
-      world.actorErrors.push(`Slurm actor: ${err instanceof Error ? err.message : String(err)}`);
+      world.actorErrors.push(`Slurm actor: ${errorMessage(err)}`);
     }
     await sleep(2000);
   }

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_NOT_BEFORE, rfc3339Seconds } from '../shared/api/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START } from '../shared/slurm/index.ts';
 import type { PassSummary } from '../shared/pass/index.ts';
-import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
+import { startSlurm, type SlurmCluster } from '../slurm-testbed/index.ts';
 import { POLICY_MODES, POLICY_NAME, makeRequestor, policyModeRuns, usePolicyMode, type Requestor } from './support/attacker.ts';
 import { kubectl, waitFor } from './support/cluster.ts';
 import { admin, driveUntil, generalNodes, getNM, installCrds, pass, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';

@@ -1,6 +1,7 @@
 // kmaint under API faults on the testbed: every pass goes through the fault proxy (testbed/fault-proxy) injecting
 // 500, 503, 429 with Retry-After, 409, latency and connections dropped before and after the API server saw the request,
 // while the checks read the cluster directly (not through the proxy, not from kmaint's own state).
+import { errorMessage } from '../shared/errors/index.ts';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
@@ -139,7 +140,7 @@ describe('kmaint through a fault-injecting proxy on the testbed', () => {
               const summary = await runPass(fn, { client, namespace: KMAINT_NS, now: () => new Date() });
               writeErrors.push(...summary.errors);
             } catch (err) {
-              thrown.push(`${fn}: ${err instanceof Error ? err.message : String(err)}`);
+              thrown.push(`${fn}: ${errorMessage(err)}`);
             }
           }
           const nms = await listNMs();

@@ -1,6 +1,7 @@
 // Hostile and broken input on the testbed (issue 8, point 5): each case is reported on the object concerned with an
 // exact condition message or event, the other requests keep progressing, and no pass throws or reports a failed write.
 // The nodes are our own (a kubelet of this file plays them), so deleting one leaves the shared testbed whole.
+import { errorMessage } from '../shared/errors/index.ts';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -58,7 +59,7 @@ async function passes(rounds = 1, client = new KubeClient(kmaintKubeConfig())): 
       try {
         summaries.push(await runPass(fn, { client, namespace: KMAINT_NS, now: () => new Date() }));
       } catch (err) {
-        thrown.push(`${fn}: ${err instanceof Error ? err.message : String(err)}`);
+        thrown.push(`${fn}: ${errorMessage(err)}`);
       }
     }
   }

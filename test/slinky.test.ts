@@ -12,7 +12,7 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_CORDON_REASON, ANNOTATION_CORDONED_BY, ANNOTATION_SLINKY_DRAINED, SLINKY_NODE_CORDON_REASON, type NodeMaintenance } from '../shared/api/index.ts';
 import { ANNOTATION_SLURM_DRAINED } from '../shared/slurm/index.ts';
-import { defaultRootfs, startSlurm, type SlurmCluster } from '../slurm/index.ts';
+import { defaultRootfs, startSlurm, type SlurmCluster } from '../slurm-testbed/index.ts';
 import { kubectl, testbed, waitFor } from './support/cluster.ts';
 import { admin, createNM, deleteNM, driveUntil, generalNodes, getNM, installCrds, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 import { kmaintArgs } from './support/kmaint-cli.ts';

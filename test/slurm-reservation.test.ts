@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ANNOTATION_NOT_BEFORE, FINALIZER, GROUP, NODE_MAINTENANCE_PLURAL, rfc3339Seconds, VERSION, type NodeMaintenanceSpec } from '../shared/api/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_RESERVATION, EVENT_REASON_SLURM_RESERVATION, SlurmRestClient } from '../shared/slurm/index.ts';
-import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
+import { startSlurm, type SlurmCluster } from '../slurm-testbed/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass } from '../shared/pass/index.ts';
 import { KMAINT_SA_USER, POLICY_MODES, makeRequestor, policyDenied, policyRefuses, usePolicyMode, type PolicyMode } from './support/attacker.ts';

@@ -11,7 +11,7 @@ import { CONFIG_PLURAL, GROUP, VERSION } from '../shared/api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../shared/api/index.ts';
 import { statusRow } from '../cli/status.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, WORKER_NAMESPACES_UNSET_NOTE } from '../shared/slurm/index.ts';
-import { startSlurm, type SlurmCluster } from '../slurm/index.ts';
+import { startSlurm, type SlurmCluster } from '../slurm-testbed/index.ts';
 import { portBindable } from '../testbed/processes.ts';
 import { kubectl, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, generalNodes, getNM, installCrds, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';

@@ -2,6 +2,7 @@
 // from their official Go modules at the versions pinned in testbed/go.mod, into the cache (skipped when current),
 // then the Prometheus Pushgateway pinned in testbed/pushgateway/go.mod and helm (testbed/helm.ts) for the chart tests, and
 // kube-state-metrics (testbed/peers/kube-state-metrics/go.mod) for test/kube-state-metrics.test.ts.
+import { errorMessage } from '../shared/errors/index.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -120,12 +121,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     // refuses some of its versions, so a failed build is a loud warning and that test says NOT RUN, not a failed build.
     .then(() => ensureKsm({ force }).then(
       () => undefined,
-      (err: unknown) => void process.stderr.write(`testbed:build: WARNING: kube-state-metrics not built, test/kube-state-metrics.test.ts will be NOT RUN: ${err instanceof Error ? err.message : String(err)}\n`),
+      (err: unknown) => void process.stderr.write(`testbed:build: WARNING: kube-state-metrics not built, test/kube-state-metrics.test.ts will be NOT RUN: ${errorMessage(err)}\n`),
     ))
     .then(
     () => process.exit(0),
     (err: unknown) => {
-      process.stderr.write(`testbed:build: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`testbed:build: ${errorMessage(err)}\n`);
       process.exit(1);
     },
   );

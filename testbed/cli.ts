@@ -1,4 +1,5 @@
 // `npm run testbed -- up --dir DIR [--nodes N] [--seed S] [--profile small|demo|large]` and `down --dir DIR`.
+import { errorMessage } from '../shared/errors/index.ts';
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -97,6 +98,6 @@ try {
   process.exit(0);
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
-  process.stderr.write(`testbed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
+  process.stderr.write(`testbed: ${errorMessage(err).split('\n')[0]}\n`);
   process.exit(1);
 }

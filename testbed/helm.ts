@@ -1,6 +1,7 @@
 // A real Helm for the chart tests (charts/chart.test.ts, test/helm.test.ts): `go install helm.sh/helm/v3/cmd/helm` at
 // the version pinned here into ~/.cache/kmaint-testbed/helm-<version>/ (skipped when current), as the testbed's other
 // binaries are cached. Debian packages no helm.
+import { errorMessage } from '../shared/errors/index.ts';
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -112,7 +113,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   ensureHelm({ force: process.argv.includes('--force') }).then(
     () => process.exit(0),
     (err: unknown) => {
-      process.stderr.write(`helm:build: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`helm:build: ${errorMessage(err)}\n`);
       process.exit(1);
     },
   );

@@ -1,5 +1,6 @@
 // A fresh testbed for one system's run of one scenario: control plane, simulated kubelet for the generated
 // nodes (no generated workloads), the scenario's pods, Jobs and PDB, and ServiceAccount logins.
+import { forEachBounded } from '../../shared/concurrency/index.ts';
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +12,6 @@ import { kubeconfigYaml } from '../../testbed/certs.ts';
 import { startControlPlane, type ControlPlane } from '../../testbed/start.ts';
 import { kubeConfigFrom } from '../../testbed/testbed.ts';
 import { binaryPath } from '../../testbed/versions.ts';
-import { forEachBounded } from '../cluster-setup.ts';
 import { DRAIN_LABEL, type BenchPod, type Scenario } from './scenario.ts';
 
 const run = promisify(execFile);
@@ -90,7 +90,7 @@ export async function startBenchCluster(dir: string, scenario: Scenario, log: (l
     await untilTrue('ServiceAccount bench/default', 60_000, async () => (await core.listNamespacedServiceAccount({ namespace: BENCH_NS })).items.some((sa) => sa.metadata?.name === 'default'));
     const pods = targets.flatMap((node) => scenario.pods(node).map((p) => ({ node, p })));
     const drainable = new Set(pods.filter(({ p }) => !p.job && p.labels[DRAIN_LABEL] !== undefined).map(({ p }) => `${BENCH_NS}/${p.name}`));
-    await forEachBounded(pods.filter(({ p }) => !p.job), 16, async ({ node, p }) => {
+    await forEachBounded(pods.filter(({ p }) => !p.job), { limit: 16 }, async ({ node, p }) => {
       await core.createNamespacedPod({ namespace: BENCH_NS, body: podBody(node, p) });
     });
     if (scenario.pdb) {

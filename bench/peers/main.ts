@@ -2,6 +2,8 @@
 // kmaint, the upstream NVIDIA maintenance operator and a sequential `kubectl drain` script, each on a fresh
 // testbed, per scenario in bench/peers/scenarios/ (issue 11). Prints a table, writes it into
 // docs/benchmarks.md, and exits 1 if any system put more nodes under maintenance at once than its limit.
+import { forEachBounded } from '../../shared/concurrency/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -9,12 +11,12 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CustomObjectsApi } from '@kubernetes/client-node';
-import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../../shared/api/index.ts';
+import { GROUP, namespacedName, NODE_MAINTENANCE_PLURAL, VERSION } from '../../shared/api/index.ts';
 import { ensureNvidiaOperator, type NvidiaOperator } from '../../testbed/peers/build-nvidia.ts';
 import { ensureBinaries } from '../../testbed/build.ts';
 import { stopTestbedDir } from '../../testbed/start.ts';
 import { pinnedVersions } from '../../testbed/versions.ts';
-import { forEachBounded, planRequests } from '../cluster-setup.ts';
+import { planRequests } from '../cluster-setup.ts';
 import { BENCH_NS, PDB_NAME, startBenchCluster } from './cluster.ts';
 import { computeFigures, renderGoals, renderTable, type Figures } from './figures.ts';
 import { Observer } from './observe.ts';
@@ -104,8 +106,8 @@ async function runOne(scenario: Scenario, system: SystemName, nvidia: NvidiaOper
     } else {
       const plans = planRequests({ namespace: BENCH_NS, nodes: c.targets, requests: c.targets.length, requestors: scenario.requestors, spec: scenario.spec });
       const custom = c.admin.makeApiClient(CustomObjectsApi);
-      await forEachBounded(plans, 16, async (p) => {
-        observer.expect(`${p.namespace}/${p.name}`, Date.now());
+      await forEachBounded(plans, { limit: 16 }, async (p) => {
+        observer.expect(namespacedName(p), Date.now());
         await custom.createNamespacedCustomObject({
           group: GROUP,
           version: VERSION,
@@ -201,7 +203,7 @@ for (const scenario of scenarios) {
       print(renderTable([f]).slice(2, 3).join(''));
       if (f.peakUnavailable > f.limit) failures.push(`${scenario.name} / ${system}: ${f.peakUnavailable} nodes unavailable at once, limit ${f.limit}`);
     } catch (err) {
-      failures.push(`${scenario.name} / ${system}: ${err instanceof Error ? err.message : String(err)}`);
+      failures.push(`${scenario.name} / ${system}: ${errorMessage(err)}`);
       save({ failure: failures.at(-1) ?? '' });
       log(`FAILED ${failures.at(-1)}`);
     }

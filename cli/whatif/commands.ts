@@ -1,17 +1,7 @@
 // `kmaint snapshot` and `kmaint simulate`: what-if planning. Flags are declared here; the work is loaded only when
 // one of them runs (the simulated cluster is not needed by any other command).
 import { Option, type Command } from 'commander';
-import type { OutputFormat } from '../output-format.ts';
-
-/** The global flags these commands read (declared by cli/global-options.ts). */
-export interface WhatIfGlobals {
-  kubeconfig?: string;
-  context?: string;
-  /** kmaint's own namespace (--kmaint-namespace): where the MaintenanceOperatorConfig is read. */
-  namespace: string;
-  output: OutputFormat;
-  logLevel: string;
-}
+import type { WhatIfGlobals } from './globals.ts';
 
 /** `globals` gives the global flags once checked for the command (cli/global-options.ts). */
 export function registerWhatIfCommands(program: Command, globals: () => WhatIfGlobals): void {

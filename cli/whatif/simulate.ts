@@ -1,5 +1,6 @@
 // `kmaint simulate`: flags parsed once, the snapshot and config loaded and checked, sim/whatif's simulate() run,
 // its report rendered (text, or one JSON object with -o json, one YAML document with -o yaml).
+import { errorMessage } from '../../shared/errors/index.ts';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -9,7 +10,7 @@ import { parseDuration } from '../duration.ts';
 import { isDocumentFormat, renderDocuments } from '../output-format.ts';
 import { UsageError } from '../errors.ts';
 import { summaryRows, writeReport } from '../report-file.ts';
-import type { WhatIfGlobals } from './commands.ts';
+import type { WhatIfGlobals } from './globals.ts';
 import { renderReport } from './render.ts';
 
 const flagsSchema = z
@@ -43,7 +44,7 @@ export function readConfigFile(path: string): MaintenanceOperatorConfigSpec {
   try {
     value = parseYaml(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new UsageError(`--config ${path}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, { cause: err });
+    throw new UsageError(`--config ${path}: ${errorMessage(err).split('\n')[0]}`, { cause: err });
   }
   const object = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   const whole = object !== undefined && (object['kind'] === 'MaintenanceOperatorConfig' || 'apiVersion' in object || 'spec' in object);

@@ -3,6 +3,7 @@
 // cordon, its pods' evictions, its events) form a unit applied in plan order, so "record, then mutate"
 // holds; units run concurrently. The applier threads the resourceVersion each write returns into the next
 // write to that object. A failed write to the NodeMaintenance or its Node stops the rest of the unit.
+import { namespacedName } from './maintenance.ts';
 import type { Condition, NodeMaintenance, NodeMaintenanceSpec, NodeMaintenanceStatus } from './types.ts';
 
 /** Identifies a NodeMaintenance and the resourceVersion the plan saw. */
@@ -188,6 +189,6 @@ export function describeAction(action: Action): string {
     case 'releaseNodeLease':
       return `release lease ${action.lease.namespace}/${action.lease.name}: ${action.reason}`;
     case 'emitEvent':
-      return `event ${action.type} ${action.eventReason} on ${action.target.kind === 'Node' ? `node ${action.target.name}` : `${action.target.namespace}/${action.target.name}`}: ${action.message}`;
+      return `event ${action.type} ${action.eventReason} on ${action.target.kind === 'Node' ? `node ${action.target.name}` : namespacedName(action.target)}: ${action.message}`;
   }
 }

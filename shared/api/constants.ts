@@ -328,7 +328,7 @@ export const EVENT_REASON_REAP_REFUSED = 'ReapRefused';
 /**
  * kmaint extension (issue 34): on the drainer's and cleanup's own pass Lease (`kmaint-<function>`, kmaint's namespace,
  * which no requestor can write), when that function last read every Node and how many it saw. Between such full reads
- * a pass on a large cluster reads only the Nodes its requests name (shared/pass/node-reads.ts).
+ * a pass on a large cluster reads only the Nodes its requests name (shared/pass/choose-node-read.ts).
  */
 export const ANNOTATION_FULL_NODE_READ_TIME = 'kmaint.io/full-node-read-time';
 export const ANNOTATION_FULL_NODE_READ_NODES = 'kmaint.io/full-node-read-nodes';

@@ -11,10 +11,12 @@ export {
   isUnscheduled,
   maintenanceKey,
   maintenancePhase,
+  namespacedName,
   readyCondition,
-  rfc3339Seconds,
   withReadyCondition,
 } from './maintenance.ts';
+export { microTime, rfc3339Seconds } from './wire-time.ts';
+export { DRAIN_STARTED_PHASES, DRAINED_PHASES, DRAINER_PHASES, PHASES_NEEDING_PODS, WAITING_PHASES } from './phases.ts';
 export {
   POOL_NAME_PATTERN,
   REQUESTOR_ID_PATTERN,

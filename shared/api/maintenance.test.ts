@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeMaintenance } from '#api';
-import { rfc3339Seconds, withReadyCondition } from './maintenance.ts';
+import { withReadyCondition } from './maintenance.ts';
+import { rfc3339Seconds } from './wire-time.ts';
 import { aMaintenance, EARLIER, NOW } from '../scheduling/test-builders.ts';
 
 describe('rfc3339Seconds', () => {

@@ -3,10 +3,20 @@
 // RFC 3339 seconds. Pure; shared by the scheduler, the drainer, cleanup, the reaper, the handshake, metrics and the CLI.
 import { CONDITION_READY, Phase, PHASE_UNINITIALIZED } from './constants.ts';
 import type { Condition, NodeMaintenance, NodeMaintenanceStatus } from './types.ts';
+import { rfc3339Seconds } from './wire-time.ts';
+
+/**
+ * `namespace/name` of any namespaced object or reference (a MaintenanceRef, a pod record, a PDB): the key of maps and
+ * sets and the name in messages. The one place the key is written (the lint rule of tools/lint/written-once.json
+ * refuses a new `${x.namespace}/${x.name}`).
+ */
+export function namespacedName(ref: { readonly namespace?: string | undefined; readonly name: string }): string {
+  return `${ref.namespace ?? ''}/${ref.name}`;
+}
 
 /** `namespace/name`, the key used in plans, messages and the final tie-break. */
 export function maintenanceKey(nm: NodeMaintenance): string {
-  return `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+  return namespacedName(nm.metadata);
 }
 
 export function readyCondition(nm: NodeMaintenance): Condition | undefined {
@@ -35,11 +45,6 @@ export function isInProgress(nm: NodeMaintenance): boolean {
 /** Unscheduled: '' or Pending and not being deleted, i.e. the scheduler may still admit it. */
 export function isUnscheduled(nm: NodeMaintenance): boolean {
   return !isInProgress(nm);
-}
-
-/** RFC 3339 with whole seconds, as metav1.Time serialises: 2026-01-01T00:00:00Z. */
-export function rfc3339Seconds(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 export interface ReadyConditionValue {

@@ -1,5 +1,6 @@
 // Compiles maintenance windows (cron start, duration, time zone) once per pass with croner; a window that
 // cannot be used makes its whole scope admit nothing, never everything.
+import { errorMessage } from '../errors/index.ts';
 import { Cron } from 'croner';
 import type { MaintenanceWindowSpec } from '#api';
 
@@ -106,7 +107,7 @@ function compileOne(spec: MaintenanceWindowSpec, path: string): { ok: true; wind
     // No callback: croner only computes dates and starts no timer.
     cron = new Cron(normalised.pattern, { timezone: timeZone });
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     return { ok: false, problem: `${path}.schedule: ${JSON.stringify(spec.schedule)} is not a valid cron expression (${why})` };
   }
   return {

@@ -1,5 +1,6 @@
 // DRA (resource.k8s.io v1, v1beta2 or v1beta1, the newest served): the devices a pod holds through its
 // ResourceClaims, and the names podEvictionFilters match them by. Pure: the claims come from the pass's one LIST.
+import { shortList } from '../text/index.ts';
 import type { ResourceV1ResourceClaim, V1Pod } from '@kubernetes/client-node';
 
 /** The pass's ResourceClaims by "namespace/name". */
@@ -101,14 +102,9 @@ export function deviceId(device: HeldDevice): string {
  * `holders` hold DRA devices: the pods, each with its first devices, and that they keep running.
  */
 export function unmatchedDraMessage(holders: ReadonlyArray<{ pod: V1Pod; devices: readonly HeldDevice[] }>): string {
-  const shown = holders.slice(0, 3).map(({ pod, devices }) => {
-    const ids = devices.map(deviceId);
-    const list = ids.length <= 2 ? ids.join(', ') : `${ids.slice(0, 2).join(', ')} and ${ids.length - 2} more`;
-    return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''} (${list})`;
-  });
-  const more = holders.length > 3 ? ` and ${holders.length - 3} more` : '';
+  const shown = holders.map(({ pod, devices }) => `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''} (${shortList(devices.map(deviceId), 2)})`);
   const count = holders.length === 1 ? '1 pod holds' : `${holders.length} pods hold`;
-  return `podEvictionFilters match no pod on the node, yet ${count} DRA devices the filters do not match, left running: ${shown.join(', ')}${more}`;
+  return `podEvictionFilters match no pod on the node, yet ${count} DRA devices the filters do not match, left running: ${shortList(shown, 3)}`;
 }
 
 /** Whether `pod` asks for DRA devices through spec.resourceClaims, whatever the claims themselves say. */
@@ -122,6 +118,5 @@ export function referencesClaims(pod: V1Pod): boolean {
  */
 export function unreadableClaimsMessage(problem: string, pods: readonly V1Pod[]): string {
   const keys = pods.filter(referencesClaims).map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`).sort();
-  const shown = keys.length <= 3 ? keys.join(', ') : `${keys.slice(0, 3).join(', ')} and ${keys.length - 3} more`;
-  return `waiting to drain: cannot read DRA ResourceClaims (${problem}), and podEvictionFilters must see the DRA devices of ${shown}; nothing is evicted until they can be read`;
+  return `waiting to drain: cannot read DRA ResourceClaims (${problem}), and podEvictionFilters must see the DRA devices of ${shortList(keys, 3)}; nothing is evicted until they can be read`;
 }

@@ -2,6 +2,7 @@
 // evict are deleted with grace period 0 instead (the Node is about to be terminated anyway), and the request says so.
 // Only the reaper's own reap requests with the force-retry annotation qualify: recognised as the reaper recognises
 // them (kmaint's namespace, the name it computes, its label and requestorID), never by strings a requestor can copy.
+import { shortList } from '../text/index.ts';
 import type { V1Pod } from '@kubernetes/client-node';
 import { ANNOTATION_REAPER_FORCE_RETRY, EVENT_REASON_FORCE_DELETED, podRef } from '#api';
 import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
@@ -26,7 +27,7 @@ export function forceRetryApplies(nm: NodeMaintenance, namespace: string | undef
 export function reapForceDeletes(nm: NodeMaintenance, pods: readonly V1Pod[], ref: MaintenanceRef, timeoutSeconds: number, namespace: string | undefined): ForcedDeletes | undefined {
   if (!forceRetryApplies(nm, namespace) || pods.length === 0) return undefined;
   const names = pods.map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
-  const message = `forceRetryOnError: deleted ${pods.length} pod${pods.length === 1 ? '' : 's'} with grace period 0 after the drain timeout of ${timeoutSeconds} s: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
+  const message = `forceRetryOnError: deleted ${pods.length} pod${pods.length === 1 ? '' : 's'} with grace period 0 after the drain timeout of ${timeoutSeconds} s: ${shortList(names, 5)}`;
   const actions: Action[] = pods.map((p) => ({
     kind: 'deletePod',
     pod: podRef(p),

@@ -1,7 +1,7 @@
 // Fixtures for handshake tests: Nodes with handshake annotations, handshake requests, and a plan's writes folded
 // back into the snapshot (to prove a second pass over the result writes nothing).
 import type { V1Node } from '@kubernetes/client-node';
-import { FINALIZER, LABEL_HANDSHAKE } from '#api';
+import { FINALIZER, LABEL_HANDSHAKE, maintenanceKey, namespacedName } from '#api';
 import type { Action, NodeMaintenance } from '#api';
 import { aMaintenance } from '../scheduling/test-builders.ts';
 import { loadHandshakeConfig } from './config.ts';
@@ -91,9 +91,9 @@ export function afterWrites(nodes: readonly V1Node[], maintenances: readonly Nod
         spec: action.spec,
       });
     } else if (action.kind === 'deleteMaintenance') {
-      const key = `${action.target.namespace}/${action.target.name}`;
+      const key = namespacedName(action.target);
       nextMaintenances = nextMaintenances.flatMap((nm) => {
-        if (`${nm.metadata.namespace ?? ''}/${nm.metadata.name}` !== key) return [nm];
+        if (maintenanceKey(nm) !== key) return [nm];
         // A finalizer keeps the object (being deleted) until cleanup releases it.
         return (nm.metadata.finalizers ?? []).includes(FINALIZER) ? [{ ...nm, metadata: { ...nm.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } }] : [];
       });

@@ -1,6 +1,7 @@
 // What kmaint asks of Kubernetes: a handful of verbs with typed outcomes over a transport of primitives
 // (transport.ts; HTTP by default). Each verb builds its request body once; paging, retries (timing from retry.ts)
 // and request accounting are here, not in the transport.
+import { forEachBounded } from '../concurrency/index.ts';
 import type { KubeConfig, ResourceV1ResourceClaim, V1CustomResourceDefinition, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { CONFIG_NAME, CONFIG_PLURAL, KMAINT_FIELD_MANAGER, GROUP, NODE_MAINTENANCE_PLURAL, SRIOV_GROUP, SRIOV_NODE_STATE_PLURAL, SRIOV_POOL_CONFIG_PLURAL, SRIOV_VERSION, VERSION } from '../api/index.ts';
 import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMaintenance, NodeMaintenanceStatus, NodeTaint, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
@@ -249,14 +250,10 @@ export class KubeClient {
    */
   async readNodes(names: readonly string[], concurrency = 8): Promise<Map<string, V1Node>> {
     const found = new Map<string, V1Node>();
-    const queue = [...new Set(names)].sort();
-    const worker = async (): Promise<void> => {
-      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-        const node = await this.readNode(name);
-        if (node) found.set(name, node);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, () => worker()));
+    await forEachBounded([...new Set(names)].sort(), { limit: concurrency }, async (name) => {
+      const node = await this.readNode(name);
+      if (node) found.set(name, node);
+    });
     return found;
   }
 

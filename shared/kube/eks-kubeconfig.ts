@@ -1,5 +1,6 @@
 // A client-node KubeConfig for an EKS cluster: endpoint and CA given or read by eks:DescribeCluster, and every
 // request authorised with a fresh token from an EksTokenSource (the token never sits in the config).
+import { errorMessage } from '../errors/index.ts';
 import { KubeConfig, type User } from '@kubernetes/client-node';
 import { EksAuthError } from './errors.ts';
 import { EksTokenSource, type AwsCredentialsProvider } from './eks-token.ts';
@@ -37,7 +38,7 @@ export async function describeEksCluster(clusterName: string, region: string): P
     if (!server || !caData) throw new EksAuthError(clusterName, `cluster ${clusterName} has no ${server ? 'certificate authority' : 'endpoint'} yet (status ${cluster?.status ?? 'unknown'})`);
     return { server, caData };
   } catch (err) {
-    throw new EksAuthError(clusterName, `describing EKS cluster ${clusterName} in ${region}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new EksAuthError(clusterName, `describing EKS cluster ${clusterName} in ${region}: ${errorMessage(err)}`, { cause: err });
   } finally {
     eks.destroy();
   }

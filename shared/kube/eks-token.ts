@@ -1,4 +1,5 @@
 // EKS bearer tokens: a presigned STS GetCallerIdentity URL that names the cluster, cached and re-signed before it expires.
+import { errorMessage } from '../errors/index.ts';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -106,7 +107,7 @@ export class EksTokenSource {
       const refreshAt = new Date(Math.min(signedAt.getTime() + this.refreshAfterMs, expiresAt.getTime()));
       return { token, signedAt, expiresAt, refreshAt };
     } catch (err) {
-      throw new EksAuthError(clusterName, `signing an EKS token for cluster ${clusterName} in ${region}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new EksAuthError(clusterName, `signing an EKS token for cluster ${clusterName} in ${region}: ${errorMessage(err)}`, { cause: err });
     }
   }
 }

@@ -1,5 +1,6 @@
 // The HTTP transport: each primitive as client-node's call for the collection — typed APIs for the built-in groups
 // kmaint uses (their answers carry Dates where the types say so), the custom-objects API for every other group.
+import { errorMessage } from '../errors/index.ts';
 import {
   ApiException,
   CoordinationV1Api,
@@ -41,8 +42,7 @@ export function failureOf(err: unknown): HttpFailure {
     return { status: e.code, message, retryAfter: e.headers?.['retry-after'] };
   }
   // Network failures: undici's "fetch failed" hides the reason (ECONNREFUSED, certificate errors) in `cause`.
-  const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-  return { status: 0, message: `${err instanceof Error ? err.message : String(err)}${cause}`, retryAfter: undefined };
+  return { status: 0, message: errorMessage(err, { cause: true }), retryAfter: undefined };
 }
 
 async function carried<T>(fn: () => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
 // A kubeconfig kept in AWS Secrets Manager: read once by GetSecretValue, parsed without its text ever reaching an
 // error message or a log line.
+import { errorMessage } from '../errors/index.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeConfigError, kubeConfigFromText } from './kubeconfig.ts';
 
@@ -35,7 +36,7 @@ export async function kubeConfigFromSecret(opts: SecretKubeConfigOptions): Promi
   } catch (err) {
     if (err instanceof KubeConfigError) throw err;
     const name = err instanceof Error ? err.name : 'Error';
-    throw new KubeConfigError(`reading kubeconfig secret ${opts.secretArn}: ${name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new KubeConfigError(`reading kubeconfig secret ${opts.secretArn}: ${name}: ${errorMessage(err)}`, { cause: err });
   } finally {
     client.destroy();
   }

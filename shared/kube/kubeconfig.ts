@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KmaintError } from '../errors/index.ts';
+import { errorMessage, KmaintError } from '../errors/index.ts';
 
 export class KubeConfigError extends KmaintError {
   override name = 'KubeConfigError';
@@ -60,7 +60,7 @@ export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): KubeConfig {
     }
   } catch (err) {
     if (err instanceof KubeConfigError) throw err;
-    throw new KubeConfigError(`loading kubeconfig ${path ?? '(default)'}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new KubeConfigError(`loading kubeconfig ${path ?? '(default)'}: ${errorMessage(err)}`, { cause: err });
   }
   return selectContext(kc, path ?? '(default)', opts.context);
 }
@@ -112,7 +112,7 @@ export function kubeConfigFromText(text: string, opts: { source: string; context
       throw new KubeConfigError(`kubeconfig ${opts.source} is not valid YAML${where}`, { cause: withoutQuotedText(err, where) });
     }
     // client-node's structural errors name fields and indices only ("clusters[0].cluster is missing").
-    throw new KubeConfigError(`kubeconfig ${opts.source}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new KubeConfigError(`kubeconfig ${opts.source}: ${errorMessage(err)}`, { cause: err });
   }
   if (kc.getContexts().length === 0 && kc.getClusters().length === 0) throw new KubeConfigError(`kubeconfig ${opts.source} is not a kubeconfig (no clusters, no contexts)`);
   return selectContext(kc, opts.source, opts.context);

@@ -4,9 +4,10 @@
 // (docs/large-clusters.md); the fields kmaint never reads are skipped, not decoded. Go's JSON rules are applied
 // field by field — omitempty drops a zero value, a pointer is written whenever it is set, a zero metav1.Time is
 // null — so a planner cannot tell which encoding a Node came in (node-protobuf.test.ts decodes both ways).
+import { errorMessage } from '../errors/index.ts';
 import type { V1Node, V1NodeCondition, V1NodeSpec, V1Taint } from '@kubernetes/client-node';
 import type protobuf from 'protobufjs/light.js';
-import { ANNOTATION_CORDONED_BY } from '../api/index.ts';
+import { ANNOTATION_CORDONED_BY, rfc3339Seconds } from '../api/index.ts';
 import { NodeListDecodeError } from './errors.ts';
 import { nodeListRoot } from './node-protobuf-schema.ts';
 import { StringPool } from './string-pool.ts';
@@ -134,7 +135,7 @@ function dateOf(t: Time, pool: StringPool): Date {
 /** A metav1.Time as its JSON (RFC 3339, UTC, whole seconds), or null for a zero time: the spec keeps JSON's strings. */
 function timeText(t: Time): string | null {
   if (t.seconds == null || !has(t, 'seconds')) return null;
-  return new Date(int(t.seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339Seconds(int(t.seconds) * 1000);
 }
 
 const OWNER_MARKS = ['f:unschedulable', ANNOTATION_CORDONED_BY];
@@ -250,7 +251,7 @@ function decoding<T>(what: string, fn: () => T): T {
     return fn();
   } catch (err) {
     if (err instanceof NodeListDecodeError) throw err;
-    throw new NodeListDecodeError(`${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new NodeListDecodeError(`${what}: ${errorMessage(err)}`, { cause: err });
   }
 }
 

@@ -8,7 +8,7 @@ import type { Action, NodeMaintenance } from '../api/index.ts';
 import { admissionStanding, buildSchedulingState, checkSchedulingInvariants, foldIntoAdmissionRecords, planScheduling } from '../scheduling/index.ts';
 import { aMaintenance, aNode, EARLIER, limits, NOW } from '../scheduling/test-builders.ts';
 import { planCleanup } from './cleanup.ts';
-import { planDrainer } from './drainer.ts';
+import { planDrainer } from './plan-drainer.ts';
 import { findNodeOrphans, planOrphanSweep } from './orphan-sweep.ts';
 import { aLifecycleMaintenance, aNodeWithUid } from './test-builders.ts';
 

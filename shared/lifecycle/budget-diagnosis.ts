@@ -1,5 +1,6 @@
 // Why a PodDisruptionBudget refuses an eviction, from its spec, its status and the pods it selects: the one-line
 // explanation kmaint puts after a blocked pod in the Ready condition message and the EvictionBlocked event.
+import { shortList } from '../text/index.ts';
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { SLINKY_CLUSTER_LABEL, SLINKY_POD_PROTECT_LABEL } from '../api/index.ts';
 
@@ -42,10 +43,6 @@ function isZero(value: number | string | undefined): boolean {
   return value === 0 || value === '0' || value === '0%';
 }
 
-function headOf(items: readonly string[], max = 3): string {
-  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
-}
-
 /**
  * The classes in the order they are tried; the first that applies explains the refusal. A budget another system keeps
  * closed on purpose comes first (Slinky's), then settings that can never
@@ -73,7 +70,7 @@ const CLASSES: ReadonlyArray<(f: BudgetFacts) => BudgetDiagnosis | undefined> = 
   (f) => {
     const controllers = f.selected ? controllersOf(f.selected) : [];
     if (controllers.length < 2) return undefined;
-    return { kind: 'severalControllers', message: `it covers the pods of ${controllers.length} controllers (${headOf(controllers)}); a budget should select one workload` };
+    return { kind: 'severalControllers', message: `it covers the pods of ${controllers.length} controllers (${shortList(controllers, 3)}); a budget should select one workload` };
   },
   // A healthy single replica: its only pod cannot go without breaking the budget, however the budget is written.
   (f) => (f.expected === 1 && f.healthy >= 1 ? { kind: 'singleReplica', message: 'a single replica: its only pod cannot leave without breaking the budget' } : undefined),
@@ -90,7 +87,7 @@ const CLASSES: ReadonlyArray<(f: BudgetFacts) => BudgetDiagnosis | undefined> = 
     // Read pods and none unready: the missing ones are leaving (evictions in flight), not sick.
     if (f.selected !== undefined && unready.length === 0) return undefined;
     const missing = f.expected - f.healthy;
-    const which = unready.length > 0 ? ` (not Ready: ${headOf(unready)})` : '';
+    const which = unready.length > 0 ? ` (not Ready: ${shortList(unready, 3)})` : '';
     return { kind: 'unhealthyPods', message: `held by unhealthy pods: ${missing} of the ${f.expected} expected pods ${missing === 1 ? 'is' : 'are'} not healthy${which}` };
   },
   () => ({ kind: 'atLimit', message: 'at its limit: other disruptions are in progress' }),

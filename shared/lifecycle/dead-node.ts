@@ -1,6 +1,7 @@
 // Dead nodes under maintenance (KEP-2268): a node NotReady past a threshold whose pods stay Terminating never finishes
 // its drain on its own. Says so in the drain's message, and with spec.outOfServiceTaint adds the out-of-service taint
 // (recorded on the node in the same patch) so the control plane force-deletes those pods; release removes only ours.
+import { shortList } from '../text/index.ts';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { ANNOTATION_OUT_OF_SERVICE_BY, EVENT_REASON_OUT_OF_SERVICE, TAINT_OUT_OF_SERVICE, TAINT_OUT_OF_SERVICE_VALUE, WaitKind, rfc3339Seconds } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance, NodeRef, NodeTaint } from '../api/index.ts';
@@ -45,7 +46,7 @@ export function reportDeadNode(nm: NodeMaintenance, node: V1Node, nodeRef: NodeR
   const state = deadFor(node, config.afterNotReadySeconds, now);
   const stuck = pods.filter((p) => p.metadata?.deletionTimestamp !== undefined).map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`).sort();
   if (state === undefined || stuck.length === 0) return undefined;
-  const head = `node ${nodeRef.name} ${state} with ${stuck.length} pods stuck Terminating (${stuck.slice(0, 3).join(', ')}${stuck.length > 3 ? ` and ${stuck.length - 3} more` : ''})`;
+  const head = `node ${nodeRef.name} ${state} with ${stuck.length} pods stuck Terminating (${shortList(stuck, 3)})`;
   const present = node.spec?.taints?.some((t) => t.key === TAINT_OUT_OF_SERVICE) === true;
   if (present) {
     const by = node.metadata?.annotations?.[ANNOTATION_OUT_OF_SERVICE_BY];

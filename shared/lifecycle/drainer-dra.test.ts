@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ANNOTATION_INITIAL_UNSCHEDULABLE, DEFAULT_DRA_RESOURCE_NAMES, readyCondition, type DrainSpec } from '../api/index.ts';
 import { indexClaims } from '../drain/index.ts';
 import { aClaim } from '../drain/test-builders.ts';
-import { planDrainer, type DrainerSnapshot } from './drainer.ts';
+import { planDrainer, type DrainerSnapshot } from './plan-drainer.ts';
 import { aLifecycleMaintenance, afterApplying, aNodeWithUid, aReadyPod, LATER, recorded } from './test-builders.ts';
 import { NOW } from '../scheduling/test-builders.ts';
 

@@ -11,7 +11,7 @@ import { aPod, type PodOptions } from '../drain/test-builders.ts';
 import { EARLIER, NOW } from '../scheduling/test-builders.ts';
 import { parseLabelSelector } from '../selectors/index.ts';
 import { ANNOTATION_SLURM_DRAINED, type SlurmContext, type SlurmSettings, type SlurmWrite } from '../slurm/index.ts';
-import { planDrainer, type DrainerPlan, type DrainerSnapshot } from './drainer.ts';
+import { planDrainer, type DrainerPlan, type DrainerSnapshot } from './plan-drainer.ts';
 import { aLifecycleMaintenance, afterApplying, aNodeWithUid, aPdb, aReadyPod, LATER, type LifecycleMaintenanceOptions, recorded } from './test-builders.ts';
 
 const NOW_S = '2026-01-01T00:00:00Z';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Action } from '#api';
 import { aReadyPod, aLifecycleMaintenance, aNodeWithUid, aPdb, recorded } from './test-builders.ts';
-import { planDrainer, type DrainerSnapshot } from './drainer.ts';
+import { planDrainer, type DrainerSnapshot } from './plan-drainer.ts';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 

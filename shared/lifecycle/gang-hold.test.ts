@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { LABEL_GANG, LABEL_REAPER, REAPER_REQUESTOR, reapRequestName } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
 import { KMAINT_NAMESPACE, NOW, pending } from '../scheduling/test-builders.ts';
-import { planDrainer } from './drainer.ts';
+import { planDrainer } from './plan-drainer.ts';
 import { gangMembersNotAdmitted } from './gang-hold.ts';
 import { aNodeWithUid, recorded } from './test-builders.ts';
 

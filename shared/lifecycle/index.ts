@@ -1,6 +1,6 @@
 // Public surface of shared/lifecycle: the drainer's and cleanup's pure planners and budget accounting.
-export { planDrainer, DRAINER_PHASES, PHASES_NEEDING_PODS, unreadableSelectorMessage } from './drainer.ts';
-export type { DrainerPlan, DrainerSnapshot } from './drainer.ts';
+export { planDrainer, unreadableSelectorMessage } from './plan-drainer.ts';
+export type { DrainerPlan, DrainerSnapshot } from './plan-drainer.ts';
 export { planCleanup } from './cleanup.ts';
 export { cordonOwnership, cordonIsOurs, sayTheirCordon } from './cordon-owner.ts';
 export type { CordonOwnership } from './cordon-owner.ts';

@@ -1,5 +1,6 @@
 // KEP-5683 node lifecycle conditions: what each node under maintenance should show for the phase its request reaches
 // in this pass, and the one strategic-merge patch per node that gets it there (none when it already shows it).
+import { namespacedName } from '../api/index.ts';
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import {
   NODE_CONDITION_MESSAGE_PREFIX,
@@ -198,8 +199,8 @@ export function removalsBeforeUncordons(actions: readonly Action[]): Action[] {
 export function phasesAfter(actions: readonly Action[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const a of actions) {
-    if (a.kind === 'writeStatus' && a.phaseTo !== undefined) out.set(`${a.target.namespace}/${a.target.name}`, a.phaseTo);
-    if (a.kind === 'deleteMaintenance' || (a.kind === 'patchMaintenanceMeta' && a.removeFinalizer === true)) out.set(`${a.target.namespace}/${a.target.name}`, '');
+    if (a.kind === 'writeStatus' && a.phaseTo !== undefined) out.set(namespacedName(a.target), a.phaseTo);
+    if (a.kind === 'deleteMaintenance' || (a.kind === 'patchMaintenanceMeta' && a.removeFinalizer === true)) out.set(namespacedName(a.target), '');
   }
   return out;
 }

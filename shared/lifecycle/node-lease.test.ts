@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ANNOTATION_CORDON_REASON, ANNOTATION_CORDONED_BY, ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_MEDIK8S_LEASE, ANNOTATION_READY_TIME, ANNOTATION_WAIT_KIND } from '../api/index.ts';
 import type { Action, MaintenanceRef } from '../api/index.ts';
 import { NOW } from '../scheduling/test-builders.ts';
-import { planDrainer } from './drainer.ts';
+import { planDrainer } from './plan-drainer.ts';
 import { leaseWrite, needsMedik8sLeases, viewLease, type Medik8sLeases } from './node-lease.ts';
 import { aLifecycleMaintenance, aNodeWithUid, recorded } from './test-builders.ts';
 

@@ -1,7 +1,7 @@
 // The medik8s node lease, read purely: who holds `medik8s-leases/node-<name>` and what kmaint must do about it
 // before cordoning (take it, renew it, or wait for another live holder), and who cordoned a node.
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import { ANNOTATION_CORDONED_BY, ANNOTATION_MEDIK8S_LEASE, DEFAULTS, FINALIZER, MEDIK8S_HOLDER_PREFIX, MEDIK8S_LEASE_NAMESPACE, MEDIK8S_LEASE_PREFIX, Phase, maintenancePhase } from '../api/index.ts';
+import { ANNOTATION_CORDONED_BY, ANNOTATION_MEDIK8S_LEASE, DEFAULTS, FINALIZER, maintenancePhase, MEDIK8S_HOLDER_PREFIX, MEDIK8S_LEASE_NAMESPACE, MEDIK8S_LEASE_PREFIX, microTime, Phase } from '../api/index.ts';
 import type { NodeLeaseWrite, NodeMaintenance } from '../api/index.ts';
 
 /** How long kmaint's hold lasts (the node-maintenance-operator also takes an hour); renewed when less than half is left. */
@@ -28,11 +28,6 @@ export function holderFor(nm: NodeMaintenance): string {
 
 export function nodeLeaseName(node: string): string {
   return `${MEDIK8S_LEASE_PREFIX}${node}`;
-}
-
-/** MicroTime on the wire: RFC 3339 with microseconds. */
-export function microTime(d: Date): string {
-  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 function timeOf(value: Date | string | undefined): number | undefined {

@@ -4,6 +4,7 @@
 // any more (its finalizer was removed by hand, it was deleted while kmaint was not running, a crash between writes).
 // Kubernetes' garbage collector is the model: the dependent goes when its owner is gone. Only kmaint's own records
 // lead here — requestors cannot write Nodes — and a node whose record names a live request is never touched.
+import { namespacedName } from '../api/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import {
   KMAINT_FIELD_MANAGER,
@@ -31,7 +32,6 @@ export function recordOwner(record: string | undefined): MaintenanceRef | undefi
   return { namespace: rest.slice(0, slash), name: rest.slice(slash + 1), resourceVersion: '' };
 }
 
-const keyOf = (ref: MaintenanceRef): string => `${ref.namespace}/${ref.name}`;
 
 /**
  * The request Slinky's `node-cordon-reason` names when kmaint wrote it (`kmaint: <namespace>/<name>`, steps/cordon.ts);
@@ -54,7 +54,7 @@ export interface NodeOrphan {
  * `namespace/name/uid` for the admission record (a request recreated under the name is another request).
  */
 export function orphanLiveKey(orphan: NodeOrphan): string {
-  return orphan.record === ANNOTATION_ADMITTED ? `${keyOf(orphan.owner)}/${orphan.owner.uid ?? ''}` : keyOf(orphan.owner);
+  return orphan.record === ANNOTATION_ADMITTED ? `${namespacedName(orphan.owner)}/${orphan.owner.uid ?? ''}` : namespacedName(orphan.owner);
 }
 
 /**
@@ -70,7 +70,7 @@ export function findNodeOrphans(nodes: readonly V1Node[], live: ReadonlySet<stri
     const annotations = node.metadata?.annotations ?? {};
     for (const record of [ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY] as const) {
       const owner = recordOwner(annotations[record]);
-      if (owner !== undefined && !live.has(keyOf(owner))) found.push({ node: name, record, owner });
+      if (owner !== undefined && !live.has(namespacedName(owner))) found.push({ node: name, record, owner });
     }
     const admitted = admissionRecordOwner(annotations[ANNOTATION_ADMITTED]);
     if (admitted !== undefined) {
@@ -81,8 +81,8 @@ export function findNodeOrphans(nodes: readonly V1Node[], live: ReadonlySet<stri
     // With an orphaned cordon record naming the same request, that record's sweep drops it in the same patch.
     const reasonOwner = slinkyReasonOwner(annotations[SLINKY_NODE_CORDON_REASON]);
     const cordonOwner = recordOwner(annotations[ANNOTATION_CORDONED_BY]);
-    const sweptWithCordon = reasonOwner !== undefined && cordonOwner !== undefined && keyOf(cordonOwner) === keyOf(reasonOwner);
-    if (reasonOwner !== undefined && !live.has(keyOf(reasonOwner)) && !sweptWithCordon) found.push({ node: node.metadata?.name ?? '', record: SLINKY_NODE_CORDON_REASON, owner: reasonOwner });
+    const sweptWithCordon = reasonOwner !== undefined && cordonOwner !== undefined && namespacedName(cordonOwner) === namespacedName(reasonOwner);
+    if (reasonOwner !== undefined && !live.has(namespacedName(reasonOwner)) && !sweptWithCordon) found.push({ node: node.metadata?.name ?? '', record: SLINKY_NODE_CORDON_REASON, owner: reasonOwner });
   }
   return found;
 }
@@ -106,13 +106,13 @@ function taintsWithoutOutOfService(node: V1Node): NodeTaint[] {
 export function planOrphanSweep(nodes: ReadonlyMap<string, V1Node>, orphans: readonly NodeOrphan[], fieldManager: string = KMAINT_FIELD_MANAGER): Action[] {
   const actions: Action[] = [];
   // An admission record orphaned with the cordon record of the same request goes in the cordon's patch (one Node write).
-  const admittedWithCordon = new Set(orphans.filter((o) => o.record === ANNOTATION_ADMITTED).map((o) => `${o.node}\u0000${keyOf(o.owner)}`));
-  const folded = new Set(orphans.filter((o) => o.record === ANNOTATION_CORDONED_BY && admittedWithCordon.has(`${o.node}\u0000${keyOf(o.owner)}`)).map((o) => `${o.node}\u0000${keyOf(o.owner)}`));
+  const admittedWithCordon = new Set(orphans.filter((o) => o.record === ANNOTATION_ADMITTED).map((o) => `${o.node}\u0000${namespacedName(o.owner)}`));
+  const folded = new Set(orphans.filter((o) => o.record === ANNOTATION_CORDONED_BY && admittedWithCordon.has(`${o.node}\u0000${namespacedName(o.owner)}`)).map((o) => `${o.node}\u0000${namespacedName(o.owner)}`));
   for (const orphan of orphans) {
     const node = nodes.get(orphan.node);
     if (node === undefined) continue;
     const nodeRef = { name: orphan.node, resourceVersion: node.metadata?.resourceVersion ?? '' };
-    const owner = keyOf(orphan.owner);
+    const owner = namespacedName(orphan.owner);
     if (orphan.record === ANNOTATION_ADMITTED) {
       if (folded.has(`${orphan.node}\u0000${owner}`)) continue;
       actions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: { [ANNOTATION_ADMITTED]: null }, maintenance: orphan.owner, reason: `orphaned admission record: ${owner} (uid ${orphan.owner.uid ?? ''}) no longer exists` });

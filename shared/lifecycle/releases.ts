@@ -3,7 +3,7 @@
 // medik8s lease, Slurm first, then the node, the lease, the request's records and last its finalizer). planCleanup
 // walks it for every request, `kmaint explain` walks it for one: what cleanup waits on and will do come from here alone.
 import type { V1Node } from '@kubernetes/client-node';
-import { maintenanceKey, maintenancePhase, maintenanceRef } from '../api/index.ts';
+import { DRAINED_PHASES, maintenanceKey, maintenancePhase, maintenanceRef } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance, NodeRef } from '../api/index.ts';
 import {
   KMAINT_FIELD_MANAGER,
@@ -66,7 +66,6 @@ export interface ReleaseStep {
 }
 
 const GO: ReleaseResult = { kind: 'go' };
-const HOLDING_PHASES: ReadonlySet<string> = new Set([Phase.Ready, Phase.RequestorFailed]);
 /** The request's own records its finalizer's patch drops, in this order, before those other steps asked for. */
 const REQUEST_RECORDS = [ANNOTATION_INITIAL_UNSCHEDULABLE, ANNOTATION_MEDIK8S_LEASE, ANNOTATION_CORDON_RECORDED] as const;
 
@@ -109,7 +108,7 @@ const oursToRelease = (ctx: ReleaseContext): ReleaseResult => (ctx.ours && ctx.n
 
 function heldForRequestors(ctx: ReleaseContext): ReleaseResult {
   const others = ctx.nm.spec.additionalRequestors ?? [];
-  return HOLDING_PHASES.has(ctx.phase) && others.length > 0 ? { kind: 'hold', why: `waiting for additional requestors: ${others.join(', ')}` } : GO;
+  return DRAINED_PHASES.has(ctx.phase) && others.length > 0 ? { kind: 'hold', why: `waiting for additional requestors: ${others.join(', ')}` } : GO;
 }
 
 const leaseRecorded = (ctx: ReleaseContext): boolean => ctx.nm.metadata.annotations?.[ANNOTATION_MEDIK8S_LEASE] !== undefined;

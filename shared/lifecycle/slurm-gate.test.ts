@@ -8,7 +8,7 @@ import { parseLabelSelector } from '../selectors/index.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START } from '../slurm/index.ts';
 import type { SlurmContext, SlurmSettings, SlurmWrite } from '../slurm/index.ts';
 import { planCleanup } from './cleanup.ts';
-import { planDrainer } from './drainer.ts';
+import { planDrainer } from './plan-drainer.ts';
 import { aLifecycleMaintenance, aNodeWithUid, LATER, recorded } from './test-builders.ts';
 
 const NODE = 'worker-01';

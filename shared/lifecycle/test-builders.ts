@@ -9,7 +9,7 @@ import { aMaintenance, aNode, NOW, withAdmissionRecords, type MaintenanceOptions
 import type { SlurmContext } from '../slurm/index.ts';
 import type { DraView } from '../drain/index.ts';
 import { BudgetLedger } from './budgets.ts';
-import type { DrainerSnapshot } from './drainer.ts';
+import type { DrainerSnapshot } from './plan-drainer.ts';
 import type { Medik8sLeases } from './node-lease.ts';
 import type { StepContext } from './steps/step.ts';
 

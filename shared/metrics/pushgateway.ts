@@ -1,6 +1,7 @@
 // Pushing a run's metric families to a Prometheus Pushgateway (https://github.com/prometheus/pushgateway#command-line):
 // one group per function, keyed by job; POST replaces the pushed families in that group and keeps the others, so
 // kmaint_last_success_timestamp_seconds survives a failed run that does not push it.
+import { errorMessage } from '../errors/index.ts';
 import { renderExposition, EXPOSITION_CONTENT_TYPE } from './exposition.ts';
 import type { MetricFamily } from './families.ts';
 import { MetricsPushError } from './errors.ts';
@@ -41,14 +42,13 @@ export async function pushToGateway(families: readonly MetricFamily[], opts: Pus
   try {
     res = await (opts.fetch ?? fetch)(url, { method: opts.method ?? 'POST', headers: { 'Content-Type': EXPOSITION_CONTENT_TYPE }, body: renderExposition(families), signal });
   } catch (err) {
-    const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-    throw new MetricsPushError(url, undefined, `pushing metrics to ${url}: ${err instanceof Error ? err.message : String(err)}${cause}`, { cause: err });
+    throw new MetricsPushError(url, undefined, `pushing metrics to ${url}: ${errorMessage(err, { cause: true })}`, { cause: err });
   }
   if (!res.ok) {
     // The first line of the answer says why; an answer that breaks off is said too, never dropped.
     const body = await res.text().then(
       (text) => text.trim().split('\n')[0] ?? '',
-      (err: unknown) => `(the answer's body could not be read: ${err instanceof Error ? err.message : String(err)})`,
+      (err: unknown) => `(the answer's body could not be read: ${errorMessage(err)})`,
     );
     throw new MetricsPushError(url, res.status, `pushing metrics to ${url}: HTTP ${res.status}${body ? `: ${body}` : ''}`);
   }

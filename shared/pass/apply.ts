@@ -1,5 +1,6 @@
 // Applies a plan: one idempotent write per action, per-object order kept, bounded concurrency across objects.
-import { describeAction, API_VERSION, FINALIZER, NODE_MAINTENANCE_KIND, CONFIG_KIND } from '../api/index.ts';
+import { forEachBounded } from '../concurrency/index.ts';
+import { API_VERSION, CONFIG_KIND, describeAction, FINALIZER, namespacedName, NODE_MAINTENANCE_KIND } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
@@ -152,7 +153,7 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
         a.target.namespace,
         a.target.name,
         rv.get(key) ?? a.target.resourceVersion,
-        metaPatch(a, opts.maintenances.get(`${a.target.namespace}/${a.target.name}`)),
+        metaPatch(a, opts.maintenances.get(namespacedName(a.target))),
       );
     case 'cordonNode':
       return c.setUnschedulable(a.node.name, rv.get(key) ?? a.node.resourceVersion, true, a.annotations);
@@ -253,40 +254,35 @@ export async function applyActions(actions: readonly Action[], opts: ApplyOption
     if (g) g.push(a);
     else groups.set(k, [a]);
   }
-  const queue = [...groups.entries()];
   const rv = new Map<string, string>();
-  const worker = async (): Promise<void> => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      const group = next[1];
-      for (let i = 0; i < group.length; i++) {
-        opts.signal?.throwIfAborted();
-        const a = group[i] as Action;
-        let out = await applyOne(a, rv, opts);
-        if (out.kind === 'conflict' && opts.nodes !== undefined) {
-          const again = await afterNodeConflict(a, out, rv, opts);
-          out = again.out;
-          if (again.refreshed) result.refreshed++;
-        }
-        if (out.kind === 'ok') {
-          result.applied[a.kind] = (result.applied[a.kind] ?? 0) + 1;
-          if (out.resourceVersion) rv.set(objectKey(a), out.resourceVersion);
-          continue;
-        }
-        if (out.kind === 'blocked') {
-          result.blocked.push({ action: describeAction(a), message: out.message });
-          continue;
-        }
-        if (out.kind === 'conflict') result.conflicts++;
-        else if (out.kind === 'notFound') result.notFound++;
-        else result.errors.push({ action: describeAction(a), error: out.error.message });
-        if (!stopsUnit(a)) continue;
-        // The object moved or failed: the rest of this unit is decided again next pass.
-        result.skipped += group.length - i - 1;
-        result.stopped.push(next[0]);
-        break;
+  await forEachBounded(groups.entries(), { limit: opts.concurrency ?? 16 }, async ([key, group]) => {
+    for (let i = 0; i < group.length; i++) {
+      opts.signal?.throwIfAborted();
+      const a = group[i] as Action;
+      let out = await applyOne(a, rv, opts);
+      if (out.kind === 'conflict' && opts.nodes !== undefined) {
+        const again = await afterNodeConflict(a, out, rv, opts);
+        out = again.out;
+        if (again.refreshed) result.refreshed++;
       }
+      if (out.kind === 'ok') {
+        result.applied[a.kind] = (result.applied[a.kind] ?? 0) + 1;
+        if (out.resourceVersion) rv.set(objectKey(a), out.resourceVersion);
+        continue;
+      }
+      if (out.kind === 'blocked') {
+        result.blocked.push({ action: describeAction(a), message: out.message });
+        continue;
+      }
+      if (out.kind === 'conflict') result.conflicts++;
+      else if (out.kind === 'notFound') result.notFound++;
+      else result.errors.push({ action: describeAction(a), error: out.error.message });
+      if (!stopsUnit(a)) continue;
+      // The object moved or failed: the rest of this unit is decided again next pass.
+      result.skipped += group.length - i - 1;
+      result.stopped.push(key);
+      break;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 16, queue.length) }, () => worker()));
+  });
   return result;
 }

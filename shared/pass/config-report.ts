@@ -1,15 +1,12 @@
 // Reports configuration problems where operators look: a `Valid` condition and a Warning event on the config,
 // and (with pools) a `PoolsOverlap` condition naming the Nodes that several pools select.
-import { CONFIG_CONDITION_POOLS_OVERLAP, CONFIG_CONDITION_VALID, EVENT_REASON_INVALID_CONFIG, EVENT_REASON_POOLS_OVERLAP } from '../api/index.ts';
+import { shortList } from '../text/index.ts';
+import { CONFIG_CONDITION_POOLS_OVERLAP, CONFIG_CONDITION_VALID, EVENT_REASON_INVALID_CONFIG, EVENT_REASON_POOLS_OVERLAP, rfc3339Seconds } from '../api/index.ts';
 import type { Action, Condition, MaintenanceOperatorConfig } from '../api/index.ts';
 import type { PoolOverlap } from '../scheduling/index.ts';
 
 /** At most this many Nodes are named in the PoolsOverlap message; the rest are counted. */
 export const OVERLAP_NODES_NAMED = 20;
-
-function rfc3339(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 export interface ConfigReportExtras {
   /** Values that make one scope admit nothing, each already naming its field and scope. */
@@ -48,9 +45,7 @@ function validCondition(existing: Condition | undefined, problems: readonly stri
 
 /** `node-a (gpu, general), node-b (gpu, general)`, the first OVERLAP_NODES_NAMED, then `and N more`. */
 export function describeOverlaps(overlaps: readonly PoolOverlap[]): string {
-  const named = overlaps.slice(0, OVERLAP_NODES_NAMED).map((o) => `${o.node} (${o.pools.join(', ')})`);
-  const more = overlaps.length - named.length;
-  return `${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  return shortList(overlaps.map((o) => `${o.node} (${o.pools.join(', ')})`), OVERLAP_NODES_NAMED);
 }
 
 function overlapCondition(existing: Condition | undefined, overlaps: readonly PoolOverlap[] | undefined): Desired | undefined {
@@ -89,7 +84,7 @@ export function planConfigReport(config: MaintenanceOperatorConfig | undefined, 
       status: d.status,
       reason: d.reason,
       message: d.message,
-      lastTransitionTime: existing && existing.status === d.status ? existing.lastTransitionTime : rfc3339(now),
+      lastTransitionTime: existing && existing.status === d.status ? existing.lastTransitionTime : rfc3339Seconds(now),
       ...(config.metadata.generation !== undefined ? { observedGeneration: config.metadata.generation } : {}),
     };
     conditions = [...conditions.filter((c) => c.type !== d.type), condition];

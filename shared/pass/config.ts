@@ -8,7 +8,7 @@ import { cloudEventsSwitchOf, loadCloudEventsConfig, loadReaperConfig, type Load
 import { loadSlurmSettings, slurmConfigNotes, slurmConfigProblems, type LoadedSlurm } from '../slurm/index.ts';
 import type { SchedulingLimits } from '../scheduling/index.ts';
 import { acceptsUpstreamSchema, type CrdStanding } from './crd-schema.ts';
-import { nodeReadSettings, type NodeReadSettings } from './node-reads.ts';
+import { nodeReadSettings, type NodeReadSettings } from './choose-node-read.ts';
 import { loadBlockerSettings, type BlockerSettings } from './reboot-blockers-config.ts';
 import { upstreamOperatorNamespaceOf } from './snapshot.ts';
 

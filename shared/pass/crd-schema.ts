@@ -4,6 +4,7 @@
 // the scheduler fails closed: it admits nothing new until kmaint's CRDs are back or the config acknowledges the
 // upstream schema. The config's CRD is the sentinel: one GET per run (README "Alongside the NVIDIA network operator's
 // chart" says why the NodeMaintenance CRD needs none). Judged purely.
+import { errorMessage } from '../errors/index.ts';
 import type { V1CustomResourceDefinition, V1JSONSchemaProps } from '@kubernetes/client-node';
 import {
   ANNOTATION_ACCEPT_UPSTREAM_SCHEMA,
@@ -25,7 +26,7 @@ export async function readConfigCrd(client: KubeClient): Promise<CrdRead> {
   try {
     return { kind: 'read', crd: await client.getCrd(CONFIG_CRD_NAME) };
   } catch (err) {
-    return { kind: 'unreadable', message: err instanceof Error ? err.message : String(err) };
+    return { kind: 'unreadable', message: errorMessage(err) };
   }
 }
 

@@ -1,5 +1,6 @@
 // The pass leases of one `kmaint run`: each taken the first time its function has something to write, kept for the
 // whole run (renewed once a third of its duration is used), and given back when the run ends.
+import { errorMessage } from '../errors/index.ts';
 import type { V1Lease } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/index.ts';
 import { acquirePassLease, releasePassLease, renewPassLease, withLeaseAnnotations, type LeaseOutcome } from './lease.ts';
@@ -31,7 +32,7 @@ interface Held {
  */
 export class HeldLeases {
   private readonly held = new Map<string, Held>();
-  /** A lease read by a pass before it takes it (node-read.ts reads its record): the take uses that read, once. */
+  /** A lease read by a pass before it takes it (read-named-nodes.ts reads its record): the take uses that read, once. */
   private readonly seen = new Map<string, V1Lease | undefined>();
   private readonly durationSeconds: number;
   /** Leases releaseAll could not give back (each logged; they expire on their own). */
@@ -102,7 +103,7 @@ export class HeldLeases {
       } catch (err) {
         // Logged and counted (releaseFailures; the client's counts.errors), never thrown: the lease expires on its own.
         this.releaseFailures++;
-        this.opts.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, `giving the ${fn} lease back failed; it expires on its own`);
+        this.opts.logger?.warn({ err: errorMessage(err) }, `giving the ${fn} lease back failed; it expires on its own`);
       }
       const delta: Record<string, number> = {};
       for (const [k, v] of Object.entries(counts)) if (v > (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);

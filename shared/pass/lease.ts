@@ -1,4 +1,5 @@
 // One pass at a time per function: a coordination.k8s.io Lease `kmaint-<function>` held for the pass.
+import { microTime } from '../api/index.ts';
 import type { V1Lease } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/index.ts';
 
@@ -6,11 +7,6 @@ export type LeaseOutcome =
   | { kind: 'acquired'; lease: V1Lease }
   | { kind: 'held'; holder: string; until: Date }
   | { kind: 'lost'; message: string };
-
-function micro(d: Date): string {
-  // MicroTime on the wire: RFC 3339 with microseconds.
-  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
 
 function heldUntil(lease: V1Lease): Date | undefined {
   const holder = lease.spec?.holderIdentity;
@@ -21,7 +17,7 @@ function heldUntil(lease: V1Lease): Date | undefined {
 
 /**
  * Takes the lease unless a live holder has it. A conflict means another pass won the race. `annotations` are merged
- * into the lease's own (the drainer's and cleanup's record of their last full node read, node-reads.ts).
+ * into the lease's own (the drainer's and cleanup's record of their last full node read, choose-node-read.ts).
  */
 export async function acquirePassLease(
   client: KubeClient,
@@ -43,8 +39,8 @@ export async function acquirePassLease(
   const spec = {
     holderIdentity: opts.holder,
     leaseDurationSeconds: opts.durationSeconds,
-    acquireTime: micro(opts.now) as unknown as Date,
-    renewTime: micro(opts.now) as unknown as Date,
+    acquireTime: microTime(opts.now) as unknown as Date,
+    renewTime: microTime(opts.now) as unknown as Date,
   };
   const existing = opts.seen ? opts.seen.lease : await client.getLease(opts.namespace, name);
   const added = opts.annotations !== undefined && Object.keys(opts.annotations).length > 0 ? opts.annotations : undefined;
@@ -83,7 +79,7 @@ export async function releasePassLease(client: KubeClient, lease: V1Lease): Prom
  */
 export async function renewPassLease(client: KubeClient, lease: V1Lease, now: Date): Promise<LeaseOutcome> {
   const namespace = lease.metadata?.namespace ?? '';
-  const next: V1Lease = { ...lease, spec: { ...lease.spec, renewTime: micro(now) as unknown as Date } };
+  const next: V1Lease = { ...lease, spec: { ...lease.spec, renewTime: microTime(now) as unknown as Date } };
   const out = await client.replaceLease(namespace, next);
   if (out.kind === 'ok') return { kind: 'acquired', lease: { ...next, metadata: { ...next.metadata, ...(out.resourceVersion ? { resourceVersion: out.resourceVersion } : {}) } } };
   if (out.kind === 'error') throw out.error;

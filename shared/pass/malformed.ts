@@ -6,7 +6,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { ANNOTATION_CORDON_REASON, ANNOTATION_CORDONED_BY, CONDITION_READY, KMAINT_FIELD_MANAGER, EVENT_REASON_INVALID_MAINTENANCE, FINALIZER, maintenanceRef, nodeMaintenanceSpecSchema, Phase } from '#api';
 import type { Action, NodeMaintenance } from '#api';
 import { cordonedBy, cordonOwnership, holderFor, sayTheirCordon } from '../lifecycle/index.ts';
-import { withReadyCondition } from '../api/index.ts';
+import { namespacedName, withReadyCondition } from '../api/index.ts';
 
 export interface MalformedMaintenance {
   nm: NodeMaintenance;
@@ -124,7 +124,7 @@ export function planMalformedReleases(malformed: readonly MalformedMaintenance[]
   for (const { nm } of malformed) {
     if (nm.metadata.deletionTimestamp === undefined || !(nm.metadata.finalizers ?? []).includes(FINALIZER)) continue;
     const ref = maintenanceRef(nm);
-    const key = `${ref.namespace}/${ref.name}`;
+    const key = namespacedName(ref);
     const holder = holderFor(nm);
     for (const node of nodes) {
       if (cordonedBy(node) !== holder) continue;

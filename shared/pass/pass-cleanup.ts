@@ -1,7 +1,7 @@
 // Cleanup's row of PASSES: when it starts, the Nodes it reads, its medik8s, Slurm and orphan reads, and its plan:
 // planCleanup (shared/lifecycle's table of releases), then the sweeps (cleanup-sweeps.ts: malformed requests' releases, orphans, Slurm).
-import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
-import { cleanupNodesNeeded, chooseNodeRead } from './node-reads.ts';
+import { maintenanceKey, type Action, type MaintenanceRef, type NodeMaintenance } from '../api/index.ts';
+import { cleanupNodesNeeded, chooseNodeRead } from './choose-node-read.ts';
 import { findNodeOrphans, orphanLiveKey, planCleanup, type NodeOrphan } from '../lifecycle/index.ts';
 import { recordedReservation, recordedSlurmNodes, type SlurmRead } from '../slurm/index.ts';
 import type { KmaintConfig } from './config.ts';
@@ -59,7 +59,7 @@ function cleanupFullReadDue(opts: PassOptions, { base, config }: RoundRead, now:
 function liveRequestKeys(base: BaseSnapshot, also: readonly NodeMaintenance[] = []): Set<string> {
   return new Set(
     [...base.maintenances, ...base.malformed.map((m) => m.nm), ...also].flatMap((nm) => {
-      const key = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+      const key = maintenanceKey(nm);
       return [key, `${key}/${nm.metadata.uid ?? ''}`];
     }),
   );

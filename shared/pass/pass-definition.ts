@@ -3,7 +3,7 @@ import type { Action, NodeMaintenance } from '../api/index.ts';
 import type { SlurmRestClient, SlurmWrite } from '../slurm/index.ts';
 import type { KmaintConfig } from './config.ts';
 import type { CrdStanding } from './crd-schema.ts';
-import type { NodesNeeded } from './node-reads.ts';
+import type { NodesNeeded } from './choose-node-read.ts';
 import type { PassOptions } from './options.ts';
 import type { RoundRead } from './round.ts';
 import type { BaseSnapshot, RequestsRead } from './snapshot.ts';

@@ -1,10 +1,11 @@
 // The drainer's row of PASSES: the Nodes it reads, the pods, medik8s leases and Slurm it needs, and planDrainer.
-import { PHASES_NEEDING_PODS, planDrainer } from '../lifecycle/index.ts';
+import { planDrainer } from '../lifecycle/index.ts';
+import { PHASES_NEEDING_PODS } from '../api/index.ts';
 import { indexClaims } from '../drain/index.ts';
 import type { SlurmRead } from '../slurm/index.ts';
 import { readMedik8sFor, readSlurmFor, slurmOf, withNodeConditions } from './pass-common.ts';
 import type { PassDefinition } from './pass-definition.ts';
-import { drainerNodesNeeded } from './node-reads.ts';
+import { drainerNodesNeeded } from './choose-node-read.ts';
 import { ownPodsOf, readDrainPods, readMedik8sLeases } from './snapshot.ts';
 
 export interface DrainerReads {

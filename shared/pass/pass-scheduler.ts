@@ -2,6 +2,7 @@
 // an ordered list: each plans its own writes from the same snapshot and admissions. A new feature of the scheduler's
 // pass is one entry in ADD_ONS, where its writes must sit in the pass's order.
 import type { V1Pod } from '@kubernetes/client-node';
+import { forEachBounded } from '../concurrency/index.ts';
 import type { Action } from '../api/index.ts';
 import { planHandshake } from '../handshake/index.ts';
 import { fieldSelectorTerm } from '../kube/index.ts';
@@ -41,11 +42,7 @@ async function readReservations(opts: PassOptions, base: BaseSnapshot, config: K
   if (reading.length === 0 || settings.kind !== 'on' || settings.settings.mode !== 'pod') return { slurm, podsByNode };
   // Issue 40: only the nodes whose next request gets a reservation, read at most 8 at a time.
   const nodes = nodesToReserve(base.maintenances, base.nodes, slurm.context, now);
-  const queue = [...nodes];
-  const worker = async (): Promise<void> => {
-    for (let node = queue.shift(); node !== undefined; node = queue.shift()) podsByNode.set(node, await opts.client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', node) }));
-  };
-  await Promise.all(Array.from({ length: Math.min(8, nodes.length) }, () => worker()));
+  await forEachBounded(nodes, { limit: 8 }, async (node) => void podsByNode.set(node, await opts.client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', node) })));
   return { slurm, podsByNode };
 }
 

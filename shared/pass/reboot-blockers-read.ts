@@ -1,6 +1,7 @@
 // The scheduler's read for spec.rebootBlockers (issue 43, kured's blockers): the pods matching blockingPodSelector, and
 // the alerts of Alertmanager (/api/v2/alerts) or Prometheus (/api/v1/alerts), read once per pass with a timeout. The
 // result is a fact for the `blocking pod` and `blocking alert` gates (scheduling/blockers.ts); nothing here decides.
+import { errorMessage } from '../errors/index.ts';
 import { RE2JS } from 're2js';
 import { isUnscheduled } from '../api/index.ts';
 import type { AlertsRead, Blockers } from '../scheduling/index.ts';
@@ -60,7 +61,7 @@ export async function readAlerts(settings: AlertsSettings, fetchImpl: typeof fet
     const names = blockingAlertNames(alerts, settings);
     return names.length === 0 ? { kind: 'quiet', url } : { kind: 'firing', url, names };
   } catch (err) {
-    const why = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${settings.timeoutSeconds}s` : err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+    const why = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${settings.timeoutSeconds}s` : errorMessage(err, { cause: true });
     return { kind: 'unreachable', url, problem: why };
   }
 }

@@ -1,7 +1,7 @@
 // What the passes of one round share: the base snapshot, reused by the next pass as long as no pass has written since
 // it was read, and the pass leases the run holds.
 import type { KmaintConfig } from './config.ts';
-import type { FullReadRecord } from './node-reads.ts';
+import type { FullReadRecord } from './choose-node-read.ts';
 import { nodeCountOf, readAllOf, type BaseSnapshot } from './snapshot.ts';
 import type { HeldLeases } from './held-leases.ts';
 import type { CrdRead } from './crd-schema.ts';
@@ -23,7 +23,7 @@ export class PassRound {
   crd: CrdRead | undefined;
   /**
    * Each function's last full read of the Nodes this run knows of (made or read from its Lease), kept across rounds:
-   * the drainer and cleanup read named Nodes between full reads (node-read.ts). Kept on the Lease for other runs.
+   * the drainer and cleanup read named Nodes between full reads (read-named-nodes.ts). Kept on the Lease for other runs.
    */
   readonly fullReads = new Map<PassFunction, FullReadRecord | undefined>();
   /** The node count of the run's latest full read by any function, kept across rounds. */

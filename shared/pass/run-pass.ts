@@ -1,17 +1,18 @@
 // One pass of one function: take the lease, read a snapshot, plan purely, apply, give the lease back, summarise.
 // What differs between the functions (reads, plan, how a pass starts) is their row in PASSES (passes.ts).
+import { errorMessage } from '../errors/index.ts';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import { describeAction, FINALIZER } from '../api/index.ts';
+import { describeAction, FINALIZER, maintenanceKey } from '../api/index.ts';
 import type { NodeMaintenance } from '../api/index.ts';
 import type { RequestCounts } from '../kube/index.ts';
 import { applySlurmWrites, describeSlurmWrite, needsFreshRead, type FreshRequests } from '../slurm/index.ts';
 import { measurePass, type PassMetricsInput } from '../metrics/index.ts';
 import { applyActions, type ApplyResult } from './apply.ts';
 import { acquirePassLease, releasePassLease, withLeaseAnnotations } from './lease.ts';
-import { readScopedBase, type ScopedBase } from './node-read.ts';
-import { fullReadAnnotations, type FullReadRecord } from './node-reads.ts';
+import { readScopedBase, type ScopedBase } from './read-named-nodes.ts';
+import { fullReadAnnotations, type FullReadRecord } from './choose-node-read.ts';
 import type { PassOptions } from './options.ts';
 import { PASSES, planPass, type PassPlan } from './passes.ts';
 import { loadConfig } from './config.ts';
@@ -27,7 +28,7 @@ interface Planned extends PassPlan {
   maintenances: ReadonlyMap<string, NodeMaintenance>;
   /** The Nodes the plan was made on (apply.ts reads one again after a 409 on it). */
   nodes: ReadonlyMap<string, V1Node>;
-  /** A full node read to record on the function's pass Lease (node-read.ts). */
+  /** A full node read to record on the function's pass Lease (read-named-nodes.ts). */
   fullRead?: FullReadRecord;
 }
 
@@ -53,7 +54,7 @@ async function baseFor(fn: PassFunction, opts: PassOptions, lease: V1Lease | und
 async function planFor(fn: PassFunction, opts: PassOptions, now: Date, lease: V1Lease | undefined): Promise<Planned> {
   const { base, config, record } = await baseFor(fn, opts, lease);
   opts.round?.remember(base, config);
-  const maintenances = new Map(base.maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm]));
+  const maintenances = new Map(base.maintenances.map((nm) => [maintenanceKey(nm), nm]));
   const awaitingCleanup = base.maintenances.filter(
     (nm) => nm.metadata.deletionTimestamp && (nm.metadata.finalizers ?? []).includes(FINALIZER) && (nm.spec.additionalRequestors ?? []).length === 0,
   ).length;
@@ -153,9 +154,9 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
 async function readRequestsAgain(opts: PassOptions): Promise<FreshRequests> {
   try {
     const listed = await opts.client.listMaintenances();
-    return { kind: 'read', byKey: new Map(listed.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm])) };
+    return { kind: 'read', byKey: new Map(listed.map((nm) => [maintenanceKey(nm), nm])) };
   } catch (err) {
-    return { kind: 'unreadable', message: err instanceof Error ? err.message : String(err) };
+    return { kind: 'unreadable', message: errorMessage(err) };
   }
 }
 
@@ -200,7 +201,7 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
   if (leaseFirst && !(await takeLease())) return finish();
   try {
     let now = opts.now();
-    // The function's lease as this pass holds it, for the record of its last full node read (node-read.ts).
+    // The function's lease as this pass holds it, for the record of its last full node read (read-named-nodes.ts).
     const heldLease = (): V1Lease | undefined => lease ?? opts.round?.leases?.leaseOf(fn);
     let planned = await planFor(fn, opts, now, heldLease());
     if (leased && !leaseFirst && writes(planned)) {
@@ -244,6 +245,6 @@ async function giveBack(opts: PassOptions, fn: PassFunction, lease: V1Lease): Pr
   try {
     await releasePassLease(opts.client, lease);
   } catch (err) {
-    opts.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, `${fn} pass: giving the lease back failed; it expires on its own`);
+    opts.logger?.warn({ err: errorMessage(err) }, `${fn} pass: giving the lease back failed; it expires on its own`);
   }
 }

@@ -1,5 +1,5 @@
 // The drainer's reads when the DRA read fails: the pods and budgets are still returned, with the problem, so the
-// pass goes on (only filtered drains of nodes whose pods reference claims hold, lifecycle/drainer.ts). A loopback
+// pass goes on (only filtered drains of nodes whose pods reference claims hold, lifecycle/plan-drainer.ts). A loopback
 // server answers as the API server does; a refused or failing ResourceClaim LIST is its only fault.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,10 +1,12 @@
 // Reading what one pass needs: a handful of paged LISTs, pods only of the nodes being drained.
+import { forEachBounded } from '../concurrency/index.ts';
+import { errorMessage } from '../errors/index.ts';
 import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { MEDIK8S_LEASE_NAMESPACE, POOL_NAME_PATTERN, maintenancePhase } from '../api/index.ts';
+import { maintenancePhase, MEDIK8S_LEASE_NAMESPACE, PHASES_NEEDING_PODS, POOL_NAME_PATTERN } from '../api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
 import type { OwnPods } from '../drain/index.ts';
 import { fieldSelectorTerm, type KubeClient } from '../kube/index.ts';
-import { budgetsToExplain, PHASES_NEEDING_PODS, type Medik8sLeases } from '../lifecycle/index.ts';
+import { budgetsToExplain, type Medik8sLeases } from '../lifecycle/index.ts';
 import { holdsAdmission } from '../scheduling/index.ts';
 import { setApartMalformed, type MalformedMaintenance } from './malformed.ts';
 
@@ -47,7 +49,7 @@ export async function readBase(client: KubeClient, namespace: string): Promise<B
   return withNodes({ maintenances: valid, malformed, rawConfig }, nodeList, { kind: 'full' }, nodeList.length);
 }
 
-/** The requests and the config, for a pass that decides from them which Nodes to read (node-read.ts). */
+/** The requests and the config, for a pass that decides from them which Nodes to read (read-named-nodes.ts). */
 export async function readRequests(client: KubeClient, namespace: string): Promise<RequestsRead> {
   const [listed, rawConfig] = await Promise.all([client.listMaintenances(), client.getConfig(namespace)]);
   const { valid, malformed } = setApartMalformed(listed);
@@ -100,7 +102,7 @@ export interface DrainPods {
   claims: ResourceV1ResourceClaim[];
   /**
    * Set when that LIST failed (RBAC, an API error): the drain of a node whose pods reference claims holds and says
-   * this (lifecycle/drainer.ts); every other drain goes on. A failed DRA read never stops the pass.
+   * this (lifecycle/plan-drainer.ts); every other drain goes on. A failed DRA read never stops the pass.
    */
   claimsProblem?: string;
 }
@@ -118,13 +120,8 @@ export async function readDrainPods(client: KubeClient, base: BaseSnapshot, conc
   const podsByNode = new Map<string, V1Pod[]>();
   const budgetPods = new Map<string, V1Pod[]>();
   if (nodes.length === 0) return { podsByNode, pdbs: [], budgetPods, claims: [] };
-  const queue = [...nodes];
-  const worker = async (): Promise<void> => {
-    for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
-      podsByNode.set(node, await client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', node) }));
-    }
-  };
-  const [pdbs] = await Promise.all([client.listPodDisruptionBudgets(), ...Array.from({ length: Math.min(concurrency, nodes.length) }, () => worker())]);
+  const podReads = forEachBounded(nodes, { limit: concurrency }, async (node) => void podsByNode.set(node, await client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', node) })));
+  const [pdbs] = await Promise.all([client.listPodDisruptionBudgets(), podReads]);
   // Budgets that already allow no eviction of a pod here: their pods say why (unhealthy, several controllers).
   for (const b of budgetsToExplain(pdbs, [...podsByNode.values()].flat())) {
     budgetPods.set(b.key, await client.listPods({ fieldSelector: fieldSelectorTerm('metadata.namespace', b.namespace), ...(b.labelSelector ? { labelSelector: b.labelSelector } : {}) }));
@@ -135,7 +132,7 @@ export async function readDrainPods(client: KubeClient, base: BaseSnapshot, conc
   try {
     return { podsByNode, pdbs, budgetPods, claims: await client.listResourceClaims() };
   } catch (err) {
-    return { podsByNode, pdbs, budgetPods, claims: [], claimsProblem: err instanceof Error ? err.message : String(err) };
+    return { podsByNode, pdbs, budgetPods, claims: [], claimsProblem: errorMessage(err) };
   }
 }
 
@@ -150,7 +147,7 @@ export async function readMedik8sLeases(client: KubeClient, needed: boolean): Pr
     const leases = await client.listLeases(MEDIK8S_LEASE_NAMESPACE);
     return { kind: 'present', leases: new Map(leases.map((l) => [l.metadata?.name ?? '', l])) };
   } catch (err) {
-    return { kind: 'unreadable', message: err instanceof Error ? err.message : String(err) };
+    return { kind: 'unreadable', message: errorMessage(err) };
   }
 }
 

@@ -1,5 +1,6 @@
 // The scheduler's part as the SR-IOV network operator's external drainer (spec.nodeHandshake.protocol
 // sriov-network-operator): two LISTs in the operator's namespace, the pool limits for admission, the handshake's writes.
+import { errorMessage } from '../errors/index.ts';
 import { isUnscheduled } from '../api/index.ts';
 import type { Action, NodeMaintenance, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
 import { isOwnSriovRequest, planSriovHandshake, planSriovProblemsOff, planSriovRequestsOff, resolveSriovPools, type SriovHandshakeConfig } from '../handshake/index.ts';
@@ -22,7 +23,7 @@ export async function readSriov(opts: Pick<PassOptions, 'client' | 'namespace'>,
     const [states, pools] = await Promise.all([opts.client.listSriovNodeStates(config.sriovNamespace), opts.client.listSriovPoolConfigs(config.sriovNamespace)]);
     return { config, states, pools };
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     return { config, problem: `spec.nodeHandshake.protocol is sriov-network-operator, but kmaint cannot read the SR-IOV network operator's objects in namespace ${config.sriovNamespace} (${why}); no SR-IOV drain starts until it can (README "Alongside the SR-IOV network operator")` };
   }
 }

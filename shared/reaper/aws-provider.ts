@@ -1,5 +1,6 @@
 // The `aws` instance provider: `aws:///<zone>/<instance-id>` -> TerminateInstanceInAutoScalingGroup (desired capacity
 // kept, so the group replaces the Node) when the instance is in an Auto Scaling group, else EC2 TerminateInstances.
+import { errorMessage } from '../errors/index.ts';
 import type { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import type { EC2Client, InstanceStatus } from '@aws-sdk/client-ec2';
 import { ReaperProviderError } from './errors.ts';
@@ -108,7 +109,7 @@ export function awsProvider(opts: AwsProviderOptions = {}): InstanceProvider {
           const found = eventsByInstance(await describeEventStatuses(aws, clients(region || undefined).ec2, codes, signal));
           for (const { providerID, instanceId } of instances) events.set(providerID, found.get(instanceId) ?? []);
         } catch (err) {
-          const why = `DescribeInstanceStatus in ${region || 'the default region'}: ${err instanceof Error ? err.message : String(err)}`;
+          const why = `DescribeInstanceStatus in ${region || 'the default region'}: ${errorMessage(err)}`;
           for (const { providerID } of instances) unread.set(providerID, why);
         }
       }
@@ -135,7 +136,7 @@ export function awsProvider(opts: AwsProviderOptions = {}): InstanceProvider {
         const state = out.TerminatingInstances?.find((i) => i.InstanceId === instanceId)?.CurrentState?.Name;
         return `terminated EC2 instance ${instanceId}${state ? ` (${state})` : ''}`;
       } catch (err) {
-        throw new ReaperProviderError(providerID, `terminating ${instanceId}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new ReaperProviderError(providerID, `terminating ${instanceId}: ${errorMessage(err)}`, { cause: err });
       }
     },
   };

@@ -2,6 +2,7 @@
 // regular expressions only. @marcbachmann/cel-js runs its built-in `matches` on V8's RegExp (exponential on
 // patterns such as `(a+)+$`) and its overload cannot be replaced, so `matches` is rejected at load time and
 // `re2Matches` (re2js, linear time) is offered instead.
+import { errorMessage } from '../errors/index.ts';
 import { Environment, type ASTNode } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
 
@@ -104,7 +105,7 @@ export function compilePredicate(source: string): CompileResult {
   try {
     parsed = environment.parse(source);
   } catch (err) {
-    return { ok: false, error: firstLine(err instanceof Error ? err.message : String(err)) };
+    return { ok: false, error: firstLine(errorMessage(err)) };
   }
   const found: Array<{ name: string; pattern?: string; start?: number }> = [];
   calls(parsed.ast, found);
@@ -117,7 +118,7 @@ export function compilePredicate(source: string): CompileResult {
     try {
       re2(c.pattern);
     } catch (err) {
-      return { ok: false, error: `re2Matches(${JSON.stringify(c.pattern)}): invalid RE2 pattern: ${err instanceof Error ? err.message : String(err)}` };
+      return { ok: false, error: `re2Matches(${JSON.stringify(c.pattern)}): invalid RE2 pattern: ${errorMessage(err)}` };
     }
   }
   const checked = parsed.check();
@@ -132,7 +133,7 @@ export function compilePredicate(source: string): CompileResult {
           const value: unknown = parsed({ ...facts });
           return typeof value === 'boolean' ? { ok: true, value } : { ok: false, error: `the expression gave ${typeof value}, expected bool` };
         } catch (err) {
-          return { ok: false, error: firstLine(err instanceof Error ? err.message : String(err)) };
+          return { ok: false, error: firstLine(errorMessage(err)) };
         }
       },
     },

@@ -2,6 +2,7 @@
 // code (deadline the earliest NotBefore), kept up to date while events change, deleted once none is left. Only
 // kmaint's own (own-requests.ts: its namespace, name, label and requestorID) are ever changed or deleted; a Node whose
 // events could not be read is left as is.
+import { maintenanceKey } from '../api/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import {
   ANNOTATION_CLOUD_EVENTS,
@@ -13,6 +14,7 @@ import {
   EVENT_REASON_CLOUD_EVENTS_UNREAD,
   LABEL_CLOUD_EVENT,
   maintenanceRef,
+  rfc3339Seconds,
 } from '#api';
 import type { Action, NodeMaintenance } from '#api';
 import type { CloudEventsConfig } from './cloud-events-config.ts';
@@ -40,10 +42,6 @@ export interface CloudEventsPlan {
 
 export { cloudEventRequestName } from './own-requests.ts';
 
-function rfc3339(at: Date): string {
-  return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /** Active events of a configured code, earliest NotBefore first (none last), then by id: a stable order. */
 export function eventsToFile(events: readonly ScheduledEvent[], codes: ReadonlySet<string>): ScheduledEvent[] {
   const start = (e: ScheduledEvent): number => e.notBefore?.getTime() ?? Number.POSITIVE_INFINITY;
@@ -53,8 +51,8 @@ export function eventsToFile(events: readonly ScheduledEvent[], codes: ReadonlyS
 /** The annotations a request for `events` carries: the earliest NotBefore as deadline, and one line per event. */
 export function cloudEventAnnotations(events: readonly ScheduledEvent[]): Record<string, string> {
   const first = events[0]?.notBefore;
-  const lines = events.map((e) => [e.code, e.id || '(no id)', e.notBefore ? rfc3339(e.notBefore) : '(no NotBefore)'].join(' '));
-  return { ...(first ? { [ANNOTATION_DEADLINE]: rfc3339(first) } : {}), [ANNOTATION_CLOUD_EVENTS]: lines.join('\n') };
+  const lines = events.map((e) => [e.code, e.id || '(no id)', e.notBefore ? rfc3339Seconds(e.notBefore) : '(no NotBefore)'].join(' '));
+  return { ...(first ? { [ANNOTATION_DEADLINE]: rfc3339Seconds(first) } : {}), [ANNOTATION_CLOUD_EVENTS]: lines.join('\n') };
 }
 
 function nodeEvent(node: V1Node, eventReason: string, message: string, reason: string): Action {
@@ -76,7 +74,7 @@ function planNode(node: V1Node, events: readonly ScheduledEvent[], own: NodeMain
   if (toFile.length === 0) {
     if (!own) return { actions: [] };
     const why = goneReason(events, config.codes);
-    const ref = `${own.metadata.namespace ?? ''}/${own.metadata.name}`;
+    const ref = maintenanceKey(own);
     return { actions: [{ kind: 'deleteMaintenance', target: maintenanceRef(own), reason: `cloud event request for node ${name}: ${why}` }, nodeEvent(node, EVENT_REASON_CLOUD_EVENT_GONE, `deleted ${ref}: ${why}`, 'cloud event gone')], outcome: 'deleted' };
   }
   const annotations = cloudEventAnnotations(toFile);

@@ -19,7 +19,7 @@ import {
   maintenanceRef,
 } from '#api';
 import type { Action, NodeMaintenance } from '#api';
-import { maintenanceMarkedByOthers } from '../api/index.ts';
+import { maintenanceMarkedByOthers, rfc3339Seconds } from '../api/index.ts';
 import type { NodeFacts } from './cel.ts';
 import type { ReaperConfig } from './config.ts';
 import { clusterGuard, countUnhealthy, zoneGuard, type UnhealthyCounts } from './guards.ts';
@@ -61,10 +61,6 @@ export interface ReaperPlan {
   counts: UnhealthyCounts;
 }
 
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 interface Candidate {
   node: V1Node;
   facts: NodeFacts;
@@ -103,7 +99,7 @@ const GATES: ReadonlyArray<(c: Candidate, ctx: GateContext) => string | undefine
     const grace = ctx.config.newNodeGracePeriodSeconds;
     if (created === undefined) return grace > 0 ? 'no creationTimestamp, so the new-node grace period cannot be checked' : undefined;
     const ends = created + grace * 1000;
-    return ctx.now.getTime() < ends ? `new node: created ${rfc3339(created)}, within the grace period of ${grace} s (until ${rfc3339(ends)})` : undefined;
+    return ctx.now.getTime() < ends ? `new node: created ${rfc3339Seconds(created)}, within the grace period of ${grace} s (until ${rfc3339Seconds(ends)})` : undefined;
   },
   // A state younger than unhealthyForSeconds may be a flap.
   (c, ctx) => {
@@ -111,7 +107,7 @@ const GATES: ReadonlyArray<(c: Candidate, ctx: GateContext) => string | undefine
     const hold = ctx.config.unhealthyForSeconds;
     if (since === undefined) return 'no lastTransitionTime on its conditions, so how long it has been unhealthy is unknown';
     const due = since + hold * 1000;
-    return ctx.now.getTime() < due ? `unhealthy since ${rfc3339(since)}, not yet for unhealthyForSeconds ${hold} (due ${rfc3339(due)})` : undefined;
+    return ctx.now.getTime() < due ? `unhealthy since ${rfc3339Seconds(since)}, not yet for unhealthyForSeconds ${hold} (due ${rfc3339Seconds(due)})` : undefined;
   },
   // Never start a drain that cannot end in a termination (unless only quarantining, or provider none).
   (c, ctx) => {
@@ -284,7 +280,7 @@ function sweepJoinRecords(nodes: readonly V1Node[], index: RequestIndex, planned
  * Node event.
  */
 function joinRequest(node: V1Node, providerID: string, nm: NodeMaintenance, config: ReaperConfig, clearDecision: boolean): Action[] {
-  const ref = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+  const ref = maintenanceKey(nm);
   const then = config.skipReaping ? 'keeps the Node cordoned by staying on its list (skipReaping)' : `terminates ${providerID || 'its instance'} once it is Ready, then leaves the list`;
   if (config.dryRun) {
     return [nodeEvent(node, 'Normal', EVENT_REASON_REAP_JOINED, `dry run: would join ${ref} of ${nm.spec.requestorID} as an additional requestor; the reaper ${then}`, 'reaper decision')];

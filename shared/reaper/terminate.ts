@@ -1,6 +1,8 @@
 // Carries out the plan's terminations: terminate through the provider its providerID names, then (only on success)
 // delete the reap request, or leave a joined request (its additionalRequestors). Each outcome is a Node event; a
 // failure keeps the request as it is, so the next pass tries again.
+import { namespacedName } from '../api/index.ts';
+import { errorMessage } from '../errors/index.ts';
 import {
   ANNOTATION_REAPED,
   ANNOTATION_REAPER_JOINED,
@@ -8,6 +10,7 @@ import {
   ANNOTATION_REAPER_PROVIDER_ID,
   EVENT_REASON_INSTANCE_TERMINATED,
   EVENT_REASON_TERMINATION_FAILED,
+  rfc3339Seconds,
 } from '#api';
 import type { Action } from '#api';
 import type { Termination } from './termination-plan.ts';
@@ -62,11 +65,11 @@ function leave(t: Termination, done: string): Action[] {
  * the request deleted — one unit: if the annotation cannot be written, the request stays and the next pass retries.
  */
 export async function executeTerminations(terminations: readonly Termination[], providers: InstanceProviders, now: Date, signal?: AbortSignal): Promise<TerminationResult> {
-  const at = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const at = rfc3339Seconds(now);
   const result: TerminationResult = { actions: [], terminated: 0, errors: [] };
   for (const t of terminations) {
     signal?.throwIfAborted();
-    const request = `${t.maintenance.namespace}/${t.maintenance.name}`;
+    const request = namespacedName(t.maintenance);
     if (t.joined && !t.joined.terminate) {
       result.actions.push(...leave(t, 'the node was reaped already'));
       continue;
@@ -84,7 +87,7 @@ export async function executeTerminations(terminations: readonly Termination[], 
       try {
         done = await choice.provider.terminate(t.providerID, signal);
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         result.errors.push(`${request}: ${message}`);
         result.actions.push(event(t, 'Warning', EVENT_REASON_TERMINATION_FAILED, `reap request ${request}: ${message}; retried next pass`));
         continue;

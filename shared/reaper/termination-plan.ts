@@ -12,7 +12,7 @@ import {
   maintenanceRef,
 } from '#api';
 import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
-import { maintenancePhase } from '../api/index.ts';
+import { maintenanceKey, maintenancePhase } from '../api/index.ts';
 import type { ReaperConfig } from './config.ts';
 import { isOwnReapRequest } from './own-requests.ts';
 
@@ -46,7 +46,7 @@ function refusal(nm: NodeMaintenance, node: V1Node): string | undefined {
   const recorded = nm.metadata.annotations?.[ANNOTATION_REAPER_PROVIDER_ID];
   const own = node.spec?.providerID ?? '';
   if (recorded === undefined || recorded === own) return undefined;
-  const ref = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+  const ref = maintenanceKey(nm);
   return `termination refused: ${ref} names instance ${JSON.stringify(recorded)} in ${ANNOTATION_REAPER_PROVIDER_ID}, but the Node's spec.providerID is ${JSON.stringify(own)}; the reaper terminates only the Node's own instance, so nothing is terminated and the request stays until it is deleted`;
 }
 

@@ -1,13 +1,13 @@
 // Fixtures for reaper tests: Nodes with conditions, zones, providerIDs and ages; reaper configs from a spec.
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
-import { DEFAULT_ZONE_LABEL, type NodeMaintenance } from '#api';
+import { DEFAULT_ZONE_LABEL, type NodeMaintenance, rfc3339Seconds } from '#api';
 import { loadReaperConfig, type ReaperConfig } from './config.ts';
 
 /** The fixed clock of reaper tests. */
 export const NOW = new Date('2026-01-01T12:00:00Z');
 
 export function secondsBefore(seconds: number, from: Date = NOW): string {
-  return new Date(from.getTime() - seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339Seconds(from.getTime() - seconds * 1000);
 }
 
 export interface ReaperNodeOptions {

@@ -1,5 +1,6 @@
 // One function's passes inside a time-boxed invocation (AWS Lambda): repeat with backoff while work remains,
 // stop with a safety margin before the time runs out, give the pass lease back, then decide the chain and start it.
+import { errorMessage } from '../errors/index.ts';
 import { countReleases, PassRound, type HeldLeases, type PassFunction, type PassSummary } from '../pass/index.ts';
 import { decideChain, type ChainDecision, type ChainSettings } from './chain.ts';
 import { runRounds } from './round-loop.ts';
@@ -163,7 +164,7 @@ async function chainAfter(opts: BudgetRunOptions, passes: readonly PassSummary[]
       await opts.startChain(decision.target, decision.depth);
     } catch (err) {
       // The state is in the objects: the target's next scheduled run does the same work.
-      chain = { ...decision, kind: 'failed', error: err instanceof Error ? err.message : String(err) };
+      chain = { ...decision, kind: 'failed', error: errorMessage(err) };
     }
   }
   return { chain, admitted: facts.admitted, becameReady: facts.becameReady };

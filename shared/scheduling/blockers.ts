@@ -3,6 +3,8 @@
 // the scheduling state; these gates only read it (the planner stays pure). Both refuse whatever the counts, so a blocked
 // request takes no slot and holds nothing (start-now.ts).
 
+import { shortList } from '../text/index.ts';
+
 /** What the scheduler pass read for spec.rebootBlockers; absent from the state when that section is not set. */
 export interface Blockers {
   /** With blockingPodSelector: Node name -> the blocking pods on it (namespace/name, sorted); Nodes without one absent. */
@@ -22,8 +24,7 @@ export type AlertsRead =
 const LISTED = 3;
 
 function listed(items: readonly string[]): string {
-  const head = items.slice(0, LISTED).join(', ');
-  return items.length > LISTED ? `${head} and ${items.length - LISTED} more` : head;
+  return shortList(items, LISTED);
 }
 
 /** Why a request on `node` may not start because of a blocking pod there, or undefined. */

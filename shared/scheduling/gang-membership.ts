@@ -2,7 +2,7 @@
 // none until all are admitted). A request label's gang is scoped by namespace; a node-label gang (an NVLink clique)
 // binds the requests of one requestor in one namespace, and never the requests kmaint files itself.
 import type { V1Node } from '@kubernetes/client-node';
-import { LABEL_GANG, Phase, isBeingDeleted, isKmaintNodeRequest, maintenancePhase, type NodeMaintenance } from '#api';
+import { DRAINED_PHASES, isBeingDeleted, isKmaintNodeRequest, LABEL_GANG, maintenancePhase, type NodeMaintenance } from '#api';
 import { holdsAdmission } from './admission-record.ts';
 
 export interface GangIdentity {
@@ -44,14 +44,12 @@ export function gangIdentityOf(nm: NodeMaintenance, node: V1Node | undefined, ga
   };
 }
 
-const FINISHED: ReadonlySet<string> = new Set([Phase.Ready, Phase.RequestorFailed]);
-
 /**
  * Admitted and not yet Ready: the members a partly admitted gang has started (the drainer holds them at Scheduled).
  * Admitted by kmaint's record on the Node (issue 40), never by a phase written into status.
  */
 export function isAdmittedUnfinished(nm: NodeMaintenance, node: V1Node | undefined): boolean {
-  return !isBeingDeleted(nm) && !FINISHED.has(maintenancePhase(nm)) && holdsAdmission(nm, node);
+  return !isBeingDeleted(nm) && !DRAINED_PHASES.has(maintenancePhase(nm)) && holdsAdmission(nm, node);
 }
 
 /**

@@ -1,5 +1,6 @@
 // Gangs (issue 21): requests that start together or not at all, grouped by the kmaint.io/gang label on the request
 // or by a node label named in the config (an NVLink clique), with whatever keeps a gang from starting at all.
+import { shortList } from '../text/index.ts';
 import { ANNOTATION_GANG_SIZE, isBeingDeleted, maintenanceKey } from '#api';
 import type { NodeMaintenance } from '#api';
 import { gangIdentityOf, isAdmittedUnfinished, type GangIdentity } from './gang-membership.ts';
@@ -87,10 +88,6 @@ function missingNodes(state: SchedulingState, identity: GangIdentity, waitingSin
   return { problems: nodes.map((node) => `node ${node} of the gang has no request`) };
 }
 
-function list(items: readonly string[], max = 3): string {
-  return items.length <= max ? items.join('; ') : `${items.slice(0, max).join('; ')}; and ${items.length - max} more`;
-}
-
 /**
  * Groups the unscheduled requests into gangs. `memberWaits` holds why a request waits on its own Node (missing,
  * held, or another request for it ranks first): such a member keeps its whole gang from starting. `incompleteRule`:
@@ -124,7 +121,7 @@ export function findGangs(state: SchedulingState, gangNodeLabel: string | undefi
       }),
     ];
     const admitted = all.filter((nm) => isAdmittedUnfinished(nm, state.nodes.get(nm.spec.nodeName))).sort((a, b) => compareStrings(maintenanceKey(a), maintenanceKey(b)));
-    const gang: Gang = { name, members, problems: problems.length > 0 ? [list(problems)] : [], waitingSince, admitted, ...(missing.incomplete !== undefined ? { incomplete: missing.incomplete } : {}) };
+    const gang: Gang = { name, members, problems: problems.length > 0 ? [shortList(problems, 3, '; ')] : [], waitingSince, admitted, ...(missing.incomplete !== undefined ? { incomplete: missing.incomplete } : {}) };
     for (const nm of members) byKey.set(maintenanceKey(nm), gang);
   }
   return { byKey };

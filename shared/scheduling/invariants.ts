@@ -1,5 +1,5 @@
 // Checks a scheduling plan against the rules it must never break; run after every planner test and in soak runs.
-import { CONDITION_READY, maintenanceKey, Phase } from '#api';
+import { CONDITION_READY, maintenanceKey, namespacedName, Phase } from '#api';
 import type { NodeMaintenance } from '#api';
 import { SchedulingInvariantError } from './errors.ts';
 import { findGangs } from './gangs.ts';
@@ -76,7 +76,7 @@ export function checkSchedulingInvariants(state: SchedulingState, limits: Schedu
   const written = new Set<string>();
   for (const action of plan.actions) {
     if (action.kind !== 'writeStatus') continue;
-    const key = `${action.target.namespace}/${action.target.name}`;
+    const key = namespacedName(action.target);
     if (written.has(key)) violations.push(`${key} has two status writes`);
     written.add(key);
     if (!unscheduled.has(key) && !notAdmitted.has(key) && !toFinish.has(key)) violations.push(`${key} status written but it is not an unscheduled request`);

@@ -2,7 +2,7 @@
 // always checks the invariants, and the shared table runner (first pass, then a second pass that must write nothing).
 import type { V1Node } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
-import { ANNOTATION_ADMITTED, CONDITION_READY, Phase, PHASE_UNINITIALIZED, maintenancePhase } from '#api';
+import { ANNOTATION_ADMITTED, CONDITION_READY, Phase, PHASE_UNINITIALIZED, maintenanceKey, maintenancePhase, namespacedName } from '#api';
 import type { Action, NodeMaintenance, NodeMaintenanceStatus } from '#api';
 import { loadLimits } from '#config';
 import type { AdmissionRules } from '#config';
@@ -107,10 +107,10 @@ export function aMaintenance(opts: MaintenanceOptions): NodeMaintenance {
 export function withStatusesApplied(maintenances: readonly NodeMaintenance[], actions: readonly Action[]): NodeMaintenance[] {
   const statuses = new Map<string, NodeMaintenanceStatus>();
   for (const action of actions) {
-    if (action.kind === 'writeStatus') statuses.set(`${action.target.namespace}/${action.target.name}`, action.status);
+    if (action.kind === 'writeStatus') statuses.set(namespacedName(action.target), action.status);
   }
   return maintenances.map((nm) => {
-    const status = statuses.get(`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`);
+    const status = statuses.get(maintenanceKey(nm));
     return status === undefined ? nm : { ...nm, status };
   });
 }
@@ -156,7 +156,7 @@ export function pending(name: string, nodeName: string, day: number, more: Parti
  */
 export function withAdmissionRecords(nodes: readonly V1Node[], maintenances: readonly NodeMaintenance[]): V1Node[] {
   const records = new Map<string, string>();
-  const sorted = [...maintenances].sort((a, b) => (`${a.metadata.namespace ?? ''}/${a.metadata.name}` < `${b.metadata.namespace ?? ''}/${b.metadata.name}` ? -1 : 1));
+  const sorted = [...maintenances].sort((a, b) => (maintenanceKey(a) < maintenanceKey(b) ? -1 : 1));
   for (const nm of sorted) if (![PHASE_UNINITIALIZED, Phase.Pending].includes(maintenancePhase(nm)) && !records.has(nm.spec.nodeName)) records.set(nm.spec.nodeName, admissionRecord(nm));
   return nodes.map((node) => {
     const record = records.get(node.metadata?.name ?? '');
@@ -198,7 +198,7 @@ function admittedMessages(plan: SchedulingPlan): Record<string, string> {
   const messages: Record<string, string> = {};
   for (const action of plan.actions) {
     if (action.kind === 'writeStatus' && action.phaseTo === 'Scheduled') {
-      messages[`${action.target.namespace}/${action.target.name}`] = action.status.conditions?.find((c) => c.type === CONDITION_READY)?.message ?? '';
+      messages[namespacedName(action.target)] = action.status.conditions?.find((c) => c.type === CONDITION_READY)?.message ?? '';
     }
   }
   return messages;

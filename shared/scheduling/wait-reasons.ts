@@ -1,5 +1,6 @@
 // Every text the scheduler writes into a Ready condition message. Wait reasons count the state *after* this
 // pass's admissions, so a second pass over the written result produces the same texts and writes nothing.
+import { shortList } from '../text/index.ts';
 
 /** The Ready condition message of a request that waits. */
 export function waitingMessage(why: string): string {
@@ -69,6 +70,5 @@ export function admittedMessage(opts: {
  * `since`: the gang's oldest waiting request's creation (RFC 3339); `nodes`: the clique's nodes that no request names.
  */
 export function gangAdmittedIncompleteMessage(gang: string, size: number, nodes: readonly string[], since: string, afterSeconds: number): string {
-  const shown = nodes.length <= 3 ? nodes.join(', ') : `${nodes.slice(0, 3).join(', ')} and ${nodes.length - 3} more`;
-  return `gang ${gang} admitted as its ${size} request${size === 1 ? '' : 's'}: incomplete since ${since}, longer than gangIncompleteAdmitAfterSeconds ${afterSeconds}; no request for node${nodes.length === 1 ? '' : 's'} ${shown}`;
+  return `gang ${gang} admitted as its ${size} request${size === 1 ? '' : 's'}: incomplete since ${since}, longer than gangIncompleteAdmitAfterSeconds ${afterSeconds}; no request for node${nodes.length === 1 ? '' : 's'} ${shortList(nodes, 3)}`;
 }

@@ -1,4 +1,5 @@
 // Whether a scope's maintenance windows are open at `now`, and if not, when the next one opens. Pure: the clock is an argument.
+import { errorMessage } from '../errors/index.ts';
 import type { WindowSet } from '#config';
 
 export type WindowStatus =
@@ -31,7 +32,7 @@ export function windowStatus(set: WindowSet | undefined, now: Date): WindowStatu
       next = window.nextStartAfter(now);
     } catch (err) {
       // croner evaluates the time zone lazily; a zone the loader accepted but croner cannot use still fails closed.
-      const why = err instanceof Error ? err.message : String(err);
+      const why = errorMessage(err);
       return { kind: 'invalid', problem: `schedule "${window.schedule}" in ${window.timeZone}: ${why}` };
     }
     if (latestStart !== null && latestStart.getTime() <= now.getTime()) open = true;

@@ -2,7 +2,7 @@
 // Drained, never touch a drain someone else set, and never let an eviction through while Slurm cannot be read. On a
 // Slinky-managed node Slinky drains on kmaint's cordon: kmaint records that drain and waits for it, never lifts it.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_SLINKY_DRAINED, SLINKY_CONDITION_PREFIX, WaitKind, type NodeMaintenance } from '../api/index.ts';
+import { ANNOTATION_SLINKY_DRAINED, rfc3339Seconds, SLINKY_CONDITION_PREFIX, WaitKind, type NodeMaintenance } from '../api/index.ts';
 import type { SlurmNodeInfo } from './client.ts';
 import { ANNOTATION_SLURM_DRAINED, ANNOTATION_SLURM_DRAIN_START, drainReason, formatRecord, recordedSlinkyNodes, recordedSlurmNodes } from './ownership.ts';
 import { isSlinkyPod, isSlinkyReason, slinkyDrainReason, slinkyLeavesAlone, slurmNodeFromConditions } from './slinky.ts';
@@ -27,10 +27,6 @@ export type SlurmGateWithWait = SlurmGate & { wait?: WaitKind };
 
 export const EVENT_REASON_SLURM_PROBLEM = 'SlurmProblem';
 export const EVENT_REASON_SLURM_DRAIN_TIMEOUT = 'SlurmDrainTimeout';
-
-function rfc3339Seconds(d: Date): string {
-  return `${d.toISOString().slice(0, 19)}Z`;
-}
 
 /** What one worker's Slurm node needs: a drain kmaint sends, a record, a wait, or a problem nothing else solves. */
 interface Verdict {

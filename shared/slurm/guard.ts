@@ -3,7 +3,7 @@
 // state (a drain, a reservation, an extension) or sweeps it away is checked against a fresh read of its request, taken
 // after the plan: a request deleted (or replaced, or no longer wanting it) since the snapshot gets nothing created that
 // cleanup, which may already have let it go, would never remove. Pure.
-import { maintenanceKey, type NodeMaintenance } from '../api/index.ts';
+import { maintenanceKey, namespacedName, type NodeMaintenance } from '../api/index.ts';
 import { recordedSlurmNodes } from './ownership.ts';
 import { recordedReservation, wantsReservation } from './reservation-rules.ts';
 import { describeSlurmWrite, isSweep, type SlurmWrite } from './view.ts';
@@ -57,7 +57,7 @@ function noLongerWanted(w: SlurmWrite, fresh: NodeMaintenance, now: Date): strin
 
 /** Why `w` is not sent, or undefined to send it. */
 function withholding(w: SlurmWrite, guard: SlurmWriteGuard): string | undefined {
-  const key = `${w.maintenance.namespace}/${w.maintenance.name}`;
+  const key = namespacedName(w.maintenance);
   if (guard.stopped.includes(`nm/${key}`)) return `the Kubernetes writes of ${key} stopped this pass`;
   if (!needsFreshRequest(w)) return undefined;
   if (guard.fresh === undefined) return `${key} was not read again before the write`;

@@ -1,4 +1,5 @@
 // A pass's read of Slurm: the token (env var or Secret, never logged), the API version, and one GET of every node.
+import { errorMessage } from '../errors/index.ts';
 import { secretArnRegion } from '../kube/index.ts';
 import { SlurmRestClient } from './client.ts';
 import type { LoadedSlurm, SlurmSettings } from './settings.ts';
@@ -38,7 +39,7 @@ async function tokenFor(s: SlurmSettings, opts: SlurmReadOptions): Promise<{ ok:
       if (v !== undefined && v.trim() !== '') return { ok: true, token: v.trim() };
       return { ok: false, message: `spec.slurm.tokenSecret: Secret ${s.tokenSecret.name} has no key ${s.tokenSecret.key}` };
     } catch (err) {
-      return { ok: false, message: `spec.slurm.tokenSecret: reading Secret ${s.tokenSecret.name}: ${err instanceof Error ? err.message : String(err)}` };
+      return { ok: false, message: `spec.slurm.tokenSecret: reading Secret ${s.tokenSecret.name}: ${errorMessage(err)}` };
     }
   }
   if (s.tokenSecretArn) return tokenFromSecretsManager(s.tokenSecretArn);
@@ -55,7 +56,7 @@ async function tokenFromSecretsManager(arn: string): Promise<{ ok: true; token: 
     if (text.trim() === '') return { ok: false, message: `spec.slurm.tokenSecretArn: secret ${arn} has no value` };
     return { ok: true, token: text.trim() };
   } catch (err) {
-    return { ok: false, message: `spec.slurm.tokenSecretArn: reading secret ${arn}: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}` };
+    return { ok: false, message: `spec.slurm.tokenSecretArn: reading secret ${arn}: ${errorMessage(err, { name: true })}` };
   } finally {
     client.destroy();
   }

@@ -3,7 +3,7 @@
 // name goes on the request (with kmaint's finalizer) one pass before the reservation is created, and cleanup deletes
 // the reservation before it lets the request go. Pure: the scheduler and cleanup planners call these.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { FINALIZER, maintenanceKey, maintenanceRef, requestNotBefore, type Action, type NodeMaintenance } from '../api/index.ts';
+import { type Action, FINALIZER, maintenanceKey, maintenanceRef, namespacedName, type NodeMaintenance, requestNotBefore, rfc3339Seconds } from '../api/index.ts';
 import { chooseReservations, type ReservationChoice } from './reservation-choice.ts';
 import type { SlurmContext, SlurmWrite } from './view.ts';
 import { slurmWorkersOf } from './workers.ts';
@@ -39,8 +39,8 @@ function staleReservation(nm: NodeMaintenance, ctx: SlurmContext, now: Date): Sl
       : notBefore.kind === 'invalid'
         ? `kmaint.io/not-before can no longer be read (${notBefore.reason})`
         : beyond
-          ? `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(seconds(notBefore.at))}, beyond the reservation horizon of ${RESERVATION_HORIZON_SECONDS / 3600} h`
-          : `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(seconds(notBefore.at))}, already past`;
+          ? `kmaint.io/not-before moved from ${rfc3339Seconds(existing.startTime * 1000)} to ${rfc3339Seconds(seconds(notBefore.at) * 1000)}, beyond the reservation horizon of ${RESERVATION_HORIZON_SECONDS / 3600} h`
+          : `kmaint.io/not-before moved from ${rfc3339Seconds(existing.startTime * 1000)} to ${rfc3339Seconds(seconds(notBefore.at) * 1000)}, already past`;
   return { kind: 'slurmUnreserve', reservation: recorded, maintenance: { namespace: nm.metadata.namespace ?? '', name: nm.metadata.name }, why };
 }
 
@@ -81,7 +81,6 @@ export interface ReservationPlan {
 }
 
 const seconds = (d: Date): number => Math.floor(d.getTime() / 1000);
-const iso = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().replace('.000Z', 'Z');
 
 /** Why no reservation can be made or checked for any request, or undefined when Slurm was read with its reservations. */
 function contextProblem(ctx: SlurmContext): string | undefined {
@@ -115,7 +114,7 @@ export function planSlurmReservations(input: ReservationInput, now: Date): Reser
     const node = input.nodes.get(nm.spec.nodeName);
     if (!node) continue;
     const target = maintenanceRef(nm);
-    const key = `${target.namespace}/${target.name}`;
+    const key = namespacedName(target);
     const annotations = nm.metadata.annotations ?? {};
     const reported = annotations[ANNOTATION_SLURM_RESERVATION_PROBLEM];
     const problem = (message: string): void => {
@@ -160,7 +159,7 @@ export function planSlurmReservations(input: ReservationInput, now: Date): Reser
         target: { kind: 'NodeMaintenance', namespace: target.namespace, name: target.name, ...(target.uid ? { uid: target.uid } : {}) },
         type: 'Normal',
         eventReason: EVENT_REASON_SLURM_RESERVATION,
-        message: `reserving Slurm node ${names.join(', ')} from ${iso(start)} (MAINT reservation ${name}): jobs that would still run then are not started there`,
+        message: `reserving Slurm node ${names.join(', ')} from ${rfc3339Seconds(start * 1000)} (MAINT reservation ${name}): jobs that would still run then are not started there`,
         reason: `${key}: Slurm reservation recorded`,
       });
       continue;
@@ -171,13 +170,13 @@ export function planSlurmReservations(input: ReservationInput, now: Date): Reser
     if (existing === undefined) {
       if (names.length === 0) continue;
       const endTime = start + RESERVATION_WINDOW_SECONDS;
-      writes.push({ kind: 'slurmReserve', reservation: recorded, nodes: names, startTime: start, endTime, users: [...RESERVATION_USERS], comment: `kmaint: ${nm.spec.requestorID} ${key}`, maintenance: ref, why: `kmaint.io/not-before ${iso(start)}` });
+      writes.push({ kind: 'slurmReserve', reservation: recorded, nodes: names, startTime: start, endTime, users: [...RESERVATION_USERS], comment: `kmaint: ${nm.spec.requestorID} ${key}`, maintenance: ref, why: `kmaint.io/not-before ${rfc3339Seconds(start * 1000)}` });
     } else if (existing.startTime !== start && existing.startTime > seconds(now)) {
       // not-before moved before the reservation started: moved in place, so no pass runs without it.
-      writes.push({ kind: 'slurmMove', reservation: recorded, startTime: start, endTime: start + RESERVATION_WINDOW_SECONDS, maintenance: ref, why: `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(start)}` });
+      writes.push({ kind: 'slurmMove', reservation: recorded, startTime: start, endTime: start + RESERVATION_WINDOW_SECONDS, maintenance: ref, why: `kmaint.io/not-before moved from ${rfc3339Seconds(existing.startTime * 1000)} to ${rfc3339Seconds(start * 1000)}` });
     } else if (existing.startTime !== start) {
       // An active reservation cannot start again later: delete now, created again from the new time next pass.
-      writes.push({ kind: 'slurmUnreserve', reservation: recorded, maintenance: ref, why: `kmaint.io/not-before moved from ${iso(existing.startTime)} to ${iso(start)}; created again next pass` });
+      writes.push({ kind: 'slurmUnreserve', reservation: recorded, maintenance: ref, why: `kmaint.io/not-before moved from ${rfc3339Seconds(existing.startTime * 1000)} to ${rfc3339Seconds(start * 1000)}; created again next pass` });
     }
   }
   return { actions, writes };
@@ -196,7 +195,7 @@ export function planReservationRelease(nm: NodeMaintenance, ctx: SlurmContext | 
     return { kind: 'hold', why: `cannot delete Slurm reservation ${recorded}: ${problem ?? 'spec.slurm is invalid'} (or ${escape})`, writes: [] };
   }
   if (!ctx.view.reservations.byName.has(recorded)) return { kind: 'done' };
-  const key = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+  const key = maintenanceKey(nm);
   return {
     kind: 'hold',
     why: `deleting Slurm reservation ${recorded}`,

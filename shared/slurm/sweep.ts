@@ -2,14 +2,13 @@
 // with kmaint's prefix, or a drain whose reason starts with kmaint's, names the request it was made for; when no such
 // request exists any more (a race with cleanup, a crash, a node gone before the fix), it is removed. A reservation whose
 // request still needs it is extended before it ends (reservation.ts: every kmaint reservation has an end). Pure.
-import { maintenanceKey, type NodeMaintenance } from '../api/index.ts';
+import { maintenanceKey, namespacedName, type NodeMaintenance, rfc3339Seconds } from '../api/index.ts';
 import type { SlurmNodeInfo, SlurmReservationInfo } from './client.ts';
 import { RESERVATION_EXTEND_BELOW_SECONDS, RESERVATION_WINDOW_SECONDS, needsReservation, recordedReservation, reservationOwner } from './reservation-rules.ts';
 import { drainOwner } from './ownership.ts';
 import { hasDrainFlag } from './state.ts';
 import type { SlurmContext, SlurmWrite } from './view.ts';
 
-const iso = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().replace('.000Z', 'Z');
 
 /** Orphaned kmaint reservations deleted; those still needed extended when fewer than RESERVATION_EXTEND_BELOW_SECONDS are left. */
 function sweepReservations(reservations: Iterable<SlurmReservationInfo>, owners: ReadonlyMap<string, NodeMaintenance>, now: Date): SlurmWrite[] {
@@ -18,7 +17,7 @@ function sweepReservations(reservations: Iterable<SlurmReservationInfo>, owners:
   for (const r of reservations) {
     const owner = reservationOwner(r.name);
     if (owner === undefined) continue;
-    const key = `${owner.namespace}/${owner.name}`;
+    const key = namespacedName(owner);
     const nm = owners.get(key);
     if (nm === undefined) {
       writes.push({ kind: 'slurmUnreserve', reservation: r.name, maintenance: owner, why: `kmaint made it for ${key}, which no longer exists`, sweep: true });
@@ -30,7 +29,7 @@ function sweepReservations(reservations: Iterable<SlurmReservationInfo>, owners:
     const left = r.endTime === 0 ? -1 : r.endTime - nowSeconds;
     if (left >= RESERVATION_EXTEND_BELOW_SECONDS) continue;
     const endTime = Math.max(r.startTime, nowSeconds) + RESERVATION_WINDOW_SECONDS;
-    const was = r.endTime === 0 ? 'no end' : `its end ${iso(r.endTime)}`;
+    const was = r.endTime === 0 ? 'no end' : `its end ${rfc3339Seconds(r.endTime * 1000)}`;
     writes.push({ kind: 'slurmExtend', reservation: r.name, endTime, maintenance: owner, why: `${key} still needs it (${was})` });
   }
   return writes;
@@ -42,7 +41,7 @@ function sweepDrains(nodes: Iterable<SlurmNodeInfo>, owners: ReadonlyMap<string,
   for (const n of nodes) {
     if (!hasDrainFlag(n.state)) continue;
     const owner = drainOwner(n.reason, prefix);
-    if (owner === undefined || owners.has(`${owner.namespace}/${owner.name}`)) continue;
+    if (owner === undefined || owners.has(namespacedName(owner))) continue;
     writes.push({ kind: 'slurmUndrain', node: n.name, maintenance: owner, why: `kmaint drained it for ${owner.namespace}/${owner.name}, which no longer exists`, sweep: true });
   }
   return writes;

@@ -1,4 +1,5 @@
 // What a pass knows about Slurm: the settings and one read of every Slurm node, or why it could not read them.
+import { namespacedName, rfc3339Seconds } from '../api/index.ts';
 import type { SlurmNodeInfo, SlurmProblem, SlurmReservationInfo } from './client.ts';
 import type { SlurmSettings } from './settings.ts';
 
@@ -36,22 +37,21 @@ export function isSweep(w: SlurmWrite): boolean {
   return (w.kind === 'slurmUndrain' || w.kind === 'slurmUnreserve') && w.sweep === true;
 }
 
-const iso = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().replace('.000Z', 'Z');
 
 /** One line for dry runs and logs. */
 export function describeSlurmWrite(w: SlurmWrite): string {
-  const of = `${w.maintenance.namespace}/${w.maintenance.name}`;
+  const of = namespacedName(w.maintenance);
   switch (w.kind) {
     case 'slurmDrain':
       return `slurm drain ${w.node} reason "${w.reason}" for ${of}: ${w.why}`;
     case 'slurmUndrain':
       return `slurm undrain ${w.node} ${w.sweep ? `(sweep: ${of} is gone)` : `for ${of}`}: ${w.why}`;
     case 'slurmReserve':
-      return `slurm reservation ${w.reservation} (MAINT) on ${w.nodes.join(',')} from ${iso(w.startTime)} to ${iso(w.endTime)} for ${of}: ${w.why}`;
+      return `slurm reservation ${w.reservation} (MAINT) on ${w.nodes.join(',')} from ${rfc3339Seconds(w.startTime * 1000)} to ${rfc3339Seconds(w.endTime * 1000)} for ${of}: ${w.why}`;
     case 'slurmMove':
-      return `slurm move reservation ${w.reservation} to ${iso(w.startTime)}-${iso(w.endTime)} for ${of}: ${w.why}`;
+      return `slurm move reservation ${w.reservation} to ${rfc3339Seconds(w.startTime * 1000)}-${rfc3339Seconds(w.endTime * 1000)} for ${of}: ${w.why}`;
     case 'slurmExtend':
-      return `slurm extend reservation ${w.reservation} to ${iso(w.endTime)} for ${of}: ${w.why}`;
+      return `slurm extend reservation ${w.reservation} to ${rfc3339Seconds(w.endTime * 1000)} for ${of}: ${w.why}`;
     case 'slurmUnreserve':
       return `slurm delete reservation ${w.reservation} ${w.sweep ? `(sweep: ${of} is gone)` : `for ${of}`}: ${w.why}`;
   }

@@ -1,9 +1,10 @@
 // POST pods/{name}/binding: what a scheduler calls to place a pod (BindingREST.setPodNodeAndMetadata).
+import { rfc3339Seconds } from '../../shared/api/index.ts';
 import { copyTopologyLabels } from './admission.ts';
 import type { SimContext } from './context.ts';
 import { badRequest, conflict, notFound } from './errors.ts';
 import { arrayAt, isObject, objectAt, stringAt, stringMapAt, type Json, type JsonObject } from './json-value.ts';
-import { formatTime, metaOf } from './object-meta.ts';
+import { metaOf } from './object-meta.ts';
 
 const BINDING = { group: '', resource: 'pods/binding' };
 
@@ -35,7 +36,7 @@ export function bindPod(ctx: SimContext, namespace: string, name: string, body: 
   delete status['nominatedNodeName'];
   const conditions = (arrayAt(status, 'conditions') ?? []).filter(isObject);
   const scheduled = conditions.find((c) => c['type'] === 'PodScheduled');
-  const at = formatTime(ctx.clock.now());
+  const at = rfc3339Seconds(ctx.clock.now());
   if (scheduled) {
     if (scheduled['status'] !== 'True') scheduled['lastTransitionTime'] = at;
     scheduled['status'] = 'True';

@@ -1,11 +1,11 @@
 // CustomResourceDefinitions: the kinds a CRD serves, the status the API server gives it, loading CRD files.
+import { rfc3339Seconds } from '../../shared/api/index.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { fieldErrors, type FieldError } from './errors.ts';
 import { arrayAt, isObject, objectAt, stringAt, type Json, type JsonObject } from './json-value.ts';
 import { customKind, type KindInfo } from './kinds.ts';
-import { formatTime } from './object-meta.ts';
 
 interface CrdNames {
   plural: string;
@@ -59,7 +59,7 @@ export function crdStatus(crd: JsonObject, now: number): JsonObject {
   const spec = objectAt(crd, 'spec') ?? {};
   const names = namesOf(spec);
   const previous = (arrayAt(objectAt(crd, 'status'), 'conditions') ?? []).filter(isObject);
-  const at = formatTime(now);
+  const at = rfc3339Seconds(now);
   const storage = (arrayAt(spec, 'versions') ?? []).filter(isObject).find((v) => v['storage'] === true);
   const accepted: JsonObject = { plural: names.plural, singular: names.singular };
   if (names.shortNames.length > 0) accepted['shortNames'] = names.shortNames;

@@ -1,10 +1,11 @@
 // DELETE with the real server's rules: uid/resourceVersion preconditions, pods' graceful deletion (only pods bound
 // to a node and not finished wait for their kubelet), finalizers keeping objects, namespaces and CRDs emptied.
+import { rfc3339Seconds } from '../../shared/api/index.ts';
 import type { SimContext } from './context.ts';
 import { badRequest, conflict, fieldErrors, invalid, notFound, type FieldError } from './errors.ts';
 import { isObject, numberAt, objectAt, stringAt, type Json, type JsonObject } from './json-value.ts';
 import { keyOf, type KindInfo } from './kinds.ts';
-import { formatTime, metaOf } from './object-meta.ts';
+import { metaOf } from './object-meta.ts';
 import { matchesFilter, type ObjectFilter } from './selectors.ts';
 
 export interface DeleteOptions {
@@ -113,12 +114,12 @@ export function deleteObject(ctx: SimContext, kind: KindInfo, namespace: string,
       at = now;
       if (period !== 0) period = 1;
     }
-    meta['deletionTimestamp'] = formatTime(at);
+    meta['deletionTimestamp'] = rfc3339Seconds(at);
     meta['deletionGracePeriodSeconds'] = period;
     changed = true;
   } else if (!deleting && keyOf(kind) === 'pods') {
     const period = podGracePeriod(obj, requested);
-    meta['deletionTimestamp'] = formatTime(now + period * 1000);
+    meta['deletionTimestamp'] = rfc3339Seconds(now + period * 1000);
     meta['deletionGracePeriodSeconds'] = period;
     if (typeof meta['generation'] === 'number') meta['generation'] += 1;
     changed = true;
@@ -126,7 +127,7 @@ export function deleteObject(ctx: SimContext, kind: KindInfo, namespace: string,
   const grace = numberAt(meta, 'deletionGracePeriodSeconds') ?? 0;
   if (grace > 0 || (finalizersOf(meta).length > 0)) {
     if (!stringAt(meta, 'deletionTimestamp')) {
-      meta['deletionTimestamp'] = formatTime(now);
+      meta['deletionTimestamp'] = rfc3339Seconds(now);
       meta['deletionGracePeriodSeconds'] = 0;
       if (typeof meta['generation'] === 'number') meta['generation'] += 1;
       changed = true;
@@ -165,7 +166,7 @@ function deleteNamespace(ctx: SimContext, kind: KindInfo, name: string, options:
   const obj = JSON.parse(existing?.json ?? '{}') as JsonObject;
   const meta = metaOf(obj);
   if (stringAt(meta, 'deletionTimestamp')) throw conflict({ group: '', resource: 'namespaces' }, name, NAMESPACE_PURGING);
-  meta['deletionTimestamp'] = formatTime(ctx.clock.now());
+  meta['deletionTimestamp'] = rfc3339Seconds(ctx.clock.now());
   obj['status'] = { phase: 'Terminating' };
   if (options.dryRun) return { object: obj, deleted: false };
   const stored = ctx.store.put(kind, obj);

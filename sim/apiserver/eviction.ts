@@ -1,11 +1,12 @@
 // POST pods/{name}/eviction as pkg/registry/core/pod/storage/eviction.go decides it: terminal, pending and
 // terminating pods go without a budget check; one matching PodDisruptionBudget is checked and decremented.
+import { rfc3339Seconds } from '../../shared/api/index.ts';
 import { labelSelectorFromObject, matchesLabels, type LabelSelector, type LabelSelectorObject } from '../../shared/selectors/index.ts';
 import type { SimContext } from './context.ts';
 import { parseDeleteOptions, deleteObject, type DeleteOptions } from './deletion.ts';
 import { badRequest, conflict, forbidden, notFound, rawFailure, tooManyRequests, type ApiError } from './errors.ts';
 import { arrayAt, isObject, numberAt, objectAt, stringAt, type Json, type JsonObject } from './json-value.ts';
-import { formatTime, metaOf } from './object-meta.ts';
+import { metaOf } from './object-meta.ts';
 import { frozenObject, type StoredObject } from './store.ts';
 
 const MAX_DISRUPTED_PODS = 2000;
@@ -26,12 +27,12 @@ function setCondition(pod: JsonObject, condition: { type: string; status: string
   const conditions = (arrayAt(status, 'conditions') ?? []).filter(isObject);
   const existing = conditions.find((c) => c['type'] === condition.type);
   if (!existing) {
-    conditions.push({ type: condition.type, status: condition.status, lastProbeTime: null, lastTransitionTime: formatTime(now), reason: condition.reason, message: condition.message });
+    conditions.push({ type: condition.type, status: condition.status, lastProbeTime: null, lastTransitionTime: rfc3339Seconds(now), reason: condition.reason, message: condition.message });
     status['conditions'] = conditions;
     return true;
   }
   if (existing['status'] === condition.status && existing['reason'] === condition.reason && existing['message'] === condition.message) return false;
-  if (existing['status'] !== condition.status) existing['lastTransitionTime'] = formatTime(now);
+  if (existing['status'] !== condition.status) existing['lastTransitionTime'] = rfc3339Seconds(now);
   Object.assign(existing, { status: condition.status, reason: condition.reason, message: condition.message });
   return true;
 }
@@ -128,13 +129,13 @@ function checkAndDecrement(ctx: SimContext, pdb: JsonObject, podName: string, dr
     const existing = conditions.find((c) => c['type'] === 'DisruptionAllowed');
     const wanted = { type: 'DisruptionAllowed', status: 'False', observedGeneration: numberAt(status, 'observedGeneration') ?? 0, reason: 'InsufficientPods', message: '' };
     if (existing) {
-      if (existing['status'] !== 'False') existing['lastTransitionTime'] = formatTime(now);
+      if (existing['status'] !== 'False') existing['lastTransitionTime'] = rfc3339Seconds(now);
       Object.assign(existing, wanted);
-    } else conditions.push({ ...wanted, lastTransitionTime: formatTime(now) });
+    } else conditions.push({ ...wanted, lastTransitionTime: rfc3339Seconds(now) });
     status['conditions'] = conditions;
   }
   if (dryRun) return;
-  disrupted[podName] = formatTime(now);
+  disrupted[podName] = rfc3339Seconds(now);
   status['disruptedPods'] = disrupted;
   const pdbKind = ctx.kinds.lookup('policy', 'v1', 'poddisruptionbudgets');
   if (pdbKind) ctx.store.put(pdbKind, pdb);

@@ -1,5 +1,6 @@
 // LIST: objects in key order, filtered, paged with limit/continue, pods of one node read from the node index;
 // list bodies are assembled from the stored JSON text without parsing it.
+import { errorMessage } from '../../shared/errors/index.ts';
 import type { SimContext } from './context.ts';
 import { badRequest } from './errors.ts';
 import { apiVersionOf, type KindInfo } from './kinds.ts';
@@ -35,7 +36,7 @@ function decodeContinue(token: string): ContinueState {
   try {
     state = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch (err) {
-    throw badRequest(`invalid continue token: continue key is not valid: ${err instanceof Error ? err.message : String(err)}`);
+    throw badRequest(`invalid continue token: continue key is not valid: ${errorMessage(err)}`);
   }
   const s = state as Partial<ContinueState> | null;
   if (!s || typeof s.start !== 'string' || typeof s.rv !== 'number' || s.v !== 'meta.k8s.io/v1') throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');

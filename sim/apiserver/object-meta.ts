@@ -1,14 +1,10 @@
 // ObjectMeta rules shared by every kind: names and generateName, what create sets, what updates may not change,
 // the field order the real server writes, and timestamps.
+import { rfc3339Seconds } from '../../shared/api/index.ts';
 import { randomUUID } from 'node:crypto';
 import { fieldErrors, type FieldError } from './errors.ts';
 import { isObject, sortKeysDeep, type Json, type JsonObject } from './json-value.ts';
 import type { KindInfo } from './kinds.ts';
-
-/** metav1.Time on the wire: RFC 3339, whole seconds, UTC. */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
 
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -59,7 +55,7 @@ export function prepareCreateMeta(kind: KindInfo, meta: JsonObject, namespace: s
   delete meta['deletionTimestamp'];
   delete meta['deletionGracePeriodSeconds'];
   delete meta['managedFields'];
-  meta['creationTimestamp'] = formatTime(now);
+  meta['creationTimestamp'] = rfc3339Seconds(now);
   if (kind.tracksGeneration) meta['generation'] = 1;
   else delete meta['generation'];
 }

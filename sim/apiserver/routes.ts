@@ -1,4 +1,5 @@
 // Maps an HTTP request to the verb it is (as the audit log names it) and answers it from the store.
+import { errorMessage } from '../../shared/errors/index.ts';
 import { bindPod } from './binding.ts';
 import type { SimContext } from './context.ts';
 import { deleteCollection, deleteObject, parseDeleteOptions } from './deletion.ts';
@@ -165,7 +166,7 @@ function body(req: ApiRequest): Json | undefined {
   try {
     return parseJson(req.body);
   } catch (err) {
-    throw badRequest(`the request body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw badRequest(`the request body is not valid JSON: ${errorMessage(err)}`);
   }
 }
 

@@ -1,5 +1,6 @@
 // startSimApiServer(): the embedded Kubernetes API server on 127.0.0.1 over plain HTTP, in memory, with request
 // accounting and seeded fault injection.
+import { errorMessage } from '../../shared/errors/index.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -139,7 +140,7 @@ export async function startSimApiServer(options: SimApiServerOptions = {}): Prom
       const request: ApiRequest = { method, url, accept: req.headers.accept, contentType: decoded.contentType, body: decoded.text, host: req.headers.host ?? '' };
       reply = parsed.type === 'resource' ? resourceReply(context, request, parsed) : discoveryReply(context, request, parsed);
     } catch (err) {
-      reply = errorReply(err instanceof ApiError ? err : internalError(err instanceof Error ? err.message : String(err)));
+      reply = errorReply(err instanceof ApiError ? err : internalError(errorMessage(err)));
     }
     if (failure?.kind === 'drop-after') {
       log.record(entry);
@@ -169,7 +170,7 @@ export async function startSimApiServer(options: SimApiServerOptions = {}): Prom
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) writeReply(res, errorReply(internalError(err instanceof Error ? err.message : String(err))) as Extract<Reply, { type: 'body' }>);
+      if (!res.headersSent) writeReply(res, errorReply(internalError(errorMessage(err))) as Extract<Reply, { type: 'body' }>);
       else res.destroy();
     });
   });

@@ -1,5 +1,7 @@
 // Executes the controllers' actions through client-node, a bounded number at once; conflicts and vanished
 // objects are outcomes (decided again next round), never exceptions.
+import { forEachBounded } from '../../shared/concurrency/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 import {
   ApiException,
   AppsV1Api,
@@ -48,7 +50,7 @@ function messageOf(err: unknown): string {
     }
     return `HTTP ${err.code}: ${text.slice(0, 200)}`;
   }
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 export class ControllerApplier {
@@ -74,21 +76,17 @@ export class ControllerApplier {
   }
 
   async apply(actions: readonly ControllerAction[], into: ApplyTally = emptyTally()): Promise<ApplyTally> {
-    const queue = [...actions];
-    const worker = async (): Promise<void> => {
-      for (let a = queue.shift(); a !== undefined; a = queue.shift()) {
-        try {
-          await this.applyOne(a, into);
-          into.applied[a.kind] = (into.applied[a.kind] ?? 0) + 1;
-        } catch (err) {
-          const code = statusOf(err);
-          if (code === 409) into.conflicts++;
-          else if (code === 404) into.notFound++;
-          else into.errors.push(`${describeControllerAction(a)}: ${messageOf(err)}`);
-        }
+    await forEachBounded(actions, { limit: this.concurrency }, async (a) => {
+      try {
+        await this.applyOne(a, into);
+        into.applied[a.kind] = (into.applied[a.kind] ?? 0) + 1;
+      } catch (err) {
+        const code = statusOf(err);
+        if (code === 409) into.conflicts++;
+        else if (code === 404) into.notFound++;
+        else into.errors.push(`${describeControllerAction(a)}: ${messageOf(err)}`);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, Math.max(1, queue.length)) }, worker));
+    });
     return into;
   }
 

@@ -3,6 +3,7 @@
 // owners when one of them goes or when it is written with new owner references, and the `orphan` and
 // `foregroundDeletion` finalizers that DELETE adds for those propagation policies. Every write is an ordinary
 // DELETE or PATCH through the server's rules, so finalizers and graceful deletion hold dependents as they would.
+import { errorMessage } from '../../shared/errors/index.ts';
 import { WorkQueue } from './work-queue.ts';
 import { GC_FINALIZERS, type PropagationPolicy } from '../apiserver/deletion.ts';
 import { ApiError, LocalApi, type JsonObject, type KindInfo, type ResourceRef, type SimContext, type StoreEvent, type StoredObject } from '../apiserver/index.ts';
@@ -314,7 +315,7 @@ export class GarbageCollector {
         this.queue.enqueue(key, retry);
         return false;
       }
-      this.totals.errors = [...this.totals.errors, err instanceof Error ? err.message : String(err)].slice(-20);
+      this.totals.errors = [...this.totals.errors, errorMessage(err)].slice(-20);
       return false;
     }
   }

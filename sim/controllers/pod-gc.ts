@@ -3,11 +3,12 @@
 // a NotReady Node tainted out-of-service, and terminated pods above the threshold are marked Failed (the orphans
 // with a DisruptionTarget condition) and force-deleted. It follows the store's change feed and the pods-by-node
 // index, never rescans all pods; the quarantine and the threshold checks run on the sim's clock.
+import { rfc3339Seconds } from '../../shared/api/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 import { WorkQueue } from './work-queue.ts';
 import type { SimClock, SimTimer } from '../clock.ts';
 import { ApiError, LocalApi, type JsonObject, type KindInfo, type ResourceRef, type SimContext, type StoreEvent, type StoredObject } from '../apiserver/index.ts';
 import { arrayAt, isObject, numberAt, objectAt, stringAt } from '../apiserver/json-value.ts';
-import { formatTime } from '../apiserver/object-meta.ts';
 
 const PODS: ResourceRef = { apiVersion: 'v1', resource: 'pods' };
 const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
@@ -247,7 +248,7 @@ export class PodGC {
     const next: JsonObject = { ...status, phase: 'Failed', ...observed };
     if (orphaned) {
       const others = (arrayAt(status, 'conditions') ?? []).filter((c) => !(isObject(c) && stringAt(c, 'type') === ORPHAN_CONDITION.type));
-      next['conditions'] = [...others, { ...ORPHAN_CONDITION, ...observed, lastProbeTime: null, lastTransitionTime: formatTime(this.ctx.clock.now()) }];
+      next['conditions'] = [...others, { ...ORPHAN_CONDITION, ...observed, lastProbeTime: null, lastTransitionTime: rfc3339Seconds(this.ctx.clock.now()) }];
     }
     this.api.update(PODS, stored.namespace, stored.name, { ...obj, status: next }, 'status');
   }
@@ -264,7 +265,7 @@ export class PodGC {
         this.queue.enqueue(key, retry);
         return;
       }
-      this.totals.errors = [...this.totals.errors, err instanceof Error ? err.message : String(err)].slice(-20);
+      this.totals.errors = [...this.totals.errors, errorMessage(err)].slice(-20);
     } finally {
       this.writing = false;
     }

@@ -1,5 +1,6 @@
 // What the demo watches: every request's phase, drain progress and wait reason, and the invariants, from
 // snapshots of NodeMaintenances and Nodes. Pure: the caller lists and passes the simulated time.
+import { WAITING_PHASES } from '../../shared/api/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import type { NodeMaintenance } from '../../shared/api/index.ts';
 import { buildSchedulingState, maintenanceKey, maintenancePhase, readyCondition } from '../../shared/scheduling/index.ts';
@@ -33,7 +34,6 @@ export type DemoEvent =
 const BUDGET_WAIT = /pod (\S+) waits for PodDisruptionBudget ([^\s(,;]+)/g;
 
 /** Phases in which the Ready message says why the request waits (a limit, a budget, a pod). */
-const WAIT_PHASES = new Set(['Pending', 'WaitForPodCompletion', 'Draining']);
 
 export class DemoObserver {
   private readonly rows = new Map<string, RequestRow>();
@@ -66,7 +66,7 @@ export class DemoObserver {
         events.push({ kind: 'phase', atMs, key, node, from: row.phase, to: phase, message });
         if (phase !== '' && phase !== 'Pending') row.admittedMs ??= atMs;
         if (phase === 'Ready') row.readyMs ??= atMs;
-      } else if (message !== row.message && WAIT_PHASES.has(phase) && message !== '') {
+      } else if (message !== row.message && WAITING_PHASES.has(phase) && message !== '') {
         events.push({ kind: 'waiting', atMs, key, node, message });
       }
       for (const m of message.matchAll(BUDGET_WAIT)) {

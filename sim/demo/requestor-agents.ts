@@ -1,7 +1,7 @@
 // The requestors at work: create their NodeMaintenances, start working on a node once its request is Ready
 // (an OS upgrade reboots the node: NotReady for a while), and delete the request when the work is done.
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { API_VERSION, GROUP, NODE_MAINTENANCE_KIND, NODE_MAINTENANCE_PLURAL, VERSION, type NodeMaintenance } from '../../shared/api/index.ts';
+import { API_VERSION, GROUP, maintenanceKey, namespacedName, NODE_MAINTENANCE_KIND, NODE_MAINTENANCE_PLURAL, type NodeMaintenance, VERSION } from '../../shared/api/index.ts';
 import { readyCondition } from '../../shared/scheduling/index.ts';
 import type { SimClock } from '../clock.ts';
 import type { PlannedRequest } from './requestors.ts';
@@ -48,7 +48,7 @@ export class RequestorAgents {
   }
 
   private emit(t: Tracked, message: string): void {
-    this.onEvent({ kind: 'requestor', atMs: this.clock.nowMs(), requestor: t.plan.spec.requestorID, key: `${t.plan.namespace}/${t.plan.name}`, node: t.plan.spec.nodeName, message });
+    this.onEvent({ kind: 'requestor', atMs: this.clock.nowMs(), requestor: t.plan.spec.requestorID, key: namespacedName(t.plan), node: t.plan.spec.nodeName, message });
   }
 
   async createAll(): Promise<void> {
@@ -69,12 +69,12 @@ export class RequestorAgents {
   /** Moves each request's work along: start on Ready, reboot, come back, delete when done. */
   async tick(maintenances: readonly NodeMaintenance[]): Promise<void> {
     const now = this.clock.nowMs();
-    const byKey = new Map(maintenances.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, nm]));
+    const byKey = new Map(maintenances.map((nm) => [maintenanceKey(nm), nm]));
     for (const t of this.tracked) {
       const { plan } = t;
       const node = plan.spec.nodeName;
       if (t.stage === 'created') {
-        const nm = byKey.get(`${plan.namespace}/${plan.name}`);
+        const nm = byKey.get(namespacedName(plan));
         if (nm && readyCondition(nm)?.status === 'True') {
           t.stage = 'working';
           t.startedMs = now;
@@ -108,6 +108,6 @@ export class RequestorAgents {
 
   /** Requests not yet deleted by their requestor, as namespace/name. */
   unfinished(): string[] {
-    return this.tracked.filter((t) => t.stage !== 'deleted').map((t) => `${t.plan.namespace}/${t.plan.name}`);
+    return this.tracked.filter((t) => t.stage !== 'deleted').map((t) => namespacedName(t.plan));
   }
 }

@@ -1,4 +1,6 @@
 // createCluster: creates a generated cluster's namespaces and workloads through the API (Nodes come from the kubelet).
+import { forEachBounded } from '../../shared/concurrency/index.ts';
+import { errorMessage } from '../../shared/errors/index.ts';
 import {
   ApiException,
   AppsV1Api,
@@ -67,7 +69,7 @@ export async function createCluster(kubeConfig: KubeConfig, cluster: GeneratedCl
   };
   const meta = (o: { metadata?: { name?: string; namespace?: string } }) => ({ name: o.metadata?.name ?? '', namespace: o.metadata?.namespace ?? 'default' });
 
-  await forEachBounded(cluster.namespaces, concurrency, signal, async (ns) => {
+  await forEachBounded(cluster.namespaces, { limit: concurrency, signal }, async (ns) => {
     const name = ns.metadata?.name ?? '';
     await create('Namespace', undefined, name, () => core.createNamespace({ body: ns }));
     await create('ServiceAccount', name, 'default', () =>
@@ -75,34 +77,34 @@ export async function createCluster(kubeConfig: KubeConfig, cluster: GeneratedCl
     );
   });
   const w = cluster.workloads;
-  await forEachBounded(w.services, concurrency, signal, (s) => {
+  await forEachBounded(w.services, { limit: concurrency, signal }, (s) => {
     const { name, namespace } = meta(s);
     return create('Service', namespace, name, () => core.createNamespacedService({ namespace, body: s }));
   });
-  await forEachBounded(w.podDisruptionBudgets, concurrency, signal, (p) => {
+  await forEachBounded(w.podDisruptionBudgets, { limit: concurrency, signal }, (p) => {
     const { name, namespace } = meta(p);
     return create('PodDisruptionBudget', namespace, name, () => policy.createNamespacedPodDisruptionBudget({ namespace, body: p }));
   });
-  await forEachBounded(w.statefulSets, concurrency, signal, (s) => {
+  await forEachBounded(w.statefulSets, { limit: concurrency, signal }, (s) => {
     const { name, namespace } = meta(s);
     return create('StatefulSet', namespace, name, () => apps.createNamespacedStatefulSet({ namespace, body: s }));
   });
-  await forEachBounded(w.deployments, concurrency, signal, (d) => {
+  await forEachBounded(w.deployments, { limit: concurrency, signal }, (d) => {
     const { name, namespace } = meta(d);
     return create('Deployment', namespace, name, () => apps.createNamespacedDeployment({ namespace, body: d }));
   });
-  await forEachBounded(w.daemonSets, concurrency, signal, (d) => {
+  await forEachBounded(w.daemonSets, { limit: concurrency, signal }, (d) => {
     const { name, namespace } = meta(d);
     return create('DaemonSet', namespace, name, () => apps.createNamespacedDaemonSet({ namespace, body: d }));
   });
-  await forEachBounded(w.jobs, concurrency, signal, (j) => {
+  await forEachBounded(w.jobs, { limit: concurrency, signal }, (j) => {
     const { name, namespace } = meta(j);
     return create('Job', namespace, name, () => batch.createNamespacedJob({ namespace, body: j }));
   });
 
   const nodeUids = w.pods.some(ownedByNode) || cluster.prebound ? await listNodeUids(core) : new Map<string, string>();
   const pods = chain(w.pods, preboundPods(cluster));
-  await forEachBounded(pods, concurrency, signal, (pod) => {
+  await forEachBounded(pods, { limit: concurrency, signal }, (pod) => {
     const { name, namespace } = meta(pod);
     const body = withNodeOwnerUid(pod, nodeUids);
     return create('Pod', namespace, name, () => core.createNamespacedPod({ namespace, body }));
@@ -159,31 +161,10 @@ function describeError(err: unknown): string {
     const message = typeof body === 'object' && body?.message ? body.message : String(body ?? '');
     return `HTTP ${err.code}${message ? `: ${message}` : ''}`;
   }
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 function* chain<T>(...parts: Iterable<T>[]): Generator<T> {
   for (const part of parts) yield* part;
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight, pulling lazily; the first failure stops new work. */
-export async function forEachBounded<T>(items: Iterable<T>, limit: number, signal: AbortSignal | undefined, fn: (item: T) => Promise<void>): Promise<void> {
-  const iterator = items[Symbol.iterator]();
-  let failure: { error: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      if (failure || signal?.aborted) return;
-      const next = iterator.next();
-      if (next.done) return;
-      try {
-        await fn(next.value);
-      } catch (error) {
-        failure ??= { error };
-        return;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
-  if (failure) throw failure.error;
-  signal?.throwIfAborted();
-}

@@ -5,6 +5,7 @@
 //   POST /nodes/<name>/ready          {"ready": false, "stopHeartbeats": false, "freezePods": false, "reason": "...", "message": "..."}
 //   POST /nodes/<name>/status-posts   {"held": true}
 //   -> 204; 404 {"error"} for a node this kubelet does not run; 400 {"error"} for a body that is not as above.
+import { errorMessage } from '../../shared/errors/index.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -61,7 +62,7 @@ async function parseBody<T>(req: IncomingMessage, res: ServerResponse, schema: z
     if (!r.success) throw new Error(r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
     return r.data;
   } catch (err) {
-    reply(res, 400, { error: `body: ${err instanceof Error ? err.message : String(err)}` });
+    reply(res, 400, { error: `body: ${errorMessage(err)}` });
     return undefined;
   }
 }
@@ -89,7 +90,7 @@ async function handle(controls: KubeletControls, req: IncomingMessage, res: Serv
 export async function serveKubeletControl(controls: KubeletControls): Promise<KubeletControlServer> {
   const server = createServer((req, res) => {
     handle(controls, req, res).catch((err: unknown) => {
-      if (!res.headersSent) reply(res, 500, { error: err instanceof Error ? err.message : String(err) });
+      if (!res.headersSent) reply(res, 500, { error: errorMessage(err) });
     });
   });
   await new Promise<void>((resolve, reject) => {

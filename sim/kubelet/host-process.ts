@@ -5,6 +5,7 @@
 // A pod whose image names a registry on loopback (the tests' registry, test/helm-pods.test.ts) runs from that image
 // instead: pulled by reference and unpacked (image-pull.ts), its entrypoint run chrooted into the image's root
 // filesystem, so the image's own node and bundle run, not the host's.
+import { errorMessage } from '../../shared/errors/index.ts';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
@@ -155,7 +156,7 @@ export class HostProcesses {
         this.onExit(uid);
       });
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       entry.state = { state: 'exited', startedMs, finishedMs: Date.now(), exitCode: 128, message };
       this.log.warn({ pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, err: message }, 'simulated kubelet: host process not started');
       resolveExited();

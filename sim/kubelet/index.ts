@@ -10,7 +10,7 @@ export type { PodRunnerStats } from './pod-runner.ts';
 export { matchesPod, parsePodSelector, type PodSelectorInput } from './pod-selector.ts';
 export { decidePod, terminationSeconds, type HostFacts, type PodDecision, type PodFacts, type PodTiming } from './pod-decision.ts';
 export { toPodView, type PodView } from './pod-view.ts';
-export { runningStatusPatch, succeededStatusPatch, exitedStatusPatch, formatTime } from './pod-status.ts';
+export { runningStatusPatch, succeededStatusPatch, exitedStatusPatch } from './pod-status.ts';
 export {
   LEASE_DURATION_SECONDS,
   LEASE_NAMESPACE,

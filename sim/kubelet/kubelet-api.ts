@@ -1,4 +1,5 @@
 // The only part of the simulated kubelet that talks to the API server: a few verbs with typed outcomes.
+import { errorMessage } from '../../shared/errors/index.ts';
 import {
   ApiException,
   CoordinationV1Api,
@@ -42,7 +43,7 @@ function statusOf(err: unknown): number | undefined {
 function wrap(doing: string, err: unknown): KubeletApiError {
   const status = statusOf(err);
   const body = err instanceof ApiException ? (err.body as { message?: string } | string | undefined) : undefined;
-  const detail = typeof body === 'object' && body?.message ? body.message : err instanceof Error ? err.message : String(err);
+  const detail = typeof body === 'object' && body?.message ? body.message : errorMessage(err);
   return new KubeletApiError(`${doing}: ${status ? `HTTP ${status}: ` : ''}${detail}`, status, { cause: err });
 }
 

@@ -1,6 +1,6 @@
 // The simulated nodes: registration, Lease renewals and status posts, spread over time and bounded.
+import { forEachBounded } from '../../shared/concurrency/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
-import { forEachBounded } from '../generator/apply.ts';
 import type { Clock, TimerHandle } from './clock.ts';
 import type { KubeletApi } from './kubelet-api.ts';
 import type { SimLogger } from './logger.ts';
@@ -95,11 +95,11 @@ export class NodeFleet implements NodeDirectory {
   /** Creates each Node (keeping existing ones), posts Ready status, creates or renews its Lease. */
   async register(): Promise<void> {
     const all = [...this.nodes.values()];
-    await forEachBounded(all, this.options.concurrency, undefined, async (node) => {
+    await forEachBounded(all, { limit: this.options.concurrency }, async (node) => {
       const { uid } = await this.api.registerNode(nodeForCreate(node.manifest));
       if (uid) node.uid = uid;
     });
-    await forEachBounded(all, this.options.concurrency, undefined, async (node) => {
+    await forEachBounded(all, { limit: this.options.concurrency }, async (node) => {
       await this.postStatus(node, true);
       await this.renewLease(node);
     });

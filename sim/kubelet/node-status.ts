@@ -1,6 +1,6 @@
 // Node status and Lease bodies the simulated kubelet writes: conditions, heartbeats, capacity.
+import { rfc3339Seconds } from '../../shared/api/index.ts';
 import { V1MicroTime, type V1Lease, type V1Node } from '@kubernetes/client-node';
-import { formatTime } from './pod-status.ts';
 
 export const LEASE_NAMESPACE = 'kube-node-lease';
 export const LEASE_DURATION_SECONDS = 40;
@@ -61,7 +61,7 @@ export function nextConditions(previous: readonly SentCondition[], wanted: reado
  * writers added survive. `full` adds capacity, allocatable, addresses and nodeInfo (first post).
  */
 export function nodeStatusPatch(node: V1Node, conditions: readonly SentCondition[], now: number, full: boolean): { status: Record<string, unknown> } {
-  const heartbeat = formatTime(now);
+  const heartbeat = rfc3339Seconds(now);
   const status: Record<string, unknown> = {
     conditions: conditions.map((c) => ({
       type: c.type,
@@ -69,7 +69,7 @@ export function nodeStatusPatch(node: V1Node, conditions: readonly SentCondition
       reason: c.reason,
       message: c.message,
       lastHeartbeatTime: heartbeat,
-      lastTransitionTime: formatTime(c.lastTransitionMs),
+      lastTransitionTime: rfc3339Seconds(c.lastTransitionMs),
     })),
   };
   if (full) {

@@ -1,5 +1,6 @@
+import { rfc3339Seconds } from '../../shared/api/index.ts';
 import { describe, expect, it } from 'vitest';
-import { containerId, exitedStatusPatch, formatTime, podIpFor, runningStatusPatch, succeededStatusPatch } from './pod-status.ts';
+import { containerId, exitedStatusPatch, podIpFor, runningStatusPatch, succeededStatusPatch } from './pod-status.ts';
 import type { PodView } from './pod-view.ts';
 
 const T0 = Date.parse('2025-03-01T10:00:00.750Z');
@@ -23,7 +24,7 @@ const pod: PodView = {
 };
 
 describe('pod status bodies', () => {
-  it('formatTime writes RFC 3339 seconds', () => expect(formatTime(T0)).toBe('2025-03-01T10:00:00Z'));
+  it('rfc3339Seconds writes RFC 3339 seconds', () => expect(rfc3339Seconds(T0)).toBe('2025-03-01T10:00:00Z'));
 
   it('a running, ready pod', () => {
     const { status } = runningStatusPatch(pod, { now: T0, startedAt: T0, ready: true, podIP: '10.64.1.2', hostIP: '10.1.0.11' });

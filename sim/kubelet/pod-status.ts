@@ -1,10 +1,6 @@
 // Pod status bodies the simulated kubelet patches: running (ready or not) and succeeded.
+import { rfc3339Seconds } from '../../shared/api/index.ts';
 import type { PodView } from './pod-view.ts';
-
-/** RFC 3339 at second precision, as metav1.Time is written on the wire. */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
 
 const PAUSE_DIGEST = 'sha256:ee6521f290b2168b6e0935a181d4cff9be1ac3f505666ef0e3c98fae8199917a';
 
@@ -51,8 +47,8 @@ export interface RunningStatusInput {
  * (written by the scheduler) is only added for pods bound at creation.
  */
 export function runningStatusPatch(pod: PodView, input: RunningStatusInput): { status: Record<string, unknown> } {
-  const now = formatTime(input.now);
-  const started = formatTime(input.startedAt);
+  const now = rfc3339Seconds(input.now);
+  const started = rfc3339Seconds(input.startedAt);
   const conditions: Condition[] = [
     condition('PodReadyToStartContainers', true, started),
     condition('Initialized', true, started),
@@ -92,8 +88,8 @@ export function runningStatusPatch(pod: PodView, input: RunningStatusInput): { s
 
 /** The patch for a pod whose containers all exited 0: phase Succeeded, no longer Ready. */
 export function succeededStatusPatch(pod: PodView, input: { now: number; startedAt: number }): { status: Record<string, unknown> } {
-  const now = formatTime(input.now);
-  const started = formatTime(input.startedAt);
+  const now = rfc3339Seconds(input.now);
+  const started = rfc3339Seconds(input.startedAt);
   return {
     status: {
       phase: 'Succeeded',
@@ -129,7 +125,7 @@ export interface ExitedStatusInput {
  * state carries the exit code and reason Completed, Error, or StartError for a container that never ran.
  */
 export function exitedStatusPatch(pod: PodView, input: ExitedStatusInput): { status: Record<string, unknown> } {
-  const now = formatTime(input.now);
+  const now = rfc3339Seconds(input.now);
   const reason = input.exitCode === 0 ? 'Completed' : input.message !== undefined ? 'StartError' : 'Error';
   const notReady = input.exitCode === 0 ? 'PodCompleted' : 'PodFailed';
   return {
@@ -146,8 +142,8 @@ export function exitedStatusPatch(pod: PodView, input: ExitedStatusInput): { sta
             exitCode: input.exitCode,
             reason,
             ...(input.message !== undefined ? { message: input.message } : {}),
-            startedAt: formatTime(input.startedAt),
-            finishedAt: formatTime(input.finishedAt),
+            startedAt: rfc3339Seconds(input.startedAt),
+            finishedAt: rfc3339Seconds(input.finishedAt),
             containerID: containerId(pod.uid, c.name),
           },
         },

@@ -1,6 +1,7 @@
 // kmaint's KubeClient over the sim API server's in-process verbs: the same client (bodies, paging, outcomes, request
 // counts), the same server rules (admission, preconditions, eviction budgets), no HTTP and no JSON round trip per
 // answer. What-if runs at 5,000 nodes make ~10^5 evictions; over loopback HTTP those alone took minutes.
+import { errorMessage } from '../../shared/errors/index.ts';
 import type { ApiResource, DeleteBody, KubeTransport, ListPage, ListQuery, ObjectTarget, PatchBody, WriteAnswer } from '../../shared/kube/index.ts';
 import { apiVersionOf, HttpFailureError } from '../../shared/kube/index.ts';
 import { ApiError, type Json, type JsonObject, type LocalApi, type ResourceRef, type SimContext } from '../apiserver/index.ts';
@@ -24,7 +25,7 @@ function settle<T>(fn: () => T): Promise<T> {
     return Promise.resolve(fn());
   } catch (err) {
     const status = err instanceof ApiError ? err.code : 0;
-    return Promise.reject(new HttpFailureError({ status, message: err instanceof Error ? err.message : String(err), retryAfter: undefined }, { cause: err }));
+    return Promise.reject(new HttpFailureError({ status, message: errorMessage(err), retryAfter: undefined }, { cause: err }));
   }
 }
 

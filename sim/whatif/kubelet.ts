@@ -1,14 +1,11 @@
 // The what-if's kubelet: a bound pod runs and turns Ready `podStartMs` after it appears, and a deleted pod stops
 // once its grace period has passed (the simulated kubelet's default: the whole grace period), then is removed.
+import { rfc3339Seconds } from '../../shared/api/index.ts';
 import type { JsonObject, KindInfo, LocalApi, ResourceRef, SimContext } from '../apiserver/index.ts';
 import type { EventQueue } from './event-queue.ts';
 import type { PodRecord } from './pod-record.ts';
 
 const PODS: ResourceRef = { apiVersion: 'v1', resource: 'pods' };
-
-function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
 
 export interface KubeletCounts {
   started: number;
@@ -59,7 +56,7 @@ export class WhatIfKubelet {
     this.starting.delete(uid);
     const r = this.current(key);
     if (!r || r.uid !== uid || r.terminating || r.phase !== 'Pending') return;
-    const at = rfc3339(this.now());
+    const at = rfc3339Seconds(this.now());
     const stored = this.ctx.store.get(this.podKind, r.namespace, r.name);
     if (!stored) return;
     const pod = JSON.parse(stored.json) as JsonObject;

@@ -1,5 +1,6 @@
 // What a what-if measures, from the store's events: when each request was admitted, drained, Ready and released;
 // which pods a drain evicted late and which budget held them; how many nodes were unavailable per pool.
+import { DRAIN_STARTED_PHASES, maintenanceKey } from '../../shared/api/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import type { NodeMaintenance } from '../../shared/api/index.ts';
 import { isInProgress, isNodeUnavailable, maintenancePhase } from '../../shared/scheduling/index.ts';
@@ -25,7 +26,6 @@ export interface Eviction {
 }
 
 /** Phases at or after the start of the drain. */
-const DRAINING = new Set(['Draining', 'Ready']);
 
 export class WhatIfObserver {
   readonly requests = new Map<string, RequestTimes>();
@@ -101,7 +101,7 @@ export class WhatIfObserver {
   }
 
   private onMaintenance(nm: NodeMaintenance, gone: boolean): void {
-    const key = `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`;
+    const key = maintenanceKey(nm);
     const now = this.now();
     let t = this.requests.get(key);
     if (!t) {
@@ -115,7 +115,7 @@ export class WhatIfObserver {
       t.admittedMs = now;
       this.admitted.push(key);
     }
-    if (!gone && DRAINING.has(phase) && t.drainStartMs === undefined) t.drainStartMs = now;
+    if (!gone && DRAIN_STARTED_PHASES.has(phase) && t.drainStartMs === undefined) t.drainStartMs = now;
     if (!gone && phase === 'Ready' && t.readyMs === undefined) {
       t.readyMs = now;
       this.onReady(nm);

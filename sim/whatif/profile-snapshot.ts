@@ -1,6 +1,7 @@
 // A generated profile as a cluster snapshot: the generator's nodes, budgets and workloads with every pod already
 // placed and running, as a real cluster would be when someone runs `kmaint snapshot`. Controllers own their pods
 // (so a drained pod gets a replacement); the large profile keeps its prebound placement, owned by its apps.
+import { namespacedName } from '../../shared/api/index.ts';
 import type { V1Node, V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { podRequests } from '../controllers/resources.ts';
 import { SAFE_ALPHABET, templateHash } from '../controllers/pod-template.ts';
@@ -143,8 +144,8 @@ export function profileSnapshot(options: ProfileSnapshotOptions): ClusterSnapsho
     source: `profile ${options.profile}, seed ${seed}, ${nodes.length} nodes`,
     nodes: nodes.map((n) => snapshotNode({ ...n, status: { ...n.status, conditions: [{ type: 'Ready', status: 'True' }] } } as V1Node)),
     pods: placement.pods.sort((a, b) => {
-      const x = `${a.namespace}/${a.name}`;
-      const y = `${b.namespace}/${b.name}`;
+      const x = namespacedName(a);
+      const y = namespacedName(b);
       return x < y ? -1 : x > y ? 1 : 0;
     }),
     podDisruptionBudgets: w.podDisruptionBudgets.map(snapshotPdb),

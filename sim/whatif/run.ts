@@ -2,7 +2,7 @@
 // scheduler, drainer and cleanup passes run on a manual clock that jumps from one due event to the next; the
 // cluster around them (kubelet, controllers) reacts in-process; a requestor deletes each request once Ready.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { API_VERSION, NODE_MAINTENANCE_KIND, type DrainSpec, type MaintenanceOperatorConfigSpec, type NodeMaintenance } from '../../shared/api/index.ts';
+import { API_VERSION, NODE_MAINTENANCE_KIND, maintenanceKey, type DrainSpec, type MaintenanceOperatorConfigSpec, type NodeMaintenance } from '../../shared/api/index.ts';
 import { loadLimits } from '../../shared/config/index.ts';
 import { selectPodsForDrain } from '../../shared/drain/index.ts';
 import { KubeClient } from '../../shared/kube/index.ts';
@@ -284,7 +284,7 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
     const order = [...admitted, ...chosen.filter((n) => !admittedSet.has(n))];
     const ideal = idealMakespan({ order, durationMs, scopes: limitScopes(loaded.config, nodes), unavailableAtStart });
     const open = (api.local.list(MAINTENANCES) as unknown as NodeMaintenance[]).map((nm) => ({
-      request: `${nm.metadata.namespace ?? ''}/${nm.metadata.name}`,
+      request: maintenanceKey(nm),
       node: nm.spec.nodeName,
       phase: maintenancePhase(nm) || '(new)',
       message: readyCondition(nm)?.message ?? '',

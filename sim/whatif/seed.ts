@@ -1,7 +1,7 @@
 // Loads a cluster snapshot into a fresh sim API server in-process (no HTTP): namespaces, nodes Ready, budgets,
 // pods created and given the status they had, and kmaint's config. 150,000 pods take seconds this way.
 import type { MaintenanceOperatorConfigSpec } from '../../shared/api/index.ts';
-import { API_VERSION, CONFIG_KIND, CONFIG_NAME } from '../../shared/api/index.ts';
+import { API_VERSION, CONFIG_KIND, CONFIG_NAME, rfc3339Seconds } from '../../shared/api/index.ts';
 import type { Json, JsonObject, ResourceRef, SimApiServer } from '../apiserver/index.ts';
 import { createObject } from '../apiserver/writes.ts';
 import type { ClusterSnapshot, SnapshotContainer, SnapshotPod } from './snapshot-schema.ts';
@@ -31,10 +31,6 @@ function containers(list: readonly SnapshotContainer[]): Json[] {
     image: PAUSE_IMAGE,
     ...(c.requests || c.limits ? { resources: { ...(c.requests ? { requests: c.requests } : {}), ...(c.limits ? { limits: c.limits } : {}) } } : {}),
   }));
-}
-
-function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 /** The pod as a manifest: what the snapshot kept, plus a pause image per container. */
@@ -68,7 +64,7 @@ export function podManifest(p: SnapshotPod, nodeUids: ReadonlyMap<string, string
 }
 
 function podStatus(p: SnapshotPod, nowMs: number): JsonObject {
-  const at = rfc3339(nowMs);
+  const at = rfc3339Seconds(nowMs);
   const ready = p.ready ? 'True' : 'False';
   return {
     phase: p.phase,
@@ -101,7 +97,7 @@ export function seedSnapshot(
     if (!local.get(REF.namespaces, '', ns)) local.create(REF.namespaces, '', { metadata: { name: ns } });
   }
   const nodeUids = new Map<string, string>();
-  const heartbeat = rfc3339(nowMs);
+  const heartbeat = rfc3339Seconds(nowMs);
   for (const n of snapshot.nodes) {
     const created = local.create(REF.nodes, '', {
       apiVersion: 'v1',

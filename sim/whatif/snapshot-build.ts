@@ -1,5 +1,6 @@
 // Builds a cluster snapshot from what the API server lists: keeps placement, owners, resources, grace periods and
 // budgets; drops everything a simulation does not need (images, commands, env, secrets, other annotations).
+import { namespacedName } from '../../shared/api/index.ts';
 import type { V1Container, V1Node, V1Pod, V1PodDisruptionBudget, V1Toleration } from '@kubernetes/client-node';
 import type { MaintenanceOperatorConfig } from '../../shared/api/index.ts';
 import {
@@ -153,8 +154,8 @@ export function buildSnapshot(lists: LiveLists, takenAt: Date, source: string): 
     pods: lists.pods
       .filter((p) => !p.metadata?.deletionTimestamp && (p.spec?.nodeName === undefined || nodeNames.has(p.spec.nodeName)))
       .map(snapshotPod)
-      .sort(byName((p) => `${p.namespace}/${p.name}`)),
-    podDisruptionBudgets: lists.pdbs.map(snapshotPdb).sort(byName((b) => `${b.namespace}/${b.name}`)),
+      .sort(byName((p) => namespacedName(p))),
+    podDisruptionBudgets: lists.pdbs.map(snapshotPdb).sort(byName((b) => namespacedName(b))),
     ...(lists.config ? { config: { namespace: lists.configNamespace, spec: lists.config.spec ?? {} } } : {}),
   };
   // Checked, but written as read: the config keeps only what the cluster's object says (no defaults filled in).

@@ -1,9 +1,10 @@
 // The cluster snapshot `kmaint snapshot` writes and `kmaint simulate --from` reads: version 1 of a documented JSON
 // shape, validated by zod on load. It keeps only what a simulated maintenance needs — no Secrets, no container
 // images, commands, arguments or environment, no annotations but the static-pod marker.
+import { errorMessage } from '../../shared/errors/index.ts';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { maintenanceOperatorConfigSpecSchema } from '../../shared/api/index.ts';
+import { maintenanceOperatorConfigSpecSchema, namespacedName } from '../../shared/api/index.ts';
 
 export const SNAPSHOT_API_VERSION = 'kmaint.io/v1alpha1';
 export const SNAPSHOT_KIND = 'ClusterSnapshot';
@@ -150,14 +151,14 @@ function consistencyProblem(s: ClusterSnapshot): string | undefined {
   }
   const pods = new Set<string>();
   for (const [i, p] of s.pods.entries()) {
-    const key = `${p.namespace}/${p.name}`;
+    const key = namespacedName(p);
     if (pods.has(key)) return `pods[${i}]: duplicate pod "${key}"`;
     pods.add(key);
     if (p.nodeName !== undefined && !nodes.has(p.nodeName)) return `pods[${i}].nodeName: node "${p.nodeName}" is not in the snapshot`;
   }
   const pdbs = new Set<string>();
   for (const [i, b] of s.podDisruptionBudgets.entries()) {
-    const key = `${b.namespace}/${b.name}`;
+    const key = namespacedName(b);
     if (pdbs.has(key)) return `podDisruptionBudgets[${i}]: duplicate budget "${key}"`;
     pdbs.add(key);
   }
@@ -183,13 +184,13 @@ export function readSnapshotFile(path: string): ClusterSnapshot {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new SnapshotError(`${path}: cannot read the snapshot: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new SnapshotError(`${path}: cannot read the snapshot: ${errorMessage(err)}`, { cause: err });
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new SnapshotError(`${path}: not JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, { cause: err });
+    throw new SnapshotError(`${path}: not JSON: ${errorMessage(err).split('\n')[0]}`, { cause: err });
   }
   return validateSnapshot(value, path);
 }

@@ -3,7 +3,7 @@
 // waits for the cluster to settle; what is still left fails that file by name and is repaired where it can be, so the
 // next file starts clean instead of failing somewhere else for it.
 import { afterAll, beforeAll, expect } from 'vitest';
-import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../../shared/api/index.ts';
+import { GROUP, maintenanceKey, NODE_MAINTENANCE_PLURAL, VERSION } from '../../shared/api/index.ts';
 import type { NodeMaintenance } from '../../shared/api/index.ts';
 import { leftovers, type HygieneView, type Leftover } from '../../testbed/hygiene.ts';
 import { admin } from '../support/kmaint.ts';
@@ -35,7 +35,7 @@ async function view(): Promise<HygieneView> {
         { cordoned: n.spec?.unschedulable === true, ready: n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true },
       ]),
     ),
-    maintenances: new Map(nms.map((nm) => [`${nm.metadata.namespace ?? ''}/${nm.metadata.name}`, { uid: nm.metadata.uid ?? '', finalizers: nm.metadata.finalizers ?? [] }])),
+    maintenances: new Map(nms.map((nm) => [maintenanceKey(nm), { uid: nm.metadata.uid ?? '', finalizers: nm.metadata.finalizers ?? [] }])),
     terminating: new Map(
       namespaces.items
         .filter((ns) => ns.status?.phase === 'Terminating')

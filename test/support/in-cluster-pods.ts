@@ -1,5 +1,6 @@
 // For the tests where kmaint runs on the testbed only as its installed CronJobs (Helm, kustomize): the seed request,
 // the CronJobs' Jobs and pods, what their host processes logged, and which pods' tokens the audit log saw.
+import { rfc3339Seconds } from '../../shared/api/index.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchV1Api, type V1Job, type V1Pod } from '@kubernetes/client-node';
@@ -95,7 +96,7 @@ export function requestsBy(user: string, since: number): TokenRequestSeen {
  * Job of its CronJob.
  */
 export async function resumeWithTickDue(namespace: string, cronJobs: readonly string[]): Promise<void> {
-  const lastScheduleTime = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 120_000).toISOString().replace('.000Z', 'Z');
+  const lastScheduleTime = rfc3339Seconds(Math.floor(Date.now() / 60_000) * 60_000 - 120_000);
   for (const name of cronJobs) {
     const patched = await kubectl(['patch', 'cronjob', name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { lastScheduleTime } })]);
     expect([patched.code, patched.stderr]).toEqual([0, '']);

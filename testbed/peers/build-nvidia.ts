@@ -2,6 +2,7 @@
 // testbed/peers/nvidia/go.mod into ~/.cache/kmaint-testbed/peers/ (skipped while the pin is unchanged), for
 // bench/peers. Nothing of its source enters this repository: it comes from the Go module proxy, or, when the
 // proxy refuses the module, from a git copy of the upstream repository named by KMAINT_NVIDIA_OPERATOR_GIT.
+import { errorMessage } from '../../shared/errors/index.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -96,7 +97,7 @@ async function fromModuleProxy(version: string, log: (line: string) => void): Pr
     const out = await run('go mod download', 'go', ['mod', 'download', '-json', `${NVIDIA_MODULE}@${version}`], WRAPPER_DIR, log);
     return { dir: (JSON.parse(out) as { Dir: string }).Dir };
   } catch (err) {
-    return { refused: err instanceof Error ? err.message : String(err) };
+    return { refused: errorMessage(err) };
   }
 }
 
@@ -149,7 +150,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   ensureNvidiaOperator({ force: process.argv.includes('--force') }).then(
     () => process.exit(0),
     (err: unknown) => {
-      process.stderr.write(`build-nvidia: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`build-nvidia: ${errorMessage(err)}\n`);
       process.exit(1);
     },
   );

@@ -4,6 +4,7 @@
 //   npx tsx tools/helm-docs/helm-docs.ts build   builds it (.ci/run)
 //   npx tsx tools/helm-docs/helm-docs.ts write   rewrites the charts' README.md (npm run chart:docs)
 //   npx tsx tools/helm-docs/helm-docs.ts check   exits 1 when one is not what helm-docs writes
+import { errorMessage } from '../../shared/errors/index.ts';
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -128,7 +129,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   main().then(
     (code) => process.exit(code),
     (err: unknown) => {
-      process.stderr.write(`helm-docs: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`helm-docs: ${errorMessage(err)}\n`);
       process.exit(1);
     },
   );

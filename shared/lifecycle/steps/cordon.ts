@@ -1,5 +1,6 @@
 // Step Cordon: the node's prior state recorded, the medik8s node lease claimed, then the cordon with who and why (and,
 // on a Slinky-managed node, the reason Slinky's Slurm drain will carry).
+import { namespacedName } from '../../api/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import {
   ANNOTATION_CORDON_REASON,
@@ -74,7 +75,7 @@ export function cordon(ctx: StepContext): StepResult {
   const nodeActions: Action[] = [];
   if (claim.kind === 'take') {
     // Recorded on the request before the lease is taken, so cleanup always looks for it.
-    if (recorded[ANNOTATION_MEDIK8S_LEASE] === undefined) annotations[ANNOTATION_MEDIK8S_LEASE] = `${claim.lease.namespace}/${claim.lease.name}`;
+    if (recorded[ANNOTATION_MEDIK8S_LEASE] === undefined) annotations[ANNOTATION_MEDIK8S_LEASE] = namespacedName(claim.lease);
     nodeActions.push({ kind: 'takeNodeLease', lease: claim.lease, maintenance: ref, reason: `before cordoning node ${nodeRef.name}` });
   }
   if (!unschedulable) {

@@ -97,7 +97,3 @@ export function secondsSince(iso: string | undefined, now: Date): number | undef
   return Number.isNaN(t) ? undefined : (now.getTime() - t) / 1000;
 }
 
-/** The first `max` items and how many more: messages stay one readable line for any number of pods. */
-export function listHead(items: readonly string[], max = 3): string {
-  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
-}

@@ -1,7 +1,8 @@
 // Step WaitForPodCompletion: the pods the requestor named get to finish on their own, up to a timeout, before the drain.
+import { shortList } from '../../text/index.ts';
 import { ANNOTATION_WAIT_POD_COMPLETION_START, DEFAULTS, Phase, rfc3339Seconds } from '../../api/index.ts';
 import { podsBlockingCompletion } from '../../drain/index.ts';
-import { listHead, secondsSince, type StepContext, type StepResult } from './step.ts';
+import { secondsSince, type StepContext, type StepResult } from './step.ts';
 
 /** WaitForPodCompletion -> Draining, or hold while selected pods still run (or the selector cannot be read). */
 export function waitForCompletion(ctx: StepContext): StepResult {
@@ -26,7 +27,7 @@ export function waitForCompletion(ctx: StepContext): StepResult {
   if (blocking.length > 0 && !(timeout > 0 && elapsed >= timeout)) {
     // An absolute deadline, not "in N s": the message must not change (and be written again) every pass.
     const deadline = timeout > 0 ? ` (timeout at ${rfc3339Seconds(new Date(Date.parse(startedAt) + timeout * 1000))})` : '';
-    const message = `waiting for ${blocking.length} pod${blocking.length === 1 ? '' : 's'} to complete: ${listHead(blocking)}${deadline}`;
+    const message = `waiting for ${blocking.length} pod${blocking.length === 1 ? '' : 's'} to complete: ${shortList(blocking, 3)}${deadline}`;
     return { kind: 'hold', message, inFlight: true, annotations, status: { ...ctx.status, waitForCompletion: blocking } };
   }
   const { waitForCompletion: _done, ...status } = ctx.status;

@@ -1,5 +1,6 @@
 // Decodes a body in Kubernetes' protobuf encoding (`application/vnd.kubernetes.protobuf`: the magic `k8s\0`, then a
 // runtime.Unknown holding typeMeta and the object's bytes) into the JSON object kubectl would have sent for it.
+import { rfc3339Seconds } from '../../../shared/api/index.ts';
 import type { Json, JsonObject } from '../json-value.ts';
 import { decodedKindsText, TOP_LEVEL_KINDS } from './kinds.ts';
 import type { FieldSpec, MessageSchema, ValueType } from './schema.ts';
@@ -17,11 +18,11 @@ function expectWire(f: WireField, wire: number, path: string): void {
 }
 
 /** metav1.Time as Go's JSON writes it: RFC 3339 in UTC, whole seconds. */
-function formatTime(bytes: Uint8Array): string | null {
+function timeText(bytes: Uint8Array): string | null {
   let seconds = 0;
   for (const f of readFields(bytes)) if (f.number === 1 && f.wire === WIRE.varint) seconds = signed(f.value);
   if (seconds === 0) return null;
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339Seconds(seconds * 1000);
 }
 
 function intOrString(bytes: Uint8Array): Json {
@@ -53,7 +54,7 @@ function scalar(type: ValueType, f: WireField, path: string): Json {
       const bytes = f.value as Uint8Array;
       if (type === 'string') return text(bytes);
       if (type === 'bytes') return Buffer.from(bytes).toString('base64');
-      if (type === 'time') return formatTime(bytes);
+      if (type === 'time') return timeText(bytes);
       if (type === 'intOrString') return intOrString(bytes);
       // resource.Quantity: its canonical string in field 1.
       const s = readFields(bytes).find((q) => q.number === 1 && q.wire === WIRE.bytes);

@@ -1,6 +1,8 @@
-// The protobuf wire format as far as Kubernetes objects use it: tags, varints and length-delimited fields (no groups;
-// the fixed-width types appear in no message the embedded server decodes, but are read past so a field table can
-// name them).
+// The protobuf wire format as far as Kubernetes objects use it, read by protobufjs's Reader (the dependency
+// shared/kube's node LIST decoder uses): tags, varints and length-delimited fields (no groups; the fixed-width types
+// appear in no message the embedded server decodes, but are read past so a field table can name them). The field
+// tables (kinds.ts) stay ours: they say when Go's JSON writes a field, which protobufjs's reflection does not know.
+import protobuf from 'protobufjs/minimal.js';
 import { WireFormatError } from './errors.ts';
 
 /** Protobuf wire types (the low three bits of a tag). */
@@ -12,52 +14,49 @@ export type WireField =
   | { number: number; wire: typeof WIRE.bytes; value: Uint8Array }
   | { number: number; wire: typeof WIRE.fixed64 | typeof WIRE.fixed32; value: Uint8Array };
 
-/** Reads one varint (at most 10 bytes, as 64-bit values need) starting at `at`; returns it and the next offset. */
-function readVarint(bytes: Uint8Array, at: number): { value: bigint; next: number } {
-  let value = 0n;
-  for (let i = 0; i < 10; i++) {
-    const b = bytes[at + i];
-    if (b === undefined) throw new WireFormatError('varint runs past the end of the message', at);
-    value |= BigInt(b & 0x7f) << BigInt(7 * i);
-    if ((b & 0x80) === 0) return { value, next: at + i + 1 };
+/** A 64-bit varint as protobufjs reads it (a Long with `long` installed, else a number), as an exact bigint. */
+function toBigInt(value: number | { low: number; high: number }): bigint {
+  return typeof value === 'number' ? BigInt(value) : (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0);
+}
+
+/** One varint at the reader's position through protobufjs; its failures as this reader's WireFormatError. */
+function readVarint(reader: protobuf.Reader): bigint {
+  const at = reader.pos;
+  try {
+    return toBigInt(reader.uint64() as unknown as number | { low: number; high: number });
+  } catch (err) {
+    if (err instanceof RangeError) throw new WireFormatError('varint runs past the end of the message', at);
+    throw new WireFormatError('varint longer than 10 bytes', at);
   }
-  throw new WireFormatError('varint longer than 10 bytes', at);
 }
 
-function slice(bytes: Uint8Array, at: number, length: number): Uint8Array {
-  if (at + length > bytes.length) throw new WireFormatError(`field of ${length} bytes runs past the end of the message`, at);
-  return bytes.subarray(at, at + length);
-}
-
-/** Every field of one message, in wire order (repeated fields appear once per element). */
+/** Every field of one message, in wire order (repeated fields appear once per element), read with protobufjs's Reader. */
 export function readFields(bytes: Uint8Array): WireField[] {
   const fields: WireField[] = [];
-  let at = 0;
-  while (at < bytes.length) {
-    const tag = readVarint(bytes, at);
-    const number = Number(tag.value >> 3n);
-    const wire = Number(tag.value & 7n);
+  const reader = protobuf.Reader.create(bytes);
+  while (reader.pos < reader.len) {
+    const at = reader.pos;
+    const tag = readVarint(reader);
+    const number = Number(tag >> 3n);
+    const wire = Number(tag & 7n);
     if (number === 0) throw new WireFormatError('field number 0', at);
-    at = tag.next;
     switch (wire) {
-      case WIRE.varint: {
-        const v = readVarint(bytes, at);
-        fields.push({ number, wire, value: v.value });
-        at = v.next;
+      case WIRE.varint:
+        fields.push({ number, wire, value: readVarint(reader) });
         break;
-      }
       case WIRE.bytes: {
-        const length = readVarint(bytes, at);
-        const value = slice(bytes, length.next, Number(length.value));
-        fields.push({ number, wire, value });
-        at = length.next + value.length;
+        const length = Number(readVarint(reader));
+        if (reader.pos + length > reader.len) throw new WireFormatError(`field of ${length} bytes runs past the end of the message`, reader.pos);
+        fields.push({ number, wire, value: bytes.subarray(reader.pos, reader.pos + length) });
+        reader.skip(length);
         break;
       }
       case WIRE.fixed64:
       case WIRE.fixed32: {
-        const value = slice(bytes, at, wire === WIRE.fixed64 ? 8 : 4);
-        fields.push({ number, wire, value });
-        at += value.length;
+        const length = wire === WIRE.fixed64 ? 8 : 4;
+        if (reader.pos + length > reader.len) throw new WireFormatError(`field of ${length} bytes runs past the end of the message`, reader.pos);
+        fields.push({ number, wire, value: bytes.subarray(reader.pos, reader.pos + length) });
+        reader.skip(length);
         break;
       }
       default:

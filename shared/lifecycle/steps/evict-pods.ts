@@ -1,5 +1,6 @@
 // Step Draining: behind the podSelector check and the Slurm gate, finished pods deleted, the rest evicted within their
 // budgets (or force-deleted after the timeout), status.drain kept, and the refusals and blocks told once.
+import { shortList } from '../../text/index.ts';
 import type { V1Pod } from '@kubernetes/client-node';
 import {
   ANNOTATION_DRAIN_START,
@@ -15,7 +16,7 @@ import {
 import type { Action, DrainSpec, DrainStatus } from '../../api/index.ts';
 import { computeDrainStatus, reapForceDeletes, selectPodsForDrain, unmatchedDraMessage, type DrainSelection, type ForcedDeletes } from '../../drain/index.ts';
 import { planSlurmGateWithWait, type SlurmContext, type SlurmWrite } from '../../slurm/index.ts';
-import { listHead, secondsSince, shownMessage, warningEvent, type StepContext, type StepResult } from './step.ts';
+import { secondsSince, shownMessage, warningEvent, type StepContext, type StepResult } from './step.ts';
 
 /** What the drainer (and `kmaint explain`) say of a request whose drainSpec.podSelector cannot be read. */
 export function unreadableSelectorMessage(podSelectorProblem: string): string {
@@ -119,8 +120,8 @@ function evictWithinBudgets(ctx: StepContext, spec: DrainSpec, selection: DrainS
 function reportProgress(ctx: StepContext, round: DrainRound, writes: GateWrites): string {
   const { blocked, refusals, remaining } = round;
   const parts = [`draining: ${remaining} of ${round.drain.evictionPods} pods left`];
-  if (blocked.length > 0) parts.push(listHead(blocked, 2));
-  if (refusals.length > 0) parts.push(`refused: ${listHead(refusals, 2)}`);
+  if (blocked.length > 0) parts.push(shortList(blocked, 2));
+  if (refusals.length > 0) parts.push(`refused: ${shortList(refusals, 2)}`);
   for (const problem of round.selection.problems) parts.push(problem);
   if (round.forced) parts.push(round.forced.message);
   const message = parts.join('; ');
@@ -131,8 +132,8 @@ function reportProgress(ctx: StepContext, round: DrainRound, writes: GateWrites)
     writes.warnings.push(warningEvent(ctx.eventTarget, EVENT_REASON_DRAIN_TIMEOUT, timedOut, 'drain timeout'));
   }
   if (message !== shownMessage(ctx.nm)) {
-    if (refusals.length > 0) writes.warnings.push(warningEvent(ctx.eventTarget, EVENT_REASON_DRAIN_REFUSED, listHead(refusals, 5), 'drain refused pods'));
-    if (blocked.length > 0) writes.warnings.push(warningEvent(ctx.eventTarget, EVENT_REASON_EVICTION_BLOCKED, listHead(blocked, 5), 'eviction blocked by a budget'));
+    if (refusals.length > 0) writes.warnings.push(warningEvent(ctx.eventTarget, EVENT_REASON_DRAIN_REFUSED, shortList(refusals, 5), 'drain refused pods'));
+    if (blocked.length > 0) writes.warnings.push(warningEvent(ctx.eventTarget, EVENT_REASON_EVICTION_BLOCKED, shortList(blocked, 5), 'eviction blocked by a budget'));
   }
   return message;
 }

@@ -1,9 +1,8 @@
 // Which Nodes the drainer and cleanup read in a pass (issue 34): every Node (a full read, as every pass did), or only
-// those their requests name. Pure: the settings, the record of the last full read and the names; node-read.ts reads.
+// those their requests name. Pure: the settings, the record of the last full read and the names; read-named-nodes.ts reads.
 import type { V1Lease } from '@kubernetes/client-node';
-import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, FINALIZER, isNodeName, LABEL_GANG, maintenancePhase, Phase } from '../api/index.ts';
+import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, DRAINER_PHASES, FINALIZER, isNodeName, LABEL_GANG, maintenancePhase, Phase } from '../api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
-import { DRAINER_PHASES } from '../lifecycle/index.ts';
 import { isKmaintRequest } from '../scheduling/index.ts';
 
 export interface NodeReadSettings {

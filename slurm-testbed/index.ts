@@ -1,4 +1,4 @@
-// Public surface of slurm/: a real Slurm cluster for tests (24.11 or 26.05; start, stop, tokens).
+// Public surface of slurm-testbed/: a real Slurm cluster for tests (24.11 or 26.05; start, stop, tokens).
 export { startSlurm, stopSlurmDir } from './cluster.ts';
 export type { SlurmCluster, SlurmInfo, SlurmOptions } from './cluster.ts';
 export { mintSlurmJwt } from './jwt.ts';

@@ -1,9 +1,9 @@
 // The base snapshot of a function that can name the Nodes it needs (the drainer and cleanup): every Node when a full
-// read is due or the cluster is small, else only those named (node-reads.ts decides). The time and node count of the
+// read is due or the cluster is small, else only those named (choose-node-read.ts decides). The time and node count of the
 // last full read are kept on the function's own pass Lease, which no requestor can write.
 import type { V1Lease } from '@kubernetes/client-node';
 import { atNodeCount, loadConfig, type KmaintConfig } from './config.ts';
-import { chooseNodeRead, fullReadRecordOf, keepsRecord, type FullReadRecord, type NodesNeeded } from './node-reads.ts';
+import { chooseNodeRead, fullReadRecordOf, keepsRecord, type FullReadRecord, type NodesNeeded } from './choose-node-read.ts';
 import type { PassOptions } from './options.ts';
 import { covers, readAllNodes, readAllOf, readNamedNodes, readRequests, nodeCountOf, type BaseSnapshot, type RequestsRead } from './snapshot.ts';
 import type { PassFunction } from './summary.ts';

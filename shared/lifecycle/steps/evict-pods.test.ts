@@ -5,7 +5,7 @@ import type { Action, NodeMaintenanceSpec, NodeMaintenanceStatus } from '../../a
 import { aPod } from '../../drain/test-builders.ts';
 import type { SlurmContext } from '../../slurm/index.ts';
 import { aLifecycleMaintenance, aPdb, aReadyPod, aStepContext } from '../test-builders.ts';
-import { drain } from './drain.ts';
+import { drain } from './evict-pods.ts';
 import type { StepResult } from './step.ts';
 
 const NOW_S = '2026-01-01T00:00:00Z';

@@ -1,6 +1,7 @@
 // `npm run slurm -- up --dir DIR [--nodes N] [--epilog S] [--release trixie|forky]` and `down --dir DIR`: a real
 // Slurm (24.11 from trixie, 26.05 from forky) on 127.0.0.1; `npm run slurm -- rootfs [--release R]`: only build the
 // cached root filesystems, both unless one is named (CI runs it before the tests).
+import { errorMessage } from '../shared/errors/index.ts';
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { startSlurm, stopSlurmDir } from './cluster.ts';
@@ -62,6 +63,6 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
-  process.stderr.write(`slurm: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`slurm: ${errorMessage(err)}\n`);
   process.exit(2);
 }

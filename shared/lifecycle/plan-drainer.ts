@@ -7,6 +7,7 @@ import {
   ANNOTATION_CORDONED_BY,
   ANNOTATION_MEDIK8S_LEASE,
   ANNOTATION_WAIT_KIND,
+  DRAINER_PHASES,
   EVENT_REASON_CONDITION_CHANGED,
   Phase,
   maintenanceKey,
@@ -23,24 +24,11 @@ import { cordonedBy, holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik
 import type { SlurmContext, SlurmWrite } from '../slurm/index.ts';
 import { referencesClaims, unreadableClaimsMessage, type DraView, type OwnPods } from '../drain/index.ts';
 import { cordon } from './steps/cordon.ts';
-import { drain, unreadableSelectorMessage } from './steps/drain.ts';
+import { drain, unreadableSelectorMessage } from './steps/evict-pods.ts';
 import { finalize } from './steps/finalize.ts';
 import { recordReady } from './steps/ready.ts';
 import type { DrainerStep, StepContext, StepResult } from './steps/step.ts';
 import { waitForCompletion } from './steps/wait-for-completion.ts';
-
-/** Phases the drainer moves (objects being deleted belong to cleanup), of requests kmaint's record on the Node says it admitted. */
-export const DRAINER_PHASES: ReadonlySet<string> = new Set([
-  Phase.Scheduled,
-  Phase.Cordon,
-  Phase.WaitForPodCompletion,
-  Phase.Draining,
-  Phase.Ready,
-  Phase.RequestorFailed,
-]);
-
-/** Phases whose node's pods the drainer must read. */
-export const PHASES_NEEDING_PODS: ReadonlySet<string> = new Set([Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase.Draining]);
 
 export interface DrainerSnapshot {
   nodes: ReadonlyMap<string, V1Node>;

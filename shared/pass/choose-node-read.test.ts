@@ -6,7 +6,7 @@ import { ANNOTATION_FULL_NODE_READ_NODES, ANNOTATION_FULL_NODE_READ_TIME, LABEL_
 import { loadConfig } from './config.ts';
 import { aLifecycleMaintenance, aNodeWithUid } from '../lifecycle/test-builders.ts';
 import { NOW, withAdmissionRecords } from '../scheduling/test-builders.ts';
-import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, fullReadAnnotations, fullReadRecordOf, keepsRecord, nodeReadSettings, type NodeReadChoice, type NodesNeeded } from './node-reads.ts';
+import { chooseNodeRead, cleanupNodesNeeded, drainerNodesNeeded, fullReadAnnotations, fullReadRecordOf, keepsRecord, nodeReadSettings, type NodeReadChoice, type NodesNeeded } from './choose-node-read.ts';
 import { PASSES } from './passes.ts';
 import type { BaseSnapshot } from './snapshot.ts';
 

@@ -1,6 +1,7 @@
 // A real Slurm cluster on 127.0.0.1: slurmctld, N slurmd (n1..nN) and slurmrestd with JWT (as nobody: 26.05 refuses
 // to serve as root), run from a cached Debian rootfs (trixie's Slurm 24.11, or forky's 26.05) in a private mount and
 // pid namespace, so nothing stays mounted or running once it stops.
+import { errorMessage } from '../shared/errors/index.ts';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -345,7 +346,7 @@ async function startOnce(opts: SlurmOptions, at: { dir: string; n: number; rootf
       if (r.status === 200 && list.length === n && list.every((x) => x.state.includes('IDLE') && !x.state.includes('NOT_RESPONDING'))) break;
       seen = r.status === 200 ? nodeStates(nodes, list) : `HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`;
     } catch (err) {
-      seen = `no answer: ${err instanceof Error ? err.message : String(err)}`;
+      seen = `no answer: ${errorMessage(err)}`;
     }
     // A daemon that died at start (slurmd: "fatal: Unable to bind listen port") never comes: no need to wait it out.
     const fatal = ['slurmctld.log', ...nodes.map((name) => `slurmd-${name}.log`)].find((file) => (matchingLines(dir, file, /\bfatal:/) ?? []).length > 0);
