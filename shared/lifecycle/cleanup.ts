@@ -24,6 +24,7 @@ import { hasOurCordonReason, planSlurmRelease, type SlurmContext, type SlurmRele
 import { sayReleaseHeld } from './release-hold.ts';
 import { cordonOwnership, sayTheirCordon } from './cordon-owner.ts';
 import { admissionRecordDrop } from '../scheduling/index.ts';
+import { releaseRebootJob } from './reboot-release.ts'; // issue 43
 
 export interface CleanupSnapshot {
   nodes: ReadonlyMap<string, V1Node>;
@@ -149,6 +150,7 @@ export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, no
         actions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: dropRecord, maintenance: ref, reason: why });
       }
       actions.push(...releaseOutOfServiceTaint(nm, node, nodeRef, ref));
+      actions.push(...releaseRebootJob(nm, ref)); // issue 43: the reboot Job goes with its request (reboot-release.ts)
       if (leaseRecorded && snapshot.medik8s?.kind === 'present') {
         const name = nodeLeaseName(nm.spec.nodeName);
         const lease = snapshot.medik8s.leases.get(name);
