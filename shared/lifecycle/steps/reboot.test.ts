@@ -64,7 +64,7 @@ describe('reboot (Rebooting)', () => {
       loaded: { kind: 'valid', settings: { ...DEFAULT_REBOOT_SETTINGS, timeoutSeconds: 300 } },
       expected: {
         kind: 'hold',
-        message: `reboot timed out: node node-1 showed no a new boot ID (was boot-1) within 300 s of ${ISSUED}; it stays cordoned`,
+        message: `reboot timed out: node node-1 kept boot ID boot-1 300 s after ${ISSUED}; it stays cordoned`,
         inFlight: false,
         warnings: [
           {
@@ -72,7 +72,7 @@ describe('reboot (Rebooting)', () => {
             target: { kind: 'NodeMaintenance', namespace: 'default', name: 'nm-a', uid: 'uid-nm-a' },
             type: 'Warning',
             eventReason: 'RebootTimeout',
-            message: `step Rebooting: reboot timed out: node node-1 showed no a new boot ID (was boot-1) within 300 s of ${ISSUED}; it stays cordoned`,
+            message: `step Rebooting: reboot timed out: node node-1 kept boot ID boot-1 300 s after ${ISSUED}; it stays cordoned`,
             reason: 'reboot timed out',
           },
         ],

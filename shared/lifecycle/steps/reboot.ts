@@ -76,7 +76,8 @@ export function reboot(ctx: StepContext): StepResult {
   const timeoutSeconds = ctx.reboot?.kind === 'valid' ? ctx.reboot.settings.timeoutSeconds : undefined;
   const elapsed = secondsSince(annotations[ANNOTATION_REBOOT_START], now);
   if (timeoutSeconds !== undefined && elapsed !== undefined && elapsed > timeoutSeconds) {
-    const message = `reboot timed out: node ${nodeRef.name} showed no ${waitingFor} within ${timeoutSeconds} s of ${issued}; it stays cordoned`;
+    const state = bootId === before || bootId === '' ? `kept boot ID ${before}` : `has a new boot ID ${bootId} but is not Ready`;
+    const message = `reboot timed out: node ${nodeRef.name} ${state} ${timeoutSeconds} s after ${issued}; it stays cordoned`;
     const warnings = shownMessage(nm) === message ? [] : [warningEvent(ctx.eventTarget, EVENT_REASON_REBOOT_TIMEOUT, `step ${PHASE_REBOOTING}: ${message}`, 'reboot timed out')];
     return { kind: 'hold', message, inFlight: false, warnings };
   }
