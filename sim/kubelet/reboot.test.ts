@@ -29,7 +29,7 @@ function aJobPod(labels: Record<string, string>): PodView {
 }
 
 describe('reboot pods', () => {
-  it.each([
+  it.each<{ rule: string; labels: Record<string, string>; expected: boolean }>([
     { rule: "kmaint's label: a reboot pod", labels: { 'kmaint.io/reboot': 'true' }, expected: true },
     { rule: 'another value is not', labels: { 'kmaint.io/reboot': 'yes' }, expected: false },
     { rule: 'no label is not', labels: {}, expected: false },
