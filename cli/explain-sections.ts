@@ -1,7 +1,7 @@
 // `kmaint explain`, the sections after admission: the pods still on the node and what holds each (PodDisruptionBudgets
 // with their numbers, pods waited for), and the waits the Ready condition reports by itself (medik8s lease, ...).
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { ANNOTATION_WAIT_KIND, DEFAULTS, Phase, WaitKind, maintenancePhase, readyCondition, waitKindOf } from '../shared/api/index.ts';
+import { ANNOTATION_WAIT_KIND, DEFAULTS, PHASE_REBOOTING, Phase, WaitKind, maintenancePhase, readyCondition, waitKindOf } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { deviceId, devicesHeldBy, podKey, podsBlockingCompletion, selectPodsForDrain, unmatchedDraMessage, type DraView, type OwnPods } from '../shared/drain/index.ts';
 import { BudgetLedger, OUT_OF_SERVICE_EFFECT, budgetNumbers, diagnoseBudget, unreadableSelectorMessage } from '../shared/lifecycle/index.ts';
@@ -172,6 +172,8 @@ export function nextByPhase(nm: NodeMaintenance): string {
     case Phase.Scheduled:
     case Phase.Cordon:
       return `the drainer cordons node ${node}${nm.spec.waitForPodCompletion ? ', waits for the chosen pods' : ''} and drains it`;
+    case PHASE_REBOOTING:
+      return `node ${node} reboots (issue 43): the drainer marks the request Ready once the node reports a new boot ID and Ready, or reports a timeout after spec.reboot.timeoutSeconds (the node stays cordoned)`;
     case Phase.Ready:
       return `the requestor (${nm.spec.requestorID}) does its work and deletes the request; cleanup then uncordons node ${node} (only if kmaint cordoned it)`;
     case Phase.RequestorFailed:

@@ -34,6 +34,7 @@ export const SECTION_PARSERS = [
   'cloudEventsOn',
   'reaperModeOf',
   'loadBlockerSettings',
+  'loadRebootSettings',
 ] as const;
 
 /** Where each other way of reaching the stored object is allowed, beside the config module. */

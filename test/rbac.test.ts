@@ -25,6 +25,7 @@ import {
   installCrds,
   isUnschedulable,
   pass,
+  patchNM,
   podsOn,
   removeAllNMs,
   setConfig,
@@ -86,6 +87,8 @@ async function lifecycleAsServiceAccount(node: string, policy: PolicyV1Api): Pro
   expect((await kubectl(['get', 'lease', '-n', MEDIK8S_NS, `node-${node}`, '--ignore-not-found', '-o', 'name'])).stdout).toBe('');
   // A second request on a node without a medik8s lease creates one (create), then cleanup releases it again.
   await createNM(ns, 'rbac-lease', { requestorID: 'rbac.example.com', nodeName: node });
+  // It asks for a reboot too (issue 43): the drainer creates the reboot Job (create jobs), cleanup deletes it (delete jobs).
+  await patchNM(ns, 'rbac-lease', { metadata: { annotations: { 'kmaint.io/reboot': 'true' } } });
   await untilPhase(ns, 'rbac-lease', 'Ready');
   expect((await kubectl(['get', 'lease', '-n', MEDIK8S_NS, `node-${node}`, '-o', 'jsonpath={.spec.holderIdentity}'])).stdout).toBe(`kmaint/${ns}/rbac-lease`);
   await kubectl(['delete', 'nodemaintenance', '-n', ns, 'rbac-lease', '--wait=false']);
@@ -197,7 +200,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     const canI = async (...what: string[]): Promise<string> => (await kubectl(['auth', 'can-i', ...what, `--as=system:serviceaccount:${KMAINT_NS}:kmaint`])).stdout.trim();
     expect([await canI('get', `customresourcedefinitions/${CONFIG_CRD}`), await canI('get', `customresourcedefinitions/${NM_CRD}`), await canI('list', 'customresourcedefinitions')]).toEqual(['yes', 'no', 'no']);
     expect(manifests.filter((m) => m.kind === 'ClusterRoleBinding').map((m) => (m as unknown as { roleRef: { name: string } }).roleRef.name)).toEqual(['kmaint']);
-    expect(grants(manifests, 'Role')).toEqual(['create leases', 'create nodemaintenances', 'get leases', 'get maintenanceoperatorconfigs', 'patch maintenanceoperatorconfigs/status', 'update leases']);
+    expect(grants(manifests, 'Role')).toEqual(['create jobs', 'create leases', 'create nodemaintenances', 'delete jobs', 'get leases', 'get maintenanceoperatorconfigs', 'patch maintenanceoperatorconfigs/status', 'update leases']);
     const rules = manifests.filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role').flatMap((m) => m.rules ?? []);
     expect(rules.flatMap((r) => [...(r.apiGroups ?? []), ...(r.resources ?? []), ...r.verbs]).filter((s) => s.includes('*'))).toEqual([]);
     expect(manifests.filter((m) => m.kind === 'Role').map((m) => m.metadata.namespace)).toEqual([KMAINT_NS]);

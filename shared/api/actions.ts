@@ -75,6 +75,21 @@ export interface NodeConditionWrite {
   lastHeartbeatTime: string;
 }
 
+/** The one-shot Job that reboots a node (issue 43): its pod is pinned to the node and tolerates every taint. */
+export interface RebootJob {
+  namespace: string;
+  name: string;
+  nodeName: string;
+  /** The Node's uid: the Job is owned by the Node, so it goes with a deleted Node. */
+  nodeUid?: string;
+  image: string;
+  command: string[];
+  privileged: boolean;
+  hostPID: boolean;
+  /** namespace/name of the request it serves, as an annotation for people reading the Job. */
+  request: string;
+}
+
 export type Action =
   /** Replace the NodeMaintenance status (status subresource). `phaseFrom`/`phaseTo` set when the Ready reason changes. */
   | { kind: 'writeStatus'; target: MaintenanceRef; status: NodeMaintenanceStatus; phaseFrom?: string; phaseTo?: string; reason: string }
@@ -143,7 +158,11 @@ export type Action =
   /** Take or renew the medik8s node lease for a request, before its node is cordoned (joins the request's unit). */
   | { kind: 'takeNodeLease'; lease: NodeLeaseWrite; maintenance: MaintenanceRef; reason: string }
   /** Give the medik8s node lease back: delete it, preconditioned on the resourceVersion the plan saw. */
-  | { kind: 'releaseNodeLease'; lease: { namespace: string; name: string; resourceVersion: string }; maintenance: MaintenanceRef; reason: string };
+  | { kind: 'releaseNodeLease'; lease: { namespace: string; name: string; resourceVersion: string }; maintenance: MaintenanceRef; reason: string }
+  /** Create the reboot Job (issue 43), after the request's patch recording that it is issued, in the same unit. */
+  | { kind: 'createRebootJob'; job: RebootJob; maintenance: MaintenanceRef; reason: string }
+  /** Delete the reboot Job and its pod (propagation Background); one already gone is fine. */
+  | { kind: 'deleteRebootJob'; job: { namespace: string; name: string }; maintenance: MaintenanceRef; reason: string };
 
 export type ActionKind = Action['kind'];
 
@@ -188,6 +207,10 @@ export function describeAction(action: Action): string {
       return `take lease ${action.lease.namespace}/${action.lease.name} as ${action.lease.holder} for ${action.lease.durationSeconds} s: ${action.reason}`;
     case 'releaseNodeLease':
       return `release lease ${action.lease.namespace}/${action.lease.name}: ${action.reason}`;
+    case 'createRebootJob':
+      return `create reboot Job ${action.job.namespace}/${action.job.name} on node ${action.job.nodeName}: ${action.reason}`;
+    case 'deleteRebootJob':
+      return `delete reboot Job ${action.job.namespace}/${action.job.name}: ${action.reason}`;
     case 'emitEvent':
       return `event ${action.type} ${action.eventReason} on ${action.target.kind === 'Node' ? `node ${action.target.name}` : namespacedName(action.target)}: ${action.message}`;
   }

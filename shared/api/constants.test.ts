@@ -221,6 +221,15 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'CRD_SCHEMA_ANNOTATION', actual: constants.CRD_SCHEMA_ANNOTATION, expected: 'kmaint.io/crd-schema' },
   { name: 'ANNOTATION_ACCEPT_UPSTREAM_SCHEMA', actual: constants.ANNOTATION_ACCEPT_UPSTREAM_SCHEMA, expected: 'kmaint.io/accept-upstream-schema' },
   { name: 'EVENT_REASON_FOREIGN_CRDS', actual: constants.EVENT_REASON_FOREIGN_CRDS, expected: 'ForeignCRDs' },
+  // The reboot step (issue 43).
+  { name: 'ANNOTATION_REBOOT', actual: constants.ANNOTATION_REBOOT, expected: 'kmaint.io/reboot' },
+  { name: 'ANNOTATION_REBOOT_BOOT_ID', actual: constants.ANNOTATION_REBOOT_BOOT_ID, expected: 'kmaint.io/reboot-boot-id' },
+  { name: 'ANNOTATION_REBOOT_START', actual: constants.ANNOTATION_REBOOT_START, expected: 'kmaint.io/reboot-start-time' },
+  { name: 'ANNOTATION_REBOOT_ISSUED', actual: constants.ANNOTATION_REBOOT_ISSUED, expected: 'kmaint.io/reboot-issued' },
+  { name: 'PHASE_REBOOTING', actual: constants.PHASE_REBOOTING, expected: 'Rebooting' },
+  { name: 'EVENT_REASON_REBOOT_TIMEOUT', actual: constants.EVENT_REASON_REBOOT_TIMEOUT, expected: 'RebootTimeout' },
+  { name: 'LABEL_REBOOT_POD', actual: constants.LABEL_REBOOT_POD, expected: 'kmaint.io/reboot' },
+  { name: 'REBOOT_JOB_PREFIX', actual: constants.REBOOT_JOB_PREFIX, expected: 'kmaint-reboot-' },
 ];
 
 // The SR-IOV parallel-node-config design, beside the repository: <repo>/../shared/seeds/.

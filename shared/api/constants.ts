@@ -332,3 +332,21 @@ export const EVENT_REASON_REAP_REFUSED = 'ReapRefused';
  */
 export const ANNOTATION_FULL_NODE_READ_TIME = 'kmaint.io/full-node-read-time';
 export const ANNOTATION_FULL_NODE_READ_NODES = 'kmaint.io/full-node-read-nodes';
+
+// Issue 43: the reboot step (shared/lifecycle/steps/reboot.ts). Every fact of a reboot lives on its request.
+/** kmaint extension: "true" on a NodeMaintenance asks for a reboot of its node once drained; an upstream client ignores it. */
+export const ANNOTATION_REBOOT = 'kmaint.io/reboot';
+/** The Node's status.nodeInfo.bootID when kmaint issued the reboot: a different one means it rebooted. */
+export const ANNOTATION_REBOOT_BOOT_ID = 'kmaint.io/reboot-boot-id';
+/** When kmaint issued the reboot (RFC 3339): the clock of spec.reboot.timeoutSeconds. */
+export const ANNOTATION_REBOOT_START = 'kmaint.io/reboot-start-time';
+/** What kmaint issued (`job <namespace>/<name>`), recorded before it is sent: never sent twice. */
+export const ANNOTATION_REBOOT_ISSUED = 'kmaint.io/reboot-issued';
+/** The Ready reason while the node reboots; only requests that ask for a reboot ever show it (not an upstream reason). */
+export const PHASE_REBOOTING = 'Rebooting';
+/** Warning event on a request whose node did not come back with a new boot ID and Ready within the timeout. */
+export const EVENT_REASON_REBOOT_TIMEOUT = 'RebootTimeout';
+/** On the reboot Job and its pod template ("true"): what the simulated kubelet recognises, instead of running it. */
+export const LABEL_REBOOT_POD = 'kmaint.io/reboot';
+/** The reboot Job is named this prefix + the request's uid, in kmaint's namespace: one Job per request, ever. */
+export const REBOOT_JOB_PREFIX = 'kmaint-reboot-';

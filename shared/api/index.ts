@@ -50,6 +50,7 @@ export {
   DEFAULT_UNHEALTHY_PREDICATE,
   waitForPodCompletionSpecSchema,
 } from './schemas.ts';
+export { rebootSchema } from './reboot-schema.ts';
 export type { NodeConditionView } from './node-conditions.ts';
 export { isOwnNodeCondition, maintenanceMarkedByOthers } from './node-conditions.ts';
 export type { RequestTime } from './request-timing.ts';

@@ -347,6 +347,16 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.outOfServiceTaint': { type: 'object' },
   'spec.outOfServiceTaint.enabled': { type: 'boolean' },
   'spec.outOfServiceTaint.afterNotReadySeconds': { type: 'integer', format: 'int32', minimum: 0 },
+  // The reboot step (issue 43).
+  'spec.reboot': { type: 'object' },
+  'spec.reboot.method': { type: 'string', enum: ['job'] },
+  'spec.reboot.timeoutSeconds': { type: 'integer', format: 'int32', minimum: 1 },
+  'spec.reboot.job': { type: 'object' },
+  'spec.reboot.job.image': { type: 'string', minLength: 1, maxLength: 1024 },
+  'spec.reboot.job.command': { type: 'array', maxItems: 64 },
+  'spec.reboot.job.command[]': { type: 'string', minLength: 1, maxLength: 4096 },
+  'spec.reboot.job.privileged': { type: 'boolean' },
+  'spec.reboot.job.hostPID': { type: 'boolean' },
   'spec.maintenancePlannedLeadSeconds': { type: 'integer', format: 'int32', minimum: 0 },
   // Issue 34: the drainer's and cleanup's named node reads on large clusters.
   'spec.namedReadsFromNodes': { type: 'integer', format: 'int32', minimum: 0 },

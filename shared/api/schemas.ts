@@ -5,6 +5,7 @@
 // CRD defaults are applied when parsing (`.default(x).optional()`), yet the inferred types keep those
 // fields optional: objects built in code, or written by a Go client (omitempty), may still lack them.
 import { z } from 'zod';
+import { rebootSchema } from './reboot-schema.ts';
 import { EC2_SCHEDULED_EVENT_CODES } from './constants.ts';
 
 /** Largest value of a Go int32 (`format: int32` in the CRDs). */
@@ -357,6 +358,8 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
    */
   upstreamOperatorNamespace: z.string().min(1).max(63).regex(POOL_NAME_PATTERN).optional(),
   rebootBlockers: rebootBlockersSchema.optional(),
+  /** kmaint extension (issue 43): how the drainer reboots the node of a request annotated kmaint.io/reboot=true. */
+  reboot: rebootSchema.optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

@@ -10,7 +10,7 @@ import { eventBody, type EventRequest } from './event-body.ts';
 import { fieldSelectorTerm } from './field-selector.ts';
 import { HttpTransport, failureOf } from './http-transport.ts';
 import { listPageSizeFrom, parseListPageSize } from './list-page-size.ts';
-import { collectionPath, CRDS, EVENTS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIM_VERSIONS, RESOURCE_CLAIMS, SECRETS, type ApiResource, type KubeTransport, type ListPage, type ObjectTarget, type WriteAnswer } from './transport.ts';
+import { collectionPath, CRDS, EVENTS, JOBS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIM_VERSIONS, RESOURCE_CLAIMS, SECRETS, type ApiResource, type KubeTransport, type ListPage, type ObjectTarget, type WriteAnswer } from './transport.ts';
 import type { ListedVersion, WatchOutcome } from './watch-change.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
 import { abortableSleep, type Sleep } from './sleep.ts';
@@ -498,6 +498,16 @@ export class KubeClient {
   /** The Leases of one namespace, all pages. */
   listLeases(namespace: string): Promise<V1Lease[]> {
     return this.list(LEASES, `listing leases in ${namespace}`, { namespace });
+  }
+
+  /** POST of a Job (the reboot Job, issue 43); one of that name already there is a `conflict` (409 AlreadyExists). */
+  createJob(namespace: string, body: object & { metadata?: { name?: string } }): Promise<WriteOutcome> {
+    return this.write('create jobs', `creating Job ${namespace}/${body.metadata?.name ?? ''}`, () => this.transport.create(JOBS, namespace, body, this.opts.fieldManager));
+  }
+
+  /** DELETE of a Job and, in the background, its pods; a Job already gone is `notFound`. */
+  deleteJob(namespace: string, name: string): Promise<WriteOutcome> {
+    return this.write('delete jobs', `deleting Job ${namespace}/${name}`, () => this.transport.delete({ resource: JOBS, namespace, name }, { propagationPolicy: 'Background' }));
   }
 
   /** DELETE of a Lease, preconditioned on `resourceVersion` (a lease someone else took in between is a `conflict`). */

@@ -6,7 +6,7 @@ import { ApiException, HttpInfo, type ResponseContext, type V1Node, type V1NodeC
 import { CoreV1ApiResponseProcessor } from '@kubernetes/client-node/dist/gen/apis/CoreV1Api.js';
 import { withDeferredItems } from './deferred-items.ts';
 import { listMetadataFromHead } from './list-head.ts';
-import { decodeNodeListHeadProtobuf, decodeNodeListProtobuf, decodeStatusProtobuf, PROTOBUF_MEDIA_TYPE } from './node-protobuf.ts';
+import { bootInfo, decodeNodeListHeadProtobuf, decodeNodeListProtobuf, decodeStatusProtobuf, PROTOBUF_MEDIA_TYPE } from './node-protobuf.ts';
 import { StringPool } from './string-pool.ts';
 import { unschedulableOwnersMeta } from './unschedulable-owner.ts';
 
@@ -18,7 +18,7 @@ interface RawCondition extends Omit<V1NodeCondition, 'lastHeartbeatTime' | 'last
 interface RawNode {
   metadata?: Record<string, unknown> & { creationTimestamp?: string; deletionTimestamp?: string; managedFields?: unknown };
   spec?: V1Node['spec'];
-  status?: { conditions?: RawCondition[] };
+  status?: { conditions?: RawCondition[]; nodeInfo?: { bootID?: string } };
 }
 
 function pooled(rec: unknown, pool: StringPool | undefined): Record<string, string> | undefined {
@@ -64,6 +64,8 @@ export function leanNode(raw: RawNode, pool?: StringPool): V1Node {
       })),
     };
   }
+  const bootID = raw.status?.nodeInfo?.bootID;
+  if (bootID) node.status = { ...node.status, nodeInfo: bootInfo(bootID) };
   return node;
 }
 

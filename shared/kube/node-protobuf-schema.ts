@@ -78,8 +78,9 @@ export const NODE_LIST_MESSAGES: Record<string, { package: keyof typeof PROTO_PA
     package: 'core',
     fields: { namespace: { id: 1, type: 'string' }, name: { id: 2, type: 'string' }, uid: { id: 3, type: 'string' }, resourceVersion: { id: 4, type: 'string' }, kubeletConfigKey: { id: 5, type: 'string' } },
   },
-  // Of the status only the conditions.
-  NodeStatus: { package: 'core', fields: { conditions: { id: 4, type: 'NodeCondition', rule: 'repeated' } } },
+  // Of the status only the conditions, and of nodeInfo only the boot ID (the reboot step, issue 43).
+  NodeStatus: { package: 'core', fields: { conditions: { id: 4, type: 'NodeCondition', rule: 'repeated' }, nodeInfo: { id: 7, type: 'NodeSystemInfo' } } },
+  NodeSystemInfo: { package: 'core', fields: { bootID: { id: 3, type: 'string' } } },
   NodeCondition: {
     package: 'core',
     fields: {

@@ -5,7 +5,7 @@
 // field by field — omitempty drops a zero value, a pointer is written whenever it is set, a zero metav1.Time is
 // null — so a planner cannot tell which encoding a Node came in (node-protobuf.test.ts decodes both ways).
 import { errorMessage } from '../errors/index.ts';
-import type { V1Node, V1NodeCondition, V1NodeSpec, V1Taint } from '@kubernetes/client-node';
+import type { V1Node, V1NodeCondition, V1NodeSpec, V1NodeSystemInfo, V1Taint } from '@kubernetes/client-node';
 import type protobuf from 'protobufjs/light.js';
 import { ANNOTATION_CORDONED_BY, rfc3339Seconds } from '../api/index.ts';
 import { NodeListDecodeError } from './errors.ts';
@@ -86,7 +86,7 @@ interface Condition {
 interface Node {
   metadata?: ObjectMeta | null;
   spec?: NodeSpec | null;
-  status?: { conditions?: Condition[] } | null;
+  status?: { conditions?: Condition[]; nodeInfo?: { bootID: string } | null } | null;
 }
 interface ListMeta {
   resourceVersion: string;
@@ -228,10 +228,20 @@ function conditionOf(c: Condition, pool: StringPool): V1NodeCondition {
   return out;
 }
 
+/**
+ * Of status.nodeInfo only the boot ID, which the reboot step compares (issue 43); V1NodeSystemInfo's other fields,
+ * required by its type, are not read and left out. Shared by the JSON reader (lean-nodes.ts).
+ */
+export function bootInfo(bootID: string): V1NodeSystemInfo {
+  return { bootID } as V1NodeSystemInfo;
+}
+
 function nodeOf(n: Node, pool: StringPool): V1Node {
   const node: V1Node = { apiVersion: 'v1', kind: 'Node', metadata: metadataOf(n.metadata ?? ({} as ObjectMeta), pool), spec: specOf(n.spec) };
   const conditions = n.status?.conditions;
   if (conditions !== undefined && conditions.length > 0) node.status = { conditions: conditions.map((c) => conditionOf(c, pool)) };
+  const bootID = n.status?.nodeInfo?.bootID;
+  if (bootID) node.status = { ...node.status, nodeInfo: bootInfo(bootID) };
   return node;
 }
 

@@ -60,6 +60,8 @@ export type PatchBody =
 export interface DeleteBody {
   preconditions?: { uid?: string; resourceVersion?: string };
   gracePeriodSeconds?: number;
+  /** Jobs: `Background` deletes their pods too (a Job's default is to orphan them). */
+  propagationPolicy?: 'Background';
 }
 
 /**
@@ -88,6 +90,8 @@ export const EVENTS: ApiResource = { group: '', version: 'v1', plural: 'events',
 export const SECRETS: ApiResource = { group: '', version: 'v1', plural: 'secrets', namespaced: true };
 export const NAMESPACES: ApiResource = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
 export const PDBS: ApiResource = { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', namespaced: true };
+/** The reboot Job (issue 43), created and deleted in kmaint's namespace through the custom-objects path. */
+export const JOBS: ApiResource = { group: 'batch', version: 'v1', plural: 'jobs', namespaced: true };
 export const LEASES: ApiResource = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true };
 /** CustomResourceDefinitions: kmaint GETs its own two by name (shared/pass/crd-schema.ts), through the custom-objects path. */
 export const CRDS: ApiResource = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', namespaced: false };

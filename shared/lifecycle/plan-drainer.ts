@@ -9,6 +9,7 @@ import {
   ANNOTATION_WAIT_KIND,
   DRAINER_PHASES,
   EVENT_REASON_CONDITION_CHANGED,
+  PHASE_REBOOTING,
   Phase,
   maintenanceKey,
   maintenancePhase,
@@ -27,6 +28,8 @@ import { cordon } from './steps/cordon.ts';
 import { drain, unreadableSelectorMessage } from './steps/evict-pods.ts';
 import { finalize } from './steps/finalize.ts';
 import { recordReady } from './steps/ready.ts';
+import { reboot, rebootAfter } from './steps/reboot.ts';
+import type { LoadedReboot } from '../reboot/index.ts';
 import type { DrainerStep, StepContext, StepResult } from './steps/step.ts';
 import { waitForCompletion } from './steps/wait-for-completion.ts';
 
@@ -52,6 +55,8 @@ export interface DrainerSnapshot {
   namespace?: string;
   /** spec.gangNodeLabel, so gangs by node label are held like gangs by request label (gang-hold.ts). */
   gangNodeLabel?: string;
+  /** spec.reboot (issue 43); undefined: not read, and a request asking for a reboot holds in Rebooting, issuing none. */
+  reboot?: LoadedReboot;
 }
 
 export interface DrainerPlan {
@@ -93,8 +98,10 @@ const STEPS: readonly { phases: readonly string[]; step: DrainerStep }[] = [
   { phases: [Phase.Cordon], step: cordon },
   // On a cordoned node, before any eviction: the pods the requestor named get to finish on their own.
   { phases: [Phase.WaitForPodCompletion], step: waitForCompletion },
-  // After the wait: evict what is left, within budgets and behind the Slurm gate.
-  { phases: [Phase.Draining], step: drainBehindClaims },
+  // After the wait: evict what is left, within budgets and behind the Slurm gate (then Rebooting if the request asks).
+  { phases: [Phase.Draining], step: rebootAfter(drainBehindClaims) },
+  // Once drained, before the node is the requestor's: reboot it if asked (kmaint.io/reboot), still under every limit.
+  { phases: [PHASE_REBOOTING], step: reboot },
   // Last, one entry for both: the node is the requestor's, and its verdict may switch between the two any pass.
   { phases: [Phase.Ready, Phase.RequestorFailed], step: recordReady },
 ];
@@ -170,7 +177,7 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   const start = maintenancePhase(nm);
   const nodeRef = { name: node.metadata?.name ?? '', resourceVersion: node.metadata?.resourceVersion ?? '' };
   const pods = snapshot.podsByNode.get(nodeRef.name) ?? [];
-  const base = { nm, node, nodeRef, ref, eventTarget, pods, medik8s: snapshot.medik8s, slurm: snapshot.slurm, dra: snapshot.dra, ownPods: snapshot.ownPods, ledger, now, ...(snapshot.namespace !== undefined ? { kmaintNamespace: snapshot.namespace } : {}) };
+  const base = { nm, node, nodeRef, ref, eventTarget, pods, medik8s: snapshot.medik8s, slurm: snapshot.slurm, dra: snapshot.dra, ownPods: snapshot.ownPods, ledger, now, ...(snapshot.namespace !== undefined ? { kmaintNamespace: snapshot.namespace } : {}), ...(snapshot.reboot ? { reboot: snapshot.reboot } : {}) };
   const walk = walkSteps(base, start, structuredClone(nm.status ?? {}));
   const { results } = walk;
   const nodeActions = results.flatMap((r) => r.nodeActions ?? []);

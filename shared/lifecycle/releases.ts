@@ -25,6 +25,7 @@ import { admissionRecordDrop } from '../scheduling/index.ts';
 import { cordonOwnership, sayTheirCordon } from './cordon-owner.ts';
 import { releaseOutOfServiceTaint } from './dead-node.ts';
 import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node-lease.ts';
+import { releaseRebootJob } from './reboot-release.ts';
 import { sayReleaseHeld } from './release-hold.ts';
 
 /** What every release step reads: one request, its node, what the pass read around it, and what the steps before asked. */
@@ -164,6 +165,9 @@ function uncordon(ctx: ReleaseContext): ReleaseResult {
 /** The out-of-service taint this request added on a dead node (dead-node.ts). */
 const removeOutOfServiceTaint = (ctx: ReleaseContext): ReleaseResult => (ctx.node === undefined ? GO : { kind: 'go', actions: releaseOutOfServiceTaint(ctx.nm, ctx.node, nodeRefOf(ctx, ctx.node), ctx.ref) });
 
+/** The reboot Job the request recorded (issue 43, reboot-release.ts); with the node gone, the Job (owned by the Node) went with it. */
+const removeRebootJob = (ctx: ReleaseContext): ReleaseResult => (ctx.node === undefined ? GO : { kind: 'go', actions: releaseRebootJob(ctx.nm, ctx.ref) });
+
 /** Only a lease we still hold: one that expired and was taken by another tool is theirs now. */
 function releaseLease(ctx: ReleaseContext): ReleaseResult {
   if (!leaseRecorded(ctx) || ctx.medik8s?.kind !== 'present') return GO;
@@ -210,6 +214,8 @@ export const RELEASES: readonly ReleaseStep[] = [
   // The node back in service, only if kmaint's record says kmaint cordoned it; its node records go in the same patch.
   { name: 'uncordon', step: uncordon },
   { name: 'out-of-service taint', step: removeOutOfServiceTaint },
+  // The reboot Job goes with its request, in its unit before the finalizer (issue 43).
+  { name: 'reboot Job', step: removeRebootJob },
   { name: 'medik8s lease', step: releaseLease },
   { name: 'drop records', step: dropRecords },
   // Last: once the finalizer is gone the request may vanish, and with it every record of what is left to undo.

@@ -5,6 +5,7 @@ import type { Action, NodeMaintenance } from '../api/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import type { KubeClient, WriteOutcome } from '../kube/index.ts';
+import { rebootJobManifest } from '../reboot/index.ts';
 
 export interface ApplyResult {
   /** Actions applied, by kind. */
@@ -68,6 +69,9 @@ function objectKey(a: Action): string {
       return `lease/${a.lease.namespace}/${a.lease.name}`;
     case 'patchSriovNodeState':
       return `sriovnetworknodestate/${a.target.namespace}/${a.target.name}`;
+    case 'createRebootJob':
+    case 'deleteRebootJob':
+      return `job/${a.job.namespace}/${a.job.name}`;
   }
 }
 
@@ -86,6 +90,8 @@ function unitKey(a: Action): string {
     case 'takeNodeLease':
     case 'releaseNodeLease':
     case 'setNodeTaints':
+    case 'createRebootJob':
+    case 'deleteRebootJob':
       return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
     case 'patchNodeAnnotations':
     case 'patchNodeConditions':
@@ -191,6 +197,13 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
     }
     case 'releaseNodeLease':
       return c.deleteLease(a.lease.namespace, a.lease.name, rv.get(key) ?? a.lease.resourceVersion);
+    case 'createRebootJob':
+      return c.createJob(a.job.namespace, rebootJobManifest(a.job));
+    case 'deleteRebootJob': {
+      // Already gone (deleted by an earlier pass, or with its Node): what the delete wanted.
+      const out = await c.deleteJob(a.job.namespace, a.job.name);
+      return out.kind === 'notFound' ? { kind: 'ok' } : out;
+    }
     case 'emitEvent': {
       if (a.target.kind === 'Node') {
         // A cluster-scoped object's events live in `default`, as the kubelet's own Node events do.

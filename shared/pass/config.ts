@@ -10,6 +10,7 @@ import type { SchedulingLimits } from '../scheduling/index.ts';
 import { acceptsUpstreamSchema, type CrdStanding } from './crd-schema.ts';
 import { nodeReadSettings, type NodeReadSettings } from './choose-node-read.ts';
 import { loadBlockerSettings, type BlockerSettings } from './reboot-blockers-config.ts';
+import { loadRebootSettings, type LoadedReboot } from '../reboot/index.ts';
 import { upstreamOperatorNamespaceOf } from './snapshot.ts';
 
 /** How a reaper pass runs: `disabled` reads and writes nothing, `dry-run` writes events only, `active` is a normal pass. */
@@ -101,6 +102,8 @@ export interface KmaintConfig {
   readonly acceptsUpstreamSchema: boolean;
   /** spec.rebootBlockers (kured's blockers); undefined when absent or the config does not pass its schema. */
   readonly rebootBlockers: BlockerSettings | undefined;
+  /** spec.reboot (issue 43): how the drainer reboots a node whose request asks for it. */
+  readonly reboot: LoadedReboot;
 }
 
 let loads = 0;
@@ -141,6 +144,7 @@ export function loadConfig(source: ConfigSource, nodeCount: number, namespace: s
     upstreamOperatorNamespace: upstreamOperatorNamespaceOf(object),
     acceptsUpstreamSchema: acceptsUpstreamSchema(object),
     rebootBlockers: loadBlockerSettings(object),
+    reboot: loadRebootSettings(object),
   };
 }
 

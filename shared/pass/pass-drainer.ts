@@ -30,7 +30,7 @@ export const DRAINER_PASS: PassDefinition<DrainerReads> = {
     const outOfService = config.limits.outOfServiceTaint;
     // Gangs by node label are held in Scheduled like gangs by request label until every member is admitted (gang-hold.ts).
     const gangNodeLabel = config.limits.admission?.gangNodeLabel;
-    const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, ownPods: reads.ownPods, outOfService, namespace, ...(gangNodeLabel !== undefined ? { gangNodeLabel } : {}), ...(slurm ? { slurm } : {}) }, now);
+    const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, ownPods: reads.ownPods, outOfService, namespace, ...(gangNodeLabel !== undefined ? { gangNodeLabel } : {}), ...(slurm ? { slurm } : {}), reboot: config.reboot }, now);
     return { actions: withNodeConditions(plan.actions, base, config, now), state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
   },
   reportsConfig: false,

@@ -1,9 +1,10 @@
 // The kubelet control handle over loopback HTTP: what it passes to the kubelet, and its answers to bad requests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdKubeletStatusPosts, serveKubeletControl, setKubeletNodeReady, type KubeletControlServer, type KubeletControls } from './control.ts';
+import { holdKubeletStatusPosts, serveKubeletControl, setKubeletNodeReady, setKubeletRebootComesBack, type KubeletControlServer, type KubeletControls } from './control.ts';
 
 const calls: Array<[string, boolean, Record<string, unknown>]> = [];
 const holds: Array<[string, boolean]> = [];
+const reboots: Array<[string, boolean]> = [];
 const controls: KubeletControls = {
   hasNode: (name) => name === 'node-001',
   setNodeReady: (name, ready, options = {}) => {
@@ -12,6 +13,10 @@ const controls: KubeletControls = {
   },
   holdStatusPosts: (name, held) => {
     holds.push([name, held]);
+    return Promise.resolve();
+  },
+  setRebootComesBack: (name, comesBack) => {
+    reboots.push([name, comesBack]);
     return Promise.resolve();
   },
 };
@@ -45,7 +50,7 @@ describe('kubelet control handle', () => {
     ['an unknown node', '/nodes/node-999/ready', '{"ready":false}', 404, '{"error":"the simulated kubelet does not run node node-999"}'],
     ['a body without ready', '/nodes/node-001/ready', '{"stopHeartbeats":true}', 400, '{"error":"body: ready: Invalid input: expected boolean, received undefined"}'],
     ['an unknown field', '/nodes/node-001/ready', '{"ready":true,"zone":"a"}', 400, '{"error":"body: (root): Unrecognized key: \\"zone\\""}'],
-    ['a route it does not serve', '/nodes/node-001/cordon', '{}', 404, '{"error":"no route POST /nodes/node-001/cordon (POST /nodes/<name>/ready or /nodes/<name>/status-posts)"}'],
+    ['a route it does not serve', '/nodes/node-001/cordon', '{}', 404, '{"error":"no route POST /nodes/node-001/cordon (POST /nodes/<name>/ready, /status-posts or /reboots)"}'],
     ['status posts of an unknown node', '/nodes/node-999/status-posts', '{"held":true}', 404, '{"error":"the simulated kubelet does not run node node-999"}'],
     ['status posts without held', '/nodes/node-001/status-posts', '{"ready":true}', 400, '{"error":"body: held: Invalid input: expected boolean, received undefined; (root): Unrecognized key: \\"ready\\""}'],
   ])('refuses %s', async (_what, path, body, code, answer) => {
@@ -65,6 +70,17 @@ describe('kubelet control handle', () => {
       ['node-001', false],
     ]);
     await expect(holdKubeletStatusPosts(server.url, 'node-999', true)).rejects.toThrow('simulated kubelet control: node node-999 status posts held=true: HTTP 404 {"error":"the simulated kubelet does not run node node-999"}');
+  });
+
+  it('passes whether reboots come back to the kubelet, and refuses an unknown node', async () => {
+    reboots.length = 0;
+    await setKubeletRebootComesBack(server.url, 'node-001', false);
+    await setKubeletRebootComesBack(server.url, 'node-001', true);
+    expect(reboots).toEqual([
+      ['node-001', false],
+      ['node-001', true],
+    ]);
+    await expect(setKubeletRebootComesBack(server.url, 'node-999', false)).rejects.toThrow('simulated kubelet control: node node-999 reboots come back=false: HTTP 404 {"error":"the simulated kubelet does not run node node-999"}');
   });
 
   it('the client names the node and the answer on failure', async () => {

@@ -4,6 +4,7 @@
 //
 //   POST /nodes/<name>/ready          {"ready": false, "stopHeartbeats": false, "freezePods": false, "reason": "...", "message": "..."}
 //   POST /nodes/<name>/status-posts   {"held": true}
+//   POST /nodes/<name>/reboots        {"comesBack": false}   (its reboots by kmaint's reboot pod never come back)
 //   -> 204; 404 {"error"} for a node this kubelet does not run; 400 {"error"} for a body that is not as above.
 import { errorMessage } from '../../shared/errors/index.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -14,6 +15,7 @@ import { z } from 'zod';
 export interface KubeletControls {
   setNodeReady(name: string, ready: boolean, options?: { stopHeartbeats?: boolean; freezePods?: boolean; reason?: string; message?: string }): Promise<void>;
   holdStatusPosts(name: string, held: boolean): Promise<void>;
+  setRebootComesBack(name: string, comesBack: boolean): Promise<void>;
   hasNode(name: string): boolean;
 }
 
@@ -32,6 +34,8 @@ const readyBody = z.strictObject({
 });
 
 const statusPostsBody = z.strictObject({ held: z.boolean() });
+
+const rebootsBody = z.strictObject({ comesBack: z.boolean() });
 
 const MAX_BODY = 64 * 1024;
 
@@ -68,9 +72,16 @@ async function parseBody<T>(req: IncomingMessage, res: ServerResponse, schema: z
 }
 
 async function handle(controls: KubeletControls, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const match = /^\/nodes\/([^/]+)\/(ready|status-posts)$/.exec(req.url ?? '');
-  if (req.method !== 'POST' || !match) return reply(res, 404, { error: `no route ${req.method ?? ''} ${req.url ?? ''} (POST /nodes/<name>/ready or /nodes/<name>/status-posts)` });
+  const match = /^\/nodes\/([^/]+)\/(ready|status-posts|reboots)$/.exec(req.url ?? '');
+  if (req.method !== 'POST' || !match) return reply(res, 404, { error: `no route ${req.method ?? ''} ${req.url ?? ''} (POST /nodes/<name>/ready, /status-posts or /reboots)` });
   const name = decodeURIComponent(match[1] as string);
+  if (match[2] === 'reboots') {
+    const parsed = await parseBody(req, res, rebootsBody);
+    if (!parsed) return;
+    if (!controls.hasNode(name)) return reply(res, 404, { error: `the simulated kubelet does not run node ${name}` });
+    await controls.setRebootComesBack(name, parsed.comesBack);
+    return reply(res, 204);
+  }
   if (match[2] === 'status-posts') {
     const parsed = await parseBody(req, res, statusPostsBody);
     if (!parsed) return;
@@ -119,4 +130,10 @@ export async function setKubeletNodeReady(url: string, node: string, ready: bool
 export async function holdKubeletStatusPosts(url: string, node: string, held: boolean): Promise<void> {
   const res = await fetch(`${url}/nodes/${encodeURIComponent(node)}/status-posts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ held }) });
   if (res.status !== 204) throw new Error(`simulated kubelet control: node ${node} status posts held=${held}: HTTP ${res.status} ${await res.text()}`);
+}
+
+/** Client side: one Node's reboots by kmaint's reboot pod come back (true) or leave it NotReady (false). */
+export async function setKubeletRebootComesBack(url: string, node: string, comesBack: boolean): Promise<void> {
+  const res = await fetch(`${url}/nodes/${encodeURIComponent(node)}/reboots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ comesBack }) });
+  if (res.status !== 204) throw new Error(`simulated kubelet control: node ${node} reboots come back=${comesBack}: HTTP ${res.status} ${await res.text()}`);
 }

@@ -1,5 +1,6 @@
 // What the simulated kubelet does next with one pod, and when: a pure function of the pod and the clock.
 import type { PodView } from './pod-view.ts';
+import { isRebootPod, REBOOT_POD_RUN_SECONDS } from './reboot.ts';
 
 export type PodDecision =
   | { kind: 'none'; reason: string }
@@ -75,7 +76,8 @@ export function decidePod(pod: PodView, facts: PodFacts, timing: PodTiming): Pod
     return { kind: 'setReady', at: facts.firstSeenMs, ready: wantReady, reason: wantReady ? 'readiness restored' : 'pod selected as never ready' };
   }
   if (pod.job && !pod.mirror && !facts.host) {
-    const run = pod.runSeconds ?? timing.defaultJobRunSeconds;
+    // kmaint's reboot pod is never run: it "returns" at once and the node reboots (reboot.ts).
+    const run = pod.runSeconds ?? (isRebootPod(pod.labels) ? REBOOT_POD_RUN_SECONDS : timing.defaultJobRunSeconds);
     return { kind: 'succeed', at: (pod.startTimeMs ?? facts.firstSeenMs) + run * 1000, reason: `job pod runs ${run}s` };
   }
   return { kind: 'none', reason: 'running as wanted' };

@@ -7,6 +7,7 @@ import { decidePod, type PodDecision, type PodTiming } from './pod-decision.ts';
 import type { PodSink } from './pod-feed.ts';
 import { SelectorOverrides } from './pod-selector.ts';
 import type { HostProcesses } from './host-process.ts';
+import { isRebootPod } from './reboot.ts';
 import { exitedStatusPatch, runningStatusPatch, succeededStatusPatch } from './pod-status.ts';
 import { isStale, toPodView, type PodView } from './pod-view.ts';
 import type { WorkQueue } from './work-queue.ts';
@@ -55,6 +56,8 @@ export class PodRunner implements PodSink {
     private readonly timing: PodTiming,
     private readonly log: SimLogger,
     private readonly hosts?: HostProcesses,
+    /** A reboot pod (reboot.ts) ended Succeeded on this node: the node reboots. */
+    private readonly onRebootPodDone?: (nodeName: string) => void,
   ) {}
 
   /** A host process exited: report it. */
@@ -86,7 +89,8 @@ export class PodRunner implements PodSink {
       return;
     }
     if (isStale(this.pods.get(view.uid), view)) return;
-    if (this.hosts?.matches(pod)) this.hostPods.set(view.uid, pod);
+    // A reboot pod is never a host process, whatever its image: its command reboots hosts.
+    if (this.hosts?.matches(pod) && !isRebootPod(view.labels)) this.hostPods.set(view.uid, pod);
     this.store(view);
     this.evaluate(view.uid);
   }
@@ -100,6 +104,21 @@ export class PodRunner implements PodSink {
     for (const uid of [...(this.byNode.get(nodeName) ?? [])]) {
       if (this.nodes.manages(nodeName)) this.evaluate(uid);
       else this.forget(uid);
+    }
+  }
+
+  /** The node rebooted: each of its running pods starts again now (new start times), none of them deleted. */
+  restartNodePods(nodeName: string): void {
+    for (const uid of [...(this.byNode.get(nodeName) ?? [])]) {
+      const view = this.pods.get(uid);
+      if (!view || view.deleting || view.phase !== 'Running') continue;
+      this.queue.add(uid, async () => {
+        const now = this.clock.now();
+        const body = runningStatusPatch(view, { now, startedAt: now, ready: view.ready, podIP: view.podIP ?? this.nodes.allocatePodIP(nodeName), hostIP: this.nodes.hostIP(nodeName) });
+        const result = await this.api.patchPodStatus(view.namespace, view.name, body);
+        if (result === 'notFound') return this.forget(uid);
+        this.upsert(result);
+      });
     }
   }
 
@@ -208,7 +227,9 @@ export class PodRunner implements PodSink {
         if (result === 'notFound') return this.forget(uid);
         this.counts.succeeded++;
         this.log.debug({ pod: `${namespace}/${name}`, reason: decision.reason }, 'simulated kubelet: pod succeeded');
-        return this.upsert(result);
+        this.upsert(result);
+        if (isRebootPod(view.labels)) this.onRebootPodDone?.(view.nodeName);
+        return;
       }
       case 'exit': {
         const body = exitedStatusPatch(view, {

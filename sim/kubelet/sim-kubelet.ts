@@ -10,6 +10,7 @@ import { NodeFleet } from './node-fleet.ts';
 import type { ConditionStatus } from './node-status.ts';
 import { PodFeed, type PodSyncMode } from './pod-feed.ts';
 import { PodRunner, type PodRunnerStats } from './pod-runner.ts';
+import { NodeReboots } from './reboot.ts';
 import { parsePodSelector, type PodSelectorInput } from './pod-selector.ts';
 import { ScenarioTimers, type ScenarioResult } from './scenario-clock.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -36,6 +37,8 @@ export interface SimKubeletOptions {
   podConcurrency?: number;
   /** Run time of Job pods without the kmaint.io/sim-run-seconds annotation. @default 5 */
   defaultJobRunSeconds?: number;
+  /** NotReady time of a node rebooted by kmaint's reboot pod (reboot.ts). @default 3 */
+  rebootSeconds?: number;
   /** Stop time of deleted pods without an override; unset means their whole grace period. @default undefined */
   defaultTerminationSeconds?: number;
   /**
@@ -74,6 +77,7 @@ export class SimKubelet {
   private readonly api: KubeletApi;
   private readonly draGpus: boolean;
   private readonly hosts: HostProcesses | undefined;
+  private readonly reboots: NodeReboots;
 
   constructor(options: SimKubeletOptions) {
     const clock = options.clock ?? realClock;
@@ -94,6 +98,7 @@ export class SimKubelet {
       (name) => this.runner.reevaluateNode(name),
     );
     this.hosts = options.hostProcesses ? new HostProcesses(api, options.hostProcesses, log, (uid) => this.runner.hostProcessExited(uid)) : undefined;
+    this.reboots = new NodeReboots(this.fleet, clock, { rebootSeconds: options.rebootSeconds ?? 3 }, log, (name) => this.runner.restartNodePods(name));
     this.podWrites = new WorkQueue(options.podConcurrency ?? 32, (key, err) => log.warn({ err, pod: key }, 'simulated kubelet: pod write failed'));
     this.runner = new PodRunner(
       api,
@@ -107,6 +112,7 @@ export class SimKubelet {
       },
       log,
       this.hosts,
+      (name) => void this.reboots.reboot(name).catch((err: unknown) => log.warn({ err, node: name }, 'simulated kubelet: reboot failed')),
     );
     this.feed = new PodFeed(api, clock, this.runner, { mode: this.podSync, pollIntervalMs: options.pollIntervalMs ?? 500, pageSize: options.pageSize ?? 500 }, log);
     this.scenarios = new ScenarioTimers(clock);
@@ -151,6 +157,7 @@ export class SimKubelet {
     if (this.state === 'stopped') return;
     this.state = 'stopped';
     this.scenarios.cancelAll();
+    this.reboots.stop();
     this.runner.stop();
     await this.feed.stop();
     await Promise.all([this.fleet.stop(), this.podWrites.close(), this.hosts?.stopAll()]);
@@ -222,6 +229,16 @@ export class SimKubelet {
     await this.fleet.postStatus(node, true);
     await this.fleet.renewLease(node);
     this.runner.reevaluateNode(name);
+  }
+
+  /** `false`: the node's reboots never come back (it stays NotReady, its boot ID unchanged); `true` lets them again. */
+  setRebootComesBack(name: string, comesBack: boolean): Promise<void> {
+    return this.reboots.setComesBack(name, comesBack);
+  }
+
+  /** How many times kmaint's reboot pod has rebooted node `name` on this kubelet. */
+  rebootCount(name: string): number {
+    return this.reboots.count.get(name) ?? 0;
   }
 
   /** Deleted pods matching the selector take `seconds` to stop (still capped by their grace period). */

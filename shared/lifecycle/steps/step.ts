@@ -2,7 +2,8 @@
 // writes as data, which the drainer alone assembles into the request's actions.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { readyCondition } from '../../api/index.ts';
-import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus, NodeRef, Phase, WaitKind } from '../../api/index.ts';
+import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus, NodeRef, Phase, PHASE_REBOOTING, WaitKind } from '../../api/index.ts';
+import type { LoadedReboot } from '../../reboot/index.ts';
 import type { SlurmContext, SlurmWrite } from '../../slurm/index.ts';
 import type { DraView, OwnPods } from '../../drain/index.ts';
 import type { BudgetLedger } from '../budgets.ts';
@@ -40,6 +41,8 @@ export interface StepContext {
   now: Date;
   /** kmaint's namespace: where its own reap requests are (forceRetryOnError applies only to those); undefined: to none. */
   kmaintNamespace?: string;
+  /** spec.reboot (issue 43), for the Rebooting step; undefined: not read, so no reboot is issued. */
+  reboot?: LoadedReboot;
 }
 
 /** What a step asks to write, whether it advances or holds. The drainer puts each kind in its fixed place. */
@@ -61,7 +64,7 @@ export interface StepWrites {
 /** Move on to `to` in this pass. */
 export interface Advance extends StepWrites {
   kind: 'advance';
-  to: Phase;
+  to: Phase | typeof PHASE_REBOOTING;
   /** The Ready condition's message when the walk then holds in `to` with no message of its own (Ready's). */
   note?: string;
 }

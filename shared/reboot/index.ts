@@ -1,0 +1,4 @@
+// Public surface of shared/reboot: spec.reboot's settings and the reboot Job (issue 43).
+export { DEFAULT_REBOOT_COMMAND, DEFAULT_REBOOT_IMAGE, DEFAULT_REBOOT_SETTINGS, loadRebootSettings } from './settings.ts';
+export type { LoadedReboot, RebootMethod, RebootSettings } from './settings.ts';
+export { rebootJobManifest, rebootJobName } from './job.ts';

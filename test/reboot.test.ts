@@ -1,0 +1,136 @@
+// Reboots (issue 43) on the testbed: kmaint's reboot Job, the simulated kubelet that reboots its node instead of running
+// it (a new status.nodeInfo.bootID after a few seconds NotReady), and the drainer's Rebooting step under the limits.
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BatchV1Api, Watch, type V1Node } from '@kubernetes/client-node';
+import { ANNOTATION_REBOOT, ANNOTATION_REBOOT_BOOT_ID, ANNOTATION_REBOOT_ISSUED, type NodeMaintenance } from '../shared/api/index.ts';
+import { setKubeletRebootComesBack } from '../sim/kubelet/control.ts';
+import { adminKubeConfig, kubectl, testbed } from './support/cluster.ts';
+import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, getNM, installCrds, isUnschedulable, nodes, patchNM, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+
+const ns = `rb-${randomBytes(3).toString('hex')}`;
+let names: string[] = [];
+
+function bootIds(list: readonly V1Node[]): Record<string, string> {
+  return Object.fromEntries(list.map((n) => [n.metadata?.name ?? '', n.status?.nodeInfo?.bootID ?? '']));
+}
+
+function isReady(n: V1Node): boolean {
+  return n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+}
+
+/** The reboot Jobs in kmaint's namespace, by name. */
+async function rebootJobs(): Promise<string[]> {
+  const jobs = await adminKubeConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace: KMAINT_NS, labelSelector: 'kmaint.io/reboot=true' });
+  return jobs.items.map((j) => j.metadata?.name ?? '').sort();
+}
+
+function comesBack(node: string, value: boolean): Promise<void> {
+  const url = testbed().kubeletControl;
+  if (!url) throw new Error('this cluster offers no simulated-kubelet control handle');
+  return setKubeletRebootComesBack(url, node, value);
+}
+
+/** Drives scheduler, drainer and cleanup passes until every request named is in `phase`. */
+function allIn(phase: string, requests: readonly string[]): Promise<NodeMaintenance[]> {
+  return driveUntil(`${requests.join(', ')} ${phase}`, async () => {
+    const got = await Promise.all(requests.map((r) => getNM(ns, r)));
+    if (got.every((nm) => phaseOf(nm) === phase)) return got as NodeMaintenance[];
+    // Not there yet: where each request is, as the timeout's message if it never gets there.
+    throw new Error(got.map((nm, i) => `${requests[i] ?? ''}=${phaseOf(nm) ?? 'gone'}: ${nm?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? ''}`).join('; '));
+  }, 100_000);
+}
+
+describe(`reboots on the ${process.env['KMAINT_TEST_CLUSTER'] ?? 'testbed'}`, () => {
+  beforeAll(async () => {
+    await installCrds();
+    await admin().core.createNamespace({ body: { metadata: { name: ns } } });
+    names = (await nodes()).map((n) => n.metadata?.name ?? '').sort();
+  });
+  afterEach(async () => {
+    await removeAllNMs(ns);
+    await setConfig(undefined);
+    for (const n of names) await setUnschedulable(n, false);
+  });
+  afterAll(async () => {
+    await kubectl(['delete', 'namespace', ns, '--wait=false']);
+  });
+
+  it('rolls a reboot over 6 nodes under maxParallelOperations 2: six new boot IDs, never more than 2 down, an admin cordon kept, Jobs gone on release', async () => {
+    expect(names.length).toBe(6);
+    const admins = names[5] as string;
+    await setUnschedulable(admins, true);
+    await setConfig({ maxParallelOperations: 2, reboot: { timeoutSeconds: 300 } });
+    const listed = await admin().core.listNode();
+    const before = bootIds(listed.items);
+    // Watch every Node from the list on: the most NotReady at once is what the limit must bound.
+    const ready = new Map(listed.items.map((n) => [n.metadata?.name ?? '', isReady(n)]));
+    let mostDown = 0;
+    const watch = await new Watch(adminKubeConfig()).watch('/api/v1/nodes', { resourceVersion: listed.metadata?.resourceVersion ?? '' }, (_type, n: V1Node) => {
+      ready.set(n.metadata?.name ?? '', isReady(n));
+      mostDown = Math.max(mostDown, [...ready.values()].filter((r) => !r).length);
+    }, () => undefined);
+    try {
+      const requests = names.map((n) => `reboot-${n}`);
+      for (const [i, n] of names.entries()) {
+        await createNM(ns, requests[i] as string, { requestorID: 'kured.example.com', nodeName: n });
+        await patchNM(ns, requests[i] as string, { metadata: { annotations: { [ANNOTATION_REBOOT]: 'true' } } });
+      }
+      // The requestor's part, as kured's would be: a request Ready (its node rebooted) is deleted, which frees its slot.
+      const done = new Map<string, NodeMaintenance>();
+      const jobsSeen = new Set<string>();
+      await driveUntil('every reboot request Ready and released', async () => {
+        for (const r of requests) {
+          if (done.has(r)) continue;
+          const nm = await getNM(ns, r);
+          if (phaseOf(nm) !== 'Ready' || nm === undefined) continue;
+          for (const j of await rebootJobs()) jobsSeen.add(j);
+          done.set(r, nm);
+          await deleteNM(ns, r);
+        }
+        if (done.size < requests.length) throw new Error(`Ready so far: ${[...done.keys()].join(', ') || 'none'}`);
+        return (await Promise.all(requests.map((r) => getNM(ns, r)))).every((nm) => nm === undefined) ? true : undefined;
+      }, 110_000);
+      const after = bootIds((await admin().core.listNode()).items);
+      const ready = requests.map((r) => done.get(r) as NodeMaintenance);
+      expect(names.filter((n) => after[n] !== before[n] && after[n] !== '')).toEqual(names);
+      expect(ready.map((nm) => nm.metadata.annotations?.[ANNOTATION_REBOOT_BOOT_ID])).toEqual(names.map((n) => before[n]));
+      expect(ready.map((nm) => nm.status?.conditions?.find((c) => c.type === 'Ready')?.message)).toEqual(names.map((n) => `node ${n} rebooted (boot ID ${before[n]} -> ${after[n]})`));
+      expect(mostDown).toBe(2);
+      // One Job per request, named after its uid and recorded on it before it was created; all gone with their requests.
+      const jobs = ready.map((nm) => `kmaint-reboot-${nm.metadata.uid ?? ''}`).sort();
+      expect([...jobsSeen].sort()).toEqual(jobs);
+      expect(ready.map((nm) => nm.metadata.annotations?.[ANNOTATION_REBOOT_ISSUED]).sort()).toEqual(jobs.map((j) => `job ${KMAINT_NS}/${j}`));
+      expect(await rebootJobs()).toEqual([]);
+      // The administrator's cordon outlives the maintenance; kmaint's own cordons are lifted.
+      expect(await Promise.all(names.map((n) => isUnschedulable(n)))).toEqual(names.map((n) => n === admins));
+    } finally {
+      watch.abort();
+    }
+  });
+
+  it('a reboot that never comes back times out: the request stays Rebooting, the node cordoned, a RebootTimeout Warning says which step', async () => {
+    const node = names[1] as string;
+    await setConfig({ reboot: { timeoutSeconds: 15 } });
+    await comesBack(node, false);
+    try {
+      await createNM(ns, 'stuck', { requestorID: 'kured.example.com', nodeName: node });
+      await patchNM(ns, 'stuck', { metadata: { annotations: { [ANNOTATION_REBOOT]: 'true' } } });
+      const nm = await driveUntil('stuck timed out', async () => {
+        const got = await getNM(ns, 'stuck');
+        return got?.status?.conditions?.find((c) => c.type === 'Ready')?.message?.startsWith('reboot timed out') ? got : undefined;
+      }, 120_000);
+      const issued = nm.metadata.annotations?.[ANNOTATION_REBOOT_ISSUED] ?? '';
+      const bootId = nm.metadata.annotations?.[ANNOTATION_REBOOT_BOOT_ID] ?? '';
+      const message = `reboot timed out: node ${node} kept boot ID ${bootId} 15 s after ${issued}; it stays cordoned`;
+      expect([phaseOf(nm), nm.status?.conditions?.find((c) => c.type === 'Ready')?.message]).toEqual(['Rebooting', message]);
+      expect(await isUnschedulable(node)).toBe(true);
+      const events = await admin().core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.name=stuck,reason=RebootTimeout` });
+      expect(events.items.map((e) => [e.type, e.message])).toEqual([['Warning', `step Rebooting: ${message}`]]);
+    } finally {
+      // The machine comes back: the request then finishes, and its release uncordons the node.
+      await comesBack(node, true);
+    }
+    await allIn('Ready', ['stuck']);
+  });
+});
