@@ -226,6 +226,7 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'ANNOTATION_REBOOT_BOOT_ID', actual: constants.ANNOTATION_REBOOT_BOOT_ID, expected: 'kmaint.io/reboot-boot-id' },
   { name: 'ANNOTATION_REBOOT_START', actual: constants.ANNOTATION_REBOOT_START, expected: 'kmaint.io/reboot-start-time' },
   { name: 'ANNOTATION_REBOOT_ISSUED', actual: constants.ANNOTATION_REBOOT_ISSUED, expected: 'kmaint.io/reboot-issued' },
+  { name: 'ANNOTATION_WAIT_KIND', actual: constants.ANNOTATION_WAIT_KIND, expected: 'kmaint.io/wait-kind' },
   { name: 'PHASE_REBOOTING', actual: constants.PHASE_REBOOTING, expected: 'Rebooting' },
   { name: 'EVENT_REASON_REBOOT_TIMEOUT', actual: constants.EVENT_REASON_REBOOT_TIMEOUT, expected: 'RebootTimeout' },
   { name: 'LABEL_REBOOT_POD', actual: constants.LABEL_REBOOT_POD, expected: 'kmaint.io/reboot' },
@@ -298,6 +299,11 @@ it('DEFAULT_DRA_RESOURCE_NAMES maps NVIDIA\'s DRA GPU driver to the device plugi
   expect(constants.DEFAULT_DRA_RESOURCE_NAMES).toEqual([{ driver: 'gpu.nvidia.com', resourceNames: ['nvidia.com/gpu'] }]);
 });
 
+it('WaitKind holds exactly the drainer\'s waits on other systems, and waitKindOf reads only those', () => {
+  expect(Object.values(constants.WaitKind)).toEqual(['node-lease', 'slurm-drain', 'slinky-drain', 'slinky-jobs', 'slurm-problem', 'dead-node', 'dead-node-tainted']);
+  expect([constants.waitKindOf('slurm-drain'), constants.waitKindOf('reboot'), constants.waitKindOf(undefined)]).toEqual(['slurm-drain', undefined, undefined]);
+});
+
 it('every export of constants.ts is classified as upstream or kmaint-only', () => {
   const classified = new Set([
     ...UPSTREAM_STRINGS.map((row) => row.name.split('.')[0]),
@@ -306,6 +312,8 @@ it('every export of constants.ts is classified as upstream or kmaint-only', () =
     'DEFAULTS',
     'DEFAULT_DRA_RESOURCE_NAMES',
     'HandshakeState',
+    'WaitKind',
+    'waitKindOf',
     'NodeCondition',
     'NodeConditionReason',
     'NODE_CONDITION_TYPES',

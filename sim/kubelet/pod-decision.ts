@@ -1,6 +1,6 @@
 // What the simulated kubelet does next with one pod, and when: a pure function of the pod and the clock.
 import type { PodView } from './pod-view.ts';
-import { isRebootPod, REBOOT_POD_RUN_SECONDS } from './reboot.ts';
+import { isRebootPod, REBOOT_POD_RUN_SECONDS } from './reboot-pod.ts';
 
 export type PodDecision =
   | { kind: 'none'; reason: string }

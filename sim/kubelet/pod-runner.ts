@@ -7,7 +7,7 @@ import { decidePod, type PodDecision, type PodTiming } from './pod-decision.ts';
 import type { PodSink } from './pod-feed.ts';
 import { SelectorOverrides } from './pod-selector.ts';
 import type { HostProcesses } from './host-process.ts';
-import { isRebootPod } from './reboot.ts';
+import { isRebootPod } from './reboot-pod.ts';
 import { exitedStatusPatch, runningStatusPatch, succeededStatusPatch } from './pod-status.ts';
 import { isStale, toPodView, type PodView } from './pod-view.ts';
 import type { WorkQueue } from './work-queue.ts';

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { decidePod, type PodTiming } from './pod-decision.ts';
 import type { PodView } from './pod-view.ts';
-import { isRebootPod, nextBootId } from './reboot.ts';
+import { nextBootId } from './reboot.ts';
+import { isRebootPod } from './reboot-pod.ts';
 
 const T0 = 1_700_000_000_000;
 const timing: PodTiming = { podStartDelayMs: 500, defaultJobRunSeconds: 5 };

@@ -3,18 +3,9 @@
 // seconds with no heartbeats, then Ready with a new status.nodeInfo.bootID, its pods restarted. A node told not to
 // come back stays NotReady (the reboot that never completes).
 import { createHash } from 'node:crypto';
-import { LABEL_REBOOT_POD } from '../../shared/api/index.ts';
 import type { Clock, TimerHandle } from './clock.ts';
 import type { SimLogger } from './logger.ts';
 import type { NodeFleet, SimNode } from './node-fleet.ts';
-
-/** How long a reboot pod runs before it "returns" (systemctl reboot returns at once; the node goes down after). */
-export const REBOOT_POD_RUN_SECONDS = 1;
-
-/** Whether the pod is kmaint's reboot pod: its labels say so. */
-export function isRebootPod(labels: Readonly<Record<string, string>> | undefined): boolean {
-  return labels?.[LABEL_REBOOT_POD] === 'true';
-}
 
 /** The boot ID after a reboot: derived from the one before, so a seeded cluster reboots to the same IDs every run. */
 export function nextBootId(before: string): string {
