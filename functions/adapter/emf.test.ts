@@ -128,6 +128,7 @@ describe('emfLines', () => {
       phase('Cordon', 0, 0),
       phase('WaitForPodCompletion', 0, 0),
       phase('Draining', 1, 42),
+      phase('Rebooting', 0, 0),
       phase('Ready', 2, 300),
       phase('RequestorFailed', 0, 0),
       ...['parallel', 'unavailable', 'pool', 'zone', 'window', 'not-before', 'gang', 'slurm'].map((g) => gate(g, 0, 0)),

@@ -11,8 +11,8 @@ export const DRAINED_PHASES: ReadonlySet<string> = new Set([Phase.Ready, Phase.R
 /** Phases the drainer moves (objects being deleted belong to cleanup): every admitted phase, drained or not, and kmaint's Rebooting (issue 43). */
 export const DRAINER_PHASES: ReadonlySet<string> = new Set([...PHASES_NEEDING_PODS, PHASE_REBOOTING, ...DRAINED_PHASES]);
 
-/** The drain has begun (the what-if observer's drain start): Draining, or already past it to Ready. */
-export const DRAIN_STARTED_PHASES: ReadonlySet<string> = new Set([Phase.Draining, Phase.Ready]);
+/** The drain has begun (the what-if observer's drain start): Draining, or already past it to Rebooting or Ready. */
+export const DRAIN_STARTED_PHASES: ReadonlySet<string> = new Set([Phase.Draining, PHASE_REBOOTING, Phase.Ready]);
 
 /** Phases whose Ready message says what the request waits for (the demo shows each new one). */
 export const WAITING_PHASES: ReadonlySet<string> = new Set([Phase.Pending, Phase.WaitForPodCompletion, Phase.Draining]);

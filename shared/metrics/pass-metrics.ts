@@ -1,15 +1,15 @@
 // What one pass measured, as plain data: requests by phase and by the gate they wait on (as the pass leaves them),
 // evictions made and refused, drains finished, API errors by verb. Renderers (EMF, Prometheus text, the summary
 // line) read this; nothing here writes anywhere.
-import { ANNOTATION_DRAIN_START, ANNOTATION_WAIT_KIND, FINALIZER, Phase, isBeingDeleted, maintenancePhase, readyCondition, requestDeadline, waitKindOf } from '../api/index.ts';
+import { ANNOTATION_DRAIN_START, ANNOTATION_WAIT_KIND, FINALIZER, Phase, isBeingDeleted, maintenancePhase, PHASE_REBOOTING, readyCondition, requestDeadline, waitKindOf } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
 import { waitGateOf, type WaitGate } from './wait-gates.ts';
 
 /** The phase label of a request without a Ready condition yet. */
 export const PHASE_NEW = 'New';
 
-/** Every phase in output order (renderers report zeros for the absent ones). */
-export const PHASES = [PHASE_NEW, Phase.Pending, Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase.Draining, Phase.Ready, Phase.RequestorFailed] as const;
+/** Every phase in output order (renderers report zeros for the absent ones); Rebooting: a request whose node reboots (issue 43). */
+export const PHASES = [PHASE_NEW, Phase.Pending, Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase.Draining, PHASE_REBOOTING, Phase.Ready, Phase.RequestorFailed] as const;
 
 export interface PassMetrics {
   /** The pass's `now`, milliseconds since the epoch. */

@@ -3,4 +3,5 @@ export { runDemo, DEMO_LIMITS, DEMO_USERS, type DemoOptions, type DemoOutput, ty
 export { DemoObserver, checkDemoInvariants, type DemoEvent, type RequestRow, type InvariantReport } from './observer.ts';
 export { planDemoRequests, seedExampleSpec, SEED_REQUESTOR, UPGRADE_REQUESTOR, type DemoPlan, type PlannedRequest } from './requestors.ts';
 export type { RequestorEvent } from './requestor-agents.ts';
+export { demoPlan, plannedPlacement } from './planned-placement.ts';
 export { runDemoRounds, type DemoRoundsOptions } from './rounds.ts';

@@ -11,7 +11,7 @@ import { silentLogger, type SimLogger } from '../kubelet/logger.ts';
 import { TimelineRecorder, type Timeline } from '../report/index.ts';
 import { checkDemoInvariants, DemoObserver, type DemoEvent, type InvariantReport, type RequestRow } from './observer.ts';
 import { RequestorAgents, type RequestorEvent } from './requestor-agents.ts';
-import { planDemoRequests } from './requestors.ts';
+import { demoPlan } from './planned-placement.ts';
 import { runDemoRounds } from './rounds.ts';
 
 export const DEMO_LIMITS = { maxParallelOperations: 3, maxUnavailable: 4 } as const;
@@ -118,7 +118,8 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     });
     emit({ kind: 'setup', atMs: 0, message: `MaintenanceOperatorConfig ${DEFAULT_NAMESPACE}/${CONFIG_NAME}: maxParallelOperations ${DEMO_LIMITS.maxParallelOperations}, maxUnavailable ${DEMO_LIMITS.maxUnavailable}` });
 
-    const plan = planDemoRequests(sim.cluster.nodes, (await core.listPodForAllNamespaces()).items, seed);
+    // From the generated cluster, not the live pods: the choices are a pure function of the seed (issue 42).
+    const plan = demoPlan(sim.cluster);
     if (plan.preCordoned) {
       await core.patchNode({ name: plan.preCordoned, body: { spec: { unschedulable: true } } }, mergePatch);
       emit({ kind: 'setup', atMs: 0, message: `${plan.preCordoned} was cordoned by an admin before any request: kmaint must leave it cordoned` });

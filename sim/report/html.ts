@@ -20,6 +20,7 @@ export const PHASE_COLOURS: ReadonlyArray<readonly [string, string]> = [
   ['Cordon', '#6baed6'],
   ['WaitForPodCompletion', '#b39ddb'],
   ['Draining', '#f28e2b'],
+  ['Rebooting', '#e377c2'],
   ['Ready', '#59a14f'],
   ['RequestorFailed', '#e15759'],
   ['deleting', '#8c8c8c'],
