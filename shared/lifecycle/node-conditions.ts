@@ -181,19 +181,8 @@ export function nodesCordoned(actions: readonly Action[]): Set<string> {
   return new Set(actions.flatMap((a) => (a.kind === 'cordonNode' ? [a.node.name] : [])));
 }
 
-/**
- * A release's removal of the conditions goes just before its uncordon, in the same request unit: the node lifecycle
- * controller answers the uncordon at once (it removes the unschedulable taint), so a removal following it met a 409
- * (bench:peers parallel-24: 3 of 24 releases). The request is being released: the node is to show nothing, whether or
- * not the uncordon lands (afterSweep in shared/pass does the same for the sweep's uncordons).
- */
-export function removalsBeforeUncordons(actions: readonly Action[]): Action[] {
-  const sameUnit = (a: Action, b: Action): boolean =>
-    a.kind === 'patchNodeConditions' && b.kind === 'uncordonNode' && a.node.name === b.node.name && a.maintenance?.namespace === b.maintenance.namespace && a.maintenance.name === b.maintenance.name;
-  const moved = new Set(actions.filter((a) => a.kind === 'patchNodeConditions' && a.set.length === 0 && actions.some((b) => sameUnit(a, b) && actions.indexOf(b) < actions.indexOf(a))));
-  if (moved.size === 0) return [...actions];
-  return actions.flatMap((b) => (moved.has(b) ? [] : [...[...moved].filter((a) => sameUnit(a, b)), b]));
-}
+/** A release's condition removal goes before its uncordon: the rule lives with the others in shared/api/write-order.ts. */
+export { removalsBeforeUncordons } from '../api/index.ts';
 
 /** The phases a plan's writes move requests to ('' for those it deletes or releases), for planNodeConditions. */
 export function phasesAfter(actions: readonly Action[]): Map<string, string> {

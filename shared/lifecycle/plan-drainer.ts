@@ -14,6 +14,7 @@ import {
   maintenanceKey,
   maintenancePhase,
   maintenanceRef,
+  requestUnit,
   withReadyCondition,
 } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus, WaitKind } from '../api/index.ts';
@@ -189,16 +190,18 @@ function planOne(nm: NodeMaintenance, node: V1Node, snapshot: DrainerSnapshot, l
   }
   if (start !== Phase.Scheduled && start !== Phase.Cordon) nodeActions.push(...keepHold(nm, node, snapshot.medik8s, ref, now));
 
-  const actions: Action[] = [];
-  const metaPatch = metaPatchOf(ref, results, waitKindWrite(nm, walk.wait ?? dead?.wait));
-  if (metaPatch) actions.push(metaPatch);
-  actions.push(...nodeActions, ...results.flatMap((r) => r.podActions ?? []));
-  const statusWrite = statusWriteOf(nm, ref, start, walk, now);
-  if (statusWrite) actions.push(statusWrite);
-  for (const p of walk.passed) {
-    actions.push({ kind: 'emitEvent', target: eventTarget, type: 'Normal', eventReason: EVENT_REASON_CONDITION_CHANGED, message: p, reason: `phase ${p}` });
-  }
-  actions.push(...results.flatMap((r) => r.warnings ?? []), ...(dead?.actions.filter((a) => a.kind === 'emitEvent') ?? []));
+  // The order of these parts in the request's unit: shared/api/write-order.ts requestUnit.
+  const actions = requestUnit({
+    meta: metaPatchOf(ref, results, waitKindWrite(nm, walk.wait ?? dead?.wait)),
+    node: nodeActions,
+    pods: results.flatMap((r) => r.podActions ?? []),
+    status: statusWriteOf(nm, ref, start, walk, now),
+    events: [
+      ...walk.passed.map((p): Action => ({ kind: 'emitEvent', target: eventTarget, type: 'Normal', eventReason: EVENT_REASON_CONDITION_CHANGED, message: p, reason: `phase ${p}` })),
+      ...results.flatMap((r) => r.warnings ?? []),
+      ...(dead?.actions.filter((a) => a.kind === 'emitEvent') ?? []),
+    ],
+  });
   return { actions, slurm: results.flatMap((r) => r.slurm ?? []), inFlight: walk.inFlight, ready: walk.passed.includes(Phase.Ready) };
 }
 

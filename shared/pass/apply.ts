@@ -1,6 +1,6 @@
 // Applies a plan: one idempotent write per action, per-object order kept, bounded concurrency across objects.
 import { forEachBounded } from '../concurrency/index.ts';
-import { API_VERSION, CONFIG_KIND, describeAction, FINALIZER, namespacedName, NODE_MAINTENANCE_KIND } from '../api/index.ts';
+import { API_VERSION, CONFIG_KIND, describeAction, FINALIZER, namespacedName, NODE_MAINTENANCE_KIND, stopsUnit, writeUnits } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
@@ -73,42 +73,6 @@ function objectKey(a: Action): string {
     case 'deleteRebootJob':
       return `job/${a.job.namespace}/${a.job.name}`;
   }
-}
-
-/** The unit an action belongs to: the NodeMaintenance it serves (events follow that object's writes). */
-function unitKey(a: Action): string {
-  switch (a.kind) {
-    case 'writeStatus':
-    case 'patchMaintenanceMeta':
-    case 'deleteMaintenance':
-    case 'createMaintenance':
-      return `nm/${a.target.namespace}/${a.target.name}`;
-    case 'cordonNode':
-    case 'uncordonNode':
-    case 'evictPod':
-    case 'deletePod':
-    case 'takeNodeLease':
-    case 'releaseNodeLease':
-    case 'setNodeTaints':
-    case 'createRebootJob':
-    case 'deleteRebootJob':
-      return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
-    case 'patchNodeAnnotations':
-    case 'patchNodeConditions':
-      return a.maintenance ? `nm/${a.maintenance.namespace}/${a.maintenance.name}` : `node/${a.node.name}`;
-    case 'patchSriovNodeState':
-      return a.maintenance ? `nm/${a.maintenance.namespace}/${a.maintenance.name}` : `node/${a.target.name}`;
-    case 'emitEvent':
-      if (a.target.kind === 'Node') return `node/${a.target.name}`;
-      return a.target.kind === 'NodeMaintenance' ? `nm/${a.target.namespace}/${a.target.name}` : `config/${a.target.namespace}/${a.target.name}`;
-    case 'writeConfigStatus':
-      return `config/${a.target.namespace}/${a.target.name}`;
-  }
-}
-
-/** Pod outcomes never stop a unit: one blocked eviction must not hold back the others. */
-function stopsUnit(a: Action): boolean {
-  return a.kind !== 'evictPod' && a.kind !== 'deletePod' && a.kind !== 'emitEvent';
 }
 
 function metaPatch(a: Extract<Action, { kind: 'patchMaintenanceMeta' }>, current: NodeMaintenance | undefined): Record<string, unknown> {
@@ -260,13 +224,8 @@ async function afterNodeConflict(a: Action, out: WriteOutcome, rv: Map<string, s
 /** Groups actions into units (order kept), runs units with bounded concurrency. Never throws on a write failure. */
 export async function applyActions(actions: readonly Action[], opts: ApplyOptions): Promise<ApplyResult> {
   const result: ApplyResult = { applied: {}, conflicts: 0, refreshed: 0, notFound: 0, blocked: [], errors: [], skipped: 0, stopped: [] };
-  const groups = new Map<string, Action[]>();
-  for (const a of actions) {
-    const k = unitKey(a);
-    const g = groups.get(k);
-    if (g) g.push(a);
-    else groups.set(k, [a]);
-  }
+  // Units and their order: shared/api/write-order.ts.
+  const groups = writeUnits(actions);
   const rv = new Map<string, string>();
   await forEachBounded(groups.entries(), { limit: opts.concurrency ?? 16 }, async ([key, group]) => {
     for (let i = 0; i < group.length; i++) {

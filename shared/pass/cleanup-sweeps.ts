@@ -20,7 +20,7 @@ export interface SweepInputs {
 export interface CleanupSweeps {
   /** The malformed requests' releases, then the orphans' undo, in that order. */
   actions: Action[];
-  /** Of `actions`, the orphans' node writes (their node conditions join their unit, pass-cleanup.ts afterSweep). */
+  /** Of `actions`, the orphans' node writes (their node conditions join their unit, api/write-order.ts sweepConditionsFirst). */
   orphanWrites: Action[];
   /** Malformed requests whose finalizer is removed. */
   released: number;

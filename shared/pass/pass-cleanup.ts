@@ -1,6 +1,6 @@
 // Cleanup's row of PASSES: when it starts, the Nodes it reads, its medik8s, Slurm and orphan reads, and its plan:
 // planCleanup (shared/lifecycle's table of releases), then the sweeps (cleanup-sweeps.ts: malformed requests' releases, orphans, Slurm).
-import { maintenanceKey, type Action, type MaintenanceRef, type NodeMaintenance } from '../api/index.ts';
+import { maintenanceKey, sweepConditionsFirst, type NodeMaintenance } from '../api/index.ts';
 import { cleanupNodesNeeded, chooseNodeRead } from './choose-node-read.ts';
 import { findNodeOrphans, orphanLiveKey, planCleanup, type NodeOrphan } from '../lifecycle/index.ts';
 import { recordedReservation, recordedSlurmNodes, type SlurmRead } from '../slurm/index.ts';
@@ -79,33 +79,6 @@ async function readOrphans(opts: PassOptions, base: BaseSnapshot): Promise<NodeO
   return candidates.filter((o) => !fresh.has(orphanLiveKey(o)));
 }
 
-/**
- * The node-condition removals of nodes the sweep writes join the sweep's unit (they have no request of their own to
- * follow) and go first in it: after the uncordon the control plane's taint controller writes the node at once (the
- * unschedulable taint), so a status patch following it would meet a 409 nearly every time.
- */
-type SweepWrite = Extract<Action, { kind: 'uncordonNode' | 'patchNodeAnnotations' | 'setNodeTaints' }>;
-const isSweepWrite = (a: Action): a is SweepWrite => a.kind === 'uncordonNode' || a.kind === 'patchNodeAnnotations' || a.kind === 'setNodeTaints';
-
-function afterSweep(actions: Action[], sweep: readonly Action[]): Action[] {
-  const unitOf = new Map<string, MaintenanceRef>();
-  for (const a of sweep) if (isSweepWrite(a) && a.maintenance) unitOf.set(a.node.name, a.maintenance);
-  if (unitOf.size === 0) return actions;
-  const conditionsFirst = new Map<string, Action>();
-  const others = actions.filter((a) => {
-    if (a.kind !== 'patchNodeConditions' || a.maintenance !== undefined) return true;
-    const unit = unitOf.get(a.node.name);
-    if (unit) conditionsFirst.set(a.node.name, { ...a, maintenance: unit });
-    return unit === undefined;
-  });
-  return others.flatMap((a) => {
-    const conditions = isSweepWrite(a) && sweep.includes(a) ? conditionsFirst.get(a.node.name) : undefined;
-    if (conditions === undefined || !isSweepWrite(a)) return [a];
-    conditionsFirst.delete(a.node.name);
-    return [conditions, a];
-  });
-}
-
 export const CLEANUP_PASS: PassDefinition<CleanupReads> = {
   // Nothing deleting, nothing collectable and no node gone in this round's snapshot: the passes before it in the
   // round only admit and drain, which never gives cleanup work (a deletion shows next round).
@@ -129,7 +102,7 @@ export const CLEANUP_PASS: PassDefinition<CleanupReads> = {
     const released = plan.released + sweeps.released;
     const slurmWrites = [...plan.slurm, ...sweeps.slurm];
     return {
-      actions: afterSweep(withNodeConditions([...plan.actions, ...sweeps.actions], base, config, now), sweeps.orphanWrites),
+      actions: sweepConditionsFirst(withNodeConditions([...plan.actions, ...sweeps.actions], base, config, now), sweeps.orphanWrites),
       state: released > 0 || slurmWrites.length > 0 ? 'in-flight' : plan.held.length > 0 ? 'blocked' : 'idle',
       released,
       collected: plan.collected,
