@@ -19,8 +19,10 @@ import {
   ANNOTATION_SLINKY_DRAINED,
   ANNOTATION_WAIT_POD_COMPLETION_START,
   CLOUD_EVENTS_REQUESTOR,
+  REBOOT_SENTINEL_REQUESTOR,
   DEFAULT_HANDSHAKE_REQUESTOR,
   LABEL_CLOUD_EVENT,
+  LABEL_REBOOT_SENTINEL,
   LABEL_GANG,
   LABEL_HANDSHAKE,
   LABEL_REAPER,
@@ -81,7 +83,7 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy (helm template)
       labels: listOf(variable(objs, 'recordLabels')),
     };
     expect(reserved).toEqual({
-      requestors: [REAPER_REQUESTOR, CLOUD_EVENTS_REQUESTOR, SRIOV_HANDSHAKE_REQUESTOR, DEFAULT_HANDSHAKE_REQUESTOR],
+      requestors: [REAPER_REQUESTOR, CLOUD_EVENTS_REQUESTOR, SRIOV_HANDSHAKE_REQUESTOR, DEFAULT_HANDSHAKE_REQUESTOR, REBOOT_SENTINEL_REQUESTOR],
       annotations: [
         ANNOTATION_CORDON_RECORDED,
         ANNOTATION_DRAIN_START,
@@ -99,7 +101,7 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy (helm template)
         ANNOTATION_WAIT_POD_COMPLETION_START,
         ANNOTATION_READY_TIME,
       ],
-      labels: [LABEL_REAPER, LABEL_CLOUD_EVENT, LABEL_HANDSHAKE, LABEL_SRIOV_HANDSHAKE],
+      labels: [LABEL_REAPER, LABEL_CLOUD_EVENT, LABEL_HANDSHAKE, LABEL_SRIOV_HANDSHAKE, LABEL_REBOOT_SENTINEL],
     });
     for (const own of [ANNOTATION_DEADLINE, ANNOTATION_NOT_BEFORE, ANNOTATION_GANG_SIZE, LABEL_GANG]) expect([...reserved.annotations, ...reserved.labels]).not.toContain(own);
   });

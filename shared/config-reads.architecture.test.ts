@@ -35,6 +35,7 @@ export const SECTION_PARSERS = [
   'reaperModeOf',
   'loadBlockerSettings',
   'loadRebootSettings',
+  'loadRebootSentinel',
 ] as const;
 
 /** Where each other way of reaching the stored object is allowed, beside the config module. */

@@ -231,6 +231,12 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'EVENT_REASON_REBOOT_TIMEOUT', actual: constants.EVENT_REASON_REBOOT_TIMEOUT, expected: 'RebootTimeout' },
   { name: 'LABEL_REBOOT_POD', actual: constants.LABEL_REBOOT_POD, expected: 'kmaint.io/reboot' },
   { name: 'REBOOT_JOB_PREFIX', actual: constants.REBOOT_JOB_PREFIX, expected: 'kmaint-reboot-' },
+  { name: 'REBOOT_SENTINEL_REQUESTOR', actual: constants.REBOOT_SENTINEL_REQUESTOR, expected: 'reboot-sentinel.kmaint.io' },
+  { name: 'REBOOT_REQUEST_PREFIX', actual: constants.REBOOT_REQUEST_PREFIX, expected: 'reboot-' },
+  { name: 'LABEL_REBOOT_SENTINEL', actual: constants.LABEL_REBOOT_SENTINEL, expected: 'kmaint.io/reboot-sentinel' },
+  { name: 'DEFAULT_REBOOT_SENTINEL_CONDITION', actual: constants.DEFAULT_REBOOT_SENTINEL_CONDITION, expected: 'RebootRequired' },
+  { name: 'EVENT_REASON_REBOOT_REQUESTED', actual: constants.EVENT_REASON_REBOOT_REQUESTED, expected: 'RebootRequested' },
+  { name: 'EVENT_REASON_REBOOT_DONE', actual: constants.EVENT_REASON_REBOOT_DONE, expected: 'RebootDone' },
 ];
 
 // The SR-IOV parallel-node-config design, beside the repository: <repo>/../shared/seeds/.

@@ -311,10 +311,24 @@ export const ANNOTATION_ACCEPT_UPSTREAM_SCHEMA = 'kmaint.io/accept-upstream-sche
 /** Warning event on the config object when requests are refused because kmaint's CRDs are not in force. */
 export const EVENT_REASON_FOREIGN_CRDS = 'ForeignCRDs';
 
+// Issue 43 point 2: reboot when the node says so (kured's sentinel). node-problem-detector sets a Node condition (the
+// chart's custom plugin config); the scheduler pass files one reboot request per Node with it (shared/reboot/sentinel.ts).
+/** The requestorID of kmaint's sentinel reboot requests. */
+export const REBOOT_SENTINEL_REQUESTOR = 'reboot-sentinel.kmaint.io';
+/** Such requests are named this prefix + the Node's name (hashed when too long), in kmaint's namespace. */
+export const REBOOT_REQUEST_PREFIX = 'reboot-';
+/** On a NodeMaintenance filed for a Node's reboot-required condition (value "true"). */
+export const LABEL_REBOOT_SENTINEL = 'kmaint.io/reboot-sentinel';
+/** The Node condition type read by default: what the chart's node-problem-detector plugin sets (kmaint never writes it). */
+export const DEFAULT_REBOOT_SENTINEL_CONDITION = 'RebootRequired';
+/** Node events: a reboot request filed for the condition (Normal); deleted once Ready and the condition cleared (Normal). */
+export const EVENT_REASON_REBOOT_REQUESTED = 'RebootRequested';
+export const EVENT_REASON_REBOOT_DONE = 'RebootDone';
+
 // Issue 31 point 1, issue 30 point 6: the requests kmaint files itself are recognised by where and by whom they were
 // made (kmaint's namespace, the name kmaint computes, kmaint's label), never by a requestorID anyone can copy.
 /** kmaint's own requestorIDs: never taken from a Node's kmaint.io/requestor (the handshake refuses them). */
-export const RESERVED_REQUESTOR_IDS: readonly string[] = Object.freeze([REAPER_REQUESTOR, CLOUD_EVENTS_REQUESTOR, SRIOV_HANDSHAKE_REQUESTOR]);
+export const RESERVED_REQUESTOR_IDS: readonly string[] = Object.freeze([REAPER_REQUESTOR, CLOUD_EVENTS_REQUESTOR, SRIOV_HANDSHAKE_REQUESTOR, REBOOT_SENTINEL_REQUESTOR]);
 /**
  * On a Node: the request the reaper joined (`<namespace>/<name>/<uid>`), written with the join, in the same unit and
  * before it. Requestors cannot write Nodes, so a request listing reaper.kmaint.io without this record is not a join.

@@ -6,8 +6,10 @@ import {
   LABEL_CLOUD_EVENT,
   LABEL_HANDSHAKE,
   LABEL_REAPER,
+  LABEL_REBOOT_SENTINEL,
   LABEL_SRIOV_HANDSHAKE,
   REAPER_REQUESTOR,
+  REBOOT_SENTINEL_REQUESTOR,
   SRIOV_HANDSHAKE_REQUESTOR,
 } from './constants.ts';
 import { handshakeRequestName, isKmaintNodeRequest, nodeRequestName, sriovRequestName } from './kmaint-requests.ts';
@@ -23,6 +25,9 @@ describe('isKmaintNodeRequest', () => {
   it.each([
     { rule: "the reaper's request as the reaper files it", nm: request(NS, 'reap-node-1', REAPER_REQUESTOR, { [LABEL_REAPER]: 'true' }), expected: true },
     { rule: "cloud events' request as it is filed", nm: request(NS, 'cloud-event-node-1', CLOUD_EVENTS_REQUESTOR, { [LABEL_CLOUD_EVENT]: 'true' }), expected: true },
+    { rule: "the reboot sentinel's request as it is filed", nm: request(NS, 'reboot-node-1', REBOOT_SENTINEL_REQUESTOR, { [LABEL_REBOOT_SENTINEL]: 'true' }), expected: true },
+    { rule: "a copy of the reboot sentinel's request in a requestor's namespace", nm: request('team', 'reboot-node-1', REBOOT_SENTINEL_REQUESTOR, { [LABEL_REBOOT_SENTINEL]: 'true' }), expected: false },
+    { rule: "the reboot sentinel's name and label under another requestorID", nm: request(NS, 'reboot-node-1', 'fw.example.com', { [LABEL_REBOOT_SENTINEL]: 'true' }), expected: false },
     { rule: "the SR-IOV handshake's request (label: the state asked)", nm: request(NS, 'sriov-node-1', SRIOV_HANDSHAKE_REQUESTOR, { [LABEL_SRIOV_HANDSHAKE]: 'Drain_Required' }), expected: true },
     { rule: "the node-agent handshake's request under its default requestor", nm: request(NS, 'handshake-node-1', DEFAULT_HANDSHAKE_REQUESTOR, { [LABEL_HANDSHAKE]: 'Reboot_Required' }), expected: true },
     { rule: "a node-agent handshake under a requestor the Node names is that requestor's", nm: request(NS, 'handshake-node-1', 'fw.example.com', { [LABEL_HANDSHAKE]: 'Drain_Required' }), expected: false },

@@ -11,10 +11,13 @@ import {
   HANDSHAKE_REQUEST_PREFIX,
   LABEL_CLOUD_EVENT,
   LABEL_HANDSHAKE,
+  LABEL_REBOOT_SENTINEL,
   LABEL_REAPER,
   LABEL_SRIOV_HANDSHAKE,
   REAP_REQUEST_PREFIX,
   REAPER_REQUESTOR,
+  REBOOT_REQUEST_PREFIX,
+  REBOOT_SENTINEL_REQUESTOR,
   SRIOV_HANDSHAKE_REQUESTOR,
   SRIOV_REQUEST_PREFIX,
 } from './constants.ts';
@@ -42,6 +45,11 @@ export function cloudEventRequestName(node: string): string {
   return nodeRequestName(CLOUD_EVENT_REQUEST_PREFIX, node);
 }
 
+/** `reboot-<node>` (hashed when too long for an object name): the reboot sentinel's request. */
+export function rebootRequestName(node: string): string {
+  return nodeRequestName(REBOOT_REQUEST_PREFIX, node);
+}
+
 /** `handshake-<node>` (hashed when too long for an object name). */
 export function handshakeRequestName(node: string): string {
   return nodeRequestName(HANDSHAKE_REQUEST_PREFIX, node);
@@ -67,6 +75,7 @@ interface KmaintRequestKind {
 const KMAINT_NODE_REQUESTS: readonly KmaintRequestKind[] = [
   { name: reapRequestName, label: LABEL_REAPER, labelValue: 'true', requestorID: REAPER_REQUESTOR },
   { name: cloudEventRequestName, label: LABEL_CLOUD_EVENT, labelValue: 'true', requestorID: CLOUD_EVENTS_REQUESTOR },
+  { name: rebootRequestName, label: LABEL_REBOOT_SENTINEL, labelValue: 'true', requestorID: REBOOT_SENTINEL_REQUESTOR },
   { name: sriovRequestName, label: LABEL_SRIOV_HANDSHAKE, requestorID: SRIOV_HANDSHAKE_REQUESTOR },
   { name: handshakeRequestName, label: LABEL_HANDSHAKE, requestorID: DEFAULT_HANDSHAKE_REQUESTOR },
 ];

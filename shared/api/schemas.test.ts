@@ -372,6 +372,9 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.rebootBlockers.alerts.ignoreNameRegexp': { type: 'string', minLength: 1 },
   'spec.rebootBlockers.alerts.firingOnly': { type: 'boolean', default: true },
   'spec.rebootBlockers.alerts.timeoutSeconds': { type: 'integer', format: 'int32', minimum: 1, default: 5 },
+  // Issue 43 point 2: the reboot sentinel's Node condition.
+  'spec.rebootSentinel': { type: 'object' },
+  'spec.rebootSentinel.conditionType': { type: 'string', minLength: 1, maxLength: 316 },
   // Issue 21: gangs by node label, and when a waiting gang holds freed slots.
   'spec.gangNodeLabel': { type: 'string', minLength: 1 },
   'spec.gangReserveAfterSeconds': { type: 'integer', format: 'int32', minimum: 0 },

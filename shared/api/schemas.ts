@@ -291,6 +291,12 @@ const draResourceNameListSchema = z.array(draResourceNameSchema).refine((items) 
   message: 'duplicate drivers are not allowed (list-type map, key driver)',
 });
 
+/** kmaint extension (issue 43): spec.rebootSentinel, the Node condition that asks for a reboot (shared/reboot/sentinel.ts). */
+export const rebootSentinelSchema = z.strictObject({
+  /** A Node condition type (a qualified name). @default RebootRequired */
+  conditionType: z.string().min(1).max(316).optional(),
+});
+
 /**
  * kmaint extension (issue 43): kured's blockers as admission gates. Pods matching `blockingPodSelector` on a Node keep
  * its requests from being admitted; firing alerts read from `alerts.url` (Alertmanager /api/v2/alerts or Prometheus
@@ -360,6 +366,11 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   rebootBlockers: rebootBlockersSchema.optional(),
   /** kmaint extension (issue 43): how the drainer reboots the node of a request annotated kmaint.io/reboot=true. */
   reboot: rebootSchema.optional(),
+  /**
+   * kmaint extension (issue 43): present = the scheduler pass files a reboot request (`reboot-<node>`, kmaint.io/reboot)
+   * for every Node whose condition `conditionType` is True, and deletes it once Ready and the condition is cleared.
+   */
+  rebootSentinel: rebootSentinelSchema.optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

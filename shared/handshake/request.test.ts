@@ -48,10 +48,10 @@ describe('requestorOf', () => {
       expected: { ok: false, problem: 'kmaint.io/requestor "" is not a valid requestorID (2 to 63 characters: dot-separated labels of letters, digits and inner dashes)' },
     },
     // Issue 31 point 1: kmaint's own requestorIDs are reserved (any letter case).
-    ...['reaper.kmaint.io', 'Reaper.KMAINT.io', 'cloud-events.kmaint.io', 'sriov-network-operator.kmaint.io'].map((id) => ({
+    ...['reaper.kmaint.io', 'Reaper.KMAINT.io', 'cloud-events.kmaint.io', 'sriov-network-operator.kmaint.io', 'reboot-sentinel.kmaint.io'].map((id) => ({
       rule: `kmaint's own requestorID ${id} is refused`,
       annotations: { 'kmaint.io/requestor': id },
-      expected: { ok: false as const, problem: `kmaint.io/requestor "${id}" is reserved for kmaint's own requests (reaper.kmaint.io, cloud-events.kmaint.io, sriov-network-operator.kmaint.io)` },
+      expected: { ok: false as const, problem: `kmaint.io/requestor "${id}" is reserved for kmaint's own requests (reaper.kmaint.io, cloud-events.kmaint.io, sriov-network-operator.kmaint.io, reboot-sentinel.kmaint.io)` },
     })),
   ])('$rule', ({ annotations, expected }) => {
     expect(requestorOf(aHandshakeNode({ annotations }))).toEqual(expected);

@@ -10,7 +10,7 @@ import type { SchedulingLimits } from '../scheduling/index.ts';
 import { acceptsUpstreamSchema, type CrdStanding } from './crd-schema.ts';
 import { nodeReadSettings, type NodeReadSettings } from './choose-node-read.ts';
 import { loadBlockerSettings, type BlockerSettings } from './reboot-blockers-config.ts';
-import { loadRebootSettings, type LoadedReboot } from '../reboot/index.ts';
+import { loadRebootSentinel, loadRebootSettings, type LoadedReboot, type LoadedRebootSentinel } from '../reboot/index.ts';
 import { upstreamOperatorNamespaceOf } from './snapshot.ts';
 
 /** How a reaper pass runs: `disabled` reads and writes nothing, `dry-run` writes events only, `active` is a normal pass. */
@@ -104,6 +104,8 @@ export interface KmaintConfig {
   readonly rebootBlockers: BlockerSettings | undefined;
   /** spec.reboot (issue 43): how the drainer reboots a node whose request asks for it. */
   readonly reboot: LoadedReboot;
+  /** spec.rebootSentinel (issue 43): the Node condition for which the scheduler pass files reboot requests. */
+  readonly rebootSentinel: LoadedRebootSentinel;
 }
 
 let loads = 0;
@@ -122,7 +124,8 @@ export function loadConfig(source: ConfigSource, nodeCount: number, namespace: s
   const object = source.rawConfig;
   const limits = loadLimits(object, nodeCount);
   const scoped = limits.config.admission?.scopedProblems ?? [];
-  const features = [...reaperProblems(object), ...slurmConfigProblems(object)];
+  const rebootSentinel = loadRebootSentinel(object);
+  const features = [...reaperProblems(object), ...slurmConfigProblems(object), ...(rebootSentinel.kind === 'invalid' ? [rebootSentinel.problem] : [])];
   return {
     object,
     namespace,
@@ -145,6 +148,7 @@ export function loadConfig(source: ConfigSource, nodeCount: number, namespace: s
     acceptsUpstreamSchema: acceptsUpstreamSchema(object),
     rebootBlockers: loadBlockerSettings(object),
     reboot: loadRebootSettings(object),
+    rebootSentinel,
   };
 }
 

@@ -5,6 +5,6 @@ import { ADD_ONS } from './pass-scheduler.ts';
 
 describe('the scheduler pass: ADD_ONS', () => {
   it('lists the scheduler-pass features in the order their writes are applied', () => {
-    expect(ADD_ONS.map((a) => a.name)).toEqual(['config report', 'foreign CRDs', 'admission', 'deadlines', 'node-annotation handshake', 'SR-IOV handshake', 'cloud events off', 'malformed requests', 'Slurm reservations']);
+    expect(ADD_ONS.map((a) => a.name)).toEqual(['config report', 'foreign CRDs', 'admission', 'deadlines', 'node-annotation handshake', 'SR-IOV handshake', 'cloud events off', 'reboot sentinel', 'malformed requests', 'Slurm reservations']);
   });
 });

@@ -5,6 +5,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { forEachBounded } from '../concurrency/index.ts';
 import type { Action } from '../api/index.ts';
 import { planHandshake } from '../handshake/index.ts';
+import { planRebootSentinel } from '../reboot/index.ts';
 import { fieldSelectorTerm } from '../kube/index.ts';
 import { foldIntoAdmissionRecords, schedulerInputs, type Blockers, planDeadlineReports, planScheduling, waitingMessage, type SchedulingPlan } from '../scheduling/index.ts';
 import { needsReservationRead, nodesToReserve, planSlurmReservations, type SlurmRead, type SlurmWrite } from '../slurm/index.ts';
@@ -89,6 +90,9 @@ export const ADD_ONS: readonly SchedulerAddOn[] = [
   { name: 'SR-IOV handshake', plan: ({ sriov }) => ({ actions: sriov.actions }) },
   // kmaint's own cloud event requests once spec.cloudEvents is off: the reaper pass is skipped then, so the scheduler ends them.
   { name: 'cloud events off', plan: ({ input: { base, config, namespace } }) => ({ actions: planCloudEventsOff(base, config, namespace) }) },
+  // kured's sentinel (issue 43): reboot requests for Nodes whose condition asks for one, and their deletion once Ready
+  // with it cleared. Filed after admission: a new request is admitted by a later pass, under the same limits as any.
+  { name: 'reboot sentinel', plan: ({ input: { base, config, namespace } }) => ({ actions: planRebootSentinel({ nodes: base.nodeList, maintenances: base.maintenances, namespace }, config.rebootSentinel).actions }) },
   // Requests that bypassed validation: the scheduler, which explains every request it does not admit, says why.
   {
     name: 'malformed requests',

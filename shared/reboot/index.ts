@@ -1,4 +1,6 @@
 // Public surface of shared/reboot: spec.reboot's settings and the reboot Job (issue 43).
 export { DEFAULT_REBOOT_COMMAND, DEFAULT_REBOOT_IMAGE, DEFAULT_REBOOT_SETTINGS, loadRebootSettings } from './settings.ts';
 export type { LoadedReboot, RebootMethod, RebootSettings } from './settings.ts';
+export { asksForReboot, loadRebootSentinel, planRebootSentinel } from './sentinel.ts';
+export type { LoadedRebootSentinel, RebootSentinelPlan, RebootSentinelSettings, RebootSentinelSnapshot } from './sentinel.ts';
 export { rebootJobManifest, rebootJobName } from './job.ts';
