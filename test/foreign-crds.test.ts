@@ -12,6 +12,7 @@ import { nvidiaGitHint, nvidiaOperatorIsBuilt } from '../testbed/peers/build-nvi
 import { kubectl, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, getNM, installCrds, nodes, pass, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 import { kmaintArgs } from './support/kmaint-cli.ts';
+import { EVENT_MESSAGE_MAX } from '../shared/kube/index.ts';
 
 const ns = `fc-${randomBytes(3).toString('hex')}`;
 const CONFIG_CRD = 'maintenanceoperatorconfigs.maintenance.nvidia.com';
@@ -29,6 +30,8 @@ const REFUSAL =
   "status.conditions; the API server prunes the config's fields that schema lacks, so no new maintenance is admitted until: " +
   "kubectl apply -f crds/ (after any chart that installs the upstream operator's CRDs, such as the NVIDIA network operator's maintenance-operator sub-chart, " +
   "or disable that sub-chart's CRDs), or annotate the config kmaint.io/accept-upstream-schema=true to run on the upstream schema";
+/** The Warning event's message: kmaint keeps an event's message to the 1024 characters the API server accepts. */
+const REFUSAL_EVENT = REFUSAL.slice(0, EVENT_MESSAGE_MAX);
 
 const upstream = nvidiaOperatorIsBuilt();
 if (!upstream) {
@@ -111,7 +114,7 @@ describe.skipIf(!upstream)("foreign CRDs: the upstream operator's CRDs over kmai
     const summary = await pass('scheduler');
     expect([summary.admitted, summary.waiting, summary.configProblems]).toEqual([0, 1, [REFUSAL]]);
     expect([phaseOf(await getNM(ns, 'refused')), await readyMessage('refused')]).toEqual(['Pending', `waiting: ${REFUSAL}`]);
-    expect(await foreignCrdEvents()).toEqual([{ type: 'Warning', reason: 'ForeignCRDs', message: REFUSAL, kind: 'MaintenanceOperatorConfig' }]);
+    expect(await foreignCrdEvents()).toEqual([{ type: 'Warning', reason: 'ForeignCRDs', message: REFUSAL_EVENT, kind: 'MaintenanceOperatorConfig' }]);
     // A second pass changes no message, so it writes no second event.
     await pass('scheduler');
     expect((await foreignCrdEvents()).length).toBe(1);
