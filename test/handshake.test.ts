@@ -151,7 +151,7 @@ describe('node-annotation handshake on the testbed, driven by an agent that may 
 
   it("issue 31: a Node claiming the reaper's requestorID is refused: no request is filed as reaper.kmaint.io", async () => {
     await agentSets({ [REQUESTOR]: 'reaper.kmaint.io', [DESIRED]: 'Drain_Required' });
-    const problem = `${REQUESTOR} "reaper.kmaint.io" is reserved for kmaint's own requests (reaper.kmaint.io, cloud-events.kmaint.io, sriov-network-operator.kmaint.io); no request is created`;
+    const problem = `${REQUESTOR} "reaper.kmaint.io" is reserved for kmaint's own requests (reaper.kmaint.io, cloud-events.kmaint.io, sriov-network-operator.kmaint.io, reboot-sentinel.kmaint.io); no request is created`;
     await waitFor('the refusal recorded', async () => {
       await pass('scheduler');
       return (await handshakeAnnotations(node))[PROBLEM] === problem ? true : undefined;
