@@ -7,10 +7,11 @@ const spec = (project: string, file: string): TestSpecification => ({ project: {
 const names = (specs: readonly TestSpecification[]): string[] => specs.map((s) => `${s.project.name}:${s.moduleId.slice(ROOT.length + 1)}`);
 
 describe('longFirst', () => {
-  it('starts the known long testbed files first, longest first, and keeps the order of the rest and of other projects', () => {
+  it('starts the known long testbed files first, longest first, the timing-sensitive what-if file last, and keeps the order of the rest and of other projects', () => {
     const files = [
       spec('unit', 'cli/whatif/whatif.test.ts'),
       spec('unit', 'test/helm-pods.test.ts'),
+      spec('testbed', 'test/whatif-testbed.test.ts'),
       spec('testbed', 'test/contract.test.ts'),
       spec('testbed', 'test/kustomize-pods.test.ts'),
       spec('testbed', 'test/gangs.test.ts'),
@@ -24,6 +25,7 @@ describe('longFirst', () => {
       'testbed:test/kustomize-pods.test.ts',
       'testbed:test/contract.test.ts',
       'testbed:test/gangs.test.ts',
+      'testbed:test/whatif-testbed.test.ts',
       'sim:test/lifecycle.test.ts',
     ]);
   });
