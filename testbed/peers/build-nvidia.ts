@@ -3,21 +3,19 @@
 // bench/peers. Nothing of its source enters this repository: it comes from the Go module proxy, or, when the
 // proxy refuses the module, from a git copy of the upstream repository named by KMAINT_NVIDIA_OPERATOR_GIT.
 import { errorMessage } from '../../shared/errors/index.ts';
-import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PeerBuildError, pinnedVersion, pinStamp, runStep, unpackGitTag } from './go-build.ts';
 
 export const NVIDIA_MODULE = 'github.com/Mellanox/maintenance-operator';
 const WRAPPER_DIR = join(dirname(fileURLToPath(import.meta.url)), 'nvidia');
 /** Names a git copy (bare or not) of github.com/Mellanox/maintenance-operator holding the pinned tag. */
 export const NVIDIA_GIT_VARIABLE = 'KMAINT_NVIDIA_OPERATOR_GIT';
 
-export class PeerBuildError extends Error {
-  override readonly name = 'PeerBuildError';
-}
+export { PeerBuildError };
 
 export interface NvidiaOperator {
   version: string;
@@ -36,10 +34,7 @@ export function nvidiaGitHint(version: string = pinnedNvidiaVersion()): string {
 }
 
 export function pinnedNvidiaVersion(): string {
-  const text = readFileSync(join(WRAPPER_DIR, 'go.mod'), 'utf8');
-  const version = new RegExp(`^\\s*${NVIDIA_MODULE.replace(/[.]/g, '\\.')}\\s+(v\\S+)`, 'm').exec(text)?.[1];
-  if (!version) throw new PeerBuildError(`no "require ${NVIDIA_MODULE}" line in ${join(WRAPPER_DIR, 'go.mod')}`);
-  return version;
+  return pinnedVersion(WRAPPER_DIR, NVIDIA_MODULE);
 }
 
 export function nvidiaCacheDir(version: string = pinnedNvidiaVersion()): string {
@@ -47,8 +42,7 @@ export function nvidiaCacheDir(version: string = pinnedNvidiaVersion()): string 
 }
 
 function stamp(version: string): string {
-  const hash = createHash('sha256').update(readFileSync(join(WRAPPER_DIR, 'go.mod'))).digest('hex').slice(0, 16);
-  return `${NVIDIA_MODULE}@${version} wrapper=${hash}\n`;
+  return pinStamp(WRAPPER_DIR, NVIDIA_MODULE, version, 'wrapper');
 }
 
 /** Whether the cache holds the binary and CRDs of exactly the pinned version (no build, no network). */
@@ -65,36 +59,10 @@ function layout(dir: string, version: string, source: string): NvidiaOperator {
   return { version, binary: join(dir, 'maintenance-manager'), crdDir: join(dir, 'crds'), roleFile: join(dir, 'rbac', 'role.yaml'), source };
 }
 
-function run(step: string, cmd: string, args: string[], cwd: string, log: (line: string) => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, CGO_ENABLED: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const ticker = setInterval(() => log(`  ${step}: still running (${Math.round((Date.now() - started) / 1000)} s)`), 30_000);
-    child.on('error', (err) => {
-      clearInterval(ticker);
-      reject(new PeerBuildError(`${step}: could not run ${cmd}: ${err.message}`, { cause: err }));
-    });
-    child.on('exit', (code) => {
-      clearInterval(ticker);
-      if (code === 0) {
-        log(`  ${step}: done in ${Math.round((Date.now() - started) / 1000)} s`);
-        resolve(stdout);
-      } else {
-        const why = (stderr.trim() || stdout.trim()).split('\n').slice(-4).map((l) => l.trim()).join(' ');
-        reject(new PeerBuildError(`${step} failed (exit ${code}): ${why}`));
-      }
-    });
-  });
-}
-
 /** Source from the module proxy: the module's directory in the module cache, or why the proxy refused. */
 async function fromModuleProxy(version: string, log: (line: string) => void): Promise<{ dir: string } | { refused: string }> {
   try {
-    const out = await run('go mod download', 'go', ['mod', 'download', '-json', `${NVIDIA_MODULE}@${version}`], WRAPPER_DIR, log);
+    const out = await runStep('go mod download', 'go', ['mod', 'download', '-json', `${NVIDIA_MODULE}@${version}`], WRAPPER_DIR, log);
     return { dir: (JSON.parse(out) as { Dir: string }).Dir };
   } catch (err) {
     return { refused: errorMessage(err) };
@@ -122,7 +90,7 @@ export async function ensureNvidiaOperator(opts: { force?: boolean; log?: (line:
     srcDir = proxied.dir;
     source = `module proxy (${srcDir})`;
     // The wrapper module pins the api module itself (the root module's replace is ignored in a dependency).
-    await run('go build', 'go', ['build', '-mod=mod', '-trimpath', '-ldflags', '-s -w', '-o', join(dir, 'maintenance-manager'), `${NVIDIA_MODULE}/cmd/maintenance-manager`], WRAPPER_DIR, log);
+    await runStep('go build', 'go', ['build', '-mod=mod', '-trimpath', '-ldflags', '-s -w', '-o', join(dir, 'maintenance-manager'), `${NVIDIA_MODULE}/cmd/maintenance-manager`], WRAPPER_DIR, log);
   } else {
     const git = process.env[NVIDIA_GIT_VARIABLE] ?? '';
     if (git === '') throw new PeerBuildError(`${NVIDIA_MODULE}@${version}: the module proxy refused it (${proxied.refused}) and ${NVIDIA_GIT_VARIABLE} is not set: ${nvidiaGitHint(version)}`);
@@ -131,10 +99,10 @@ export async function ensureNvidiaOperator(opts: { force?: boolean; log?: (line:
     srcDir = join(dir, 'src');
     rmSync(srcDir, { recursive: true, force: true });
     mkdirSync(srcDir, { recursive: true });
-    await run('git archive', 'sh', ['-c', `git --git-dir="${git}" archive "${version}" | tar -x -C "${srcDir}"`], dir, log);
+    await unpackGitTag(git, version, srcDir, log);
     source = `git tag ${version} of ${git}`;
     // Built from its own go.mod and go.sum: dependencies still come from the module proxy.
-    await run('go build', 'go', ['build', '-trimpath', '-ldflags', '-s -w', '-o', join(dir, 'maintenance-manager'), './cmd/maintenance-manager'], srcDir, log);
+    await runStep('go build', 'go', ['build', '-trimpath', '-ldflags', '-s -w', '-o', join(dir, 'maintenance-manager'), './cmd/maintenance-manager'], srcDir, log);
   }
   const op = layout(dir, version, source);
   rmSync(op.crdDir, { recursive: true, force: true });
