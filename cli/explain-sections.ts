@@ -4,7 +4,8 @@ import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { ANNOTATION_WAIT_KIND, DEFAULTS, PHASE_REBOOTING, Phase, WaitKind, maintenancePhase, readyCondition, waitKindOf } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { deviceId, devicesHeldBy, podKey, podsBlockingCompletion, selectPodsForDrain, unmatchedDraMessage, type DraView, type OwnPods } from '../shared/drain/index.ts';
-import { BudgetLedger, OUT_OF_SERVICE_EFFECT, budgetNumbers, diagnoseBudget, unreadableSelectorMessage } from '../shared/lifecycle/index.ts';
+import { BudgetLedger, DEVICES_DRAINING_EFFECT, OUT_OF_SERVICE_EFFECT, budgetNumbers, diagnoseBudget, unreadableSelectorMessage } from '../shared/lifecycle/index.ts';
+import { shortList } from '../shared/text/index.ts';
 
 export interface ExplainSection {
   title: string;
@@ -88,6 +89,11 @@ export function explainDrain(input: PodsInput): ExplainSection | undefined {
     .flatMap((p) => [verdicts.get(podKey(p)) ?? `stays ${podKey(p)} (not drained: DaemonSet, mirror or kmaint pod, or not selected by the drainSpec)`, ...claimLines(p, input.dra)]);
   lines.push(...selection.problems.map((problem) => `WAIT  ${problem}`));
   if (selection.draUnmatched) lines.push(`note  ${unmatchedDraMessage(selection.draUnmatched)}`);
+  // drainSpec.freeDevices (issue 45): which device users it adds to the drain and why, and what its taint does.
+  if (selection.freed !== undefined) {
+    const freed = selection.freed.map((f) => `${podKey(f.pod)} (${f.why})`);
+    lines.push(`note  drainSpec.freeDevices frees ${freed.length} device user${freed.length === 1 ? '' : 's'}${freed.length > 0 ? `: ${shortList(freed, 3)}` : ''}; ${DEVICES_DRAINING_EFFECT}`);
+  }
   const title = `pods on node ${node} (${input.pods.length})${phase === Phase.Draining ? '' : ', as the drain will find them'}`;
   if (held !== undefined && held.pdb !== undefined) {
     const pdb = held.pdb;

@@ -12,6 +12,8 @@ import {
   ANNOTATION_HANDSHAKE_PROBLEM,
   ANNOTATION_INITIAL_UNSCHEDULABLE,
   ANNOTATION_OUT_OF_SERVICE_BY,
+  ANNOTATION_DEVICES_DRAINING_BY,
+  TAINT_DEVICES_DRAINING,
   ANNOTATION_REAPED,
   ANNOTATION_REAPER_DECISION,
   ANNOTATION_REAPER_JOINED,
@@ -79,7 +81,7 @@ const KMAINT_NODE_RECORDS = [
   ANNOTATION_SRIOV_HANDSHAKE_PROBLEM,
 ] as const;
 /** Removed by the orphan sweep's writes, with the cordon or taint they record. */
-const SWEPT_NODE_RECORDS = [ANNOTATION_CORDONED_BY, ANNOTATION_CORDON_REASON, ANNOTATION_ADMITTED, ANNOTATION_OUT_OF_SERVICE_BY, SLINKY_NODE_CORDON_REASON] as const;
+const SWEPT_NODE_RECORDS = [ANNOTATION_CORDONED_BY, ANNOTATION_CORDON_REASON, ANNOTATION_ADMITTED, ANNOTATION_OUT_OF_SERVICE_BY, ANNOTATION_DEVICES_DRAINING_BY, SLINKY_NODE_CORDON_REASON] as const;
 
 const nameOf = (o: { metadata?: { name?: string } }): string => o.metadata?.name ?? '';
 const byName = <T extends { metadata?: { name?: string } }>(items: readonly T[]): T[] => [...items].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
@@ -101,7 +103,7 @@ function nodeLeftovers(node: V1Node, out: Leftover[], fieldManager: string): voi
   const annotations = node.metadata?.annotations ?? {};
   const ours = recordOwner(annotations[ANNOTATION_CORDONED_BY]) !== undefined;
   if (ours && node.spec?.unschedulable === true && cordonIsOurs(node, fieldManager)) out.push({ object, record: 'cordon', value: annotations[ANNOTATION_CORDONED_BY] ?? '', owner: 'kmaint' });
-  for (const key of [ANNOTATION_CORDONED_BY, ANNOTATION_ADMITTED, ANNOTATION_OUT_OF_SERVICE_BY, ...KMAINT_NODE_RECORDS]) {
+  for (const key of [ANNOTATION_CORDONED_BY, ANNOTATION_ADMITTED, ANNOTATION_OUT_OF_SERVICE_BY, ANNOTATION_DEVICES_DRAINING_BY, ...KMAINT_NODE_RECORDS]) {
     const value = annotations[key];
     if (value !== undefined) out.push({ object, record: key, value, owner: 'kmaint' });
   }
@@ -109,6 +111,10 @@ function nodeLeftovers(node: V1Node, out: Leftover[], fieldManager: string): voi
   if (reason?.startsWith(KMAINT_CORDON_REASON_PREFIX) === true) out.push({ object, record: SLINKY_NODE_CORDON_REASON, value: reason ?? '', owner: 'kmaint' });
   if (recordOwner(annotations[ANNOTATION_OUT_OF_SERVICE_BY]) !== undefined) {
     for (const t of node.spec?.taints ?? []) if (t.key === TAINT_OUT_OF_SERVICE) out.push({ object, record: `taint ${t.key}`, value: `${t.value ?? ''}:${t.effect}`, owner: 'kmaint' });
+  }
+  // drainSpec.freeDevices' taint (issue 45): kmaint's while its record names a request; removed by the orphan sweep's write.
+  if (recordOwner(annotations[ANNOTATION_DEVICES_DRAINING_BY]) !== undefined) {
+    for (const t of node.spec?.taints ?? []) if (t.key === TAINT_DEVICES_DRAINING) out.push({ object, record: `taint ${t.key}`, value: `${t.value ?? ''}:${t.effect}`, owner: 'kmaint' });
   }
   for (const c of node.status?.conditions ?? []) {
     if ((NODE_CONDITION_TYPES as readonly string[]).includes(c.type) && (c.message ?? '').startsWith(NODE_CONDITION_MESSAGE_PREFIX)) out.push({ object, record: `condition ${c.type}`, value: c.status, owner: 'kmaint' });

@@ -1,6 +1,7 @@
 // Public surface of shared/api: wire constants, object shapes and the NodeMaintenance model (key, phase, Ready condition).
 export * from './constants.ts';
 export * from './slinky.ts';
+export * from './devices-draining.ts';
 export type * from './types.ts';
 export type * from './actions.ts';
 export { describeAction, maintenanceRef, podRef } from './actions.ts';
@@ -29,6 +30,8 @@ export {
   WINDOW_DURATION_PATTERN,
   conditionSchema,
   drainSpecSchema,
+  freeDevicesSchema,
+  requestDrainSpecSchema,
   drainStatusSchema,
   intOrStringSchema,
   labelSelectorRequirementSchema,

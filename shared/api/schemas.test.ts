@@ -223,6 +223,14 @@ const EXPECTED_NODE_MAINTENANCE: Record<string, Facets> = {
   'spec.drainSpec.podEvictionFilters': { type: 'array', maxItems: 32 },
   'spec.drainSpec.podEvictionFilters[]': { type: 'object' },
   'spec.drainSpec.podEvictionFilters[].byResourceNameRegex': { type: 'string', maxLength: 1024 },
+  // Issue 45 point 3: a kmaint extension on the request's drainSpec only (an upstream CRD prunes it).
+  'spec.drainSpec.freeDevices': { type: 'object' },
+  'spec.drainSpec.freeDevices.dra': { type: 'boolean', default: true },
+  'spec.drainSpec.freeDevices.resources': { type: 'array', maxItems: 32 },
+  'spec.drainSpec.freeDevices.resources[]': { type: 'string', minLength: 1, maxLength: 253 },
+  'spec.drainSpec.freeDevices.podSelector': { type: 'string', maxLength: 4096 },
+  'spec.drainSpec.freeDevices.keep': { type: 'array', maxItems: 16 },
+  'spec.drainSpec.freeDevices.keep[]': { type: 'string', maxLength: 4096 },
   status: { type: 'object' },
   'status.conditions': { type: 'array' },
   ...conditionsAt('status.conditions'),
@@ -255,7 +263,8 @@ function nodeHandshakeAt(prefix: string): Record<string, Facets> {
     [prefix]: { type: 'object' },
     ...Object.fromEntries(
       Object.entries(EXPECTED_NODE_MAINTENANCE)
-        .filter(([path]) => path.startsWith('spec.drainSpec'))
+        // freeDevices is the request's alone (issue 45 point 3): the config's drainSpec templates do not carry it.
+        .filter(([path]) => path.startsWith('spec.drainSpec') && !path.startsWith('spec.drainSpec.freeDevices'))
         .map(([path, facets]) => [`${prefix}.${path.slice('spec.'.length)}`, facets]),
     ),
   };

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { rebootSchema } from './reboot-schema.ts';
 import { EC2_SCHEDULED_EVENT_CODES } from './constants.ts';
+import { FREE_DEVICES_MAX_KEEP, FREE_DEVICES_MAX_RESOURCES } from './devices-draining.ts';
 
 /** Largest value of a Go int32 (`format: int32` in the CRDs). */
 const INT32_MAX = 2_147_483_647;
@@ -110,6 +111,23 @@ export const drainSpecSchema = z.strictObject({
   podEvictionFilters: z.array(podEvictionFilterSchema).max(REQUEST_LIMITS.podEvictionFilters).optional(),
 });
 
+/**
+ * kmaint extension (issue 45 point 3), on a NodeMaintenance's drainSpec only: the drain also frees every user of the
+ * node's devices, DaemonSet pods included, behind a NoSchedule taint (shared/drain/device-users.ts). An upstream CRD
+ * prunes it: the drain is then the plain one.
+ */
+export const freeDevicesSchema = z.strictObject({
+  dra: z.boolean().default(true).optional(),
+  resources: z.array(z.string().min(1).max(253)).max(FREE_DEVICES_MAX_RESOURCES).optional(),
+  podSelector: z.string().max(REQUEST_LIMITS.podSelectorLength).optional(),
+  keep: z.array(z.string().max(REQUEST_LIMITS.podSelectorLength)).max(FREE_DEVICES_MAX_KEEP).optional(),
+});
+
+/** A NodeMaintenance's drainSpec: the shared drainSpec plus what only a request may ask for. */
+export const requestDrainSpecSchema = drainSpecSchema.extend({
+  freeDevices: freeDevicesSchema.optional(),
+});
+
 export const waitForPodCompletionSpecSchema = z.strictObject({
   podSelector: z.string().max(REQUEST_LIMITS.podSelectorLength).optional(),
   timeoutSeconds: nonNegativeInt32().default(0).optional(),
@@ -123,7 +141,7 @@ export const nodeMaintenanceSpecSchema = z.strictObject({
   nodeName: z.string().max(NODE_NAME_MAX).regex(NODE_NAME_PATTERN, { error: 'not a Node name (a DNS-1123 subdomain: lower-case letters, digits, \'-\' and \'.\')' }),
   cordon: z.boolean().default(true).optional(),
   waitForPodCompletion: waitForPodCompletionSpecSchema.optional(),
-  drainSpec: drainSpecSchema.optional(),
+  drainSpec: requestDrainSpecSchema.optional(),
 });
 
 export const drainStatusSchema = z.strictObject({

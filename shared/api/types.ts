@@ -4,6 +4,7 @@ import type {
   conditionSchema,
   drainSpecSchema,
   drainStatusSchema,
+  freeDevicesSchema,
   intOrStringSchema,
   labelSelectorSchema,
   logLevelSchema,
@@ -20,6 +21,7 @@ import type {
   ownerReferenceSchema,
   podEvictionFilterSchema,
   reaperSchema,
+  requestDrainSpecSchema,
   waitForPodCompletionSpecSchema,
 } from './schemas.ts';
 
@@ -28,6 +30,9 @@ export type ObjectMeta = z.infer<typeof objectMetaSchema>;
 export type Condition = z.infer<typeof conditionSchema>;
 export type PodEvictionFilter = z.infer<typeof podEvictionFilterSchema>;
 export type DrainSpec = z.infer<typeof drainSpecSchema>;
+export type FreeDevicesSpec = z.infer<typeof freeDevicesSchema>;
+/** A NodeMaintenance's drainSpec: DrainSpec plus freeDevices. */
+export type RequestDrainSpec = z.infer<typeof requestDrainSpecSchema>;
 export type WaitForPodCompletionSpec = z.infer<typeof waitForPodCompletionSpecSchema>;
 export type NodeMaintenanceSpec = z.infer<typeof nodeMaintenanceSpecSchema>;
 export type DrainStatus = z.infer<typeof drainStatusSchema>;

@@ -116,7 +116,7 @@ export function referencesClaims(pod: V1Pod): boolean {
  * Why a drain whose podEvictionFilters must see DRA devices holds while the pass cannot read the ResourceClaims:
  * the problem and the first pods that reference claims. Nothing is evicted on a guess; other drains go on.
  */
-export function unreadableClaimsMessage(problem: string, pods: readonly V1Pod[]): string {
+export function unreadableClaimsMessage(problem: string, pods: readonly V1Pod[], field = 'podEvictionFilters'): string {
   const keys = pods.filter(referencesClaims).map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`).sort();
-  return `waiting to drain: cannot read DRA ResourceClaims (${problem}), and podEvictionFilters must see the DRA devices of ${shortList(keys, 3)}; nothing is evicted until they can be read`;
+  return `waiting to drain: cannot read DRA ResourceClaims (${problem}), and ${field} must see the DRA devices of ${shortList(keys, 3)}; nothing is evicted until they can be read`;
 }

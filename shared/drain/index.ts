@@ -10,3 +10,5 @@ export { forceRetryApplies, reapForceDeletes } from './force-retry.ts';
 export type { ForcedDeletes } from './force-retry.ts';
 export { indexClaims, devicesHeldBy, deviceId, deviceResourceNames, referencesClaims, unmatchedDraMessage, unreadableClaimsMessage } from './claims.ts';
 export type { ClaimIndex, DraView, HeldDevice } from './claims.ts';
+export { compileFreeDevices, deviceUseOf, podsToFree } from './device-users.ts';
+export type { CompiledFreeDevices, FreedPod } from './device-users.ts';

@@ -1,9 +1,10 @@
 // Which pods on one node a drain removes, and how: kubectl drain's decisions (as the upstream operator configures
 // it: eviction, all DaemonSets ignored, force/deleteEmptyDir/selector/filters from the spec) as a pure function.
 import type { V1Pod } from '@kubernetes/client-node';
-import { DEFAULT_UPSTREAM_OPERATOR_NAMESPACE, UPSTREAM_OWN_POD_SELECTOR, type DrainSpec } from '#api';
+import { DEFAULT_UPSTREAM_OPERATOR_NAMESPACE, UPSTREAM_OWN_POD_SELECTOR, type RequestDrainSpec } from '#api';
 import { and, matchesLabels, parseLabelSelector, type LabelSelector, type LabelSelectorResult } from '#selectors';
 import { devicesHeldBy, type DraView, type HeldDevice } from './claims.ts';
+import { compileFreeDevices, podsToFree, type FreedPod } from './device-users.ts';
 import { compileEvictionFilters, passesEvictionFilters, type CompiledEvictionFilters } from './eviction-filters.ts';
 import { comparePodKeys, controllerOf, hasEmptyDir, isFinished, isMirrorPod, isTerminating, podKey } from './pod-facts.ts';
 
@@ -32,6 +33,11 @@ export interface DrainSelection {
    * those pods (sorted), which the drain leaves running. A GPU drain that evicts nothing must say so, not look done.
    */
   draUnmatched?: Array<{ pod: V1Pod; devices: HeldDevice[] }>;
+  /**
+   * Set with drainSpec.freeDevices: the pods it adds to the drain (sorted), each with why it uses the node's devices.
+   * They are judged by the rules after the DaemonSet one (terminating, finished, force, deleteEmptyDir, eviction).
+   */
+  freed?: FreedPod[];
 }
 
 /**
@@ -74,7 +80,7 @@ export function isOwnPod(pod: V1Pod, own: OwnPods | undefined): boolean {
 type Verdict = { kind: 'skip' } | { kind: 'delete' } | { kind: 'refuse'; message: string } | { kind: 'terminating' } | { kind: 'evict' };
 
 interface RuleInput {
-  readonly spec: DrainSpec;
+  readonly spec: RequestDrainSpec;
   readonly ownPods: OwnPods | undefined;
   /** drainSpec.podSelector. */
   readonly podSelector: LabelSelector;
@@ -82,6 +88,8 @@ interface RuleInput {
   readonly upstreamOwn: { readonly namespace: string; readonly keep: LabelSelector };
   readonly filters: CompiledEvictionFilters;
   readonly dra: DraView | undefined;
+  /** podKeys of the pods drainSpec.freeDevices frees: past podSelector, podEvictionFilters and the DaemonSet exemption. */
+  readonly freed: ReadonlySet<string>;
 }
 
 type DrainRule = (pod: V1Pod, input: RuleInput) => Verdict | undefined;
@@ -96,13 +104,15 @@ const DRAIN_RULES: readonly DrainRule[] = [
   (pod, { ownPods }) => (isOwnPod(pod, ownPods) ? SKIP : undefined),
   // Upstream ANDs its own-pod exclusion into every selector; a label any tenant can set, so only in its namespace (issue 40).
   (pod, { upstreamOwn }) => (pod.metadata?.namespace === upstreamOwn.namespace && !matchesLabels(upstreamOwn.keep, pod.metadata?.labels) ? SKIP : undefined),
+  // freeDevices (issue 45): a device user the maintenance does not keep joins the drain whatever the three rules below say.
   // kubectl applies the selector to its pod LIST, before every other rule (an unreadable one never gets here).
-  (pod, { podSelector }) => (matchesLabels(podSelector, pod.metadata?.labels) ? undefined : SKIP),
+  (pod, { podSelector, freed }) => (freed.has(podKey(pod)) || matchesLabels(podSelector, pod.metadata?.labels) ? undefined : SKIP),
   // Only pods using the filtered resources are in scope; checked before the refusals so that a pod the drain
   // would never touch cannot block it (upstream checks it after them).
-  (pod, { filters, dra }) => (passesEvictionFilters(pod, filters, dra) ? undefined : SKIP),
+  (pod, { filters, dra, freed }) => (freed.has(podKey(pod)) || passesEvictionFilters(pod, filters, dra) ? undefined : SKIP),
   // kubectl --ignore-daemonsets: the DaemonSet controller would put a running pod straight back; finished ones go.
-  (pod) => (controllerOf(pod)?.kind === 'DaemonSet' && !isFinished(pod) ? SKIP : undefined),
+  // A freed one goes: kmaint.io/devices-draining (NoSchedule) keeps the controller from putting it back (lifecycle/devices-taint.ts).
+  (pod, { freed }) => (controllerOf(pod)?.kind === 'DaemonSet' && !isFinished(pod) && !freed.has(podKey(pod)) ? SKIP : undefined),
   // Someone already deletes it; asking again every pass would write on an unchanged cluster.
   (pod) => (isTerminating(pod) ? { kind: 'terminating' } : undefined),
   // A finished pod holds no workload: delete it whatever its owner or volumes, no budget involved.
@@ -143,8 +153,24 @@ function unmatchedDraHolders(pods: readonly V1Pod[], filters: CompiledEvictionFi
     .filter((h) => h.devices.length > 0);
 }
 
+/**
+ * drainSpec.freeDevices' pods, recorded on `selection` (its problems added): device users other than mirror pods,
+ * kmaint's own and the upstream operator's own pods, which no drain touches.
+ */
+function freedPods(pods: readonly V1Pod[], spec: RequestDrainSpec, options: DrainSelectionOptions, upstreamOwn: RuleInput['upstreamOwn'], selection: DrainSelection): FreedPod[] {
+  if (spec.freeDevices === undefined) return [];
+  const free = compileFreeDevices(spec.freeDevices);
+  selection.problems.push(...free.problems);
+  const candidates = pods.filter(
+    (pod) => !isMirrorPod(pod) && !isOwnPod(pod, options.ownPods) && !(pod.metadata?.namespace === upstreamOwn.namespace && !matchesLabels(upstreamOwn.keep, pod.metadata?.labels)),
+  );
+  const freed = podsToFree(candidates, free, options.dra, options.ownPods?.namespace);
+  selection.freed = freed;
+  return freed;
+}
+
 /** Sorts the pods of ONE node (the caller lists by spec.nodeName) into what the drain does with each; lists end sorted by namespace/name. */
-export function selectPodsForDrain(pods: readonly V1Pod[], spec: DrainSpec, options: DrainSelectionOptions = {}): DrainSelection {
+export function selectPodsForDrain(pods: readonly V1Pod[], spec: RequestDrainSpec, options: DrainSelectionOptions = {}): DrainSelection {
   const podSelector = parseLabelSelector(spec.podSelector ?? '');
   const filters = compileEvictionFilters(spec.podEvictionFilters);
   const selection: DrainSelection = { evict: [], deleteFinished: [], refused: [], terminating: [], skipped: 0, problems: [...filters.problems], totalPods: pods.length };
@@ -155,7 +181,8 @@ export function selectPodsForDrain(pods: readonly V1Pod[], spec: DrainSpec, opti
     return { ...selection, skipped: pods.length, problems: [problem, ...filters.problems], podSelectorProblem: problem };
   }
   const upstreamOwn = { namespace: options.ownPods?.upstreamOperatorNamespace ?? DEFAULT_UPSTREAM_OPERATOR_NAMESPACE, keep: upstreamOwnKeep() };
-  const input: RuleInput = { spec, ownPods: options.ownPods, podSelector: podSelector.selector, upstreamOwn, filters, dra: options.dra };
+  const freed = freedPods(pods, spec, options, upstreamOwn, selection);
+  const input: RuleInput = { spec, ownPods: options.ownPods, podSelector: podSelector.selector, upstreamOwn, filters, dra: options.dra, freed: new Set(freed.map((f) => podKey(f.pod))) };
   const draUnmatched = unmatchedDraHolders(pods, filters, options.dra);
   if (draUnmatched.length > 0) selection.draUnmatched = draUnmatched;
   for (const pod of [...pods].sort(comparePodKeys)) {

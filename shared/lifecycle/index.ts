@@ -19,3 +19,4 @@ export { OUT_OF_SERVICE_EFFECT, deadFor, releaseOutOfServiceTaint, reportDeadNod
 export type { DeadNodeReport, OutOfServiceConfig } from './dead-node.ts';
 export { findNodeOrphans, orphanLiveKey, planOrphanSweep, recordOwner } from './orphan-sweep.ts';
 export type { NodeOrphan } from './orphan-sweep.ts';
+export { DEVICES_DRAINING_EFFECT, addDevicesDrainingTaint, hasDevicesDrainingTaint, releaseDevicesDrainingTaint } from './devices-taint.ts';

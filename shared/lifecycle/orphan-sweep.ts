@@ -1,5 +1,6 @@
-// The sweep of node-side state whose request is gone: a cordon or an out-of-service taint that kmaint's own record on
-// the Node (`kmaint.io/cordoned-by`, `kmaint.io/out-of-service-by`) says a request made, or kmaint's admission record
+// The sweep of node-side state whose request is gone: a cordon, an out-of-service or a devices-draining taint that
+// kmaint's own record on the Node (`kmaint.io/cordoned-by`, `kmaint.io/out-of-service-by`,
+// `kmaint.io/devices-draining-by`) says a request made, or kmaint's admission record
 // (`kmaint.io/admitted`, issue 40: the request of that namespace, name and uid), when no such request exists
 // any more (its finalizer was removed by hand, it was deleted while kmaint was not running, a crash between writes).
 // Kubernetes' garbage collector is the model: the dependent goes when its owner is gone. Only kmaint's own records
@@ -12,6 +13,7 @@ import {
   ANNOTATION_CORDON_REASON,
   ANNOTATION_CORDONED_BY,
   ANNOTATION_OUT_OF_SERVICE_BY,
+  ANNOTATION_DEVICES_DRAINING_BY,
   MEDIK8S_HOLDER_PREFIX,
   SLINKY_NODE_CORDON_REASON,
   TAINT_OUT_OF_SERVICE,
@@ -21,6 +23,7 @@ import type { Action, MaintenanceRef, NodeTaint } from '../api/index.ts';
 import { KMAINT_CORDON_REASON_PREFIX, slinkyCordonReason } from '../slurm/index.ts';
 import { cordonOwnership, sayTheirCordon } from './cordon-owner.ts';
 import { admissionRecordOwner } from '../scheduling/index.ts';
+import { sweepDevicesDrainingTaint } from './devices-taint.ts';
 
 /** The request a `kmaint/<namespace>/<name>` record names; undefined for anything else (another tool's value). */
 export function recordOwner(record: string | undefined): MaintenanceRef | undefined {
@@ -45,7 +48,7 @@ export function slinkyReasonOwner(reason: string | undefined): MaintenanceRef | 
 /** An orphan found on one node: the record key and the request it names. */
 export interface NodeOrphan {
   node: string;
-  record: typeof ANNOTATION_CORDONED_BY | typeof ANNOTATION_OUT_OF_SERVICE_BY | typeof SLINKY_NODE_CORDON_REASON | typeof ANNOTATION_ADMITTED;
+  record: typeof ANNOTATION_CORDONED_BY | typeof ANNOTATION_OUT_OF_SERVICE_BY | typeof ANNOTATION_DEVICES_DRAINING_BY | typeof SLINKY_NODE_CORDON_REASON | typeof ANNOTATION_ADMITTED;
   owner: MaintenanceRef;
 }
 
@@ -68,7 +71,7 @@ export function findNodeOrphans(nodes: readonly V1Node[], live: ReadonlySet<stri
   for (const node of sorted) {
     const name = node.metadata?.name ?? '';
     const annotations = node.metadata?.annotations ?? {};
-    for (const record of [ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY] as const) {
+    for (const record of [ANNOTATION_CORDONED_BY, ANNOTATION_OUT_OF_SERVICE_BY, ANNOTATION_DEVICES_DRAINING_BY] as const) {
       const owner = recordOwner(annotations[record]);
       if (owner !== undefined && !live.has(namespacedName(owner))) found.push({ node: name, record, owner });
     }
@@ -132,6 +135,10 @@ export function planOrphanSweep(nodes: ReadonlyMap<string, V1Node>, orphans: rea
       // Only while it still names that request: a reason written since is someone's current one.
       if (node.metadata?.annotations?.[SLINKY_NODE_CORDON_REASON] !== slinkyCordonReason(orphan.owner)) continue;
       actions.push({ kind: 'patchNodeAnnotations', node: nodeRef, annotations: { [SLINKY_NODE_CORDON_REASON]: null }, maintenance: orphan.owner, reason: `orphaned Slinky cordon reason: ${owner} no longer exists` });
+    } else if (orphan.record === ANNOTATION_DEVICES_DRAINING_BY) {
+      // After the out-of-service sweep of the same node (record order), built from the same read: never put it back.
+      const outOfServiceGoes = orphans.some((o) => o.node === orphan.node && o.record === ANNOTATION_OUT_OF_SERVICE_BY);
+      actions.push(sweepDevicesDrainingTaint(node, nodeRef, orphan.owner, outOfServiceGoes ? [TAINT_OUT_OF_SERVICE] : []));
     } else {
       actions.push({
         kind: 'setNodeTaints',

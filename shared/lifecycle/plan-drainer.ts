@@ -28,6 +28,7 @@ import { referencesClaims, unreadableClaimsMessage, type DraView, type OwnPods }
 import { cordon } from './steps/cordon.ts';
 import { drain, unreadableSelectorMessage } from './steps/evict-pods.ts';
 import { finalize } from './steps/finalize.ts';
+import { behindDevicesTaint } from './steps/free-devices.ts';
 import { recordReady } from './steps/ready.ts';
 import { reboot, rebootAfter } from './steps/reboot.ts';
 import type { LoadedReboot } from '../reboot/index.ts';
@@ -82,8 +83,10 @@ export { unreadableSelectorMessage };
 function drainBehindClaims(ctx: StepContext): StepResult {
   const problem = ctx.dra?.unreadable;
   const filtered = (ctx.nm.spec.drainSpec?.podEvictionFilters ?? []).length > 0;
-  if (problem === undefined || !filtered || !ctx.pods.some(referencesClaims)) return drain(ctx);
-  return { kind: 'hold', message: unreadableClaimsMessage(problem, ctx.pods), inFlight: true };
+  // drainSpec.freeDevices finds device users by their claims too (issue 45), unless told not to (dra: false).
+  const frees = ctx.nm.spec.drainSpec?.freeDevices !== undefined && ctx.nm.spec.drainSpec.freeDevices.dra !== false;
+  if (problem === undefined || !(filtered || frees) || !ctx.pods.some(referencesClaims)) return drain(ctx);
+  return { kind: 'hold', message: unreadableClaimsMessage(problem, ctx.pods, filtered ? 'podEvictionFilters' : 'drainSpec.freeDevices'), inFlight: true };
 }
 
 /**
@@ -100,7 +103,8 @@ const STEPS: readonly { phases: readonly string[]; step: DrainerStep }[] = [
   // On a cordoned node, before any eviction: the pods the requestor named get to finish on their own.
   { phases: [Phase.WaitForPodCompletion], step: waitForCompletion },
   // After the wait: evict what is left, within budgets and behind the Slurm gate (then Rebooting if the request asks).
-  { phases: [Phase.Draining], step: rebootAfter(drainBehindClaims) },
+  // With drainSpec.freeDevices, its taint first, in a pass of its own (steps/free-devices.ts).
+  { phases: [Phase.Draining], step: rebootAfter(behindDevicesTaint(drainBehindClaims)) },
   // Once drained, before the node is the requestor's: reboot it if asked (kmaint.io/reboot), still under every limit.
   { phases: [PHASE_REBOOTING], step: reboot },
   // Last, one entry for both: the node is the requestor's, and its verdict may switch between the two any pass.

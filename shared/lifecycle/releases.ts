@@ -17,6 +17,8 @@ import {
   ANNOTATION_READY_TIME,
   FINALIZER,
   MEDIK8S_LEASE_NAMESPACE,
+  ANNOTATION_OUT_OF_SERVICE_BY,
+  TAINT_OUT_OF_SERVICE,
   Phase,
   SLINKY_NODE_CORDON_REASON,
 } from '../api/index.ts';
@@ -24,6 +26,7 @@ import { hasOurCordonReason, planSlurmRelease, type SlurmContext, type SlurmRele
 import { admissionRecordDrop } from '../scheduling/index.ts';
 import { cordonOwnership, sayTheirCordon } from './cordon-owner.ts';
 import { releaseOutOfServiceTaint } from './dead-node.ts';
+import { releaseDevicesDrainingTaint } from './devices-taint.ts';
 import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node-lease.ts';
 import { releaseRebootJob } from './reboot-release.ts';
 import { sayReleaseHeld } from './release-hold.ts';
@@ -165,6 +168,14 @@ function uncordon(ctx: ReleaseContext): ReleaseResult {
 /** The out-of-service taint this request added on a dead node (dead-node.ts). */
 const removeOutOfServiceTaint = (ctx: ReleaseContext): ReleaseResult => (ctx.node === undefined ? GO : { kind: 'go', actions: releaseOutOfServiceTaint(ctx.nm, ctx.node, nodeRefOf(ctx, ctx.node), ctx.ref) });
 
+/** The kmaint.io/devices-draining taint this request added for drainSpec.freeDevices (devices-taint.ts). */
+function removeDevicesDrainingTaint(ctx: ReleaseContext): ReleaseResult {
+  if (ctx.node === undefined) return GO;
+  // Built from the same read as the out-of-service step's write just before it: never put that taint back.
+  const outOfServiceGoes = ctx.node.metadata?.annotations?.[ANNOTATION_OUT_OF_SERVICE_BY] === holderFor(ctx.nm);
+  return { kind: 'go', actions: releaseDevicesDrainingTaint(ctx.nm, ctx.node, nodeRefOf(ctx, ctx.node), ctx.ref, outOfServiceGoes ? [TAINT_OUT_OF_SERVICE] : []) };
+}
+
 /** The reboot Job the request recorded (issue 43, reboot-release.ts); with the node gone, the Job (owned by the Node) went with it. */
 const removeRebootJob = (ctx: ReleaseContext): ReleaseResult => (ctx.node === undefined ? GO : { kind: 'go', actions: releaseRebootJob(ctx.nm, ctx.ref) });
 
@@ -214,6 +225,8 @@ export const RELEASES: readonly ReleaseStep[] = [
   // The node back in service, only if kmaint's record says kmaint cordoned it; its node records go in the same patch.
   { name: 'uncordon', step: uncordon },
   { name: 'out-of-service taint', step: removeOutOfServiceTaint },
+  // The DaemonSet pods drainSpec.freeDevices evicted may come back once the request is released (issue 45).
+  { name: 'devices-draining taint', step: removeDevicesDrainingTaint },
   // The reboot Job goes with its request, in its unit before the finalizer (issue 43).
   { name: 'reboot Job', step: removeRebootJob },
   { name: 'medik8s lease', step: releaseLease },
