@@ -80,7 +80,7 @@ export const ADD_ONS: readonly SchedulerAddOn[] = [
     },
   },
   // The ForeignCRDs event, when this pass writes the refusal into some request.
-  { name: 'foreign CRDs', plan: ({ input: { config, crds }, plan }) => ({ actions: crds ? planForeignCrdEvent(config.object, crds, plan.actions, waitingMessage(crds.refusal ?? '')) : [] }) },
+  { name: 'foreign CRDs', plan: ({ input: { config, crds }, plan }) => ({ actions: crds ? planForeignCrdEvent(config.object, crds, plan.actions, plan.closed) : [] }) },
   // The admissions and wait reasons themselves.
   { name: 'admission', plan: ({ plan }) => ({ actions: plan.actions }) },
   // Deadlines missed and request times that cannot be read: a Warning each, once (after the status writes, same unit).
