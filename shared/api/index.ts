@@ -5,8 +5,8 @@ export * from './devices-draining.ts';
 export type * from './types.ts';
 export type * from './actions.ts';
 export { describeAction, maintenanceRef, podRef } from './actions.ts';
-export type { RequestWrites } from './write-order.ts';
-export { removalsBeforeUncordons, requestUnit, stopsUnit, sweepConditionsFirst, unitKey, writeUnits } from './write-order.ts';
+export type { OrderedWrites, RequestWrites, WriteOrderFacts, WriteUnit } from './write-order.ts';
+export { orderWrites, removalsBeforeUncordons, requestUnit, stopsUnit, sweepConditionsFirst, unitKey, writeUnits } from './write-order.ts';
 export type { ReadyConditionValue } from './maintenance.ts';
 export {
   isBeingDeleted,

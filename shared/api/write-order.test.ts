@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Action } from './actions.ts';
-import { removalsBeforeUncordons, requestUnit, stopsUnit, sweepConditionsFirst, unitKey, writeUnits } from './write-order.ts';
+import { orderWrites, removalsBeforeUncordons, requestUnit, stopsUnit, sweepConditionsFirst, unitKey, writeUnits } from './write-order.ts';
 
 // One row per write-order rule of write-order.ts: exact input, exact output order (actions named by their reason).
 const ref = (name: string) => ({ namespace: 'ns', name, resourceVersion: '1' });
@@ -91,5 +91,20 @@ describe('write order: one row per rule of shared/api/write-order.ts', () => {
     // A patch already in a request's unit stays where it is; no sweep, nothing moves.
     expect(reasons(sweepConditionsFirst([sweepUncordon, removal('n1', 'a')], [sweepUncordon]))).toEqual(['uncordon n1', 'remove on n1']);
     expect(reasons(sweepConditionsFirst([sweepUncordon, removal('n1')], []))).toEqual(['uncordon n1', 'remove on n1']);
+  });
+});
+
+describe('orderWrites: every rule applied to a plan, as runPass and the applier order it', () => {
+  it('a release\'s removal before its uncordon (5), a sweep\'s conditions into its unit (6), units in plan order (1, 2), what stops each (3); a second call changes nothing', () => {
+    const sweepUncordon = uncordon('n2', 'gone');
+    const actions = [uncordon('n1', 'a'), finalizerOff('a'), event('b', 'e'), removal('n1', 'a'), sweepUncordon, removal('n2'), status('b')];
+    const out = orderWrites(actions, { sweep: [sweepUncordon] });
+    expect(reasons(out.actions)).toEqual(['remove on n1', 'uncordon n1', 'release a', 'event e', 'remove on n2', 'uncordon n2', 'status b']);
+    expect(out.units.map((u) => [u.key, u.writes.map((w) => [w.action.reason, w.stopsUnit])])).toEqual([
+      ['nm/ns/a', [['remove on n1', true], ['uncordon n1', true], ['release a', true]]],
+      ['nm/ns/b', [['event e', false], ['status b', true]]],
+      ['nm/ns/gone', [['remove on n2', true], ['uncordon n2', true]]],
+    ]);
+    expect(orderWrites(out.actions, { sweep: [sweepUncordon] })).toEqual(out);
   });
 });

@@ -1,6 +1,7 @@
 // Every write-order rule, beside the Action type: how a plan's actions are grouped into write units (applied in
-// order, a unit stopping at its first failed write) and where a write sits inside its unit. Planners and the applier
-// call these; nothing else decides order. Each rule has a row in write-order.test.ts.
+// order, a unit stopping at its first failed write) and where a write sits inside its unit. `orderWrites` applies them
+// all to a plan and is what runPass and the applier call; the drainer assembles a request's unit with `requestUnit`.
+// Nothing else decides order. Each rule has a row in write-order.test.ts, `orderWrites` one of its own.
 import type { Action, MaintenanceRef } from './actions.ts';
 
 /**
@@ -120,4 +121,34 @@ export function sweepConditionsFirst(actions: readonly Action[], sweep: readonly
     conditionsFirst.delete(a.node.name);
     return [conditions, a];
   });
+}
+
+/** What the order needs to know beyond the actions themselves. */
+export interface WriteOrderFacts {
+  /** The writes of a sweep of leftovers (cleanup's orphan sweep), whose node conditions join their unit (rule 6). */
+  sweep?: readonly Action[];
+}
+
+/** One write unit as the applier runs it: its key (rule 1), its writes in order, each saying whether its failure stops the rest (rule 3). */
+export interface WriteUnit {
+  key: string;
+  writes: Array<{ action: Action; stopsUnit: boolean }>;
+}
+
+/** A plan's writes in order: the actions as they are listed (plan lines, metrics) and the units as they are applied. */
+export interface OrderedWrites {
+  actions: Action[];
+  units: WriteUnit[];
+}
+
+/**
+ * The one function that orders a plan's writes: a release's condition removals before its uncordon (rule 5), a sweep's
+ * node conditions into its unit (rule 6), then the units in plan order (rules 1 and 2) with what stops each (rule 3).
+ * Applying it to its own output changes nothing, so the applier may order what runPass already ordered.
+ */
+export function orderWrites(actions: readonly Action[], facts: WriteOrderFacts = {}): OrderedWrites {
+  const moved = removalsBeforeUncordons(actions);
+  const ordered = facts.sweep !== undefined && facts.sweep.length > 0 ? sweepConditionsFirst(moved, facts.sweep) : moved;
+  const units = [...writeUnits(ordered)].map(([key, group]): WriteUnit => ({ key, writes: group.map((action) => ({ action, stopsUnit: stopsUnit(action) })) }));
+  return { actions: ordered, units };
 }

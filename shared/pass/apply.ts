@@ -1,7 +1,7 @@
 // Applies a plan: one idempotent write per action, per-object order kept, bounded concurrency across objects.
 import { forEachBounded } from '../concurrency/index.ts';
-import { API_VERSION, CONFIG_KIND, describeAction, FINALIZER, namespacedName, NODE_MAINTENANCE_KIND, stopsUnit, writeUnits } from '../api/index.ts';
-import type { Action, NodeMaintenance } from '../api/index.ts';
+import { API_VERSION, CONFIG_KIND, describeAction, FINALIZER, namespacedName, NODE_MAINTENANCE_KIND, orderWrites } from '../api/index.ts';
+import type { Action, NodeMaintenance, WriteUnit } from '../api/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import type { KubeClient, WriteOutcome } from '../kube/index.ts';
@@ -43,8 +43,12 @@ export interface ApplyOptions {
   signal?: AbortSignal;
 }
 
-/** The object a write changes (resourceVersions are threaded per object). */
-function objectKey(a: Action): string {
+/**
+ * The object a write changes, to thread the resourceVersion each write returns into the next write to that object. Not
+ * the write's unit (api/write-order.ts unitKey, which request a write serves): a cordon changes its Node and serves
+ * its request; a unit holds writes to several objects.
+ */
+function versionKey(a: Action): string {
   switch (a.kind) {
     case 'writeStatus':
     case 'patchMaintenanceMeta':
@@ -114,7 +118,7 @@ function leaseBody(l: Extract<Action, { kind: 'takeNodeLease' }>['lease'], threa
 
 async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions): Promise<WriteOutcome> {
   const c = opts.client;
-  const key = objectKey(a);
+  const key = versionKey(a);
   switch (a.kind) {
     case 'writeStatus':
       return c.writeMaintenanceStatus(a.target.namespace, a.target.name, rv.get(key) ?? a.target.resourceVersion, a.status);
@@ -204,7 +208,7 @@ export function sameForPlans(planned: V1Node, fresh: V1Node): boolean {
  */
 async function afterNodeConflict(a: Action, out: WriteOutcome, rv: Map<string, string>, opts: ApplyOptions): Promise<{ out: WriteOutcome; refreshed: boolean }> {
   if (a.kind !== 'cordonNode' && a.kind !== 'uncordonNode' && a.kind !== 'patchNodeAnnotations' && a.kind !== 'patchNodeConditions' && a.kind !== 'setNodeTaints') return { out, refreshed: false };
-  const key = objectKey(a);
+  const key = versionKey(a);
   const planned = opts.nodes?.get(a.node.name);
   // A write of this unit already landed on the Node: the plan's read is no longer what it was written over.
   if (planned === undefined || rv.has(key)) return { out, refreshed: false };
@@ -224,13 +228,13 @@ async function afterNodeConflict(a: Action, out: WriteOutcome, rv: Map<string, s
 /** Groups actions into units (order kept), runs units with bounded concurrency. Never throws on a write failure. */
 export async function applyActions(actions: readonly Action[], opts: ApplyOptions): Promise<ApplyResult> {
   const result: ApplyResult = { applied: {}, conflicts: 0, refreshed: 0, notFound: 0, blocked: [], errors: [], skipped: 0, stopped: [] };
-  // Units and their order: shared/api/write-order.ts.
-  const groups = writeUnits(actions);
+  // Units, their order and what stops one: shared/api/write-order.ts orderWrites.
+  const { units } = orderWrites(actions);
   const rv = new Map<string, string>();
-  await forEachBounded(groups.entries(), { limit: opts.concurrency ?? 16 }, async ([key, group]) => {
+  await forEachBounded(units, { limit: opts.concurrency ?? 16 }, async ({ key, writes: group }) => {
     for (let i = 0; i < group.length; i++) {
       opts.signal?.throwIfAborted();
-      const a = group[i] as Action;
+      const { action: a, stopsUnit } = group[i] as WriteUnit['writes'][number];
       let out = await applyOne(a, rv, opts);
       if (out.kind === 'conflict' && opts.nodes !== undefined) {
         const again = await afterNodeConflict(a, out, rv, opts);
@@ -239,7 +243,7 @@ export async function applyActions(actions: readonly Action[], opts: ApplyOption
       }
       if (out.kind === 'ok') {
         result.applied[a.kind] = (result.applied[a.kind] ?? 0) + 1;
-        if (out.resourceVersion) rv.set(objectKey(a), out.resourceVersion);
+        if (out.resourceVersion) rv.set(versionKey(a), out.resourceVersion);
         continue;
       }
       if (out.kind === 'blocked') {
@@ -249,7 +253,7 @@ export async function applyActions(actions: readonly Action[], opts: ApplyOption
       if (out.kind === 'conflict') result.conflicts++;
       else if (out.kind === 'notFound') result.notFound++;
       else result.errors.push({ action: describeAction(a), error: out.error.message });
-      if (!stopsUnit(a)) continue;
+      if (!stopsUnit) continue;
       // The object moved or failed: the rest of this unit is decided again next pass.
       result.skipped += group.length - i - 1;
       result.stopped.push(key);

@@ -98,25 +98,27 @@ describe('judgeCrd: fails closed unless the config acknowledges the upstream sch
 describe('planForeignCrdEvent: one ForeignCRDs warning when a pass newly refuses requests', () => {
   const standing = judgeCrd({ kind: 'read', crd: upstream() }, acceptsUpstreamSchema(config()));
   const message = `waiting: ${refusal(UPSTREAM_WHY)}`;
-  const write = (msg: string): Action => ({
+  const write = (msg: string, name = 'nm-1'): Action => ({
     kind: 'writeStatus',
-    target: { namespace: 'default', name: 'nm-1', uid: 'uid-nm-1', resourceVersion: '1' },
+    target: { namespace: 'default', name, uid: `uid-${name}`, resourceVersion: '1' },
     status: { conditions: [{ type: 'Ready', status: 'False', reason: 'Pending', message: msg, lastTransitionTime: '2026-01-15T12:00:00Z' }] },
     reason: `new request, ${msg}`,
   });
+  // The scheduling plan's keys of the requests waiting because admission is closed: the event is decided from them, not the text.
+  const closed = ['default/nm-1', 'default/nm-2'];
 
   it.each<[string, Action[], MaintenanceOperatorConfig | undefined, number]>([
     ['a request newly refused: one event', [write(message)], config(), 1],
-    ['two requests newly refused: still one event', [write(message), write(message)], config(), 1],
+    ['two requests newly refused: still one event', [write(message), write(message, 'nm-2')], config(), 1],
     ['nothing newly refused (the messages already say it): none', [], config(), 0],
-    ['a write with another message: none', [write('waiting: maxParallelOperations 1 reached (1 in progress)')], config(), 0],
+    ['a write of a request waiting on something else: none', [write('waiting: maxParallelOperations 1 reached (1 in progress)', 'nm-3')], config(), 0],
     ['no config object to put it on: none', [write(message)], undefined, 0],
   ])('%s', (_rule, actions, cfg, events) => {
-    expect(planForeignCrdEvent(cfg, standing, actions, message).length).toBe(events);
+    expect(planForeignCrdEvent(cfg, standing, actions, closed).length).toBe(events);
   });
 
   it('the event names the CRD and the fix, on the config, as a Warning ForeignCRDs', () => {
-    expect(planForeignCrdEvent(config(), standing, [write(message), write(message)], message)).toEqual([
+    expect(planForeignCrdEvent(config(), standing, [write(message), write(message, 'nm-2')], closed)).toEqual([
       {
         kind: 'emitEvent',
         target: { kind: 'MaintenanceOperatorConfig', namespace: 'kmaint', name: 'default', uid: 'uid-config' },
@@ -130,6 +132,6 @@ describe('planForeignCrdEvent: one ForeignCRDs warning when a pass newly refuses
 
   it('acknowledged: no event', () => {
     const acknowledged = judgeCrd({ kind: 'read', crd: upstream() }, acceptsUpstreamSchema(config({ 'kmaint.io/accept-upstream-schema': 'true' })));
-    expect(planForeignCrdEvent(config(), acknowledged, [write(message)], message)).toEqual([]);
+    expect(planForeignCrdEvent(config(), acknowledged, [write(message)], closed)).toEqual([]);
   });
 });

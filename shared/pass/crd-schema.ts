@@ -14,6 +14,7 @@ import {
   VERSION,
   maintenanceOperatorConfigSpecSchema,
   maintenanceOperatorConfigStatusSchema,
+  namespacedName,
 } from '../api/index.ts';
 import type { Action, MaintenanceOperatorConfig } from '../api/index.ts';
 import type { KubeClient } from '../kube/index.ts';
@@ -118,12 +119,14 @@ export function judgeCrd(read: CrdRead, acceptsUpstream: boolean): CrdStanding {
 }
 
 /**
- * The ForeignCRDs Warning event on the config, planned when this pass writes the refusal into some request's Ready
- * condition (a request newly refused): one event per refused batch, not one per pass while nothing changes.
+ * The ForeignCRDs Warning event on the config, planned when this pass writes the status of some request waiting because
+ * admission is closed (`closed`: the scheduling plan's keys; a request newly refused): one event per refused batch, not
+ * one per pass while nothing changes. Decided from which requests wait on the closure, never from the message text.
  */
-export function planForeignCrdEvent(config: MaintenanceOperatorConfig | undefined, standing: CrdStanding, actions: readonly Action[], refusedMessage: string): Action[] {
+export function planForeignCrdEvent(config: MaintenanceOperatorConfig | undefined, standing: CrdStanding, actions: readonly Action[], closed: readonly string[]): Action[] {
   if (config === undefined || standing.refusal === undefined) return [];
-  const refused = actions.filter((a) => a.kind === 'writeStatus' && a.status.conditions?.some((c) => c.type === 'Ready' && c.message === refusedMessage)).length;
+  const refusedNow = new Set(closed);
+  const refused = actions.filter((a) => a.kind === 'writeStatus' && refusedNow.has(namespacedName(a.target))).length;
   if (refused === 0) return [];
   const { namespace = '', name, uid } = config.metadata;
   return [

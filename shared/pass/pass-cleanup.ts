@@ -1,13 +1,14 @@
 // Cleanup's row of PASSES: when it starts, the Nodes it reads, its medik8s, Slurm and orphan reads, and its plan:
 // planCleanup (shared/lifecycle's table of releases), then the sweeps (cleanup-sweeps.ts: malformed requests' releases, orphans, Slurm).
-import { maintenanceKey, sweepConditionsFirst, type NodeMaintenance } from '../api/index.ts';
+import { maintenanceKey, type NodeMaintenance } from '../api/index.ts';
 import { cleanupNodesNeeded, chooseNodeRead } from './choose-node-read.ts';
 import { findNodeOrphans, orphanLiveKey, planCleanup, type NodeOrphan } from '../lifecycle/index.ts';
 import { recordedReservation, recordedSlurmNodes, type SlurmRead } from '../slurm/index.ts';
 import type { KmaintConfig } from './config.ts';
 import { planCleanupSweeps } from './cleanup-sweeps.ts';
 import type { PassOptions } from './options.ts';
-import { readMedik8sFor, readSlurmFor, slurmOf, withNodeConditions } from './pass-common.ts';
+import { readMedik8sFor, readSlurmFor, withNodeConditions } from './pass-common.ts';
+import { slurmEffect } from './pass-effects.ts';
 import type { PassDefinition } from './pass-definition.ts';
 import type { RoundRead } from './round.ts';
 import { knowsNode, readAllOf, readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
@@ -102,11 +103,12 @@ export const CLEANUP_PASS: PassDefinition<CleanupReads> = {
     const released = plan.released + sweeps.released;
     const slurmWrites = [...plan.slurm, ...sweeps.slurm];
     return {
-      actions: sweepConditionsFirst(withNodeConditions([...plan.actions, ...sweeps.actions], base, config, now), sweeps.orphanWrites),
+      actions: withNodeConditions([...plan.actions, ...sweeps.actions], base, config, now),
       state: released > 0 || slurmWrites.length > 0 ? 'in-flight' : plan.held.length > 0 ? 'blocked' : 'idle',
-      released,
-      collected: plan.collected,
-      slurm: slurmOf(slurmWrites, reads.slurm),
+      report: { released, collected: plan.collected },
+      effects: slurmEffect(slurmWrites, reads.slurm),
+      // The orphans' node conditions join their unit (api/write-order.ts orderWrites, rule 6).
+      writeOrder: { sweep: sweeps.orphanWrites },
     };
   },
   reportsConfig: false,

@@ -2,11 +2,10 @@
 // every pass that moves requests plans after its own writes.
 import { isBeingDeleted, isUnscheduled } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
-import { needsMedik8sLeases, nodesCordoned, phasesAfter, planNodeConditions, removalsBeforeUncordons } from '../lifecycle/index.ts';
+import { needsMedik8sLeases, nodesCordoned, phasesAfter, planNodeConditions } from '../lifecycle/index.ts';
 import { holdsAdmission } from '../scheduling/index.ts';
-import { readSlurm, type SlurmRead, type SlurmWrite } from '../slurm/index.ts';
+import { readSlurm, type SlurmRead } from '../slurm/index.ts';
 import type { KmaintConfig } from './config.ts';
-import type { PassPlan } from './pass-definition.ts';
 import type { PassOptions } from './options.ts';
 import { readMedik8sLeases, type BaseSnapshot } from './snapshot.ts';
 
@@ -35,6 +34,7 @@ export async function readMedik8sFor(opts: PassOptions, maintenances: readonly N
  * but a node this pass cordons in the next pass (nodesCordoned says why). Each patch is a Node status write that wakes
  * every node watcher, so a pass whose round runs the drainer after it (`later`) leaves them to the drainer, which plans
  * every node's conditions from a fresh read: a request admitted and cordoned in one round shows one phase, not two.
+ * Where the patches sit in their units (a release's removal before its uncordon) is api/write-order.ts orderWrites'.
  */
 export function withNodeConditions(actions: Action[], base: BaseSnapshot, config: KmaintConfig, now: Date, later = false): Action[] {
   if (later) return actions;
@@ -48,8 +48,5 @@ export function withNodeConditions(actions: Action[], base: BaseSnapshot, config
     later: nodesCordoned(actions),
     now,
   });
-  return conditions.length === 0 ? actions : removalsBeforeUncordons([...actions, ...conditions]);
+  return conditions.length === 0 ? actions : [...actions, ...conditions];
 }
-
-/** A plan's Slurm writes with the client that sends them. */
-export const slurmOf = (writes: SlurmWrite[], read: SlurmRead): NonNullable<PassPlan['slurm']> => ({ writes, ...(read.client ? { client: read.client } : {}) });

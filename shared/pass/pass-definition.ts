@@ -1,6 +1,5 @@
 // What a pass is to runPass: the types of one row of PASSES (passes.ts), and of the plan it returns.
-import type { Action, NodeMaintenance } from '../api/index.ts';
-import type { SlurmRestClient, SlurmWrite } from '../slurm/index.ts';
+import type { Action, NodeMaintenance, WriteOrderFacts } from '../api/index.ts';
 import type { KmaintConfig } from './config.ts';
 import type { CrdStanding } from './crd-schema.ts';
 import type { NodesNeeded } from './choose-node-read.ts';
@@ -8,7 +7,7 @@ import type { PassOptions } from './options.ts';
 import type { RoundRead } from './round.ts';
 import type { BaseSnapshot, RequestsRead } from './snapshot.ts';
 import type { PassWait } from './summary.ts';
-import type { Termination } from '../reaper/index.ts';
+import type { PassEffect } from './pass-effects.ts';
 
 /**
  * Where a plan leaves its requests. `in-flight`: some are mid-way (waiting for pods, draining) or the plan has writes
@@ -18,10 +17,8 @@ import type { Termination } from '../reaper/index.ts';
  */
 export type PlanState = 'idle' | 'blocked' | 'in-flight';
 
-/** What a function's plan returns: its actions, its state, and the counts the summary reports. */
-export interface PassPlan {
-  actions: Action[];
-  state: PlanState;
+/** What the summary reports of a plan: counts (absent: 0) and the scheduler's waits. */
+export interface PlanReport {
   /** Requests waiting on a limit (scheduler). */
   waiting?: number;
   waits?: PassWait[];
@@ -29,12 +26,19 @@ export interface PassPlan {
   becameReady?: number;
   released?: number;
   collected?: number;
-  /** The reaper pass only: its terminations (not Actions), carried out before the writes that follow them, and their plan lines. */
-  reaper?: { terminations: Termination[]; lines: string[] };
   /** Actions repeating what an earlier pass reported (no progress, so no reason to run another pass). */
   repeated?: number;
-  /** Drainer and cleanup with spec.slurm: drains and undrains for slurmrestd, sent after the Kubernetes writes. */
-  slurm?: { writes: SlurmWrite[]; client?: SlurmRestClient };
+}
+
+/** What every function's plan returns: its actions, its state, what the summary reports, and its outside writes. */
+export interface PassPlan {
+  actions: Action[];
+  state: PlanState;
+  report: PlanReport;
+  /** Writes to other systems (pass-effects.ts: the reaper's terminations, Slurm), carried out around the actions. */
+  effects: PassEffect[];
+  /** What the order of the writes needs beyond the actions (api/write-order.ts orderWrites: cleanup's orphan sweep). */
+  writeOrder?: WriteOrderFacts;
 }
 
 /** What every plan is given: the base snapshot, its config parsed once (config.ts), this function's own reads and the clock. */

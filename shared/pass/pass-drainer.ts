@@ -3,7 +3,8 @@ import { planDrainer } from '../lifecycle/index.ts';
 import { PHASES_NEEDING_PODS } from '../api/index.ts';
 import { indexClaims } from '../drain/index.ts';
 import type { SlurmRead } from '../slurm/index.ts';
-import { readMedik8sFor, readSlurmFor, slurmOf, withNodeConditions } from './pass-common.ts';
+import { readMedik8sFor, readSlurmFor, withNodeConditions } from './pass-common.ts';
+import { slurmEffect } from './pass-effects.ts';
 import type { PassDefinition } from './pass-definition.ts';
 import { drainerNodesNeeded } from './choose-node-read.ts';
 import { ownPodsOf, readDrainPods, readMedik8sLeases } from './snapshot.ts';
@@ -31,7 +32,12 @@ export const DRAINER_PASS: PassDefinition<DrainerReads> = {
     // Gangs by node label are held in Scheduled like gangs by request label until every member is admitted (gang-hold.ts).
     const gangNodeLabel = config.limits.admission?.gangNodeLabel;
     const plan = planDrainer({ nodes: base.nodes, maintenances: base.maintenances, podsByNode, pdbs, budgetPods, medik8s: reads.medik8s, dra, ownPods: reads.ownPods, outOfService, namespace, ...(gangNodeLabel !== undefined ? { gangNodeLabel } : {}), ...(slurm ? { slurm } : {}), reboot: config.reboot }, now);
-    return { actions: withNodeConditions(plan.actions, base, config, now), state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle', becameReady: plan.becameReady, slurm: slurmOf(plan.slurm, reads.slurm) };
+    return {
+      actions: withNodeConditions(plan.actions, base, config, now),
+      state: plan.inFlight > 0 || plan.slurm.length > 0 ? 'in-flight' : 'idle',
+      report: { becameReady: plan.becameReady },
+      effects: slurmEffect(plan.slurm, reads.slurm),
+    };
   },
   reportsConfig: false,
   writesLeaveWork: true,

@@ -4,6 +4,7 @@ import { buildSchedulingState, requestsHoldingNodes } from '../scheduling/index.
 import { schedulingLimitsOf } from './config.ts';
 import { planConfigReport } from './config-report.ts';
 import type { PassDefinition } from './pass-definition.ts';
+import { terminationsEffect } from './pass-effects.ts';
 import { planReaperPass, readScheduledEvents, reaperMode, reaperProviders, type ReaperReads } from './reaper-pass.ts';
 
 export const REAPER_PASS: PassDefinition<ReaperReads> = {
@@ -20,7 +21,7 @@ export const REAPER_PASS: PassDefinition<ReaperReads> = {
     const reaper = planReaperPass(base, config, namespace, reads, now, holding);
     const scopedProblems = [...config.problems.scoped, ...config.problems.features, ...(crds?.reportable ?? [])];
     const report = crds?.configWritable === false ? [] : planConfigReport(config.object, config.problems.limits, now, { scopedProblems, notes: config.slurmNotes });
-    return { actions: [...report, ...reaper.actions], state: reaper.requested > 0 ? 'in-flight' : 'idle', reaper };
+    return { actions: [...report, ...reaper.actions], state: reaper.requested > 0 ? 'in-flight' : 'idle', report: {}, effects: terminationsEffect(reaper.terminations) };
   },
   reportsConfig: true,
   writesLeaveWork: false,

@@ -14,7 +14,8 @@ import { planConfigReport } from './config-report.ts';
 import { planForeignCrdEvent } from './crd-schema.ts';
 import { planMalformedReports } from './malformed.ts';
 import type { PassOptions } from './options.ts';
-import { readSlurmFor, slurmOf, withNodeConditions } from './pass-common.ts';
+import { readSlurmFor, withNodeConditions } from './pass-common.ts';
+import { slurmEffect } from './pass-effects.ts';
 import type { PassDefinition, PlanInput } from './pass-definition.ts';
 import { planCloudEventsOff } from './reaper-pass.ts';
 import type { BaseSnapshot } from './snapshot.ts';
@@ -79,7 +80,7 @@ export const ADD_ONS: readonly SchedulerAddOn[] = [
     },
   },
   // The ForeignCRDs event, when this pass writes the refusal into some request.
-  { name: 'foreign CRDs', plan: ({ input: { config, crds }, plan }) => ({ actions: crds ? planForeignCrdEvent(config.object, crds, plan.actions, waitingMessage(crds.refusal ?? '')) : [] }) },
+  { name: 'foreign CRDs', plan: ({ input: { config, crds }, plan }) => ({ actions: crds ? planForeignCrdEvent(config.object, crds, plan.actions, plan.closed) : [] }) },
   // The admissions and wait reasons themselves.
   { name: 'admission', plan: ({ plan }) => ({ actions: plan.actions }) },
   // Deadlines missed and request times that cannot be read: a Warning each, once (after the status writes, same unit).
@@ -124,11 +125,13 @@ function planScheduler(input: PlanInput<SchedulerReads>, addOns: readonly Schedu
     // The handshake's report on a Node admitted this pass rides on the admission record's patch (one Node write).
     actions: withNodeConditions(foldIntoAdmissionRecords(outputs.flatMap((o) => o.actions)), base, config, now, drainerFollows),
     state: slurmWrites.length > 0 ? 'in-flight' : plan.waiting.length > 0 ? 'blocked' : 'idle',
-    slurm: slurmOf(slurmWrites, reads.reservations.slurm),
-    waiting: plan.waiting.length,
-    waits: plan.waiting.map(({ key, why }) => ({ request: key, node: maintenances.get(key)?.spec.nodeName ?? '', reason: waitingMessage(why) })),
-    admitted: plan.admitted.length,
-    repeated: outputs.reduce((n, o) => n + (o.repeated ?? 0), 0),
+    report: {
+      waiting: plan.waiting.length,
+      waits: plan.waiting.map(({ key, why }) => ({ request: key, node: maintenances.get(key)?.spec.nodeName ?? '', reason: waitingMessage(why) })),
+      admitted: plan.admitted.length,
+      repeated: outputs.reduce((n, o) => n + (o.repeated ?? 0), 0),
+    },
+    effects: slurmEffect(slurmWrites, reads.reservations.slurm),
   };
 }
 

@@ -4,10 +4,9 @@ import { errorMessage } from '../errors/index.ts';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import { describeAction, FINALIZER, maintenanceKey } from '../api/index.ts';
-import type { NodeMaintenance } from '../api/index.ts';
+import { describeAction, FINALIZER, maintenanceKey, orderWrites } from '../api/index.ts';
+import type { Action, NodeMaintenance } from '../api/index.ts';
 import type { RequestCounts } from '../kube/index.ts';
-import { applySlurmWrites, describeSlurmWrite, needsFreshRead, type FreshRequests } from '../slurm/index.ts';
 import { measurePass, type PassMetricsInput } from '../metrics/index.ts';
 import { applyActions, type ApplyResult } from './apply.ts';
 import { acquirePassLease, releasePassLease, withLeaseAnnotations } from './lease.ts';
@@ -15,8 +14,8 @@ import { readScopedBase, type ScopedBase } from './read-named-nodes.ts';
 import { fullReadAnnotations, type FullReadRecord } from './choose-node-read.ts';
 import type { PassOptions } from './options.ts';
 import { PASSES, planPass, type PassPlan } from './passes.ts';
+import type { EffectContext } from './pass-effects.ts';
 import { loadConfig } from './config.ts';
-import { reaperProviders, terminate } from './reaper-pass.ts';
 import { nodeCountOf, readBase } from './snapshot.ts';
 import { judgeCrd, readConfigCrd, type CrdRead } from './crd-schema.ts';
 import { emptyPassSummary, type PassFunction, type PassSummary } from './summary.ts';
@@ -67,7 +66,9 @@ async function planFor(fn: PassFunction, opts: PassOptions, now: Date, lease: V1
   // Reaper, cloud events and Slurm problems go on the config's Valid condition with the others: the functions that write it report them.
   const { problems } = config;
   const configProblems = PASSES[fn].reportsConfig ? [...problems.all, ...crdProblems] : [...problems.limits, ...problems.scoped];
-  return { ...plan, awaitingCleanup, configProblems, maintenances, nodes: base.nodes, ...(record ? { fullRead: record } : {}) };
+  // The plan's writes in the order they are applied (api/write-order.ts): the plan lines and the applier say the same order.
+  const { actions } = orderWrites(plan.actions, plan.writeOrder);
+  return { ...plan, actions, awaitingCleanup, configProblems, maintenances, nodes: base.nodes, ...(record ? { fullRead: record } : {}) };
 }
 
 /** The client's request counts as a pass starts, to report what the pass itself sent. */
@@ -99,24 +100,32 @@ function finishSummary(fn: PassFunction, opts: PassOptions, summary: PassSummary
 
 /** Copies the plan's counts and lines into the summary. */
 function describePlanned(summary: PassSummary, planned: Planned): void {
-  const slurmWrites = planned.slurm?.writes ?? [];
-  summary.planned = planned.actions.length + (planned.reaper?.terminations.length ?? 0) + slurmWrites.length;
-  summary.plan = [...planned.actions.map(describeAction), ...(planned.reaper?.lines ?? []), ...slurmWrites.map(describeSlurmWrite)];
-  summary.waiting = planned.waiting ?? 0;
-  summary.admitted = planned.admitted ?? 0;
-  summary.becameReady = planned.becameReady ?? 0;
-  summary.released = planned.released ?? 0;
-  summary.collected = planned.collected ?? 0;
+  const { report, effects } = planned;
+  summary.planned = planned.actions.length + effects.reduce((n, e) => n + e.count, 0);
+  summary.plan = [...planned.actions.map(describeAction), ...effects.flatMap((e) => e.lines)];
+  summary.waiting = report.waiting ?? 0;
+  summary.admitted = report.admitted ?? 0;
+  summary.becameReady = report.becameReady ?? 0;
+  summary.released = report.released ?? 0;
+  summary.collected = report.collected ?? 0;
   summary.awaitingCleanup = planned.awaitingCleanup;
   summary.configProblems = planned.configProblems;
 }
 
-/** Terminates, applies the actions and Slurm writes, and records the outcome in the summary; returns what to measure. */
+/**
+ * Carries out the plan: the effects that come first (terminations), the actions with what those returned, then the
+ * effects that follow them (Slurm), told which units stopped. Records the outcome in the summary; returns what to measure.
+ */
 async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planned, now: Date, summary: PassSummary): Promise<Measured> {
-  const slurmWrites = planned.slurm?.writes ?? [];
-  // Terminations first: a reap request is deleted only once its instance is terminated.
-  const terminated = planned.reaper ? await terminate(planned.reaper.terminations, reaperProviders(opts.reaperProviders), now, opts.signal) : undefined;
-  const actions = terminated ? [...planned.actions, ...terminated.actions] : planned.actions;
+  const ctx: EffectContext = { fn, opts, now, planned: planned.maintenances };
+  const before: { actions: Action[]; errors: string[] } = { actions: [], errors: [] };
+  for (const effect of planned.effects) {
+    if (effect.at !== 'before-actions') continue;
+    const done = await effect.run(ctx);
+    before.actions.push(...done.actions);
+    before.errors.push(...done.errors);
+  }
+  const actions = before.actions.length > 0 ? [...planned.actions, ...before.actions] : planned.actions;
   const result: ApplyResult = await applyActions(actions, {
     client: opts.client,
     maintenances: planned.maintenances,
@@ -127,44 +136,34 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
     concurrency: opts.concurrency ?? 16,
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  // Slurm drains were recorded on their requests in an earlier pass; undrains hold the finalizer until confirmed. A
-  // request's Slurm writes follow its Kubernetes unit, and what creates Slurm state is checked against a fresh read.
-  const fresh = needsFreshRead(slurmWrites) ? await readRequestsAgain(opts) : undefined;
-  const slurmResult = await applySlurmWrites(planned.slurm?.client, slurmWrites, { stopped: result.stopped, planned: planned.maintenances, fresh, now });
   if (result.refreshed > 0) opts.logger?.info({ refreshed: result.refreshed }, `${fn} pass: node writes refused 409 sent again on a fresh read (only status heartbeats had moved the Node)`);
-  if (slurmResult.withheld.length > 0) opts.logger?.info({ withheld: slurmResult.withheld }, `${fn} pass: Slurm writes withheld`);
-  summary.actions = { ...result.applied, ...slurmResult.applied };
+  const after: { applied: Record<string, number>; errors: string[] } = { applied: {}, errors: [] };
+  for (const effect of planned.effects) {
+    if (effect.at !== 'after-actions') continue;
+    const done = await effect.run(ctx, result.stopped);
+    Object.assign(after.applied, done.applied);
+    after.errors.push(...done.errors);
+  }
+  summary.actions = { ...result.applied, ...after.applied };
   summary.conflicts = result.conflicts;
   summary.blocked = result.blocked.length;
-  summary.errors = [...(terminated?.errors ?? []), ...result.errors.map((e) => `${e.action}: ${e.error}`), ...slurmResult.errors.map((e) => `${e.action}: ${e.error}`)];
-  const applied = Object.values(result.applied).reduce((a, b) => a + b, 0) - (planned.repeated ?? 0);
+  summary.errors = [...before.errors, ...result.errors.map((e) => `${e.action}: ${e.error}`), ...after.errors];
+  const applied = Object.values(result.applied).reduce((a, b) => a + b, 0) - (planned.report.repeated ?? 0);
   // Work remains when the plan says requests are in flight, when a write must be decided again (conflict, error,
   // eviction refused), or when the function's writes move requests on (PASSES[fn].writesLeaveWork).
   summary.workRemains =
     planned.state === 'in-flight' || result.conflicts > 0 || result.errors.length > 0 || result.blocked.length > 0 || (applied > 0 && PASSES[fn].writesLeaveWork);
-  if (actions.length > 0 || slurmWrites.length > 0) opts.round?.wrote();
+  // A termination counts by the deletions it leads to; an outside write after the actions is a write of this pass.
+  if (actions.length > 0 || planned.effects.some((e) => e.at === 'after-actions' && e.count > 0)) opts.round?.wrote();
   const read = [...planned.maintenances.values()];
   return { maintenances: read, actions, stoppedUnits: result.stopped, evictions: result.applied['evictPod'] ?? 0, evictionsRefused: result.blocked.length, now };
-}
-
-/**
- * One LIST of the requests after the pass's Kubernetes writes, for the Slurm writes that create state (guard.ts): a
- * request deleted since the snapshot gets no drain or reservation that cleanup, which may have let it go, never removes.
- */
-async function readRequestsAgain(opts: PassOptions): Promise<FreshRequests> {
-  try {
-    const listed = await opts.client.listMaintenances();
-    return { kind: 'read', byKey: new Map(listed.map((nm) => [maintenanceKey(nm), nm])) };
-  } catch (err) {
-    return { kind: 'unreadable', message: errorMessage(err) };
-  }
 }
 
 /** The lease annotations recording the plan's full node read, if it made one worth recording. */
 const recordOf = (p: Planned): Record<string, string> | undefined => (p.fullRead ? fullReadAnnotations(p.fullRead) : undefined);
 
 /** Whether applying the plan would write anything. */
-const writes = (p: Planned): boolean => p.actions.length > 0 || (p.slurm?.writes.length ?? 0) > 0 || (p.reaper?.terminations.length ?? 0) > 0;
+const writes = (p: Planned): boolean => p.actions.length > 0 || p.effects.some((e) => e.count > 0);
 
 /** Runs exactly one pass of `fn`. Write failures are counted, never thrown; read failures throw. */
 export async function runPass(fn: PassFunction, opts: PassOptions): Promise<PassSummary> {
@@ -221,7 +220,7 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     describePlanned(summary, planned);
     if (opts.dryRun) {
       measured = { maintenances: [...planned.maintenances.values()], actions: planned.actions, evictions: 0, evictionsRefused: 0, now };
-      if (planned.waits) summary.waits = planned.waits;
+      if (planned.report.waits) summary.waits = planned.report.waits;
       summary.workRemains = planned.actions.length > 0 || planned.state === 'in-flight';
       return finish();
     }

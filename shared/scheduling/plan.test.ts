@@ -195,3 +195,14 @@ describe('planScheduling under the limits', () => {
     expect(JSON.stringify({ nodes: row.nodes, maintenances: row.maintenances })).toBe(before);
   });
 });
+
+describe('planScheduling names the requests waiting because admission is closed (the ForeignCRDs event counts them, not their text)', () => {
+  it.each([
+    { rule: 'closed: every candidate, not the request in flight', closed: "kmaint's CRDs are not in force", expected: ['default/nm-2', 'default/nm-3'] },
+    { rule: 'open: none, whatever waits', closed: undefined, expected: [] },
+  ])('$rule', ({ closed, expected }) => {
+    const maintenances = [pending('nm-running', 'node-01', 1, { phase: 'Cordon' }), pending('nm-2', 'node-02', 2), pending('nm-3', 'node-03', 3)];
+    const plan = planChecked(someNodes(3), maintenances, { ...limits(1, 'unlimited'), ...(closed !== undefined ? { closed } : {}) });
+    expect(plan.closed).toEqual(expected);
+  });
+});

@@ -26,6 +26,8 @@ export interface SchedulingPlan {
   blocked: boolean;
   /** Nodes selected by more than one pool (each belongs to the first), for the config report; [] without pools. */
   poolOverlaps: PoolOverlap[];
+  /** Keys of the requests waiting because admission is closed as a whole (`limits.closed`: kmaint's CRDs not in force). */
+  closed: string[];
 }
 
 interface Wait {
@@ -224,5 +226,6 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
     idle: ranked.length === 0 && actions.length === 0 && !waits.some((w) => w.onLimit),
     blocked: waits.some((w) => w.onLimit),
     poolOverlaps: [...scopes.overlaps],
+    closed: limits.closed === undefined ? [] : ranked.map(maintenanceKey),
   };
 }
