@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { Phase } from '../shared/api/index.ts';
+import { Phase, PHASE_REBOOTING } from '../shared/api/index.ts';
 import { helmBinary, helmIsCurrent, runHelm, type HelmResult } from '../testbed/helm.ts';
 
 const CHART = 'charts/kmaint';
@@ -58,9 +58,11 @@ describe('the kube-state-metrics config of the chart (files/kube-state-metrics.y
     expect(resource?.metrics.map((m) => [m.name, m.each.type])).toEqual([['info', 'Info'], ['phase', 'StateSet'], ['condition', 'Gauge'], ['created', 'Gauge']]);
   });
 
-  it('lists every phase kmaint writes as the Ready condition\'s reason (shared/api Phase), in the state machine\'s order', () => {
+  it('lists every phase kmaint writes as the Ready condition\'s reason (shared/api Phase, and Rebooting after Draining: issue 43), in the state machine\'s order', () => {
     const phase = resource?.metrics.find((m) => m.name === 'phase')?.each.stateSet;
-    expect(phase).toEqual({ labelName: 'phase', path: ['status', 'conditions', '[type=Ready]', 'reason'], list: Object.values(Phase) });
+    const list = [Phase.Pending, Phase.Scheduled, Phase.Cordon, Phase.WaitForPodCompletion, Phase.Draining, PHASE_REBOOTING, Phase.Ready, Phase.RequestorFailed];
+    expect(Object.values(Phase).filter((p) => !list.includes(p))).toEqual([]);
+    expect(phase).toEqual({ labelName: 'phase', path: ['status', 'conditions', '[type=Ready]', 'reason'], list });
   });
 });
 

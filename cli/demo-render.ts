@@ -1,6 +1,6 @@
 // How `kmaint demo` shows itself: one line per event (sim time first), on a TTY a live table of the requests
 // under them, and the closing summary whose last line states the invariants.
-import { DEMO_LIMITS, type DemoOutput, type DemoSummary, type DemoView, type RequestRow } from '../sim/demo/index.ts';
+import type { DemoLimits, DemoOutput, DemoSummary, DemoView, RebootReport, RequestRow } from '../sim/demo/index.ts';
 
 /** `hh:mm:ss` of simulated time since the requests were created. */
 export function clockText(ms: number): string {
@@ -36,11 +36,35 @@ export function eventLine(e: DemoOutput): string {
       return `${at} ${e.key} (${e.node}): released, ${e.node} ${e.unschedulable ? 'stays cordoned' : 'schedulable again'}`;
     case 'requestor':
       return `${at} ${e.requestor}: ${e.message}`;
+    case 'node':
+      return `${at} ${e.node}: ${e.message}`;
   }
 }
 
+const unavailableLimit = (l: DemoLimits): string => (l.maxUnavailable === undefined ? 'no limit' : `limit ${l.maxUnavailable}`);
+
+/** The reboot scenario's lines: each request's phases and its node's boot IDs, and the most nodes down at once. */
+function rebootLines(r: RebootReport, limits: DemoLimits): string[] {
+  return [
+    ...r.rows.map((row) => `  ${row.key} (${row.node}): ${row.phases.join(' -> ')}; boot ID ${row.bootBefore} -> ${row.bootAfter}`),
+    `  down at once: at most ${plural(r.mostDown, 'node')} NotReady (maxParallelOperations ${limits.maxParallelOperations})`,
+  ];
+}
+
+function headline(s: DemoSummary): string {
+  const wall = `(${(s.wallMs / 1000).toFixed(1)} s wall, speed ${s.speed}x) on ${s.nodes} nodes in ${s.zones} zones`;
+  if (s.reboots) return `kmaint demo: ${plural(s.reboots.rows.filter((r) => r.bootAfter !== r.bootBefore).length, 'node')} rebooted in ${durationText(s.simMs)} simulated ${wall}`;
+  return `kmaint demo: ${plural(Object.values(s.maintained).reduce((a, b) => a + b, 0), 'node')} maintained in ${durationText(s.simMs)} simulated ${wall}`;
+}
+
+function invariantsLine(s: DemoSummary): string {
+  if (!s.invariants.held) return `invariants VIOLATED: ${s.invariants.violations.join('; ')}`;
+  const max = s.limits.maxParallelOperations;
+  const reboots = s.reboots ? `, never more than ${plural(max, 'node')} down, ${s.reboots.rows.length} new boot IDs` : '';
+  return `invariants held: never more than ${max} in progress${reboots}, every node back to its initial schedulability`;
+}
+
 export function summaryLines(s: DemoSummary): string[] {
-  const maintained = Object.values(s.maintained).reduce((a, b) => a + b, 0);
   const byRequestor = Object.entries(s.maintained)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([who, n]) => `${who} ${n} node${n === 1 ? '' : 's'}`)
@@ -59,20 +83,17 @@ export function summaryLines(s: DemoSummary): string[] {
     .map(([pdb, n]) => `${pdb} ${n}`)
     .join(', ');
   const lines = [
-    `kmaint demo: ${plural(maintained, 'node')} maintained in ${durationText(s.simMs)} simulated (${(s.wallMs / 1000).toFixed(1)} s wall, speed ${s.speed}x) on ${s.nodes} nodes in ${s.zones} zones`,
+    headline(s),
     `  requestors:   ${byRequestor || 'none'}`,
+    ...(s.reboots ? rebootLines(s.reboots, s.limits) : []),
     `  evictions:    ${s.evictions} (${s.refusedEvictions} refused by the API server and retried)`,
-    `  budget waits: ${plural(s.limitWaits.requests, 'request')} waited for maxParallelOperations ${s.limits.maxParallelOperations} / maxUnavailable ${s.limits.maxUnavailable}${s.limitWaits.requests > 0 ? ` (longest ${durationText(s.limitWaits.longestMs)})` : ''}; ${plural(s.budgetWaits.pods, 'pod')} waited for PodDisruptionBudgets${budgets ? ` (${budgets})` : ''}`,
+    `  budget waits: ${plural(s.limitWaits.requests, 'request')} waited for maxParallelOperations ${s.limits.maxParallelOperations}${s.limits.maxUnavailable !== undefined ? ` / maxUnavailable ${s.limits.maxUnavailable}` : ''}${s.limitWaits.requests > 0 ? ` (longest ${durationText(s.limitWaits.longestMs)})` : ''}; ${plural(s.budgetWaits.pods, 'pod')} waited for PodDisruptionBudgets${budgets ? ` (${budgets})` : ''}`,
     `  API requests: ${thousands(total)} — ${verbs}`,
     `  by client:    ${users} (kmaint ran ${s.passes} passes)`,
-    `  peaks:        ${s.peakInProgress} in progress (limit ${s.limits.maxParallelOperations}), ${s.peakUnavailable} nodes unavailable (limit ${s.limits.maxUnavailable})`,
+    `  peaks:        ${s.peakInProgress} in progress (limit ${s.limits.maxParallelOperations}), ${s.peakUnavailable} nodes unavailable (${unavailableLimit(s.limits)})`,
   ];
   if (s.preCordoned) lines.push(`  ${s.preCordoned} was cordoned before the demo and is ${s.invariants.violations.some((v) => v.includes(s.preCordoned ?? '')) ? 'NOT' : 'still'} cordoned`);
-  lines.push(
-    s.invariants.held
-      ? `invariants held: never more than ${s.limits.maxParallelOperations} in progress, every node back to its initial schedulability`
-      : `invariants VIOLATED: ${s.invariants.violations.join('; ')}`,
-  );
+  lines.push(invariantsLine(s));
   return lines;
 }
 
@@ -165,7 +186,7 @@ export class LiveView {
     const cut = (s: string): string => (s.length > width ? `${s.slice(0, width - 1)}…` : s);
     const lines = [
       `${ANSI.bold}kmaint demo${ANSI.reset}  simulated ${clockText(v.simMs)} (${v.speed}x)  wall ${(v.wallMs / 1000).toFixed(1)} s  ${v.nodes} nodes`,
-      `in progress ${v.inProgress}/${DEMO_LIMITS.maxParallelOperations}  unavailable ${v.unavailable}/${DEMO_LIMITS.maxUnavailable}  evictions ${v.evictions}  pods held by budgets ${v.budgetWaits}`,
+      `in progress ${v.inProgress}/${v.limits.maxParallelOperations}  unavailable ${v.unavailable}${v.limits.maxUnavailable !== undefined ? `/${v.limits.maxUnavailable}` : ''}  evictions ${v.evictions}  pods held by budgets ${v.budgetWaits}`,
     ];
     const nameWidth = v.rows.reduce((max, r) => Math.max(max, r.key.length), 7);
     for (const r of v.rows) {

@@ -62,10 +62,60 @@ describe('kmaint demo', () => {
     expect(summary.at(-1)).toBe('invariants held: never more than 3 in progress, every node back to its initial schedulability');
   });
 
+  // Issue 43: kmaint reboots six nodes two at a time. The seed fixes which nodes, in which order, and every boot ID (the
+  // simulated kubelet derives a rebooted node's ID from its old one), so the per-node lines are exact; times are not.
+  it('--scenario reboot: six nodes Draining -> Rebooting -> Ready, six new boot IDs, never more than 2 down', { timeout: 300_000 }, async () => {
+    const run = await kmaint(['demo', '--scenario', 'reboot', '--speed', '120'], 290_000);
+    expect(run.stderr.split('\n').filter((l) => l.startsWith('kmaint:'))).toEqual([]);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines.slice(1, 4)).toEqual([
+      '00:00:00 MaintenanceOperatorConfig kmaint/default: maxParallelOperations 2, reboot by a Job on the node (timeout 1800 s)',
+      '00:00:00 node-007 was cordoned by an admin before any request: kmaint must leave it cordoned',
+      '00:00:00 requests created: 6 by os-patch.acme.com',
+    ]);
+    const boots: Array<[string, string, string]> = [
+      ['node-005', 'c2c409fa-fc16-f649-cd24-e6441acd405f', '7ddff9dc-95e2-bc83-5e8c-2921b4db2024'],
+      ['node-006', '2c549b45-9c1e-208f-f00a-3b2a0fe93497', '83ab0ba1-9283-15e5-63e6-d4cb63bd2327'],
+      ['node-007', '46f1c77f-a29e-e40b-6442-314aca686c77', '1153b7a2-00af-bf6e-b69a-38032c9e4719'],
+      ['node-008', 'cb2bd956-3494-619f-2c5c-085aaf627206', '1345917a-b11f-4fce-af88-b44421304830'],
+      ['node-009', 'bd6b3243-cfe4-bcb3-beb8-152b04d6e967', 'e04470c0-872a-9ba2-8aab-34ef24076a01'],
+      ['node-019', '04c3807e-bccd-f19f-a4ab-eec3358dc617', '163388ee-4e3b-422e-776c-7f3a54efdd63'],
+    ];
+    expect(boots.filter(([, before, after]) => before !== after)).toHaveLength(6);
+    // Each node down once and back once with its new boot ID, as the Node writes happened.
+    const nodeLines = lines.flatMap((l) => {
+      const m = /^\d\d:\d\d:\d\d (node-\d+: (?:NotReady|Ready).*?) \((\d+) nodes? down\)$/.exec(l);
+      return m ? [{ text: m[1] ?? '', down: Number(m[2]) }] : [];
+    });
+    expect(nodeLines.map((n) => n.text).sort()).toEqual(boots.flatMap(([node, before, after]) => [`${node}: NotReady, rebooting`, `${node}: Ready, boot ID ${before.slice(0, 8)} -> ${after.slice(0, 8)}`]).sort());
+    expect(Math.max(...nodeLines.map((n) => n.down))).toBe(2);
+    // The phases each request went through, every status write seen: the first two admitted by the first pass.
+    const summary = lines.slice(lines.findIndex((l) => l.startsWith('kmaint demo: ')));
+    expect(summary[0]).toMatch(new RegExp(`^kmaint demo: 6 nodes rebooted in ${DURATION} simulated \\([\\d.]+ s wall, speed 120x\\) on 24 nodes in 3 zones$`));
+    expect(summary.slice(1, 9)).toEqual([
+      '  requestors:   os-patch.acme.com 6 nodes',
+      ...boots.map(([node, before, after], i) => `  default/reboot-${node} (${node}): ${i < 2 ? '' : 'Pending -> '}Scheduled -> Draining -> Rebooting -> Ready; boot ID ${before} -> ${after}`),
+      '  down at once: at most 2 nodes NotReady (maxParallelOperations 2)',
+    ]);
+    expect(summary[10]).toMatch(new RegExp(`^ {2}budget waits: 4 requests waited for maxParallelOperations 2 \\(longest ${DURATION}\\); `));
+    expect(summary[13]).toMatch(/^ {2}peaks: {8}2 in progress \(limit 2\), 3 nodes unavailable \(no limit\)$/);
+    expect(summary.slice(14)).toEqual([
+      '  node-007 was cordoned before the demo and is still cordoned',
+      'invariants held: never more than 2 in progress, never more than 2 nodes down, 6 new boot IDs, every node back to its initial schedulability',
+    ]);
+    // Every request Rebooting -> Ready with the Node's new boot ID, and released by its requestor afterwards.
+    for (const [node, before, after] of boots) {
+      expect(lines.filter((l) => l.includes(`default/reboot-${node} (${node}): Rebooting -> Ready`)).map((l) => l.slice(9))).toEqual([`default/reboot-${node} (${node}): Rebooting -> Ready — node ${node} rebooted (boot ID ${before} -> ${after})`]);
+      expect(lines.some((l) => l.endsWith(`default/reboot-${node} (${node}): released, ${node} ${node === 'node-007' ? 'stays cordoned' : 'schedulable again'}`))).toBe(true);
+    }
+  });
+
   it.concurrent.each([
     [['demo', '--speed', '0'], 'kmaint: --speed must be above 0'],
     [['demo', '--nodes', 'many'], 'kmaint: --nodes must be a number'],
     [['demo', '--seed', '1.5'], 'kmaint: --seed must be a whole number'],
+    [['demo', '--scenario', 'kured'], 'kmaint: --scenario must be one of upgrade, reboot'],
   ])('refuses %j with exit 2 and one line', async (args, message) => {
     const run = await kmaint(args, 110_000);
     expect(run.code).toBe(2);

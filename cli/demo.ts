@@ -6,7 +6,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import { acceleratedClock, realClock } from '../sim/clock.ts';
 import { startEmbeddedCluster, SIM_USERS, type EmbeddedCluster } from '../sim/embedded.ts';
-import { runDemo } from '../sim/demo/index.ts';
+import { DEMO_SCENARIO_NAMES, runDemo } from '../sim/demo/index.ts';
 import { DEFAULT_NAMESPACE } from '../shared/api/index.ts';
 import { LiveView, eventLine, summaryLines } from './demo-render.ts';
 import { UsageError } from './errors.ts';
@@ -16,7 +16,8 @@ const int = (name: string, min: number) =>
   z.coerce.number({ error: `--${name} must be a number` }).int(`--${name} must be a whole number`).min(min, `--${name} must be at least ${min}`);
 const speed = z.coerce.number({ error: '--speed must be a number' }).positive('--speed must be above 0').max(10_000, '--speed must be at most 10000');
 
-const demoFlagsSchema = z.strictObject({ nodes: int('nodes', 9).max(1000, '--nodes must be at most 1000').optional(), speed: speed.default(60), seed: int('seed', 0).default(1), keep: z.boolean().default(false), report: z.string().min(1, '--report needs a file name').optional() });
+const scenario = z.enum(DEMO_SCENARIO_NAMES, { error: `--scenario must be one of ${DEMO_SCENARIO_NAMES.join(', ')}` });
+const demoFlagsSchema = z.strictObject({ nodes: int('nodes', 9).max(1000, '--nodes must be at most 1000').optional(), speed: speed.default(60), seed: int('seed', 0).default(1), scenario: scenario.default('upgrade'), keep: z.boolean().default(false), report: z.string().min(1, '--report needs a file name').optional() });
 const simFlagsSchema = z.strictObject({ nodes: int('nodes', 3).optional(), speed: speed.default(1), seed: int('seed', 0).default(1), kubeconfigOut: z.string().min(1) });
 
 function parseFlags<T>(schema: z.ZodType<T>, raw: unknown): T {
@@ -48,6 +49,7 @@ export async function demoCommand(raw: Record<string, unknown>, logLevel: string
   const logger = stderrLogger(logLevel);
   const live = process.stdout.isTTY ? new LiveView(process.stdout) : undefined;
   const { summary, timeline, cluster } = await runDemo({
+    scenario: flags.scenario,
     speed: flags.speed,
     seed: flags.seed,
     keep: flags.keep,
@@ -61,7 +63,7 @@ export async function demoCommand(raw: Record<string, unknown>, logLevel: string
   process.stdout.write(`\n${lines.join('\n')}\n`);
   if (flags.report !== undefined) {
     const [headline = '', ...rest] = lines;
-    writeReport(flags.report, { title: 'kmaint demo: timeline', subtitle: headline, timeline, summary: summaryRows(rest) });
+    writeReport(flags.report, { title: `kmaint demo${flags.scenario === 'upgrade' ? '' : ` --scenario ${flags.scenario}`}: timeline`, subtitle: headline, timeline, summary: summaryRows(rest) });
     process.stdout.write(`report written to ${flags.report}\n`);
   }
   if (cluster) {

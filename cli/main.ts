@@ -266,6 +266,7 @@ program
   .option('--nodes <n>', 'nodes in the simulated cluster, at least 9 (default: 24)')
   .option('--speed <x>', 'simulated seconds per real second', '60')
   .option('--seed <n>', 'seed of the generated cluster and requests', '1')
+  .option('--scenario <name>', 'upgrade (two requestors, a rolling OS upgrade) or reboot (kmaint reboots 6 nodes, 2 at a time)', 'upgrade')
   .option('--keep', 'leave the cluster running afterwards and print a kubeconfig')
   .option('--report <file>', 'also write a self-contained HTML timeline report (Gantt chart of every node, unavailable nodes against the limits)')
   .action(async (cmd: Record<string, unknown>) => {

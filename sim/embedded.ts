@@ -43,6 +43,8 @@ export interface EmbeddedClusterOptions {
   kubeletPodSync?: 'poll' | 'watch';
   /** Extra namespaces to create. */
   namespaces?: readonly string[];
+  /** Simulated seconds a node stays NotReady when kmaint's reboot Job reboots it. @default the kubelet's 3 */
+  rebootSeconds?: number;
   /** Real ms to wait for every expected pod to run. @default READY_TIMEOUT_MS */
   readyTimeoutMs?: number;
   logger?: SimLogger;
@@ -95,6 +97,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions): Promis
       pollIntervalMs: poll,
       podStartDelayMs: opts.podStartDelayMs ?? 500,
       podSync: opts.kubeletPodSync ?? 'watch',
+      ...(opts.rebootSeconds !== undefined ? { rebootSeconds: opts.rebootSeconds } : {}),
       // Nothing in the sim reads leases or heartbeat times; renewing them at the real pace would dominate the load.
       heartbeatIntervalMs: Math.max(10_000, poll * 25),
       nodeStatusIntervalMs: Math.max(60_000, poll * 50),

@@ -3,7 +3,7 @@
 // nothing of it committed) runs as a process against the testbed's API server with the chart's custom-resource-state
 // config and ClusterRole, rendered by `helm template` and bound to a ServiceAccount of its own (so the chart's rules are
 // what it reads with). Its /metrics exports a request's info, phase, conditions and creation time, line for line, and
-// follows the phase as kmaint's scheduler pass moves it.
+// follows the phase as kmaint's scheduler pass moves it, and the drainer's to Rebooting (issue 43).
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +14,8 @@ import { helmBinary, helmIsCurrent, runHelm } from '../testbed/helm.ts';
 import { ksmBuildHint, ksmIsBuilt, pinnedKsmVersion } from '../testbed/peers/build-kube-state-metrics.ts';
 import { freePort, startComponent, stopPid, waitUntilReady, type RunningComponent } from '../testbed/processes.ts';
 import { kubectl, testbed, waitFor } from './support/cluster.ts';
-import { admin, createNM, generalNodes, getNM, installCrds, pass, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
+import { ANNOTATION_REBOOT } from '../shared/api/index.ts';
+import { admin, createNM, generalNodes, getNM, installCrds, pass, patchNM, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
 
 const ns = `ksm-${randomBytes(3).toString('hex')}`;
 const RELEASE = `ksm-${randomBytes(3).toString('hex')}`;
@@ -97,7 +98,7 @@ describe.skipIf(!binary || !HELM_BUILT)('kube-state-metrics with the chart\'s cu
     await kubectl(['delete', 'namespace', ns, '--ignore-not-found', '--wait=false']);
   }, 120_000);
 
-  it('exports the request\'s info, creation time, conditions and phase, and follows the phase a scheduler pass moves', async () => {
+  it('exports the request\'s info, creation time, conditions and phase, and follows the phase a scheduler pass moves, and the drainer to Rebooting', async () => {
     const created = await createNM(ns, NAME, { requestorID: REQUESTOR, nodeName: node });
     // The labels every series of the request carries; kube-state-metrics writes a line's labels sorted by name.
     const base: Record<string, string> = {
@@ -111,7 +112,7 @@ describe.skipIf(!binary || !HELM_BUILT)('kube-state-metrics with the chart\'s cu
     const createdAt = (Date.parse(created.metadata.creationTimestamp ?? '') / 1000).toExponential().replace(/e([+-])(\d)$/, 'e$10$2');
     const always = [line('info', { uid: created.metadata.uid ?? '' }, 1), line('created', {}, createdAt)];
     const phaseLines = (phase: string): string[] =>
-      ['Pending', 'Scheduled', 'Cordon', 'WaitForPodCompletion', 'Draining', 'Ready', 'RequestorFailed'].map((p) => line('phase', { phase: p }, p === phase ? 1 : 0));
+      ['Pending', 'Scheduled', 'Cordon', 'WaitForPodCompletion', 'Draining', 'Rebooting', 'Ready', 'RequestorFailed'].map((p) => line('phase', { phase: p }, p === phase ? 1 : 0));
     /** Waits until kube-state-metrics' lines for the request are `want` (its watch delivers each change). */
     const exported = (want: string[], what: string): Promise<string[]> =>
       waitFor(what, async () => {
@@ -146,6 +147,19 @@ describe.skipIf(!binary || !HELM_BUILT)('kube-state-metrics with the chart\'s cu
       line('condition', { reason: 'Scheduled', type: 'Ready' }, 0),
       ...phaseLines('Scheduled'),
     ], 'the Scheduled request exported');
+
+    // Issue 43: a request that asks for a reboot is Rebooting once drained (its Job issued; no pass runs after it, so it
+    // stays there), and kube-state-metrics says so as for any other phase.
+    await patchNM(ns, NAME, { metadata: { annotations: { [ANNOTATION_REBOOT]: 'true' } } });
+    await waitFor('the request Rebooting', async () => {
+      await pass('drainer');
+      return phaseOf(await getNM(ns, NAME)) === 'Rebooting' ? true : undefined;
+    }, 60_000, 200);
+    await exported([
+      ...always,
+      line('condition', { reason: 'Rebooting', type: 'Ready' }, 0),
+      ...phaseLines('Rebooting'),
+    ], 'the Rebooting request exported');
 
     // Deleted (kmaint's cleanup removes its finalizer): its series go with it.
     await removeAllNMs(ns);

@@ -227,7 +227,10 @@ export const RELEASES: readonly ReleaseStep[] = [
   { name: 'out-of-service taint', step: removeOutOfServiceTaint },
   // The DaemonSet pods drainSpec.freeDevices evicted may come back once the request is released (issue 45).
   { name: 'devices-draining taint', step: removeDevicesDrainingTaint },
-  // The reboot Job goes with its request, in its unit before the finalizer (issue 43).
+  // The reboot Job goes with its request, in its unit before the finalizer (issue 43). Shown by
+  // shared/lifecycle/reboot-release.test.ts and test/reboot.test.ts › "rolls a reboot over 6 nodes …" (RB1).
+  // Not a release: the reboot sentinel's Node condition is node-problem-detector's (kmaint only reads it), and its
+  // `reboot-<node>` requests are deleted by the scheduler pass (shared/reboot/sentinel.ts; sentinel.test.ts, RS1).
   { name: 'reboot Job', step: removeRebootJob },
   { name: 'medik8s lease', step: releaseLease },
   { name: 'drop records', step: dropRecords },

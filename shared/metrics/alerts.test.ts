@@ -25,11 +25,16 @@ const families = new Set(runFamilies(RUN, { success: true }).map((f) => f.name))
 describe('infra/alerts/prometheusrule.yaml', () => {
   it('has the four alerts with their expressions', () => {
     expect(rules.map((r) => [r.alert, r.expr, r.for])).toEqual([
-      ['KmaintMaintenanceStuck', 'max by (phase) (kmaint_oldest_request_age_seconds{job="kmaint-scheduler", phase=~"New|Pending|Scheduled|Cordon|WaitForPodCompletion|Draining"}) > 86400', '15m'],
+      ['KmaintMaintenanceStuck', 'max by (phase) (kmaint_oldest_request_age_seconds{job="kmaint-scheduler", phase=~"New|Pending|Scheduled|Cordon|WaitForPodCompletion|Draining|Rebooting"}) > 86400', '15m'],
       ['KmaintBudgetBlocking', 'max(kmaint_waiting_oldest_seconds{job="kmaint-drainer", gate="budget"}) > 3600', '10m'],
       ['KmaintPassFailures', 'max by (job) (kmaint_last_run_failed_passes{job=~"kmaint-.+"}) > 0', '10m'],
       ['KmaintNoRecentSuccess', 'time() - max by (job) (kmaint_last_success_timestamp_seconds{job=~"kmaint-.+"}) > 1800', '5m'],
     ]);
+  });
+
+  it('KmaintMaintenanceStuck watches every phase a request passes before Ready, Rebooting included (issue 43)', () => {
+    const stuck = rules.find((r) => r.alert === 'KmaintMaintenanceStuck')?.expr ?? '';
+    expect(/phase=~"([^"]+)"/.exec(stuck)?.[1]?.split('|')).toEqual(PHASES.filter((p) => p !== 'Ready' && p !== 'RequestorFailed'));
   });
 
   it.each(rules.map((r) => [r.alert, r.expr]))('%s names only pushed metrics, jobs, phases and gates', (_alert, expr) => {

@@ -5,3 +5,6 @@ export { planDemoRequests, seedExampleSpec, SEED_REQUESTOR, UPGRADE_REQUESTOR, t
 export type { RequestorEvent } from './requestor-agents.ts';
 export { demoPlan, plannedPlacement } from './planned-placement.ts';
 export { runDemoRounds, type DemoRoundsOptions } from './rounds.ts';
+export { DEMO_SCENARIOS, DEMO_SCENARIO_NAMES, limitsText, type DemoLimits, type DemoScenario, type DemoScenarioName } from './scenarios.ts';
+export { rebootDemoPlan, REBOOT_DEMO_LIMITS, REBOOT_DEMO_NODES, REBOOT_REQUESTOR } from './reboot-scenario.ts';
+export { RebootWatch, checkRebootInvariants, type NodeEvent, type RebootReport, type RebootRow } from './reboot-watch.ts';

@@ -1,7 +1,7 @@
 // The requestors at work: create their NodeMaintenances, start working on a node once its request is Ready
 // (an OS upgrade reboots the node: NotReady for a while), and delete the request when the work is done.
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { API_VERSION, GROUP, maintenanceKey, namespacedName, NODE_MAINTENANCE_KIND, NODE_MAINTENANCE_PLURAL, type NodeMaintenance, VERSION } from '../../shared/api/index.ts';
+import { ANNOTATION_REBOOT, API_VERSION, GROUP, maintenanceKey, namespacedName, NODE_MAINTENANCE_KIND, NODE_MAINTENANCE_PLURAL, type NodeMaintenance, VERSION } from '../../shared/api/index.ts';
 import { readyCondition } from '../../shared/scheduling/index.ts';
 import type { SimClock } from '../clock.ts';
 import type { PlannedRequest } from './requestors.ts';
@@ -32,6 +32,13 @@ interface Tracked {
   startedMs?: number;
 }
 
+/** What the requestor says when its request turns Ready. */
+function workText(plan: PlannedRequest): string {
+  const node = plan.spec.nodeName;
+  if (plan.annotations?.[ANNOTATION_REBOOT] === 'true') return `${node} rebooted by kmaint`;
+  return plan.reboot ? `upgrading ${node} (${Math.round(plan.holdMs / 1000)} s, with a reboot)` : `servicing ${node} (${Math.round(plan.holdMs / 1000)} s)`;
+}
+
 export class RequestorAgents {
   private readonly custom: CustomObjectsApi;
   private readonly tracked: Tracked[];
@@ -54,13 +61,13 @@ export class RequestorAgents {
   async createAll(): Promise<void> {
     for (const t of this.tracked) {
       if (t.stage !== 'new') continue;
-      const { namespace, name, spec } = t.plan;
+      const { namespace, name, spec, annotations } = t.plan;
       await this.custom.createNamespacedCustomObject({
         group: GROUP,
         version: VERSION,
         namespace,
         plural: NODE_MAINTENANCE_PLURAL,
-        body: { apiVersion: API_VERSION, kind: NODE_MAINTENANCE_KIND, metadata: { name, namespace }, spec },
+        body: { apiVersion: API_VERSION, kind: NODE_MAINTENANCE_KIND, metadata: { name, namespace, ...(annotations ? { annotations } : {}) }, spec },
       });
       t.stage = 'created';
     }
@@ -78,7 +85,7 @@ export class RequestorAgents {
         if (nm && readyCondition(nm)?.status === 'True') {
           t.stage = 'working';
           t.startedMs = now;
-          this.emit(t, plan.reboot ? `upgrading ${node} (${Math.round(plan.holdMs / 1000)} s, with a reboot)` : `servicing ${node} (${Math.round(plan.holdMs / 1000)} s)`);
+          this.emit(t, workText(plan));
         }
         continue;
       }

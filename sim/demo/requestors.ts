@@ -17,6 +17,8 @@ export interface PlannedRequest {
   holdMs: number;
   /** The node restarts during the work (NotReady for a while, as an OS upgrade reboots). */
   reboot: boolean;
+  /** Annotations of the request (kmaint.io/reboot=true asks kmaint to reboot the drained node). */
+  annotations?: Record<string, string>;
 }
 
 export interface DemoPlan {
@@ -26,7 +28,7 @@ export interface DemoPlan {
 }
 
 const byName = (a: V1Node, b: V1Node): number => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1);
-const poolNodes = (nodes: readonly V1Node[], pool: string): string[] =>
+export const poolNodes = (nodes: readonly V1Node[], pool: string): string[] =>
   nodes.filter((n) => n.metadata?.labels?.[LABEL_POOL] === pool).sort(byName).map((n) => n.metadata?.name ?? '');
 
 /** The seed README's NodeMaintenance, verbatim but for the node. */
@@ -47,7 +49,7 @@ export function seedExampleSpec(nodeName: string): NodeMaintenanceSpec {
 }
 
 /** Pods a ReplicaSet or StatefulSet keeps, the ones PodDisruptionBudgets guard, per node. */
-function replicatedPodsByNode(pods: readonly V1Pod[]): Map<string, number> {
+export function replicatedPodsByNode(pods: readonly V1Pod[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const p of pods) {
     const kind = p.metadata?.ownerReferences?.find((o) => o.controller)?.kind;

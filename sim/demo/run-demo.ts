@@ -1,7 +1,7 @@
 // The demo: an embedded cluster on an accelerated clock, two requestors, and kmaint's scheduler, drainer and
 // cleanup passes run in a loop until every request is done; then the summary and the invariant check.
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { API_VERSION, CONFIG_KIND, CONFIG_NAME, CONFIG_PLURAL, DEFAULT_NAMESPACE, GROUP, VERSION } from '../../shared/api/index.ts';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
+import { API_VERSION, CONFIG_KIND, CONFIG_NAME, CONFIG_PLURAL, DEFAULT_NAMESPACE, GROUP, NODE_MAINTENANCE_PLURAL, VERSION, type NodeMaintenance } from '../../shared/api/index.ts';
 import { KubeClient } from '../../shared/kube/index.ts';
 import type { PassSummary } from '../../shared/pass/index.ts';
 import { buildSchedulingState } from '../../shared/scheduling/index.ts';
@@ -11,15 +11,20 @@ import { silentLogger, type SimLogger } from '../kubelet/logger.ts';
 import { TimelineRecorder, type Timeline } from '../report/index.ts';
 import { checkDemoInvariants, DemoObserver, type DemoEvent, type InvariantReport, type RequestRow } from './observer.ts';
 import { RequestorAgents, type RequestorEvent } from './requestor-agents.ts';
-import { demoPlan } from './planned-placement.ts';
+import { RebootWatch, checkRebootInvariants, type NodeEvent, type RebootReport } from './reboot-watch.ts';
 import { runDemoRounds } from './rounds.ts';
+import { DEMO_SCENARIOS, limitsText, type DemoLimits, type DemoScenarioName } from './scenarios.ts';
 
-export const DEMO_LIMITS = { maxParallelOperations: 3, maxUnavailable: 4 } as const;
+export { DEMO_LIMITS } from './scenarios.ts';
+const NODES = { apiVersion: 'v1', resource: 'nodes' };
+const MAINTENANCES = { apiVersion: API_VERSION, resource: NODE_MAINTENANCE_PLURAL };
 /** A replacement pod runs and turns Ready this long after binding (image pull, readiness probe): budgets wait on it. */
 const POD_START_MS = 15_000;
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 export interface DemoOptions {
+  /** @default 'upgrade' */
+  scenario?: DemoScenarioName;
   /** @default 60 (a simulated minute per second) */
   speed?: number;
   /** @default 1 */
@@ -36,13 +41,14 @@ export interface DemoOptions {
   logger?: SimLogger;
 }
 
-export type DemoOutput = { kind: 'setup'; atMs: number; message: string } | DemoEvent | RequestorEvent;
+export type DemoOutput = { kind: 'setup'; atMs: number; message: string } | DemoEvent | RequestorEvent | NodeEvent;
 
 export interface DemoView {
   simMs: number;
   wallMs: number;
   speed: number;
   nodes: number;
+  limits: DemoLimits;
   rows: RequestRow[];
   inProgress: number;
   unavailable: number;
@@ -51,6 +57,7 @@ export interface DemoView {
 }
 
 export interface DemoSummary {
+  scenario: DemoScenarioName;
   nodes: number;
   zones: number;
   podsAtStart: number;
@@ -72,8 +79,10 @@ export interface DemoSummary {
   apiByUser: Record<string, number>;
   peakInProgress: number;
   peakUnavailable: number;
-  limits: typeof DEMO_LIMITS;
+  limits: DemoLimits;
   preCordoned: string | undefined;
+  /** The reboot scenario's nodes: phases, boot IDs, the most down at once. */
+  reboots?: RebootReport;
   invariants: InvariantReport;
 }
 
@@ -89,6 +98,8 @@ export interface DemoResult {
 export const DEMO_USERS = { kmaint: 'kmaint', requestors: 'requestors', observer: 'demo-observer' } as const;
 
 export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
+  const scenario = DEMO_SCENARIOS[opts.scenario ?? 'upgrade'];
+  const limits = scenario.limits;
   const speed = opts.speed ?? 60;
   const seed = opts.seed ?? 1;
   const emit = opts.onEvent ?? (() => undefined);
@@ -100,7 +111,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
   const wallStart = Date.now();
   const wallLimit = wallStart + (opts.wallLimitMs ?? 120_000);
 
-  const sim = await startEmbeddedCluster({ clock, seed, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}), pollIntervalMs: pollMs, podStartDelayMs: POD_START_MS, namespaces: [DEFAULT_NAMESPACE], logger: log });
+  const sim = await startEmbeddedCluster({ clock, seed, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}), pollIntervalMs: pollMs, podStartDelayMs: POD_START_MS, ...(scenario.rebootSeconds !== undefined ? { rebootSeconds: scenario.rebootSeconds } : {}), namespaces: [DEFAULT_NAMESPACE], logger: log });
   try {
     const simStart = clock.nowMs();
     const zones = new Set(sim.cluster.nodes.map((n) => n.metadata?.labels?.['topology.kubernetes.io/zone'] ?? '')).size;
@@ -114,17 +125,20 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
       version: VERSION,
       namespace: DEFAULT_NAMESPACE,
       plural: CONFIG_PLURAL,
-      body: { apiVersion: API_VERSION, kind: CONFIG_KIND, metadata: { name: CONFIG_NAME, namespace: DEFAULT_NAMESPACE }, spec: { ...DEMO_LIMITS } },
+      body: { apiVersion: API_VERSION, kind: CONFIG_KIND, metadata: { name: CONFIG_NAME, namespace: DEFAULT_NAMESPACE }, spec: { ...limits, ...scenario.config.spec } },
     });
-    emit({ kind: 'setup', atMs: 0, message: `MaintenanceOperatorConfig ${DEFAULT_NAMESPACE}/${CONFIG_NAME}: maxParallelOperations ${DEMO_LIMITS.maxParallelOperations}, maxUnavailable ${DEMO_LIMITS.maxUnavailable}` });
+    emit({ kind: 'setup', atMs: 0, message: `MaintenanceOperatorConfig ${DEFAULT_NAMESPACE}/${CONFIG_NAME}: ${[limitsText(limits), scenario.config.text].filter((t) => t !== '').join(', ')}` });
 
     // From the generated cluster, not the live pods: the choices are a pure function of the seed (issue 42).
-    const plan = demoPlan(sim.cluster);
+    const plan = scenario.plan(sim.cluster);
     if (plan.preCordoned) {
       await core.patchNode({ name: plan.preCordoned, body: { spec: { unschedulable: true } } }, mergePatch);
       emit({ kind: 'setup', atMs: 0, message: `${plan.preCordoned} was cordoned by an admin before any request: kmaint must leave it cordoned` });
     }
-    const initial = new Map((await core.listNode()).items.map((n) => [n.metadata?.name ?? '', n.spec?.unschedulable === true]));
+    const initialNodes = (await core.listNode()).items;
+    const initial = new Map(initialNodes.map((n) => [n.metadata?.name ?? '', n.spec?.unschedulable === true]));
+    // The reboot scenario sees every Node and request write as stored (a reboot is down for seconds, between two looks).
+    const reboots = scenario.rebootSeconds !== undefined ? watchReboots(sim, initialNodes, () => clock.nowMs() - simStart, emit) : undefined;
 
     const observerClient = new KubeClient(sim.apiserver.kubeConfig({ user: DEMO_USERS.observer }));
     const agents = new RequestorAgents(sim.apiserver.kubeConfig({ user: DEMO_USERS.requestors }), clock, sim.kubelet, plan.requests, (e) => emit({ ...e, atMs: e.atMs - simStart }));
@@ -162,6 +176,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
         wallMs: Date.now() - wallStart,
         speed,
         nodes: nodes.length,
+        limits,
         rows: observer.view(),
         inProgress: state.nodesUnderMaintenance.size,
         unavailable: new Set([...state.nodesUnavailable, ...state.nodesUnderMaintenance]).size,
@@ -172,6 +187,8 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     };
 
     const { finished } = await runDemoRounds({ passOpts, observe, onPass: count, sleep: (ms, signal) => clock.sleep(ms, signal), idleMs, wallLimit });
+    reboots?.stop();
+    const rebootReport = reboots?.watch.report();
 
     const final = new Map((await core.listNode()).items.map((n) => [n.metadata?.name ?? '', n.spec?.unschedulable === true]));
     const rows = observer.view();
@@ -186,7 +203,16 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     }
     const apiByUser: Record<string, number> = {};
     for (const e of sim.apiserver.requests()) apiByUser[e.user] = (apiByUser[e.user] ?? 0) + 1;
+    const invariants = checkDemoInvariants({
+      peakInProgress: observer.peakInProgress,
+      maxParallelOperations: limits.maxParallelOperations,
+      initialUnschedulable: initial,
+      finalUnschedulable: final,
+      unfinished: finished ? [] : [...new Set([...agents.unfinished(), ...rows.filter((r) => r.releasedMs === undefined).map((r) => r.key)])].sort(),
+    });
+    const rebootViolations = rebootReport ? checkRebootInvariants(rebootReport, limits.maxParallelOperations) : [];
     const summary: DemoSummary = {
+      scenario: scenario.name,
       nodes: sim.cluster.nodes.length,
       zones,
       podsAtStart: sim.podsReady,
@@ -203,17 +229,12 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
       apiByUser,
       peakInProgress: observer.peakInProgress,
       peakUnavailable: observer.peakUnavailable,
-      limits: DEMO_LIMITS,
+      limits,
       preCordoned: plan.preCordoned,
-      invariants: checkDemoInvariants({
-        peakInProgress: observer.peakInProgress,
-        maxParallelOperations: DEMO_LIMITS.maxParallelOperations,
-        initialUnschedulable: initial,
-        finalUnschedulable: final,
-        unfinished: finished ? [] : [...new Set([...agents.unfinished(), ...rows.filter((r) => r.releasedMs === undefined).map((r) => r.key)])].sort(),
-      }),
+      ...(rebootReport ? { reboots: rebootReport } : {}),
+      invariants: { held: invariants.held && rebootViolations.length === 0, violations: [...invariants.violations, ...rebootViolations] },
     };
-    const timeline = recorder.timeline({ ...DEMO_LIMITS }, summary.simMs);
+    const timeline = recorder.timeline({ maxParallelOperations: limits.maxParallelOperations, maxUnavailable: limits.maxUnavailable ?? null }, summary.simMs);
     if (opts.keep) return { summary, timeline, cluster: sim };
     await sim.stop();
     return { summary, timeline };
@@ -228,4 +249,18 @@ function recordTransition(recorder: TimelineRecorder, e: DemoEvent): void {
   if (e.kind === 'phase') recorder.phase(e.key, e.node, e.to || 'new', e.atMs);
   else if (e.kind === 'deleting') recorder.phase(e.key, e.node, 'deleting', e.atMs);
   else if (e.kind === 'released') recorder.released(e.key, e.atMs);
+}
+
+/** Follows every Node and NodeMaintenance write in the sim's store; node events go out as they happen. */
+function watchReboots(sim: EmbeddedCluster, initialNodes: readonly V1Node[], atMs: () => number, emit: (e: DemoOutput) => void): { watch: RebootWatch; stop: () => void } {
+  const watch = new RebootWatch(initialNodes);
+  const stops = [
+    sim.apiserver.local.watch(NODES, (_type, obj) => {
+      for (const e of watch.node(obj as V1Node, atMs())) emit(e);
+    }),
+    sim.apiserver.local.watch(MAINTENANCES, (type, obj) => {
+      if (type !== 'DELETED') watch.maintenance(obj as unknown as NodeMaintenance);
+    }),
+  ];
+  return { watch, stop: () => stops.forEach((s) => s()) };
 }
