@@ -30,7 +30,7 @@ export interface PassPlan {
   released?: number;
   collected?: number;
   /** The reaper pass only: its terminations (not Actions), carried out before the writes that follow them, and their plan lines. */
-  reaper?: { terminations: Termination[]; lines: string[] };
+  reaper?: { terminations: Termination[]; lines: string[]; /** Nodes over the repair ladder's repeatLimit (absent: no ladder). */ repeatOffenders?: number };
   /** Actions repeating what an earlier pass reported (no progress, so no reason to run another pass). */
   repeated?: number;
   /** Drainer and cleanup with spec.slurm: drains and undrains for slurmrestd, sent after the Kubernetes writes. */

@@ -144,7 +144,8 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
     planned.state === 'in-flight' || result.conflicts > 0 || result.errors.length > 0 || result.blocked.length > 0 || (applied > 0 && PASSES[fn].writesLeaveWork);
   if (actions.length > 0 || slurmWrites.length > 0) opts.round?.wrote();
   const read = [...planned.maintenances.values()];
-  return { maintenances: read, actions, stoppedUnits: result.stopped, evictions: result.applied['evictPod'] ?? 0, evictionsRefused: result.blocked.length, now };
+  const offenders = planned.reaper?.repeatOffenders;
+  return { maintenances: read, actions, stoppedUnits: result.stopped, evictions: result.applied['evictPod'] ?? 0, evictionsRefused: result.blocked.length, now, ...(offenders !== undefined ? { repeatOffenders: offenders } : {}) };
 }
 
 /**

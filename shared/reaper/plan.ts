@@ -28,7 +28,7 @@ import { nodeCreatedAt, nodeFacts, unhealthySince } from './node-view.ts';
 import { isOwnReapRequest, isRecordedJoin, joinRecordOf, joinRecordOn, reapRequestName } from './own-requests.ts';
 import { chooseProvider, type InstanceProviders } from './providers.ts';
 import { planTerminations, type Termination } from './termination-plan.ts';
-import { healthyRecords, planRebootReleases, repairSince } from './repair-ladder.ts';
+import { healthyRecords, planRebootReleases, repairSince, repeatOffenders } from './repair-ladder.ts';
 import { poolOf, repairChoice, repairsByPool, requestRepair, withNodeRecords } from './repair-plan.ts';
 
 export { reapRequestName } from './own-requests.ts';
@@ -62,6 +62,8 @@ export interface ReaperPlan {
   /** Every candidate (Node matching reapPredicate, not already being reaped) and what was decided, by Node name. */
   decisions: ReaperDecision[];
   counts: UnhealthyCounts;
+  /** With the repair ladder: Nodes repaired more than repeatLimit times within the history window (the metric). */
+  repeatOffenders?: number;
 }
 
 interface Candidate {
@@ -271,7 +273,8 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
   if (!config.dryRun) actions.push(...sweepJoinRecords(nodes, index, actions));
   const ends = planTerminations(nodesByName, [...index.reaping.values(), ...index.joined.values()], snapshot.namespace, config);
   const releases = config.dryRun ? [] : planRebootReleases(nodesByName, [...index.reaping.values()], config.repair, now);
-  return { actions: [...actions, ...ends.actions, ...releases], terminations: ends.terminations, decisions, counts };
+  const offenders = config.repair !== undefined ? repeatOffenders(nodes, config.repair, now) : undefined;
+  return { actions: [...actions, ...ends.actions, ...releases], terminations: ends.terminations, decisions, counts, ...(offenders !== undefined ? { repeatOffenders: offenders } : {}) };
 }
 
 /**

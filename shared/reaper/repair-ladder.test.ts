@@ -157,6 +157,13 @@ describe('repair ladder: fault history', () => {
     expect(plan([node]).actions).toEqual(filed('c-1', { [RUNG]: rung(1, 'replace', 'requested', T), [HISTORY]: history(...past, [T, 1, 'replace']) }, 'replace', 1, [warning('c-1', message)]));
   });
 
+  it('the plan counts the repeat offenders for the metric: Nodes with more than repeatLimit repairs in the window, healthy or not', () => {
+    const three = history([secondsBefore(3 * 86400), 0, 'reboot'], [secondsBefore(2 * 86400), 0, 'reboot'], [secondsBefore(86400), 0, 'reboot']);
+    const twoAndOld = history([secondsBefore(9 * 86400), 0, 'reboot'], [secondsBefore(2 * 86400), 0, 'reboot'], [secondsBefore(86400), 0, 'reboot']);
+    const nodes = [aReaperNode({ name: 'c-1', annotations: { [HISTORY]: three } }), aReaperNode({ name: 'c-2', annotations: { [HISTORY]: twoAndOld } }), sick('c-3', { annotations: { [SINCE]: secondsBefore(3600), [HISTORY]: three } })];
+    expect([plan(nodes).repeatOffenders, planReaper({ nodes, maintenances: [], namespace: 'kmaint', providers: providerMap([aws]) }, reaperConfig({}), NOW).repeatOffenders]).toEqual([2, undefined]);
+  });
+
   it('repaired exactly repeatLimit times: still the reboot', () => {
     const node = sick('c-1', { annotations: { [SINCE]: secondsBefore(3600), [HISTORY]: history([secondsBefore(86400), 0, 'reboot'], [secondsBefore(3 * 86400), 0, 'reboot']) } });
     expect(plan([node]).actions[1]).toMatchObject({ kind: 'createMaintenance', annotations: { 'kmaint.io/reboot': 'true' } });

@@ -131,6 +131,11 @@ export function filingRecords(node: V1Node, repair: RepairConfig, choice: Extrac
   return out;
 }
 
+/** How many of `nodes` were repaired more than repeatLimit times within the history window ending at `now`. */
+export function repeatOffenders(nodes: readonly V1Node[], repair: RepairConfig, now: Date): number {
+  return nodes.filter((n) => readHistory(n, now, repair.historyWindowSeconds).length > repair.repeatLimit).length;
+}
+
 /** A reboot rung's request (the reaper's own, asking kmaint.io/reboot). */
 export function isRebootRungRequest(nm: NodeMaintenance): boolean {
   return nm.metadata.annotations?.[ANNOTATION_REBOOT] === 'true';
