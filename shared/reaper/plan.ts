@@ -28,7 +28,7 @@ import { nodeCreatedAt, nodeFacts, unhealthySince } from './node-view.ts';
 import { isOwnReapRequest, isRecordedJoin, joinRecordOf, joinRecordOn, reapRequestName } from './own-requests.ts';
 import { chooseProvider, type InstanceProviders } from './providers.ts';
 import { planTerminations, type Termination } from './termination-plan.ts';
-import { healthyRecords, planRebootReleases, repairSince, repeatOffenders } from './repair-ladder.ts';
+import { healthyRecords, planRebootReleases, removeRepairRecords, repairSince, repeatOffenders } from './repair-ladder.ts';
 import { poolOf, repairChoice, repairsByPool, requestRepair, withNodeRecords } from './repair-plan.ts';
 
 export { reapRequestName } from './own-requests.ts';
@@ -180,7 +180,8 @@ function planNode(node: V1Node, f: NodeFacts, ctx: GateContext, index: RequestIn
   let skipped: string | undefined;
   // The repair ladder's records: unhealthy-since written on first sight (not in dryRun, which writes nothing).
   const repairSeen = config.repair !== undefined && match.ok && match.value ? repairSince(node, unhealthySince(node), ctx.now) : undefined;
-  const records: Record<string, string | null> = repairSeen?.record !== undefined && !config.dryRun ? { [ANNOTATION_REPAIR_UNHEALTHY_SINCE]: repairSeen.record } : {};
+  // Without a ladder (switched off), any repair.kmaint.io/ record left on the Node goes with this pass's patch.
+  const records: Record<string, string | null> = config.dryRun ? {} : config.repair === undefined ? removeRepairRecords(node) : repairSeen?.record !== undefined ? { [ANNOTATION_REPAIR_UNHEALTHY_SINCE]: repairSeen.record } : {};
   if (!match.ok) skipped = `reapPredicate could not be evaluated: ${match.error}`;
   else if (!match.value) {
     clearRecord();
@@ -222,7 +223,7 @@ function planNode(node: V1Node, f: NodeFacts, ctx: GateContext, index: RequestIn
   }
   clearRecord();
   actions.push(...requestReap(node, f, name, namespace, config));
-  return { actions, decision };
+  return { actions: withNodeRecords(actions, node, records), decision };
 }
 
 /** The reap request for a Node that passed every gate, and the Node event saying so. */

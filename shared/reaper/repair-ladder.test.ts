@@ -114,6 +114,18 @@ describe('repair ladder: unhealthy since (karpenter#2833)', () => {
     ]);
   });
 
+  it('the ladder switched off: every repair.kmaint.io/ record goes, from a healthy Node and from one still reaped', () => {
+    const records = { [SINCE]: secondsBefore(900), [RUNG]: rung(0, 'reboot', 'rebooted', secondsBefore(60)), [HISTORY]: history([secondsBefore(900), 0, 'reboot']) };
+    const off = { repair: undefined, maxNodesUnhealthy: 1 };
+    const p = plan([aReaperNode({ name: 'c-1', zone: 'a', annotations: records }), sick('c-2', { annotations: records }), aReaperNode({ name: 'c-3', zone: 'a' })], [], off);
+    const gone = { [SINCE]: null, [RUNG]: null, [HISTORY]: null };
+    expect(p.actions.filter((a) => a.kind === 'patchNodeAnnotations').map((a) => (a.kind === 'patchNodeAnnotations' ? [a.node.name, a.annotations] : []))).toEqual([
+      ['c-1', gone],
+      ['c-2', gone],
+    ]);
+    expect(p.actions.filter((a) => a.kind === 'createMaintenance').map((a) => (a.kind === 'createMaintenance' ? a.annotations['kmaint.io/reboot'] : ''))).toEqual([undefined]);
+  });
+
   it('the history is bounded: at most HISTORY_MAX_ENTRIES (20), the oldest dropped', () => {
     const many = Array.from({ length: 25 }, (_, i): [string, number, string] => [secondsBefore(1000 - i), 0, 'reboot']);
     const node = aReaperNode({ name: 'c-1', annotations: { [HISTORY]: history(...many) } });
