@@ -184,5 +184,8 @@ describe('the repair ladder on the testbed', () => {
     const named = historyA.map((e) => `reboot (rung 0) at ${e.at}`).join(', ');
     expect(await nodeEvents(a, 'RepairEscalated')).toEqual([`Warning repeat offender: repaired 2 times in the last ${WEEK} s (${named}), more than repeatLimit 1: skips rung 0 (reboot) for rung 1 (replace)`]);
     expect(mostActive).toBe(1);
+    // Both are over repeatLimit 1 now (A: two reboots; B: a reboot and a replace): the reaper pass's metric says 2.
+    const summary = await runPass('reaper', { client, namespace: KMAINT_NS, now: () => new Date(), reaperProviders: providers });
+    expect(summary.metrics?.repeatOffenders).toBe(2);
   });
 });
