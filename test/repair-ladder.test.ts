@@ -168,8 +168,9 @@ describe('the repair ladder on the testbed', () => {
     // kmaint's unhealthy-since had held since its first sight.
     expect([na.status?.nodeInfo?.bootID !== before.a.status?.nodeInfo?.bootID, nb.status?.nodeInfo?.bootID !== before.b.status?.nodeInfo?.bootID]).toEqual([true, true]);
     expect([filedA?.since, Date.parse(filedA?.transition ?? '') > Date.parse(filedA?.since ?? '')]).toEqual([firstSince, true]);
-    const historyA = JSON.parse(annotationsOf(na)[HISTORY] ?? '[]') as Array<{ at: string; rung: number; remedy: string }>;
-    expect(historyA.map((e) => [e.rung, e.remedy])).toEqual([[0, 'reboot'], [0, 'reboot']]);
+    const historyA = JSON.parse(annotationsOf(na)[HISTORY] ?? '[]') as Array<{ at: string; rung: number; remedy: string; validation?: string }>;
+    // The new repair records the failed validation the Node showed (the condition's reason); the seeded one had none.
+    expect(historyA.map((e) => [e.rung, e.remedy, e.validation])).toEqual([[0, 'reboot', undefined], [0, 'reboot', 'Failed']]);
     expect(historyA[0]?.at).toBe(seeded);
     expect(terminated()).toEqual([[instanceOf(nb)]]);
     expect(await nodeEvents(b, 'RepairEscalated')).toEqual([`Warning rung 0 (reboot) did not make the node healthy within 6 s of its reboot at ${rebootedB ?? ''}: next rung 1 (replace)`]);
@@ -181,7 +182,7 @@ describe('the repair ladder on the testbed', () => {
     const again = await readNode(a);
     expect(terminated()).toEqual([[instanceOf(nb)], [instanceOf(again)]]);
     expect(again.status?.nodeInfo?.bootID).toBe(na.status?.nodeInfo?.bootID);
-    const named = historyA.map((e) => `reboot (rung 0) at ${e.at}`).join(', ');
+    const named = historyA.map((e) => `reboot (rung 0) at ${e.at}${e.validation !== undefined ? ` after validation ${e.validation}` : ''}`).join(', ');
     expect(await nodeEvents(a, 'RepairEscalated')).toEqual([`Warning repeat offender: repaired 2 times in the last ${WEEK} s (${named}), more than repeatLimit 1: skips rung 0 (reboot) for rung 1 (replace)`]);
     expect(mostActive).toBe(1);
     // Both are over repeatLimit 1 now (A: two reboots; B: a reboot and a replace): the reaper pass's metric says 2.

@@ -21,6 +21,17 @@ export interface HistoryEntry {
   at: string;
   rung: number;
   remedy: Remedy;
+  /** The reason of a failed validation the Node showed when the repair was filed (`Failed`, `TimedOut`), if any. */
+  validation?: string;
+}
+
+/** The condition validation before return to service sets on a Node whose validation failed (issue 44 point 1). */
+const CONDITION_VALIDATION_FAILED = 'KmaintValidationFailed';
+
+/** The reason of the Node's failed validation (condition KmaintValidationFailed True), or undefined when none shows. */
+export function failedValidation(node: V1Node): string | undefined {
+  const c = node.status?.conditions?.find((x) => x.type === CONDITION_VALIDATION_FAILED);
+  return c?.status === 'True' ? c.reason || 'Failed' : undefined;
 }
 
 const REMEDIES: ReadonlySet<string> = new Set(['reboot', 'replace', 'quarantine']);
@@ -70,7 +81,7 @@ function allEntries(node: V1Node): HistoryEntry[] {
     if (typeof item !== 'object' || item === null) continue;
     const e = item as Record<string, unknown>;
     if (typeof e['at'] !== 'string' || millis(e['at']) === undefined || typeof e['rung'] !== 'number' || !isRemedy(e['remedy'])) continue;
-    out.push({ at: e['at'], rung: e['rung'], remedy: e['remedy'] });
+    out.push({ at: e['at'], rung: e['rung'], remedy: e['remedy'], ...(typeof e['validation'] === 'string' ? { validation: e['validation'] } : {}) });
   }
   return out.sort((a, b) => (millis(a.at) ?? 0) - (millis(b.at) ?? 0));
 }
@@ -103,9 +114,9 @@ export function prunedHistory(node: V1Node, now: Date, windowSeconds: number): s
   return value === raw ? undefined : value;
 }
 
-/** `reboot (rung 0) at T1, replace (rung 1) at T2`. */
+/** `reboot (rung 0) at T1 after validation Failed, replace (rung 1) at T2`. */
 export function describeHistory(entries: readonly HistoryEntry[]): string {
-  return entries.map((e) => `${e.remedy} (rung ${e.rung}) at ${e.at}`).join(', ');
+  return entries.map((e) => `${e.remedy} (rung ${e.rung}) at ${e.at}${e.validation !== undefined ? ` after validation ${e.validation}` : ''}`).join(', ');
 }
 
 /** The unhealthy-since record on `node` in ms, or undefined when absent or malformed. */

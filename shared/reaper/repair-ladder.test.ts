@@ -81,6 +81,16 @@ describe('repair ladder: the first rung', () => {
     expect(p.actions).toEqual(filed('c-1', { [SINCE]: secondsBefore(3600), [RUNG]: rung(0, 'reboot', 'requested', T), [HISTORY]: history([T, 0, 'reboot']) }, 'reboot', 0));
   });
 
+  it('a Node whose validation failed (KmaintValidationFailed True, reason TimedOut): the history entry says so, and so does the repeat-offender message', () => {
+    const node = aReaperNode({ name: 'c-1', zone: 'a', conditions: { KmaintValidationFailed: ['True', 3600] }, labels: { [POOL]: 'general' } });
+    for (const c of node.status?.conditions ?? []) if (c.type === 'KmaintValidationFailed') c.reason = 'TimedOut';
+    const entry = JSON.stringify([{ at: T, rung: 0, remedy: 'reboot', validation: 'TimedOut' }]);
+    expect(plan([node]).actions[0]).toMatchObject({ kind: 'patchNodeAnnotations', annotations: { [HISTORY]: entry } });
+    const offender = aReaperNode({ name: 'c-2', zone: 'a', conditions: { KmaintValidationFailed: ['True', 3600] }, annotations: { [SINCE]: secondsBefore(3600), [HISTORY]: JSON.stringify([{ at: secondsBefore(7200), rung: 0, remedy: 'reboot', validation: 'Failed' }]) } });
+    const warned = plan([offender], [], { repair: { ladder: [{ remedy: 'reboot' }, { remedy: 'quarantine' }], repeatLimit: 0 } }).actions.find((a) => a.kind === 'emitEvent' && a.type === 'Warning');
+    expect(warned?.kind === 'emitEvent' ? warned.message : '').toBe(`repeat offender: repaired 1 times in the last 604800 s (reboot (rung 0) at ${secondsBefore(7200)} after validation Failed), more than repeatLimit 0: skips rung 0 (reboot) for rung 1 (quarantine)`);
+  });
+
   it('rungs are chosen by CEL over the Node: a rung whose `when` does not match is passed over', () => {
     const ladder = [{ when: FAILED, remedy: 'reboot' }, { remedy: 'quarantine' }];
     const p = plan([sick('c-1')], [], { repair: { ladder } });

@@ -20,7 +20,7 @@ import {
 import type { Action, NodeMaintenance } from '#api';
 import type { NodeFacts } from './cel.ts';
 import type { RepairConfig, Remedy } from './repair-config.ts';
-import { describeHistory, historyWith, prunedHistory, readHistory, readRung, recordedUnhealthySince, rungRecord, type RungRecord } from './repair-history.ts';
+import { describeHistory, failedValidation, historyWith, prunedHistory, readHistory, readRung, recordedUnhealthySince, rungRecord, type RungRecord } from './repair-history.ts';
 
 export type RungChoice =
   | {
@@ -127,7 +127,9 @@ export function healthyRecords(node: V1Node, repair: RepairConfig | undefined, n
 /** The records written with a rung's request (in its write unit, before it): the rung, and a new repair in the history. */
 export function filingRecords(node: V1Node, repair: RepairConfig, choice: Extract<RungChoice, { kind: 'file' }>, now: Date): Record<string, string> {
   const out: Record<string, string> = { [ANNOTATION_REPAIR_RUNG]: rungRecord(choice.rung, choice.remedy, 'requested', now) };
-  if (choice.newRepair) out[ANNOTATION_REPAIR_HISTORY] = historyWith(node, { at: rfc3339Seconds(now), rung: choice.rung, remedy: choice.remedy }, now, repair.historyWindowSeconds);
+  const validation = failedValidation(node);
+  const entry = { at: rfc3339Seconds(now), rung: choice.rung, remedy: choice.remedy, ...(validation !== undefined ? { validation } : {}) };
+  if (choice.newRepair) out[ANNOTATION_REPAIR_HISTORY] = historyWith(node, entry, now, repair.historyWindowSeconds);
   return out;
 }
 
