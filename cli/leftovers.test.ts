@@ -122,3 +122,16 @@ describe('planLeftovers', () => {
     expect(JSON.parse(renderLeftovers(two.slice(0, 1), 'json', true))).toEqual({ apiVersion: 'v1', kind: 'List', items: [{ object: 'Lease/medik8s-leases/node-n1', record: 'holder', value: 'kmaint/team/fw', owner: 'kmaint' }], metadata: { resourceVersion: '' } });
   });
 });
+describe('planLeftovers: the repair ladder\'s records (issue 44)', () => {
+  it('lists the three repair.kmaint.io/ records as kmaint\'s and removes them in one patch; nothing else on the Node', () => {
+    const records = { 'repair.kmaint.io/unhealthy-since': '2026-01-01T11:00:00Z', 'repair.kmaint.io/rung': '{"rung":0,"remedy":"reboot","state":"rebooted","at":"2026-01-01T11:30:00Z"}', 'repair.kmaint.io/history': '[]', 'example.com/other': 'x' };
+    const p = planLeftovers({ nodes: [node('r1', { annotations: records })], maintenances: [], leases: [], kmaintNamespace: 'kmaint' });
+    expect(p.found.map((l) => [l.object, l.record, l.owner])).toEqual([
+      ['Node/r1', 'repair.kmaint.io/unhealthy-since', 'kmaint'],
+      ['Node/r1', 'repair.kmaint.io/rung', 'kmaint'],
+      ['Node/r1', 'repair.kmaint.io/history', 'kmaint'],
+    ]);
+    expect(p.actions.map((a) => (a.kind === 'patchNodeAnnotations' ? a.annotations : a.kind))).toEqual([{ 'repair.kmaint.io/unhealthy-since': null, 'repair.kmaint.io/rung': null, 'repair.kmaint.io/history': null }]);
+  });
+});
+

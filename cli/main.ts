@@ -15,6 +15,7 @@ import { planFunctions } from './plan.ts';
 import { pushRunIfConfigured } from './push-metrics.ts';
 import { renderPlan, renderRunSummary, renderSummary } from './render.ts';
 import { explainRequest, parseRequestRef, readExplainSnapshot } from './explain.ts';
+import { explainNode, parseNodeRef, readNodeExplainSnapshot } from './explain-node.ts';
 import { explainDocument } from './explain-document.ts';
 import { SHELLS, completionScript, completionSpec, parseShell } from './completion.ts';
 import { addGlobalOptions, checkGlobalFlags, type GlobalFlags, type RawGlobalFlags } from './global-options.ts';
@@ -181,9 +182,17 @@ program
 program
   .command('explain')
   .description('the whole chain for one request: each admission gate with its numbers, each pod on the node and what holds it, and what has to happen next')
-  .argument('<namespace/name>', 'the NodeMaintenance (or its name with -n)')
+  .argument('<namespace/name>', 'the NodeMaintenance (or its name with -n), or node/<name>: the reaper\'s repair ladder and fault history of that Node')
   .action(async (ref: string) => {
     const flags = globals();
+    const nodeName = parseNodeRef(ref);
+    if (nodeName !== undefined) {
+      const { client } = setup(flags);
+      const lines = explainNode(await readNodeExplainSnapshot(client, flags.kmaintNamespace, nodeName), new Date());
+      const format = flags.output;
+      process.stdout.write(isDocumentFormat(format) ? renderDocuments([{ node: nodeName, lines }], format) : `${lines.join('\n')}\n`);
+      return;
+    }
     const target = parseRequestRef(ref, flags.filter.namespace);
     const { client } = setup(flags);
     const snapshot = await readExplainSnapshot(client, flags.kmaintNamespace, target);

@@ -237,6 +237,12 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'DEFAULT_REBOOT_SENTINEL_CONDITION', actual: constants.DEFAULT_REBOOT_SENTINEL_CONDITION, expected: 'RebootRequired' },
   { name: 'EVENT_REASON_REBOOT_REQUESTED', actual: constants.EVENT_REASON_REBOOT_REQUESTED, expected: 'RebootRequested' },
   { name: 'EVENT_REASON_REBOOT_DONE', actual: constants.EVENT_REASON_REBOOT_DONE, expected: 'RebootDone' },
+  { name: 'REPAIR_ANNOTATION_PREFIX', actual: constants.REPAIR_ANNOTATION_PREFIX, expected: 'repair.kmaint.io/' },
+  { name: 'ANNOTATION_REPAIR_UNHEALTHY_SINCE', actual: constants.ANNOTATION_REPAIR_UNHEALTHY_SINCE, expected: 'repair.kmaint.io/unhealthy-since' },
+  { name: 'ANNOTATION_REPAIR_RUNG', actual: constants.ANNOTATION_REPAIR_RUNG, expected: 'repair.kmaint.io/rung' },
+  { name: 'ANNOTATION_REPAIR_HISTORY', actual: constants.ANNOTATION_REPAIR_HISTORY, expected: 'repair.kmaint.io/history' },
+  { name: 'EVENT_REASON_REPAIR', actual: constants.EVENT_REASON_REPAIR, expected: 'Repair' },
+  { name: 'EVENT_REASON_REPAIR_ESCALATED', actual: constants.EVENT_REASON_REPAIR_ESCALATED, expected: 'RepairEscalated' },
 ];
 
 // The SR-IOV parallel-node-config design, beside the repository: <repo>/../shared/seeds/.

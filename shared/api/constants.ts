@@ -364,3 +364,18 @@ export const EVENT_REASON_REBOOT_TIMEOUT = 'RebootTimeout';
 export const LABEL_REBOOT_POD = 'kmaint.io/reboot';
 /** The reboot Job is named this prefix + the request's uid, in kmaint's namespace: one Job per request, ever. */
 export const REBOOT_JOB_PREFIX = 'kmaint-reboot-';
+
+// Issue 44 points 2-3: the reaper's repair ladder (shared/reaper/repair-*.ts). Its state lives on the Node under this
+// prefix; nothing else writes there.
+/** Prefix of every annotation the repair ladder keeps on a Node. */
+export const REPAIR_ANNOTATION_PREFIX = 'repair.kmaint.io/';
+/** When kmaint first saw the Node match reapPredicate (RFC 3339), kept while it keeps matching: a moving lastTransitionTime does not reset it. */
+export const ANNOTATION_REPAIR_UNHEALTHY_SINCE = 'repair.kmaint.io/unhealthy-since';
+/** The rung in progress or last tried (JSON: rung index, remedy, state, at), written before its request is filed. */
+export const ANNOTATION_REPAIR_RUNG = 'repair.kmaint.io/rung';
+/** The repairs of the history window (JSON list, newest last, bounded), pruned by time. */
+export const ANNOTATION_REPAIR_HISTORY = 'repair.kmaint.io/history';
+/** Normal event on a Node: a repair rung's request was filed, or a reboot rung finished. */
+export const EVENT_REASON_REPAIR = 'Repair';
+/** Warning event on a Node: the ladder went past a rung (timed out, or repeat offender skipping the reboot). */
+export const EVENT_REASON_REPAIR_ESCALATED = 'RepairEscalated';

@@ -50,6 +50,8 @@ export {
   ownerReferenceSchema,
   podEvictionFilterSchema,
   reaperSchema,
+  repairRungSchema,
+  repairSchema,
   rebootSentinelSchema,
   slurmSchema,
   DEFAULT_REAP_PREDICATE,

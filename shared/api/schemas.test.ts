@@ -286,6 +286,16 @@ const REAPER_EXTENSION: Record<string, Facets> = {
   'spec.reaper.skipReaping': { type: 'boolean', default: false },
   'spec.reaper.joinExistingRequests': { type: 'boolean', default: false },
   'spec.reaper.provider': { type: 'string', enum: ['providerID', 'none'], default: 'providerID' },
+  'spec.reaper.repair': { type: 'object', required: ['ladder'] },
+  'spec.reaper.repair.ladder': { type: 'array', maxItems: 8 },
+  'spec.reaper.repair.ladder[]': { type: 'object', required: ['remedy'] },
+  'spec.reaper.repair.ladder[].when': { type: 'string', minLength: 1, default: 'true' },
+  'spec.reaper.repair.ladder[].remedy': { type: 'string', enum: ['reboot', 'replace', 'quarantine'] },
+  'spec.reaper.repair.ladder[].timeoutSeconds': { type: 'integer', format: 'int32', minimum: 0, default: 600 },
+  'spec.reaper.repair.maxConcurrentPerPool': { type: 'integer', format: 'int32', minimum: 1, default: 1 },
+  'spec.reaper.repair.poolLabel': { type: 'string', minLength: 1, maxLength: 317, default: 'kmaint.io/pool' },
+  'spec.reaper.repair.historyWindowSeconds': { type: 'integer', format: 'int32', minimum: 1, default: 604800 },
+  'spec.reaper.repair.repeatLimit': { type: 'integer', format: 'int32', minimum: 0, default: 2 },
   ...Object.fromEntries(Object.entries(nodeHandshakeAt('spec.reaper')).filter(([path]) => path.startsWith('spec.reaper.drainSpec'))),
 };
 

@@ -241,6 +241,22 @@ export const DEFAULT_REAP_PREDICATE =
 export const DEFAULT_UNHEALTHY_PREDICATE =
   "cordoned || conditions[?'MemoryPressure'].orValue('False') != 'False' || conditions[?'DiskPressure'].orValue('False') != 'False' || conditions[?'Ready'].orValue('Unknown') != 'True'";
 
+/** kmaint extension (issue 44): one rung of the repair ladder: the remedy for Nodes its CEL matches. */
+export const repairRungSchema = z.strictObject({
+  when: z.string().min(1).default('true').optional(),
+  remedy: z.enum(['reboot', 'replace', 'quarantine']),
+  timeoutSeconds: nonNegativeInt32().default(600).optional(),
+});
+
+/** kmaint extension (issue 44): the reaper's repair ladder, per-pool cap and fault history. */
+export const repairSchema = z.strictObject({
+  ladder: z.array(repairRungSchema).max(8),
+  maxConcurrentPerPool: z.int().min(1).max(INT32_MAX).default(1).optional(),
+  poolLabel: z.string().min(1).max(317).default('kmaint.io/pool').optional(),
+  historyWindowSeconds: z.int().min(1).max(INT32_MAX).default(604800).optional(),
+  repeatLimit: nonNegativeInt32().default(2).optional(),
+});
+
 /** kmaint extension: the unhealthy-node reaper (issue 9). Off unless `enabled`; defaults mirror node-reaper's. */
 export const reaperSchema = z.strictObject({
   enabled: z.boolean().default(false).optional(),
@@ -257,6 +273,7 @@ export const reaperSchema = z.strictObject({
   skipReaping: z.boolean().default(false).optional(),
   joinExistingRequests: z.boolean().default(false).optional(),
   provider: z.enum(['providerID', 'none']).default('providerID').optional(),
+  repair: repairSchema.optional(),
 });
 
 /**

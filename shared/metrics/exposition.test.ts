@@ -77,6 +77,12 @@ describe('runFamilies + renderExposition', () => {
     ]);
   });
 
+  it('a reaper run with the repair ladder adds the repeat offenders after the past-deadline count; a run without measured none has no such family', () => {
+    const lines = values(renderExposition(runFamilies({ ...RUN, fn: 'reaper', repeatOffenders: 2 }, { success: true })));
+    expect(lines.slice(lines.indexOf('kmaint_requests_past_deadline 1'), lines.indexOf('kmaint_requests_past_deadline 1') + 2)).toEqual(['kmaint_requests_past_deadline 1', 'kmaint_repair_repeat_offender_nodes 2']);
+    expect(renderExposition(runFamilies(RUN, { success: true }))).not.toContain('kmaint_repair_repeat_offender_nodes');
+  });
+
   it('each family has one HELP and one TYPE line before its samples', () => {
     const text = renderExposition(runFamilies(RUN, { success: true }));
     expect(text.split('\n').slice(0, 3)).toEqual([

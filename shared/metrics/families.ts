@@ -68,6 +68,7 @@ export function runFamilies(m: RunMetrics, opts: FamilyOptions): MetricFamily[] 
       samples: keysOf(WAIT_GATES, m.waitingOldestSeconds).map((gate) => ({ labels: { gate }, value: m.waitingOldestSeconds[gate as keyof typeof m.waitingOldestSeconds] ?? 0 })),
     },
     one('kmaint_requests_past_deadline', 'Requests past their kmaint.io/deadline and still not Ready, as the last pass left them.', m.pastDeadline),
+    ...(m.repeatOffenders !== undefined ? [one('kmaint_repair_repeat_offender_nodes', "Nodes repaired more than the repair ladder's repeatLimit times within its history window (they skip reboot rungs), as the last reaper pass read them.", m.repeatOffenders)] : []),
     one('kmaint_last_run_passes', 'Passes in the last run.', m.passes),
     one('kmaint_last_run_failed_passes', 'Passes of the last run that failed (write errors, or a read that threw).', m.failedPasses),
     one('kmaint_last_run_write_errors', 'Writes that failed in the last run.', m.writeErrors),

@@ -35,6 +35,8 @@ export interface PassMetrics {
   drainSeconds: number[];
   /** API requests that failed (after retries), by "verb resource". */
   apiErrors: Record<string, number>;
+  /** Reaper passes with the repair ladder: Nodes repaired more than repeatLimit times in the history window. */
+  repeatOffenders?: number;
 }
 
 export interface PassMetricsInput {
@@ -48,6 +50,8 @@ export interface PassMetricsInput {
   evictionsRefused: number;
   apiErrors: Record<string, number>;
   now: Date;
+  /** Reaper passes with the repair ladder: Nodes over its repeatLimit, as the plan read them. */
+  repeatOffenders?: number;
 }
 
 interface Projected {
@@ -146,5 +150,6 @@ export function measurePass(input: PassMetricsInput): PassMetrics {
     evictionsRefused: input.evictionsRefused,
     drainSeconds,
     apiErrors: { ...input.apiErrors },
+    ...(input.repeatOffenders !== undefined ? { repeatOffenders: input.repeatOffenders } : {}),
   };
 }

@@ -41,6 +41,8 @@ export interface RunMetrics {
   waitingOldestSeconds: Partial<Record<WaitGate, number>>;
   /** Requests past their deadline and not Ready, as the last measured pass left them. */
   pastDeadline: number;
+  /** Nodes over the repair ladder's repeatLimit, as the last reaper pass with a ladder read them; absent: none measured. */
+  repeatOffenders?: number;
   /** By "verb resource", summed over the passes. */
   apiRequests: Record<string, number>;
   apiErrors: Record<string, number>;
@@ -53,6 +55,7 @@ function addInto(into: Record<string, number>, from: Readonly<Record<string, num
 /** The run's figures from its passes, all of function `fn`. `endedAt` stamps a run whose passes measured nothing. */
 export function runMetrics(fn: string, passes: readonly MeasuredPass[], opts: { durationMs: number; endedAt: number }): RunMetrics {
   const last = passes.findLast((p) => p.metrics !== undefined)?.metrics;
+  const offenders = passes.findLast((p) => p.metrics?.repeatOffenders !== undefined)?.metrics?.repeatOffenders;
   const apiRequests: Record<string, number> = {};
   const apiErrors: Record<string, number> = {};
   for (const p of passes) {
@@ -78,6 +81,7 @@ export function runMetrics(fn: string, passes: readonly MeasuredPass[], opts: { 
     waiting: { ...(last?.waiting ?? {}) },
     waitingOldestSeconds: { ...(last?.waitingOldestSeconds ?? {}) },
     pastDeadline: last?.pastDeadline ?? 0,
+    ...(offenders !== undefined ? { repeatOffenders: offenders } : {}),
     apiRequests,
     apiErrors,
   };

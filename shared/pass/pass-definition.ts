@@ -26,6 +26,8 @@ export interface PlanReport {
   becameReady?: number;
   released?: number;
   collected?: number;
+  /** The reaper pass with a repair ladder: Nodes over its repeatLimit (absent: no ladder). */
+  repeatOffenders?: number;
   /** Actions repeating what an earlier pass reported (no progress, so no reason to run another pass). */
   repeated?: number;
 }

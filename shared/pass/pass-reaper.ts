@@ -21,7 +21,7 @@ export const REAPER_PASS: PassDefinition<ReaperReads> = {
     const reaper = planReaperPass(base, config, namespace, reads, now, holding);
     const scopedProblems = [...config.problems.scoped, ...config.problems.features, ...(crds?.reportable ?? [])];
     const report = crds?.configWritable === false ? [] : planConfigReport(config.object, config.problems.limits, now, { scopedProblems, notes: config.slurmNotes });
-    return { actions: [...report, ...reaper.actions], state: reaper.requested > 0 ? 'in-flight' : 'idle', report: {}, effects: terminationsEffect(reaper.terminations) };
+    return { actions: [...report, ...reaper.actions], state: reaper.requested > 0 ? 'in-flight' : 'idle', report: reaper.repeatOffenders !== undefined ? { repeatOffenders: reaper.repeatOffenders } : {}, effects: terminationsEffect(reaper.terminations) };
   },
   reportsConfig: true,
   writesLeaveWork: false,

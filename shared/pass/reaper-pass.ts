@@ -64,6 +64,8 @@ export interface ReaperPassPlan {
   lines: string[];
   /** Reap requests and cloud event requests created (new work for the scheduler and drainer). */
   requested: number;
+  /** With the repair ladder: Nodes over its repeatLimit (the metric kmaint_repair_repeat_offender_nodes). */
+  repeatOffenders?: number;
 }
 
 /** The cloud event requests' writes over `base` (none when spec.cloudEvents is off or invalid, or nothing was read). */
@@ -94,7 +96,8 @@ export function planReaperPass(base: BaseSnapshot, config: KmaintConfig, namespa
   const plan = loaded.kind === 'enabled' ? planReaper({ nodes: base.nodeList, maintenances: base.maintenances, namespace, providers: reads.providers, ...(holding !== undefined ? { holding } : {}) }, loaded.config, now) : undefined;
   const actions = [...(plan?.actions ?? []), ...cloud];
   const terminations = plan?.terminations ?? [];
-  return { actions, terminations, lines: terminations.map(describeTermination), requested: actions.filter((a) => a.kind === 'createMaintenance').length };
+  const offenders = plan?.repeatOffenders;
+  return { actions, terminations, lines: terminations.map(describeTermination), requested: actions.filter((a) => a.kind === 'createMaintenance').length, ...(offenders !== undefined ? { repeatOffenders: offenders } : {}) };
 }
 
 /** Terminates, then returns the deletions and events that follow, for the applier. */

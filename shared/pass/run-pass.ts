@@ -156,7 +156,8 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
   // A termination counts by the deletions it leads to; an outside write after the actions is a write of this pass.
   if (actions.length > 0 || planned.effects.some((e) => e.at === 'after-actions' && e.count > 0)) opts.round?.wrote();
   const read = [...planned.maintenances.values()];
-  return { maintenances: read, actions, stoppedUnits: result.stopped, evictions: result.applied['evictPod'] ?? 0, evictionsRefused: result.blocked.length, now };
+  const offenders = planned.report.repeatOffenders;
+  return { maintenances: read, actions, stoppedUnits: result.stopped, evictions: result.applied['evictPod'] ?? 0, evictionsRefused: result.blocked.length, now, ...(offenders !== undefined ? { repeatOffenders: offenders } : {}) };
 }
 
 /** The lease annotations recording the plan's full node read, if it made one worth recording. */

@@ -4,6 +4,7 @@ import { DEFAULT_REAP_PREDICATE, DEFAULT_UNHEALTHY_PREDICATE, DEFAULT_ZONE_LABEL
 import type { DrainSpec, IntOrString } from '#api';
 import { resolveIntOrPercent } from '../config/index.ts';
 import { compilePredicate, type Predicate } from './cel.ts';
+import { loadRepairConfig, type RepairConfig } from './repair-config.ts';
 
 export interface ReaperConfig {
   /** Decide and report with Node events only. */
@@ -25,6 +26,8 @@ export interface ReaperConfig {
   provider: 'providerID' | 'none';
   /** Node label naming the zone (the config's zoneLabel). */
   zoneLabel: string;
+  /** The repair ladder (spec.reaper.repair); absent: every reaped Node is terminated (or quarantined), as before. */
+  repair?: RepairConfig;
 }
 
 export type LoadedReaper =
@@ -70,6 +73,7 @@ export function loadReaperConfig(obj: unknown): LoadedReaper {
     const checked = resolveIntOrPercent(value, 100, 'down');
     if (!checked.ok) problems.push(`spec.reaper.${field}: ${checked.error}`);
   }
+  const repair = reaper.repair !== undefined ? loadRepairConfig(reaper.repair, problems) : undefined;
   if (problems.length > 0 || reapPredicate === undefined || unhealthyPredicate === undefined) {
     return { kind: 'invalid', problems: problems.map((p) => `${p}; ${REAPER_STOPPED}`) };
   }
@@ -90,6 +94,7 @@ export function loadReaperConfig(obj: unknown): LoadedReaper {
       joinExistingRequests: reaper.joinExistingRequests ?? false,
       provider: reaper.provider ?? 'providerID',
       zoneLabel: spec.zoneLabel ?? DEFAULT_ZONE_LABEL,
+      ...(repair !== undefined ? { repair } : {}),
     },
   };
 }

@@ -27,3 +27,8 @@ export { cloudEventsSwitchOf, planCloudEventRequestsOff } from './cloud-events-o
 export type { CloudEventsConfig, LoadedCloudEvents } from './cloud-events-config.ts';
 export { cloudEventAnnotations, eventsToFile, planCloudEvents } from './cloud-events-plan.ts';
 export type { CloudEventsPlan, CloudEventsSnapshot } from './cloud-events-plan.ts';
+export { chooseRung, isRebootRungRequest } from './repair-ladder.ts';
+export type { RungChoice } from './repair-ladder.ts';
+export { HISTORY_MAX_ENTRIES, describeHistory, readHistory, readRung, recordedUnhealthySince } from './repair-history.ts';
+export type { HistoryEntry, RungRecord } from './repair-history.ts';
+export type { RepairConfig, RepairRung, Remedy } from './repair-config.ts';

@@ -9,6 +9,7 @@ import {
   ANNOTATION_REAPER_JOINED,
   ANNOTATION_REAPER_JOINED_PROVIDER_ID,
   ANNOTATION_REAPER_PROVIDER_ID,
+  ANNOTATION_REPAIR_UNHEALTHY_SINCE,
   EVENT_REASON_REAP_JOINED,
   EVENT_REASON_REAP_REQUESTED,
   EVENT_REASON_REAP_SKIPPED,
@@ -27,6 +28,8 @@ import { nodeCreatedAt, nodeFacts, unhealthySince } from './node-view.ts';
 import { isOwnReapRequest, isRecordedJoin, joinRecordOf, joinRecordOn, reapRequestName } from './own-requests.ts';
 import { chooseProvider, type InstanceProviders } from './providers.ts';
 import { planTerminations, type Termination } from './termination-plan.ts';
+import { healthyRecords, planRebootReleases, removeRepairRecords, repairSince, repeatOffenders } from './repair-ladder.ts';
+import { poolOf, repairChoice, repairsByPool, requestRepair, withNodeRecords } from './repair-plan.ts';
 
 export { reapRequestName } from './own-requests.ts';
 export { describeTermination } from './termination-plan.ts';
@@ -59,11 +62,15 @@ export interface ReaperPlan {
   /** Every candidate (Node matching reapPredicate, not already being reaped) and what was decided, by Node name. */
   decisions: ReaperDecision[];
   counts: UnhealthyCounts;
+  /** With the repair ladder: Nodes repaired more than repeatLimit times within the history window (the metric). */
+  repeatOffenders?: number;
 }
 
 interface Candidate {
   node: V1Node;
   facts: NodeFacts;
+  /** Since when it has been unhealthy (ms): its conditions' say, or with the repair ladder kmaint's own record. */
+  since: number | undefined;
 }
 
 interface GateContext {
@@ -73,6 +80,8 @@ interface GateContext {
   /** Requests by other requestors, by Node name. */
   others: ReadonlyMap<string, NodeMaintenance[]>;
   providers: InstanceProviders;
+  /** Repair ladder only: the reaper's requests in progress by pool, counting those filed by this plan. */
+  repairs: Map<string, number>;
 }
 
 /** Reasons not to reap, in order; the first that applies is the one reported. Each message is stable while nothing changes. */
@@ -103,7 +112,7 @@ const GATES: ReadonlyArray<(c: Candidate, ctx: GateContext) => string | undefine
   },
   // A state younger than unhealthyForSeconds may be a flap.
   (c, ctx) => {
-    const since = unhealthySince(c.node);
+    const since = c.since;
     const hold = ctx.config.unhealthyForSeconds;
     if (since === undefined) return 'no lastTransitionTime on its conditions, so how long it has been unhealthy is unknown';
     const due = since + hold * 1000;
@@ -169,11 +178,17 @@ function planNode(node: V1Node, f: NodeFacts, ctx: GateContext, index: RequestIn
   if (index.reaping.has(f.name) || index.joined.has(f.name)) return { actions }; // being reaped: its request reports progress
   const match = config.reapPredicate.evaluate(f);
   let skipped: string | undefined;
+  // The repair ladder's records: unhealthy-since written on first sight (not in dryRun, which writes nothing).
+  const repairSeen = config.repair !== undefined && match.ok && match.value ? repairSince(node, unhealthySince(node), ctx.now) : undefined;
+  // Without a ladder (switched off), any repair.kmaint.io/ record left on the Node goes with this pass's patch.
+  const records: Record<string, string | null> = config.dryRun ? {} : config.repair === undefined ? removeRepairRecords(node) : repairSeen?.record !== undefined ? { [ANNOTATION_REPAIR_UNHEALTHY_SINCE]: repairSeen.record } : {};
   if (!match.ok) skipped = `reapPredicate could not be evaluated: ${match.error}`;
   else if (!match.value) {
     clearRecord();
-    return { actions };
-  } else skipped = GATES.map((gate) => gate({ node, facts: f }, ctx)).find((why) => why !== undefined);
+    return { actions: config.dryRun ? actions : withNodeRecords(actions, node, healthyRecords(node, config.repair, ctx.now)) };
+  } else skipped = GATES.map((gate) => gate({ node, facts: f, since: repairSeen?.since ?? unhealthySince(node) }, ctx)).find((why) => why !== undefined);
+  const choice = skipped === undefined && config.repair !== undefined ? repairChoice(node, f, config.repair, ctx.repairs, ctx.now) : undefined;
+  if (choice?.kind === 'wait') skipped = choice.why;
 
   if (skipped !== undefined) {
     const message = `not reaped: ${skipped}${config.dryRun ? ' (dry run)' : ''}`;
@@ -183,22 +198,32 @@ function planNode(node: V1Node, f: NodeFacts, ctx: GateContext, index: RequestIn
       actions.push({ kind: 'patchNodeAnnotations', node: nodeRef(node), annotations: { [ANNOTATION_REAPER_DECISION]: skipped }, reason: 'record the reaper decision, reported once' });
       actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_SKIPPED, message, 'reaper decision'));
     }
-    return { actions, decision: { node: f.name, skipped } };
+    return { actions: withNodeRecords(actions, node, records), decision: { node: f.name, skipped } };
   }
   const decision = { node: f.name };
   const other = config.joinExistingRequests ? index.others.get(f.name)?.[0] : undefined;
   if (other) {
     actions.push(...joinRequest(node, f.providerID, other, config, recorded !== undefined));
-    return { actions, decision };
+    return { actions: withNodeRecords(actions, node, records), decision };
   }
   const name = reapRequestName(f.name);
+  if (config.repair !== undefined && choice?.kind === 'file') {
+    if (config.dryRun) {
+      actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_REQUESTED, `dry run: would request ${namespace}/${name} for repair rung ${choice.rung} (${choice.remedy})${choice.escalated !== undefined ? `: ${choice.escalated}` : ''}`, 'reaper decision'));
+      return { actions, decision };
+    }
+    const pool = poolOf(node, config.repair);
+    ctx.repairs.set(pool, (ctx.repairs.get(pool) ?? 0) + 1);
+    actions.push(...requestRepair(node, f, name, namespace, config, config.repair, choice, ctx.now, records));
+    return { actions, decision };
+  }
   if (config.dryRun) {
     actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_REQUESTED, `dry run: would request ${namespace}/${name} to drain the node and terminate ${f.providerID || 'its instance'}`, 'reaper decision'));
     return { actions, decision };
   }
   clearRecord();
   actions.push(...requestReap(node, f, name, namespace, config));
-  return { actions, decision };
+  return { actions: withNodeRecords(actions, node, records), decision };
 }
 
 /** The reap request for a Node that passed every gate, and the Node event saying so. */
@@ -237,7 +262,8 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
   const counts = countUnhealthy(facts.map((f) => f.zone), unhealthy);
   const nodesByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
   const index = indexRequests(snapshot.maintenances, snapshot.namespace, nodesByName, snapshot.holding);
-  const ctx: GateContext = { config, now, counts, others: index.others, providers: snapshot.providers };
+  const repairs = config.repair !== undefined ? repairsByPool(index.reaping, nodesByName, config.repair) : new Map<string, number>();
+  const ctx: GateContext = { config, now, counts, others: index.others, providers: snapshot.providers, repairs };
   const actions: Action[] = [];
   const decisions: ReaperDecision[] = [];
   nodes.forEach((node, i) => {
@@ -247,7 +273,9 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
   });
   if (!config.dryRun) actions.push(...sweepJoinRecords(nodes, index, actions));
   const ends = planTerminations(nodesByName, [...index.reaping.values(), ...index.joined.values()], snapshot.namespace, config);
-  return { actions: [...actions, ...ends.actions], terminations: ends.terminations, decisions, counts };
+  const releases = config.dryRun ? [] : planRebootReleases(nodesByName, [...index.reaping.values()], config.repair, now);
+  const offenders = config.repair !== undefined ? repeatOffenders(nodes, config.repair, now) : undefined;
+  return { actions: [...actions, ...ends.actions, ...releases], terminations: ends.terminations, decisions, counts, ...(offenders !== undefined ? { repeatOffenders: offenders } : {}) };
 }
 
 /**

@@ -3,7 +3,9 @@
 // instance is refused (said once on the Node), never followed. terminate.ts carries the terminations out.
 import type { V1Node } from '@kubernetes/client-node';
 import {
+  ANNOTATION_GC_IGNORE,
   ANNOTATION_REAPED,
+  ANNOTATION_REBOOT,
   ANNOTATION_REAPER_DECISION,
   ANNOTATION_REAPER_PROVIDER_ID,
   EVENT_REASON_REAP_REFUSED,
@@ -73,6 +75,8 @@ export function planTerminations(nodes: ReadonlyMap<string, V1Node>, requests: r
     const mine = isOwnReapRequest(nm, namespace);
     // A joined request the owner deleted while Ready waits for its additionalRequestors: the reaper still finishes.
     if ((mine && nm.metadata.deletionTimestamp) || maintenancePhase(nm) !== Phase.Ready) continue;
+    // The repair ladder's reboot and quarantine rungs: released (repair-ladder.ts) or kept, never terminated.
+    if (mine && (nm.metadata.annotations?.[ANNOTATION_REBOOT] === 'true' || nm.metadata.annotations?.[ANNOTATION_GC_IGNORE] === 'true')) continue;
     const node = nodes.get(nm.spec.nodeName);
     if (node === undefined) continue;
     const why = config.provider === 'none' ? undefined : refusal(nm, node);
