@@ -282,10 +282,9 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     });
   });
 
-  it('part 1b, `kmaint takeover --to nvidia` while kmaint runs: nothing to write where the request has node-initial-state; where it lacks it (a request cordoned by a kmaint older than that record), the command writes "false", and nothing else', async () => {
+  it('part 1b, `kmaint takeover --to nvidia` while kmaint runs: where the request lacks node-initial-state (cordoned by a kmaint older than that record), the command writes "false", and nothing else', async () => {
     const before = await requestState();
-    const none = await kmaintCli('takeover', '--to', 'nvidia', '--apply');
-    expect([none.code, none.stdout, none.stderr]).toEqual([0, '', '']);
+    // (Nothing is written where the request has the record: cli/takeover.test.ts; each command start costs seconds here.)
     expect((await kubectl(['annotate', 'nm', '-n', ns, NAME, `${INITIAL}-`])).code).toBe(0);
     const line = `patch ${ns}/${NAME} annotations ${INITIAL}: kmaint cordoned ${node} for ${ns}/${NAME}: upstream uncordons it by node-initial-state.unschedulable "false"`;
     const planned = await kmaintCli('takeover', '--to', 'nvidia');
@@ -349,9 +348,6 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     expect((n.metadata?.managedFields ?? []).filter((e) => JSON.stringify(e.fieldsV1 ?? {}).includes('kmaint.io/cordoned-by')).map((e) => e.manager)).toEqual(['kmaint-takeover']);
     expect((await getNM(ns, NAME_B))?.metadata.resourceVersion).toBe(request?.metadata.resourceVersion);
     expect(await leftoversAbout([third])).toEqual([[`Node/${third}`, 'cordon', 'kmaint', `kmaint/${ns}/${NAME_B}`], [`Node/${third}`, 'kmaint.io/cordoned-by', 'kmaint', `kmaint/${ns}/${NAME_B}`], finalizerB]);
-    // A second run finds nothing more to hand over.
-    const again = await kmaintCli('takeover', '--from', 'nvidia');
-    expect([again.code, again.stdout]).toEqual([0, '']);
   });
 
   it("part 3, a re-installed kmaint: its cleanup keeps a cordon made after the switch (managedFields: kubectl's, not kmaint's) and drops the record upstream left", async () => {
