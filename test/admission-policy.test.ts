@@ -9,7 +9,8 @@ import { ANNOTATION_CORDON_RECORDED, ANNOTATION_DEADLINE, ANNOTATION_NOT_BEFORE,
 import { refusalText } from './support/attacker.ts';
 import { helmIsCurrent, runHelm } from '../testbed/helm.ts';
 import { adminKubeConfig, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
-import { KMAINT_NS, installCrds, removeAllNMs } from './support/kmaint.ts';
+import { KMAINT_NS, installCrds, removeAllNMs, setUnschedulable } from './support/kmaint.ts';
+import { runKmaint } from './support/kmaint-cli.ts';
 
 const NS = 'admission-requestor';
 const REQUESTOR = 'requestor';
@@ -98,6 +99,10 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy on the real API
   });
 
   afterAll(async () => {
+    if (node !== '') {
+      await setUnschedulable(node, false);
+      await kubectl(['annotate', 'node', node, 'kmaint.io/cordoned-by-']);
+    }
     await kubectl(['delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', POLICY, '--ignore-not-found']);
     await removeAllNMs(NS);
     await removeAllNMs(KMAINT_NS);
@@ -183,6 +188,36 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy on the real API
       forgesWait: refused('waitForCompletion'),
       removesRequestorFailed: 'patched',
     });
+  });
+
+  it("lets an administrator's `kmaint takeover --to nvidia --apply` write node-initial-state.unschedulable (it may patch the Node), and still refuses a requestor's forgery of it on create and on update (issue 42)", async () => {
+    const INITIAL = 'maintenance.nvidia.com/node-initial-state.unschedulable';
+    const name = unique('takeover');
+    expect(await create(requestor, NS, nm(name, { requestorID: 'fw.example.com' }))).toBe('created');
+    // As a kmaint older than that record left its cordon: the node cordoned and recorded, the request without it.
+    await setUnschedulable(node, true);
+    expect((await kubectl(['annotate', 'node', node, `kmaint.io/cordoned-by=kmaint/${NS}/${name}`])).code).toBe(0);
+    const takeover = await runKmaint(['--kubeconfig', testbed().kubeconfigPath, '--kmaint-namespace', KMAINT_NS, 'takeover', '--to', 'nvidia', '--apply'], 60_000);
+    const target = { group: GROUP, version: VERSION, namespace: NS, plural: NODE_MAINTENANCE_PLURAL };
+    const annotations = async (n: string): Promise<Record<string, string> | undefined> => ((await adminKubeConfig().makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ ...target, name: n })) as { metadata: { annotations?: Record<string, string> } }).metadata.annotations;
+    expect([takeover.code, takeover.stdout, takeover.stderr, await annotations(name)]).toEqual([
+      0,
+      `patch ${NS}/${name} annotations ${INITIAL}: kmaint cordoned ${node} for ${NS}/${name}: upstream uncordons it by node-initial-state.unschedulable "false"\n`,
+      '',
+      { [INITIAL]: 'false' },
+    ]);
+    const forged = `403 ${DENIED}annotation ${INITIAL} is a record only kmaint writes: only ${KMAINT_USER} or a user who may patch Node ${node} may set, change or remove it`;
+    const patch = (body: Record<string, unknown>): Promise<string> =>
+      requestor.patchNamespacedCustomObject({ ...target, name, body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)).then(
+        () => 'patched',
+        (err: unknown) => refusal(err, name),
+      );
+    expect({
+      forgedOnCreate: await create(requestor, NS, nm(unique('forged'), { requestorID: 'fw.example.com' }, { annotations: { [INITIAL]: 'false' } })),
+      changed: await patch({ metadata: { annotations: { [INITIAL]: 'true' } } }),
+      removed: await patch({ metadata: { annotations: { [INITIAL]: null } } }),
+      kept: await patch({ spec: { additionalRequestors: ['bios.example.com'] } }),
+    }).toEqual({ forgedOnCreate: forged, changed: forged, removed: forged, kept: 'patched' });
   });
 
   it('lets kmaint\'s ServiceAccount create the same requests', async () => {

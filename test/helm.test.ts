@@ -11,11 +11,12 @@ import { BatchV1Api, type V1CronJob, type V1Job, type V1Pod } from '@kubernetes/
 import { parse, stringify } from 'yaml';
 import { crdSchemaDigest } from '../charts/crd-schema.ts';
 import { helmBinary, helmIsCurrent, runHelm, type HelmResult } from '../testbed/helm.ts';
-import { adminKubeConfig, kmaintKubeConfig, kubectl, testbed, tokenKubeConfig, waitFor } from './support/cluster.ts';
+import { adminKubeConfig, kubectl, testbed, tokenKubeConfig, waitFor } from './support/cluster.ts';
 import { FINALIZER } from '../shared/api/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass } from '../shared/pass/index.ts';
-import { KMAINT_NS, admin, bindPod, createNM, getNM, nodes, phaseOf, setUnschedulable } from './support/kmaint.ts';
+import { admin, bindPod, createNM, getNM, nodes, phaseOf, setUnschedulable } from './support/kmaint.ts';
+import { runKmaint, type KmaintRun } from './support/kmaint-cli.ts';
 
 const NS = 'kmaint-helm';
 const RELEASE = 'kmh';
@@ -67,6 +68,48 @@ async function leftBehind(node: string): Promise<{ unschedulable: boolean; cordo
     finalizers: nm?.metadata.finalizers,
   };
 }
+/** `kmaint leftovers ...args` as an administrator runs it after the uninstall (kmaint's namespace: the release's). */
+function leftovers(args: string[]): Promise<KmaintRun> {
+  return runKmaint(['--kubeconfig', testbed().kubeconfigPath, '--kmaint-namespace', NS, 'leftovers', '--no-headers', ...args], 60_000);
+}
+
+/** The rows of `kmaint leftovers --no-headers`: object, record, owner, value. */
+function listedRows(stdout: string): string[][] {
+  return stdout.split('\n').filter((l) => l.trim() !== '').map((l) => l.trim().split(/\s{2,}/));
+}
+
+/** The uids of the two requests the uninstall leaves (kmaint's admission records name them). */
+async function uids(general: readonly string[]): Promise<{ left: string; reap: string }> {
+  return { left: (await getNM(NS, LEFT_REQUEST))?.metadata.uid ?? '', reap: (await getNM(NS, `reap-${REAP_NODE(general)}`))?.metadata.uid ?? '' };
+}
+
+/** What `kmaint leftovers` lists after the uninstall of part 1's release (part 3 adds the out-of-service taint). */
+function UNINSTALL_LEFT(general: readonly string[], ids: { left: string; reap: string }, outOfService = false): string[][] {
+  const [node, reapNode] = [LEFT_NODE(general), REAP_NODE(general)];
+  const by = `kmaint/${NS}/${LEFT_REQUEST}`;
+  const reapBy = `kmaint/${NS}/reap-${reapNode}`;
+  const conditions = (n: string): string[][] => DRAINED_CONDITIONS.map((c) => [`Node/${n}`, `condition ${c.split('=')[0] ?? ''}`, 'kmaint', c.split('=')[1] ?? '']);
+  return [
+    [`Lease/${MEDIK8S_NS}/node-${reapNode}`, 'holder', 'kmaint', reapBy],
+    [`Lease/${MEDIK8S_NS}/node-${node}`, 'holder', 'kmaint', by],
+    [`Node/${reapNode}`, 'cordon', 'kmaint', reapBy],
+    [`Node/${reapNode}`, 'kmaint.io/cordoned-by', 'kmaint', reapBy],
+    [`Node/${reapNode}`, 'kmaint.io/admitted', 'kmaint', `${NS}/reap-${reapNode}/${ids.reap}`],
+    [`Node/${reapNode}`, 'kmaint.io/cordon-reason', 'kmaint', `NodeMaintenance ${NS}/reap-${reapNode} (requestor reaper.kmaint.io)`],
+    ...conditions(reapNode),
+    [`Node/${node}`, 'cordon', 'kmaint', by],
+    [`Node/${node}`, 'kmaint.io/cordoned-by', 'kmaint', by],
+    [`Node/${node}`, 'kmaint.io/admitted', 'kmaint', `${NS}/${LEFT_REQUEST}/${ids.left}`],
+    ...(outOfService ? [[`Node/${node}`, 'kmaint.io/out-of-service-by', 'kmaint', by]] : []),
+    [`Node/${node}`, 'kmaint.io/cordon-reason', 'kmaint', `NodeMaintenance ${NS}/${LEFT_REQUEST} (requestor upgrade.acme.com)`],
+    ...(outOfService ? [[`Node/${node}`, `taint ${OUT_OF_SERVICE}`, 'kmaint', 'nodeshutdown:NoExecute']] : []),
+    ...conditions(node),
+    [`NodeMaintenance/${NS}/${LEFT_REQUEST}`, 'finalizer', 'kmaint', FINALIZER],
+    [`NodeMaintenance/${NS}/reap-${reapNode}`, 'request', 'kmaint', 'reaper.kmaint.io'],
+    [`NodeMaintenance/${NS}/reap-${reapNode}`, 'finalizer', 'kmaint', FINALIZER],
+  ];
+}
+
 /** The chart's appVersion (NOTES.txt names it): the package's version. */
 const PKG_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
@@ -373,28 +416,19 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
     expect((await kubectl(['get', 'crd', CONFIG_CRD, NM_CRD, '-o', 'name'])).stdout.trim().split('\n')).toEqual([`customresourcedefinition.apiextensions.k8s.io/${CONFIG_CRD}`, `customresourcedefinition.apiextensions.k8s.io/${NM_CRD}`]);
   });
 
-  it("issue 30, uninstall with a maintenance in progress (part 2): the uninstall leaves the request's state; the documented commands remove it by hand, and the next kmaint pass the node conditions", async () => {
+  it("issue 30, uninstall with a maintenance in progress (part 2): the uninstall leaves the request's state; `kmaint leftovers` (docs/security.md \"Uninstalling\") lists exactly what is left", async () => {
     const node = LEFT_NODE(general);
+    const reapNode = REAP_NODE(general);
     // Nothing of kmaint runs now: the request and what it holds stay, as docs/security.md "Uninstalling" says.
     expect((await kubectl(['delete', 'nodemaintenance', '-n', NS, LEFT_REQUEST, '--wait=false'])).code).toBe(0);
     expect(await leftBehind(node)).toEqual({ unschedulable: true, cordonedBy: `kmaint/${NS}/${LEFT_REQUEST}`, kmaintConditions: DRAINED_CONDITIONS, finalizers: [FINALIZER] });
-    // docs/security.md's commands, found by the mark kmaint leaves on the Node.
-    const marked = await kubectl(['get', 'nodes', '-o', 'custom-columns=NAME:.metadata.name,BY:.metadata.annotations.kmaint\\.io/cordoned-by', '--no-headers']);
-    // With the cordon of the reap request the uninstall also left (part 3 removes it), in node-name order.
-    expect(marked.stdout.trim().split('\n').filter((l) => !/\s<none>$/.test(l)).map((l) => l.split(/\s+/))).toEqual([
-      [REAP_NODE(general), `kmaint/${NS}/reap-${REAP_NODE(general)}`],
-      [node, `kmaint/${NS}/${LEFT_REQUEST}`],
-    ]);
-    expect((await kubectl(['uncordon', node])).code).toBe(0);
-    expect((await kubectl(['annotate', 'node', node, 'kmaint.io/cordoned-by-', 'kmaint.io/cordon-reason-', 'kmaint.io/admitted-'])).code).toBe(0);
-    expect((await kubectl(['patch', 'nm', '-n', NS, LEFT_REQUEST, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}'])).code).toBe(0);
-    expect(await leftBehind(node)).toEqual({ unschedulable: false, cordonedBy: undefined, kmaintConditions: DRAINED_CONDITIONS, finalizers: undefined });
-    // kmaint's node conditions on a node with no live request go with the next pass of any kmaint (re-installing).
-    await runPass('scheduler', { client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date() });
-    expect(await leftBehind(node)).toEqual({ unschedulable: false, cordonedBy: undefined, kmaintConditions: [], finalizers: undefined });
+    // The documented command, as an administrator runs it: every record of kmaint's, found by its mark.
+    const listed = await leftovers([]);
+    expect([listed.code, listedRows(listed.stdout), listed.stderr]).toEqual([1, UNINSTALL_LEFT(general, await uids(general)), `Slurm not read: no MaintenanceOperatorConfig ${NS}/default and no --slurm-url\n`]);
+    expect((await getNM(NS, `reap-${reapNode}`))?.metadata.finalizers).toEqual([FINALIZER]);
   });
 
-  it("issue 30, uninstall with a maintenance in progress (part 3): the medik8s lease, the out-of-service taint and kmaint's own request are left; docs/security.md's commands remove them", async () => {
+  it("issue 30, uninstall with a maintenance in progress (part 3): the medik8s lease, the out-of-service taint and kmaint's own request are left; docs/security.md's `kmaint leftovers --fix` removes them and everything of part 2", async () => {
     const node = LEFT_NODE(general);
     const reapNode = REAP_NODE(general);
     const reapRequest = `reap-${reapNode}`;
@@ -405,43 +439,31 @@ describe.skipIf(!HELM_BUILT)('the Helm chart charts/kmaint on the testbed (relea
     const daemonCount = (await daemons()).length;
     const tainted = await kubectl(['patch', 'node', node, '--type=merge', '-p', JSON.stringify({ metadata: { annotations: { 'kmaint.io/out-of-service-by': `kmaint/${NS}/${LEFT_REQUEST}` } }, spec: { taints: [{ key: OUT_OF_SERVICE, value: 'nodeshutdown', effect: 'NoExecute' }] } })]);
     expect(tainted.code).toBe(0);
-    // What the uninstall left (part 2 removed the request and its cordon): the lease, the taint, and the reap request
-    // with its cordon, record and finalizer; the chart's binding in medik8s-leases went with the release.
+    // What the uninstall left: the lease, the taint, and the reap request with its cordon, record and finalizer; the
+    // chart's binding in medik8s-leases went with the release.
     expect((await kubectl(['get', 'rolebinding', '-n', MEDIK8S_NS, '-o', 'name'])).stdout).toBe('');
-    expect(await leftOnNode(node)).toEqual({ annotations: { 'kmaint.io/out-of-service-by': `kmaint/${NS}/${LEFT_REQUEST}` }, taints: [`${OUT_OF_SERVICE}=nodeshutdown:NoExecute`], lease: `kmaint/${NS}/${LEFT_REQUEST}` });
+    expect((await leftOnNode(node)).taints).toEqual([`${OUT_OF_SERVICE}=nodeshutdown:NoExecute`]);
+    expect((await leftOnNode(node)).lease).toBe(`kmaint/${NS}/${LEFT_REQUEST}`);
     const reap = await getNM(NS, reapRequest);
     expect([phaseOf(reap), reap?.metadata.finalizers, reap?.metadata.labels?.['kmaint.io/reaper']]).toEqual(['Ready', [FINALIZER], 'true']);
     const onReapNode = await leftOnNode(reapNode);
     expect([onReapNode.annotations['kmaint.io/cordoned-by'], onReapNode.lease]).toEqual([`kmaint/${NS}/${reapRequest}`, `kmaint/${NS}/${reapRequest}`]);
+    const listed = await leftovers([]);
+    expect([listed.code, listedRows(listed.stdout)]).toEqual([1, UNINSTALL_LEFT(general, await uids(general), true)]);
 
-    // docs/security.md "Uninstalling": each found by its mark.
-    const rows = async (args: string[]): Promise<string[][]> => (await kubectl(args)).stdout.trim().split('\n').filter((l) => l !== '' && !/\s<none>$/.test(l)).map((l) => l.split(/\s+/));
-    const own = async (label: string) => rows(['get', 'nm', '-A', '-l', `${label}=true`, '-o', 'custom-columns=NS:.metadata.namespace,NAME:.metadata.name', '--no-headers']);
-    expect([await own('kmaint.io/reaper'), await own('kmaint.io/cloud-event'), await own('kmaint.io/sriov-handshake')]).toEqual([[[NS, reapRequest]], [], []]);
-    expect((await kubectl(['delete', 'nm', '-n', NS, reapRequest, '--wait=false'])).code).toBe(0);
-    expect((await kubectl(['patch', 'nm', '-n', NS, reapRequest, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}'])).code).toBe(0);
-    const cordoned = await rows(['get', 'nodes', '-o', 'custom-columns=NAME:.metadata.name,BY:.metadata.annotations.kmaint\\.io/cordoned-by', '--no-headers']);
-    expect(cordoned).toEqual([[reapNode, `kmaint/${NS}/${reapRequest}`]]);
-    expect((await kubectl(['uncordon', reapNode])).code).toBe(0);
-    expect((await kubectl(['annotate', 'node', reapNode, 'kmaint.io/cordoned-by-', 'kmaint.io/cordon-reason-', 'kmaint.io/admitted-'])).code).toBe(0);
-    const outOfService = await rows(['get', 'nodes', '-o', 'custom-columns=NAME:.metadata.name,BY:.metadata.annotations.kmaint\\.io/out-of-service-by', '--no-headers']);
-    expect(outOfService).toEqual([[node, `kmaint/${NS}/${LEFT_REQUEST}`]]);
-    expect((await kubectl(['taint', 'node', node, `${OUT_OF_SERVICE}-`])).code).toBe(0);
-    expect((await kubectl(['annotate', 'node', node, 'kmaint.io/out-of-service-by-'])).code).toBe(0);
-    const leases = await rows(['get', 'leases', '-n', MEDIK8S_NS, '-o', 'custom-columns=NAME:.metadata.name,HOLDER:.spec.holderIdentity', '--no-headers']);
-    expect(leases).toEqual([
-      [`node-${reapNode}`, `kmaint/${NS}/${reapRequest}`],
-      [`node-${node}`, `kmaint/${NS}/${LEFT_REQUEST}`],
-    ]);
-    expect((await kubectl(['delete', 'lease', '-n', MEDIK8S_NS, `node-${reapNode}`, `node-${node}`])).code).toBe(0);
-
-    // Nothing of kmaint's is left: the next pass of any kmaint removes the reap node's conditions, as in part 2.
-    await runPass('scheduler', { client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date() });
+    // docs/security.md "Uninstalling": `kmaint leftovers --fix`, then nothing of kmaint's is left.
+    const fixed = await leftovers(['--fix']);
+    expect([fixed.code, fixed.stdout, fixed.stderr.split('\n').filter((l) => l.startsWith('not fixed') || l.includes('still left'))]).toEqual([0, '', []]);
     expect(await getNM(NS, reapRequest)).toBeUndefined();
+    // Part 2's request: released by hand before, now by the command (its cordon, records and finalizer).
+    expect(await leftBehind(node)).toEqual({ unschedulable: false, cordonedBy: undefined, kmaintConditions: [], finalizers: undefined });
     for (const n of [node, reapNode]) {
       const left = await admin().core.readNode({ name: n });
       expect([n, left.spec?.unschedulable === true, (left.status?.conditions ?? []).filter((c) => (c.message ?? '').startsWith('kmaint: ')).map((c) => c.type), await leftOnNode(n)]).toEqual([n, false, [], { annotations: {}, taints: [], lease: undefined }]);
     }
+    expect((await kubectl(['get', 'lease', '-n', MEDIK8S_NS, '-o', 'name'])).stdout).toBe('');
+    const again = await leftovers([]);
+    expect([again.code, again.stdout]).toEqual([0, '']);
     await patchReady(reapNode, 'True');
     await waitFor(`${daemonCount} DaemonSet pods running on ${node} again`, async () => {
       const running = (await daemons()).filter((p) => p.status?.phase === 'Running' && p.metadata?.deletionTimestamp === undefined);

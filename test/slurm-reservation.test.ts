@@ -5,7 +5,6 @@
 // the request deletes the reservation, and so does deleting it after its maintenance (the reservation stays through
 // the drain). Times are relative to the test's start (Slurm's own clock is the real one); the second case runs kmaint's
 // passes with their clock past not-before rather than waiting for it.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +16,8 @@ import { startSlurm, type SlurmCluster } from '../slurm-testbed/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass } from '../shared/pass/index.ts';
 import { KMAINT_SA_USER, POLICY_MODES, makeRequestor, policyDenied, policyRefuses, usePolicyMode, type PolicyMode } from './support/attacker.ts';
-import { kmaintKubeConfig, kubectl, waitFor } from './support/cluster.ts';
+import { kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { runKmaint } from './support/kmaint-cli.ts';
 import { KMAINT_NS, admin, deleteNM, driveUntil, generalNodes, getNM, installCrds, patchNM, phaseOf, removeAllNMs, setConfig } from './support/kmaint.ts';
 
 const ns = `slurm-resv-${randomBytes(3).toString('hex')}`;
@@ -129,21 +129,11 @@ async function events(name: string): Promise<Array<[string, string]>> {
   return list.items.map((e): [string, string] => [e.type ?? '', e.message ?? '']);
 }
 
-/** docs/security.md's bash block that lifts kmaint's Slurm drains and reservations by hand ("Uninstalling"), as written there. */
-function documentedSlurmRemoval(): string {
-  const doc = readFileSync(new URL('../docs/security.md', import.meta.url), 'utf8');
-  const block = /```bash\n(# kmaint's drains[\s\S]*?)```/.exec(doc)?.[1];
-  if (block === undefined) throw new Error('docs/security.md has no bash block starting "# kmaint\'s drains"');
-  return block;
-}
-
-/** Runs `script` with sh -e in the Slurm cluster's own root and mount namespace, where sinfo and scontrol reach its slurmctld. */
-function inSlurm(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const args = ['-t', String(slurm.pids.init), '-m', '-r', '-w', '--', '/usr/bin/env', 'SLURM_CONF=/kmt/etc/slurm.conf', 'sh', '-ec', script];
-  return new Promise((resolve) => {
-    execFile('nsenter', args, { timeout: 60_000 }, (err, stdout, stderr) => resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr }));
-  });
-}
+/**
+ * docs/security.md "Uninstalling": `kmaint leftovers --fix` with slurmrestd given (after an uninstall the
+ * MaintenanceOperatorConfig that names it is gone), as an administrator runs it; the page shows this command line.
+ */
+const DOCUMENTED_FIX = ['--kmaint-namespace', 'kmaint', 'leftovers', '--fix', '--slurm-url'];
 
 /** A Slurm node's drain state (drainState) and reason. */
 async function slurmNode(name: string): Promise<[string[], string]> {
@@ -397,7 +387,7 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
     }
   });
 
-  it("issue 30, uninstall with a request in flight: kmaint no longer running leaves its Slurm drain and reservation; docs/security.md's commands lift exactly those on the real Slurm, and kmaint back releases the request with nothing left to lift", async () => {
+  it("issue 30, uninstall with a request in flight: kmaint no longer running leaves its Slurm drain and reservation; docs/security.md's `kmaint leftovers --fix` lifts exactly those on the real Slurm (and kmaint's records on the Kubernetes side), and the request then goes with nothing left to lift", async () => {
     const notBefore = await requestTenMinutesAhead('left', { drainSpec: { force: true, podSelector: 'app.kubernetes.io/name=slurmd', timeoutSeconds: 0 } });
     const name = `kmaint_${ns}_left`;
     await driveUntil(`Slurm reservation ${name}`, async () => (await reservations()).find((r) => r.name === name));
@@ -414,12 +404,16 @@ describe('Slurm maintenance reservation from kmaint.io/not-before, with a real S
       expect(await slurmNode('n1')).toEqual([['IDLE', 'DRAIN'], `kmaint: upgrade.acme.com ${ns}/left`]);
       expect((await reservations()).map((r) => r.name).sort()).toEqual(['admin_window', name]);
 
-      const ran = await inSlurm(documentedSlurmRemoval());
-      expect([ran.code, ran.stdout, ran.stderr]).toEqual([0, '', '']);
+      expect(readFileSync(new URL('../docs/security.md', import.meta.url), 'utf8')).toContain(`kmaint ${DOCUMENTED_FIX.join(' ')} `);
+      const ran = await runKmaint(['--kubeconfig', testbed().kubeconfigPath, ...DOCUMENTED_FIX, slurm.url, '--slurm-token-env', TOKEN_ENV], 60_000);
+      expect([ran.code, ran.stdout, ran.stderr.split('\n').filter((l) => l.startsWith('fixed:') || l.startsWith('not fixed') || l.includes('still left'))]).toEqual([0, '', ['fixed: undrain Slurm node n1', `fixed: delete Slurm reservation ${name}`]]);
       expect([(await slurmNode('n1'))[0], await slurmNode('n2')]).toEqual([['IDLE'], [['IDLE', 'DRAIN'], 'admin: bad dimm']]);
       expect((await reservations()).map((r) => r.name)).toEqual(['admin_window']);
+      const again = await runKmaint(['--kubeconfig', testbed().kubeconfigPath, '--kmaint-namespace', 'kmaint', 'leftovers', '--slurm-url', slurm.url, '--slurm-token-env', TOKEN_ENV], 60_000);
+      expect([again.code, again.stdout]).toEqual([0, '']);
 
-      // kmaint back (re-installed): the request, deleted, is released at once, with nothing in Slurm to hold it.
+      // --fix also took kmaint's finalizer (no kmaint runs to release it): the request, deleted, goes at once, and a
+      // kmaint back (re-installed) finds nothing in Slurm to lift.
       await deleteNM(ns, 'left');
       await driveUntil(`${ns}/left gone`, async () => ((await getNM(ns, 'left')) === undefined ? true : undefined));
       expect([(await slurmNode('n1'))[0], await slurmNode('n2'), (await reservations()).map((r) => r.name)]).toEqual([['IDLE'], [['IDLE', 'DRAIN'], 'admin: bad dimm'], ['admin_window']]);

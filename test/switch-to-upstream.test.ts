@@ -5,7 +5,10 @@
 // takes over and what it leaves are asserted as observed; a returning kmaint's cleanup then drops the record upstream
 // left but keeps a cordon an administrator made since (the API server's managedFields name kubectl as its owner: before
 // that rule, kmaint's sweep took the leftover record for an orphaned cordon and lifted it), and docs/migrate.md's
-// commands remove the rest.
+// commands remove the rest. The hand-over goes through the command a user runs (issue 42 point 4): `kmaint takeover
+// --to nvidia` before upstream starts (it writes node-initial-state where a request kmaint cordoned for lacks it), and
+// `kmaint takeover --from nvidia` for a second request upstream cordoned, which a returning kmaint then releases;
+// `kmaint leftovers` says what of either side is left, and at the end that nothing is.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -18,10 +21,14 @@ import { runPass, type PassFunction } from '../shared/pass/index.ts';
 import { kubeconfigYaml } from '../testbed/certs.ts';
 import { nvidiaGitHint, nvidiaOperatorIsBuilt, type NvidiaOperator } from '../testbed/peers/build-nvidia.ts';
 import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
-import { KMAINT_NS, admin, createNM, deleteNM, generalNodes, getNM, installCrds, pass, setConfig, setUnschedulable, untilPhase } from './support/kmaint.ts';
+import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, generalNodes, getNM, installCrds, pass, phaseOf, setConfig, setUnschedulable, untilPhase } from './support/kmaint.ts';
+import { runKmaint } from './support/kmaint-cli.ts';
 
 const ns = `up-${randomBytes(3).toString('hex')}`;
 const NAME = 'firmware';
+/** The second request: upstream cordons for it, `kmaint takeover --from nvidia` hands the cordon to kmaint. */
+const NAME_B = 'firmware-b';
+const INITIAL = 'maintenance.nvidia.com/node-initial-state.unschedulable';
 const REQUESTOR = 'firmware.example.com';
 /** Where the upstream chart runs the operator (its release namespace): its config `default` lives here. */
 const UPSTREAM_NS = 'nvidia-maintenance-operator';
@@ -131,6 +138,23 @@ function shellLine(args: readonly string[], node: string): string {
   return ['kubectl', ...words].join(' ');
 }
 
+/** `kmaint ...args` as an administrator runs it against the testbed (its admin kubeconfig, kmaint's namespace). */
+function kmaintCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runKmaint(['--kubeconfig', testbed().kubeconfigPath, '--kmaint-namespace', KMAINT_NS, ...args], 60_000);
+}
+
+/**
+ * `kmaint leftovers --no-headers`: its rows (object, record, owner, value) about this file's nodes and requests (an
+ * earlier file on the same testbed may have left others), after checking its exit code says whether it listed any.
+ */
+async function leftoversAbout(nodes: readonly string[]): Promise<string[][]> {
+  const r = await kmaintCli('leftovers', '--no-headers');
+  const rows = r.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => l.trim().split(/\s{2,}/));
+  expect(r.code).toBe(rows.length > 0 ? 1 : 0);
+  const ours = (object: string): boolean => nodes.some((n) => object === `Node/${n}` || object === `Lease/${MEDIK8S_NS}/node-${n}`) || object.startsWith(`NodeMaintenance/${ns}/`);
+  return rows.filter((row) => ours(row[0] ?? ''));
+}
+
 interface Upstream {
   /** Stops the process (SIGTERM, then SIGKILL) and returns its log. */
   stop(): Promise<string>;
@@ -191,6 +215,8 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
   let node = '';
   /** A second node carrying the records only kmaint reads (INERT). */
   let other = '';
+  /** The node of NAME_B: upstream cordons it, `kmaint takeover --from nvidia` hands the cordon over. */
+  let third = '';
   let operator: Upstream | undefined;
 
   beforeAll(async () => {
@@ -202,7 +228,8 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     // docs/migrate.md's first step: no admission policy of kmaint's refuses upstream's writes.
     expect((await kubectl(['get', 'validatingadmissionpolicy', '-o', 'name'])).stdout).toBe('');
     await setConfig({ maxParallelOperations: 1 });
-    [node = '', other = ''] = await generalNodes();
+    [node = '', other = '', third = ''] = await generalNodes();
+    expect(third).not.toBe('');
   });
 
   /** Stops the operator once, keeping its log beside the testbed's. */
@@ -219,7 +246,15 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
       if (nm) await kubectl(['patch', 'nm', '-n', ns, NAME, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}']);
     });
     await deleteNM(ns, NAME);
+    await getNM(ns, NAME_B).then(async (nm) => {
+      if (nm) await kubectl(['patch', 'nm', '-n', ns, NAME_B, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}']);
+    });
+    await deleteNM(ns, NAME_B);
     if (node) await setUnschedulable(node, false);
+    if (third) {
+      await setUnschedulable(third, false);
+      await kubectl(['annotate', 'node', third, 'kmaint.io/cordoned-by-']);
+    }
     if (other) await kubectl(['annotate', 'node', other, ...Object.keys(INERT).map((k) => `${k}-`)]);
     await kubectl(['delete', 'clusterrolebinding,clusterrole', UPSTREAM_ROLE, '--ignore-not-found']);
     await setConfig(undefined);
@@ -247,6 +282,21 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     });
   });
 
+  it('part 1b, `kmaint takeover --to nvidia` while kmaint runs: where the request lacks node-initial-state (cordoned by a kmaint older than that record), the command writes "false", and nothing else', async () => {
+    const before = await requestState();
+    // (Nothing is written where the request has the record: cli/takeover.test.ts; each command start costs seconds here.)
+    expect((await kubectl(['annotate', 'nm', '-n', ns, NAME, `${INITIAL}-`])).code).toBe(0);
+    const line = `patch ${ns}/${NAME} annotations ${INITIAL}: kmaint cordoned ${node} for ${ns}/${NAME}: upstream uncordons it by node-initial-state.unschedulable "false"`;
+    const planned = await kmaintCli('takeover', '--to', 'nvidia');
+    expect([planned.code, planned.stdout, planned.stderr]).toEqual([0, `(dry run) ${line}\n`, '']);
+    expect((await requestState())?.annotations[INITIAL]).toBeUndefined();
+    const applied = await kmaintCli('takeover', '--to', 'nvidia', '--apply');
+    expect([applied.code, applied.stdout, applied.stderr]).toEqual([0, `${line}\n`, '']);
+    // The request as kmaint left it in part 1, the node untouched: part 2 shows upstream uncordons by the record.
+    expect(await requestState()).toEqual(before);
+    expect(await nodeState(node)).toEqual(LEFT_BY_KMAINT(true));
+  });
+
   it("part 2, upstream: started on kmaint's CRDs, it releases the deleted request by its node-initial-state record (uncordon, finalizer) and leaves the rest of kmaint's state", async () => {
     if (!upstream) throw new Error('unreachable: the describe is skipped without the build');
     const audit = auditLog();
@@ -268,8 +318,36 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     expect(await nodeState(node)).toEqual(LEFT_BY_KMAINT(false));
     // Upstream never wrote the second node (its only node write is the uncordon above): kmaint's records there stay.
     expect(await inertOn(other)).toEqual(INERT);
+    // A second request, which upstream admits and cordons for: the cordon `kmaint takeover --from nvidia` hands over.
+    await createNM(ns, NAME_B, { requestorID: REQUESTOR, nodeName: third });
+    const b = await waitFor(`upstream brought ${ns}/${NAME_B} to Ready`, async () => {
+      const nm = await getNM(ns, NAME_B);
+      return phaseOf(nm) === 'Ready' ? nm : undefined;
+    }, 60_000);
+    expect([b.metadata.finalizers, b.metadata.annotations?.[INITIAL]]).toEqual([[FINALIZER], 'false']);
+    expect(await nodeState(third)).toEqual({ unschedulable: true, annotations: {}, conditions: [], taints: [], leaseHolder: undefined });
     // Switching back later: the operator goes before kmaint's passes run again (never both at once).
     await stopUpstream();
+  });
+
+  it('part 2b, `kmaint takeover --from nvidia`: the cordon upstream made for its Ready request gets kmaint\'s record (field manager kmaint-takeover), the request unchanged; `kmaint leftovers` names it as upstream\'s before and as kmaint\'s after', async () => {
+    const cordonB = [`Node/${third}`, 'cordon', 'upstream', `upstream: ${ns}/${NAME_B} (${INITIAL}=false)`];
+    // The finalizer has one name for both operators: `leftovers` lists it as kmaint's (docs/migrate.md: run --fix once
+    // upstream has released its requests).
+    const finalizerB = [`NodeMaintenance/${ns}/${NAME_B}`, 'finalizer', 'kmaint', FINALIZER];
+    expect(await leftoversAbout([third])).toEqual([cordonB, finalizerB]);
+    const request = await getNM(ns, NAME_B);
+    const line = `annotate node ${third} kmaint.io/cordoned-by=kmaint/${ns}/${NAME_B}: hand upstream's cordon of ${third} over to kmaint: ${ns}/${NAME_B} is Ready, its node-initial-state.unschedulable "false"`;
+    const planned = await kmaintCli('takeover', '--from', 'nvidia');
+    expect([planned.code, planned.stdout, planned.stderr]).toEqual([0, `(dry run) ${line}\n`, '']);
+    expect((await nodeState(third)).annotations).toEqual({});
+    const applied = await kmaintCli('takeover', '--from', 'nvidia', '--apply');
+    expect([applied.code, applied.stdout, applied.stderr]).toEqual([0, `${line}\n`, '']);
+    expect(await nodeState(third)).toEqual({ unschedulable: true, annotations: { 'kmaint.io/cordoned-by': `kmaint/${ns}/${NAME_B}` }, conditions: [], taints: [], leaseHolder: undefined });
+    const n = await admin().core.readNode({ name: third });
+    expect((n.metadata?.managedFields ?? []).filter((e) => JSON.stringify(e.fieldsV1 ?? {}).includes('kmaint.io/cordoned-by')).map((e) => e.manager)).toEqual(['kmaint-takeover']);
+    expect((await getNM(ns, NAME_B))?.metadata.resourceVersion).toBe(request?.metadata.resourceVersion);
+    expect(await leftoversAbout([third])).toEqual([[`Node/${third}`, 'cordon', 'kmaint', `kmaint/${ns}/${NAME_B}`], [`Node/${third}`, 'kmaint.io/cordoned-by', 'kmaint', `kmaint/${ns}/${NAME_B}`], finalizerB]);
   });
 
   it("part 3, a re-installed kmaint: its cleanup keeps a cordon made after the switch (managedFields: kubectl's, not kmaint's) and drops the record upstream left", async () => {
@@ -284,10 +362,27 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     const [nodesFound, leasesFound] = await Promise.all(FINDERS.map((args) => kubectl([...args, '--no-headers'])));
     expect(nodesFound?.stdout.split('\n').filter((l) => l.startsWith(`${node} `)).map((l) => l.trim().split(/\s{2,}/))).toEqual([[node, `kmaint/${ns}/${NAME}`, OWN]]);
     expect(leasesFound?.stdout.split('\n').filter((l) => l.startsWith(`node-${node} `)).map((l) => l.trim().split(/\s+/))).toEqual([[`node-${node}`, `kmaint/${ns}/${NAME}`]]);
+    // `kmaint leftovers` finds the same, and no cordon of kmaint's: the administrator's is kubectl's (managedFields).
+    const by = `kmaint/${ns}/${NAME}`;
+    expect(await leftoversAbout([node])).toEqual([
+      [`Lease/${MEDIK8S_NS}/node-${node}`, 'holder', 'kmaint', by],
+      [`Node/${node}`, 'kmaint.io/cordoned-by', 'kmaint', by],
+      [`Node/${node}`, 'kmaint.io/admitted', 'kmaint', `${ns}/${NAME}/${requestUid}`],
+      [`Node/${node}`, 'kmaint.io/cordon-reason', 'kmaint', `NodeMaintenance ${ns}/${NAME} (requestor ${REQUESTOR})`],
+      ...['MaintenancePlanned=False', 'MaintenanceInProgress=True', 'DrainInProgress=False', 'Drained=True'].map((c) => [`Node/${node}`, `condition ${c.split('=')[0] ?? ''}`, 'kmaint', c.split('=')[1] ?? '']),
+      // NAME_B, handed over in part 2b, still in flight.
+      [`NodeMaintenance/${ns}/${NAME_B}`, 'finalizer', 'kmaint', FINALIZER],
+    ]);
     // The real pass: the administrator's cordon stays; kmaint's record and conditions go; the lease is left (part 4).
     const s = await pass('cleanup');
     expect(s.plan.filter((line) => line.includes(`node ${node} `))).toEqual([conditionsGo, recordGoes]);
-    expect(await nodeState(node)).toEqual({ unschedulable: true, annotations: {}, conditions: [], taints: [], leaseHolder: `kmaint/${ns}/${NAME}` });
+    expect(await nodeState(node)).toEqual({ unschedulable: true, annotations: {}, conditions: [], taints: [], leaseHolder: `kmaint/${ns}/${NAME}` });    // The request upstream cordoned for, deleted by its requestor: the returning kmaint lifts the cordon it was handed
+    // (before part 4: its `kubectl annotate nodes --all` is for going back, and would take the handed-over record too).
+    await deleteNM(ns, NAME_B);
+    await driveUntil(`${ns}/${NAME_B} released`, async () => ((await getNM(ns, NAME_B)) === undefined ? true : undefined));
+    // A node without a live request loses kmaint's conditions on the next pass (as in part 3).
+    await pass('scheduler');
+    expect(await nodeState(third)).toEqual({ unschedulable: false, annotations: {}, conditions: [], taints: [], leaseHolder: undefined });
   });
 
   it("part 4, docs/migrate.md's commands remove what is left (the medik8s lease; the record and conditions already gone); a re-installed kmaint then leaves the later cordon alone", async () => {
@@ -308,5 +403,7 @@ describe.skipIf(!upstream)('switching from kmaint to the upstream NVIDIA mainten
     expect(await inertOn(other)).toEqual({});
     expect([await kmaintWouldDo('cleanup', node), await kmaintWouldDo('scheduler', node)]).toEqual([[], []]);
     expect((await kubectl(['uncordon', node])).code).toBe(0);
+    // Nothing of either side is left on the three nodes or in the namespace.
+    expect(await leftoversAbout([node, other, third])).toEqual([]);
   });
 });
