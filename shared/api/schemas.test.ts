@@ -349,7 +349,7 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.outOfServiceTaint.afterNotReadySeconds': { type: 'integer', format: 'int32', minimum: 0 },
   // The reboot step (issue 43).
   'spec.reboot': { type: 'object' },
-  'spec.reboot.method': { type: 'string', enum: ['job'] },
+  'spec.reboot.method': { type: 'string', enum: ['job', 'ec2'] },
   'spec.reboot.timeoutSeconds': { type: 'integer', format: 'int32', minimum: 1 },
   'spec.reboot.job': { type: 'object' },
   'spec.reboot.job.image': { type: 'string', minLength: 1, maxLength: 1024 },

@@ -24,6 +24,7 @@ export function unitKey(a: Action): string {
     case 'setNodeTaints':
     case 'createRebootJob':
     case 'deleteRebootJob':
+    case 'rebootInstance':
       return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
     case 'patchNodeAnnotations':
     case 'patchNodeConditions':

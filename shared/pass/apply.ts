@@ -6,6 +6,11 @@ import { isDeepStrictEqual } from 'node:util';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import type { KubeClient, WriteOutcome } from '../kube/index.ts';
 import { rebootJobManifest } from '../reboot/index.ts';
+import { chooseProvider, type InstanceProviders } from '../reaper/index.ts';
+import { errorMessage } from '../errors/index.ts';
+
+/** A write's outcome; `failed` is a cloud call's (an instance reboot), which has no HTTP status of the Kubernetes API. */
+type ApplyOutcome = WriteOutcome | { kind: 'failed'; message: string };
 
 export interface ApplyResult {
   /** Actions applied, by kind. */
@@ -38,6 +43,8 @@ export interface ApplyOptions {
    * just after it. Anything else changed: the 409 stands and the next pass decides again.
    */
   nodes?: ReadonlyMap<string, V1Node>;
+  /** Instance providers by providerID prefix, for rebootInstance actions (spec.reboot.method ec2). Absent: those fail. */
+  instances?: InstanceProviders;
   /** @default 16 */
   concurrency?: number;
   signal?: AbortSignal;
@@ -72,6 +79,8 @@ function objectKey(a: Action): string {
     case 'createRebootJob':
     case 'deleteRebootJob':
       return `job/${a.job.namespace}/${a.job.name}`;
+    case 'rebootInstance':
+      return `instance/${a.instance.providerID}`;
   }
 }
 
@@ -112,7 +121,24 @@ function leaseBody(l: Extract<Action, { kind: 'takeNodeLease' }>['lease'], threa
   };
 }
 
-async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions): Promise<WriteOutcome> {
+/**
+ * Reboots the instance through the provider of its providerID's prefix. Sent once: the request's record of it landed
+ * just before, in the same unit, and the step never plans it again; a failure is reported, and the step's timeout says
+ * the node did not come back.
+ */
+async function rebootInstance(a: Extract<Action, { kind: 'rebootInstance' }>, opts: ApplyOptions): Promise<ApplyOutcome> {
+  const choice = opts.instances ? chooseProvider(a.instance.providerID, opts.instances) : { ok: false as const, problem: 'this pass was given no instance providers' };
+  if (!choice.ok) return { kind: 'failed', message: choice.problem };
+  if (!choice.provider.reboot) return { kind: 'failed', message: `provider ${choice.provider.prefix} does not reboot instances` };
+  try {
+    await choice.provider.reboot(a.instance.providerID, opts.signal);
+    return { kind: 'ok' };
+  } catch (err) {
+    return { kind: 'failed', message: errorMessage(err) };
+  }
+}
+
+async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions): Promise<ApplyOutcome> {
   const c = opts.client;
   const key = objectKey(a);
   switch (a.kind) {
@@ -168,6 +194,8 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
       const out = await c.deleteJob(a.job.namespace, a.job.name);
       return out.kind === 'notFound' ? { kind: 'ok' } : out;
     }
+    case 'rebootInstance':
+      return rebootInstance(a, opts);
     case 'emitEvent': {
       if (a.target.kind === 'Node') {
         // A cluster-scoped object's events live in `default`, as the kubelet's own Node events do.
@@ -202,7 +230,7 @@ export function sameForPlans(planned: V1Node, fresh: V1Node): boolean {
  * A node write refused 409: read the Node by name; if only a status post moved it since the plan's read, send the write
  * again on its fresh resourceVersion (once). Any other outcome of the re-read leaves the 409 as the outcome.
  */
-async function afterNodeConflict(a: Action, out: WriteOutcome, rv: Map<string, string>, opts: ApplyOptions): Promise<{ out: WriteOutcome; refreshed: boolean }> {
+async function afterNodeConflict(a: Action, out: ApplyOutcome, rv: Map<string, string>, opts: ApplyOptions): Promise<{ out: ApplyOutcome; refreshed: boolean }> {
   if (a.kind !== 'cordonNode' && a.kind !== 'uncordonNode' && a.kind !== 'patchNodeAnnotations' && a.kind !== 'patchNodeConditions' && a.kind !== 'setNodeTaints') return { out, refreshed: false };
   const key = objectKey(a);
   const planned = opts.nodes?.get(a.node.name);
@@ -248,7 +276,7 @@ export async function applyActions(actions: readonly Action[], opts: ApplyOption
       }
       if (out.kind === 'conflict') result.conflicts++;
       else if (out.kind === 'notFound') result.notFound++;
-      else result.errors.push({ action: describeAction(a), error: out.error.message });
+      else result.errors.push({ action: describeAction(a), error: out.kind === 'failed' ? out.message : out.error.message });
       if (!stopsUnit(a)) continue;
       // The object moved or failed: the rest of this unit is decided again next pass.
       result.skipped += group.length - i - 1;

@@ -125,6 +125,8 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
     component: `kmaint-${fn}`,
     namespace: opts.namespace,
     concurrency: opts.concurrency ?? 16,
+    // The drainer's reboots by EC2 (spec.reboot.method ec2) go through the same providers as the reaper's terminations.
+    instances: reaperProviders(opts.reaperProviders),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   // Slurm drains were recorded on their requests in an earlier pass; undrains hold the finalizer until confirmed. A
