@@ -84,6 +84,7 @@ describe('npm run package', () => {
         ...common('reaper'),
         { Effect: 'Allow', Action: 'autoscaling:DescribeAutoScalingInstances', Resource: '*' },
         { Effect: 'Allow', Action: 'ec2:DescribeInstanceStatus', Resource: '*' },
+        { Effect: 'Allow', Action: 'ec2:ModifyInstanceEventStartTime', Resource: arn('ec2', 'instance/*'), Condition: tagged },
         { Effect: 'Allow', Action: 'ec2:TerminateInstances', Resource: arn('ec2', 'instance/*'), Condition: tagged },
         { Effect: 'Allow', Action: 'autoscaling:TerminateInstanceInAutoScalingGroup', Resource: arn('autoscaling', 'autoScalingGroup:*:autoScalingGroupName/*'), Condition: tagged },
       ],
@@ -101,10 +102,11 @@ describe('npm run package', () => {
     expect({
       terminate: mayDo('ec2:TerminateInstances'),
       reboot: mayDo('ec2:RebootInstances'),
+      moveEvents: mayDo('ec2:ModifyInstanceEventStartTime'),
       asgTerminate: mayDo('autoscaling:TerminateInstanceInAutoScalingGroup'),
       readSecrets: mayDo('secretsmanager:GetSecretValue'),
       invoke: mayDo('lambda:InvokeFunction'),
-    }).toEqual({ terminate: ['reaper'], reboot: ['drainer'], asgTerminate: ['reaper'], readSecrets: ['scheduler', 'drainer', 'cleanup'], invoke: ['scheduler', 'drainer'] });
+    }).toEqual({ terminate: ['reaper'], reboot: ['drainer'], moveEvents: ['reaper'], asgTerminate: ['reaper'], readSecrets: ['scheduler', 'drainer', 'cleanup'], invoke: ['scheduler', 'drainer'] });
   });
 
   it('grants every function reading a kubeconfig secret only when its ARN is set (default: not set, no policy); the Slurm token has no parameter (its roles read kmaint/slurm/*)', () => {

@@ -386,6 +386,8 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.cloudEvents.codes': { type: 'array' },
   'spec.cloudEvents.codes[]': { type: 'string', enum: ['instance-reboot', 'system-reboot', 'system-maintenance', 'instance-retirement', 'instance-stop'] },
   ...Object.fromEntries(Object.entries(nodeHandshakeAt('spec.cloudEvents')).filter(([path]) => path.startsWith('spec.cloudEvents.drainSpec'))),
+  'spec.cloudEvents.moveIntoWindows': { type: 'object' },
+  'spec.cloudEvents.moveIntoWindows.leadSeconds': { type: 'integer', format: 'int32', minimum: 0 },
 };
 
 const EXPECTED_CONFIG: Record<string, Facets> = {

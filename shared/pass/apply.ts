@@ -81,6 +81,8 @@ function objectKey(a: Action): string {
       return `job/${a.job.namespace}/${a.job.name}`;
     case 'rebootInstance':
       return `instance/${a.instance.providerID}`;
+    case 'moveInstanceEvent':
+      return `instance/${a.move.providerID}`;
   }
 }
 
@@ -122,16 +124,23 @@ function leaseBody(l: Extract<Action, { kind: 'takeNodeLease' }>['lease'], threa
 }
 
 /**
- * Reboots the instance through the provider of its providerID's prefix. Sent once: the request's record of it landed
- * just before, in the same unit, and the step never plans it again; a failure is reported, and the step's timeout says
- * the node did not come back.
+ * A cloud call for an instance (a reboot, an event move) through the provider of its providerID's prefix. Sent once:
+ * the request's record of it landed just before, in the same unit, and no plan asks for it again; a failure is
+ * reported (the reboot's timeout, or the event's unchanged start read back, then says what came of it).
  */
-async function rebootInstance(a: Extract<Action, { kind: 'rebootInstance' }>, opts: ApplyOptions): Promise<ApplyOutcome> {
-  const choice = opts.instances ? chooseProvider(a.instance.providerID, opts.instances) : { ok: false as const, problem: 'this pass was given no instance providers' };
+async function instanceCall(a: Extract<Action, { kind: 'rebootInstance' | 'moveInstanceEvent' }>, opts: ApplyOptions): Promise<ApplyOutcome> {
+  const providerID = a.kind === 'rebootInstance' ? a.instance.providerID : a.move.providerID;
+  const choice = opts.instances ? chooseProvider(providerID, opts.instances) : { ok: false as const, problem: 'this pass was given no instance providers' };
   if (!choice.ok) return { kind: 'failed', message: choice.problem };
-  if (!choice.provider.reboot) return { kind: 'failed', message: `provider ${choice.provider.prefix} does not reboot instances` };
+  const { provider } = choice;
   try {
-    await choice.provider.reboot(a.instance.providerID, opts.signal);
+    if (a.kind === 'rebootInstance') {
+      if (!provider.reboot) return { kind: 'failed', message: `provider ${provider.prefix} does not reboot instances` };
+      await provider.reboot(providerID, opts.signal);
+    } else {
+      if (!provider.moveEvent) return { kind: 'failed', message: `provider ${provider.prefix} does not move scheduled events` };
+      await provider.moveEvent(providerID, a.move.eventId, new Date(a.move.notBefore), opts.signal);
+    }
     return { kind: 'ok' };
   } catch (err) {
     return { kind: 'failed', message: errorMessage(err) };
@@ -195,7 +204,8 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
       return out.kind === 'notFound' ? { kind: 'ok' } : out;
     }
     case 'rebootInstance':
-      return rebootInstance(a, opts);
+    case 'moveInstanceEvent':
+      return instanceCall(a, opts);
     case 'emitEvent': {
       if (a.target.kind === 'Node') {
         // A cluster-scoped object's events live in `default`, as the kubelet's own Node events do.

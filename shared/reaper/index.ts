@@ -27,3 +27,7 @@ export { cloudEventsSwitchOf, planCloudEventRequestsOff } from './cloud-events-o
 export type { CloudEventsConfig, LoadedCloudEvents } from './cloud-events-config.ts';
 export { cloudEventAnnotations, eventsToFile, planCloudEvents } from './cloud-events-plan.ts';
 export type { CloudEventsPlan, CloudEventsSnapshot } from './cloud-events-plan.ts';
+export { planEventMove, MOVE_FROZEN_MS, MOVE_MIN_AHEAD_MS, MOVE_SPARE_MS } from './event-move-plan.ts';
+export type { EventMove } from './event-move-plan.ts';
+export { planNodeMoves, recordedMoves } from './cloud-event-moves.ts';
+export type { CloudEventMoveInputs, NodeMoves } from './cloud-event-moves.ts';
