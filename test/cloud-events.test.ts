@@ -5,17 +5,18 @@
 // went — after the lifecycle drained the Node, which cleanup then uncordons — and never touches another requestor's
 // request. Event shapes are the EC2 API Reference's (DescribeInstanceStatus, InstanceStatusEvent).
 import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
-import { DescribeInstanceStatusCommand, EC2Client, type InstanceStatus, type InstanceStatusEvent } from '@aws-sdk/client-ec2';
+import { DescribeInstanceStatusCommand, EC2Client, ModifyInstanceEventStartTimeCommand, type InstanceStatus, type InstanceStatusEvent, type ModifyInstanceEventStartTimeCommandInput } from '@aws-sdk/client-ec2';
 import type { CoreV1Event, V1Node } from '@kubernetes/client-node';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION, type NodeMaintenance } from '../shared/api/index.ts';
+import { GROUP, NODE_MAINTENANCE_PLURAL, VERSION, rfc3339Seconds, type NodeMaintenance } from '../shared/api/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass, type PassSummary } from '../shared/pass/index.ts';
 import { awsProvider, providerMap } from '../shared/reaper/index.ts';
 import { auditLog, kmaintKubeConfig, kubectl, testbed } from './support/cluster.ts';
 import { etcdLeaseOf } from './support/etcd-lease.ts';
+import { FakeEc2Events } from './support/fake-ec2-events.ts';
 import { KMAINT_NS, admin, createNM, driveUntil, generalNodes, getNM, isUnschedulable, pass, removeAllNMs, setConfig } from './support/kmaint.ts';
 
 const ec2 = mockClient(EC2Client);
@@ -226,5 +227,43 @@ describe('cloud scheduled events on the testbed', () => {
     expect(warnings.map((e) => [e.type, e.message?.split(': ')[0]])).toEqual([['Warning', expect.stringMatching(/^scheduled events of \d+ node\(s\) could not be read, nothing filed or deleted for them this pass$/)]]);
     // The testbed's zones are us-east-1a..c: one region, one call, every Node unread for the same reason.
     expect(warnings[0]?.message).toContain(': DescribeInstanceStatus in us-east-1: You are not authorized to perform this operation.');
+  });
+
+  it('moves an event EC2 lets move into the next maintenance window (leadSeconds after it opens) before its deadline, once, the request due by the new start; one starting within 5 minutes is filed as before, saying why', async () => {
+    const [a, b] = await threeNodes();
+    if (!a || !b) throw new Error('unreachable');
+    // A daily window opening 3 h from now (on the minute, UTC) for 2 h: the moved start is its opening + 1800 s.
+    const opens = new Date(Math.ceil((Date.now() + 3 * 3_600_000) / 60_000) * 60_000);
+    await setConfig({ maxParallelOperations: 3, windows: [{ schedule: `${opens.getUTCMinutes()} ${opens.getUTCHours()} * * *`, duration: '2h' }], cloudEvents: { enabled: true, moveIntoWindows: { leadSeconds: 1800 } } });
+    // The fake EC2 plays ModifyInstanceEventStartTime's constraints on the real clock (test/support/fake-ec2-events.ts).
+    const fake = new FakeEc2Events(() => new Date());
+    ec2.on(DescribeInstanceStatusCommand).callsFake(() => ({ InstanceStatuses: fake.statuses() }));
+    ec2.on(ModifyInstanceEventStartTimeCommand).callsFake((input: ModifyInstanceEventStartTimeCommandInput) => fake.modify(input));
+    const aStart = new Date(opens.getTime() + 12 * 3_600_000);
+    const bStart = new Date(Math.floor((Date.now() + 4 * 60_000) / 1000) * 1000);
+    const deadline = new Date(opens.getTime() + 72 * 3_600_000);
+    fake.set(a.id, [{ InstanceEventId: 'instance-event-0a0a0a0a0a0a0a0a1', Code: 'system-reboot', Description: 'The instance is scheduled for a reboot', NotBefore: aStart, NotAfter: new Date(aStart.getTime() + 7_200_000), NotBeforeDeadline: deadline }]);
+    fake.set(b.id, [{ InstanceEventId: 'instance-event-0b0b0b0b0b0b0b0b2', Code: 'system-reboot', Description: 'The instance is scheduled for a reboot', NotBefore: bStart, NotAfter: new Date(bStart.getTime() + 7_200_000), NotBeforeDeadline: deadline }]);
+
+    const first = await cloudPass();
+    const moved = rfc3339Seconds(new Date(opens.getTime() + 1_800_000));
+    expect([first.errors, first.actions]).toEqual([[], { createMaintenance: 2, moveInstanceEvent: 1, emitEvent: 3 }]);
+    expect([fake.asked, fake.refused]).toEqual([[{ instanceId: a.id, eventId: 'instance-event-0a0a0a0a0a0a0a0a1', notBefore: new Date(opens.getTime() + 1_800_000).toISOString() }], []]);
+    const filed = await cloudRequests();
+    expect(filed.map((nm) => [nm.spec.nodeName, nm.metadata.annotations?.['kmaint.io/deadline'], nm.metadata.annotations?.['kmaint.io/cloud-events'], nm.metadata.annotations?.['kmaint.io/cloud-event-moves']])).toEqual(
+      [
+        [a.name, moved, `system-reboot instance-event-0a0a0a0a0a0a0a0a1 ${moved}`, `instance-event-0a0a0a0a0a0a0a0a1 ${rfc3339Seconds(aStart)} -> ${moved}`],
+        [b.name, rfc3339Seconds(bStart), `system-reboot instance-event-0b0b0b0b0b0b0b0b2 ${rfc3339Seconds(bStart)}`, undefined],
+      ].sort((x, y) => (`cloud-event-${x[0] ?? ''}` < `cloud-event-${y[0] ?? ''}` ? -1 : 1)),
+    );
+    expect((await nodeEvents(a.name, 'CloudEventMoved')).map((e) => e.message)).toEqual([
+      `asked EC2 to move system-reboot instance-event-0a0a0a0a0a0a0a0a1 of instance ${a.id} from ${rfc3339Seconds(aStart)} to ${moved} (a maintenance window; deadline ${rfc3339Seconds(deadline)}); ${KMAINT_NS}/cloud-event-${a.name} is due by then`,
+    ]);
+    expect((await nodeEvents(b.name, 'CloudEventFiled')).map((e) => e.message)).toEqual([
+      `filed ${KMAINT_NS}/cloud-event-${b.name} for scheduled system-reboot; deadline ${rfc3339Seconds(bStart)}; not moved into a window: instance-event-0b0b0b0b0b0b0b0b2: it starts at ${rfc3339Seconds(bStart)}, within 10 minutes: EC2 no longer moves it`,
+    ]);
+    // EC2 now lists the moved start: the next pass writes nothing, and never asks for a move again.
+    expect((await cloudPass()).planned).toBe(0);
+    expect(ec2).toHaveReceivedCommandTimes(ModifyInstanceEventStartTimeCommand, 1);
   });
 });

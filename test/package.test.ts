@@ -78,12 +78,13 @@ describe('npm run package', () => {
     const tagged = { StringEquals: { 'aws:ResourceTag/eks:cluster-name': 'my-eks-cluster' } };
     const expected: Record<(typeof FUNCTIONS)[number], Statement[]> = {
       scheduler: [...common('scheduler'), invoke('drainer'), slurmToken],
-      drainer: [...common('drainer'), invoke('cleanup'), slurmToken],
+      drainer: [...common('drainer'), invoke('cleanup'), { Effect: 'Allow', Action: 'ec2:RebootInstances', Resource: arn('ec2', 'instance/*'), Condition: tagged }, slurmToken],
       cleanup: [...common('cleanup'), slurmToken],
       reaper: [
         ...common('reaper'),
         { Effect: 'Allow', Action: 'autoscaling:DescribeAutoScalingInstances', Resource: '*' },
         { Effect: 'Allow', Action: 'ec2:DescribeInstanceStatus', Resource: '*' },
+        { Effect: 'Allow', Action: 'ec2:ModifyInstanceEventStartTime', Resource: arn('ec2', 'instance/*'), Condition: tagged },
         { Effect: 'Allow', Action: 'ec2:TerminateInstances', Resource: arn('ec2', 'instance/*'), Condition: tagged },
         { Effect: 'Allow', Action: 'autoscaling:TerminateInstanceInAutoScalingGroup', Resource: arn('autoscaling', 'autoScalingGroup:*:autoScalingGroupName/*'), Condition: tagged },
       ],
@@ -100,10 +101,12 @@ describe('npm run package', () => {
     const mayDo = (action: string) => FUNCTIONS.filter((fn) => roleOf(fn).Properties.Policies.some((p) => p.PolicyDocument.Statement.some((st) => [st.Action].flat().includes(action))));
     expect({
       terminate: mayDo('ec2:TerminateInstances'),
+      reboot: mayDo('ec2:RebootInstances'),
+      moveEvents: mayDo('ec2:ModifyInstanceEventStartTime'),
       asgTerminate: mayDo('autoscaling:TerminateInstanceInAutoScalingGroup'),
       readSecrets: mayDo('secretsmanager:GetSecretValue'),
       invoke: mayDo('lambda:InvokeFunction'),
-    }).toEqual({ terminate: ['reaper'], asgTerminate: ['reaper'], readSecrets: ['scheduler', 'drainer', 'cleanup'], invoke: ['scheduler', 'drainer'] });
+    }).toEqual({ terminate: ['reaper'], reboot: ['drainer'], moveEvents: ['reaper'], asgTerminate: ['reaper'], readSecrets: ['scheduler', 'drainer', 'cleanup'], invoke: ['scheduler', 'drainer'] });
   });
 
   it('grants every function reading a kubeconfig secret only when its ARN is set (default: not set, no policy); the Slurm token has no parameter (its roles read kmaint/slurm/*)', () => {

@@ -1,14 +1,25 @@
 // Reboots (issue 43) on the testbed: kmaint's reboot Job, the simulated kubelet that reboots its node instead of running
 // it (a new status.nodeInfo.bootID after a few seconds NotReady), and the drainer's Rebooting step under the limits.
+// The EC2 method (spec.reboot.method ec2) runs against a fake EC2 (aws-sdk-client-mock, the provider injected): its
+// RebootInstances makes the simulated kubelet reboot the Node whose providerID names the instance.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
+import { EC2Client, RebootInstancesCommand } from '@aws-sdk/client-ec2';
+import { mockClient } from 'aws-sdk-client-mock';
+import 'aws-sdk-client-mock-vitest/extend';
 import { BatchV1Api, Watch, type V1Node } from '@kubernetes/client-node';
 import { ANNOTATION_REBOOT, ANNOTATION_REBOOT_BOOT_ID, ANNOTATION_REBOOT_ISSUED, type NodeMaintenance } from '../shared/api/index.ts';
-import { setKubeletRebootComesBack } from '../sim/kubelet/control.ts';
-import { adminKubeConfig, kubectl, testbed } from './support/cluster.ts';
+import { KubeClient } from '../shared/kube/index.ts';
+import { runPass } from '../shared/pass/index.ts';
+import { awsProvider, providerMap } from '../shared/reaper/index.ts';
+import { rebootKubeletNode, setKubeletRebootComesBack } from '../sim/kubelet/control.ts';
+import { adminKubeConfig, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, getNM, installCrds, isUnschedulable, nodes, patchNM, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 const ns = `rb-${randomBytes(3).toString('hex')}`;
+const ec2 = mockClient(EC2Client);
+const providers = providerMap([awsProvider({ clients: () => ({ ec2: new EC2Client({ region: 'us-east-1' }), autoScaling: new AutoScalingClient({ region: 'us-east-1' }) }) })]);
 let names: string[] = [];
 
 function bootIds(list: readonly V1Node[]): Record<string, string> {
@@ -53,6 +64,7 @@ describe(`reboots on the ${process.env['KMAINT_TEST_CLUSTER'] ?? 'testbed'}`, ()
     for (const n of names) await setUnschedulable(n, false);
   });
   afterAll(async () => {
+    ec2.restore();
     await kubectl(['delete', 'namespace', ns, '--wait=false']);
   });
 
@@ -132,5 +144,51 @@ describe(`reboots on the ${process.env['KMAINT_TEST_CLUSTER'] ?? 'testbed'}`, ()
       await comesBack(node, true);
     }
     await allIn('Ready', ['stuck']);
+  });
+
+  it('method ec2: one EC2 RebootInstances on the instance of the Node\'s providerID, recorded first; Draining -> Rebooting -> Ready on the new boot ID, no Job', async () => {
+    const node = names[2] as string;
+    const before = await admin().core.readNode({ name: node });
+    const providerID = before.spec?.providerID ?? '';
+    const instanceId = providerID.split('/').at(-1) ?? '';
+    const bootBefore = before.status?.nodeInfo?.bootID ?? '';
+    expect(instanceId).toMatch(/^i-[0-9a-f]{8,17}$/);
+    const nodeOf = new Map((await nodes()).map((n) => [(n.spec?.providerID ?? '').split('/').at(-1) ?? '', n.metadata?.name ?? '']));
+    const url = testbed().kubeletControl ?? '';
+    // The fake EC2: RebootInstances reboots the simulated kubelet's Node of each instance named, as the real one would.
+    ec2.reset();
+    ec2.on(RebootInstancesCommand).callsFake(async (input: { InstanceIds?: string[] }) => {
+      for (const id of input.InstanceIds ?? []) await rebootKubeletNode(url, nodeOf.get(id) ?? `no node for ${id}`);
+      return {};
+    });
+    await setConfig({ reboot: { method: 'ec2', timeoutSeconds: 300 } });
+    await createNM(ns, 'ec2', { requestorID: 'kured.example.com', nodeName: node });
+    await patchNM(ns, 'ec2', { metadata: { annotations: { [ANNOTATION_REBOOT]: 'true' } } });
+    const client = new KubeClient(kmaintKubeConfig());
+    // Passes as driveUntil runs them, with the fake EC2's provider; each request phase seen after a pass, in order.
+    const seen: string[] = [];
+    const nm = await waitFor('ec2 Ready', async () => {
+      for (const fn of ['scheduler', 'drainer', 'cleanup'] as const) {
+        await runPass(fn, { client, namespace: KMAINT_NS, now: () => new Date(), reaperProviders: providers });
+        const phase = phaseOf(await getNM(ns, 'ec2')) ?? '';
+        if (seen.at(-1) !== phase) seen.push(phase);
+      }
+      const got = await getNM(ns, 'ec2');
+      return phaseOf(got) === 'Ready' ? got : undefined;
+    }, 100_000, 300);
+    const bootAfter = (await admin().core.readNode({ name: node })).status?.nodeInfo?.bootID ?? '';
+    expect(bootAfter).not.toBe(bootBefore);
+    // Rebooting seen for as long as the node was down, then Ready; every phase changed exactly once (the events below).
+    expect(seen.slice(seen.indexOf('Rebooting'))).toEqual(['Rebooting', 'Ready']);
+    expect(ec2).toHaveReceivedCommandTimes(RebootInstancesCommand, 1);
+    expect(ec2).toHaveReceivedCommandWith(RebootInstancesCommand, { InstanceIds: [instanceId] });
+    expect([nm.metadata.annotations?.[ANNOTATION_REBOOT_ISSUED], nm.metadata.annotations?.[ANNOTATION_REBOOT_BOOT_ID], nm.status?.conditions?.find((c) => c.type === 'Ready')?.message]).toEqual([
+      `ec2 RebootInstances ${instanceId}`,
+      bootBefore,
+      `node ${node} rebooted (boot ID ${bootBefore} -> ${bootAfter})`,
+    ]);
+    const changes = (await admin().core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=ec2,reason=ConditionChanged' })).items;
+    expect(changes.map((e) => e.message ?? '').sort()).toEqual(['Cordon', 'Draining', 'Pending', 'Ready', 'Rebooting', 'Scheduled', 'WaitForPodCompletion']);
+    expect(await rebootJobs()).toEqual([]);
   });
 });

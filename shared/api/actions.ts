@@ -90,6 +90,25 @@ export interface RebootJob {
   request: string;
 }
 
+/** The cloud instance behind a Node that a rebootInstance action reboots (issue 43, spec.reboot.method ec2). */
+export interface RebootInstance {
+  /** The Node's spec.providerID, e.g. aws:///eu-west-1a/i-0123456789abcdef0: its prefix chooses the provider. */
+  providerID: string;
+  instanceId: string;
+  nodeName: string;
+}
+
+/** A scheduled event of a cloud instance to move (issue 44, spec.cloudEvents.moveIntoWindows). */
+export interface InstanceEventMove {
+  /** The Node's spec.providerID: its prefix chooses the provider. */
+  providerID: string;
+  instanceId: string;
+  eventId: string;
+  nodeName: string;
+  /** The new start, RFC 3339 to the second. */
+  notBefore: string;
+}
+
 export type Action =
   /** Replace the NodeMaintenance status (status subresource). `phaseFrom`/`phaseTo` set when the Ready reason changes. */
   | { kind: 'writeStatus'; target: MaintenanceRef; status: NodeMaintenanceStatus; phaseFrom?: string; phaseTo?: string; reason: string }
@@ -162,7 +181,11 @@ export type Action =
   /** Create the reboot Job (issue 43), after the request's patch recording that it is issued, in the same unit. */
   | { kind: 'createRebootJob'; job: RebootJob; maintenance: MaintenanceRef; reason: string }
   /** Delete the reboot Job and its pod (propagation Background); one already gone is fine. */
-  | { kind: 'deleteRebootJob'; job: { namespace: string; name: string }; maintenance: MaintenanceRef; reason: string };
+  | { kind: 'deleteRebootJob'; job: { namespace: string; name: string }; maintenance: MaintenanceRef; reason: string }
+  /** Reboot the Node's cloud instance (EC2 RebootInstances), after the request's patch recording that it is issued, in the same unit. */
+  | { kind: 'rebootInstance'; instance: RebootInstance; maintenance: MaintenanceRef; reason: string }
+  /** Move an instance's scheduled event (EC2 ModifyInstanceEventStartTime), after the write of its request recording the move, in the request's unit. */
+  | { kind: 'moveInstanceEvent'; move: InstanceEventMove; request: { namespace: string; name: string }; reason: string };
 
 export type ActionKind = Action['kind'];
 
@@ -211,6 +234,10 @@ export function describeAction(action: Action): string {
       return `create reboot Job ${action.job.namespace}/${action.job.name} on node ${action.job.nodeName}: ${action.reason}`;
     case 'deleteRebootJob':
       return `delete reboot Job ${action.job.namespace}/${action.job.name}: ${action.reason}`;
+    case 'rebootInstance':
+      return `reboot instance ${action.instance.instanceId} of node ${action.instance.nodeName}: ${action.reason}`;
+    case 'moveInstanceEvent':
+      return `move event ${action.move.eventId} of instance ${action.move.instanceId} (node ${action.move.nodeName}) to ${action.move.notBefore}: ${action.reason}`;
     case 'emitEvent':
       return `event ${action.type} ${action.eventReason} on ${action.target.kind === 'Node' ? `node ${action.target.name}` : namespacedName(action.target)}: ${action.message}`;
   }

@@ -217,6 +217,8 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'EVENT_REASON_CLOUD_EVENT_FILED', actual: constants.EVENT_REASON_CLOUD_EVENT_FILED, expected: 'CloudEventFiled' },
   { name: 'EVENT_REASON_CLOUD_EVENT_GONE', actual: constants.EVENT_REASON_CLOUD_EVENT_GONE, expected: 'CloudEventGone' },
   { name: 'EVENT_REASON_CLOUD_EVENTS_UNREAD', actual: constants.EVENT_REASON_CLOUD_EVENTS_UNREAD, expected: 'CloudEventsUnread' },
+  { name: 'ANNOTATION_CLOUD_EVENT_MOVES', actual: constants.ANNOTATION_CLOUD_EVENT_MOVES, expected: 'kmaint.io/cloud-event-moves' },
+  { name: 'EVENT_REASON_CLOUD_EVENT_MOVED', actual: constants.EVENT_REASON_CLOUD_EVENT_MOVED, expected: 'CloudEventMoved' },
   // Foreign CRDs fail closed (issue 22 point 3); the annotation is the one charts/crd-schema.ts writes on kmaint's CRDs.
   { name: 'CRD_SCHEMA_ANNOTATION', actual: constants.CRD_SCHEMA_ANNOTATION, expected: 'kmaint.io/crd-schema' },
   { name: 'ANNOTATION_ACCEPT_UPSTREAM_SCHEMA', actual: constants.ANNOTATION_ACCEPT_UPSTREAM_SCHEMA, expected: 'kmaint.io/accept-upstream-schema' },

@@ -297,6 +297,11 @@ export const EVENT_REASON_CLOUD_EVENT_FILED = 'CloudEventFiled';
 export const EVENT_REASON_CLOUD_EVENT_GONE = 'CloudEventGone';
 /** Warning on the config object: the instances' scheduled events could not be read this pass (nothing filed or deleted for them). */
 export const EVENT_REASON_CLOUD_EVENTS_UNREAD = 'CloudEventsUnread';
+// Issue 44 point 4: an EC2 event that allows it is moved into the next maintenance window (spec.cloudEvents.moveIntoWindows).
+/** On a cloud event request: each move asked of EC2, one `<event id> <old NotBefore> -> <new NotBefore>` per line; never asked twice. */
+export const ANNOTATION_CLOUD_EVENT_MOVES = 'kmaint.io/cloud-event-moves';
+/** Node event (Normal): kmaint asked EC2 to move the instance's scheduled event into a maintenance window. */
+export const EVENT_REASON_CLOUD_EVENT_MOVED = 'CloudEventMoved';
 /** EC2 DescribeInstanceStatus event codes (interop-2026.md section 7.1), the default of spec.cloudEvents.codes. */
 export const EC2_SCHEDULED_EVENT_CODES = ['instance-reboot', 'system-reboot', 'system-maintenance', 'instance-retirement', 'instance-stop'] as const;
 export type Ec2ScheduledEventCode = (typeof EC2_SCHEDULED_EVENT_CODES)[number];

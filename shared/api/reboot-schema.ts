@@ -10,8 +10,8 @@ export const rebootJobSchema = z.strictObject({
 });
 
 export const rebootSchema = z.strictObject({
-  /** `job`: a one-shot Job pinned to the node (the only method so far). @default job */
-  method: z.enum(['job']).optional(),
+  /** `job`: a one-shot Job pinned to the node; `ec2`: EC2 RebootInstances on the Node's spec.providerID. @default job */
+  method: z.enum(['job', 'ec2']).optional(),
   /** From issuing the reboot to a new boot ID and Ready (a CRD int32). @default 1800 */
   timeoutSeconds: z.int().min(1).max(2_147_483_647).optional(),
   job: rebootJobSchema.optional(),

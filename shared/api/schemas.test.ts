@@ -368,7 +368,7 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.outOfServiceTaint.afterNotReadySeconds': { type: 'integer', format: 'int32', minimum: 0 },
   // The reboot step (issue 43).
   'spec.reboot': { type: 'object' },
-  'spec.reboot.method': { type: 'string', enum: ['job'] },
+  'spec.reboot.method': { type: 'string', enum: ['job', 'ec2'] },
   'spec.reboot.timeoutSeconds': { type: 'integer', format: 'int32', minimum: 1 },
   'spec.reboot.job': { type: 'object' },
   'spec.reboot.job.image': { type: 'string', minLength: 1, maxLength: 1024 },
@@ -405,6 +405,8 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.cloudEvents.codes': { type: 'array' },
   'spec.cloudEvents.codes[]': { type: 'string', enum: ['instance-reboot', 'system-reboot', 'system-maintenance', 'instance-retirement', 'instance-stop'] },
   ...Object.fromEntries(Object.entries(nodeHandshakeAt('spec.cloudEvents')).filter(([path]) => path.startsWith('spec.cloudEvents.drainSpec'))),
+  'spec.cloudEvents.moveIntoWindows': { type: 'object' },
+  'spec.cloudEvents.moveIntoWindows.leadSeconds': { type: 'integer', format: 'int32', minimum: 0 },
 };
 
 const EXPECTED_CONFIG: Record<string, Facets> = {

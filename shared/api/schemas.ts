@@ -286,6 +286,11 @@ export const cloudEventsSchema = z.strictObject({
     message: 'duplicate items are not allowed (list-type set)',
   }).optional(),
   drainSpec: drainSpecSchema.optional(),
+  /**
+   * kmaint extension (issue 44): move each event that allows it (one with a NotBeforeDeadline) into the next maintenance
+   * window before its deadline, leadSeconds after a window opened (time to drain inside it). Absent: events stay put.
+   */
+  moveIntoWindows: z.strictObject({ leadSeconds: nonNegativeInt32().optional() }).optional(),
 });
 
 /** kmaint extension (issue 10): drain Slurm nodes through slurmrestd before evicting their workers. Off unless `enabled`. */

@@ -25,7 +25,10 @@ export function unitKey(a: Action): string {
     case 'setNodeTaints':
     case 'createRebootJob':
     case 'deleteRebootJob':
+    case 'rebootInstance':
       return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
+    case 'moveInstanceEvent':
+      return `nm/${a.request.namespace}/${a.request.name}`;
     case 'patchNodeAnnotations':
     case 'patchNodeConditions':
       return a.maintenance ? `nm/${a.maintenance.namespace}/${a.maintenance.name}` : `node/${a.node.name}`;

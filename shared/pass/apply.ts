@@ -6,6 +6,11 @@ import { isDeepStrictEqual } from 'node:util';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import type { KubeClient, WriteOutcome } from '../kube/index.ts';
 import { rebootJobManifest } from '../reboot/index.ts';
+import { chooseProvider, type InstanceProviders } from '../reaper/index.ts';
+import { errorMessage } from '../errors/index.ts';
+
+/** A write's outcome; `failed` is a cloud call's (an instance reboot), which has no HTTP status of the Kubernetes API. */
+type ApplyOutcome = WriteOutcome | { kind: 'failed'; message: string };
 
 export interface ApplyResult {
   /** Actions applied, by kind. */
@@ -38,6 +43,8 @@ export interface ApplyOptions {
    * just after it. Anything else changed: the 409 stands and the next pass decides again.
    */
   nodes?: ReadonlyMap<string, V1Node>;
+  /** Instance providers by providerID prefix, for rebootInstance actions (spec.reboot.method ec2). Absent: those fail. */
+  instances?: InstanceProviders;
   /** @default 16 */
   concurrency?: number;
   signal?: AbortSignal;
@@ -76,6 +83,10 @@ function versionKey(a: Action): string {
     case 'createRebootJob':
     case 'deleteRebootJob':
       return `job/${a.job.namespace}/${a.job.name}`;
+    case 'rebootInstance':
+      return `instance/${a.instance.providerID}`;
+    case 'moveInstanceEvent':
+      return `instance/${a.move.providerID}`;
   }
 }
 
@@ -116,7 +127,31 @@ function leaseBody(l: Extract<Action, { kind: 'takeNodeLease' }>['lease'], threa
   };
 }
 
-async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions): Promise<WriteOutcome> {
+/**
+ * A cloud call for an instance (a reboot, an event move) through the provider of its providerID's prefix. Sent once:
+ * the request's record of it landed just before, in the same unit, and no plan asks for it again; a failure is
+ * reported (the reboot's timeout, or the event's unchanged start read back, then says what came of it).
+ */
+async function instanceCall(a: Extract<Action, { kind: 'rebootInstance' | 'moveInstanceEvent' }>, opts: ApplyOptions): Promise<ApplyOutcome> {
+  const providerID = a.kind === 'rebootInstance' ? a.instance.providerID : a.move.providerID;
+  const choice = opts.instances ? chooseProvider(providerID, opts.instances) : { ok: false as const, problem: 'this pass was given no instance providers' };
+  if (!choice.ok) return { kind: 'failed', message: choice.problem };
+  const { provider } = choice;
+  try {
+    if (a.kind === 'rebootInstance') {
+      if (!provider.reboot) return { kind: 'failed', message: `provider ${provider.prefix} does not reboot instances` };
+      await provider.reboot(providerID, opts.signal);
+    } else {
+      if (!provider.moveEvent) return { kind: 'failed', message: `provider ${provider.prefix} does not move scheduled events` };
+      await provider.moveEvent(providerID, a.move.eventId, new Date(a.move.notBefore), opts.signal);
+    }
+    return { kind: 'ok' };
+  } catch (err) {
+    return { kind: 'failed', message: errorMessage(err) };
+  }
+}
+
+async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions): Promise<ApplyOutcome> {
   const c = opts.client;
   const key = versionKey(a);
   switch (a.kind) {
@@ -172,6 +207,9 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
       const out = await c.deleteJob(a.job.namespace, a.job.name);
       return out.kind === 'notFound' ? { kind: 'ok' } : out;
     }
+    case 'rebootInstance':
+    case 'moveInstanceEvent':
+      return instanceCall(a, opts);
     case 'emitEvent': {
       if (a.target.kind === 'Node') {
         // A cluster-scoped object's events live in `default`, as the kubelet's own Node events do.
@@ -206,7 +244,7 @@ export function sameForPlans(planned: V1Node, fresh: V1Node): boolean {
  * A node write refused 409: read the Node by name; if only a status post moved it since the plan's read, send the write
  * again on its fresh resourceVersion (once). Any other outcome of the re-read leaves the 409 as the outcome.
  */
-async function afterNodeConflict(a: Action, out: WriteOutcome, rv: Map<string, string>, opts: ApplyOptions): Promise<{ out: WriteOutcome; refreshed: boolean }> {
+async function afterNodeConflict(a: Action, out: ApplyOutcome, rv: Map<string, string>, opts: ApplyOptions): Promise<{ out: ApplyOutcome; refreshed: boolean }> {
   if (a.kind !== 'cordonNode' && a.kind !== 'uncordonNode' && a.kind !== 'patchNodeAnnotations' && a.kind !== 'patchNodeConditions' && a.kind !== 'setNodeTaints') return { out, refreshed: false };
   const key = versionKey(a);
   const planned = opts.nodes?.get(a.node.name);
@@ -252,7 +290,7 @@ export async function applyActions(actions: readonly Action[], opts: ApplyOption
       }
       if (out.kind === 'conflict') result.conflicts++;
       else if (out.kind === 'notFound') result.notFound++;
-      else result.errors.push({ action: describeAction(a), error: out.error.message });
+      else result.errors.push({ action: describeAction(a), error: out.kind === 'failed' ? out.message : out.error.message });
       if (!stopsUnit) continue;
       // The object moved or failed: the rest of this unit is decided again next pass.
       result.skipped += group.length - i - 1;

@@ -16,7 +16,10 @@ export interface PassOptions {
   holder?: string;
   /** @default 120 */
   leaseSeconds?: number;
-  /** Instance providers of the reaper, by providerID prefix. @default aws (AWS SDK clients made on first use) */
+  /**
+   * Instance providers by providerID prefix: the reaper's terminations and scheduled events, the drainer's reboots
+   * (spec.reboot.method ec2). @default aws (AWS SDK clients made on first use)
+   */
   reaperProviders?: InstanceProviders;
   /** Where spec.slurm.tokenEnv is read; simulations pass {} so they never reach a real slurmrestd. @default process.env */
   env?: Readonly<Record<string, string | undefined>>;

@@ -17,6 +17,8 @@ import {
   type Termination,
   type TerminationResult,
 } from '../reaper/index.ts';
+import type { WindowSet } from '../config/index.ts';
+import { matchesLabels } from '../selectors/index.ts';
 import { reaperModeFrom, type KmaintConfig, type ReaperMode } from './config.ts';
 import type { BaseSnapshot } from './snapshot.ts';
 
@@ -68,13 +70,30 @@ export interface ReaperPassPlan {
   repeatOffenders?: number;
 }
 
+/**
+ * Each Node's window sets, as the scheduler admits it: the cluster's spec.windows, then the windows of the first pool
+ * whose selector matches it. A Node under no window is absent.
+ */
+function windowsByNode(base: BaseSnapshot, config: KmaintConfig): Map<string, WindowSet[]> {
+  const rules = config.limits.admission;
+  const out = new Map<string, WindowSet[]>();
+  if (rules === undefined) return out;
+  for (const node of base.nodeList) {
+    const pool = rules.pools.find((p) => matchesLabels(p.selector, node.metadata?.labels));
+    const sets = [...(rules.windows ? [rules.windows] : []), ...(pool?.windows ? [pool.windows] : [])];
+    if (sets.length > 0) out.set(node.metadata?.name ?? '', sets);
+  }
+  return out;
+}
+
 /** The cloud event requests' writes over `base` (none when spec.cloudEvents is off or invalid, or nothing was read). */
-function planCloudEventsPass(base: BaseSnapshot, config: KmaintConfig, namespace: string, read: ScheduledEventsRead | undefined): Action[] {
+function planCloudEventsPass(base: BaseSnapshot, config: KmaintConfig, namespace: string, read: ScheduledEventsRead | undefined, now: Date): Action[] {
   const loaded = config.cloudEvents;
   if (loaded.kind !== 'enabled' || !read) return [];
   const meta = config.object?.metadata;
   const owner = { namespace: meta?.namespace ?? namespace, name: meta?.name ?? '', ...(meta?.uid ? { uid: meta.uid } : {}) };
-  return planCloudEvents({ nodes: base.nodeList, maintenances: base.maintenances, namespace, config: owner, read }, loaded.config).actions;
+  const moves = loaded.config.move ? { moves: { now, windowsOf: windowsByNode(base, config) } } : {};
+  return planCloudEvents({ nodes: base.nodeList, maintenances: base.maintenances, namespace, config: owner, read, ...moves }, loaded.config).actions;
 }
 
 /**
@@ -92,7 +111,7 @@ export function planCloudEventsOff(base: BaseSnapshot, config: KmaintConfig, nam
  */
 export function planReaperPass(base: BaseSnapshot, config: KmaintConfig, namespace: string, reads: ReaperReads, now: Date, holding?: ReadonlySet<string>): ReaperPassPlan {
   const loaded = config.reaper;
-  const cloud = planCloudEventsPass(base, config, namespace, reads.events);
+  const cloud = planCloudEventsPass(base, config, namespace, reads.events, now);
   const plan = loaded.kind === 'enabled' ? planReaper({ nodes: base.nodeList, maintenances: base.maintenances, namespace, providers: reads.providers, ...(holding !== undefined ? { holding } : {}) }, loaded.config, now) : undefined;
   const actions = [...(plan?.actions ?? []), ...cloud];
   const terminations = plan?.terminations ?? [];

@@ -16,6 +16,7 @@ import type { PassOptions } from './options.ts';
 import { PASSES, planPass, type PassPlan } from './passes.ts';
 import type { EffectContext } from './pass-effects.ts';
 import { loadConfig } from './config.ts';
+import { reaperProviders } from './reaper-pass.ts';
 import { nodeCountOf, readBase } from './snapshot.ts';
 import { judgeCrd, readConfigCrd, type CrdRead } from './crd-schema.ts';
 import { emptyPassSummary, type PassFunction, type PassSummary } from './summary.ts';
@@ -134,6 +135,8 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
     component: `kmaint-${fn}`,
     namespace: opts.namespace,
     concurrency: opts.concurrency ?? 16,
+    // The drainer's reboots by EC2 (spec.reboot.method ec2) go through the same providers as the reaper's terminations.
+    instances: reaperProviders(opts.reaperProviders),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   if (result.refreshed > 0) opts.logger?.info({ refreshed: result.refreshed }, `${fn} pass: node writes refused 409 sent again on a fresh read (only status heartbeats had moved the Node)`);

@@ -1,6 +1,6 @@
 // The aws provider against mocked EC2 and Auto Scaling APIs: which call terminates which instance, and errors.
 import { AutoScalingClient, DescribeAutoScalingInstancesCommand, TerminateInstanceInAutoScalingGroupCommand } from '@aws-sdk/client-auto-scaling';
-import { DescribeInstanceStatusCommand, EC2Client, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { DescribeInstanceStatusCommand, EC2Client, RebootInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -32,6 +32,19 @@ describe('parseAwsProviderID', () => {
     ['gce://proj/zone/vm', undefined],
   ])('%s', (id, expected) => {
     expect(parseAwsProviderID(id)).toEqual(expected);
+  });
+});
+
+describe('awsProvider.reboot', () => {
+  it('EC2 RebootInstances once, on the instance id, in the zone\'s region; the error named when EC2 refuses', async () => {
+    ec2.on(RebootInstancesCommand).resolves({});
+    expect(await provider.reboot?.('aws:///eu-west-1a/i-0123456789abcdef0')).toBe('rebooted EC2 instance i-0123456789abcdef0 (RebootInstances)');
+    expect(ec2).toHaveReceivedCommandTimes(RebootInstancesCommand, 1);
+    expect(ec2).toHaveReceivedCommandWith(RebootInstancesCommand, { InstanceIds: ['i-0123456789abcdef0'] });
+    expect(regions).toEqual(['eu-west-1']);
+    ec2.on(RebootInstancesCommand).rejects(new Error('UnauthorizedOperation: not allowed'));
+    await expect(provider.reboot?.('aws:///eu-west-1a/i-0123456789abcdef0')).rejects.toThrow('rebooting i-0123456789abcdef0: UnauthorizedOperation: not allowed');
+    await expect(provider.reboot?.('gce://p/z/vm')).rejects.toThrow('not an AWS providerID of the form aws:///<zone>/<instance-id>');
   });
 });
 

@@ -1,5 +1,6 @@
 // The `aws` instance provider: `aws:///<zone>/<instance-id>` -> TerminateInstanceInAutoScalingGroup (desired capacity
-// kept, so the group replaces the Node) when the instance is in an Auto Scaling group, else EC2 TerminateInstances.
+// kept, so the group replaces the Node) when the instance is in an Auto Scaling group, else EC2 TerminateInstances;
+// a reboot (spec.reboot.method ec2) is EC2 RebootInstances; moving a scheduled event, ModifyInstanceEventStartTime.
 import { errorMessage } from '../errors/index.ts';
 import type { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import type { EC2Client, InstanceStatus } from '@aws-sdk/client-ec2';
@@ -114,6 +115,34 @@ export function awsProvider(opts: AwsProviderOptions = {}): InstanceProvider {
         }
       }
       return { events, unread };
+    },
+    async reboot(providerID: string, signal?: AbortSignal): Promise<string> {
+      const instance = parseAwsProviderID(providerID);
+      if (!instance) throw new ReaperProviderError(providerID, 'not an AWS providerID of the form aws:///<zone>/<instance-id>');
+      const aws = await loadSdk();
+      clients ??= defaultClients(aws);
+      const { instanceId } = instance;
+      try {
+        await clients(instance.region).ec2.send(new aws.ec2.RebootInstancesCommand({ InstanceIds: [instanceId] }), signal ? { abortSignal: signal } : {});
+        return `rebooted EC2 instance ${instanceId} (RebootInstances)`;
+      } catch (err) {
+        throw new ReaperProviderError(providerID, `rebooting ${instanceId}: ${errorMessage(err)}`, { cause: err });
+      }
+    },
+    async moveEvent(providerID: string, eventId: string, notBefore: Date, signal?: AbortSignal): Promise<string> {
+      const instance = parseAwsProviderID(providerID);
+      if (!instance) throw new ReaperProviderError(providerID, 'not an AWS providerID of the form aws:///<zone>/<instance-id>');
+      const aws = await loadSdk();
+      clients ??= defaultClients(aws);
+      const { instanceId } = instance;
+      const input = { InstanceId: instanceId, InstanceEventId: eventId, NotBefore: notBefore };
+      try {
+        const out = await clients(instance.region).ec2.send(new aws.ec2.ModifyInstanceEventStartTimeCommand(input), signal ? { abortSignal: signal } : {});
+        const start = out.Event?.NotBefore;
+        return `moved event ${eventId} of EC2 instance ${instanceId} to ${(start ?? notBefore).toISOString()}`;
+      } catch (err) {
+        throw new ReaperProviderError(providerID, `moving event ${eventId} of ${instanceId}: ${errorMessage(err)}`, { cause: err });
+      }
     },
     async terminate(providerID: string, signal?: AbortSignal): Promise<string> {
       const instance = parseAwsProviderID(providerID);

@@ -9,7 +9,12 @@ export interface CloudEventsConfig {
   codes: ReadonlySet<string>;
   /** @default force and deleteEmptyDir: the instance reboots or stops anyway */
   drainSpec: DrainSpec;
+  /** spec.cloudEvents.moveIntoWindows: events that allow it are moved into a window. @default undefined (not moved) */
+  move?: { leadSeconds: number };
 }
+
+/** How long a window is open before a moved event starts, for the drain. */
+export const DEFAULT_MOVE_LEAD_SECONDS = 3600;
 
 export type LoadedCloudEvents = { kind: 'disabled' } | { kind: 'invalid'; problems: string[] } | { kind: 'enabled'; config: CloudEventsConfig };
 
@@ -28,5 +33,6 @@ export function loadCloudEventsConfig(obj: unknown): LoadedCloudEvents {
   }
   const cloud = parsed.data.spec?.cloudEvents;
   if (cloud?.enabled !== true) return { kind: 'disabled' };
-  return { kind: 'enabled', config: { codes: new Set(cloud.codes ?? EC2_SCHEDULED_EVENT_CODES), drainSpec: cloud.drainSpec ?? { ...DEFAULT_REAP_DRAIN_SPEC } } };
+  const move = cloud.moveIntoWindows ? { move: { leadSeconds: cloud.moveIntoWindows.leadSeconds ?? DEFAULT_MOVE_LEAD_SECONDS } } : {};
+  return { kind: 'enabled', config: { codes: new Set(cloud.codes ?? EC2_SCHEDULED_EVENT_CODES), drainSpec: cloud.drainSpec ?? { ...DEFAULT_REAP_DRAIN_SPEC }, ...move } };
 }

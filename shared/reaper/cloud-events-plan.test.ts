@@ -6,6 +6,7 @@ import { loadCloudEventsConfig, type CloudEventsConfig } from './cloud-events-co
 import { cloudEventRequestName, planCloudEvents, type CloudEventsSnapshot } from './cloud-events-plan.ts';
 import type { ScheduledEvent } from './scheduled-events.ts';
 import { aReaperNode, aRequest, instanceIdOf } from './test-builders.ts';
+import { compileWindows } from '#config';
 
 const CONFIG_REF = { namespace: 'kmaint', name: 'default', uid: 'uid-config' };
 const pid = (node: string): string => `aws:///eu-west-1a/${instanceIdOf(node)}`;
@@ -266,5 +267,50 @@ describe('loadCloudEventsConfig', () => {
     ['another field invalid while cloud events are off: disabled (loadLimits reports it)', { metadata: meta, spec: { maxParallelOperations: true } }, { kind: 'disabled' }],
   ])('%s', (_name, obj, expected) => {
     expect(loadCloudEventsConfig(obj)).toEqual(expected);
+  });
+});
+
+describe('planCloudEvents with moveIntoWindows', () => {
+  const NOW = new Date('2026-01-01T00:00:00Z');
+  const nightly = compileWindows([{ schedule: '0 2 * * *', duration: '4h' }], 'spec.windows');
+  const movable: ScheduledEvent = { ...reboot, notBeforeDeadline: new Date('2026-01-10T00:00:00.000Z') };
+  const moving = (row: Row): CloudEventsSnapshot => ({ ...snapshot(row), moves: { now: NOW, windowsOf: new Map([['node-a', [nightly]]]) } });
+  const MOVED_RECORD = 'instance-event-0d59937288b749b32 2026-01-03T00:00:00Z -> 2026-01-01T03:00:00Z';
+
+  it('files the request due by the new start, records the move on it, then asks EC2 once (same unit, after the create)', () => {
+    const plan = planCloudEvents(moving({ ...(ROWS[0] as Row), events: { 'node-a': [movable] } }), config({ moveIntoWindows: { leadSeconds: 3600 } }));
+    expect(plan.actions.map(describeAction)).toEqual([
+      'create kmaint/cloud-event-node-a for node node-a: node node-a has scheduled events: system-reboot; deadline 2026-01-01T03:00:00Z',
+      `move event instance-event-0d59937288b749b32 of instance ${instanceIdOf('node-a')} (node node-a) to 2026-01-01T03:00:00Z: system-reboot 2026-01-03T00:00:00Z -> 2026-01-01T03:00:00Z, into a maintenance window of node node-a`,
+      `event Normal CloudEventMoved on node node-a: asked EC2 to move system-reboot instance-event-0d59937288b749b32 of instance ${instanceIdOf('node-a')} from 2026-01-03T00:00:00Z to 2026-01-01T03:00:00Z (a maintenance window; deadline 2026-01-10T00:00:00Z); kmaint/cloud-event-node-a is due by then`,
+      'event Normal CloudEventFiled on node node-a: filed kmaint/cloud-event-node-a for scheduled system-reboot; deadline 2026-01-01T03:00:00Z',
+    ]);
+    const create = plan.actions[0];
+    expect(create?.kind === 'createMaintenance' ? create.annotations : undefined).toEqual({
+      'kmaint.io/deadline': '2026-01-01T03:00:00Z',
+      'kmaint.io/cloud-events': 'system-reboot instance-event-0d59937288b749b32 2026-01-01T03:00:00Z',
+      'kmaint.io/cloud-event-moves': MOVED_RECORD,
+      'maintenance.nvidia.com/garbage-collector.ignore': 'true',
+    });
+    expect(plan.moved).toBe(1);
+  });
+
+  it('a move on the record is never asked again, whatever EC2 now lists (moved, or refused and still at the old start)', () => {
+    const movedThere: ScheduledEvent = { ...movable, notBefore: new Date('2026-01-01T03:00:00Z') };
+    const own = ours('node-a', { 'kmaint.io/deadline': '2026-01-01T03:00:00Z', 'kmaint.io/cloud-events': 'system-reboot instance-event-0d59937288b749b32 2026-01-01T03:00:00Z', 'kmaint.io/cloud-event-moves': MOVED_RECORD });
+    const cfg = config({ moveIntoWindows: {} });
+    expect(planCloudEvents(moving({ ...(ROWS[0] as Row), maintenances: [own], events: { 'node-a': [movedThere] } }), cfg)).toMatchObject({ actions: [], moved: 0 });
+    expect(planCloudEvents(moving({ ...(ROWS[0] as Row), maintenances: [own], events: { 'node-a': [movable] } }), cfg).actions.map(describeAction)).toEqual([
+      'patch kmaint/cloud-event-node-a annotations kmaint.io/deadline,kmaint.io/cloud-events: cloud events of node node-a changed: system-reboot; deadline 2026-01-03T00:00:00Z',
+    ]);
+  });
+
+  it('an event EC2 will not move is filed as without moveIntoWindows, the Node event saying why', () => {
+    const plan = planCloudEvents(moving({ ...(ROWS[0] as Row), events: { 'node-a': [reboot] } }), config({ moveIntoWindows: {} }));
+    expect(plan.actions.map(describeAction)).toEqual([
+      'create kmaint/cloud-event-node-a for node node-a: node node-a has scheduled events: system-reboot; deadline 2026-01-03T00:00:00Z',
+      'event Normal CloudEventFiled on node node-a: filed kmaint/cloud-event-node-a for scheduled system-reboot; deadline 2026-01-03T00:00:00Z; not moved into a window: instance-event-0d59937288b749b32: EC2 does not let this event move (it has no NotBeforeDeadline)',
+    ]);
+    expect(plan.moved).toBe(0);
   });
 });

@@ -5,6 +5,7 @@
 import { maintenanceKey } from '../api/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import {
+  ANNOTATION_CLOUD_EVENT_MOVES,
   ANNOTATION_CLOUD_EVENTS,
   ANNOTATION_DEADLINE,
   ANNOTATION_GC_IGNORE,
@@ -18,6 +19,7 @@ import {
 } from '#api';
 import type { Action, NodeMaintenance } from '#api';
 import type { CloudEventsConfig } from './cloud-events-config.ts';
+import { movesAnnotation, planNodeMoves, type CloudEventMoveInputs } from './cloud-event-moves.ts';
 import { cloudEventRequestName, isOwnCloudEventRequest } from './own-requests.ts';
 import type { ScheduledEvent, ScheduledEventsRead } from './scheduled-events.ts';
 
@@ -29,6 +31,8 @@ export interface CloudEventsSnapshot {
   /** The config object, for the event saying some instances could not be read. */
   config: { namespace: string; name: string; uid?: string };
   read: ScheduledEventsRead;
+  /** With spec.cloudEvents.moveIntoWindows: the clock and each Node's windows. Absent: no event is moved. */
+  moves?: CloudEventMoveInputs;
 }
 
 export interface CloudEventsPlan {
@@ -36,6 +40,8 @@ export interface CloudEventsPlan {
   filed: number;
   updated: number;
   deleted: number;
+  /** Events asked to move into a maintenance window. */
+  moved: number;
   /** Nodes whose events could not be read: nothing filed or deleted for them. */
   unread: number;
 }
@@ -68,7 +74,7 @@ function goneReason(events: readonly ScheduledEvent[], codes: ReadonlySet<string
 }
 
 /** The writes for one Node with a readable instance: file, update or delete its request. */
-function planNode(node: V1Node, events: readonly ScheduledEvent[], own: NodeMaintenance | undefined, snapshot: CloudEventsSnapshot, config: CloudEventsConfig): { actions: Action[]; outcome?: 'filed' | 'updated' | 'deleted' } {
+function planNode(node: V1Node, events: readonly ScheduledEvent[], own: NodeMaintenance | undefined, snapshot: CloudEventsSnapshot, config: CloudEventsConfig): { actions: Action[]; outcome?: 'filed' | 'updated' | 'deleted'; moved?: number } {
   const name = node.metadata?.name ?? '';
   const toFile = eventsToFile(events, config.codes);
   if (toFile.length === 0) {
@@ -77,30 +83,39 @@ function planNode(node: V1Node, events: readonly ScheduledEvent[], own: NodeMain
     const ref = maintenanceKey(own);
     return { actions: [{ kind: 'deleteMaintenance', target: maintenanceRef(own), reason: `cloud event request for node ${name}: ${why}` }, nodeEvent(node, EVENT_REASON_CLOUD_EVENT_GONE, `deleted ${ref}: ${why}`, 'cloud event gone')], outcome: 'deleted' };
   }
-  const annotations = cloudEventAnnotations(toFile);
+  const requestRef = own ? { namespace: own.metadata.namespace ?? snapshot.namespace, name: own.metadata.name } : { namespace: snapshot.namespace, name: cloudEventRequestName(name) };
+  const recorded = own?.metadata.annotations?.[ANNOTATION_CLOUD_EVENT_MOVES];
+  const moves = config.move && snapshot.moves ? planNodeMoves(node, toFile, recorded, requestRef, config.move.leadSeconds, snapshot.moves) : undefined;
+  const annotations = { ...cloudEventAnnotations(moves?.events ?? toFile), ...(moves ? movesAnnotation(moves, recorded) : {}) };
+  const kept = moves && moves.kept.length > 0 ? `; not moved into a window: ${moves.kept.join('; ')}` : '';
   const summary = `${toFile.map((e) => e.code).join(', ')}; deadline ${annotations[ANNOTATION_DEADLINE] ?? 'none (no NotBefore)'}`;
+  const moveActions = moves?.actions ?? [];
+  const moved = moveActions.filter((a) => a.kind === 'moveInstanceEvent').length;
   if (own) {
     const current = own.metadata.annotations ?? {};
-    const changed = [ANNOTATION_DEADLINE, ANNOTATION_CLOUD_EVENTS].filter((k) => current[k] !== annotations[k]);
-    if (changed.length === 0) return { actions: [] };
+    // The record of moves is only ever added to (movesAnnotation gives it only when this pass adds a move).
+    const keys = [ANNOTATION_DEADLINE, ANNOTATION_CLOUD_EVENTS, ...(annotations[ANNOTATION_CLOUD_EVENT_MOVES] !== undefined ? [ANNOTATION_CLOUD_EVENT_MOVES] : [])];
+    const changed = keys.filter((k) => current[k] !== annotations[k]);
+    if (changed.length === 0) return { actions: [], moved };
     const patch: Record<string, string | null> = Object.fromEntries(changed.map((k) => [k, annotations[k] ?? null]));
-    return { actions: [{ kind: 'patchMaintenanceMeta', target: maintenanceRef(own), annotations: patch, reason: `cloud events of node ${name} changed: ${summary}` }], outcome: 'updated' };
+    return { actions: [{ kind: 'patchMaintenanceMeta', target: maintenanceRef(own), annotations: patch, reason: `cloud events of node ${name} changed: ${summary}${kept}` }, ...moveActions], outcome: 'updated', moved };
   }
-  const requestName = cloudEventRequestName(name);
   return {
     actions: [
       {
         kind: 'createMaintenance',
-        target: { namespace: snapshot.namespace, name: requestName },
+        target: requestRef,
         labels: { [LABEL_CLOUD_EVENT]: 'true' },
         // Held Ready until the event is over: kmaint deletes it then, so garbage collection must leave it.
         annotations: { ...annotations, [ANNOTATION_GC_IGNORE]: 'true' },
         spec: { requestorID: CLOUD_EVENTS_REQUESTOR, nodeName: name, cordon: true, drainSpec: config.drainSpec },
         reason: `node ${name} has scheduled events: ${summary}`,
       },
-      nodeEvent(node, EVENT_REASON_CLOUD_EVENT_FILED, `filed ${snapshot.namespace}/${requestName} for scheduled ${summary}`, 'cloud event filed'),
+      ...moveActions,
+      nodeEvent(node, EVENT_REASON_CLOUD_EVENT_FILED, `filed ${requestRef.namespace}/${requestRef.name} for scheduled ${summary}${kept}`, 'cloud event filed'),
     ],
     outcome: 'filed',
+    moved,
   };
 }
 
@@ -111,7 +126,7 @@ function planNode(node: V1Node, events: readonly ScheduledEvent[], own: NodeMain
  * Pure: inputs are not mutated.
  */
 export function planCloudEvents(snapshot: CloudEventsSnapshot, config: CloudEventsConfig): CloudEventsPlan {
-  const plan: CloudEventsPlan = { actions: [], filed: 0, updated: 0, deleted: 0, unread: 0 };
+  const plan: CloudEventsPlan = { actions: [], filed: 0, updated: 0, deleted: 0, moved: 0, unread: 0 };
   const own = new Map<string, NodeMaintenance>();
   for (const nm of [...snapshot.maintenances].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
     if (isOwnCloudEventRequest(nm, snapshot.namespace) && !nm.metadata.deletionTimestamp && !own.has(nm.spec.nodeName)) own.set(nm.spec.nodeName, nm);
@@ -128,6 +143,7 @@ export function planCloudEvents(snapshot: CloudEventsSnapshot, config: CloudEven
     const one = planNode(node, events, own.get(name), snapshot, config);
     plan.actions.push(...one.actions);
     if (one.outcome) plan[one.outcome] += 1;
+    plan.moved += one.moved ?? 0;
   }
   const names = new Set(nodes.map((n) => n.metadata?.name ?? ''));
   for (const [node, nm] of own) {

@@ -32,3 +32,7 @@ export type { RungChoice } from './repair-ladder.ts';
 export { HISTORY_MAX_ENTRIES, describeHistory, readHistory, readRung, recordedUnhealthySince } from './repair-history.ts';
 export type { HistoryEntry, RungRecord } from './repair-history.ts';
 export type { RepairConfig, RepairRung, Remedy } from './repair-config.ts';
+export { planEventMove, MOVE_FROZEN_MS, MOVE_MIN_AHEAD_MS, MOVE_SPARE_MS } from './event-move-plan.ts';
+export type { EventMove } from './event-move-plan.ts';
+export { planNodeMoves, recordedMoves } from './cloud-event-moves.ts';
+export type { CloudEventMoveInputs, NodeMoves } from './cloud-event-moves.ts';

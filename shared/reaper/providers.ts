@@ -9,6 +9,16 @@ export interface InstanceProvider {
   /** Terminates the instance; resolves with one line saying what was done, rejects with what failed. */
   terminate(providerID: string, signal?: AbortSignal): Promise<string>;
   /**
+   * Reboots the instance (spec.reboot.method ec2, sent by the drainer); resolves with one line saying what was done,
+   * rejects with what failed. Absent: this cloud's instances are not rebooted by kmaint.
+   */
+  reboot?(providerID: string, signal?: AbortSignal): Promise<string>;
+  /**
+   * Moves the instance's scheduled event `eventId` to start at `notBefore` (spec.cloudEvents.moveIntoWindows); resolves
+   * with one line saying what was done, rejects with what failed. Absent: this cloud's events are not moved.
+   */
+  moveEvent?(providerID: string, eventId: string, notBefore: Date, signal?: AbortSignal): Promise<string>;
+  /**
    * The scheduled events (of `codes`) of the instances behind `providerIDs`, for spec.cloudEvents. Every providerID
    * given is in the result's `events` or its `unread`; it never rejects. Absent: this cloud's events are not read.
    */

@@ -49,7 +49,7 @@ describe('eventsByInstance', () => {
         [
           'i-1234567890abcdef0',
           [
-            { id: 'instance-event-0d59937288b749b32', code: 'system-reboot', description: 'The instance is scheduled for a reboot', notBefore: new Date('2019-11-14T00:00:00.000Z'), notAfter: new Date('2019-11-14T02:00:00.000Z'), state: 'active' },
+            { id: 'instance-event-0d59937288b749b32', code: 'system-reboot', description: 'The instance is scheduled for a reboot', notBefore: new Date('2019-11-14T00:00:00.000Z'), notAfter: new Date('2019-11-14T02:00:00.000Z'), notBeforeDeadline: new Date('2019-11-21T00:00:00.000Z'), state: 'active' },
             { id: 'instance-event-0e0f0e0f0e0f0e0f0', code: 'instance-stop', description: '[Completed] The instance is running on degraded hardware', notBefore: new Date('2019-11-01T00:00:00.000Z'), state: 'completed' },
           ],
         ],

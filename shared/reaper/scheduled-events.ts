@@ -15,6 +15,8 @@ export interface ScheduledEvent {
   notBefore?: Date;
   /** The latest end. */
   notAfter?: Date;
+  /** The latest start EC2 accepts in a move (ModifyInstanceEventStartTime); only an event with one can be moved. */
+  notBeforeDeadline?: Date;
   state: ScheduledEventState;
 }
 
@@ -46,7 +48,9 @@ export function eventsByInstance(statuses: readonly InstanceStatus[]): Map<strin
       const description = e.Description ?? '';
       const notBefore = validDate(e.NotBefore);
       const notAfter = validDate(e.NotAfter);
-      return { id: e.InstanceEventId ?? '', code: e.Code ?? '', description, ...(notBefore ? { notBefore } : {}), ...(notAfter ? { notAfter } : {}), state: eventState(description) };
+      const notBeforeDeadline = validDate(e.NotBeforeDeadline);
+      const times = { ...(notBefore ? { notBefore } : {}), ...(notAfter ? { notAfter } : {}), ...(notBeforeDeadline ? { notBeforeDeadline } : {}) };
+      return { id: e.InstanceEventId ?? '', code: e.Code ?? '', description, ...times, state: eventState(description) };
     });
     out.set(status.InstanceId, [...(out.get(status.InstanceId) ?? []), ...events]);
   }

@@ -4,3 +4,4 @@ export type { LoadedReboot, RebootMethod, RebootSettings } from './settings.ts';
 export { asksForReboot, loadRebootSentinel, planRebootSentinel } from './sentinel.ts';
 export type { LoadedRebootSentinel, RebootSentinelPlan, RebootSentinelSettings, RebootSentinelSnapshot } from './sentinel.ts';
 export { rebootJobManifest, rebootJobName } from './job.ts';
+export { ec2RebootIssued, ec2RebootTarget } from './ec2.ts';

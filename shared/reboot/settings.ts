@@ -1,7 +1,8 @@
 // spec.reboot of the MaintenanceOperatorConfig, resolved once per pass with its documented defaults (issue 43).
 import { rebootSchema } from '../api/index.ts';
 
-export type RebootMethod = 'job';
+/** `job`: a one-shot Job pinned to the node; `ec2`: EC2 RebootInstances on the instance of the Node's spec.providerID. */
+export type RebootMethod = 'job' | 'ec2';
 
 export interface RebootSettings {
   /** @default 'job' */

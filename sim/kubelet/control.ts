@@ -5,6 +5,7 @@
 //   POST /nodes/<name>/ready          {"ready": false, "stopHeartbeats": false, "freezePods": false, "reason": "...", "message": "..."}
 //   POST /nodes/<name>/status-posts   {"held": true}
 //   POST /nodes/<name>/reboots        {"comesBack": false}   (its reboots by kmaint's reboot pod never come back)
+//   POST /nodes/<name>/reboot-now     {}                     (the machine is rebooted from outside, as by EC2 RebootInstances)
 //   -> 204; 404 {"error"} for a node this kubelet does not run; 400 {"error"} for a body that is not as above.
 import { errorMessage } from '../../shared/errors/index.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -16,6 +17,8 @@ export interface KubeletControls {
   setNodeReady(name: string, ready: boolean, options?: { stopHeartbeats?: boolean; freezePods?: boolean; reason?: string; message?: string }): Promise<void>;
   holdStatusPosts(name: string, held: boolean): Promise<void>;
   setRebootComesBack(name: string, comesBack: boolean): Promise<void>;
+  /** The node reboots now, as the reboot pod makes it (a cloud API's reboot in tests: the fake EC2 calls this). */
+  rebootNode(name: string): Promise<void>;
   hasNode(name: string): boolean;
 }
 
@@ -36,6 +39,8 @@ const readyBody = z.strictObject({
 const statusPostsBody = z.strictObject({ held: z.boolean() });
 
 const rebootsBody = z.strictObject({ comesBack: z.boolean() });
+
+const rebootNowBody = z.strictObject({});
 
 const MAX_BODY = 64 * 1024;
 
@@ -72,9 +77,15 @@ async function parseBody<T>(req: IncomingMessage, res: ServerResponse, schema: z
 }
 
 async function handle(controls: KubeletControls, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const match = /^\/nodes\/([^/]+)\/(ready|status-posts|reboots)$/.exec(req.url ?? '');
-  if (req.method !== 'POST' || !match) return reply(res, 404, { error: `no route ${req.method ?? ''} ${req.url ?? ''} (POST /nodes/<name>/ready, /status-posts or /reboots)` });
+  const match = /^\/nodes\/([^/]+)\/(ready|status-posts|reboots|reboot-now)$/.exec(req.url ?? '');
+  if (req.method !== 'POST' || !match) return reply(res, 404, { error: `no route ${req.method ?? ''} ${req.url ?? ''} (POST /nodes/<name>/ready, /status-posts, /reboots or /reboot-now)` });
   const name = decodeURIComponent(match[1] as string);
+  if (match[2] === 'reboot-now') {
+    if (!(await parseBody(req, res, rebootNowBody))) return;
+    if (!controls.hasNode(name)) return reply(res, 404, { error: `the simulated kubelet does not run node ${name}` });
+    await controls.rebootNode(name);
+    return reply(res, 204);
+  }
   if (match[2] === 'reboots') {
     const parsed = await parseBody(req, res, rebootsBody);
     if (!parsed) return;
@@ -136,4 +147,10 @@ export async function holdKubeletStatusPosts(url: string, node: string, held: bo
 export async function setKubeletRebootComesBack(url: string, node: string, comesBack: boolean): Promise<void> {
   const res = await fetch(`${url}/nodes/${encodeURIComponent(node)}/reboots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ comesBack }) });
   if (res.status !== 204) throw new Error(`simulated kubelet control: node ${node} reboots come back=${comesBack}: HTTP ${res.status} ${await res.text()}`);
+}
+
+/** Client side: one Node's machine reboots now, as a cloud API's reboot would make it (the fake EC2 of tests). */
+export async function rebootKubeletNode(url: string, node: string): Promise<void> {
+  const res = await fetch(`${url}/nodes/${encodeURIComponent(node)}/reboot-now`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  if (res.status !== 204) throw new Error(`simulated kubelet control: node ${node} reboot now: HTTP ${res.status} ${await res.text()}`);
 }

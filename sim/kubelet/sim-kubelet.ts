@@ -236,6 +236,11 @@ export class SimKubelet {
     return this.reboots.setComesBack(name, comesBack);
   }
 
+  /** The node reboots now, as its reboot pod would make it: from outside, as EC2 RebootInstances does (tests' fake EC2). */
+  rebootNode(name: string): Promise<void> {
+    return this.reboots.reboot(name);
+  }
+
   /** How many times kmaint's reboot pod has rebooted node `name` on this kubelet. */
   rebootCount(name: string): number {
     return this.reboots.count.get(name) ?? 0;

@@ -95,6 +95,51 @@ describe('reboot (Rebooting)', () => {
     expect(run(annotations, node, loaded)).toEqual(expected);
   });
 
+  it('method ec2, first pass: records boot ID, start and the instance, then reboots the instance of the Node\'s own providerID', () => {
+    const node = aNodeBooted('boot-1');
+    const ec2: LoadedReboot = { kind: 'valid', settings: { ...DEFAULT_REBOOT_SETTINGS, method: 'ec2' } };
+    const providerID = 'aws:///eu-west-1a/i-0123456789abcdef0';
+    expect(run({ [ANNOTATION_REBOOT]: 'true' }, { ...node, spec: { ...node.spec, providerID } }, ec2)).toEqual({
+      kind: 'hold',
+      message: 'rebooting node node-1: ec2 RebootInstances i-0123456789abcdef0 issued; waiting for a new boot ID (was boot-1) and Ready',
+      inFlight: true,
+      annotations: { [ANNOTATION_REBOOT_BOOT_ID]: 'boot-1', [ANNOTATION_REBOOT_START]: '2026-01-01T00:00:00Z', [ANNOTATION_REBOOT_ISSUED]: 'ec2 RebootInstances i-0123456789abcdef0' },
+      nodeActions: [
+        {
+          kind: 'rebootInstance',
+          instance: { providerID, instanceId: 'i-0123456789abcdef0', nodeName: 'node-1' },
+          maintenance: { namespace: 'default', name: 'nm-a', resourceVersion: '100', uid: 'uid-nm-a' },
+          reason: 'reboot node node-1 (boot ID boot-1)',
+        },
+      ],
+    });
+  });
+
+  it.each<{ rule: string; providerID: string | undefined; message: string }>([
+    { rule: 'no providerID', providerID: undefined, message: 'reboot of node node-1 not issued: spec.reboot.method is ec2 but the Node has no spec.providerID' },
+    { rule: 'not an AWS providerID', providerID: 'gce://proj/europe-west1-b/vm-1', message: 'reboot of node node-1 not issued: spec.reboot.method is ec2 but the Node\'s spec.providerID "gce://proj/europe-west1-b/vm-1" is not aws:///<zone>/<instance-id>' },
+  ])('method ec2, $rule: nothing issued, nothing recorded, and said why', ({ providerID, message }) => {
+    const node = aNodeBooted('boot-1');
+    const ec2: LoadedReboot = { kind: 'valid', settings: { ...DEFAULT_REBOOT_SETTINGS, method: 'ec2' } };
+    expect(run({ [ANNOTATION_REBOOT]: 'true' }, { ...node, spec: { ...node.spec, ...(providerID ? { providerID } : {}) } }, ec2)).toEqual({ kind: 'hold', message, inFlight: false });
+  });
+
+  it('method ec2, issued: waits on the record, never reboots again; times out as the Job path does', () => {
+    const issued = { ...RECORDED, [ANNOTATION_REBOOT_ISSUED]: 'ec2 RebootInstances i-0123456789abcdef0' };
+    const ec2: LoadedReboot = { kind: 'valid', settings: { ...DEFAULT_REBOOT_SETTINGS, method: 'ec2', timeoutSeconds: 300 } };
+    expect(run(issued, aNodeBooted('boot-1'), { kind: 'valid', settings: { ...DEFAULT_REBOOT_SETTINGS, method: 'ec2' } })).toEqual({
+      kind: 'hold',
+      message: 'rebooting node node-1: ec2 RebootInstances i-0123456789abcdef0 issued; waiting for a new boot ID (was boot-1)',
+      inFlight: true,
+    });
+    expect(run(issued, aNodeBooted('boot-1'), ec2)).toMatchObject({
+      kind: 'hold',
+      message: 'reboot timed out: node node-1 kept boot ID boot-1 300 s after ec2 RebootInstances i-0123456789abcdef0; it stays cordoned',
+      inFlight: false,
+    });
+    expect(run(issued, aNodeBooted('boot-2'), ec2)).toEqual({ kind: 'advance', to: 'Ready', note: 'node node-1 rebooted (boot ID boot-1 -> boot-2)' });
+  });
+
   it.each<{ rule: string; annotations: Record<string, string>; to: string }>([
     { rule: 'asked: the drain goes to Rebooting', annotations: { [ANNOTATION_REBOOT]: 'true' }, to: 'Rebooting' },
     { rule: 'not asked: the drain goes to Ready as upstream', annotations: {}, to: 'Ready' },
@@ -110,5 +155,7 @@ describe('reboot (Rebooting)', () => {
       kind: 'valid',
       settings: { method: 'job', timeoutSeconds: 60, job: { image: 'reg/x:1', command: ['/bin/reboot'], privileged: true, hostPID: true } },
     });
+    expect(loadRebootSettings({ spec: { reboot: { method: 'ec2' } } })).toEqual({ kind: 'valid', settings: { ...DEFAULT_REBOOT_SETTINGS, method: 'ec2' } });
+    expect(loadRebootSettings({ spec: { reboot: { method: 'ssm' } } })).toEqual({ kind: 'invalid', problem: 'spec.reboot.method: Invalid option: expected one of "job"|"ec2"' });
   });
 });

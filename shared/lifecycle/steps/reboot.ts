@@ -1,5 +1,6 @@
 // Step Rebooting (issue 43): a drained node whose request asks for it is rebooted once, and the request becomes Ready
-// when the Node reports a new status.nodeInfo.bootID and Ready. Every fact is an annotation on the request.
+// when the Node reports a new status.nodeInfo.bootID and Ready. Every fact is an annotation on the request. The reboot
+// is a Job on the node (spec.reboot.method job) or EC2 RebootInstances on the Node's instance (method ec2).
 import {
   ANNOTATION_REBOOT,
   ANNOTATION_REBOOT_BOOT_ID,
@@ -12,7 +13,7 @@ import {
 } from '../../api/index.ts';
 import { namespacedName, type Action, type NodeMaintenance } from '../../api/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
-import { rebootJobName, type LoadedReboot, type RebootSettings } from '../../reboot/index.ts';
+import { ec2RebootIssued, ec2RebootTarget, rebootJobName, type LoadedReboot, type RebootSettings } from '../../reboot/index.ts';
 import { secondsSince, shownMessage, warningEvent, type DrainerStep, type StepContext, type StepResult } from './step.ts';
 
 /** Whether the request asks for a reboot (kmaint.io/reboot: "true"); read when its drain completes. */
@@ -36,26 +37,44 @@ function nodeReady(node: V1Node): boolean {
   return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
-/** The first pass of the step: record the boot ID, the time and what is issued, then (same unit, after) create the Job. */
+/** The first pass of the step: record the boot ID, the time and what is issued, then (same unit, after) issue it. */
 function issue(ctx: StepContext, settings: RebootSettings, bootId: string): StepResult {
-  const { nm, node, nodeRef, ref, now } = ctx;
+  const { nodeRef, now } = ctx;
+  const planned = settings.method === 'ec2' ? ec2Reboot(ctx, bootId) : jobReboot(ctx, settings, bootId);
+  if (planned.kind === 'problem') return { kind: 'hold', message: `reboot of node ${nodeRef.name} not issued: ${planned.problem}`, inFlight: false };
+  return {
+    kind: 'hold',
+    message: `rebooting node ${nodeRef.name}: ${planned.issued} issued; waiting for a new boot ID (was ${bootId}) and Ready`,
+    inFlight: true,
+    annotations: { [ANNOTATION_REBOOT_BOOT_ID]: bootId, [ANNOTATION_REBOOT_START]: rfc3339Seconds(now), [ANNOTATION_REBOOT_ISSUED]: planned.issued },
+    nodeActions: [planned.action],
+  };
+}
+
+type Issue = { kind: 'issue'; issued: string; action: Action } | { kind: 'problem'; problem: string };
+
+/** method job: the one Job pinned to the node, named after the request's uid. */
+function jobReboot(ctx: StepContext, settings: RebootSettings, bootId: string): Issue {
+  const { nm, node, nodeRef, ref } = ctx;
   const namespace = ctx.kmaintNamespace ?? nm.metadata.namespace ?? '';
   const name = rebootJobName(nm.metadata.uid ?? '');
-  const issued = `job ${namespace}/${name}`;
   const nodeUid = node.metadata?.uid;
-  const create: Action = {
+  const action: Action = {
     kind: 'createRebootJob',
     job: { namespace, name, nodeName: nodeRef.name, ...(nodeUid ? { nodeUid } : {}), ...settings.job, command: [...settings.job.command], request: namespacedName(ref) },
     maintenance: ref,
     reason: `reboot node ${nodeRef.name} (boot ID ${bootId})`,
   };
-  return {
-    kind: 'hold',
-    message: `rebooting node ${nodeRef.name}: ${issued} issued; waiting for a new boot ID (was ${bootId}) and Ready`,
-    inFlight: true,
-    annotations: { [ANNOTATION_REBOOT_BOOT_ID]: bootId, [ANNOTATION_REBOOT_START]: rfc3339Seconds(now), [ANNOTATION_REBOOT_ISSUED]: issued },
-    nodeActions: [create],
-  };
+  return { kind: 'issue', issued: `job ${namespace}/${name}`, action };
+}
+
+/** method ec2: RebootInstances on the instance of the Node's own spec.providerID, sent once (after the record lands). */
+function ec2Reboot(ctx: StepContext, bootId: string): Issue {
+  const target = ec2RebootTarget(ctx.node);
+  if (target.kind === 'problem') return target;
+  const { instance } = target;
+  const action: Action = { kind: 'rebootInstance', instance, maintenance: ctx.ref, reason: `reboot node ${ctx.nodeRef.name} (boot ID ${bootId})` };
+  return { kind: 'issue', issued: ec2RebootIssued(instance.instanceId), action };
 }
 
 /** Rebooting -> Ready once the Node has a new boot ID and is Ready; the reboot is issued at most once per request. */
