@@ -132,22 +132,22 @@ export interface ControlPlaneOptions {
   nodeMonitorGraceSeconds?: number;
   log?: (line: string) => void;
   /**
-   * Feature gates of kube-apiserver, kube-controller-manager and kube-scheduler. DRADeviceTaints (alpha in 1.35) also
-   * switches on the API it needs, resource.k8s.io/v1alpha3 (DeviceTaintRule), with --runtime-config; false leaves the
-   * API unserved (a cluster without device taints, for kmaint's refusal of device requests).
-   * @default TESTBED_FEATURE_GATES ({ DRADeviceTaints: true })
+   * Feature gates of kube-apiserver, kube-controller-manager and kube-scheduler. DRADeviceTaintRules (alpha, new in
+   * 1.35) also switches on the API it needs, resource.k8s.io/v1alpha3 (DeviceTaintRule), with --runtime-config; `{}`
+   * leaves the API unserved (a cluster without device taints, for kmaint's refusal of device requests).
+   * @default TESTBED_FEATURE_GATES (DRADeviceTaints and DRADeviceTaintRules on)
    */
   featureGates?: Record<string, boolean>;
 }
 
 /** The gates every testbed runs with: device taints, for kmaint's device-scoped requests (docs/device-maintenance.md). */
-export const TESTBED_FEATURE_GATES: Readonly<Record<string, boolean>> = { DRADeviceTaints: true };
+export const TESTBED_FEATURE_GATES: Readonly<Record<string, boolean>> = { DRADeviceTaints: true, DRADeviceTaintRules: true };
 
 /** The --feature-gates flag (empty list: no flag) and the apiserver's --runtime-config for the gates. */
 export function featureGateFlags(gates: Readonly<Record<string, boolean>>): { featureGates: string[]; runtimeConfig: string[] } {
   const entries = Object.entries(gates).sort(([a], [b]) => a.localeCompare(b));
   const featureGates = entries.length > 0 ? [`--feature-gates=${entries.map(([k, v]) => `${k}=${v}`).join(',')}`] : [];
-  const runtimeConfig = gates['DRADeviceTaints'] === true ? ['--runtime-config=resource.k8s.io/v1alpha3=true'] : [];
+  const runtimeConfig = gates['DRADeviceTaintRules'] === true ? ['--runtime-config=resource.k8s.io/v1alpha3=true'] : [];
   return { featureGates, runtimeConfig };
 }
 
