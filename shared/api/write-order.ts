@@ -24,6 +24,8 @@ export function unitKey(a: Action): string {
     case 'setNodeTaints':
     case 'createRebootJob':
     case 'deleteRebootJob':
+    case 'createDeviceTaintRule':
+    case 'deleteDeviceTaintRule':
       return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
     case 'patchNodeAnnotations':
     case 'patchNodeConditions':

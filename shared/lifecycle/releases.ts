@@ -26,6 +26,7 @@ import { cordonOwnership, sayTheirCordon } from './cordon-owner.ts';
 import { releaseOutOfServiceTaint } from './dead-node.ts';
 import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node-lease.ts';
 import { releaseRebootJob } from './reboot-release.ts';
+import { releaseDeviceTaintRules } from './device-release.ts';
 import { sayReleaseHeld } from './release-hold.ts';
 
 /** What every release step reads: one request, its node, what the pass read around it, and what the steps before asked. */
@@ -168,6 +169,9 @@ const removeOutOfServiceTaint = (ctx: ReleaseContext): ReleaseResult => (ctx.nod
 /** The reboot Job the request recorded (issue 43, reboot-release.ts); with the node gone, the Job (owned by the Node) went with it. */
 const removeRebootJob = (ctx: ReleaseContext): ReleaseResult => (ctx.node === undefined ? GO : { kind: 'go', actions: releaseRebootJob(ctx.nm, ctx.ref) });
 
+/** The DeviceTaintRules of a device request (issue 45, device-release.ts); with the node gone, they (owned by the Node) went with it. */
+const removeDeviceTaintRules = (ctx: ReleaseContext): ReleaseResult => (ctx.node === undefined ? GO : { kind: 'go', actions: releaseDeviceTaintRules(ctx.nm, ctx.ref) });
+
 /** Only a lease we still hold: one that expired and was taken by another tool is theirs now. */
 function releaseLease(ctx: ReleaseContext): ReleaseResult {
   if (!leaseRecorded(ctx) || ctx.medik8s?.kind !== 'present') return GO;
@@ -214,6 +218,8 @@ export const RELEASES: readonly ReleaseStep[] = [
   // The node back in service, only if kmaint's record says kmaint cordoned it; its node records go in the same patch.
   { name: 'uncordon', step: uncordon },
   { name: 'out-of-service taint', step: removeOutOfServiceTaint },
+  // A device request's devices back in service where the node would be uncordoned (issue 45): before the finalizer.
+  { name: 'device taint rules', step: removeDeviceTaintRules },
   // The reboot Job goes with its request, in its unit before the finalizer (issue 43).
   { name: 'reboot Job', step: removeRebootJob },
   { name: 'medik8s lease', step: releaseLease },

@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import type { KubeClient, WriteOutcome } from '../kube/index.ts';
 import { rebootJobManifest } from '../reboot/index.ts';
+import { deviceTaintRuleManifest } from '../devices/index.ts';
 
 export interface ApplyResult {
   /** Actions applied, by kind. */
@@ -72,6 +73,10 @@ function objectKey(a: Action): string {
     case 'createRebootJob':
     case 'deleteRebootJob':
       return `job/${a.job.namespace}/${a.job.name}`;
+    case 'createDeviceTaintRule':
+      return `devicetaintrule/${a.rule.name}`;
+    case 'deleteDeviceTaintRule':
+      return `devicetaintrule/${a.name}`;
   }
 }
 
@@ -166,6 +171,15 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
     case 'deleteRebootJob': {
       // Already gone (deleted by an earlier pass, or with its Node): what the delete wanted.
       const out = await c.deleteJob(a.job.namespace, a.job.name);
+      return out.kind === 'notFound' ? { kind: 'ok' } : out;
+    }
+    case 'createDeviceTaintRule': {
+      // The name is the request's own (its uid): one already there is the rule an earlier pass created.
+      const out = await c.createDeviceTaintRule(deviceTaintRuleManifest(a.rule));
+      return out.kind === 'conflict' ? { kind: 'ok' } : out;
+    }
+    case 'deleteDeviceTaintRule': {
+      const out = await c.deleteDeviceTaintRule(a.name);
       return out.kind === 'notFound' ? { kind: 'ok' } : out;
     }
     case 'emitEvent': {
