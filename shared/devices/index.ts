@@ -3,5 +3,5 @@
 export { buildDeviceView, deviceNameText, deviceRequestOf, deviceRequestRefusal, isDeviceRequest, MAX_DEVICES_PER_REQUEST } from './request.ts';
 export type { DeviceName, DeviceRequest, DeviceView } from './request.ts';
 export { deviceTaintRuleManifest, deviceTaintRuleNames, deviceTaintRuleWrites, recordedDeviceTaintRules } from './taint-rule.ts';
-export { holderText, podsHoldingDevices } from './holders.ts';
+export { deviceRequestLines, holderText, podsHoldingDevices } from './holders.ts';
 export type { DeviceHolder } from './holders.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { aClaim, aPod } from '../drain/test-builders.ts';
 import { indexClaims } from '../drain/index.ts';
 import { aMaintenance } from '../scheduling/test-builders.ts';
-import { podsHoldingDevices } from './holders.ts';
+import { deviceRequestLines, podsHoldingDevices } from './holders.ts';
 import { deviceTaintRuleManifest, deviceTaintRuleWrites, recordedDeviceTaintRules } from './taint-rule.ts';
 
 const nm = aMaintenance({ name: 'fix-gpu', namespace: 'ops', nodeName: 'gpu-01', annotations: { 'kmaint.io/devices': 'gpu.nvidia.com/gpu-01/gpu-1' } });
@@ -47,5 +47,17 @@ describe('the DeviceTaintRules of a device request', () => {
     ]);
     const held = podsHoldingDevices(pods, claims, [{ driver: 'gpu.nvidia.com', pool: 'gpu-01', device: 'gpu-1' }]);
     expect(held.map((h) => [h.pod.metadata?.name, h.devices])).toEqual([['holds-gpu-1', ['gpu.nvidia.com/gpu-01/gpu-1']]]);
+  });
+
+  it('explain lines: the devices, the recorded rules and the pods holding them; none for a node request', () => {
+    const pods = [aPod({ name: 'holds-gpu-1', namespace: 'ml', nodeName: 'gpu-01', claims: [{ name: 'gpu', claim: 'c1' }] })];
+    const claims = indexClaims([aClaim({ name: 'c1', namespace: 'ml', devices: ['gpu.nvidia.com/gpu-01/gpu-1'], reservedFor: ['holds-gpu-1'] })]);
+    const admitted = aMaintenance({ name: 'fix-gpu', namespace: 'ops', nodeName: 'gpu-01', annotations: { 'kmaint.io/devices': 'gpu.nvidia.com/gpu-01/gpu-1', 'kmaint.io/device-taint-rules': 'kmaint-device-uid-fix-gpu-0' } });
+    expect(deviceRequestLines(admitted, pods, claims)).toEqual([
+      'devices: gpu.nvidia.com/gpu-01/gpu-1 (kmaint.io/devices; the node is not cordoned)',
+      'DeviceTaintRules (NoSchedule): kmaint-device-uid-fix-gpu-0',
+      'held by: ml/holds-gpu-1 (gpu.nvidia.com/gpu-01/gpu-1)',
+    ]);
+    expect(deviceRequestLines(aMaintenance({ name: 'n', nodeName: 'gpu-01' }), pods, claims)).toEqual([]);
   });
 });
