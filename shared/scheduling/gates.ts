@@ -129,6 +129,17 @@ function reached(limit: ScopeLimit, used: number): limit is Extract<ScopeLimit, 
 
 /** In the order a waiting request's reason is chosen: the first gate that refuses names it. */
 export const GATES: readonly Gate[] = [
+  // The request's own not-before: only time (or its requestor) frees it, whatever the counts. The plan takes such
+  // requests out before the one-per-Node pick (planScheduling), so one that may not start yet never holds its Node.
+  {
+    name: 'not-before',
+    whateverTheCounts: true,
+    refuse: (t, _node, nm) => (nm === undefined || t.now === undefined ? undefined : notBeforeGateRefusal(nm, t.now)),
+    admits: (t, _node, nm) => {
+      const notBefore = nm === undefined ? undefined : requestNotBefore(nm);
+      return notBefore?.kind === 'valid' && t.now !== undefined ? `not-before ${rfc3339Seconds(notBefore.at)}: passed` : undefined;
+    },
+  },
   // A device request (kmaint.io/devices, issue 45) whose devices cannot be taken out of service alone (a value that
   // cannot be read, a device its node does not publish, no DeviceTaintRule API): never admitted, never made a node
   // request; only its requestor or the cluster fixes it, whatever the counts.
@@ -139,17 +150,6 @@ export const GATES: readonly Gate[] = [
     admits: (_t, _node, nm) => {
       const request = nm === undefined ? undefined : deviceRequestOf(nm);
       return request?.kind === 'devices' ? `device request: ${request.devices.length} device(s) published by the node, DeviceTaintRules served` : undefined;
-    },
-  },
-  // The request's own not-before: only time (or its requestor) frees it, whatever the counts. The plan takes such
-  // requests out before the one-per-Node pick (planScheduling), so one that may not start yet never holds its Node.
-  {
-    name: 'not-before',
-    whateverTheCounts: true,
-    refuse: (t, _node, nm) => (nm === undefined || t.now === undefined ? undefined : notBeforeGateRefusal(nm, t.now)),
-    admits: (t, _node, nm) => {
-      const notBefore = nm === undefined ? undefined : requestNotBefore(nm);
-      return notBefore?.kind === 'valid' && t.now !== undefined ? `not-before ${rfc3339Seconds(notBefore.at)}: passed` : undefined;
     },
   },
   // Outside the cluster's windows nothing new starts whatever the counts, and the message says when that changes.
