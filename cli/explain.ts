@@ -4,9 +4,10 @@
 import type { ResourceV1ResourceClaim, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { ANNOTATION_ACCEPT_UPSTREAM_SCHEMA, ANNOTATION_CLOUD_EVENTS, CONFIG_NAME, isUnscheduled, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
-import { indexClaims } from '../shared/drain/index.ts';
-import type { KubeClient } from '../shared/kube/index.ts';
-import { judgeCrd, loadConfig, malformedMessage, readBase, readBlockers, readConfigCrd, readMedik8sLeases, ownPodsOf, readDrainPods, readSriov, schedulingLimitsOf, sriovExternalPools, type CrdStanding, type KmaintConfig } from '../shared/pass/index.ts';
+import { indexClaims, referencesClaims } from '../shared/drain/index.ts';
+import { deviceRequestLines, isDeviceRequest, type DeviceView } from '../shared/devices/index.ts';
+import { fieldSelectorTerm, type KubeClient } from '../shared/kube/index.ts';
+import { judgeCrd, loadConfig, malformedMessage, readBase, readBlockers, readDevices, readConfigCrd, readMedik8sLeases, ownPodsOf, readDrainPods, readSriov, schedulingLimitsOf, sriovExternalPools, type CrdStanding, type KmaintConfig } from '../shared/pass/index.ts';
 import { schedulerInputs, type Blockers, type ExternalPools } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
@@ -42,6 +43,8 @@ export interface ExplainSnapshot {
   slurm?: SlurmContext;
   /** kured's blockers (spec.rebootBlockers), as the scheduler reads them. */
   blockers?: Blockers;
+  /** Device requests (issue 45): DeviceTaintRules served and the nodes' devices, as the scheduler reads them. */
+  devices?: DeviceView;
 }
 
 const NAMESPACE_PATTERN = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
@@ -86,13 +89,18 @@ export async function readExplainSnapshot(client: KubeClient, namespace: string,
   const cleanup = await readCleanupReads(client, namespace, config, maintenance, base.nodes.has(maintenance.spec.nodeName));
   // kured's blockers: the pods and alerts, only with spec.rebootBlockers.
   const blockers = isUnscheduled(maintenance) ? await readBlockers({ client }, base, config.rebootBlockers) : undefined;
+  // A device request (issue 45): the scheduler's device read, and its node's pods and claims in any phase (who holds the devices).
+  const devices = await readDevices({ client }, { maintenances: [maintenance] });
+  const devicePods = isDeviceRequest(maintenance) && !drain.podsByNode.has(maintenance.spec.nodeName) ? await client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', maintenance.spec.nodeName) }) : undefined;
+  const deviceClaims = devicePods !== undefined && devicePods.some(referencesClaims) ? await client.listResourceClaims() : undefined;
   return {
     ...cleanup,
     ...snapshot(maintenance),
-    pods: drain.podsByNode.get(maintenance.spec.nodeName) ?? [],
+    pods: devicePods ?? drain.podsByNode.get(maintenance.spec.nodeName) ?? [],
     pdbs: drain.pdbs,
     budgetPods: drain.budgetPods,
-    claims: drain.claims,
+    claims: deviceClaims ?? drain.claims,
+    ...(devices !== undefined ? { devices } : {}),
     ...(externalPools !== undefined ? { externalPools } : {}),
     ...(blockers !== undefined ? { blockers } : {}),
   };
@@ -122,7 +130,7 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   (s, now) => {
     if (!isUnscheduled(s.maintenance)) return undefined;
     // The scheduler's own inputs (schedulerInputs); the CRDs' standing is the section above's to say.
-    const inputs = schedulerInputs({ nodes: s.nodes, maintenances: s.maintenances, limits: schedulingLimitsOf(s.config, undefined), kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}), ...(s.blockers !== undefined ? { blockers: s.blockers } : {}) });
+    const inputs = schedulerInputs({ nodes: s.nodes, maintenances: s.maintenances, limits: schedulingLimitsOf(s.config, undefined), kmaintNamespace: s.namespace, ...(s.externalPools !== undefined ? { externalPools: s.externalPools } : {}), ...(s.blockers !== undefined ? { blockers: s.blockers } : {}), ...(s.devices !== undefined ? { devices: s.devices } : {}) });
     return explainAdmission({ maintenance: s.maintenance, inputs, configName: `${s.namespace}/${CONFIG_NAME}` }, now);
   },
   // What cleanup waits on and will do, from its own table of releases: a deleted request, or a Ready one due for collection.
@@ -169,6 +177,8 @@ export function explainRequest(s: ExplainSnapshot, now: Date): string[] {
   const reservationProblem = nm.metadata.annotations?.[ANNOTATION_SLURM_RESERVATION_PROBLEM];
   if (reservation !== undefined) lines.push(`  Slurm reservation ${reservation} (${ANNOTATION_SLURM_RESERVATION})`);
   else if (reservationProblem !== undefined) lines.push(`  Slurm reservation: ${reservationProblem}`);
+  // A device request (issue 45): its devices, its DeviceTaintRules and the pods holding the devices.
+  for (const line of deviceRequestLines(nm, s.pods, indexClaims(s.claims))) lines.push(`  ${line}`);
   let next: string | undefined;
   for (const section of SECTIONS) {
     const found = section(s, now);

@@ -56,7 +56,8 @@ export function renderStatusText(view: StatusView, opts: { colour?: boolean; wid
   const withTimes = opts.wide === true || view.rows.some((r) => r.deadline !== undefined || r.notBefore !== undefined);
   const cells = view.rows.map((r): Cell[] => [
     { text: r.request },
-    { text: r.node },
+    // A device request (issue 45) names its devices by their device names: the node itself stays in service.
+    { text: r.devices === undefined ? r.node : `${r.node} (devices: ${r.devices.map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ') || 'unreadable'})` },
     { text: r.requestor },
     { text: phaseText(r), colour: phaseColour(r) },
     { text: ageText(r.ageSeconds) },

@@ -3,6 +3,7 @@
 import { CONFIG_NAME, isBeingDeleted, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { formatLabelSelector } from '../shared/selectors/index.ts';
+import { deviceNameText, deviceRequestOf } from '../shared/devices/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { requestTimes, type RequestTimes } from './request-times.ts';
 import { judgeCrd, loadConfig, readConfigCrd, type KmaintConfig } from '../shared/pass/index.ts';
@@ -26,6 +27,15 @@ export interface StatusRow extends RequestTimes {
   drain: { totalPods: number; evictionPods: number; drainProgress: number; podsLeft: number } | null;
   /** The Ready condition's message: why it waits, what it is doing, or what went wrong. */
   message: string;
+  /** A device request's devices (`driver/pool/device`, issue 45); absent for a node request. */
+  devices?: string[];
+}
+
+/** A device request's devices as the row carries them; nothing for a node request. */
+function devicesOf(nm: NodeMaintenance): { devices?: string[] } {
+  const request = deviceRequestOf(nm);
+  if (request.kind === 'node') return {};
+  return { devices: request.kind === 'devices' ? request.devices.map(deviceNameText) : [] };
 }
 
 export function statusRow(nm: NodeMaintenance, now: Date): StatusRow {
@@ -45,6 +55,7 @@ export function statusRow(nm: NodeMaintenance, now: Date): StatusRow {
     drain: drain ? { totalPods: drain.totalPods, evictionPods: drain.evictionPods, drainProgress: drain.drainProgress, podsLeft: drain.waitForEviction?.length ?? 0 } : null,
     message: readyCondition(nm)?.message ?? '',
     ...requestTimes(nm, now),
+    ...devicesOf(nm),
   };
 }
 

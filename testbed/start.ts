@@ -131,6 +131,24 @@ export interface ControlPlaneOptions {
   /** Seconds without a heartbeat before node-lifecycle-controller marks a node NotReady. @default 50 */
   nodeMonitorGraceSeconds?: number;
   log?: (line: string) => void;
+  /**
+   * Feature gates of kube-apiserver, kube-controller-manager and kube-scheduler. DRADeviceTaintRules (alpha, new in
+   * 1.35) also switches on the API it needs, resource.k8s.io/v1alpha3 (DeviceTaintRule), with --runtime-config; `{}`
+   * leaves the API unserved (a cluster without device taints, for kmaint's refusal of device requests).
+   * @default TESTBED_FEATURE_GATES (DRADeviceTaints and DRADeviceTaintRules on)
+   */
+  featureGates?: Record<string, boolean>;
+}
+
+/** The gates every testbed runs with: device taints, for kmaint's device-scoped requests (docs/device-maintenance.md). */
+export const TESTBED_FEATURE_GATES: Readonly<Record<string, boolean>> = { DRADeviceTaints: true, DRADeviceTaintRules: true };
+
+/** The --feature-gates flag (empty list: no flag) and the apiserver's --runtime-config for the gates. */
+export function featureGateFlags(gates: Readonly<Record<string, boolean>>): { featureGates: string[]; runtimeConfig: string[] } {
+  const entries = Object.entries(gates).sort(([a], [b]) => a.localeCompare(b));
+  const featureGates = entries.length > 0 ? [`--feature-gates=${entries.map(([k, v]) => `${k}=${v}`).join(',')}`] : [];
+  const runtimeConfig = gates['DRADeviceTaintRules'] === true ? ['--runtime-config=resource.k8s.io/v1alpha3=true'] : [];
+  return { featureGates, runtimeConfig };
 }
 
 /** The port forced by KMAINT_TESTBED_API_PORT (bad-input tests occupy it on purpose), if any. */
@@ -148,6 +166,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const bin = opts.bin ?? binDir();
   const forcedApiPort = opts.apiPort ?? apiPortFromEnv();
   const log = opts.log ?? (() => undefined);
+  const gates = featureGateFlags(opts.featureGates ?? TESTBED_FEATURE_GATES);
   if (existsSync(dir)) {
     const stopped = await stopTestbedDir(dir);
     if (stopped.length > 0) log(`stale testbed in ${dir}: stopped ${stopped.join(', ')}`);
@@ -227,6 +246,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       '--max-requests-inflight=0',
       '--max-mutating-requests-inflight=0',
       '--enable-priority-and-fairness=false',
+      ...gates.featureGates,
+      ...gates.runtimeConfig,
       '--v=0',
     ]);
     await waitUntilReady(api, () => httpsOk(`${server}/readyz`, creds.caFile, creds.adminToken), 90_000);
@@ -249,6 +270,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       '--concurrent-replicaset-syncs=10',
       '--kube-api-qps=500',
       '--kube-api-burst=1000',
+      ...gates.featureGates,
       '--v=0',
     ]);
     const sched = launch('kube-scheduler', [
@@ -261,6 +283,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       '--authentication-skip-lookup=true',
       '--kube-api-qps=500',
       '--kube-api-burst=1000',
+      ...gates.featureGates,
       '--v=0',
     ]);
     await Promise.all([

@@ -23,6 +23,8 @@ export interface TestbedOptions {
    * `kmaint`) as host processes of it, logs under DIR/pods/. Unset, or without root: their pods are simulated.
    */
   kmaintBundle?: string | Promise<string>;
+  /** The control plane's feature gates (start.ts). @default TESTBED_FEATURE_GATES */
+  featureGates?: Record<string, boolean>;
 }
 
 /** The kubelet's host-process settings for a testbed in `dir`, or undefined (said through `log`) when it cannot run them. */
@@ -107,7 +109,7 @@ function hostOptions(opts: TestbedOptions, cp: ControlPlane, log: (line: string)
 export async function startTestbed(opts: TestbedOptions): Promise<Testbed> {
   const log = opts.log ?? (() => undefined);
   await ensureBinaries({ log });
-  const cp = await startControlPlane({ dir: opts.dir, log });
+  const cp = await startControlPlane({ dir: opts.dir, log, ...(opts.featureGates !== undefined ? { featureGates: opts.featureGates } : {}) });
   let kubelet: SimKubelet | undefined;
   try {
     const cluster = generateCluster({ profile: opts.profile ?? 'small', seed: opts.seed ?? 1, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}) });

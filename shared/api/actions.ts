@@ -57,6 +57,17 @@ export interface NodeLeaseWrite {
   owner: { name: string; uid: string };
 }
 
+/**
+ * A DeviceTaintRule to create for a device request (issue 45, shared/devices): its name, the one device it selects, the
+ * request (`namespace/name`) and the Node that owns it.
+ */
+export interface DeviceTaintRuleWrite {
+  readonly name: string;
+  readonly device: { readonly driver: string; readonly pool: string; readonly device: string };
+  readonly request: string;
+  readonly owner?: { readonly name: string; readonly uid: string };
+}
+
 /** A Node taint as written. */
 export interface NodeTaint {
   key: string;
@@ -185,7 +196,11 @@ export type Action =
   /** Reboot the Node's cloud instance (EC2 RebootInstances), after the request's patch recording that it is issued, in the same unit. */
   | { kind: 'rebootInstance'; instance: RebootInstance; maintenance: MaintenanceRef; reason: string }
   /** Move an instance's scheduled event (EC2 ModifyInstanceEventStartTime), after the write of its request recording the move, in the request's unit. */
-  | { kind: 'moveInstanceEvent'; move: InstanceEventMove; request: { namespace: string; name: string }; reason: string };
+  | { kind: 'moveInstanceEvent'; move: InstanceEventMove; request: { namespace: string; name: string }; reason: string }
+  /** Create a device request's DeviceTaintRule (issue 45), after the request's patch recording its name, in the same unit; one already there is fine. */
+  | { kind: 'createDeviceTaintRule'; rule: DeviceTaintRuleWrite; maintenance: MaintenanceRef; reason: string }
+  /** Delete a DeviceTaintRule the request recorded; one already gone is fine. */
+  | { kind: 'deleteDeviceTaintRule'; name: string; maintenance: MaintenanceRef; reason: string };
 
 export type ActionKind = Action['kind'];
 
@@ -238,6 +253,10 @@ export function describeAction(action: Action): string {
       return `reboot instance ${action.instance.instanceId} of node ${action.instance.nodeName}: ${action.reason}`;
     case 'moveInstanceEvent':
       return `move event ${action.move.eventId} of instance ${action.move.instanceId} (node ${action.move.nodeName}) to ${action.move.notBefore}: ${action.reason}`;
+    case 'createDeviceTaintRule':
+      return `create DeviceTaintRule ${action.rule.name} (NoSchedule on ${action.rule.device.driver}/${action.rule.device.pool}/${action.rule.device.device}): ${action.reason}`;
+    case 'deleteDeviceTaintRule':
+      return `delete DeviceTaintRule ${action.name}: ${action.reason}`;
     case 'emitEvent':
       return `event ${action.type} ${action.eventReason} on ${action.target.kind === 'Node' ? `node ${action.target.name}` : namespacedName(action.target)}: ${action.message}`;
   }

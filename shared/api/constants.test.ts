@@ -245,6 +245,12 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'ANNOTATION_REPAIR_HISTORY', actual: constants.ANNOTATION_REPAIR_HISTORY, expected: 'repair.kmaint.io/history' },
   { name: 'EVENT_REASON_REPAIR', actual: constants.EVENT_REASON_REPAIR, expected: 'Repair' },
   { name: 'EVENT_REASON_REPAIR_ESCALATED', actual: constants.EVENT_REASON_REPAIR_ESCALATED, expected: 'RepairEscalated' },
+  { name: 'ANNOTATION_DEVICES', actual: constants.ANNOTATION_DEVICES, expected: 'kmaint.io/devices' },
+  { name: 'ANNOTATION_DEVICE_TAINT_RULES', actual: constants.ANNOTATION_DEVICE_TAINT_RULES, expected: 'kmaint.io/device-taint-rules' },
+  { name: 'LABEL_DEVICE_MAINTENANCE', actual: constants.LABEL_DEVICE_MAINTENANCE, expected: 'kmaint.io/device-maintenance' },
+  { name: 'ANNOTATION_DEVICE_RULE_REQUEST', actual: constants.ANNOTATION_DEVICE_RULE_REQUEST, expected: 'kmaint.io/maintenance' },
+  { name: 'DEVICE_TAINT_KEY', actual: constants.DEVICE_TAINT_KEY, expected: 'kmaint.io/maintenance' },
+  { name: 'DEVICE_TAINT_RULE_PREFIX', actual: constants.DEVICE_TAINT_RULE_PREFIX, expected: 'kmaint-device-' },
 ];
 
 // The SR-IOV parallel-node-config design, beside the repository: <repo>/../shared/seeds/.

@@ -384,3 +384,20 @@ export const ANNOTATION_REPAIR_HISTORY = 'repair.kmaint.io/history';
 export const EVENT_REASON_REPAIR = 'Repair';
 /** Warning event on a Node: the ladder went past a rung (timed out, or repeat offender skipping the reboot). */
 export const EVENT_REASON_REPAIR_ESCALATED = 'RepairEscalated';
+// Issue 45: device-scoped requests (shared/devices/, docs/device-maintenance.md).
+/**
+ * kmaint extension: on a NodeMaintenance, the devices of its node it is for, as `driver/pool/device` entries separated
+ * by commas (DRA's names, as the node's ResourceSlices publish them). The request then never cordons its node: kmaint
+ * taints those devices (DeviceTaintRule, NoSchedule) and evicts only the pods holding them. An upstream client ignores it.
+ */
+export const ANNOTATION_DEVICES = 'kmaint.io/devices';
+/** The DeviceTaintRules kmaint created for a device request (names, comma-separated), recorded before they are created. */
+export const ANNOTATION_DEVICE_TAINT_RULES = 'kmaint.io/device-taint-rules';
+/** On each DeviceTaintRule kmaint creates ("true"): what marks it as kmaint's. */
+export const LABEL_DEVICE_MAINTENANCE = 'kmaint.io/device-maintenance';
+/** On each DeviceTaintRule kmaint creates: the request it serves, `namespace/name`. */
+export const ANNOTATION_DEVICE_RULE_REQUEST = 'kmaint.io/maintenance';
+/** The key of the device taint kmaint's rules put on a device in maintenance (effect NoSchedule). */
+export const DEVICE_TAINT_KEY = 'kmaint.io/maintenance';
+/** kmaint's DeviceTaintRules are named this prefix + the request's uid + `-` + the device's index in the request. */
+export const DEVICE_TAINT_RULE_PREFIX = 'kmaint-device-';

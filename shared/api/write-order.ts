@@ -26,6 +26,8 @@ export function unitKey(a: Action): string {
     case 'createRebootJob':
     case 'deleteRebootJob':
     case 'rebootInstance':
+    case 'createDeviceTaintRule':
+    case 'deleteDeviceTaintRule':
       return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
     case 'moveInstanceEvent':
       return `nm/${a.request.namespace}/${a.request.name}`;

@@ -10,10 +10,15 @@ import { eventBody, type EventRequest } from './event-body.ts';
 import { fieldSelectorTerm } from './field-selector.ts';
 import { HttpTransport, failureOf } from './http-transport.ts';
 import { listPageSizeFrom, parseListPageSize } from './list-page-size.ts';
-import { collectionPath, CRDS, EVENTS, JOBS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIM_VERSIONS, RESOURCE_CLAIMS, SECRETS, type ApiResource, type KubeTransport, type ListPage, type ObjectTarget, type WriteAnswer } from './transport.ts';
+import { collectionPath, CRDS, DEVICE_TAINT_RULE_VERSIONS, DEVICE_TAINT_RULES, EVENTS, JOBS, LEASES, NAMESPACES, NODES, PDBS, PODS, RESOURCE_CLAIM_VERSIONS, RESOURCE_CLAIMS, RESOURCE_SLICES, SECRETS, type ApiResource, type KubeTransport, type ListPage, type ObjectTarget, type WriteAnswer } from './transport.ts';
 import type { ListedVersion, WatchOutcome } from './watch-change.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
 import { abortableSleep, type Sleep } from './sleep.ts';
+
+/** What kmaint reads of a ResourceSlice: which node's pool holds which devices of which driver. */
+export interface DeviceResourceSlice {
+  spec?: { driver?: string; nodeName?: string; pool?: { name?: string }; devices?: Array<{ name?: string }> };
+}
 
 const MAINTENANCES: ApiResource = { group: GROUP, version: VERSION, plural: NODE_MAINTENANCE_PLURAL, namespaced: true };
 const CONFIGS: ApiResource = { group: GROUP, version: VERSION, plural: CONFIG_PLURAL, namespaced: true };
@@ -285,6 +290,58 @@ export class KubeClient {
       }
     }
     return [];
+  }
+
+  /**
+   * Every DRA ResourceSlice (resource.k8s.io/v1), all pages; a server that does not serve v1 (DRA off, or older than
+   * 1.34) has none ([]). Read by the scheduler only while a device request waits (shared/devices).
+   */
+  listResourceSlices(): Promise<DeviceResourceSlice[]> {
+    return this.list<DeviceResourceSlice>(RESOURCE_SLICES, 'listing resourceslices (resource.k8s.io/v1)', {}, true).catch((err: unknown) => {
+      if (err instanceof KubeRequestError && err.status === 404) return [];
+      throw err;
+    });
+  }
+
+  /**
+   * The DeviceTaintRules (KEP-5055) from the newest version served (DEVICE_TAINT_RULE_VERSIONS), or undefined when the
+   * API server serves none: the answer the scheduler refuses a device request by (a cluster without device taints).
+   */
+  async listDeviceTaintRules(): Promise<{ version: string; rules: Array<{ metadata?: { name?: string } }> } | undefined> {
+    for (const version of DEVICE_TAINT_RULE_VERSIONS) {
+      try {
+        const rules = await this.list<{ metadata?: { name?: string } }>({ ...DEVICE_TAINT_RULES, version }, `listing devicetaintrules (resource.k8s.io/${version})`, {}, true);
+        return { version, rules };
+      } catch (err) {
+        if (!(err instanceof KubeRequestError) || err.status !== 404) throw err;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * POST of a DeviceTaintRule in the newest version served: a 404 on the collection means that version is not served,
+   * and the next is tried (the body's apiVersion is set to it). One of that name already there is a `conflict`; no
+   * version served is `notFound`.
+   */
+  async createDeviceTaintRule(body: { metadata: { name: string } } & Record<string, unknown>): Promise<WriteOutcome> {
+    for (const version of DEVICE_TAINT_RULE_VERSIONS) {
+      const resource = { ...DEVICE_TAINT_RULES, version };
+      const out = await this.write('create devicetaintrules', `creating DeviceTaintRule ${body.metadata.name} (resource.k8s.io/${version})`, () =>
+        this.transport.create(resource, undefined, { ...body, apiVersion: `resource.k8s.io/${version}` }, this.opts.fieldManager),
+      );
+      if (out.kind !== 'notFound') return out;
+    }
+    return { kind: 'notFound' };
+  }
+
+  /** DELETE of a DeviceTaintRule in every version served; gone (or never served) in all of them is `notFound`. */
+  async deleteDeviceTaintRule(name: string): Promise<WriteOutcome> {
+    for (const version of DEVICE_TAINT_RULE_VERSIONS) {
+      const out = await this.write('delete devicetaintrules', `deleting DeviceTaintRule ${name} (resource.k8s.io/${version})`, () => this.transport.delete({ resource: { ...DEVICE_TAINT_RULES, version }, name }, {}));
+      if (out.kind !== 'notFound') return out;
+    }
+    return { kind: 'notFound' };
   }
 
   listMaintenances(): Promise<NodeMaintenance[]> {

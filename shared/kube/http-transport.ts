@@ -153,7 +153,9 @@ export class HttpTransport implements KubeTransport {
         // client-node types the event timestamps as Date but sends what it is given: RFC 3339 strings go as they are.
         if (r.group === '' && r.plural === 'events') return this.core.createNamespacedEvent({ namespace: ns, body: body as CoreV1Event, ...manager });
         if (r.group === 'coordination.k8s.io') return this.coordination.createNamespacedLease({ namespace: ns, body: body as V1Lease, ...manager });
-        if (r.group === '' || r.group === 'policy' || !r.namespaced) return unsupported('POST', r);
+        if (r.group === '' || r.group === 'policy') return unsupported('POST', r);
+        // Cluster-scoped objects of other groups: the DeviceTaintRules of device requests (issue 45).
+        if (!r.namespaced) return this.custom.createClusterCustomObject({ group: r.group, version: r.version, plural: r.plural, body, ...manager });
         return this.custom.createNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace: ns, body, ...manager });
       }),
     );
@@ -190,7 +192,8 @@ export class HttpTransport implements KubeTransport {
           return this.core.deleteNamespacedPod({ namespace, name, ...grace, ...(body.preconditions ? { body } : {}) });
         }
         if (t.resource.group === 'coordination.k8s.io') return this.coordination.deleteNamespacedLease({ namespace, name, body });
-        if (t.resource.group === '' || t.resource.group === 'policy' || !t.resource.namespaced) return unsupported('DELETE', t.resource);
+        if (t.resource.group === '' || t.resource.group === 'policy') return unsupported('DELETE', t.resource);
+        if (!t.resource.namespaced) return this.custom.deleteClusterCustomObject({ group: t.resource.group, version: t.resource.version, plural: t.resource.plural, name, body });
         return this.custom.deleteNamespacedCustomObject({ group: t.resource.group, version: t.resource.version, plural: t.resource.plural, namespace, name, body });
       }),
     );

@@ -97,6 +97,15 @@ export const LEASES: ApiResource = { group: 'coordination.k8s.io', version: 'v1'
 export const CRDS: ApiResource = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', namespaced: false };
 /** DRA claims (GA in Kubernetes 1.34); listed through the custom-objects path like any non-core group. */
 export const RESOURCE_CLAIMS: ApiResource = { group: 'resource.k8s.io', version: 'v1', plural: 'resourceclaims', namespaced: true };
+/** DRA ResourceSlices (GA in 1.34): the devices each driver publishes per node, read to check a device request. */
+export const RESOURCE_SLICES: ApiResource = { group: 'resource.k8s.io', version: 'v1', plural: 'resourceslices', namespaced: false };
+/**
+ * DRA device taint rules (KEP-5055): v1alpha3 behind DRADeviceTaintRules in 1.35, v1beta2 on by default from 1.36.
+ * kmaint writes the newest version served (DEVICE_TAINT_RULE_VERSIONS).
+ */
+export const DEVICE_TAINT_RULES: ApiResource = { group: 'resource.k8s.io', version: 'v1beta2', plural: 'devicetaintrules', namespaced: false };
+/** The versions of DEVICE_TAINT_RULES, newest first. */
+export const DEVICE_TAINT_RULE_VERSIONS: readonly string[] = ['v1beta2', 'v1alpha3'];
 /**
  * The versions of RESOURCE_CLAIMS, newest first: v1 (served from 1.34), v1beta2 (1.33, 1.34), v1beta1 (1.32, 1.33).
  * kmaint supports Kubernetes >= 1.32, so it reads the newest one the API server serves.

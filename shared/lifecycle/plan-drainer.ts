@@ -26,6 +26,7 @@ import { cordonedBy, holderFor, leaseWrite, nodeLeaseName, viewLease, type Medik
 import type { SlurmContext, SlurmWrite } from '../slurm/index.ts';
 import { referencesClaims, unreadableClaimsMessage, type DraView, type OwnPods } from '../drain/index.ts';
 import { cordon } from './steps/cordon.ts';
+import { byScope, drainDevices, taintDevices } from './steps/device-steps.ts';
 import { drain, unreadableSelectorMessage } from './steps/evict-pods.ts';
 import { finalize } from './steps/finalize.ts';
 import { behindDevicesTaint } from './steps/free-devices.ts';
@@ -99,12 +100,14 @@ const STEPS: readonly { phases: readonly string[]; step: DrainerStep }[] = [
   // First: the finalizer and owner reference are asked for before anything touches the node.
   { phases: [Phase.Scheduled], step: finalize },
   // Before any pod moves: the node's prior state recorded, another tool's lease respected, no new pod let in.
-  { phases: [Phase.Cordon], step: cordon },
+  { phases: [Phase.Cordon], step: byScope(cordon, taintDevices) },
   // On a cordoned node, before any eviction: the pods the requestor named get to finish on their own.
   { phases: [Phase.WaitForPodCompletion], step: waitForCompletion },
   // After the wait: evict what is left, within budgets and behind the Slurm gate (then Rebooting if the request asks).
-  // With drainSpec.freeDevices, its taint first, in a pass of its own (steps/free-devices.ts).
-  { phases: [Phase.Draining], step: rebootAfter(behindDevicesTaint(drainBehindClaims)) },
+  // With drainSpec.freeDevices, its taint first, in a pass of its own (steps/free-devices.ts). A device request (issue
+  // 45) takes its devices out of service instead of its node: tainted in Cordon's place, their holders drained in
+  // Draining's (steps/device-steps.ts).
+  { phases: [Phase.Draining], step: byScope(rebootAfter(behindDevicesTaint(drainBehindClaims)), drainDevices) },
   // Once drained, before the node is the requestor's: reboot it if asked (kmaint.io/reboot), still under every limit.
   { phases: [PHASE_REBOOTING], step: reboot },
   // Last, one entry for both: the node is the requestor's, and its verdict may switch between the two any pass.

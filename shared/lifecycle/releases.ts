@@ -29,6 +29,7 @@ import { releaseOutOfServiceTaint } from './dead-node.ts';
 import { releaseDevicesDrainingTaint } from './devices-taint.ts';
 import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node-lease.ts';
 import { releaseRebootJob } from './reboot-release.ts';
+import { releaseDeviceTaintRules } from './device-release.ts';
 import { sayReleaseHeld } from './release-hold.ts';
 
 /** What every release step reads: one request, its node, what the pass read around it, and what the steps before asked. */
@@ -179,6 +180,9 @@ function removeDevicesDrainingTaint(ctx: ReleaseContext): ReleaseResult {
 /** The reboot Job the request recorded (issue 43, reboot-release.ts); with the node gone, the Job (owned by the Node) went with it. */
 const removeRebootJob = (ctx: ReleaseContext): ReleaseResult => (ctx.node === undefined ? GO : { kind: 'go', actions: releaseRebootJob(ctx.nm, ctx.ref) });
 
+/** The DeviceTaintRules of a device request (issue 45, device-release.ts); with the node gone, they (owned by the Node) went with it. */
+const removeDeviceTaintRules = (ctx: ReleaseContext): ReleaseResult => (ctx.node === undefined ? GO : { kind: 'go', actions: releaseDeviceTaintRules(ctx.nm, ctx.ref) });
+
 /** Only a lease we still hold: one that expired and was taken by another tool is theirs now. */
 function releaseLease(ctx: ReleaseContext): ReleaseResult {
   if (!leaseRecorded(ctx) || ctx.medik8s?.kind !== 'present') return GO;
@@ -227,6 +231,8 @@ export const RELEASES: readonly ReleaseStep[] = [
   { name: 'out-of-service taint', step: removeOutOfServiceTaint },
   // The DaemonSet pods drainSpec.freeDevices evicted may come back once the request is released (issue 45).
   { name: 'devices-draining taint', step: removeDevicesDrainingTaint },
+  // A device request's devices back in service where the node would be uncordoned (issue 45): before the finalizer.
+  { name: 'device taint rules', step: removeDeviceTaintRules },
   // The reboot Job goes with its request, in its unit before the finalizer (issue 43). Shown by
   // shared/lifecycle/reboot-release.test.ts and test/reboot.test.ts › "rolls a reboot over 6 nodes …" (RB1).
   // Not a release: the reboot sentinel's Node condition is node-problem-detector's (kmaint only reads it), and its

@@ -11,6 +11,7 @@ import { errorMessage } from '../errors/index.ts';
 
 /** A write's outcome; `failed` is a cloud call's (an instance reboot), which has no HTTP status of the Kubernetes API. */
 type ApplyOutcome = WriteOutcome | { kind: 'failed'; message: string };
+import { deviceTaintRuleManifest } from '../devices/index.ts';
 
 export interface ApplyResult {
   /** Actions applied, by kind. */
@@ -87,6 +88,10 @@ function versionKey(a: Action): string {
       return `instance/${a.instance.providerID}`;
     case 'moveInstanceEvent':
       return `instance/${a.move.providerID}`;
+    case 'createDeviceTaintRule':
+      return `devicetaintrule/${a.rule.name}`;
+    case 'deleteDeviceTaintRule':
+      return `devicetaintrule/${a.name}`;
   }
 }
 
@@ -210,6 +215,15 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
     case 'rebootInstance':
     case 'moveInstanceEvent':
       return instanceCall(a, opts);
+    case 'createDeviceTaintRule': {
+      // The name is the request's own (its uid): one already there is the rule an earlier pass created.
+      const out = await c.createDeviceTaintRule(deviceTaintRuleManifest(a.rule));
+      return out.kind === 'conflict' ? { kind: 'ok' } : out;
+    }
+    case 'deleteDeviceTaintRule': {
+      const out = await c.deleteDeviceTaintRule(a.name);
+      return out.kind === 'notFound' ? { kind: 'ok' } : out;
+    }
     case 'emitEvent': {
       if (a.target.kind === 'Node') {
         // A cluster-scoped object's events live in `default`, as the kubelet's own Node events do.

@@ -21,6 +21,8 @@ import { planCloudEventsOff } from './reaper-pass.ts';
 import type { BaseSnapshot } from './snapshot.ts';
 import { planSriovPass, readSriov, sriovExternalPools, type SriovRead } from './sriov-pass.ts';
 import { readBlockers } from './reboot-blockers-read.ts';
+import { readDevices } from './device-read.ts';
+import type { DeviceView } from '../devices/index.ts';
 
 export interface SchedulerReads {
   /** With spec.nodeHandshake.protocol sriov-network-operator: the operator's node states and pools. */
@@ -29,6 +31,8 @@ export interface SchedulerReads {
   reservations: { slurm: SlurmRead; podsByNode: ReadonlyMap<string, V1Pod[]> };
   /** With spec.rebootBlockers and a request waiting: the blocking pods and alerts (issue 43). */
   blockers?: Blockers | undefined;
+  /** With a device request waiting (issue 45): DeviceTaintRules served, and the nodes' devices. */
+  devices?: DeviceView | undefined;
 }
 
 /**
@@ -116,7 +120,7 @@ export const ADD_ONS: readonly SchedulerAddOn[] = [
 function planScheduler(input: PlanInput<SchedulerReads>, addOns: readonly SchedulerAddOn[] = ADD_ONS): ReturnType<PassDefinition<SchedulerReads>['plan']> {
   const { base, config, reads, maintenances, namespace, crds, drainerFollows, now } = input;
   const externalPools = sriovExternalPools(reads.sriov, base);
-  const { state, limits } = schedulerInputs({ nodes: base.nodeList, maintenances: base.maintenances, limits: schedulingLimitsOf(config, crds), kmaintNamespace: namespace, ...(externalPools !== undefined ? { externalPools } : {}), ...(reads.blockers !== undefined ? { blockers: reads.blockers } : {}) });
+  const { state, limits } = schedulerInputs({ nodes: base.nodeList, maintenances: base.maintenances, limits: schedulingLimitsOf(config, crds), kmaintNamespace: namespace, ...(externalPools !== undefined ? { externalPools } : {}), ...(reads.blockers !== undefined ? { blockers: reads.blockers } : {}), ...(reads.devices !== undefined ? { devices: reads.devices } : {}) });
   const plan = planScheduling(state, limits, now);
   const sriov = planSriovPass(reads.sriov, base, plan.admitted);
   const outputs = addOns.map((a) => a.plan({ input, plan, sriov }));
@@ -136,7 +140,7 @@ function planScheduler(input: PlanInput<SchedulerReads>, addOns: readonly Schedu
 }
 
 export const SCHEDULER_PASS: PassDefinition<SchedulerReads> = {
-  read: async (opts, base, config) => ({ sriov: await readSriov(opts, config), reservations: await readReservations(opts, base, config, opts.now()), blockers: await readBlockers(opts, base, config.rebootBlockers) }),
+  read: async (opts, base, config) => ({ sriov: await readSriov(opts, config), reservations: await readReservations(opts, base, config, opts.now()), blockers: await readBlockers(opts, base, config.rebootBlockers), devices: await readDevices(opts, base) }),
   plan: (input) => planScheduler(input),
   reportsConfig: true,
   writesLeaveWork: true,

@@ -3,6 +3,7 @@
 import { requestNotBefore, rfc3339Seconds, type NodeMaintenance } from '#api';
 import { blockingAlertAdmits, blockingAlertRefusal, blockingPodAdmits, blockingPodRefusal } from './blockers.ts';
 import { externalPoolAdmits, externalPoolRefusal } from './external-pools.ts';
+import { deviceRequestOf, deviceRequestRefusal } from '../devices/index.ts';
 import { refusal, type Refusal } from './refusal.ts';
 import type { ValidBudget } from './limits.ts';
 import type { PoolScope, ScopeCount, ScopeLimit, Scopes } from './scopes.ts';
@@ -137,6 +138,18 @@ export const GATES: readonly Gate[] = [
     admits: (t, _node, nm) => {
       const notBefore = nm === undefined ? undefined : requestNotBefore(nm);
       return notBefore?.kind === 'valid' && t.now !== undefined ? `not-before ${rfc3339Seconds(notBefore.at)}: passed` : undefined;
+    },
+  },
+  // A device request (kmaint.io/devices, issue 45) whose devices cannot be taken out of service alone (a value that
+  // cannot be read, a device its node does not publish, no DeviceTaintRule API): never admitted, never made a node
+  // request; only its requestor or the cluster fixes it, whatever the counts.
+  {
+    name: 'device request',
+    whateverTheCounts: true,
+    refuse: (t, _node, nm) => (nm === undefined ? undefined : refusal('device request', 'unusable', deviceRequestRefusal(nm, t.state.devices))),
+    admits: (_t, _node, nm) => {
+      const request = nm === undefined ? undefined : deviceRequestOf(nm);
+      return request?.kind === 'devices' ? `device request: ${request.devices.length} device(s) published by the node, DeviceTaintRules served` : undefined;
     },
   },
   // Outside the cluster's windows nothing new starts whatever the counts, and the message says when that changes.

@@ -6,6 +6,7 @@ import type { ExternalPools } from './external-pools.ts';
 import type { SchedulingLimits } from './limits.ts';
 import { buildSchedulingState, type SchedulingState } from './state.ts';
 import type { Blockers } from './blockers.ts';
+import type { DeviceView } from '../devices/index.ts';
 
 export interface SchedulerSources {
   nodes: readonly V1Node[];
@@ -18,6 +19,8 @@ export interface SchedulerSources {
   externalPools?: ExternalPools;
   /** kured's blockers (spec.rebootBlockers) as the pass read them; absent: none. */
   blockers?: Blockers;
+  /** What the pass read for device requests (issue 45); absent: not read (no device request waits). */
+  devices?: DeviceView;
 }
 
 export interface SchedulerInputs {
@@ -33,6 +36,7 @@ export function schedulerInputs(src: SchedulerSources): SchedulerInputs {
     ...(src.kmaintNamespace !== undefined ? { kmaintNamespace: src.kmaintNamespace } : {}),
     ...(src.externalPools !== undefined ? { externalPools: src.externalPools } : {}),
     ...(src.blockers !== undefined ? { blockers: src.blockers } : {}),
+    ...(src.devices !== undefined ? { devices: src.devices } : {}),
   });
   return { state, limits: src.limits };
 }

@@ -8,6 +8,7 @@ import { judgeGang } from './gang-trial.ts';
 import { findGangs, type Gang, type Gangs, type IncompleteGangRule } from './gangs.ts';
 import { completingGangsFirst } from './gang-membership.ts';
 import { GATES, notBeforeRefusal, startTally, type Tally } from './gates.ts';
+import { deviceRequestRefusal } from '../devices/index.ts';
 import { computeBudget, type SchedulingLimits } from './limits.ts';
 import { firstPerNode, rankCandidates, type NodeWinners } from './rank.ts';
 import { resolveScopes } from './scopes.ts';
@@ -52,9 +53,12 @@ function splitByNode(state: SchedulingState, now: Date): { candidates: NodeMaint
     const node = nm.spec.nodeName;
     const holder = state.inProgressByNode.get(node)?.[0];
     const notYet = notBeforeRefusal(nm, now);
+    // A device request whose devices cannot be taken out of service alone (issue 45): like not-before, only a fix frees it.
+    const deviceRefused = deviceRequestRefusal(nm, state.devices);
     if (!state.nodes.has(node)) nodeWaits.push({ maintenance: nm, why: waitReason.nodeNotFound(node), onLimit: false });
     // Only time or a fix frees it: blocked, like a closed window. Before the holder, so the text stays until that time.
     else if (notYet !== undefined) nodeWaits.push({ maintenance: nm, why: notYet, onLimit: true });
+    else if (deviceRefused !== undefined) nodeWaits.push({ maintenance: nm, why: deviceRefused, onLimit: true });
     else if (holder !== undefined) nodeWaits.push({ maintenance: nm, why: waitReason.nodeTaken(node, maintenanceKey(holder)), onLimit: false });
     else candidates.push(nm);
   }

@@ -5,6 +5,7 @@ import type { NodeMaintenance } from '#api';
 import { admissionStanding, holdsAdmission } from './admission-record.ts';
 import type { Blockers } from './blockers.ts';
 import type { ExternalPools } from './external-pools.ts';
+import type { DeviceView } from '../devices/index.ts';
 
 export interface SchedulingState {
   /** Nodes by name. */
@@ -40,6 +41,8 @@ export interface SchedulingState {
   readonly kmaintNamespace?: string;
   /** What the pass read for spec.rebootBlockers (blockers.ts), enforced by the `blocking alert` and `blocking pod` gates. */
   readonly blockers?: Blockers;
+  /** What the pass read for device requests (issue 45): DeviceTaintRules served, each node's devices; absent: not read. */
+  readonly devices?: DeviceView;
 }
 
 /**
@@ -54,7 +57,7 @@ export function isNodeUnavailable(node: V1Node): boolean {
   return ready !== undefined && ready.status !== 'True';
 }
 
-export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[]; externalPools?: ExternalPools; kmaintNamespace?: string; blockers?: Blockers }): SchedulingState {
+export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[]; externalPools?: ExternalPools; kmaintNamespace?: string; blockers?: Blockers; devices?: DeviceView }): SchedulingState {
   const nodes = new Map<string, V1Node>();
   const nodesUnavailable = new Set<string>();
   for (const node of lists.nodes) {
@@ -118,6 +121,7 @@ export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintena
     unscheduledByRequestor,
     ...(lists.externalPools !== undefined ? { externalPools: lists.externalPools } : {}),
     ...(lists.blockers !== undefined ? { blockers: lists.blockers } : {}),
+    ...(lists.devices !== undefined ? { devices: lists.devices } : {}),
     ...(lists.kmaintNamespace !== undefined ? { kmaintNamespace: lists.kmaintNamespace } : {}),
   };
 }

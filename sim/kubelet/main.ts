@@ -1,6 +1,7 @@
 // Runs the simulated kubelet as its own process (used by `npm run testbed -- up`): regenerates the cluster's
 // nodes from the seed in --cluster and keeps them alive until SIGTERM. With --kmaint-bundle it runs kmaint's own pods
-// as host processes of that bundle (logs under --log-dir/pods/).
+// as host processes of that bundle (logs under --log-dir/pods/). It plays the DRA GPU driver too (ResourceSlices of
+// the GPU nodes, dra-driver.ts), as the tests' testbed does.
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { generateCluster, type GenerateOptions } from '../generator/index.ts';
@@ -27,7 +28,7 @@ if (bundle !== undefined) {
   if (unsupported !== undefined) process.stderr.write(`sim-kubelet: kmaint's pods are SIMULATED, not run: ${unsupported}\n`);
   else hostProcesses = { bundle, logDir: arg('log-dir') ?? process.cwd(), apiServer: apiServerAddress(kc.getCurrentCluster()?.server ?? '') };
 }
-const kubelet = new SimKubelet({ kubeConfig: kc, nodes: cluster.nodes, heartbeatIntervalMs: Number(arg('heartbeat') ?? 10_000), ...(hostProcesses ? { hostProcesses } : {}) });
+const kubelet = new SimKubelet({ kubeConfig: kc, nodes: cluster.nodes, heartbeatIntervalMs: Number(arg('heartbeat') ?? 10_000), draGpus: true, ...(hostProcesses ? { hostProcesses } : {}) });
 await kubelet.start();
 process.stderr.write(`sim-kubelet: ${cluster.nodes.length} nodes registered\n`);
 const stop = (): void => {

@@ -28,6 +28,8 @@ const OFFERED_BY = {
   // A real kube-scheduler and resourceclaim controller (1.34+) turning ResourceClaimTemplates into allocated claims.
   // The sim stores resource.k8s.io/v1 objects but allocates nothing.
   'DRA claim allocation by kube-scheduler': ['testbed', 'e2e'],
+  // The testbed's binaries, to start a second, small control plane with other feature gates (testbed/start.ts).
+  'a control plane of its own': ['testbed'],
 } as const satisfies Record<string, readonly TestClusterKind[]>;
 
 /** What a test needs that not every cluster offers. */
