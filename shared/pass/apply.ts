@@ -224,22 +224,27 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
       const out = await c.deleteDeviceTaintRule(a.name);
       return out.kind === 'notFound' ? { kind: 'ok' } : out;
     }
-    case 'emitEvent': {
-      if (a.target.kind === 'Node') {
-        // A cluster-scoped object's events live in `default`, as the kubelet's own Node events do.
-        const involved = { apiVersion: 'v1', kind: 'Node', name: a.target.name, namespace: '', ...(a.target.uid ? { uid: a.target.uid } : {}) };
-        return c.createEvent({ namespace: 'default', involved, type: a.type, reason: a.eventReason, message: a.message, now: opts.now, component: opts.component });
-      }
-      const involved = {
-        apiVersion: API_VERSION,
-        kind: a.target.kind === 'NodeMaintenance' ? NODE_MAINTENANCE_KIND : CONFIG_KIND,
-        name: a.target.name,
-        namespace: a.target.namespace,
-        ...(a.target.uid ? { uid: a.target.uid } : {}),
-      };
-      return c.createEvent({ namespace: a.target.namespace, involved, type: a.type, reason: a.eventReason, message: a.message, now: opts.now, component: opts.component });
-    }
+    case 'emitEvent':
+      return emitEvent(a, opts);
   }
+}
+
+/** An Event on a Node (in `default`), a request or the config, recorded as this pass's component. */
+function emitEvent(a: Extract<Action, { kind: 'emitEvent' }>, opts: ApplyOptions): Promise<WriteOutcome> {
+  const c = opts.client;
+  if (a.target.kind === 'Node') {
+    // A cluster-scoped object's events live in `default`, as the kubelet's own Node events do.
+    const involved = { apiVersion: 'v1', kind: 'Node', name: a.target.name, namespace: '', ...(a.target.uid ? { uid: a.target.uid } : {}) };
+    return c.createEvent({ namespace: 'default', involved, type: a.type, reason: a.eventReason, message: a.message, now: opts.now, component: opts.component });
+  }
+  const involved = {
+    apiVersion: API_VERSION,
+    kind: a.target.kind === 'NodeMaintenance' ? NODE_MAINTENANCE_KIND : CONFIG_KIND,
+    name: a.target.name,
+    namespace: a.target.namespace,
+    ...(a.target.uid ? { uid: a.target.uid } : {}),
+  };
+  return c.createEvent({ namespace: a.target.namespace, involved, type: a.type, reason: a.eventReason, message: a.message, now: opts.now, component: opts.component });
 }
 
 /** What plans read of a Node: all of the lean Node but its resourceVersion and its conditions' heartbeat times. */
