@@ -5,7 +5,8 @@ import type { V1Node } from '@kubernetes/client-node';
 import { ANNOTATION_REAPER_DECISION, maintenanceKey, maintenancePhase, rfc3339Seconds } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
-import { chooseRung, describeHistory, loadReaperConfig, nodeFacts, readHistory, readRung, recordedUnhealthySince, type LoadedReaper } from '../shared/reaper/index.ts';
+import { loadConfig } from '../shared/pass/index.ts';
+import { chooseRung, describeHistory, nodeFacts, readHistory, readRung, recordedUnhealthySince, type LoadedReaper } from '../shared/reaper/index.ts';
 import { ageText } from './age-text.ts';
 import { UsageError } from './errors.ts';
 
@@ -24,9 +25,10 @@ export function parseNodeRef(ref: string): string | undefined {
 }
 
 export async function readNodeExplainSnapshot(client: KubeClient, namespace: string, name: string): Promise<NodeExplainSnapshot> {
-  const [node, requests, config] = await Promise.all([client.readNode(name), client.listMaintenances(), client.getConfig(namespace)]);
+  const [node, requests, rawConfig] = await Promise.all([client.readNode(name), client.listMaintenances(), client.getConfig(namespace)]);
   if (node === undefined) throw new UsageError(`Node ${name} not found`);
-  return { node, reaper: loadReaperConfig(config), requests: requests.filter((nm) => nm.spec.nodeName === name) };
+  // The config parsed once, as every pass and command does (shared/pass/config.ts); the node count is the one Node shown.
+  return { node, reaper: loadConfig({ rawConfig }, 1, namespace).reaper, requests: requests.filter((nm) => nm.spec.nodeName === name) };
 }
 
 function at(ms: number, now: Date): string {

@@ -7,5 +7,7 @@ export { DEFAULT_GANG_INCOMPLETE_ADMIT_AFTER_SECONDS, DEFAULT_GANG_RESERVE_AFTER
 export type { AdmissionRules, LoadedAdmission, PoolRules } from './admission.ts';
 export { DEFAULT_WINDOW_TIME_ZONE, compileWindows, normaliseCron, windowDurationMs } from './windows.ts';
 export type { MaintenanceWindow, NormalisedCron, WindowSet } from './windows.ts';
+export { windowStatus } from './window-status.ts';
+export type { WindowStatus } from './window-status.ts';
 export { loadDraResourceNames } from './dra.ts';
 export type { LoadedDraResourceNames } from './dra.ts';

@@ -1,8 +1,7 @@
 // Where an EC2 scheduled event moves (issue 44 point 4): into the next maintenance window of its Node before the event's
 // deadline, within what ModifyInstanceEventStartTime accepts. Pure: the clock and the windows are arguments.
 import { rfc3339Seconds } from '#api';
-import type { WindowSet } from '#config';
-import { windowStatus } from '../scheduling/index.ts';
+import { windowStatus, type WindowSet } from '#config';
 import type { ScheduledEvent } from './scheduled-events.ts';
 
 /** EC2: the new start must be at least 60 minutes from now. */

@@ -9,7 +9,7 @@ import type { ValidBudget } from './limits.ts';
 import type { PoolScope, ScopeCount, ScopeLimit, Scopes } from './scopes.ts';
 import type { SchedulingState } from './state.ts';
 import { waitReason } from './wait-reasons.ts';
-import type { WindowStatus } from './windows.ts';
+import type { WindowStatus } from '#config';
 
 /** Counts after the admissions the walk has made so far; local to one walk, the snapshot is never touched. */
 export interface Tally {

@@ -18,8 +18,7 @@ export { checkSchedulingInvariants } from './invariants.ts';
 export { missedDeadline, planDeadlineReports } from './deadlines.ts';
 export type { PoolMembership, PoolOverlap } from './pools.ts';
 export type { PoolScope, ScopeCount, ScopeLimit, Scopes, ZoneScope } from './scopes.ts';
-export { windowStatus } from './windows.ts';
-export type { WindowStatus } from './windows.ts';
+export type { WindowStatus } from '#config';
 export type { Gate, Tally } from './gates.ts';
 // For `kmaint explain`: every gate with the counts it reads, on the tally after a pass's admissions.
 export { GATES, notBeforeRefusal, startTally, recordAdmission } from './gates.ts';

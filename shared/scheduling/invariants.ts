@@ -8,7 +8,7 @@ import type { SchedulingPlan } from './plan.ts';
 import { resolveScopes } from './scopes.ts';
 import type { ScopeCount, ScopeLimit } from './scopes.ts';
 import type { SchedulingState } from './state.ts';
-import type { WindowStatus } from './windows.ts';
+import type { WindowStatus } from '#config';
 
 /**
  * Throws SchedulingInvariantError listing every violation: admitted requests that were not candidates, two

@@ -6,8 +6,8 @@ import type { AdmissionRules } from '#config';
 import { assignPools } from './pools.ts';
 import type { PoolOverlap } from './pools.ts';
 import type { SchedulingState } from './state.ts';
-import { windowStatus } from './windows.ts';
-import type { WindowStatus } from './windows.ts';
+import { windowStatus } from '#config';
+import type { WindowStatus } from '#config';
 
 /** A limit of one scope, resolved to a number; `text` is how wait messages show it. */
 export type ScopeLimit = { kind: 'unlimited' } | { kind: 'limit'; max: number; text: string } | { kind: 'invalid'; problem: string };

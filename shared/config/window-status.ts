@@ -1,6 +1,6 @@
 // Whether a scope's maintenance windows are open at `now`, and if not, when the next one opens. Pure: the clock is an argument.
 import { errorMessage } from '../errors/index.ts';
-import type { WindowSet } from '#config';
+import type { WindowSet } from './windows.ts';
 
 export type WindowStatus =
   /** The scope has no windows: it is never closed by time. */

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MaintenanceWindowSpec } from '#api';
 import { compileWindows } from '#config';
-import { windowStatus } from './windows.ts';
-import type { WindowStatus } from './windows.ts';
+import { windowStatus } from './window-status.ts';
+import type { WindowStatus } from './window-status.ts';
 
 const at = (iso: string): Date => new Date(iso);
 const closed = (iso: string): WindowStatus => ({ kind: 'closed', nextOpen: at(iso) });
