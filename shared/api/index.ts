@@ -49,6 +49,7 @@ export {
   reaperSchema,
   rebootSentinelSchema,
   slurmSchema,
+  validationSchema,
   DEFAULT_REAP_PREDICATE,
   DEFAULT_UNHEALTHY_PREDICATE,
   waitForPodCompletionSpecSchema,

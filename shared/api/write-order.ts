@@ -24,6 +24,8 @@ export function unitKey(a: Action): string {
     case 'setNodeTaints':
     case 'createRebootJob':
     case 'deleteRebootJob':
+    case 'createValidationJob':
+    case 'deleteValidationJob':
       return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
     case 'patchNodeAnnotations':
     case 'patchNodeConditions':

@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import type { KubeClient, WriteOutcome } from '../kube/index.ts';
 import { rebootJobManifest } from '../reboot/index.ts';
+import { validationJobManifest } from '../validation/index.ts';
 
 export interface ApplyResult {
   /** Actions applied, by kind. */
@@ -71,6 +72,8 @@ function objectKey(a: Action): string {
       return `sriovnetworknodestate/${a.target.namespace}/${a.target.name}`;
     case 'createRebootJob':
     case 'deleteRebootJob':
+    case 'createValidationJob':
+    case 'deleteValidationJob':
       return `job/${a.job.namespace}/${a.job.name}`;
   }
 }
@@ -163,11 +166,14 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
       return c.deleteLease(a.lease.namespace, a.lease.name, rv.get(key) ?? a.lease.resourceVersion);
     case 'createRebootJob':
       return c.createJob(a.job.namespace, rebootJobManifest(a.job));
-    case 'deleteRebootJob': {
+    case 'deleteRebootJob':
+    case 'deleteValidationJob': {
       // Already gone (deleted by an earlier pass, or with its Node): what the delete wanted.
       const out = await c.deleteJob(a.job.namespace, a.job.name);
       return out.kind === 'notFound' ? { kind: 'ok' } : out;
     }
+    case 'createValidationJob':
+      return c.createJob(a.job.namespace, validationJobManifest(a.job));
     case 'emitEvent': {
       if (a.target.kind === 'Node') {
         // A cluster-scoped object's events live in `default`, as the kubelet's own Node events do.

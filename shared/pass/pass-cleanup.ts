@@ -2,7 +2,8 @@
 // planCleanup (shared/lifecycle's table of releases), then the sweeps (cleanup-sweeps.ts: malformed requests' releases, orphans, Slurm).
 import { maintenanceKey, sweepConditionsFirst, type NodeMaintenance } from '../api/index.ts';
 import { cleanupNodesNeeded, chooseNodeRead } from './choose-node-read.ts';
-import { findNodeOrphans, orphanLiveKey, planCleanup, type NodeOrphan } from '../lifecycle/index.ts';
+import { findNodeOrphans, orphanLiveKey, planCleanup, type NodeOrphan, type ValidationReads } from '../lifecycle/index.ts';
+import { VALIDATION_JOB_SELECTOR, validationJobState } from '../validation/index.ts';
 import { recordedReservation, recordedSlurmNodes, type SlurmRead } from '../slurm/index.ts';
 import type { KmaintConfig } from './config.ts';
 import { planCleanupSweeps } from './cleanup-sweeps.ts';
@@ -17,6 +18,17 @@ export interface CleanupReads {
   slurm: SlurmRead;
   /** Node-side state whose request is gone, confirmed by a LIST of the requests made after the nodes were read. */
   orphans: NodeOrphan[];
+  /** spec.validation with the validation Jobs (listed only when it is on and a request is being deleted); undefined: off. */
+  validation?: ValidationReads | undefined;
+}
+
+/** The validation Jobs in kmaint's namespace by name, listed when spec.validation is on and a request is being deleted. */
+async function readValidation(opts: PassOptions, config: KmaintConfig, releasing: readonly NodeMaintenance[]): Promise<ValidationReads | undefined> {
+  const loaded = config.validation;
+  if (loaded.kind === 'off') return undefined;
+  const deleting = releasing.some((nm) => nm.metadata.deletionTimestamp !== undefined);
+  const jobs = loaded.kind === 'on' && deleting ? await opts.client.listJobs(config.namespace, VALIDATION_JOB_SELECTOR) : undefined;
+  return { loaded, namespace: config.namespace, jobs: jobs && new Map(jobs.map((j) => [j.metadata?.name ?? '', validationJobState(j)])) };
 }
 
 /** spec.slurm on with slurmrestd: every cleanup pass reads Slurm and sweeps what no live request owns (slurm/sweep.ts). */
@@ -92,12 +104,12 @@ export const CLEANUP_PASS: PassDefinition<CleanupReads> = {
     const sweep = sweepsSlurm(config);
     const reservations = sweep || releasing.some((nm) => recordedReservation(nm) !== undefined);
     const needsSlurm = reservations || releasing.some((nm) => recordedSlurmNodes(nm).length > 0);
-    return { medik8s, slurm: await readSlurmFor(opts, config, needsSlurm, reservations), orphans: await readOrphans(opts, base) };
+    return { medik8s, slurm: await readSlurmFor(opts, config, needsSlurm, reservations), orphans: await readOrphans(opts, base), validation: await readValidation(opts, config, releasing) };
   },
   plan: ({ base, config, reads, now }) => {
     const slurm = reads.slurm.context;
     // The table of releases (lifecycle/releases.ts) for every request, then the sweeps (cleanup-sweeps.ts).
-    const plan = planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base), medik8s: reads.medik8s, ...(slurm ? { slurm } : {}) }, { maxNodeMaintenanceTimeSeconds: config.limits.maxNodeMaintenanceTimeSeconds }, now);
+    const plan = planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base), medik8s: reads.medik8s, ...(slurm ? { slurm } : {}), ...(reads.validation ? { validation: reads.validation } : {}) }, { maxNodeMaintenanceTimeSeconds: config.limits.maxNodeMaintenanceTimeSeconds }, now);
     const sweeps = planCleanupSweeps({ nodes: base.nodes, nodeList: base.nodeList, maintenances: base.maintenances, malformed: base.malformed, orphans: reads.orphans, slurm }, now);
     const released = plan.released + sweeps.released;
     const slurmWrites = [...plan.slurm, ...sweeps.slurm];

@@ -4,3 +4,5 @@ export type { LoadedReboot, RebootMethod, RebootSettings } from './settings.ts';
 export { asksForReboot, loadRebootSentinel, planRebootSentinel } from './sentinel.ts';
 export type { LoadedRebootSentinel, RebootSentinelPlan, RebootSentinelSettings, RebootSentinelSnapshot } from './sentinel.ts';
 export { rebootJobManifest, rebootJobName } from './job.ts';
+export { pinnedJobManifest } from './pinned-job.ts';
+export type { PinnedJob } from './pinned-job.ts';
