@@ -2,7 +2,7 @@
 // (transport.ts; HTTP by default). Each verb builds its request body once; paging, retries (timing from retry.ts)
 // and request accounting are here, not in the transport.
 import { forEachBounded } from '../concurrency/index.ts';
-import type { KubeConfig, ResourceV1ResourceClaim, V1CustomResourceDefinition, V1Job, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { KubeConfig, ResourceV1ResourceClaim, V1CustomResourceDefinition, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { CONFIG_NAME, CONFIG_PLURAL, KMAINT_FIELD_MANAGER, GROUP, NODE_MAINTENANCE_PLURAL, SRIOV_GROUP, SRIOV_NODE_STATE_PLURAL, SRIOV_POOL_CONFIG_PLURAL, SRIOV_VERSION, VERSION } from '../api/index.ts';
 import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMaintenance, NodeMaintenanceStatus, NodeTaint, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
 import { HttpFailureError, KubeRequestError } from './errors.ts';
@@ -498,11 +498,6 @@ export class KubeClient {
   /** The Leases of one namespace, all pages. */
   listLeases(namespace: string): Promise<V1Lease[]> {
     return this.list(LEASES, `listing leases in ${namespace}`, { namespace });
-  }
-
-  /** Every Job in `namespace` with the labels `labelSelector` selects (issue 44's validation Jobs). */
-  listJobs(namespace: string, labelSelector: string): Promise<V1Job[]> {
-    return this.list(JOBS, `listing jobs in ${namespace}`, { namespace, labelSelector });
   }
 
   /** POST of a Job (the reboot Job, issue 43); one of that name already there is a `conflict` (409 AlreadyExists). */

@@ -3,7 +3,7 @@
 import { maintenanceKey, sweepConditionsFirst, type NodeMaintenance } from '../api/index.ts';
 import { cleanupNodesNeeded, chooseNodeRead } from './choose-node-read.ts';
 import { findNodeOrphans, orphanLiveKey, planCleanup, type NodeOrphan, type ValidationReads } from '../lifecycle/index.ts';
-import { VALIDATION_JOB_SELECTOR, validationJobState } from '../validation/index.ts';
+import { VALIDATION_JOB_SELECTOR, validationJobStates } from '../validation/index.ts';
 import { recordedReservation, recordedSlurmNodes, type SlurmRead } from '../slurm/index.ts';
 import type { KmaintConfig } from './config.ts';
 import { planCleanupSweeps } from './cleanup-sweeps.ts';
@@ -18,17 +18,17 @@ export interface CleanupReads {
   slurm: SlurmRead;
   /** Node-side state whose request is gone, confirmed by a LIST of the requests made after the nodes were read. */
   orphans: NodeOrphan[];
-  /** spec.validation with the validation Jobs (listed only when it is on and a request is being deleted); undefined: off. */
+  /** spec.validation with the validation Jobs' outcomes (their pods listed only when it is on and a request is being deleted); undefined: off. */
   validation?: ValidationReads | undefined;
 }
 
-/** The validation Jobs in kmaint's namespace by name, listed when spec.validation is on and a request is being deleted. */
+/** The validation Jobs' outcomes by name (from their pods), listed when spec.validation is on and a request is being deleted. */
 async function readValidation(opts: PassOptions, config: KmaintConfig, releasing: readonly NodeMaintenance[]): Promise<ValidationReads | undefined> {
   const loaded = config.validation;
   if (loaded.kind === 'off') return undefined;
   const deleting = releasing.some((nm) => nm.metadata.deletionTimestamp !== undefined);
-  const jobs = loaded.kind === 'on' && deleting ? await opts.client.listJobs(config.namespace, VALIDATION_JOB_SELECTOR) : undefined;
-  return { loaded, namespace: config.namespace, jobs: jobs && new Map(jobs.map((j) => [j.metadata?.name ?? '', validationJobState(j)])) };
+  const pods = loaded.kind === 'on' && deleting ? await opts.client.listPods({ labelSelector: VALIDATION_JOB_SELECTOR }) : undefined;
+  return { loaded, namespace: config.namespace, jobs: pods && validationJobStates(pods.filter((p) => p.metadata?.namespace === config.namespace)) };
 }
 
 /** spec.slurm on with slurmrestd: every cleanup pass reads Slurm and sweeps what no live request owns (slurm/sweep.ts). */

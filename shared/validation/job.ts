@@ -1,5 +1,5 @@
 // The validation Job (issue 44): its name, its manifest (a pinned Job, shared/reboot/pinned-job.ts) and what a read of it says.
-import type { V1Job } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { LABEL_VALIDATION_POD, TAINT_OUT_OF_SERVICE, TAINT_UNSCHEDULABLE, VALIDATION_JOB_PREFIX } from '../api/index.ts';
 import type { ValidationJob } from '../api/index.ts';
 import { pinnedJobManifest } from '../reboot/index.ts';
@@ -9,7 +9,7 @@ export function validationJobName(requestUid: string): string {
   return `${VALIDATION_JOB_PREFIX}${requestUid}`;
 }
 
-/** The label selector cleanup lists validation Jobs by. */
+/** The label selector cleanup lists validation Jobs' pods by. */
 export const VALIDATION_JOB_SELECTOR = `${LABEL_VALIDATION_POD}=true`;
 
 /**
@@ -49,10 +49,20 @@ export function validationJobManifest(job: ValidationJob): Record<string, unknow
 /** What cleanup reads of a validation Job: its outcome so far. */
 export type ValidationJobState = 'running' | 'succeeded' | 'failed';
 
-/** A Job's outcome from its conditions (Complete / Failed) and counts; backoffLimit 0, so one failed pod fails it. */
-export function validationJobState(job: V1Job): ValidationJobState {
-  const conditions = job.status?.conditions ?? [];
-  if (conditions.some((c) => (c.type === 'Complete' || c.type === 'SuccessCriteriaMet') && c.status === 'True')) return 'succeeded';
-  if (conditions.some((c) => (c.type === 'Failed' || c.type === 'FailureTarget') && c.status === 'True')) return 'failed';
-  return 'running';
+/**
+ * The validation Jobs' outcomes by Job name, from their pods (read with the `list pods` kmaint already has, by
+ * VALIDATION_JOB_SELECTOR: no Job read needs a grant of its own). backoffLimit 0: one pod per Job, its phase is the
+ * Job's outcome; a Job without a pod yet is running (its timeout still counts).
+ */
+export function validationJobStates(pods: readonly V1Pod[]): Map<string, ValidationJobState> {
+  const states = new Map<string, ValidationJobState>();
+  for (const pod of pods) {
+    const job = pod.metadata?.labels?.['batch.kubernetes.io/job-name'] ?? pod.metadata?.labels?.['job-name'];
+    if (job === undefined) continue;
+    const phase = pod.status?.phase;
+    const state: ValidationJobState = phase === 'Succeeded' ? 'succeeded' : phase === 'Failed' ? 'failed' : 'running';
+    // A finished pod decides over one still running (a replaced pod, should there be one).
+    if (states.get(job) === undefined || states.get(job) === 'running') states.set(job, state);
+  }
+  return states;
 }
