@@ -26,3 +26,4 @@ export type { BaseSnapshot } from './snapshot.ts';
 export { CRD_ABSENT, CRDS_IN_FORCE, acceptsUpstreamSchema, foreignBecause, judgeCrd, readConfigCrd } from './crd-schema.ts';
 export type { CrdRead, CrdStanding } from './crd-schema.ts';
 export { readBlockers } from './reboot-blockers-read.ts';
+export { readValidation } from './validation-read.ts';

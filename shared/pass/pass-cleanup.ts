@@ -3,7 +3,7 @@
 import { maintenanceKey, sweepConditionsFirst, type NodeMaintenance } from '../api/index.ts';
 import { cleanupNodesNeeded, chooseNodeRead } from './choose-node-read.ts';
 import { findNodeOrphans, orphanLiveKey, planCleanup, type NodeOrphan, type ValidationReads } from '../lifecycle/index.ts';
-import { VALIDATION_JOB_SELECTOR, validationJobStates } from '../validation/index.ts';
+import { readValidation } from './validation-read.ts';
 import { recordedReservation, recordedSlurmNodes, type SlurmRead } from '../slurm/index.ts';
 import type { KmaintConfig } from './config.ts';
 import { planCleanupSweeps } from './cleanup-sweeps.ts';
@@ -20,15 +20,6 @@ export interface CleanupReads {
   orphans: NodeOrphan[];
   /** spec.validation with the validation Jobs' outcomes (their pods listed only when it is on and a request is being deleted); undefined: off. */
   validation?: ValidationReads | undefined;
-}
-
-/** The validation Jobs' outcomes by name (from their pods), listed when spec.validation is on and a request is being deleted. */
-async function readValidation(opts: PassOptions, config: KmaintConfig, releasing: readonly NodeMaintenance[]): Promise<ValidationReads | undefined> {
-  const loaded = config.validation;
-  if (loaded.kind === 'off') return undefined;
-  const deleting = releasing.some((nm) => nm.metadata.deletionTimestamp !== undefined);
-  const pods = loaded.kind === 'on' && deleting ? await opts.client.listPods({ labelSelector: VALIDATION_JOB_SELECTOR }) : undefined;
-  return { loaded, namespace: config.namespace, jobs: pods && validationJobStates(pods.filter((p) => p.metadata?.namespace === config.namespace)) };
 }
 
 /** spec.slurm on with slurmrestd: every cleanup pass reads Slurm and sweeps what no live request owns (slurm/sweep.ts). */
@@ -104,7 +95,7 @@ export const CLEANUP_PASS: PassDefinition<CleanupReads> = {
     const sweep = sweepsSlurm(config);
     const reservations = sweep || releasing.some((nm) => recordedReservation(nm) !== undefined);
     const needsSlurm = reservations || releasing.some((nm) => recordedSlurmNodes(nm).length > 0);
-    return { medik8s, slurm: await readSlurmFor(opts, config, needsSlurm, reservations), orphans: await readOrphans(opts, base), validation: await readValidation(opts, config, releasing) };
+    return { medik8s, slurm: await readSlurmFor(opts, config, needsSlurm, reservations), orphans: await readOrphans(opts, base), validation: await readValidation(opts.client, config, releasing.some((nm) => nm.metadata.deletionTimestamp !== undefined)) };
   },
   plan: ({ base, config, reads, now }) => {
     const slurm = reads.slurm.context;
