@@ -69,6 +69,8 @@ function failure(reason: 'Failed' | 'TimedOut', what: string, now: Date): Action
   ];
 }
 
+const UNCORDON = loadValidationSettings({ spec: { validation: { ...SPEC.validation, onFailure: 'uncordon' } } });
+const UNCORDON_MESSAGE = `validation Job kmaint/kmaint-validate-uid-nm-1 failed on node worker-01 (default/nm-1); it is uncordoned (spec.validation.onFailure: uncordon); ${LOGS}`;
 const PASSED = 'validation Job kmaint/kmaint-validate-uid-nm-1 succeeded on node worker-01 (default/nm-1)';
 
 const rows: Array<{ rule: string; node: V1Node; nm: NodeMaintenance; validation: ValidationReads | undefined; now?: Date; expected: CleanupPlan }> = [
@@ -163,6 +165,37 @@ const rows: Array<{ rule: string; node: V1Node; nm: NodeMaintenance; validation:
         },
         { kind: 'patchNodeConditions', node: NODE, set: [], remove: ['KmaintValidationFailed'], maintenance: ref(), reason: PASSED },
         nodeEvent('Normal', 'ValidationPassed', PASSED),
+        finalizer(),
+      ],
+      { released: 1 },
+    ),
+  },
+  {
+    rule: 'onFailure uncordon: the failure is marked (condition, Warning), the cordon record stays kmaint.io/cordoned-by and the uncordon follows',
+    node: gpuNode(ATTEMPT, { by: 'nm-1' }),
+    nm: deleted(),
+    validation: reads({ [JOB_1.name]: 'failed' }, UNCORDON),
+    expected: plan(
+      [
+        { kind: 'patchNodeAnnotations', node: NODE, annotations: { [ANNOTATION_VALIDATION_OUTCOME]: 'Failed', [ANNOTATION_VALIDATION_START]: null }, maintenance: ref(), reason: UNCORDON_MESSAGE },
+        { kind: 'patchNodeConditions', node: NODE, set: [{ type: 'KmaintValidationFailed', status: 'True', reason: 'Failed', message: UNCORDON_MESSAGE, lastTransitionTime: '2026-01-01T00:00:00Z', lastHeartbeatTime: '2026-01-01T00:00:00Z' }], remove: [], maintenance: ref(), reason: UNCORDON_MESSAGE },
+        nodeEvent('Warning', 'ValidationFailed', UNCORDON_MESSAGE),
+        uncordonOurs,
+        finalizer(),
+      ],
+      { released: 1 },
+    ),
+  },
+  {
+    rule: 'onFailure uncordon on a cordon an earlier failure kept: lifted in the patch that records this failure',
+    node: gpuNode({ ...ATTEMPT, [ANNOTATION_VALIDATION_CORDONED_BY]: 'kmaint/default/nm-0' }),
+    nm: deleted(),
+    validation: reads({ [JOB_1.name]: 'failed' }, UNCORDON),
+    expected: plan(
+      [
+        { kind: 'uncordonNode', node: NODE, maintenance: ref(), reason: UNCORDON_MESSAGE, annotations: { [ANNOTATION_VALIDATION_OUTCOME]: 'Failed', [ANNOTATION_VALIDATION_START]: null, [ANNOTATION_VALIDATION_CORDONED_BY]: null } },
+        { kind: 'patchNodeConditions', node: NODE, set: [{ type: 'KmaintValidationFailed', status: 'True', reason: 'Failed', message: UNCORDON_MESSAGE, lastTransitionTime: '2026-01-01T00:00:00Z', lastHeartbeatTime: '2026-01-01T00:00:00Z' }], remove: [], maintenance: ref(), reason: UNCORDON_MESSAGE },
+        nodeEvent('Warning', 'ValidationFailed', UNCORDON_MESSAGE),
         finalizer(),
       ],
       { released: 1 },
