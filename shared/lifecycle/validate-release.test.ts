@@ -71,6 +71,7 @@ function failure(reason: 'Failed' | 'TimedOut', what: string, now: Date): Action
 
 const UNCORDON = loadValidationSettings({ spec: { validation: { ...SPEC.validation, onFailure: 'uncordon' } } });
 const UNCORDON_MESSAGE = `validation Job kmaint/kmaint-validate-uid-nm-1 failed on node worker-01 (default/nm-1); it is uncordoned (spec.validation.onFailure: uncordon); ${LOGS}`;
+const FAILED_RECORDS = { [ANNOTATION_VALIDATION_JOB]: 'kmaint/kmaint-validate-uid-nm-1', [ANNOTATION_VALIDATION_FOR]: 'default/nm-1/uid-nm-1', [ANNOTATION_VALIDATION_OUTCOME]: 'Failed', [ANNOTATION_VALIDATION_CORDONED_BY]: 'kmaint/default/nm-1' };
 const PASSED = 'validation Job kmaint/kmaint-validate-uid-nm-1 succeeded on node worker-01 (default/nm-1)';
 
 const rows: Array<{ rule: string; node: V1Node; nm: NodeMaintenance; validation: ValidationReads | undefined; now?: Date; expected: CleanupPlan }> = [
@@ -102,8 +103,8 @@ const rows: Array<{ rule: string; node: V1Node; nm: NodeMaintenance; validation:
     validation: reads({ [JOB_1.name]: 'succeeded' }),
     expected: plan(
       [
-        { kind: 'deleteValidationJob', job: JOB_1, maintenance: ref(), reason: 'default/nm-1: validation passed' },
         { kind: 'patchNodeAnnotations', node: NODE, annotations: { [ANNOTATION_VALIDATION_JOB]: null, [ANNOTATION_VALIDATION_START]: null, [ANNOTATION_VALIDATION_OUTCOME]: 'Passed' }, maintenance: ref(), reason: PASSED },
+        { kind: 'deleteValidationJob', job: JOB_1, maintenance: ref(), reason: 'default/nm-1: validation passed' },
         nodeEvent('Normal', 'ValidationPassed', PASSED),
         uncordonOurs,
         finalizer(),
@@ -129,10 +130,32 @@ const rows: Array<{ rule: string; node: V1Node; nm: NodeMaintenance; validation:
   },
   {
     rule: "a pass after the failure's writes landed (the finalizer's patch did not): only the finalizer, still no uncordon",
-    node: gpuNode({ [ANNOTATION_VALIDATION_JOB]: ATTEMPT[ANNOTATION_VALIDATION_JOB], [ANNOTATION_VALIDATION_FOR]: 'default/nm-1/uid-nm-1', [ANNOTATION_VALIDATION_OUTCOME]: 'Failed', [ANNOTATION_VALIDATION_CORDONED_BY]: 'kmaint/default/nm-1' }),
+    node: gpuNode(FAILED_RECORDS, { conditions: true }),
     nm: deleted(),
     validation: reads({ [JOB_1.name]: 'failed' }),
     expected: plan([finalizer()], { released: 1 }),
+  },
+  {
+    rule: "a pass after the failure's records landed but not its condition (a conflict on the Node): the condition and the Warning, then the finalizer",
+    node: gpuNode(FAILED_RECORDS),
+    nm: deleted(),
+    validation: reads({ [JOB_1.name]: 'failed' }),
+    now: at(60),
+    expected: plan([...failure('Failed', 'failed', at(60)).slice(1), finalizer()], { released: 1 }),
+  },
+  {
+    rule: "a pass after a pass's record and uncordon landed but not the condition's removal nor the Job's delete: both, then the finalizer",
+    node: { ...gpuNode({ [ANNOTATION_VALIDATION_FOR]: 'default/nm-1/uid-nm-1', [ANNOTATION_VALIDATION_OUTCOME]: 'Passed' }, { conditions: true }), spec: {} },
+    nm: deleted(),
+    validation: reads({}),
+    expected: plan(
+      [
+        { kind: 'patchNodeConditions', node: NODE, set: [], remove: ['KmaintValidationFailed'], maintenance: ref(), reason: 'default/nm-1: validation passed' },
+        { kind: 'deleteValidationJob', job: JOB_1, maintenance: ref(), reason: 'default/nm-1: validation passed' },
+        finalizer(),
+      ],
+      { released: 1 },
+    ),
   },
   {
     rule: 'a later request on a node a failed validation kept cordoned: the kept Job goes, a new attempt for this request starts',
@@ -155,7 +178,6 @@ const rows: Array<{ rule: string; node: V1Node; nm: NodeMaintenance; validation:
     validation: reads({ [JOB_1.name]: 'succeeded' }),
     expected: plan(
       [
-        { kind: 'deleteValidationJob', job: JOB_1, maintenance: ref(), reason: 'default/nm-1: validation passed' },
         {
           kind: 'uncordonNode',
           node: NODE,
@@ -164,6 +186,7 @@ const rows: Array<{ rule: string; node: V1Node; nm: NodeMaintenance; validation:
           annotations: { [ANNOTATION_VALIDATION_JOB]: null, [ANNOTATION_VALIDATION_START]: null, [ANNOTATION_VALIDATION_OUTCOME]: 'Passed', [ANNOTATION_VALIDATION_CORDONED_BY]: null },
         },
         { kind: 'patchNodeConditions', node: NODE, set: [], remove: ['KmaintValidationFailed'], maintenance: ref(), reason: PASSED },
+        { kind: 'deleteValidationJob', job: JOB_1, maintenance: ref(), reason: 'default/nm-1: validation passed' },
         nodeEvent('Normal', 'ValidationPassed', PASSED),
         finalizer(),
       ],

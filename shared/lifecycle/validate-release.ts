@@ -101,12 +101,13 @@ function passed(input: ValidationInput, job: { namespace: string; name: string }
   const records = { ...Object.fromEntries(ATTEMPT_RECORDS.map((k) => [k, null])), [ANNOTATION_VALIDATION_OUTCOME]: 'Passed' };
   const hasCondition = node?.status?.conditions?.some((c) => c.type === CONDITION_VALIDATION_FAILED) ?? false;
   const message = `validation Job ${job.namespace}/${job.name} succeeded on node ${nodeRef.name} (${key})`;
+  // The outcome first (with the uncordon of a kept cordon, one patch): a write that conflicts leaves the Job to read again.
   const actions: Action[] = [
-    { kind: 'deleteValidationJob', job, maintenance: ref, reason: `${key}: validation passed` },
     heldByValidation
       ? { kind: 'uncordonNode', node: nodeRef, maintenance: ref, reason: `${message}; the cordon kept by an earlier failed validation is lifted`, annotations: { ...records, [ANNOTATION_VALIDATION_CORDONED_BY]: null } }
       : { kind: 'patchNodeAnnotations', node: nodeRef, annotations: records, maintenance: ref, reason: message },
     ...(hasCondition ? [{ kind: 'patchNodeConditions' as const, node: nodeRef, set: [], remove: [CONDITION_VALIDATION_FAILED], maintenance: ref, reason: message }] : []),
+    { kind: 'deleteValidationJob', job, maintenance: ref, reason: `${key}: validation passed` },
     { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: nodeRef.name, ...(node?.metadata?.uid ? { uid: node.metadata.uid } : {}) }, type: 'Normal', eventReason: EVENT_REASON_VALIDATION_PASSED, message, reason: message },
   ];
   return { kind: 'go', actions };
@@ -127,22 +128,54 @@ function failed(
   ourCordon: boolean,
   heldByValidation: boolean,
 ): ValidationVerdict {
-  const { nm, key, ref, node, now } = input;
+  const { nm, key, ref } = input;
   const keep = settings.onFailure === 'keepCordoned';
-  const what = reason === ValidationFailedReason.Failed ? 'failed' : `did not succeed within ${settings.timeoutSeconds} s`;
-  const fate = keep ? 'it stays cordoned' : 'it is uncordoned (spec.validation.onFailure: uncordon)';
-  const message = `validation Job ${job.namespace}/${job.name} ${what} on node ${nodeRef.name} (${key}); ${fate}; ${whereLogsAre(job)}`;
+  const message = failureMessage(settings, job, nodeRef, key, reason);
   const outcome = { [ANNOTATION_VALIDATION_OUTCOME]: reason, [ANNOTATION_VALIDATION_START]: null };
   const takeOver: Record<string, string | null> = keep && ourCordon ? { [ANNOTATION_VALIDATION_CORDONED_BY]: holderFor(nm), [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null } : {};
-  const at = rfc3339Seconds(now);
   const actions: Action[] = [
     !keep && heldByValidation
       ? { kind: 'uncordonNode', node: nodeRef, maintenance: ref, reason: message, annotations: { ...outcome, [ANNOTATION_VALIDATION_CORDONED_BY]: null } }
       : { kind: 'patchNodeAnnotations', node: nodeRef, annotations: { ...outcome, ...takeOver }, maintenance: ref, reason: message },
+    ...markFailed(input, nodeRef, reason, message),
+  ];
+  return { kind: 'go', actions, ...(keep ? { keepCordoned: true as const } : {}) };
+}
+
+function failureMessage(settings: ValidationSettings, job: { namespace: string; name: string }, nodeRef: NodeRef, key: string, reason: ValidationFailedReason): string {
+  const what = reason === ValidationFailedReason.Failed ? 'failed' : `did not succeed within ${settings.timeoutSeconds} s`;
+  const fate = settings.onFailure === 'keepCordoned' ? 'it stays cordoned' : 'it is uncordoned (spec.validation.onFailure: uncordon)';
+  return `validation Job ${job.namespace}/${job.name} ${what} on node ${nodeRef.name} (${key}); ${fate}; ${whereLogsAre(job)}`;
+}
+
+/** The condition, then the Warning event: said only once the condition is written. */
+function markFailed(input: ValidationInput, nodeRef: NodeRef, reason: ValidationFailedReason, message: string): Action[] {
+  const { ref, node } = input;
+  const at = rfc3339Seconds(input.now);
+  return [
     { kind: 'patchNodeConditions', node: nodeRef, set: [{ type: CONDITION_VALIDATION_FAILED, status: 'True', reason, message, lastTransitionTime: at, lastHeartbeatTime: at }], remove: [], maintenance: ref, reason: message },
     { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: nodeRef.name, ...(node?.metadata?.uid ? { uid: node.metadata.uid } : {}) }, type: 'Warning', eventReason: EVENT_REASON_VALIDATION_FAILED, message, reason: message },
   ];
-  return { kind: 'go', actions, ...(keep ? { keepCordoned: true as const } : {}) };
+}
+
+/**
+ * This request's outcome already on the Node (a pass wrote it and a later write of its unit did not land: a conflict
+ * on the Node, a crash): what that pass did not finish. Passed: the condition's removal and the Job's delete. Failed or
+ * timed out: the condition and the event, when the condition is not there.
+ */
+function finishRecorded(input: ValidationInput, settings: ValidationSettings, nodeRef: NodeRef, reads: ValidationReads, outcome: string): ValidationVerdict {
+  const { nm, key, ref, node } = input;
+  const condition = node?.status?.conditions?.find((c) => c.type === CONDITION_VALIDATION_FAILED);
+  if (outcome === 'Passed') {
+    const job = { namespace: reads.namespace, name: validationJobName(nm.metadata.uid ?? '') };
+    const removal: Action[] = condition ? [{ kind: 'patchNodeConditions', node: nodeRef, set: [], remove: [CONDITION_VALIDATION_FAILED], maintenance: ref, reason: `${key}: validation passed` }] : [];
+    return { kind: 'go', actions: [...removal, { kind: 'deleteValidationJob', job, maintenance: ref, reason: `${key}: validation passed` }] };
+  }
+  const reason = outcome === ValidationFailedReason.TimedOut ? ValidationFailedReason.TimedOut : ValidationFailedReason.Failed;
+  const job = parseJob(node?.metadata?.annotations?.[ANNOTATION_VALIDATION_JOB]) ?? { namespace: reads.namespace, name: validationJobName(nm.metadata.uid ?? '') };
+  const marked = condition?.status === 'True' && condition.reason === reason;
+  const actions = marked ? [] : markFailed(input, nodeRef, reason, failureMessage(settings, job, nodeRef, key, reason));
+  return { kind: 'go', actions, ...(settings.onFailure === 'keepCordoned' ? { keepCordoned: true as const } : {}) };
 }
 
 /**
@@ -154,19 +187,18 @@ export function validateBeforeUncordon(input: ValidationInput): ValidationVerdic
   const reads = input.validation;
   if (node === undefined || reads === undefined || reads.loaded.kind === 'off' || validationSkipped(nm)) return GO;
   const annotations = node.metadata?.annotations ?? {};
+  const nodeRef: NodeRef = { name: nm.spec.nodeName, resourceVersion: node.metadata?.resourceVersion ?? '' };
+  // This request's attempt has its outcome on the Node: final, whatever the cordon now (only unfinished writes follow).
+  const outcome = annotations[ANNOTATION_VALIDATION_OUTCOME];
+  if (outcome !== undefined && reads.loaded.kind === 'on' && annotations[ANNOTATION_VALIDATION_FOR] === attemptId(nm, key)) return finishRecorded(input, reads.loaded.settings, nodeRef, reads, outcome);
   const ourCordon = cordonedBy(node) === holderFor(nm);
   const heldByValidation = annotations[ANNOTATION_VALIDATION_CORDONED_BY] !== undefined;
   if (node.spec?.unschedulable !== true || (!ourCordon && !heldByValidation)) return GO;
-  const nodeRef: NodeRef = { name: nm.spec.nodeName, resourceVersion: node.metadata?.resourceVersion ?? '' };
   // Fail closed: a node is not returned to service on a config kmaint cannot read.
   if (reads.loaded.kind === 'invalid') return { kind: 'hold', why: `node ${nodeRef.name} not validated, so kept cordoned: ${reads.loaded.problem}` };
   const settings = reads.loaded.settings;
   if (!matchesLabels(settings.nodeSelector, node.metadata?.labels)) return GO;
   if (annotations[ANNOTATION_VALIDATION_FOR] !== attemptId(nm, key)) return start(input, settings, nodeRef, reads);
-  // This request's attempt: its outcome already on the Node (a pass that wrote it stopped before the finalizer) is final.
-  const outcome = annotations[ANNOTATION_VALIDATION_OUTCOME];
-  if (outcome === 'Passed') return GO;
-  if (outcome !== undefined) return settings.onFailure === 'keepCordoned' ? { kind: 'go', keepCordoned: true } : GO;
   const job = parseJob(annotations[ANNOTATION_VALIDATION_JOB]) ?? { namespace: reads.namespace, name: validationJobName(nm.metadata.uid ?? '') };
   if (reads.jobs === undefined) return { kind: 'hold', why: `validating node ${nodeRef.name}: job ${job.namespace}/${job.name} not read this pass` };
   const state = reads.jobs.get(job.name);
