@@ -32,10 +32,12 @@ async function failedCondition(name: string): Promise<{ status?: string; reason?
   return c && { status: c.status, reason: c.reason ?? '', message: c.message ?? '' };
 }
 
-/** The validation Jobs in kmaint's namespace: name -> failed pods (sorted by name). */
-async function jobs(): Promise<Array<[string, number]>> {
+/** The validation Jobs in kmaint's namespace, by name, with the phases of their pods (what kmaint reads). */
+async function jobs(): Promise<Array<[string, string[]]>> {
   const list = await adminKubeConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace: KMAINT_NS, labelSelector: 'kmaint.io/validation-pod=true' });
-  return list.items.filter((j) => !j.metadata?.deletionTimestamp).map((j): [string, number] => [j.metadata?.name ?? '', j.status?.failed ?? 0]).sort(([a], [b]) => a.localeCompare(b));
+  const pods = (await admin().core.listNamespacedPod({ namespace: KMAINT_NS, labelSelector: 'kmaint.io/validation-pod=true' })).items;
+  const phases = (job: string): string[] => pods.filter((p) => p.metadata?.labels?.['job-name'] === job && !p.metadata.deletionTimestamp).map((p) => p.status?.phase ?? '');
+  return list.items.filter((j) => !j.metadata?.deletionTimestamp).map((j): [string, string[]] => [j.metadata?.name ?? '', phases(j.metadata?.name ?? '')]).sort(([a], [b]) => a.localeCompare(b));
 }
 
 async function nodeEvents(name: string, reason: string): Promise<string[]> {
@@ -89,7 +91,7 @@ describe(`validation before return to service on the ${process.env['KMAINT_TEST_
     await deleteNM(ns, requests.skips);
     const first = await pass('cleanup');
     expect([first.released, await getNM(ns, requests.skips), (await node(skips)).spec?.unschedulable ?? false, await records(skips)]).toEqual([1, undefined, false, {}]);
-    expect([(await node(passes)).spec?.unschedulable, await jobs()]).toEqual([true, [[`kmaint-validate-${uid['v-passes']}`, 0]]]);
+    expect([(await node(passes)).spec?.unschedulable, (await jobs()).map(([j]) => j)]).toEqual([true, [`kmaint-validate-${uid['v-passes']}`]]);
     await gone(requests.passes);
     expect([(await node(passes)).spec?.unschedulable ?? false, await records(passes), await failedCondition(passes), await jobs()]).toEqual([
       false,
@@ -110,7 +112,7 @@ describe(`validation before return to service on the ${process.env['KMAINT_TEST_
       undefined,
       { 'validation.kmaint.io/for': `${ns}/v-fails/${uid['v-fails']}`, 'validation.kmaint.io/job': `kmaint/${failJob}`, 'validation.kmaint.io/outcome': 'Failed', 'validation.kmaint.io/cordoned-by': `kmaint/${ns}/v-fails` },
       { status: 'True', reason: 'Failed', message: failMessage },
-      [[failJob, 1]],
+      [[failJob, ['Failed']]],
     ]);
     expect(await nodeEvents(fails, 'ValidationFailed')).toEqual([`Warning ${failMessage}`]);
     // Nothing lifts it behind validation's back: another cleanup pass leaves it cordoned.
