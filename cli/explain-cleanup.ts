@@ -3,7 +3,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { describeAction } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
-import { RELEASES, walkReleases, type Medik8sLeases, type ReleaseStep } from '../shared/lifecycle/index.ts';
+import { RELEASES, walkReleases, type Medik8sLeases, type ReleaseStep, type ValidationReads } from '../shared/lifecycle/index.ts';
 import { describeSlurmWrite, type SlurmContext } from '../shared/slurm/index.ts';
 import type { ExplainSection } from './explain-sections.ts';
 
@@ -15,6 +15,8 @@ export interface CleanupInput {
   medik8s?: Medik8sLeases;
   /** Slurm as cleanup reads it; absent: Slurm off. */
   slurm?: SlurmContext;
+  /** spec.validation and its Jobs' outcomes as cleanup reads them (issue 44); absent: validation off. */
+  validation?: ValidationReads;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface CleanupInput {
  */
 export function explainCleanup(input: CleanupInput, now: Date, table: readonly ReleaseStep[] = RELEASES): ExplainSection | undefined {
   const nodes = new Map(input.nodes.map((n) => [n.metadata?.name ?? '', n]));
-  const reads = { nodes, maxNodeMaintenanceTimeSeconds: input.maxNodeMaintenanceTimeSeconds, ...(input.medik8s ? { medik8s: input.medik8s } : {}), ...(input.slurm ? { slurm: input.slurm } : {}) };
+  const reads = { nodes, maxNodeMaintenanceTimeSeconds: input.maxNodeMaintenanceTimeSeconds, ...(input.medik8s ? { medik8s: input.medik8s } : {}), ...(input.slurm ? { slurm: input.slurm } : {}), ...(input.validation ? { validation: input.validation } : {}) };
   const lines: string[] = [];
   let next: string | undefined;
   for (const { name, result } of walkReleases(input.maintenance, reads, now, table)) {

@@ -7,12 +7,12 @@ import type { NodeMaintenance } from '../shared/api/index.ts';
 import { indexClaims, referencesClaims } from '../shared/drain/index.ts';
 import { deviceRequestLines, isDeviceRequest, type DeviceView } from '../shared/devices/index.ts';
 import { fieldSelectorTerm, type KubeClient } from '../shared/kube/index.ts';
-import { judgeCrd, loadConfig, malformedMessage, readBase, readBlockers, readDevices, readConfigCrd, readMedik8sLeases, ownPodsOf, readDrainPods, readSriov, schedulingLimitsOf, sriovExternalPools, type CrdStanding, type KmaintConfig } from '../shared/pass/index.ts';
+import { judgeCrd, loadConfig, malformedMessage, readBase, readBlockers, readDevices, readConfigCrd, readMedik8sLeases, ownPodsOf, readDrainPods, readSriov, readValidation, schedulingLimitsOf, sriovExternalPools, type CrdStanding, type KmaintConfig } from '../shared/pass/index.ts';
 import { schedulerInputs, type Blockers, type ExternalPools } from '../shared/scheduling/index.ts';
 import { UsageError } from './errors.ts';
 import { explainAdmission } from './explain-admission.ts';
 import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, readSlurm, recordedReservation, recordedSlurmNodes, type SlurmContext } from '../shared/slurm/index.ts';
-import { needsMedik8sLeases, type Medik8sLeases } from '../shared/lifecycle/index.ts';
+import { needsMedik8sLeases, type Medik8sLeases, type ValidationReads } from '../shared/lifecycle/index.ts';
 import { explainCleanup } from './explain-cleanup.ts';
 import { requestTimes, requestTimesText } from './request-times.ts';
 import { explainDrain, explainPodCompletion, explainReportedWait, nextByPhase, type ExplainSection, type PodsInput } from './explain-sections.ts';
@@ -41,6 +41,8 @@ export interface ExplainSnapshot {
   medik8s?: Medik8sLeases;
   /** Slurm, as cleanup reads it for a request it releases; absent: Slurm off or not read. */
   slurm?: SlurmContext;
+  /** spec.validation and its Jobs' outcomes, as cleanup reads them for a request it releases (issue 44); absent: off. */
+  validation?: ValidationReads;
   /** kured's blockers (spec.rebootBlockers), as the scheduler reads them. */
   blockers?: Blockers;
   /** Device requests (issue 45): DeviceTaintRules served and the nodes' devices, as the scheduler reads them. */
@@ -110,12 +112,13 @@ export async function readExplainSnapshot(client: KubeClient, namespace: string,
  * What cleanup reads for a request it releases (deleted, or its node gone), as the cleanup pass reads it: the medik8s
  * node leases when the request recorded one, Slurm (its reservations too) when it recorded Slurm drains or a reservation.
  */
-async function readCleanupReads(client: KubeClient, namespace: string, config: KmaintConfig, nm: NodeMaintenance, nodeExists: boolean): Promise<Pick<ExplainSnapshot, 'medik8s' | 'slurm'>> {
+async function readCleanupReads(client: KubeClient, namespace: string, config: KmaintConfig, nm: NodeMaintenance, nodeExists: boolean): Promise<Pick<ExplainSnapshot, 'medik8s' | 'slurm' | 'validation'>> {
   if (nm.metadata.deletionTimestamp === undefined && nodeExists) return {};
   const medik8s = await readMedik8sLeases(client, needsMedik8sLeases([nm], 'cleanup'));
   const reservations = recordedReservation(nm) !== undefined;
   const slurm = await readSlurm({ settings: config.slurm, needed: reservations || recordedSlurmNodes(nm).length > 0, reservations, readSecretKey: (name, key) => client.getSecretKey(namespace, name, key), env: process.env });
-  return { medik8s, ...(slurm.context !== undefined ? { slurm: slurm.context } : {}) };
+  const validation = await readValidation(client, config, nm.metadata.deletionTimestamp !== undefined);
+  return { medik8s, ...(slurm.context !== undefined ? { slurm: slurm.context } : {}), ...(validation ? { validation } : {}) };
 }
 
 /** The sections in the order a request meets them; each returns undefined when it has nothing to say in this phase. */
@@ -136,7 +139,7 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   // What cleanup waits on and will do, from its own table of releases: a deleted request, or a Ready one due for collection.
   (s, now) => {
     const { maxNodeMaintenanceTimeSeconds } = s.config.limits;
-    return explainCleanup({ maintenance: s.maintenance, nodes: s.nodes, maxNodeMaintenanceTimeSeconds, ...(s.medik8s ? { medik8s: s.medik8s } : {}), ...(s.slurm ? { slurm: s.slurm } : {}) }, now);
+    return explainCleanup({ maintenance: s.maintenance, nodes: s.nodes, maxNodeMaintenanceTimeSeconds, ...(s.medik8s ? { medik8s: s.medik8s } : {}), ...(s.slurm ? { slurm: s.slurm } : {}), ...(s.validation ? { validation: s.validation } : {}) }, now);
   },
   // Waits another system reports (medik8s lease; Slurm goes in that list) come before the pods: they stop the cordon.
   (s) => explainReportedWait(s.maintenance),

@@ -103,6 +103,25 @@ describe('planLeftovers', () => {
     expect(plan.slurm).toEqual([{ kind: 'undrain', node: 's1' }, { kind: 'deleteReservation', name: 'kmaint_team_fw' }]);
   });
 
+  it("a node a failed validation kept cordoned (issue 44): its validation.kmaint.io/ records listed and dropped, the cordon kept", () => {
+    const failed = node('n6', { cordoned: true, managedFields: [cordonBy('kmaint')], annotations: { 'validation.kmaint.io/job': 'kmaint/kmaint-validate-u1', 'validation.kmaint.io/for': 'team/fw/u1', 'validation.kmaint.io/outcome': 'Failed', 'validation.kmaint.io/cordoned-by': 'kmaint/team/fw' } });
+    const out = planLeftovers({ nodes: [failed], maintenances: [], leases: [], kmaintNamespace: 'kmaint' });
+    expect(out.found.map((l) => [l.record, l.value])).toEqual([
+      ['validation.kmaint.io/job', 'kmaint/kmaint-validate-u1'],
+      ['validation.kmaint.io/for', 'team/fw/u1'],
+      ['validation.kmaint.io/outcome', 'Failed'],
+      ['validation.kmaint.io/cordoned-by', 'kmaint/team/fw'],
+    ]);
+    expect(out.actions).toEqual([
+      {
+        kind: 'patchNodeAnnotations',
+        node: { name: 'n6', resourceVersion: 'rv-n6' },
+        annotations: { 'validation.kmaint.io/job': null, 'validation.kmaint.io/for': null, 'validation.kmaint.io/outcome': null, 'validation.kmaint.io/cordoned-by': null },
+        reason: "kmaint's records left on the node: validation.kmaint.io/job, validation.kmaint.io/for, validation.kmaint.io/outcome, validation.kmaint.io/cordoned-by",
+      },
+    ]);
+  });
+
   it('a clean cluster: nothing found, nothing to write', () => {
     const clean = planLeftovers({ nodes: [node('n2', { cordoned: true, managedFields: [cordonBy('kubectl')] })], maintenances: [], leases: [lease('node-n2', 'node-maintenance-operator')], kmaintNamespace: 'kmaint', slurm: { ...slurm, nodes: [slurm.nodes[1] ?? slurm.nodes[0]!], reservations: [] } });
     expect(clean).toEqual({ found: [], actions: [], slurm: [] });

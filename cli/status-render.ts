@@ -63,7 +63,7 @@ export function renderStatusText(view: StatusView, opts: { colour?: boolean; wid
     { text: ageText(r.ageSeconds) },
     ...(withTimes ? [{ text: requestTimesText(r) || '-', ...(r.deadlineState === 'missed' ? { colour: 'red' as const } : {}) }] : []),
     { text: drainText(r.drain), ...(r.drain ? { colour: 'cyan' as const } : {}) },
-    { text: r.message || (r.deleting ? 'deleted, cleanup pending' : '') },
+    { text: r.validating ?? (r.message || (r.deleting ? 'deleted, cleanup pending' : '')) },
   ]);
   const headers = withTimes ? [...STATUS_HEADERS.slice(0, 5), 'TIMES', ...STATUS_HEADERS.slice(5)] : STATUS_HEADERS;
   const table = { ...(opts.colour !== undefined ? { colour: opts.colour } : {}), ...(opts.width !== undefined && opts.wide !== true ? { width: opts.width } : {}) };

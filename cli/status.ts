@@ -8,6 +8,8 @@ import type { KubeClient } from '../shared/kube/index.ts';
 import { requestTimes, type RequestTimes } from './request-times.ts';
 import { judgeCrd, loadConfig, readConfigCrd, type KmaintConfig } from '../shared/pass/index.ts';
 import { requestMatches, type RequestFilter } from './request-filter.ts';
+import { validatingStage } from './status-validation.ts';
+import type { V1Node } from '@kubernetes/client-node';
 
 /** With kmaint.io/deadline or kmaint.io/not-before set, their fields (RequestTimes) too. */
 export interface StatusRow extends RequestTimes {
@@ -29,6 +31,8 @@ export interface StatusRow extends RequestTimes {
   message: string;
   /** A device request's devices (`driver/pool/device`, issue 45); absent for a node request. */
   devices?: string[];
+  /** Deleted, and cleanup validates its node before the uncordon (issue 44): what it waits on. */
+  validating?: string;
 }
 
 /** A device request's devices as the row carries them; nothing for a node request. */
@@ -59,9 +63,13 @@ export function statusRow(nm: NodeMaintenance, now: Date): StatusRow {
   };
 }
 
-/** Rows in namespace/name order. */
-export function statusRows(maintenances: readonly NodeMaintenance[], now: Date): StatusRow[] {
-  return maintenances.map((nm) => statusRow(nm, now)).sort((a, b) => (a.request < b.request ? -1 : a.request > b.request ? 1 : 0));
+/** Rows in namespace/name order; with the nodes, a request whose node is being validated says so (status-validation.ts). */
+export function statusRows(maintenances: readonly NodeMaintenance[], now: Date, nodes: ReadonlyMap<string, V1Node> = new Map()): StatusRow[] {
+  return maintenances
+    .map((nm) => {
+      const validating = validatingStage(nm, nodes.get(nm.spec.nodeName));
+      return { ...statusRow(nm, now), ...(validating !== undefined ? { validating } : {}) };
+    }).sort((a, b) => (a.request < b.request ? -1 : a.request > b.request ? 1 : 0));
 }
 
 /** The cluster-wide limits the scheduler applies, or why it admits nothing. */
@@ -110,7 +118,7 @@ export async function readStatus(client: KubeClient, namespace: string, now: Dat
   return {
     config: [...crdLines, line].join('\n'),
     warnings: [...crdLines, ...(configProblems ? [line] : [])],
-    rows: statusRows(shown, now),
+    rows: statusRows(shown, now, new Map(nodes.map((n) => [n.metadata?.name ?? '', n]))),
     objects: shown,
     filtered: filterText(filter),
   };

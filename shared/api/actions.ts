@@ -120,6 +120,29 @@ export interface InstanceEventMove {
   notBefore: string;
 }
 
+/** The validation Job's container as spec.validation.job gives it (issue 44); defaults resolved (shared/validation). */
+export interface ValidationJobSpec {
+  image: string;
+  command: string[];
+  args: string[];
+  env: Array<{ name: string; value: string }>;
+  resources: { requests?: Record<string, string>; limits?: Record<string, string> };
+  privileged: boolean;
+  serviceAccountName?: string;
+}
+
+/** The one-shot Job that validates a released node before its uncordon (issue 44): pinned, tolerating kmaint's taints only. */
+export interface ValidationJob {
+  namespace: string;
+  name: string;
+  nodeName: string;
+  /** The Node's uid: the Job is owned by the Node, so it goes with a deleted Node. */
+  nodeUid?: string;
+  spec: ValidationJobSpec;
+  /** namespace/name of the request whose release it validates, as an annotation for people reading the Job. */
+  request: string;
+}
+
 export type Action =
   /** Replace the NodeMaintenance status (status subresource). `phaseFrom`/`phaseTo` set when the Ready reason changes. */
   | { kind: 'writeStatus'; target: MaintenanceRef; status: NodeMaintenanceStatus; phaseFrom?: string; phaseTo?: string; reason: string }
@@ -200,7 +223,11 @@ export type Action =
   /** Create a device request's DeviceTaintRule (issue 45), after the request's patch recording its name, in the same unit; one already there is fine. */
   | { kind: 'createDeviceTaintRule'; rule: DeviceTaintRuleWrite; maintenance: MaintenanceRef; reason: string }
   /** Delete a DeviceTaintRule the request recorded; one already gone is fine. */
-  | { kind: 'deleteDeviceTaintRule'; name: string; maintenance: MaintenanceRef; reason: string };
+  | { kind: 'deleteDeviceTaintRule'; name: string; maintenance: MaintenanceRef; reason: string }
+  /** Create the validation Job (issue 44), after the node patch recording it, in the released request's unit. */
+  | { kind: 'createValidationJob'; job: ValidationJob; maintenance: MaintenanceRef; reason: string }
+  /** Delete a validation Job and its pod (propagation Background); one already gone is fine. */
+  | { kind: 'deleteValidationJob'; job: { namespace: string; name: string }; maintenance: MaintenanceRef; reason: string };
 
 export type ActionKind = Action['kind'];
 
@@ -257,6 +284,10 @@ export function describeAction(action: Action): string {
       return `create DeviceTaintRule ${action.rule.name} (NoSchedule on ${action.rule.device.driver}/${action.rule.device.pool}/${action.rule.device.device}): ${action.reason}`;
     case 'deleteDeviceTaintRule':
       return `delete DeviceTaintRule ${action.name}: ${action.reason}`;
+    case 'createValidationJob':
+      return `create validation Job ${action.job.namespace}/${action.job.name} on node ${action.job.nodeName}: ${action.reason}`;
+    case 'deleteValidationJob':
+      return `delete validation Job ${action.job.namespace}/${action.job.name}: ${action.reason}`;
     case 'emitEvent':
       return `event ${action.type} ${action.eventReason} on ${action.target.kind === 'Node' ? `node ${action.target.name}` : namespacedName(action.target)}: ${action.message}`;
   }

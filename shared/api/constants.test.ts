@@ -251,6 +251,21 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'ANNOTATION_DEVICE_RULE_REQUEST', actual: constants.ANNOTATION_DEVICE_RULE_REQUEST, expected: 'kmaint.io/maintenance' },
   { name: 'DEVICE_TAINT_KEY', actual: constants.DEVICE_TAINT_KEY, expected: 'kmaint.io/maintenance' },
   { name: 'DEVICE_TAINT_RULE_PREFIX', actual: constants.DEVICE_TAINT_RULE_PREFIX, expected: 'kmaint-device-' },
+  // Validation before return to service (issue 44 point 1): the Node's condition is the repair ladder's contract.
+  { name: 'VALIDATION_ANNOTATION_PREFIX', actual: constants.VALIDATION_ANNOTATION_PREFIX, expected: 'validation.kmaint.io/' },
+  { name: 'ANNOTATION_VALIDATION_JOB', actual: constants.ANNOTATION_VALIDATION_JOB, expected: 'validation.kmaint.io/job' },
+  { name: 'ANNOTATION_VALIDATION_FOR', actual: constants.ANNOTATION_VALIDATION_FOR, expected: 'validation.kmaint.io/for' },
+  { name: 'ANNOTATION_VALIDATION_START', actual: constants.ANNOTATION_VALIDATION_START, expected: 'validation.kmaint.io/start-time' },
+  { name: 'ANNOTATION_VALIDATION_OUTCOME', actual: constants.ANNOTATION_VALIDATION_OUTCOME, expected: 'validation.kmaint.io/outcome' },
+  { name: 'ANNOTATION_VALIDATION_CORDONED_BY', actual: constants.ANNOTATION_VALIDATION_CORDONED_BY, expected: 'validation.kmaint.io/cordoned-by' },
+  { name: 'ANNOTATION_VALIDATION_OPT_OUT', actual: constants.ANNOTATION_VALIDATION_OPT_OUT, expected: 'kmaint.io/validation' },
+  { name: 'VALIDATION_OPT_OUT_VALUE', actual: constants.VALIDATION_OPT_OUT_VALUE, expected: 'skip' },
+  { name: 'CONDITION_VALIDATION_FAILED', actual: constants.CONDITION_VALIDATION_FAILED, expected: 'KmaintValidationFailed' },
+  { name: 'EVENT_REASON_VALIDATION_FAILED', actual: constants.EVENT_REASON_VALIDATION_FAILED, expected: 'ValidationFailed' },
+  { name: 'EVENT_REASON_VALIDATION_PASSED', actual: constants.EVENT_REASON_VALIDATION_PASSED, expected: 'ValidationPassed' },
+  { name: 'LABEL_VALIDATION_POD', actual: constants.LABEL_VALIDATION_POD, expected: 'kmaint.io/validation-pod' },
+  { name: 'VALIDATION_JOB_PREFIX', actual: constants.VALIDATION_JOB_PREFIX, expected: 'kmaint-validate-' },
+  { name: 'TAINT_UNSCHEDULABLE', actual: constants.TAINT_UNSCHEDULABLE, expected: 'node.kubernetes.io/unschedulable' },
 ];
 
 // The SR-IOV parallel-node-config design, beside the repository: <repo>/../shared/seeds/.
@@ -336,6 +351,8 @@ it('every export of constants.ts is classified as upstream or kmaint-only', () =
     'waitKindOf',
     'NodeCondition',
     'NodeConditionReason',
+    // The reasons of KmaintValidationFailed (issue 44): `Failed` is a common word, also in the upstream fact sheet.
+    'ValidationFailedReason',
     'NODE_CONDITION_TYPES',
     'NODE_CONDITION_MESSAGE_PREFIX',
     'TAINT_OUT_OF_SERVICE',
@@ -418,4 +435,8 @@ describe('the SR-IOV network operator\'s drain handshake (interop-2026.md sectio
   it.each(SRIOV_KMAINT_STRINGS)('$name is exactly "$expected", kmaint\'s own', ({ name, expected }) => {
     expect(constants[name]).toBe(expected);
   });
+});
+
+it("ValidationFailedReason holds exactly KmaintValidationFailed's two reasons (issue 44, the repair ladder matches them)", () => {
+  expect(constants.ValidationFailedReason).toEqual({ Failed: 'Failed', TimedOut: 'TimedOut' });
 });

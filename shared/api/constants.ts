@@ -401,3 +401,32 @@ export const ANNOTATION_DEVICE_RULE_REQUEST = 'kmaint.io/maintenance';
 export const DEVICE_TAINT_KEY = 'kmaint.io/maintenance';
 /** kmaint's DeviceTaintRules are named this prefix + the request's uid + `-` + the device's index in the request. */
 export const DEVICE_TAINT_RULE_PREFIX = 'kmaint-device-';
+// Issue 44 point 1: validation before return to service (shared/validation/, shared/lifecycle/validate-release.ts).
+// Every fact of a validation lives on its Node under this prefix, so any cleanup pass continues where another stopped.
+export const VALIDATION_ANNOTATION_PREFIX = 'validation.kmaint.io/';
+/** The validation Job of the node's current or last attempt, `namespace/name`. */
+export const ANNOTATION_VALIDATION_JOB = 'validation.kmaint.io/job';
+/** The request (`namespace/name/uid`) whose release that attempt validates: one attempt per request, ever. */
+export const ANNOTATION_VALIDATION_FOR = 'validation.kmaint.io/for';
+/** When the attempt was issued (RFC 3339): the clock of spec.validation.timeoutSeconds. */
+export const ANNOTATION_VALIDATION_START = 'validation.kmaint.io/start-time';
+/** `Failed` or `TimedOut` once the attempt failed; absent while it runs. */
+export const ANNOTATION_VALIDATION_OUTCOME = 'validation.kmaint.io/outcome';
+/** After a failure: whose cordon kmaint keeps (the kmaint.io/cordoned-by value it took over); a later pass releases it. */
+export const ANNOTATION_VALIDATION_CORDONED_BY = 'validation.kmaint.io/cordoned-by';
+/** kmaint extension on a NodeMaintenance: "skip" releases its node without validation. */
+export const ANNOTATION_VALIDATION_OPT_OUT = 'kmaint.io/validation';
+export const VALIDATION_OPT_OUT_VALUE = 'skip';
+/** The Node condition of a failed or timed-out validation (True); removed when a later validation passes. */
+export const CONDITION_VALIDATION_FAILED = 'KmaintValidationFailed';
+export const ValidationFailedReason = { Failed: 'Failed', TimedOut: 'TimedOut' } as const;
+export type ValidationFailedReason = (typeof ValidationFailedReason)[keyof typeof ValidationFailedReason];
+/** Node events: a validation failed or timed out (Warning); one passed (Normal). */
+export const EVENT_REASON_VALIDATION_FAILED = 'ValidationFailed';
+export const EVENT_REASON_VALIDATION_PASSED = 'ValidationPassed';
+/** On the validation Job and its pod template ("true"). */
+export const LABEL_VALIDATION_POD = 'kmaint.io/validation-pod';
+/** The validation Job is named this prefix + the request's uid, in kmaint's namespace. */
+export const VALIDATION_JOB_PREFIX = 'kmaint-validate-';
+/** The cordon's taint, the one taint of kmaint's the validation pod tolerates beside the out-of-service taint. */
+export const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';

@@ -54,6 +54,7 @@ export {
   repairSchema,
   rebootSentinelSchema,
   slurmSchema,
+  validationSchema,
   DEFAULT_REAP_PREDICATE,
   DEFAULT_UNHEALTHY_PREDICATE,
   waitForPodCompletionSpecSchema,

@@ -338,6 +338,29 @@ export const rebootSentinelSchema = z.strictObject({
 });
 
 /**
+ * kmaint extension (issue 44): spec.validation, a Job run on a released node before kmaint uncordons it
+ * (shared/validation/, shared/lifecycle/validate-release.ts). Present = on for the Nodes `nodeSelector` selects.
+ */
+export const validationSchema = z.strictObject({
+  /** Which Nodes are validated; absent or empty = every Node. */
+  nodeSelector: labelSelectorSchema.optional(),
+  /** The one-shot Job's container: the user's image and command (DCGM diagnostics, an NCCL test). */
+  job: z.strictObject({
+    image: z.string().min(1).max(1024),
+    command: z.array(z.string().min(1).max(4096)).max(64).optional(),
+    args: z.array(z.string().max(4096)).max(256).optional(),
+    env: z.array(z.strictObject({ name: z.string().min(1).max(256), value: z.string().max(4096) })).max(64).optional(),
+    resources: z.strictObject({ requests: z.record(z.string(), z.string()).optional(), limits: z.record(z.string(), z.string()).optional() }).optional(),
+    privileged: z.boolean().optional(),
+    serviceAccountName: z.string().min(1).max(253).optional(),
+  }),
+  /** From issuing the Job to its success; past it the validation has failed (TimedOut). @default 1800 */
+  timeoutSeconds: z.int().min(1).max(2_147_483_647).optional(),
+  /** `keepCordoned`: a failed node stays cordoned; `uncordon`: it is marked (condition, event) and uncordoned. @default keepCordoned */
+  onFailure: z.enum(['keepCordoned', 'uncordon']).optional(),
+});
+
+/**
  * kmaint extension (issue 43): kured's blockers as admission gates. Pods matching `blockingPodSelector` on a Node keep
  * its requests from being admitted; firing alerts read from `alerts.url` (Alertmanager /api/v2/alerts or Prometheus
  * /api/v1/alerts) whose name matches `nameRegexp` and not `ignoreNameRegexp` (RE2) hold every admission; an alerts API
@@ -411,6 +434,8 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
    * for every Node whose condition `conditionType` is True, and deletes it once Ready and the condition is cleared.
    */
   rebootSentinel: rebootSentinelSchema.optional(),
+  /** kmaint extension (issue 44): validate a released node with a Job before it is uncordoned. */
+  validation: validationSchema.optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

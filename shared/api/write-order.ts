@@ -28,6 +28,8 @@ export function unitKey(a: Action): string {
     case 'rebootInstance':
     case 'createDeviceTaintRule':
     case 'deleteDeviceTaintRule':
+    case 'createValidationJob':
+    case 'deleteValidationJob':
       return `nm/${a.maintenance.namespace}/${a.maintenance.name}`;
     case 'moveInstanceEvent':
       return `nm/${a.request.namespace}/${a.request.name}`;

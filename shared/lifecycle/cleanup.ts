@@ -7,6 +7,7 @@ import type { Action, NodeMaintenance } from '../api/index.ts';
 import type { SlurmContext, SlurmWrite } from '../slurm/index.ts';
 import type { Medik8sLeases } from './node-lease.ts';
 import { RELEASES, walkReleases, type ReleaseStep } from './releases.ts';
+import type { ValidationReads } from './validate-release.ts';
 
 export interface CleanupSnapshot {
   nodes: ReadonlyMap<string, V1Node>;
@@ -15,6 +16,8 @@ export interface CleanupSnapshot {
   medik8s?: Medik8sLeases;
   /** spec.slurm when enabled (read when a deleted request recorded Slurm drains); undefined = Slurm off. */
   slurm?: SlurmContext;
+  /** spec.validation and the validation Jobs (issue 44); undefined = validation off. */
+  validation?: ValidationReads;
 }
 
 export interface CleanupConfig {
@@ -37,7 +40,7 @@ export interface CleanupPlan {
 /** Pure: decides every release and collection for one snapshot by walking `table` (RELEASES) for each request. */
 export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, now: Date, table: readonly ReleaseStep[] = RELEASES): CleanupPlan {
   const plan: CleanupPlan = { actions: [], slurm: [], held: [], released: 0, collected: 0, idle: true };
-  const reads = { nodes: snapshot.nodes, maxNodeMaintenanceTimeSeconds: config.maxNodeMaintenanceTimeSeconds, ...(snapshot.medik8s ? { medik8s: snapshot.medik8s } : {}), ...(snapshot.slurm ? { slurm: snapshot.slurm } : {}), ...(config.fieldManager !== undefined ? { fieldManager: config.fieldManager } : {}) };
+  const reads = { nodes: snapshot.nodes, maxNodeMaintenanceTimeSeconds: config.maxNodeMaintenanceTimeSeconds, ...(snapshot.medik8s ? { medik8s: snapshot.medik8s } : {}), ...(snapshot.slurm ? { slurm: snapshot.slurm } : {}), ...(snapshot.validation ? { validation: snapshot.validation } : {}), ...(config.fieldManager !== undefined ? { fieldManager: config.fieldManager } : {}) };
   const sorted = [...snapshot.maintenances].sort((a, b) => (maintenanceKey(a) < maintenanceKey(b) ? -1 : 1));
   for (const nm of sorted) {
     for (const { result } of walkReleases(nm, reads, now, table)) {

@@ -6,6 +6,8 @@ export { cordonOwnership, cordonIsOurs, sayTheirCordon } from './cordon-owner.ts
 export type { CordonOwnership } from './cordon-owner.ts';
 export type { CleanupConfig, CleanupPlan, CleanupSnapshot } from './cleanup.ts';
 export { RELEASES, walkReleases } from './releases.ts';
+export { validateBeforeUncordon, validationSkipped, whereLogsAre } from './validate-release.ts';
+export type { ValidationReads, ValidationVerdict } from './validate-release.ts';
 export type { ReleaseContext, ReleaseReads, ReleaseResult, ReleaseStep, ReleaseTrace } from './releases.ts';
 export { BudgetLedger, budgetKey, budgetNumbers, budgetsToExplain } from './budgets.ts';
 export type { BudgetDecision, BudgetToExplain } from './budgets.ts';

@@ -31,6 +31,7 @@ import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node
 import { releaseRebootJob } from './reboot-release.ts';
 import { releaseDeviceTaintRules } from './device-release.ts';
 import { sayReleaseHeld } from './release-hold.ts';
+import { validateBeforeUncordon, type ValidationReads } from './validate-release.ts';
 
 /** What every release step reads: one request, its node, what the pass read around it, and what the steps before asked. */
 export interface ReleaseContext {
@@ -51,6 +52,10 @@ export interface ReleaseContext {
   now: Date;
   /** Annotations of the request the steps before asked to drop, in table order; the finalizer's patch takes them. */
   dropFromRequest: readonly string[];
+  /** spec.validation and the validation Jobs read (issue 44); undefined: validation off. */
+  validation: ValidationReads | undefined;
+  /** A step before asked the uncordon to leave the node cordoned (a failed validation, validate-release.ts). */
+  keepCordoned: boolean;
 }
 
 /**
@@ -59,7 +64,7 @@ export interface ReleaseContext {
  * here for this request (its writes the last), counted as `released` or `collected` when it is one.
  */
 export type ReleaseResult =
-  | { kind: 'go'; actions?: readonly Action[]; dropFromRequest?: readonly string[] }
+  | { kind: 'go'; actions?: readonly Action[]; dropFromRequest?: readonly string[]; keepCordoned?: true }
   | { kind: 'hold'; why: string; actions?: readonly Action[]; slurm?: readonly SlurmWrite[] }
   | { kind: 'end'; actions?: readonly Action[]; counts?: 'released' | 'collected' };
 
@@ -151,7 +156,8 @@ function nodeRecordsToDrop(nm: NodeMaintenance, node: V1Node, ourCordon: boolean
  */
 function uncordon(ctx: ReleaseContext): ReleaseResult {
   const { nm, node, key, ref } = ctx;
-  if (node === undefined) return GO;
+  // A failed validation kept the cordon and took its record over (validate-release.ts): nothing here is undone.
+  if (node === undefined || ctx.keepCordoned) return GO;
   const nodeRef = nodeRefOf(ctx, node);
   const ourCordon = cordonedBy(node) === holderFor(nm);
   const dropRecord = nodeRecordsToDrop(nm, node, ourCordon);
@@ -165,6 +171,9 @@ function uncordon(ctx: ReleaseContext): ReleaseResult {
   const why = ownership?.kind === 'theirs' ? `${key} deleted; drop ${what}; ${sayTheirCordon(ownership.managers)}` : `${key} deleted; drop ${what}`;
   return { kind: 'go', actions: [{ kind: 'patchNodeAnnotations', node: nodeRef, annotations: dropRecord, maintenance: ref, reason: why }] };
 }
+
+/** The validation Job run on the node before its uncordon (issue 44, validate-release.ts). */
+const validate = (ctx: ReleaseContext): ReleaseResult => validateBeforeUncordon(ctx);
 
 /** The out-of-service taint this request added on a dead node (dead-node.ts). */
 const removeOutOfServiceTaint = (ctx: ReleaseContext): ReleaseResult => (ctx.node === undefined ? GO : { kind: 'go', actions: releaseOutOfServiceTaint(ctx.nm, ctx.node, nodeRefOf(ctx, ctx.node), ctx.ref) });
@@ -226,6 +235,8 @@ export const RELEASES: readonly ReleaseStep[] = [
   { name: 'held for the medik8s lease', step: heldForLease },
   // Slurm before the node: its drains are lifted and read back undrained before Kubernetes lets pods in again.
   { name: 'Slurm release', step: releaseSlurm },
+  // Before the node returns to service: the validation Job must pass (issue 44); a failure keeps the cordon.
+  { name: 'validation', step: validate },
   // The node back in service, only if kmaint's record says kmaint cordoned it; its node records go in the same patch.
   { name: 'uncordon', step: uncordon },
   { name: 'out-of-service taint', step: removeOutOfServiceTaint },
@@ -258,6 +269,8 @@ export interface ReleaseReads {
   maxNodeMaintenanceTimeSeconds: number;
   /** @default KMAINT_FIELD_MANAGER */
   fieldManager?: string;
+  /** spec.validation and its Jobs (issue 44); absent: validation off. */
+  validation?: ValidationReads;
 }
 
 /** Walks `table` for one request until a step holds or ends: every step it ran, with its verdict. Pure. */
@@ -276,12 +289,15 @@ export function walkReleases(nm: NodeMaintenance, reads: ReleaseReads, now: Date
     fieldManager: reads.fieldManager ?? KMAINT_FIELD_MANAGER,
     now,
     dropFromRequest: [],
+    validation: reads.validation,
+    keepCordoned: false,
   };
   for (const { name, step } of table) {
     const result = step(ctx);
     trace.push({ name, result });
     if (result.kind !== 'go') break;
     if (result.dropFromRequest !== undefined && result.dropFromRequest.length > 0) ctx = { ...ctx, dropFromRequest: [...ctx.dropFromRequest, ...result.dropFromRequest] };
+    if (result.keepCordoned === true) ctx = { ...ctx, keepCordoned: true };
   }
   return trace;
 }

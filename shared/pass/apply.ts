@@ -12,6 +12,7 @@ import { errorMessage } from '../errors/index.ts';
 /** A write's outcome; `failed` is a cloud call's (an instance reboot), which has no HTTP status of the Kubernetes API. */
 type ApplyOutcome = WriteOutcome | { kind: 'failed'; message: string };
 import { deviceTaintRuleManifest } from '../devices/index.ts';
+import { validationJobManifest } from '../validation/index.ts';
 
 export interface ApplyResult {
   /** Actions applied, by kind. */
@@ -83,6 +84,8 @@ function versionKey(a: Action): string {
       return `sriovnetworknodestate/${a.target.namespace}/${a.target.name}`;
     case 'createRebootJob':
     case 'deleteRebootJob':
+    case 'createValidationJob':
+    case 'deleteValidationJob':
       return `job/${a.job.namespace}/${a.job.name}`;
     case 'rebootInstance':
       return `instance/${a.instance.providerID}`;
@@ -207,11 +210,14 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
       return c.deleteLease(a.lease.namespace, a.lease.name, rv.get(key) ?? a.lease.resourceVersion);
     case 'createRebootJob':
       return c.createJob(a.job.namespace, rebootJobManifest(a.job));
-    case 'deleteRebootJob': {
+    case 'deleteRebootJob':
+    case 'deleteValidationJob': {
       // Already gone (deleted by an earlier pass, or with its Node): what the delete wanted.
       const out = await c.deleteJob(a.job.namespace, a.job.name);
       return out.kind === 'notFound' ? { kind: 'ok' } : out;
     }
+    case 'createValidationJob':
+      return c.createJob(a.job.namespace, validationJobManifest(a.job));
     case 'rebootInstance':
     case 'moveInstanceEvent':
       return instanceCall(a, opts);

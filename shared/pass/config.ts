@@ -12,6 +12,7 @@ import { nodeReadSettings, type NodeReadSettings } from './choose-node-read.ts';
 import { loadBlockerSettings, type BlockerSettings } from './reboot-blockers-config.ts';
 import { loadRebootSentinel, loadRebootSettings, type LoadedReboot, type LoadedRebootSentinel } from '../reboot/index.ts';
 import { upstreamOperatorNamespaceOf } from './snapshot.ts';
+import { loadValidationSettings, type LoadedValidation } from '../validation/index.ts';
 
 /** How a reaper pass runs: `disabled` reads and writes nothing, `dry-run` writes events only, `active` is a normal pass. */
 export type ReaperMode = 'disabled' | 'dry-run' | 'active';
@@ -106,6 +107,8 @@ export interface KmaintConfig {
   readonly reboot: LoadedReboot;
   /** spec.rebootSentinel (issue 43): the Node condition for which the scheduler pass files reboot requests. */
   readonly rebootSentinel: LoadedRebootSentinel;
+  /** spec.validation (issue 44): the Job cleanup runs on a released node before its uncordon. */
+  readonly validation: LoadedValidation;
 }
 
 let loads = 0;
@@ -125,7 +128,8 @@ export function loadConfig(source: ConfigSource, nodeCount: number, namespace: s
   const limits = loadLimits(object, nodeCount);
   const scoped = limits.config.admission?.scopedProblems ?? [];
   const rebootSentinel = loadRebootSentinel(object);
-  const features = [...reaperProblems(object), ...slurmConfigProblems(object), ...(rebootSentinel.kind === 'invalid' ? [rebootSentinel.problem] : [])];
+  const validation = loadValidationSettings(object);
+  const features = [...reaperProblems(object), ...slurmConfigProblems(object), ...(rebootSentinel.kind === 'invalid' ? [rebootSentinel.problem] : []), ...(validation.kind === 'invalid' ? [validation.problem] : [])];
   return {
     object,
     namespace,
@@ -149,6 +153,7 @@ export function loadConfig(source: ConfigSource, nodeCount: number, namespace: s
     rebootBlockers: loadBlockerSettings(object),
     reboot: loadRebootSettings(object),
     rebootSentinel,
+    validation,
   };
 }
 

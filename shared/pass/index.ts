@@ -27,3 +27,4 @@ export { CRD_ABSENT, CRDS_IN_FORCE, acceptsUpstreamSchema, foreignBecause, judge
 export type { CrdRead, CrdStanding } from './crd-schema.ts';
 export { readBlockers } from './reboot-blockers-read.ts';
 export { readDevices } from './device-read.ts';
+export { readValidation } from './validation-read.ts';

@@ -2,7 +2,8 @@
 // planCleanup (shared/lifecycle's table of releases), then the sweeps (cleanup-sweeps.ts: malformed requests' releases, orphans, Slurm).
 import { maintenanceKey, type NodeMaintenance } from '../api/index.ts';
 import { cleanupNodesNeeded, chooseNodeRead } from './choose-node-read.ts';
-import { findNodeOrphans, orphanLiveKey, planCleanup, type NodeOrphan } from '../lifecycle/index.ts';
+import { findNodeOrphans, orphanLiveKey, planCleanup, type NodeOrphan, type ValidationReads } from '../lifecycle/index.ts';
+import { readValidation } from './validation-read.ts';
 import { recordedReservation, recordedSlurmNodes, type SlurmRead } from '../slurm/index.ts';
 import type { KmaintConfig } from './config.ts';
 import { planCleanupSweeps } from './cleanup-sweeps.ts';
@@ -18,6 +19,8 @@ export interface CleanupReads {
   slurm: SlurmRead;
   /** Node-side state whose request is gone, confirmed by a LIST of the requests made after the nodes were read. */
   orphans: NodeOrphan[];
+  /** spec.validation with the validation Jobs' outcomes (their pods listed only when it is on and a request is being deleted); undefined: off. */
+  validation?: ValidationReads | undefined;
 }
 
 /** spec.slurm on with slurmrestd: every cleanup pass reads Slurm and sweeps what no live request owns (slurm/sweep.ts). */
@@ -93,12 +96,12 @@ export const CLEANUP_PASS: PassDefinition<CleanupReads> = {
     const sweep = sweepsSlurm(config);
     const reservations = sweep || releasing.some((nm) => recordedReservation(nm) !== undefined);
     const needsSlurm = reservations || releasing.some((nm) => recordedSlurmNodes(nm).length > 0);
-    return { medik8s, slurm: await readSlurmFor(opts, config, needsSlurm, reservations), orphans: await readOrphans(opts, base) };
+    return { medik8s, slurm: await readSlurmFor(opts, config, needsSlurm, reservations), orphans: await readOrphans(opts, base), validation: await readValidation(opts.client, config, releasing.some((nm) => nm.metadata.deletionTimestamp !== undefined)) };
   },
   plan: ({ base, config, reads, now }) => {
     const slurm = reads.slurm.context;
     // The table of releases (lifecycle/releases.ts) for every request, then the sweeps (cleanup-sweeps.ts).
-    const plan = planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base), medik8s: reads.medik8s, ...(slurm ? { slurm } : {}) }, { maxNodeMaintenanceTimeSeconds: config.limits.maxNodeMaintenanceTimeSeconds }, now);
+    const plan = planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base), medik8s: reads.medik8s, ...(slurm ? { slurm } : {}), ...(reads.validation ? { validation: reads.validation } : {}) }, { maxNodeMaintenanceTimeSeconds: config.limits.maxNodeMaintenanceTimeSeconds }, now);
     const sweeps = planCleanupSweeps({ nodes: base.nodes, nodeList: base.nodeList, maintenances: base.maintenances, malformed: base.malformed, orphans: reads.orphans, slurm }, now);
     const released = plan.released + sweeps.released;
     const slurmWrites = [...plan.slurm, ...sweeps.slurm];

@@ -1,7 +1,7 @@
 // The repair ladder's records on a Node (repair.kmaint.io/): the rung in progress and the fault history of a rolling
 // window. Reading is lenient (a record that does not parse counts as absent and is overwritten); writing is bounded.
 import type { V1Node } from '@kubernetes/client-node';
-import { ANNOTATION_REPAIR_HISTORY, ANNOTATION_REPAIR_RUNG, ANNOTATION_REPAIR_UNHEALTHY_SINCE, rfc3339Seconds } from '#api';
+import { ANNOTATION_REPAIR_HISTORY, ANNOTATION_REPAIR_RUNG, ANNOTATION_REPAIR_UNHEALTHY_SINCE, CONDITION_VALIDATION_FAILED, rfc3339Seconds } from '#api';
 import type { Remedy } from './repair-config.ts';
 
 /** The most repairs kept in the history annotation (oldest dropped first): about 60 bytes each, so under 1.5 KiB. */
@@ -25,8 +25,6 @@ export interface HistoryEntry {
   validation?: string;
 }
 
-/** The condition validation before return to service sets on a Node whose validation failed (issue 44 point 1). */
-const CONDITION_VALIDATION_FAILED = 'KmaintValidationFailed';
 
 /** The reason of the Node's failed validation (condition KmaintValidationFailed True), or undefined when none shows. */
 export function failedValidation(node: V1Node): string | undefined {

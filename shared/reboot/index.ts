@@ -5,3 +5,5 @@ export { asksForReboot, loadRebootSentinel, planRebootSentinel } from './sentine
 export type { LoadedRebootSentinel, RebootSentinelPlan, RebootSentinelSettings, RebootSentinelSnapshot } from './sentinel.ts';
 export { rebootJobManifest, rebootJobName } from './job.ts';
 export { ec2RebootIssued, ec2RebootTarget } from './ec2.ts';
+export { pinnedJobManifest } from './pinned-job.ts';
+export type { PinnedJob } from './pinned-job.ts';

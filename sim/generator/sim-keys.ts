@@ -2,6 +2,12 @@
 
 /** On a Job's pod template: how long the simulated kubelet runs the pod before it Succeeds. */
 export const ANNOTATION_SIM_RUN_SECONDS = 'kmaint.io/sim-run-seconds';
+/**
+ * Env of a simulated Job pod's first container (what a Job template from a config can set, where annotations cannot
+ * be): its exit code (non-zero: the pod Fails) and its run time. The command itself is never run.
+ */
+export const ENV_SIM_EXIT_CODE = 'KMAINT_SIM_EXIT_CODE';
+export const ENV_SIM_RUN_SECONDS = 'KMAINT_SIM_RUN_SECONDS';
 /** On a pod: how long the simulated kubelet takes to stop it once deleted (capped by the grace period). */
 export const ANNOTATION_SIM_TERMINATION_SECONDS = 'kmaint.io/sim-termination-seconds';
 /** Set by the real kubelet on mirror pods of static pods. */

@@ -37,6 +37,8 @@ describe('decidePod', () => {
     ['a running NotReady pod no longer selected turns Ready', aPod({ phase: 'Running', ready: false }), facts(), { kind: 'setReady', at: T0, ready: true }],
     ['a job pod succeeds its run time after it started', aPod({ phase: 'Running', ready: true, job: true, runSeconds: 60, startTimeMs: T0 + 1000 }), facts(), { kind: 'succeed', at: T0 + 61_000 }],
     ['a job pod without a run time uses the default', aPod({ phase: 'Running', ready: true, job: true }), facts(), { kind: 'succeed', at: T0 + 5000 }],
+    ['a job pod whose env asks for exit code 3 fails at the end of its run (a failing validation Job)', aPod({ phase: 'Running', ready: true, job: true, runSeconds: 2, exitCode: 3, startTimeMs: T0 }), facts(), { kind: 'exit', at: T0 + 2000, exitCode: 3 }],
+    ['a job pod whose env asks for exit code 0 succeeds', aPod({ phase: 'Running', ready: true, job: true, runSeconds: 2, exitCode: 0, startTimeMs: T0 }), facts(), { kind: 'succeed', at: T0 + 2000 }],
     ['a mirror pod is never finished as a job', aPod({ phase: 'Running', ready: true, mirror: true, job: true }), facts(), { kind: 'none' }],
     ['a succeeded pod is left alone', aPod({ phase: 'Succeeded' }), facts(), { kind: 'none' }],
     ['a deleted pod stops after its whole grace period', aPod({ phase: 'Running', deleting: true, deletionGraceSeconds: 30 }), facts({ terminatingSinceMs: T0 + 100 }), { kind: 'delete', at: T0 + 100 + 30_000 }],

@@ -78,6 +78,9 @@ export function decidePod(pod: PodView, facts: PodFacts, timing: PodTiming): Pod
   if (pod.job && !pod.mirror && !facts.host) {
     // kmaint's reboot pod is never run: it "returns" at once and the node reboots (reboot.ts).
     const run = pod.runSeconds ?? (isRebootPod(pod.labels) ? REBOOT_POD_RUN_SECONDS : timing.defaultJobRunSeconds);
+    const at = (pod.startTimeMs ?? facts.firstSeenMs) + run * 1000;
+    // A non-zero exit code asked for by the pod's env (a validation Job that fails, issue 44): the pod Fails.
+    if (pod.exitCode !== undefined && pod.exitCode !== 0) return { kind: 'exit', at, exitCode: pod.exitCode, reason: `job pod runs ${run}s and exits ${pod.exitCode}` };
     return { kind: 'succeed', at: (pod.startTimeMs ?? facts.firstSeenMs) + run * 1000, reason: `job pod runs ${run}s` };
   }
   return { kind: 'none', reason: 'running as wanted' };

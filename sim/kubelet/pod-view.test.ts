@@ -51,6 +51,11 @@ describe('toPodView', () => {
     expect(toPodView(typed as unknown as V1Pod)).toEqual(toPodView(raw as unknown as V1Pod));
   });
 
+  it("a Job pod's first container env gives its simulated exit code and run time (issue 44: a config's Job template has no pod annotations)", () => {
+    const v = toPodView({ metadata: { uid: 'j', ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'v', uid: 'jv' }] }, spec: { containers: [{ name: 'validation', image: 'dcgm', env: [{ name: 'KMAINT_SIM_EXIT_CODE', value: '1' }, { name: 'KMAINT_SIM_RUN_SECONDS', value: '3600' }] }] } });
+    expect([v.job, v.exitCode, v.runSeconds]).toEqual([true, 1, 3600]);
+  });
+
   it('defaults: Pending, 30s grace, not a job, mirror from the annotation', () => {
     const v = toPodView({ metadata: { uid: 'm', annotations: { 'kubernetes.io/config.mirror': 'h' } }, spec: { containers: [] } });
     expect(v).toMatchObject({ phase: 'Pending', terminationGraceSeconds: 30, job: false, mirror: true, deleting: false });

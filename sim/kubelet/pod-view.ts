@@ -1,6 +1,6 @@
 // The few facts the kubelet keeps per pod, read from a typed V1Pod (Dates) or a raw watch object (strings).
 import type { V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_CONFIG_MIRROR, ANNOTATION_SIM_RUN_SECONDS, ANNOTATION_SIM_TERMINATION_SECONDS } from '../generator/sim-keys.ts';
+import { ANNOTATION_CONFIG_MIRROR, ANNOTATION_SIM_RUN_SECONDS, ANNOTATION_SIM_TERMINATION_SECONDS, ENV_SIM_EXIT_CODE, ENV_SIM_RUN_SECONDS } from '../generator/sim-keys.ts';
 
 /**
  * On a pod: "true" makes it run but never turn Ready, as a readiness probe that never succeeds (tests of the
@@ -31,8 +31,10 @@ export interface PodView {
   mirror: boolean;
   /** Owned by a Job, or annotated with a run time: the container exits 0 after a while. */
   job: boolean;
-  /** Annotation kmaint.io/sim-run-seconds: how long the simulated container runs. */
+  /** Annotation kmaint.io/sim-run-seconds (else env KMAINT_SIM_RUN_SECONDS): how long the simulated container runs. */
   runSeconds?: number;
+  /** Env KMAINT_SIM_EXIT_CODE of the first container: a Job pod's exit code when its run ends (absent: 0). */
+  exitCode?: number;
   /** Annotation kmaint.io/sim-termination-seconds. */
   terminationSeconds?: number;
   /** Annotation kmaint.io/sim-never-ready: "true". */
@@ -61,7 +63,9 @@ export function toPodView(pod: V1Pod): PodView {
   const annotations = meta.annotations ?? {};
   const conditions = pod.status?.conditions ?? [];
   const isJob = meta.ownerReferences?.some((o) => o.kind === 'Job') ?? false;
-  const runSeconds = seconds(annotations[ANNOTATION_SIM_RUN_SECONDS]);
+  const env = new Map((pod.spec?.containers?.[0]?.env ?? []).map((e) => [e.name, e.value ?? '']));
+  const runSeconds = seconds(annotations[ANNOTATION_SIM_RUN_SECONDS] ?? env.get(ENV_SIM_RUN_SECONDS));
+  const exitCode = seconds(env.get(ENV_SIM_EXIT_CODE));
   const terminationSeconds = seconds(annotations[ANNOTATION_SIM_TERMINATION_SECONDS]);
   const startTimeMs = timeMs(pod.status?.startTime as Date | string | undefined);
   return {
@@ -83,6 +87,7 @@ export function toPodView(pod: V1Pod): PodView {
     mirror: ANNOTATION_CONFIG_MIRROR in annotations,
     job: isJob || runSeconds !== undefined,
     ...(runSeconds !== undefined ? { runSeconds } : {}),
+    ...(exitCode !== undefined && Number.isInteger(exitCode) ? { exitCode } : {}),
     ...(terminationSeconds !== undefined ? { terminationSeconds } : {}),
     ...(annotations[ANNOTATION_SIM_NEVER_READY] === 'true' ? { neverReady: true } : {}),
     containers: (pod.spec?.containers ?? []).map((c) => ({ name: c.name, image: c.image ?? '' })),
