@@ -36,6 +36,7 @@ export const SECTION_PARSERS = [
   'loadBlockerSettings',
   'loadRebootSettings',
   'loadRebootSentinel',
+  'loadReleaseDelaySeconds',
 ] as const;
 
 /** Where each other way of reaching the stored object is allowed, beside the config module. */

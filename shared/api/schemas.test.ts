@@ -384,6 +384,8 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   // Issue 43 point 2: the reboot sentinel's Node condition.
   'spec.rebootSentinel': { type: 'object' },
   'spec.rebootSentinel.conditionType': { type: 'string', minLength: 1, maxLength: 316 },
+  // Issue 43 point 3: kured's --lock-release-delay.
+  'spec.releaseDelaySeconds': { type: 'integer', format: 'int32', minimum: 0 },
   // Issue 21: gangs by node label, and when a waiting gang holds freed slots.
   'spec.gangNodeLabel': { type: 'string', minLength: 1 },
   'spec.gangReserveAfterSeconds': { type: 'integer', format: 'int32', minimum: 0 },

@@ -389,6 +389,11 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
    * for every Node whose condition `conditionType` is True, and deletes it once Ready and the condition is cleared.
    */
   rebootSentinel: rebootSentinelSchema.optional(),
+  /**
+   * kmaint extension (issue 43, kured's --lock-release-delay): after an admitted request is released (deleted, its node
+   * back in service), nothing is admitted for this many seconds. Absent or 0 = off.
+   */
+  releaseDelaySeconds: nonNegativeInt32().optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

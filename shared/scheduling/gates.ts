@@ -3,6 +3,7 @@
 import { requestNotBefore, rfc3339Seconds, type NodeMaintenance } from '#api';
 import { blockingAlertAdmits, blockingAlertRefusal, blockingPodAdmits, blockingPodRefusal } from './blockers.ts';
 import { externalPoolAdmits, externalPoolRefusal } from './external-pools.ts';
+import { releaseDelayAdmits, releaseDelayRefusal } from './release-delay.ts';
 import { refusal, type Refusal } from './refusal.ts';
 import type { ValidBudget } from './limits.ts';
 import type { PoolScope, ScopeCount, ScopeLimit, Scopes } from './scopes.ts';
@@ -169,6 +170,14 @@ export const GATES: readonly Gate[] = [
       const pool = poolOf(t, node)?.scope;
       return pool === undefined ? undefined : `pool ${pool.name} window: ${pool.window.kind === 'unrestricted' ? 'none configured' : 'open'}`;
     },
+  },
+  // kured's --lock-release-delay (issue 43 point 3): after a node comes back nothing starts until the delay is over;
+  // only time frees it (cleanup lets the held request go then), whatever the counts, and the message says when.
+  {
+    name: 'release delay',
+    whateverTheCounts: true,
+    refuse: (t) => (t.now === undefined ? undefined : refusal('release delay', 'time', releaseDelayRefusal(t.state.releaseDelay, t.now))),
+    admits: (t) => releaseDelayAdmits(t.state.releaseDelay),
   },
   // kured's blockers (issue 43): a firing alert holds every admission, a blocking pod its Node's; only what they watch
   // frees them, whatever the counts, so a blocked request takes no slot and holds nothing (start-now.ts).

@@ -6,6 +6,7 @@ import type { ExternalPools } from './external-pools.ts';
 import type { SchedulingLimits } from './limits.ts';
 import { buildSchedulingState, type SchedulingState } from './state.ts';
 import type { Blockers } from './blockers.ts';
+import { releaseDelayOf } from './release-delay.ts';
 
 export interface SchedulerSources {
   nodes: readonly V1Node[];
@@ -27,12 +28,14 @@ export interface SchedulerInputs {
 
 /** The state and limits planScheduling takes. Pure. */
 export function schedulerInputs(src: SchedulerSources): SchedulerInputs {
+  const releaseDelay = releaseDelayOf(src.maintenances, src.limits.releaseDelaySeconds ?? 0);
   const state = buildSchedulingState({
     nodes: src.nodes,
     maintenances: src.maintenances,
     ...(src.kmaintNamespace !== undefined ? { kmaintNamespace: src.kmaintNamespace } : {}),
     ...(src.externalPools !== undefined ? { externalPools: src.externalPools } : {}),
     ...(src.blockers !== undefined ? { blockers: src.blockers } : {}),
+    ...(releaseDelay !== undefined ? { releaseDelay } : {}),
   });
   return { state, limits: src.limits };
 }

@@ -5,6 +5,7 @@ import type { NodeMaintenance } from '#api';
 import { admissionStanding, holdsAdmission } from './admission-record.ts';
 import type { Blockers } from './blockers.ts';
 import type { ExternalPools } from './external-pools.ts';
+import type { ReleaseDelay } from './release-delay.ts';
 
 export interface SchedulingState {
   /** Nodes by name. */
@@ -40,6 +41,8 @@ export interface SchedulingState {
   readonly kmaintNamespace?: string;
   /** What the pass read for spec.rebootBlockers (blockers.ts), enforced by the `blocking alert` and `blocking pod` gates. */
   readonly blockers?: Blockers;
+  /** spec.releaseDelaySeconds and the deleted requests it holds (release-delay.ts), enforced by the `release delay` gate; absent: off. */
+  readonly releaseDelay?: ReleaseDelay;
 }
 
 /**
@@ -54,7 +57,7 @@ export function isNodeUnavailable(node: V1Node): boolean {
   return ready !== undefined && ready.status !== 'True';
 }
 
-export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[]; externalPools?: ExternalPools; kmaintNamespace?: string; blockers?: Blockers }): SchedulingState {
+export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[]; externalPools?: ExternalPools; kmaintNamespace?: string; blockers?: Blockers; releaseDelay?: ReleaseDelay }): SchedulingState {
   const nodes = new Map<string, V1Node>();
   const nodesUnavailable = new Set<string>();
   for (const node of lists.nodes) {
@@ -118,6 +121,7 @@ export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintena
     unscheduledByRequestor,
     ...(lists.externalPools !== undefined ? { externalPools: lists.externalPools } : {}),
     ...(lists.blockers !== undefined ? { blockers: lists.blockers } : {}),
+    ...(lists.releaseDelay !== undefined ? { releaseDelay: lists.releaseDelay } : {}),
     ...(lists.kmaintNamespace !== undefined ? { kmaintNamespace: lists.kmaintNamespace } : {}),
   };
 }
