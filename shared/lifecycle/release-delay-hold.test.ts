@@ -29,8 +29,8 @@ describe("cleanup's 'release delay' step (NOW 2026-01-01T00:00:00Z, delay 60 s)"
   it('first pass after the node is back: records the release time and keeps the finalizer (the Job too)', () => {
     const nm = request();
     const plan = planCleanup({ nodes, maintenances: [nm] }, { maxNodeMaintenanceTimeSeconds: 3600, releaseDelaySeconds: 60 }, NOW);
-    const why = 'release delay: released at 2026-01-01T00:00:00Z, finalizer kept until 2026-01-01T00:01:00Z (releaseDelaySeconds 60)';
-    expect(plan.actions).toEqual([{ kind: 'patchMaintenanceMeta', target: refOf(nm), annotations: { [ANNOTATION_RELEASED_AT]: '2026-01-01T00:00:00Z' }, reason: `default/a released: ${why}` }]);
+    const why = 'released at 2026-01-01T00:00:00Z, finalizer kept until 2026-01-01T00:01:00Z (releaseDelaySeconds 60)';
+    expect(plan.actions).toEqual([{ kind: 'patchMaintenanceMeta', target: refOf(nm), annotations: { [ANNOTATION_RELEASED_AT]: '2026-01-01T00:00:00Z' }, reason: `record the release of default/a: ${why}` }]);
     expect(plan.held).toEqual([{ key: 'default/a', why }]);
     expect(plan.released).toBe(0);
   });
@@ -38,7 +38,7 @@ describe("cleanup's 'release delay' step (NOW 2026-01-01T00:00:00Z, delay 60 s)"
   it('within the delay: holds and writes nothing (an idle pass)', () => {
     const plan = planCleanup({ nodes, maintenances: [request(released('2025-12-31T23:59:30Z'))] }, { maxNodeMaintenanceTimeSeconds: 3600, releaseDelaySeconds: 60 }, NOW);
     expect(plan.actions).toEqual([]);
-    expect(plan.held).toEqual([{ key: 'default/a', why: 'release delay: released at 2025-12-31T23:59:30Z, finalizer kept until 2026-01-01T00:00:30Z (releaseDelaySeconds 60)' }]);
+    expect(plan.held).toEqual([{ key: 'default/a', why: 'released at 2025-12-31T23:59:30Z, finalizer kept until 2026-01-01T00:00:30Z (releaseDelaySeconds 60)' }]);
     expect(plan.idle).toBe(true);
   });
 

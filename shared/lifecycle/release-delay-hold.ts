@@ -23,7 +23,7 @@ export function releaseDelayHold(nm: NodeMaintenance, ref: MaintenanceRef, phase
   if (recorded === undefined) {
     const at = rfc3339Seconds(now);
     const why = releaseDelayHoldText(at, new Date(Date.parse(at) + seconds * 1000), seconds);
-    return { kind: 'hold', why, actions: [{ kind: 'patchMaintenanceMeta', target: ref, annotations: { [ANNOTATION_RELEASED_AT]: at }, reason: `${ref.namespace}/${ref.name} released: ${why}` }] };
+    return { kind: 'hold', why, actions: [{ kind: 'patchMaintenanceMeta', target: ref, annotations: { [ANNOTATION_RELEASED_AT]: at }, reason: `record the release of ${ref.namespace}/${ref.name}: ${why}` }] };
   }
   const end = releaseDelayEnd(recorded, seconds, now);
   return end === undefined ? { kind: 'go', drop } : { kind: 'hold', why: releaseDelayHoldText(recorded, end, seconds), actions: [] };

@@ -70,7 +70,7 @@ export function releaseDelayAdmits(delay: ReleaseDelay | undefined): string | un
   return delay === undefined ? undefined : `releaseDelaySeconds ${delay.seconds}: no release within the delay`;
 }
 
-/** The hold's text on a released request (cleanup, `kmaint explain`). */
+/** The hold's text on a released request (cleanup's `held`, `kmaint explain` after the step's name). */
 export function releaseDelayHoldText(releasedAt: string, end: Date, seconds: number): string {
-  return `release delay: released at ${rfc3339Seconds(new Date(Date.parse(releasedAt)))}, finalizer kept until ${rfc3339Seconds(end)} (releaseDelaySeconds ${seconds})`;
+  return `released at ${rfc3339Seconds(new Date(Date.parse(releasedAt)))}, finalizer kept until ${rfc3339Seconds(end)} (releaseDelaySeconds ${seconds})`;
 }
