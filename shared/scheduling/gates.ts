@@ -23,7 +23,7 @@ export interface Tally {
   readonly cluster: ScopeCount;
   readonly pools: Map<string, ScopeCount>;
   readonly zones: Map<string, ScopeCount>;
-  /** The pass's clock, for the request's own times (not-before); absent in walks that only count limits. */
+  /** The pass's clock, for the gates that read time (a request's not-before, the release delay); absent in walks that only count limits. */
   readonly now?: Date;
   /** Admissions so far per external pool (state.externalPools). */
   readonly external: Map<string, number>;

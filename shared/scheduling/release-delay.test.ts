@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION_RELEASED_AT } from '#api';
-import { loadConfig, schedulingLimitsOf } from '../pass/config.ts';
+import { loadConfig, schedulingLimitsOf } from '../pass/index.ts';
 import { checkSchedulingInvariants } from './invariants.ts';
 import { schedulerInputs } from './inputs.ts';
 import { planScheduling } from './plan.ts';
