@@ -11,6 +11,8 @@ export interface CleanupInput {
   maintenance: NodeMaintenance;
   nodes: readonly V1Node[];
   maxNodeMaintenanceTimeSeconds: number;
+  /** spec.releaseDelaySeconds; absent: off. */
+  releaseDelaySeconds?: number;
   /** The medik8s node leases as cleanup reads them; absent: not read (reads as none). */
   medik8s?: Medik8sLeases;
   /** Slurm as cleanup reads it; absent: Slurm off. */
@@ -25,7 +27,7 @@ export interface CleanupInput {
  */
 export function explainCleanup(input: CleanupInput, now: Date, table: readonly ReleaseStep[] = RELEASES): ExplainSection | undefined {
   const nodes = new Map(input.nodes.map((n) => [n.metadata?.name ?? '', n]));
-  const reads = { nodes, maxNodeMaintenanceTimeSeconds: input.maxNodeMaintenanceTimeSeconds, ...(input.medik8s ? { medik8s: input.medik8s } : {}), ...(input.slurm ? { slurm: input.slurm } : {}), ...(input.validation ? { validation: input.validation } : {}) };
+  const reads = { nodes, maxNodeMaintenanceTimeSeconds: input.maxNodeMaintenanceTimeSeconds, ...(input.releaseDelaySeconds !== undefined ? { releaseDelaySeconds: input.releaseDelaySeconds } : {}), ...(input.medik8s ? { medik8s: input.medik8s } : {}), ...(input.slurm ? { slurm: input.slurm } : {}), ...(input.validation ? { validation: input.validation } : {}) };
   const lines: string[] = [];
   let next: string | undefined;
   for (const { name, result } of walkReleases(input.maintenance, reads, now, table)) {

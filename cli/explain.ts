@@ -139,7 +139,7 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   // What cleanup waits on and will do, from its own table of releases: a deleted request, or a Ready one due for collection.
   (s, now) => {
     const { maxNodeMaintenanceTimeSeconds } = s.config.limits;
-    return explainCleanup({ maintenance: s.maintenance, nodes: s.nodes, maxNodeMaintenanceTimeSeconds, ...(s.medik8s ? { medik8s: s.medik8s } : {}), ...(s.slurm ? { slurm: s.slurm } : {}), ...(s.validation ? { validation: s.validation } : {}) }, now);
+    return explainCleanup({ maintenance: s.maintenance, nodes: s.nodes, maxNodeMaintenanceTimeSeconds, releaseDelaySeconds: s.config.releaseDelaySeconds, ...(s.medik8s ? { medik8s: s.medik8s } : {}), ...(s.slurm ? { slurm: s.slurm } : {}), ...(s.validation ? { validation: s.validation } : {}) }, now);
   },
   // Waits another system reports (medik8s lease; Slurm goes in that list) come before the pods: they stop the cordon.
   (s) => explainReportedWait(s.maintenance),

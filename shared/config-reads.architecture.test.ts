@@ -37,6 +37,7 @@ export const SECTION_PARSERS = [
   'loadRebootSettings',
   'loadRebootSentinel',
   'loadValidationSettings',
+  'loadReleaseDelaySeconds',
 ] as const;
 
 /** Where each other way of reaching the stored object is allowed, beside the config module. */

@@ -26,7 +26,7 @@ const REFUSAL =
   `kmaint's CRDs are not in force: CustomResourceDefinition ${CONFIG_CRD} has no kmaint.io/crd-schema annotation and its schema lacks spec.pools, ` +
   'spec.maxUnavailablePerZone, spec.zoneLabel, spec.windows, spec.gangNodeLabel, spec.gangReserveAfterSeconds, spec.gangIncompleteAdmitAfterSeconds, spec.nodeHandshake, spec.reaper, ' +
   'spec.cloudEvents, spec.slurm, spec.draResourceNames, spec.nodeConditions, spec.outOfServiceTaint, spec.maintenancePlannedLeadSeconds, spec.namedReadsFromNodes, ' +
-  'spec.fullReadEverySeconds, spec.upstreamOperatorNamespace, spec.rebootBlockers, spec.reboot, spec.rebootSentinel, spec.validation, ' +
+  'spec.fullReadEverySeconds, spec.upstreamOperatorNamespace, spec.rebootBlockers, spec.reboot, spec.rebootSentinel, spec.validation, spec.releaseDelaySeconds, ' +
   "status.conditions; the API server prunes the config's fields that schema lacks, so no new maintenance is admitted until: " +
   "kubectl apply -f crds/ (after any chart that installs the upstream operator's CRDs, such as the NVIDIA network operator's maintenance-operator sub-chart, " +
   "or disable that sub-chart's CRDs), or annotate the config kmaint.io/accept-upstream-schema=true to run on the upstream schema";

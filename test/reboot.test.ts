@@ -9,13 +9,13 @@ import { EC2Client, RebootInstancesCommand } from '@aws-sdk/client-ec2';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { BatchV1Api, Watch, type V1Node } from '@kubernetes/client-node';
-import { ANNOTATION_REBOOT, ANNOTATION_REBOOT_BOOT_ID, ANNOTATION_REBOOT_ISSUED, type NodeMaintenance } from '../shared/api/index.ts';
+import { ANNOTATION_REBOOT, ANNOTATION_REBOOT_BOOT_ID, ANNOTATION_REBOOT_ISSUED, ANNOTATION_RELEASED_AT, FINALIZER, rfc3339Seconds, type NodeMaintenance } from '../shared/api/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { runPass } from '../shared/pass/index.ts';
 import { awsProvider, providerMap } from '../shared/reaper/index.ts';
 import { rebootKubeletNode, setKubeletRebootComesBack } from '../sim/kubelet/control.ts';
 import { adminKubeConfig, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
-import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, getNM, installCrds, isUnschedulable, nodes, patchNM, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, getNM, installCrds, isUnschedulable, nodes, pass, patchNM, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 const ns = `rb-${randomBytes(3).toString('hex')}`;
 const ec2 = mockClient(EC2Client);
@@ -190,5 +190,38 @@ describe(`reboots on the ${process.env['KMAINT_TEST_CLUSTER'] ?? 'testbed'}`, ()
     const changes = (await admin().core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=ec2,reason=ConditionChanged' })).items;
     expect(changes.map((e) => e.message ?? '').sort()).toEqual(['Cordon', 'Draining', 'Pending', 'Ready', 'Rebooting', 'Scheduled', 'WaitForPodCompletion']);
     expect(await rebootJobs()).toEqual([]);
+  });
+
+  // kured's --lock-release-delay (issue 43 point 3; owner-table row RD1). The passes after the release run at clocks
+  // given to them (T, T+59 s, T+60 s), so a delay of 60 s costs no waiting and every time is exact.
+  it('spec.releaseDelaySeconds 60 under maxParallelOperations 1: the second request is admitted no earlier than the first\'s release + 60 s, and its wait message says when', async () => {
+    const [first, second] = names as [string, string];
+    await setConfig({ maxParallelOperations: 1, releaseDelaySeconds: 60 });
+    await createNM(ns, 'delay-a', { requestorID: 'kured.example.com', nodeName: first });
+    await createNM(ns, 'delay-b', { requestorID: 'kured.example.com', nodeName: second });
+    await allIn('Ready', ['delay-a']);
+    expect(phaseOf(await getNM(ns, 'delay-b'))).toBe('Pending');
+    await deleteNM(ns, 'delay-a');
+    const at = (s: number): Date => new Date(Math.ceil(Date.now() / 1000) * 1000 + s * 1000);
+    const t = at(1);
+    const plus = (s: number): Date => new Date(t.getTime() + s * 1000);
+    // The release: the node back in service, the time recorded, the finalizer kept.
+    await pass('cleanup', { now: t });
+    const held = await getNM(ns, 'delay-a');
+    expect([held?.metadata.annotations?.[ANNOTATION_RELEASED_AT], held?.metadata.finalizers?.includes(FINALIZER), await isUnschedulable(first)]).toEqual([rfc3339Seconds(t), true, false]);
+    // One second before the end: the second request waits, saying until when; cleanup still keeps the first.
+    await pass('scheduler', { now: plus(59) });
+    await pass('cleanup', { now: plus(59) });
+    const waiting = await getNM(ns, 'delay-b');
+    expect([phaseOf(waiting), waiting?.status?.conditions?.find((c) => c.type === 'Ready')?.message]).toEqual([
+      'Pending',
+      `waiting: release delay: ${ns}/delay-a released at ${rfc3339Seconds(t)}, next admission at ${rfc3339Seconds(plus(60))} (releaseDelaySeconds 60)`,
+    ]);
+    expect((await getNM(ns, 'delay-a'))?.metadata.annotations?.[ANNOTATION_RELEASED_AT]).toBe(rfc3339Seconds(t));
+    // At the end: cleanup lets the first go, and the scheduler admits the second.
+    await pass('cleanup', { now: plus(60) });
+    expect(await getNM(ns, 'delay-a')).toBeUndefined();
+    await pass('scheduler', { now: plus(60) });
+    expect(phaseOf(await getNM(ns, 'delay-b'))).toBe('Scheduled');
   });
 });

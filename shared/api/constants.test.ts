@@ -228,6 +228,7 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'ANNOTATION_REBOOT_BOOT_ID', actual: constants.ANNOTATION_REBOOT_BOOT_ID, expected: 'kmaint.io/reboot-boot-id' },
   { name: 'ANNOTATION_REBOOT_START', actual: constants.ANNOTATION_REBOOT_START, expected: 'kmaint.io/reboot-start-time' },
   { name: 'ANNOTATION_REBOOT_ISSUED', actual: constants.ANNOTATION_REBOOT_ISSUED, expected: 'kmaint.io/reboot-issued' },
+  { name: 'ANNOTATION_RELEASED_AT', actual: constants.ANNOTATION_RELEASED_AT, expected: 'kmaint.io/released-at' },
   { name: 'ANNOTATION_WAIT_KIND', actual: constants.ANNOTATION_WAIT_KIND, expected: 'kmaint.io/wait-kind' },
   { name: 'PHASE_REBOOTING', actual: constants.PHASE_REBOOTING, expected: 'Rebooting' },
   { name: 'EVENT_REASON_REBOOT_TIMEOUT', actual: constants.EVENT_REASON_REBOOT_TIMEOUT, expected: 'RebootTimeout' },

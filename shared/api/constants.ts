@@ -361,6 +361,12 @@ export const ANNOTATION_REBOOT_BOOT_ID = 'kmaint.io/reboot-boot-id';
 export const ANNOTATION_REBOOT_START = 'kmaint.io/reboot-start-time';
 /** What kmaint issued (`job <namespace>/<name>`), recorded before it is sent: never sent twice. */
 export const ANNOTATION_REBOOT_ISSUED = 'kmaint.io/reboot-issued';
+/**
+ * spec.releaseDelaySeconds (kured's --lock-release-delay): when cleanup found a deleted, admitted request released (its
+ * node back in service), RFC 3339. Its finalizer stays until this time plus the delay; the scheduler admits nothing until
+ * then (shared/scheduling/release-delay.ts). Goes with the request.
+ */
+export const ANNOTATION_RELEASED_AT = 'kmaint.io/released-at';
 /** The Ready reason while the node reboots; only requests that ask for a reboot ever show it (not an upstream reason). */
 export const PHASE_REBOOTING = 'Rebooting';
 /** Warning event on a request whose node did not come back with a new boot ID and Ready within the timeout. */

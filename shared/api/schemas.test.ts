@@ -424,6 +424,8 @@ const KMAINT_CONFIG_EXTENSIONS: Record<string, Facets> = {
   'spec.validation.job.serviceAccountName': { type: 'string', minLength: 1, maxLength: 253 },
   'spec.validation.timeoutSeconds': { type: 'integer', format: 'int32', minimum: 1 },
   'spec.validation.onFailure': { type: 'string', enum: ['keepCordoned', 'uncordon'] },
+  // Issue 43 point 3: kured's --lock-release-delay.
+  'spec.releaseDelaySeconds': { type: 'integer', format: 'int32', minimum: 0 },
   // Issue 21: gangs by node label, and when a waiting gang holds freed slots.
   'spec.gangNodeLabel': { type: 'string', minLength: 1 },
   'spec.gangReserveAfterSeconds': { type: 'integer', format: 'int32', minimum: 0 },

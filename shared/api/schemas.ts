@@ -436,6 +436,11 @@ export const maintenanceOperatorConfigSpecSchema = z.strictObject({
   rebootSentinel: rebootSentinelSchema.optional(),
   /** kmaint extension (issue 44): validate a released node with a Job before it is uncordoned. */
   validation: validationSchema.optional(),
+  /**
+   * kmaint extension (issue 43, kured's --lock-release-delay): after an admitted request is released (deleted, its node
+   * back in service), nothing is admitted for this many seconds. Absent or 0 = off.
+   */
+  releaseDelaySeconds: nonNegativeInt32().optional(),
 });
 
 export const maintenanceOperatorConfigStatusSchema = z.strictObject({

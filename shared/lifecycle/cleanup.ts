@@ -22,6 +22,8 @@ export interface CleanupSnapshot {
 
 export interface CleanupConfig {
   maxNodeMaintenanceTimeSeconds: number;
+  /** spec.releaseDelaySeconds (release-delay-hold.ts). @default 0 (off) */
+  releaseDelaySeconds?: number;
   /** The field manager kmaint writes as (managedFields name it as a cordon's owner); default KMAINT_FIELD_MANAGER. */
   fieldManager?: string;
 }
@@ -40,7 +42,7 @@ export interface CleanupPlan {
 /** Pure: decides every release and collection for one snapshot by walking `table` (RELEASES) for each request. */
 export function planCleanup(snapshot: CleanupSnapshot, config: CleanupConfig, now: Date, table: readonly ReleaseStep[] = RELEASES): CleanupPlan {
   const plan: CleanupPlan = { actions: [], slurm: [], held: [], released: 0, collected: 0, idle: true };
-  const reads = { nodes: snapshot.nodes, maxNodeMaintenanceTimeSeconds: config.maxNodeMaintenanceTimeSeconds, ...(snapshot.medik8s ? { medik8s: snapshot.medik8s } : {}), ...(snapshot.slurm ? { slurm: snapshot.slurm } : {}), ...(snapshot.validation ? { validation: snapshot.validation } : {}), ...(config.fieldManager !== undefined ? { fieldManager: config.fieldManager } : {}) };
+  const reads = { nodes: snapshot.nodes, maxNodeMaintenanceTimeSeconds: config.maxNodeMaintenanceTimeSeconds, ...(config.releaseDelaySeconds !== undefined ? { releaseDelaySeconds: config.releaseDelaySeconds } : {}), ...(snapshot.medik8s ? { medik8s: snapshot.medik8s } : {}), ...(snapshot.slurm ? { slurm: snapshot.slurm } : {}), ...(snapshot.validation ? { validation: snapshot.validation } : {}), ...(config.fieldManager !== undefined ? { fieldManager: config.fieldManager } : {}) };
   const sorted = [...snapshot.maintenances].sort((a, b) => (maintenanceKey(a) < maintenanceKey(b) ? -1 : 1));
   for (const nm of sorted) {
     for (const { result } of walkReleases(nm, reads, now, table)) {

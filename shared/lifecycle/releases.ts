@@ -30,6 +30,7 @@ import { releaseDevicesDrainingTaint } from './devices-taint.ts';
 import { cordonedBy, holderFor, nodeLeaseName, type Medik8sLeases } from './node-lease.ts';
 import { releaseRebootJob } from './reboot-release.ts';
 import { releaseDeviceTaintRules } from './device-release.ts';
+import { releaseDelayHold } from './release-delay-hold.ts';
 import { sayReleaseHeld } from './release-hold.ts';
 import { validateBeforeUncordon, type ValidationReads } from './validate-release.ts';
 
@@ -48,6 +49,8 @@ export interface ReleaseContext {
   /** undefined = Slurm off. */
   slurm: SlurmContext | undefined;
   maxNodeMaintenanceTimeSeconds: number;
+  /** spec.releaseDelaySeconds; 0: off. */
+  releaseDelaySeconds: number;
   fieldManager: string;
   now: Date;
   /** Annotations of the request the steps before asked to drop, in table order; the finalizer's patch takes them. */
@@ -186,6 +189,12 @@ function removeDevicesDrainingTaint(ctx: ReleaseContext): ReleaseResult {
   return { kind: 'go', actions: releaseDevicesDrainingTaint(ctx.nm, ctx.node, nodeRefOf(ctx, ctx.node), ctx.ref, outOfServiceGoes ? [TAINT_OUT_OF_SERVICE] : []) };
 }
 
+/** spec.releaseDelaySeconds: the node is back; the finalizer stays for the delay after the release (release-delay-hold.ts). */
+function holdForReleaseDelay(ctx: ReleaseContext): ReleaseResult {
+  const verdict = releaseDelayHold(ctx.nm, ctx.ref, ctx.phase, ctx.releaseDelaySeconds, ctx.now);
+  return verdict.kind === 'go' ? { kind: 'go', dropFromRequest: verdict.drop } : { kind: 'hold', why: verdict.why, actions: verdict.actions };
+}
+
 /** The reboot Job the request recorded (issue 43, reboot-release.ts); with the node gone, the Job (owned by the Node) went with it. */
 const removeRebootJob = (ctx: ReleaseContext): ReleaseResult => (ctx.node === undefined ? GO : { kind: 'go', actions: releaseRebootJob(ctx.nm, ctx.ref) });
 
@@ -244,6 +253,11 @@ export const RELEASES: readonly ReleaseStep[] = [
   { name: 'devices-draining taint', step: removeDevicesDrainingTaint },
   // A device request's devices back in service where the node would be uncordoned (issue 45): before the finalizer.
   { name: 'device taint rules', step: removeDeviceTaintRules },
+  // kured's --lock-release-delay (issue 43 point 3): the node is back in service (the steps above); the request stays
+  // for the delay so the scheduler's `release delay` gate sees it. Before the reboot Job's delete, which its record would
+  // repeat on every held pass: the finished Job and the medik8s lease go when the delay is over (kured holds its lock
+  // through the delay too). Shown by shared/lifecycle/release-delay-hold.test.ts and test/reboot.test.ts (RD1).
+  { name: 'release delay', step: holdForReleaseDelay },
   // The reboot Job goes with its request, in its unit before the finalizer (issue 43). Shown by
   // shared/lifecycle/reboot-release.test.ts and test/reboot.test.ts › "rolls a reboot over 6 nodes …" (RB1).
   // Not a release: the reboot sentinel's Node condition is node-problem-detector's (kmaint only reads it), and its
@@ -267,6 +281,8 @@ export interface ReleaseReads {
   medik8s?: Medik8sLeases;
   slurm?: SlurmContext;
   maxNodeMaintenanceTimeSeconds: number;
+  /** spec.releaseDelaySeconds. @default 0 (off) */
+  releaseDelaySeconds?: number;
   /** @default KMAINT_FIELD_MANAGER */
   fieldManager?: string;
   /** spec.validation and its Jobs (issue 44); absent: validation off. */
@@ -286,6 +302,7 @@ export function walkReleases(nm: NodeMaintenance, reads: ReleaseReads, now: Date
     medik8s: reads.medik8s,
     slurm: reads.slurm,
     maxNodeMaintenanceTimeSeconds: reads.maxNodeMaintenanceTimeSeconds,
+    releaseDelaySeconds: reads.releaseDelaySeconds ?? 0,
     fieldManager: reads.fieldManager ?? KMAINT_FIELD_MANAGER,
     now,
     dropFromRequest: [],

@@ -6,7 +6,7 @@ import { loadDraResourceNames, loadLimits, type LoadedDraResourceNames, type Res
 import { loadHandshakeConfig, loadSriovHandshakeConfig, sriovProtocolOf, type HandshakeConfig, type SriovHandshakeConfig } from '../handshake/index.ts';
 import { cloudEventsSwitchOf, loadCloudEventsConfig, loadReaperConfig, type LoadedCloudEvents, type LoadedReaper } from '../reaper/index.ts';
 import { loadSlurmSettings, slurmConfigNotes, slurmConfigProblems, type LoadedSlurm } from '../slurm/index.ts';
-import type { SchedulingLimits } from '../scheduling/index.ts';
+import { loadReleaseDelaySeconds, type SchedulingLimits } from '../scheduling/index.ts';
 import { acceptsUpstreamSchema, type CrdStanding } from './crd-schema.ts';
 import { nodeReadSettings, type NodeReadSettings } from './choose-node-read.ts';
 import { loadBlockerSettings, type BlockerSettings } from './reboot-blockers-config.ts';
@@ -109,6 +109,8 @@ export interface KmaintConfig {
   readonly rebootSentinel: LoadedRebootSentinel;
   /** spec.validation (issue 44): the Job cleanup runs on a released node before its uncordon. */
   readonly validation: LoadedValidation;
+  /** spec.releaseDelaySeconds (kured's --lock-release-delay): 0 when off, absent, or the config does not pass its schema. */
+  readonly releaseDelaySeconds: number;
 }
 
 let loads = 0;
@@ -154,6 +156,7 @@ export function loadConfig(source: ConfigSource, nodeCount: number, namespace: s
     reboot: loadRebootSettings(object),
     rebootSentinel,
     validation,
+    releaseDelaySeconds: loadReleaseDelaySeconds(object),
   };
 }
 
@@ -187,6 +190,7 @@ export function schedulingLimitsOf(config: KmaintConfig, crds: CrdStanding | und
     problems: [...config.problems.limits],
     ...(crds?.refusal !== undefined ? { closed: crds.refusal } : {}),
     ...(admission !== undefined ? { admission } : {}),
+    ...(config.releaseDelaySeconds > 0 ? { releaseDelaySeconds: config.releaseDelaySeconds } : {}),
   };
 }
 

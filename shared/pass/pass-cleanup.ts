@@ -38,7 +38,7 @@ function cleanupHasWork({ base, config }: RoundRead, now: Date): boolean {
   if (sweepsSlurm(config)) return true;
   if ([...base.maintenances, ...base.malformed.map((m) => m.nm)].some((nm) => nm.metadata.deletionTimestamp !== undefined)) return true;
   const { maxNodeMaintenanceTimeSeconds } = config.limits;
-  return planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base) }, { maxNodeMaintenanceTimeSeconds }, now).actions.length > 0;
+  return planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base) }, { maxNodeMaintenanceTimeSeconds, releaseDelaySeconds: config.releaseDelaySeconds }, now).actions.length > 0;
 }
 
 /** The requests cleanup plans on `base`: on a named read, those whose Node it read (a Node not asked is not gone). */
@@ -101,7 +101,7 @@ export const CLEANUP_PASS: PassDefinition<CleanupReads> = {
   plan: ({ base, config, reads, now }) => {
     const slurm = reads.slurm.context;
     // The table of releases (lifecycle/releases.ts) for every request, then the sweeps (cleanup-sweeps.ts).
-    const plan = planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base), medik8s: reads.medik8s, ...(slurm ? { slurm } : {}), ...(reads.validation ? { validation: reads.validation } : {}) }, { maxNodeMaintenanceTimeSeconds: config.limits.maxNodeMaintenanceTimeSeconds }, now);
+    const plan = planCleanup({ nodes: base.nodes, maintenances: cleanupRequests(base), medik8s: reads.medik8s, ...(slurm ? { slurm } : {}), ...(reads.validation ? { validation: reads.validation } : {}) }, { maxNodeMaintenanceTimeSeconds: config.limits.maxNodeMaintenanceTimeSeconds, releaseDelaySeconds: config.releaseDelaySeconds }, now);
     const sweeps = planCleanupSweeps({ nodes: base.nodes, nodeList: base.nodeList, maintenances: base.maintenances, malformed: base.malformed, orphans: reads.orphans, slurm }, now);
     const released = plan.released + sweeps.released;
     const slurmWrites = [...plan.slurm, ...sweeps.slurm];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { V1Node } from '@kubernetes/client-node';
-import { ANNOTATION_DESIRED_STATE, ANNOTATION_DRAIN_START, ANNOTATION_READY_TIME, ANNOTATION_WAIT_POD_COMPLETION_START } from '../api/index.ts';
+import { ANNOTATION_DESIRED_STATE, ANNOTATION_DRAIN_START, ANNOTATION_READY_TIME, ANNOTATION_RELEASED_AT, ANNOTATION_WAIT_POD_COMPLETION_START } from '../api/index.ts';
 import type { MaintenanceOperatorConfig, NodeMaintenance } from '../api/index.ts';
 import type { ListedVersion } from '../kube/index.ts';
 import { loadConfig, type BaseSnapshot } from '../pass/index.ts';
@@ -70,6 +70,18 @@ const rows: Row[] = [
     base: base({ maintenances: [aLifecycleMaintenance({ name: 'nm-1', nodeName: 'node-1', phase: 'Ready', annotations: { [ANNOTATION_READY_TIME]: '2025-12-31T23:59:58Z' } })], spec: { maxNodeMaintenanceTimeSeconds: 5 } }),
     listed: [NMS],
     expected: { kind: 'watch', targets: [NMS], atMs: NOW_MS + 4_000 },
+  },
+  {
+    rule: 'a released request held for spec.releaseDelaySeconds: one second after the delay ends (cleanup lets it go, the scheduler admits)',
+    base: base({ maintenances: [aLifecycleMaintenance({ name: 'nm-1', nodeName: 'node-1', phase: 'Ready', deleting: true, annotations: { [ANNOTATION_RELEASED_AT]: '2025-12-31T23:59:50Z' } })], spec: { releaseDelaySeconds: 15 } }),
+    listed: [NMS],
+    expected: { kind: 'watch', targets: [NMS], atMs: NOW_MS + 6_000 },
+  },
+  {
+    rule: 'the same record with the delay off: no timer',
+    base: base({ maintenances: [aLifecycleMaintenance({ name: 'nm-1', nodeName: 'node-1', phase: 'Ready', deleting: true, annotations: { [ANNOTATION_RELEASED_AT]: '2025-12-31T23:59:50Z' } })] }),
+    listed: [NMS],
+    expected: { kind: 'watch', targets: [NMS], atMs: NOW_MS + MAX_WAIT },
   },
   { rule: 'nothing read: poll', base: undefined, expected: { kind: 'poll', why: 'nothing read this round' } },
   { rule: 'medik8s node leases read: poll', base: base(), medik8sSeen: true, expected: { kind: 'poll', why: 'medik8s node leases are read' } },

@@ -1,7 +1,7 @@
 // After a round that made no progress: what to wait for before the next one. Watching the LISTs the round read wakes
 // the run on the change it waits for (a pod gone, a budget relaxed, a request created or deleted) at the cost of one
 // WATCH each; a timer covers what only time changes. Anything else the round depends on and cannot watch: poll.
-import { ANNOTATION_DESIRED_STATE, SRIOV_ANNOTATION_NODE_STATE, ANNOTATION_DRAIN_START, ANNOTATION_GC_IGNORE, ANNOTATION_READY_TIME, ANNOTATION_WAIT_POD_COMPLETION_START, DEFAULTS, Phase, maintenancePhase } from '../api/index.ts';
+import { ANNOTATION_RELEASED_AT, ANNOTATION_DESIRED_STATE, SRIOV_ANNOTATION_NODE_STATE, ANNOTATION_DRAIN_START, ANNOTATION_GC_IGNORE, ANNOTATION_READY_TIME, ANNOTATION_WAIT_POD_COMPLETION_START, DEFAULTS, Phase, maintenancePhase } from '../api/index.ts';
 import type { NodeMaintenance } from '../api/index.ts';
 import type { ListedVersion } from '../kube/index.ts';
 import type { RoundRead } from '../pass/index.ts';
@@ -25,8 +25,8 @@ export const MAX_WATCH_TARGETS = 16;
 /** What a change can unblock: requests (slots, deletions), the pods of nodes in flight, budgets. Nodes heartbeat. */
 const WATCHED = new Set(['nodemaintenances', 'pods', 'poddisruptionbudgets']);
 
-/** When only time moves a request on: a wait timeout, a drain window, garbage collection. Earliest first. */
-function timedWakeMs(nms: readonly NodeMaintenance[], maxNodeMaintenanceTimeSeconds: number, nowMs: number): number | undefined {
+/** When only time moves a request on: a wait timeout, a drain window, garbage collection, a release delay's end. Earliest first. */
+function timedWakeMs(nms: readonly NodeMaintenance[], maxNodeMaintenanceTimeSeconds: number, releaseDelaySeconds: number, nowMs: number): number | undefined {
   const at: number[] = [];
   const after = (iso: string | undefined, seconds: number): void => {
     const t = Date.parse(iso ?? '');
@@ -34,7 +34,11 @@ function timedWakeMs(nms: readonly NodeMaintenance[], maxNodeMaintenanceTimeSeco
     if (!Number.isNaN(t) && seconds > 0 && t + seconds * 1000 + 1000 > nowMs) at.push(t + seconds * 1000 + 1000);
   };
   for (const nm of nms) {
-    if (nm.metadata.deletionTimestamp) continue;
+    // A released request kept for spec.releaseDelaySeconds: cleanup lets it go, and the scheduler admits, at its end.
+    if (nm.metadata.deletionTimestamp) {
+      after(nm.metadata.annotations?.[ANNOTATION_RELEASED_AT], releaseDelaySeconds);
+      continue;
+    }
     const annotations = nm.metadata.annotations ?? {};
     const phase = maintenancePhase(nm);
     if (phase === Phase.WaitForPodCompletion) after(annotations[ANNOTATION_WAIT_POD_COMPLETION_START], nm.spec.waitForPodCompletion?.timeoutSeconds ?? DEFAULTS.waitTimeoutSeconds);
@@ -76,6 +80,6 @@ export function planWake(input: WakeInput): WakePlan {
   ];
   const poll = unwatchable.find(([applies]) => applies);
   if (poll) return { kind: 'poll', why: poll[1] };
-  const timed = timedWakeMs(base.maintenances, config.limits.maxNodeMaintenanceTimeSeconds, input.nowMs);
+  const timed = timedWakeMs(base.maintenances, config.limits.maxNodeMaintenanceTimeSeconds, config.releaseDelaySeconds, input.nowMs);
   return { kind: 'watch', targets, atMs: Math.min(input.nowMs + input.maxWaitMs, timed ?? Infinity) };
 }

@@ -139,7 +139,8 @@ function finalWhy(walk: Walk, skip: Skip, after: Gangs | undefined): string {
  * Without `scopes` only the cluster's two limits apply, exactly as upstream.
  */
 export function admitRanked(state: SchedulingState, budget: ValidBudget, winners: readonly NodeMaintenance[], scopes: Scopes = NO_SCOPES, options: GangAdmission = NO_GANG_ADMISSION): AdmissionResult {
-  const walk: Walk = { state, budget, tally: startTally(state, budget, scopes), admitted: [], skipped: [] };
+  // The pass's clock for the gates that read it (the release delay); the request's own not-before is decided before the walk.
+  const walk: Walk = { state, budget, tally: startTally(state, budget, scopes, options === NO_GANG_ADMISSION ? undefined : options.now), admitted: [], skipped: [] };
   const walked = new Set<Gang>();
   for (const maintenance of winners) {
     const gang = options.gangs.byKey.get(maintenanceKey(maintenance));

@@ -4,6 +4,7 @@ import { requestNotBefore, rfc3339Seconds, type NodeMaintenance } from '#api';
 import { blockingAlertAdmits, blockingAlertRefusal, blockingPodAdmits, blockingPodRefusal } from './blockers.ts';
 import { externalPoolAdmits, externalPoolRefusal } from './external-pools.ts';
 import { deviceRequestOf, deviceRequestRefusal } from '../devices/index.ts';
+import { releaseDelayAdmits, releaseDelayRefusal } from './release-delay.ts';
 import { refusal, type Refusal } from './refusal.ts';
 import type { ValidBudget } from './limits.ts';
 import type { PoolScope, ScopeCount, ScopeLimit, Scopes } from './scopes.ts';
@@ -23,7 +24,7 @@ export interface Tally {
   readonly cluster: ScopeCount;
   readonly pools: Map<string, ScopeCount>;
   readonly zones: Map<string, ScopeCount>;
-  /** The pass's clock, for the request's own times (not-before); absent in walks that only count limits. */
+  /** The pass's clock, for the gates that read time (a request's not-before, the release delay); absent in walks that only count limits. */
   readonly now?: Date;
   /** Admissions so far per external pool (state.externalPools). */
   readonly external: Map<string, number>;
@@ -182,6 +183,14 @@ export const GATES: readonly Gate[] = [
       const pool = poolOf(t, node)?.scope;
       return pool === undefined ? undefined : `pool ${pool.name} window: ${pool.window.kind === 'unrestricted' ? 'none configured' : 'open'}`;
     },
+  },
+  // kured's --lock-release-delay (issue 43 point 3): after a node comes back nothing starts until the delay is over;
+  // only time frees it (cleanup lets the held request go then), whatever the counts, and the message says when.
+  {
+    name: 'release delay',
+    whateverTheCounts: true,
+    refuse: (t) => (t.now === undefined ? undefined : refusal('release delay', 'time', releaseDelayRefusal(t.state.releaseDelay, t.now))),
+    admits: (t) => releaseDelayAdmits(t.state.releaseDelay),
   },
   // kured's blockers (issue 43): a firing alert holds every admission, a blocking pod its Node's; only what they watch
   // frees them, whatever the counts, so a blocked request takes no slot and holds nothing (start-now.ts).

@@ -35,6 +35,9 @@ export { gangIdentityOf, isKmaintRequest } from './gang-membership.ts';
 export type { GangAdmission } from './admit.ts';
 export type { ExternalPool, ExternalPools } from './external-pools.ts';
 export type { AlertsRead, Blockers } from './blockers.ts';
+// spec.releaseDelaySeconds (issue 43 point 3): the gate's reads, and the end of a release's delay cleanup holds to.
+export type { ReleaseDelay } from './release-delay.ts';
+export { loadReleaseDelaySeconds, releaseDelayEnd, releaseDelayHoldText } from './release-delay.ts';
 // Issue 40: which waiting requests can start now on their own account; only these hold a Node (plan, reaper, explain).
 export type { StartNow } from './start-now.ts';
 export { nextOnNode, requestsHoldingNodes, startableNow } from './start-now.ts';

@@ -7,6 +7,7 @@ import type { SchedulingLimits } from './limits.ts';
 import { buildSchedulingState, type SchedulingState } from './state.ts';
 import type { Blockers } from './blockers.ts';
 import type { DeviceView } from '../devices/index.ts';
+import { releaseDelayOf } from './release-delay.ts';
 
 export interface SchedulerSources {
   nodes: readonly V1Node[];
@@ -30,6 +31,7 @@ export interface SchedulerInputs {
 
 /** The state and limits planScheduling takes. Pure. */
 export function schedulerInputs(src: SchedulerSources): SchedulerInputs {
+  const releaseDelay = releaseDelayOf(src.maintenances, src.limits.releaseDelaySeconds ?? 0);
   const state = buildSchedulingState({
     nodes: src.nodes,
     maintenances: src.maintenances,
@@ -37,6 +39,7 @@ export function schedulerInputs(src: SchedulerSources): SchedulerInputs {
     ...(src.externalPools !== undefined ? { externalPools: src.externalPools } : {}),
     ...(src.blockers !== undefined ? { blockers: src.blockers } : {}),
     ...(src.devices !== undefined ? { devices: src.devices } : {}),
+    ...(releaseDelay !== undefined ? { releaseDelay } : {}),
   });
   return { state, limits: src.limits };
 }

@@ -20,6 +20,8 @@ export interface SchedulingLimits {
   closed?: string;
   /** Pools, zone limit and windows (kmaint extensions); absent: the two limits above alone, exactly as upstream. */
   admission?: AdmissionRules;
+  /** spec.releaseDelaySeconds (release-delay.ts): after a release nothing is admitted for this long; absent or 0: off. */
+  releaseDelaySeconds?: number;
 }
 
 export type SchedulingBudget =

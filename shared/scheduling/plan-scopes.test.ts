@@ -360,7 +360,7 @@ describe('planScheduling with pools, zones and windows', () => {
   itPlansEachRow(rows);
 
   it('gates run in the documented order', () => {
-    expect(GATES.map((g) => g.name)).toEqual(['not-before', 'device request', 'window cluster', 'pool invalid', 'window pool', 'blocking alert', 'blocking pod', 'parallel', 'unavailable', 'pool parallel', 'pool unavailable', 'zone', 'external pool']);
+    expect(GATES.map((g) => g.name)).toEqual(['not-before', 'device request', 'window cluster', 'pool invalid', 'window pool', 'release delay', 'blocking alert', 'blocking pod', 'parallel', 'unavailable', 'pool parallel', 'pool unavailable', 'zone', 'external pool']);
   });
 
   it('reports nodes selected by more than one pool, by node name, with every pool in spec order', () => {

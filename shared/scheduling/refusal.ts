@@ -2,7 +2,7 @@
 // never its text, which is only what the Ready condition's message says.
 /**
  * What kind of refusal a gate made, so nothing reads it back from its text: `time` (only time frees it: a window, the
- * request's own not-before), `unusable` (a value that cannot be used admits nothing until it is fixed), `limit` (a count
+ * request's own not-before, the release delay), `unusable` (a value that cannot be used admits nothing until it is fixed), `limit` (a count
  * reached: something in its scope must finish, Gate.freedBy), `external-limit` / `external-problem` (another system's pool
  * is full / cannot be known), `blocked` (kured's blockers: a pod on the node or a firing alert; only what they watch frees it).
  */

@@ -6,6 +6,7 @@ import { admissionStanding, holdsAdmission } from './admission-record.ts';
 import type { Blockers } from './blockers.ts';
 import type { ExternalPools } from './external-pools.ts';
 import type { DeviceView } from '../devices/index.ts';
+import type { ReleaseDelay } from './release-delay.ts';
 
 export interface SchedulingState {
   /** Nodes by name. */
@@ -43,6 +44,8 @@ export interface SchedulingState {
   readonly blockers?: Blockers;
   /** What the pass read for device requests (issue 45): DeviceTaintRules served, each node's devices; absent: not read. */
   readonly devices?: DeviceView;
+  /** spec.releaseDelaySeconds and the deleted requests it holds (release-delay.ts), enforced by the `release delay` gate; absent: off. */
+  readonly releaseDelay?: ReleaseDelay;
 }
 
 /**
@@ -57,7 +60,7 @@ export function isNodeUnavailable(node: V1Node): boolean {
   return ready !== undefined && ready.status !== 'True';
 }
 
-export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[]; externalPools?: ExternalPools; kmaintNamespace?: string; blockers?: Blockers; devices?: DeviceView }): SchedulingState {
+export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintenances: readonly NodeMaintenance[]; externalPools?: ExternalPools; kmaintNamespace?: string; blockers?: Blockers; devices?: DeviceView; releaseDelay?: ReleaseDelay }): SchedulingState {
   const nodes = new Map<string, V1Node>();
   const nodesUnavailable = new Set<string>();
   for (const node of lists.nodes) {
@@ -122,6 +125,7 @@ export function buildSchedulingState(lists: { nodes: readonly V1Node[]; maintena
     ...(lists.externalPools !== undefined ? { externalPools: lists.externalPools } : {}),
     ...(lists.blockers !== undefined ? { blockers: lists.blockers } : {}),
     ...(lists.devices !== undefined ? { devices: lists.devices } : {}),
+    ...(lists.releaseDelay !== undefined ? { releaseDelay: lists.releaseDelay } : {}),
     ...(lists.kmaintNamespace !== undefined ? { kmaintNamespace: lists.kmaintNamespace } : {}),
   };
 }
