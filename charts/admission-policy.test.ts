@@ -71,8 +71,10 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy (helm template)
       [{ name: 'not-kmaint', expression: "request.userInfo.username != 'system:serviceaccount:maint:ops-kmaint' && !(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in []))" }],
     ]);
     expect(objs[1]?.spec).toEqual({ policyName: 'ops-kmaint-requests', validationActions: ['Deny'] });
-    // The last: a requestor's status write touches RequestorFailed only (issue 40).
-    expect(spec.validations?.map((v) => v.reason)).toEqual(['Forbidden', 'Forbidden', 'Forbidden', 'Invalid', 'Invalid', 'Forbidden']);
+    // The last: a requestor's status write touches RequestorFailed only (issue 40). The third: node-initial-state is
+    // written by kmaint or by whoever may patch the request's Node (an administrator's `kmaint takeover --to nvidia`).
+    expect(spec.validations?.map((v) => v.reason)).toEqual(['Forbidden', 'Forbidden', 'Forbidden', 'Forbidden', 'Invalid', 'Invalid', 'Forbidden']);
+    expect(spec.validations?.[2]?.expression).toBe("!('maintenance.nvidia.com/node-initial-state.unschedulable' in variables.changedRecords) || variables.nodeWriter");
   });
 
   it('reserves exactly kmaint\'s requestor IDs, record annotations and labels; the requestors\' own keys are not among them', async () => {
@@ -111,7 +113,7 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy (helm template)
     {
       rule: 'admissionPolicy.notBeforeHorizon bounds kmaint.io/not-before',
       set: ['admissionPolicy.notBeforeHorizon="168h"'],
-      pick: (o) => policyOf(o).validations?.[4]?.expression,
+      pick: (o) => policyOf(o).validations?.[5]?.expression,
       want: "variables.notBefore == '' || (variables.notBefore.matches(variables.rfc3339) && timestamp(variables.notBefore) <= variables.created + duration('168h'))",
     },
     {
@@ -120,11 +122,11 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy (helm template)
       pick: (o) => policyOf(o).matchConditions?.[0]?.expression,
       want: 'request.userInfo.username != \'system:serviceaccount:maint:ops-kmaint\' && !(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in ["kmaint-lambda"]))',
     },
-    { rule: 'admissionPolicy.nodeNamePatterns empty (default): no node rule', set: [], pick: (o) => [variable(o, 'nodeNamePatterns'), policyOf(o).validations?.length], want: [undefined, 6] }, // 6: with the status rule (issue 40)
+    { rule: 'admissionPolicy.nodeNamePatterns empty (default): no node rule', set: [], pick: (o) => [variable(o, 'nodeNamePatterns'), policyOf(o).validations?.length], want: [undefined, 7] }, // 7: with the status rule (issue 40) and the node-initial-state rule (issue 42)
     {
       rule: 'admissionPolicy.nodeNamePatterns: a namespace asks only for the nodes its pattern matches',
       set: ['admissionPolicy.nodeNamePatterns={"team-a":"^gpu-a-[0-9]+$"}'],
-      pick: (o) => [variable(o, 'nodeNamePatterns'), policyOf(o).validations?.[5]?.expression],
+      pick: (o) => [variable(o, 'nodeNamePatterns'), policyOf(o).validations?.[6]?.expression],
       want: ['{"team-a":"^gpu-a-[0-9]+$"}', '!(request.namespace in variables.nodeNamePatterns) || object.spec.nodeName.matches(variables.nodeNamePatterns[request.namespace])'],
     },
   ])('$rule', async ({ set, pick, want }) => {

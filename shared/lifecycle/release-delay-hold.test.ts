@@ -73,9 +73,10 @@ describe("cleanup's 'release delay' step (NOW 2026-01-01T00:00:00Z, delay 60 s)"
     expect(trace[0]?.result.kind).toBe('end');
   });
 
-  it('sits after the node is back (uncordon, taints) and before the reboot Job and the finalizer', () => {
+  it('sits after the node is back (uncordon, taints, device taint rules) and before the reboot Job and the finalizer', () => {
     const names = walkReleases(request(released('2025-12-31T23:59:00Z')), { nodes, maxNodeMaintenanceTimeSeconds: 3600, releaseDelaySeconds: 60 }, NOW).map((t) => t.name);
-    expect(names.indexOf('release delay')).toBe(names.indexOf('devices-draining taint') + 1);
+    expect(names.indexOf('release delay')).toBe(names.indexOf('device taint rules') + 1);
+    expect(names.indexOf('device taint rules')).toBe(names.indexOf('devices-draining taint') + 1);
     expect(names.indexOf('reboot Job')).toBe(names.indexOf('release delay') + 1);
     expect(names.indexOf('uncordon')).toBeLessThan(names.indexOf('release delay'));
   });
