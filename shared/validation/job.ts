@@ -1,6 +1,6 @@
 // The validation Job (issue 44): its name, its manifest (a pinned Job, shared/reboot/pinned-job.ts) and what a read of it says.
 import type { V1Pod } from '@kubernetes/client-node';
-import { LABEL_VALIDATION_POD, TAINT_OUT_OF_SERVICE, TAINT_UNSCHEDULABLE, VALIDATION_JOB_PREFIX } from '../api/index.ts';
+import { LABEL_VALIDATION_POD, TAINT_DEVICES_DRAINING, TAINT_OUT_OF_SERVICE, TAINT_UNSCHEDULABLE, VALIDATION_JOB_PREFIX } from '../api/index.ts';
 import type { ValidationJob } from '../api/index.ts';
 import { pinnedJobManifest } from '../reboot/index.ts';
 
@@ -13,12 +13,15 @@ export function validationJobName(requestUid: string): string {
 export const VALIDATION_JOB_SELECTOR = `${LABEL_VALIDATION_POD}=true`;
 
 /**
- * kmaint's own cordon and taints, nothing else: the cordon's taint, and the out-of-service taint kmaint puts on a dead
- * node. A taint another tool set (a GPU fault taint, say) keeps the pod off, as it should keep the node's workloads off.
+ * kmaint's own cordon and taints, nothing else: the cordon's taint, the out-of-service taint kmaint puts on a dead
+ * node, and the devices-draining taint of drainSpec.freeDevices (lifted after the uncordon, so still there while the
+ * node validates). A taint another tool set (a GPU fault taint, say) keeps the pod off, as it should keep the node's
+ * workloads off.
  */
 export const VALIDATION_TOLERATIONS: ReadonlyArray<Record<string, string>> = [
   { key: TAINT_UNSCHEDULABLE, operator: 'Exists', effect: 'NoSchedule' },
   { key: TAINT_OUT_OF_SERVICE, operator: 'Exists' },
+  { key: TAINT_DEVICES_DRAINING, operator: 'Exists', effect: 'NoSchedule' },
 ];
 
 /** The batch/v1 Job a createValidationJob action posts. */
