@@ -42,6 +42,17 @@ export function countsLine(rows: readonly StatusRow[]): string {
   return `${rows.length} request${rows.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
 }
 
+/**
+ * The NODE cell: the node, and for a device request (issue 45) its devices by their device names (the node itself
+ * stays in service) and, when read, the pods holding them: `gpu-01 (devices: gpu-3; held by: ml/train-0)`.
+ */
+export function nodeText(r: StatusRow): string {
+  if (r.devices === undefined) return r.node;
+  const devices = r.devices.map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ') || 'unreadable';
+  const holders = r.holders === undefined ? '' : `; held by: ${r.holders.map((h) => h.pod).join(', ') || 'no pod'}`;
+  return `${r.node} (devices: ${devices}${holders})`;
+}
+
 export const STATUS_HEADERS = ['REQUEST', 'NODE', 'REQUESTOR', 'PHASE', 'AGE', 'DRAIN', 'MESSAGE'] as const;
 
 /**
@@ -57,7 +68,7 @@ export function renderStatusText(view: StatusView, opts: { colour?: boolean; wid
   const cells = view.rows.map((r): Cell[] => [
     { text: r.request },
     // A device request (issue 45) names its devices by their device names: the node itself stays in service.
-    { text: r.devices === undefined ? r.node : `${r.node} (devices: ${r.devices.map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ') || 'unreadable'})` },
+    { text: nodeText(r) },
     { text: r.requestor },
     { text: phaseText(r), colour: phaseColour(r) },
     { text: ageText(r.ageSeconds) },

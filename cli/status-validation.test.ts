@@ -14,10 +14,10 @@ const STAGE = 'validating node node-1 before its uncordon: job kmaint/kmaint-val
 
 describe('kmaint status with a node being validated', () => {
   it('the deleted request shows the validating stage in its message; once the outcome is on the Node it does not', () => {
-    const [row] = statusRows([deleted], NOW, new Map([['node-1', validating]]));
+    const [row] = statusRows([deleted], NOW, { nodes: new Map([['node-1', validating]]) });
     expect([row?.deleting, row?.validating]).toEqual([true, STAGE]);
     expect(renderStatusText({ config: 'c', rows: [row!] }, { headers: false }).split('\n')).toEqual(['c', '1 request: 1 Ready', `ops/upgrade-1  node-1  os-upgrade.acme.com  Ready (deleting)  10m  -      ${STAGE}`, '']);
     const failed = { ...validating, metadata: { ...validating.metadata, annotations: { ...records, 'validation.kmaint.io/outcome': 'Failed' } } };
-    expect(statusRows([deleted], NOW, new Map([['node-1', failed]]))[0]?.validating).toBe(undefined);
+    expect(statusRows([deleted], NOW, { nodes: new Map([['node-1', failed]]) })[0]?.validating).toBe(undefined);
   });
 });

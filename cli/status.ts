@@ -3,13 +3,21 @@
 import { CONFIG_NAME, isBeingDeleted, maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { formatLabelSelector } from '../shared/selectors/index.ts';
-import { deviceNameText, deviceRequestOf } from '../shared/devices/index.ts';
-import type { KubeClient } from '../shared/kube/index.ts';
+import type { ResourceV1ResourceClaim, V1Pod } from '@kubernetes/client-node';
+import { deviceNameText, deviceRequestOf, isDeviceRequest, podsHoldingDevices } from '../shared/devices/index.ts';
+import { indexClaims, referencesClaims } from '../shared/drain/index.ts';
+import { fieldSelectorTerm, type KubeClient } from '../shared/kube/index.ts';
 import { requestTimes, type RequestTimes } from './request-times.ts';
 import { judgeCrd, loadConfig, readConfigCrd, type KmaintConfig } from '../shared/pass/index.ts';
 import { requestMatches, type RequestFilter } from './request-filter.ts';
 import { validatingStage } from './status-validation.ts';
 import type { V1Node } from '@kubernetes/client-node';
+
+/** A pod holding devices of a device request, as `kmaint status` shows it. */
+export interface DeviceHolderRow {
+  pod: string;
+  devices: string[];
+}
 
 /** With kmaint.io/deadline or kmaint.io/not-before set, their fields (RequestTimes) too. */
 export interface StatusRow extends RequestTimes {
@@ -33,6 +41,11 @@ export interface StatusRow extends RequestTimes {
   devices?: string[];
   /** Deleted, and cleanup validates its node before the uncordon (issue 44): what it waits on. */
   validating?: string;
+  /**
+   * A device request's holders as read: each pod (namespace/name) whose allocated claims hold one of its devices, with
+   * those devices (`driver/pool/device`), in the node's pod order; absent for a node request, or when not read.
+   */
+  holders?: DeviceHolderRow[];
 }
 
 /** A device request's devices as the row carries them; nothing for a node request. */
@@ -42,7 +55,23 @@ function devicesOf(nm: NodeMaintenance): { devices?: string[] } {
   return { devices: request.kind === 'devices' ? request.devices.map(deviceNameText) : [] };
 }
 
-export function statusRow(nm: NodeMaintenance, now: Date): StatusRow {
+/**
+ * The holders of each device request's devices (its node's pods and the claims, as read), keyed by namespace/name;
+ * node requests have no entry. A request whose node's pods were not read has none either.
+ */
+export function deviceHolders(maintenances: readonly NodeMaintenance[], podsByNode: ReadonlyMap<string, readonly V1Pod[]>, claims: readonly ResourceV1ResourceClaim[]): Map<string, DeviceHolderRow[]> {
+  const index = indexClaims(claims);
+  const out = new Map<string, DeviceHolderRow[]>();
+  for (const nm of maintenances) {
+    const request = deviceRequestOf(nm);
+    const pods = podsByNode.get(nm.spec.nodeName);
+    if (request.kind !== 'devices' || pods === undefined) continue;
+    out.set(maintenanceKey(nm), podsHoldingDevices(pods, index, request.devices).map((h) => ({ pod: `${h.pod.metadata?.namespace ?? ''}/${h.pod.metadata?.name ?? ''}`, devices: [...h.devices] })));
+  }
+  return out;
+}
+
+export function statusRow(nm: NodeMaintenance, now: Date, holders?: readonly DeviceHolderRow[]): StatusRow {
   const created = nm.metadata.creationTimestamp;
   const createdMs = created === undefined ? NaN : Date.parse(created);
   const drain = nm.status?.drain;
@@ -60,16 +89,27 @@ export function statusRow(nm: NodeMaintenance, now: Date): StatusRow {
     message: readyCondition(nm)?.message ?? '',
     ...requestTimes(nm, now),
     ...devicesOf(nm),
+    ...(holders !== undefined ? { holders: [...holders] } : {}),
   };
 }
 
-/** Rows in namespace/name order; with the nodes, a request whose node is being validated says so (status-validation.ts). */
-export function statusRows(maintenances: readonly NodeMaintenance[], now: Date, nodes: ReadonlyMap<string, V1Node> = new Map()): StatusRow[] {
+/**
+ * Rows in namespace/name order. With the nodes, a request whose node is being validated says so (status-validation.ts);
+ * with `holders` (deviceHolders), a device request names the pods holding its devices.
+ */
+export function statusRows(
+  maintenances: readonly NodeMaintenance[],
+  now: Date,
+  reads: { nodes?: ReadonlyMap<string, V1Node>; holders?: ReadonlyMap<string, readonly DeviceHolderRow[]> } = {},
+): StatusRow[] {
+  const nodes = reads.nodes ?? new Map<string, V1Node>();
+  const holders = reads.holders ?? new Map<string, readonly DeviceHolderRow[]>();
   return maintenances
     .map((nm) => {
       const validating = validatingStage(nm, nodes.get(nm.spec.nodeName));
-      return { ...statusRow(nm, now), ...(validating !== undefined ? { validating } : {}) };
-    }).sort((a, b) => (a.request < b.request ? -1 : a.request > b.request ? 1 : 0));
+      return { ...statusRow(nm, now, holders.get(maintenanceKey(nm))), ...(validating !== undefined ? { validating } : {}) };
+    })
+    .sort((a, b) => (a.request < b.request ? -1 : a.request > b.request ? 1 : 0));
 }
 
 /** The cluster-wide limits the scheduler applies, or why it admits nothing. */
@@ -118,10 +158,23 @@ export async function readStatus(client: KubeClient, namespace: string, now: Dat
   return {
     config: [...crdLines, line].join('\n'),
     warnings: [...crdLines, ...(configProblems ? [line] : [])],
-    rows: statusRows(shown, now, new Map(nodes.map((n) => [n.metadata?.name ?? '', n]))),
+    rows: statusRows(shown, now, { nodes: new Map(nodes.map((n) => [n.metadata?.name ?? '', n])), holders: await readDeviceHolders(client, shown) }),
     objects: shown,
     filtered: filterText(filter),
   };
+}
+
+/**
+ * Who holds the shown device requests' devices: one pod LIST per node of a device request (spec.nodeName), and the
+ * ResourceClaims only when one of those pods references a claim; no read at all without a device request shown.
+ */
+async function readDeviceHolders(client: KubeClient, shown: readonly NodeMaintenance[]): Promise<Map<string, DeviceHolderRow[]>> {
+  const nodes = [...new Set(shown.filter(isDeviceRequest).map((nm) => nm.spec.nodeName))].sort();
+  if (nodes.length === 0) return new Map();
+  const podsByNode = new Map<string, V1Pod[]>();
+  for (const node of nodes) podsByNode.set(node, await client.listPods({ fieldSelector: fieldSelectorTerm('spec.nodeName', node) }));
+  const claims = [...podsByNode.values()].some((pods) => pods.some(referencesClaims)) ? await client.listResourceClaims() : [];
+  return deviceHolders(shown, podsByNode, claims);
 }
 
 /** " in namespace team-a, on node n1, with labels tier=gpu" for the filters given; '' for none. */

@@ -16,7 +16,9 @@ import { startControlPlane } from '../testbed/start.ts';
 import { kubeConfigFrom } from '../testbed/testbed.ts';
 import { adminKubeConfig, auditLog, kubectl, testbed, waitFor } from './support/cluster.ts';
 import { testbedOnlyTests } from './support/testbed-only.ts';
-import { KMAINT_NS, admin, createNM, deleteNM, getNM, installCrds, nodes, pass, patchNM, podsOn, removeAllNMs } from './support/kmaint.ts';
+import { KMAINT_NS, admin, createNM, deleteNM, getNM, installCrds, nodes, pass, patchNM, podsOn, removeAllNMs, setConfig } from './support/kmaint.ts';
+import { readStatus } from '../cli/status.ts';
+import { nodeText } from '../cli/status-render.ts';
 
 const ns = `dev-${randomBytes(3).toString('hex')}`;
 const DRIVER = 'gpu.nvidia.com';
@@ -113,6 +115,9 @@ describe('maintenance of one device (DeviceTaintRule, testbed)', () => {
         message: `draining: 1 of 1 pods left; pod ${ns}/holder-a waits for PodDisruptionBudget ${ns}/holder-a (allows 0 disruptions: needs 1 healthy, has 1 of 1 expected): a single replica: its only pod cannot leave without breaking the budget`,
       });
       expect((await admin().core.readNode({ name: node })).spec?.unschedulable).toBeUndefined();
+      // kmaint status (as the admin) names the device and the pod holding it, read from the real claims.
+      const [row] = (await readStatus(new KubeClient(adminKubeConfig()), KMAINT_NS, new Date(), { namespace: ns })).rows;
+      expect([row?.holders, row && nodeText(row)]).toEqual([[{ pod: `${ns}/holder-a`, devices: [target] }], `${node} (devices: ${a.device}; held by: ${ns}/holder-a)`]);
 
       // The budget relaxed: exactly the holder of the GPU leaves; the pod on the other GPU runs on, the same pod.
       await policy.deleteNamespacedPodDisruptionBudget({ namespace: ns, name: 'holder-a' });
@@ -160,6 +165,46 @@ describe('maintenance of one device (DeviceTaintRule, testbed)', () => {
       expect([await canI('update', 'devicetaintrules.resource.k8s.io'), await canI('patch', 'devicetaintrules.resource.k8s.io'), await canI('create', 'resourceslices.resource.k8s.io')]).toEqual(['no', 'no', 'no']);
     },
     300_000,
+  );
+
+  needs.it(
+    'the reaper files a device request for the GPU a health agent reports (spec.reaper.devicesFrom): the holder evicted, the node never cordoned, nothing terminated; released when the report goes',
+    ['the simulated kubelet', 'a node in the gpu pool', 'DRA claim allocation by kube-scheduler'],
+    async () => {
+      const node = (await nodes()).filter((n) => n.metadata?.labels?.['kmaint.io/pool'] === 'gpu').map((n) => n.metadata?.name ?? '').sort()[0] as string;
+      expect((await kubectl(['apply', '-k', 'infra/devices'])).code).toBe(0);
+      await admin().custom.createNamespacedCustomObject({ group: 'resource.k8s.io', version: 'v1', namespace: ns, plural: 'resourceclaimtemplates', body: template('reaper-gpu') });
+      await admin().core.createNamespacedPod({ namespace: ns, body: gpuPod('holder-c', node, 'reaper-gpu') });
+      const c = await heldDevice('holder-c');
+      const failing = `${DRIVER}/${node}/${c.device}`;
+      const reported = "annotations.exists(k, k.startsWith('gpu-health.example.com/'))";
+      await setConfig({ reaper: { enabled: true, dryRun: false, provider: 'none', unhealthyForSeconds: 0, newNodeGracePeriodSeconds: 0, reapPredicate: reported, unhealthyPredicate: reported, devicesFrom: "annotations.filter(k, k.startsWith('gpu-health.example.com/')).map(k, annotations[k])" } });
+      try {
+        expect((await kubectl(['annotate', 'node', node, `gpu-health.example.com/bad=${failing}`])).code).toBe(0);
+        expect((await pass('reaper')).actions['createMaintenance']).toBe(1);
+        const filed = await getNM(KMAINT_NS, `reap-${node}`);
+        expect([filed?.metadata.annotations?.['kmaint.io/devices'], filed?.metadata.annotations?.['kmaint.io/reaper-provider-id'], filed?.spec.cordon]).toEqual([failing, undefined, false]);
+        expect((await pass('scheduler')).admitted).toBe(1);
+        expect((await pass('drainer')).actions['createDeviceTaintRule']).toBe(1);
+        await waitFor(`reap-${node} Ready`, async () => {
+          await pass('drainer');
+          return readyCondition(await getNM(KMAINT_NS, `reap-${node}`))?.reason === 'Ready' ? true : undefined;
+        });
+        await waitFor('holder-c gone', async () => ((await podsOn(node)).some((p) => p.metadata?.namespace === ns && p.metadata.name === 'holder-c') ? undefined : true));
+        expect((await admin().core.readNode({ name: node })).spec?.unschedulable).toBeUndefined();
+        // Ready and still reported: kept, nothing terminated; the report gone: the reaper releases it, cleanup lifts the rule.
+        expect((await pass('reaper')).actions).toEqual({});
+        expect((await kubectl(['annotate', 'node', node, 'gpu-health.example.com/bad-'])).code).toBe(0);
+        expect((await pass('reaper')).actions).toEqual({ deleteMaintenance: 1 });
+        expect((await pass('cleanup')).actions['deleteDeviceTaintRule']).toBe(1);
+        expect([await kmaintRules(), await getNM(KMAINT_NS, `reap-${node}`), (await admin().core.readNode({ name: node })).metadata?.annotations?.['kmaint.io/reaped']]).toEqual([[], undefined, undefined]);
+      } finally {
+        await kubectl(['annotate', 'node', node, 'gpu-health.example.com/bad-']);
+        await setConfig(undefined);
+        await kubectl(['delete', 'nodemaintenances.maintenance.nvidia.com', '-n', KMAINT_NS, `reap-${node}`, '--ignore-not-found', '--wait=false']);
+      }
+    },
+    240_000,
   );
 
   needs.it('on a control plane without DeviceTaintRules (gates off), a device request is refused with the reason and its node is never cordoned', 'a control plane of its own', async () => {

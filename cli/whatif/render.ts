@@ -16,6 +16,12 @@ const plural = (n: number, noun: string, nouns = `${noun}s`): string => `${n.toL
 /** Admissions listed in text output; --output json lists them all. */
 const ADMISSIONS_SHOWN = 20;
 
+/** The node, and a device request's devices by their device names (issue 45): `gpu-01 (devices: gpu-1, gpu-3)`. */
+export function requestNodeText(r: { node: string; devices?: readonly string[] }): string {
+  if (r.devices === undefined) return r.node;
+  return `${r.node} (devices: ${r.devices.map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ') || 'unreadable'})`;
+}
+
 export function renderReport(r: WhatIfReport): string {
   const lines: string[] = [];
   const limit = (v: number | 'unlimited' | null): string => (v === null ? 'invalid' : String(v));
@@ -25,7 +31,7 @@ export function renderReport(r: WhatIfReport): string {
   if (r.outcome === 'done') lines.push(`predicted makespan: ${formatDuration(r.makespanMs ?? 0)} simulated`);
   else lines.push(`predicted makespan: none — ${r.outcome === 'stuck' ? 'the maintenance cannot finish' : 'not finished'} after ${formatDuration(r.simulatedMs)} simulated (${plural(r.unfinished.length, 'request')} left)`);
   lines.push(`ideal makespan:     ${r.idealMakespanMs === undefined ? 'none (the limits admit nothing)' : formatDuration(r.idealMakespanMs)} (each node's longest grace period${r.settings.holdMs > 0 ? ' plus the hold' : ''}, under the limits, no budget waits)`);
-  const shown = r.admissionOrder.slice(0, ADMISSIONS_SHOWN).map((a) => `${a.node} +${formatDuration(a.admittedMs)}`);
+  const shown = r.admissionOrder.slice(0, ADMISSIONS_SHOWN).map((a) => `${requestNodeText(a)} +${formatDuration(a.admittedMs)}`);
   const more = r.admissionOrder.length > ADMISSIONS_SHOWN ? `, … ${r.admissionOrder.length - ADMISSIONS_SHOWN} more (--output json lists all)` : '';
   lines.push(`admission order: ${shown.join(', ')}${more}`);
   if (r.budgetWaits.length === 0) lines.push('budget waits: none (no eviction waited for a PodDisruptionBudget)');
@@ -41,7 +47,7 @@ export function renderReport(r: WhatIfReport): string {
   );
   lines.push(`peak unavailable nodes by pool: ${r.peakUnavailableByPool.map((p) => `${p.pool} ${p.peak}`).join(', ')} (cluster ${r.peakUnavailable}; ${r.peakInProgress} in maintenance at most)`);
   lines.push(`cluster: ${plural(r.evictions, 'eviction')}, ${plural(r.activity.replacementsCreated, 'replacement pod')}${r.activity.unschedulable > 0 ? `, ${plural(r.activity.unschedulable, 'pod')} left without a node` : ''}`);
-  for (const u of r.unfinished.slice(0, 5)) lines.push(`  not finished: ${u.request} (${u.node}) ${u.phase}: ${u.message}`);
+  for (const u of r.unfinished.slice(0, 5)) lines.push(`  not finished: ${u.request} (${requestNodeText(u)}) ${u.phase}: ${u.message}`);
   if (r.unfinished.length > 5) lines.push(`  … and ${r.unfinished.length - 5} more`);
   lines.push(`kmaint: ${plural(r.passes.run, 'pass', 'passes')} in ${plural(r.passes.rounds, 'round')}; ${formatDuration(r.simulatedMs)} simulated in ${formatDuration(r.wallMs)} wall (${formatDuration(r.loadMs)} of it loading the cluster)`);
   for (const e of r.passes.errors.slice(0, 3)) lines.push(`  pass error: ${e}`);

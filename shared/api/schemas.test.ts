@@ -296,6 +296,7 @@ const REAPER_EXTENSION: Record<string, Facets> = {
   'spec.reaper.repair.poolLabel': { type: 'string', minLength: 1, maxLength: 317, default: 'kmaint.io/pool' },
   'spec.reaper.repair.historyWindowSeconds': { type: 'integer', format: 'int32', minimum: 1, default: 604800 },
   'spec.reaper.repair.repeatLimit': { type: 'integer', format: 'int32', minimum: 0, default: 2 },
+  'spec.reaper.devicesFrom': { type: 'string', minLength: 1 },
   ...Object.fromEntries(Object.entries(nodeHandshakeAt('spec.reaper')).filter(([path]) => path.startsWith('spec.reaper.drainSpec'))),
 };
 

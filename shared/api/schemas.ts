@@ -274,6 +274,8 @@ export const reaperSchema = z.strictObject({
   joinExistingRequests: z.boolean().default(false).optional(),
   provider: z.enum(['providerID', 'none']).default('providerID').optional(),
   repair: repairSchema.optional(),
+  /** kmaint extension (issue 45): CEL over the Node giving `driver/pool/device` strings; non-empty: a device request. */
+  devicesFrom: z.string().min(1).optional(),
 });
 
 /**

@@ -39,6 +39,11 @@ function parseEntry(entry: string): DeviceName | string {
 export function deviceRequestOf(nm: NodeMaintenance): DeviceRequest {
   const raw = nm.metadata.annotations?.[ANNOTATION_DEVICES];
   if (raw === undefined) return { kind: 'node' };
+  return parseDeviceList(raw);
+}
+
+/** A kmaint.io/devices value read by the annotation's rules (the reaper's devicesFrom is checked with them too). */
+export function parseDeviceList(raw: string): Exclude<DeviceRequest, { kind: 'node' }> {
   const entries = raw.split(',').map((e) => e.trim());
   if (entries.every((e) => e === '')) return { kind: 'invalid', problem: 'it lists no device' };
   const devices: DeviceName[] = [];

@@ -101,6 +101,59 @@ function calls(node: unknown, out: Array<{ name: string; pattern?: string; start
  * syntax, unknown variables or functions, a non-bool result, `matches` (use re2Matches), an invalid RE2 literal.
  */
 export function compilePredicate(source: string): CompileResult {
+  const checked = parseChecked(source);
+  if (!checked.ok) return checked;
+  const { parsed, type } = checked;
+  if (type !== 'bool') return { ok: false, error: `the expression is of type ${type}, expected bool` };
+  return {
+    ok: true,
+    predicate: {
+      source,
+      evaluate(facts: NodeFacts): PredicateResult {
+        try {
+          const value: unknown = parsed({ ...facts });
+          return typeof value === 'boolean' ? { ok: true, value } : { ok: false, error: `the expression gave ${typeof value}, expected bool` };
+        } catch (err) {
+          return { ok: false, error: firstLine(errorMessage(err)) };
+        }
+      },
+    },
+  };
+}
+
+/** An expression over a Node giving a list of strings (spec.reaper.devicesFrom). */
+export interface ListExpression {
+  source: string;
+  evaluate(facts: NodeFacts): { ok: true; value: string[] } | { ok: false; error: string };
+}
+
+/** Parses and type-checks `source` as a list of strings over a Node (`[]` and list<dyn> pass, checked when evaluated). */
+export function compileStringList(source: string): { ok: true; expression: ListExpression } | { ok: false; error: string } {
+  const checked = parseChecked(source);
+  if (!checked.ok) return checked;
+  const { parsed, type } = checked;
+  if (!['list<string>', 'list<dyn>', 'list<T>'].includes(type)) return { ok: false, error: `the expression is of type ${type}, expected list<string>` };
+  return {
+    ok: true,
+    expression: {
+      source,
+      evaluate(facts: NodeFacts) {
+        try {
+          const value: unknown = parsed({ ...facts });
+          if (!Array.isArray(value)) return { ok: false, error: `the expression gave ${typeof value}, expected a list of strings` };
+          const items: unknown[] = value;
+          const bad = items.find((v) => typeof v !== 'string');
+          return bad === undefined ? { ok: true, value: items as string[] } : { ok: false, error: `the list holds a ${typeof bad}, expected strings only` };
+        } catch (err) {
+          return { ok: false, error: firstLine(errorMessage(err)) };
+        }
+      },
+    },
+  };
+}
+
+/** Parse, the RE2 rules and the type check shared by both kinds of expression; the checked type on success. */
+function parseChecked(source: string): { ok: true; parsed: ReturnType<Environment['parse']>; type: string } | { ok: false; error: string } {
   let parsed: ReturnType<Environment['parse']>;
   try {
     parsed = environment.parse(source);
@@ -123,19 +176,5 @@ export function compilePredicate(source: string): CompileResult {
   }
   const checked = parsed.check();
   if (!checked.valid) return { ok: false, error: firstLine(checked.error?.message ?? 'type check failed') };
-  if (checked.type !== 'bool') return { ok: false, error: `the expression is of type ${checked.type ?? 'unknown'}, expected bool` };
-  return {
-    ok: true,
-    predicate: {
-      source,
-      evaluate(facts: NodeFacts): PredicateResult {
-        try {
-          const value: unknown = parsed({ ...facts });
-          return typeof value === 'boolean' ? { ok: true, value } : { ok: false, error: `the expression gave ${typeof value}, expected bool` };
-        } catch (err) {
-          return { ok: false, error: firstLine(errorMessage(err)) };
-        }
-      },
-    },
-  };
+  return { ok: true, parsed, type: checked.type ?? 'unknown' };
 }

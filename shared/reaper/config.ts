@@ -3,7 +3,7 @@
 import { DEFAULT_REAP_PREDICATE, DEFAULT_UNHEALTHY_PREDICATE, DEFAULT_ZONE_LABEL, maintenanceOperatorConfigSchema } from '#api';
 import type { DrainSpec, IntOrString } from '#api';
 import { resolveIntOrPercent } from '../config/index.ts';
-import { compilePredicate, type Predicate } from './cel.ts';
+import { compilePredicate, compileStringList, type ListExpression, type Predicate } from './cel.ts';
 import { loadRepairConfig, type RepairConfig } from './repair-config.ts';
 
 export interface ReaperConfig {
@@ -28,6 +28,11 @@ export interface ReaperConfig {
   zoneLabel: string;
   /** The repair ladder (spec.reaper.repair); absent: every reaped Node is terminated (or quarantined), as before. */
   repair?: RepairConfig;
+  /**
+   * spec.reaper.devicesFrom (issue 45): the failing devices of a Node to reap, `driver/pool/device`. A non-empty list
+   * makes its request a device request (kmaint.io/devices): never cordoned, never terminated, no repair ladder.
+   */
+  devicesFrom?: ListExpression;
 }
 
 export type LoadedReaper =
@@ -74,6 +79,8 @@ export function loadReaperConfig(obj: unknown): LoadedReaper {
     if (!checked.ok) problems.push(`spec.reaper.${field}: ${checked.error}`);
   }
   const repair = reaper.repair !== undefined ? loadRepairConfig(reaper.repair, problems) : undefined;
+  const devicesFrom = reaper.devicesFrom !== undefined ? compileStringList(reaper.devicesFrom) : undefined;
+  if (devicesFrom?.ok === false) problems.push(`spec.reaper.devicesFrom: ${devicesFrom.error}`);
   if (problems.length > 0 || reapPredicate === undefined || unhealthyPredicate === undefined) {
     return { kind: 'invalid', problems: problems.map((p) => `${p}; ${REAPER_STOPPED}`) };
   }
@@ -95,6 +102,7 @@ export function loadReaperConfig(obj: unknown): LoadedReaper {
       provider: reaper.provider ?? 'providerID',
       zoneLabel: spec.zoneLabel ?? DEFAULT_ZONE_LABEL,
       ...(repair !== undefined ? { repair } : {}),
+      ...(devicesFrom?.ok === true ? { devicesFrom: devicesFrom.expression } : {}),
     },
   };
 }

@@ -30,6 +30,8 @@ import { chooseProvider, type InstanceProviders } from './providers.ts';
 import { planTerminations, type Termination } from './termination-plan.ts';
 import { healthyRecords, planRebootReleases, removeRepairRecords, repairSince, repeatOffenders } from './repair-ladder.ts';
 import { poolOf, repairChoice, repairsByPool, requestRepair, withNodeRecords } from './repair-plan.ts';
+import { isDeviceRequest } from '../devices/index.ts';
+import { planDeviceReleases, reapDevices, requestDeviceReap } from './device-reap.ts';
 
 export { reapRequestName } from './own-requests.ts';
 export { describeTermination } from './termination-plan.ts';
@@ -71,6 +73,8 @@ interface Candidate {
   facts: NodeFacts;
   /** Since when it has been unhealthy (ms): its conditions' say, or with the repair ladder kmaint's own record. */
   since: number | undefined;
+  /** devicesFrom's failing devices (issue 45): a device request, no termination; undefined: a node request. */
+  devices?: readonly string[];
 }
 
 interface GateContext {
@@ -99,8 +103,8 @@ const GATES: ReadonlyArray<(c: Candidate, ctx: GateContext) => string | undefine
   // A Node someone else is maintaining is theirs: reaping it would fight their request (unless configured to join it).
   (c, ctx) => {
     const other = ctx.others.get(c.facts.name)?.[0];
-    if (!other || ctx.config.joinExistingRequests) return undefined;
-    return `already in maintenance: ${other.metadata.namespace ?? ''}/${other.metadata.name} by ${other.spec.requestorID} (spec.reaper.joinExistingRequests is off)`;
+    if (!other || (ctx.config.joinExistingRequests && c.devices === undefined)) return undefined;
+    return `already in maintenance: ${other.metadata.namespace ?? ''}/${other.metadata.name} by ${other.spec.requestorID} (${c.devices === undefined ? 'spec.reaper.joinExistingRequests is off' : 'a device reap joins no request'})`;
   },
   // New Nodes report NotReady while they boot.
   (c, ctx) => {
@@ -120,7 +124,7 @@ const GATES: ReadonlyArray<(c: Candidate, ctx: GateContext) => string | undefine
   },
   // Never start a drain that cannot end in a termination (unless only quarantining, or provider none).
   (c, ctx) => {
-    if (ctx.config.skipReaping || ctx.config.provider === 'none') return undefined;
+    if (c.devices !== undefined || ctx.config.skipReaping || ctx.config.provider === 'none') return undefined;
     const choice = chooseProvider(c.facts.providerID, ctx.providers);
     return choice.ok ? undefined : choice.problem;
   },
@@ -178,6 +182,7 @@ function planNode(node: V1Node, f: NodeFacts, ctx: GateContext, index: RequestIn
   if (index.reaping.has(f.name) || index.joined.has(f.name)) return { actions }; // being reaped: its request reports progress
   const match = config.reapPredicate.evaluate(f);
   let skipped: string | undefined;
+  let devices: string[] | undefined;
   // The repair ladder's records: unhealthy-since written on first sight (not in dryRun, which writes nothing).
   const repairSeen = config.repair !== undefined && match.ok && match.value ? repairSince(node, unhealthySince(node), ctx.now) : undefined;
   // Without a ladder (switched off), any repair.kmaint.io/ record left on the Node goes with this pass's patch.
@@ -186,8 +191,14 @@ function planNode(node: V1Node, f: NodeFacts, ctx: GateContext, index: RequestIn
   else if (!match.value) {
     clearRecord();
     return { actions: config.dryRun ? actions : withNodeRecords(actions, node, healthyRecords(node, config.repair, ctx.now)) };
-  } else skipped = GATES.map((gate) => gate({ node, facts: f, since: repairSeen?.since ?? unhealthySince(node) }, ctx)).find((why) => why !== undefined);
-  const choice = skipped === undefined && config.repair !== undefined ? repairChoice(node, f, config.repair, ctx.repairs, ctx.now) : undefined;
+  } else {
+    // devicesFrom first: a Node whose failing devices cannot be read is held back, never reaped whole instead.
+    const reap = reapDevices(config, f);
+    devices = reap.kind === 'devices' ? reap.devices : undefined;
+    skipped = reap.kind === 'problem' ? reap.why : GATES.map((gate) => gate({ node, facts: f, since: repairSeen?.since ?? unhealthySince(node), ...(devices !== undefined ? { devices } : {}) }, ctx)).find((why) => why !== undefined);
+  }
+  // The repair ladder is for node requests only.
+  const choice = skipped === undefined && devices === undefined && config.repair !== undefined ? repairChoice(node, f, config.repair, ctx.repairs, ctx.now) : undefined;
   if (choice?.kind === 'wait') skipped = choice.why;
 
   if (skipped !== undefined) {
@@ -201,12 +212,21 @@ function planNode(node: V1Node, f: NodeFacts, ctx: GateContext, index: RequestIn
     return { actions: withNodeRecords(actions, node, records), decision: { node: f.name, skipped } };
   }
   const decision = { node: f.name };
+  const name = reapRequestName(f.name);
+  if (devices !== undefined) {
+    if (config.dryRun) {
+      actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_REQUESTED, `dry run: would request ${namespace}/${name} for devices ${devices.join(', ')}; the node stays in service, nothing is terminated`, 'reaper decision'));
+      return { actions, decision };
+    }
+    clearRecord();
+    actions.push(...requestDeviceReap(node, f, name, namespace, config, devices));
+    return { actions: withNodeRecords(actions, node, records), decision };
+  }
   const other = config.joinExistingRequests ? index.others.get(f.name)?.[0] : undefined;
   if (other) {
     actions.push(...joinRequest(node, f.providerID, other, config, recorded !== undefined));
     return { actions: withNodeRecords(actions, node, records), decision };
   }
-  const name = reapRequestName(f.name);
   if (config.repair !== undefined && choice?.kind === 'file') {
     if (config.dryRun) {
       actions.push(nodeEvent(node, 'Normal', EVENT_REASON_REAP_REQUESTED, `dry run: would request ${namespace}/${name} for repair rung ${choice.rung} (${choice.remedy})${choice.escalated !== undefined ? `: ${choice.escalated}` : ''}`, 'reaper decision'));
@@ -262,7 +282,9 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
   const counts = countUnhealthy(facts.map((f) => f.zone), unhealthy);
   const nodesByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
   const index = indexRequests(snapshot.maintenances, snapshot.namespace, nodesByName, snapshot.holding);
-  const repairs = config.repair !== undefined ? repairsByPool(index.reaping, nodesByName, config.repair) : new Map<string, number>();
+  // Device reap requests are not repairs: they take no slot of the ladder's per-pool cap.
+  const nodeReaps = new Map([...index.reaping].filter(([, nm]) => !isDeviceRequest(nm)));
+  const repairs = config.repair !== undefined ? repairsByPool(nodeReaps, nodesByName, config.repair) : new Map<string, number>();
   const ctx: GateContext = { config, now, counts, others: index.others, providers: snapshot.providers, repairs };
   const actions: Action[] = [];
   const decisions: ReaperDecision[] = [];
@@ -273,7 +295,8 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
   });
   if (!config.dryRun) actions.push(...sweepJoinRecords(nodes, index, actions));
   const ends = planTerminations(nodesByName, [...index.reaping.values(), ...index.joined.values()], snapshot.namespace, config);
-  const releases = config.dryRun ? [] : planRebootReleases(nodesByName, [...index.reaping.values()], config.repair, now);
+  const factsByName = new Map(facts.map((f) => [f.name, f]));
+  const releases = config.dryRun ? [] : [...planRebootReleases(nodesByName, [...index.reaping.values()], config.repair, now), ...planDeviceReleases([...index.reaping.values()], (n) => factsByName.get(n), config)];
   const offenders = config.repair !== undefined ? repeatOffenders(nodes, config.repair, now) : undefined;
   return { actions: [...actions, ...ends.actions, ...releases], terminations: ends.terminations, decisions, counts, ...(offenders !== undefined ? { repeatOffenders: offenders } : {}) };
 }

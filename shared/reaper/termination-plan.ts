@@ -3,6 +3,7 @@
 // instance is refused (said once on the Node), never followed. terminate.ts carries the terminations out.
 import type { V1Node } from '@kubernetes/client-node';
 import {
+  ANNOTATION_DEVICES,
   ANNOTATION_GC_IGNORE,
   ANNOTATION_REAPED,
   ANNOTATION_REBOOT,
@@ -77,6 +78,8 @@ export function planTerminations(nodes: ReadonlyMap<string, V1Node>, requests: r
     if ((mine && nm.metadata.deletionTimestamp) || maintenancePhase(nm) !== Phase.Ready) continue;
     // The repair ladder's reboot and quarantine rungs: released (repair-ladder.ts) or kept, never terminated.
     if (mine && (nm.metadata.annotations?.[ANNOTATION_REBOOT] === 'true' || nm.metadata.annotations?.[ANNOTATION_GC_IGNORE] === 'true')) continue;
+    // A device reap request (issue 45) is released when its devices recover (device-reap.ts), never terminated.
+    if (mine && nm.metadata.annotations?.[ANNOTATION_DEVICES] !== undefined) continue;
     const node = nodes.get(nm.spec.nodeName);
     if (node === undefined) continue;
     const why = config.provider === 'none' ? undefined : refusal(nm, node);

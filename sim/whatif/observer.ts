@@ -3,6 +3,7 @@
 import { DRAIN_STARTED_PHASES, maintenanceKey } from '../../shared/api/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import type { NodeMaintenance } from '../../shared/api/index.ts';
+import { deviceNameText, deviceRequestOf } from '../../shared/devices/index.ts';
 import { isInProgress, isNodeUnavailable, maintenancePhase } from '../../shared/scheduling/index.ts';
 import type { JsonObject, StoreEvent } from '../apiserver/index.ts';
 import type { PodRecord } from './pod-record.ts';
@@ -16,6 +17,18 @@ export interface RequestTimes {
   drainStartMs?: number;
   readyMs?: number;
   releasedMs?: number;
+  /**
+   * A device request's devices (`driver/pool/device`, issue 45; [] when its annotation cannot be read). Its node is
+   * not cordoned, but counts as unavailable while the request is in progress, as maxUnavailable counts it.
+   */
+  devices?: string[];
+}
+
+/** The devices a request names, for RequestTimes; nothing for a node request. */
+export function requestDevices(nm: NodeMaintenance): { devices?: string[] } {
+  const request = deviceRequestOf(nm);
+  if (request.kind === 'node') return {};
+  return { devices: request.kind === 'devices' ? request.devices.map(deviceNameText) : [] };
 }
 
 export interface Eviction {
@@ -105,7 +118,7 @@ export class WhatIfObserver {
     const now = this.now();
     let t = this.requests.get(key);
     if (!t) {
-      t = { key, node: nm.spec.nodeName, createdMs: now };
+      t = { key, node: nm.spec.nodeName, createdMs: now, ...requestDevices(nm) };
       this.requests.set(key, t);
       this.open++;
     }

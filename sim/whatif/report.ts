@@ -12,6 +12,8 @@ export interface AdmissionEntry {
   admittedMs: number;
   readyMs?: number;
   releasedMs?: number;
+  /** A device request's devices (issue 45): its node stays schedulable, counted unavailable as maxUnavailable counts it. */
+  devices?: string[];
 }
 
 export interface BudgetWait {
@@ -48,7 +50,7 @@ export interface WhatIfReport {
   activity: ClusterCounts;
   passes: { rounds: number; skippedQuiet: number; run: number; actions: Record<string, number>; apiRequests: Record<string, number>; errors: string[] };
   /** Requests not released when the run stopped, with their phase and Ready message. */
-  unfinished: Array<{ request: string; node: string; phase: string; message: string }>;
+  unfinished: Array<{ request: string; node: string; phase: string; message: string; devices?: string[] }>;
   wallMs: number;
   /** Of wallMs, loading the cluster into the sim (before the first pass). */
   loadMs: number;
@@ -104,6 +106,7 @@ export function summarise(i: SummaryInput): WhatIfReport {
       admittedMs: t?.admittedMs ?? 0,
       ...(t?.readyMs !== undefined ? { readyMs: t.readyMs } : {}),
       ...(t?.releasedMs !== undefined ? { releasedMs: t.releasedMs } : {}),
+      ...(t?.devices !== undefined ? { devices: t.devices } : {}),
     };
   });
   const drainStart = new Map([...o.requests.values()].map((t) => [t.node, t.drainStartMs]));

@@ -18,7 +18,7 @@ import { WhatIfCluster } from './cluster.ts';
 import { EventQueue } from './event-queue.ts';
 import { idealMakespan, limitScopes } from './ideal.ts';
 import { InProcessTransport } from './in-process-transport.ts';
-import { WhatIfObserver } from './observer.ts';
+import { requestDevices, WhatIfObserver } from './observer.ts';
 import { PassTally, summarise, type WhatIfReport } from './report.ts';
 import { seedSnapshot } from './seed.ts';
 import type { ClusterSnapshot } from './snapshot-schema.ts';
@@ -288,6 +288,7 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
       node: nm.spec.nodeName,
       phase: maintenancePhase(nm) || '(new)',
       message: readyCondition(nm)?.message ?? '',
+      ...requestDevices(nm),
     }));
     return summarise({
       snapshot: about,
