@@ -18,6 +18,7 @@ import { WhatIfCluster } from './cluster.ts';
 import { EventQueue } from './event-queue.ts';
 import { idealMakespan, limitScopes } from './ideal.ts';
 import { InProcessTransport } from './in-process-transport.ts';
+import { WhatIfValidationJobs } from './validation-jobs.ts';
 import { WhatIfObserver } from './observer.ts';
 import { PassTally, summarise, type WhatIfReport } from './report.ts';
 import { seedSnapshot } from './seed.ts';
@@ -175,7 +176,11 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
     );
     observer.seedNodes(nodes);
     cluster.nodeInMaintenance = (node) => observer.inMaintenance(node);
-    const unsubscribe = api.context.store.subscribe((e) => observer.onStoreEvent(e));
+    const validationJobs = new WhatIfValidationJobs(api.local, api.context, queue, () => clock.nowMs(), podStartMs, () => cluster.versions.objects++);
+    const unsubscribe = api.context.store.subscribe((e) => {
+      observer.onStoreEvent(e);
+      validationJobs.onStoreEvent(e);
+    });
     cluster.onPodChange((r, previous, gone) => observer.onPod(r, previous, gone));
 
     const requestorID = opts.requestorID ?? WHATIF_REQUESTOR;
