@@ -40,3 +40,12 @@ it('a validation that fails keeps the node cordoned past the release, to the end
     { request: 'default/whatif-worker-a', phase: 'ValidationFailed: stayed cordoned', startMs: 70_500, endMs: 70_500 },
   ]);
 });
+
+it('a Job that outlasts spec.validation.timeoutSeconds times out at the timeout, not when its pod ends', async () => {
+  const config = validation(0) as { validation: { timeoutSeconds: number } };
+  config.validation.timeoutSeconds = 20;
+  const r = await simulate({ snapshot: readSnapshotFile(FIXTURE), config: config as never, nodes: { selector: 'kubernetes.io/hostname=worker-a' }, podStartMs: 10_000, passMs: 0 });
+  // Timed out at 50 s (a pass is due then, though nothing changed); the next round (500 ms on) releases: not at 70.5 s.
+  expect(r.validations).toEqual([{ node: 'worker-a', request: 'default/whatif-worker-a', startMs: 30_000, waitMs: 20_500, outcome: 'TimedOut', stayedCordoned: true }]);
+  expect([r.outcome, r.makespanMs, r.passes.actions['uncordonNode']]).toEqual(['done', 50_500, undefined]);
+});

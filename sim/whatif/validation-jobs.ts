@@ -35,6 +35,8 @@ export class WhatIfValidationJobs {
     private readonly queue: EventQueue,
     private readonly now: () => number,
     private readonly podStartMs: number,
+    /** spec.validation.timeoutSeconds in ms: cleanup's time-driven rule, so a pass runs then even when nothing changed. */
+    private readonly timeoutMs: number,
     /** Something cleanup reads changed (a validation pod ended): its next pass must not be skipped as quiet. */
     private readonly changed: () => void,
   ) {
@@ -49,6 +51,9 @@ export class WhatIfValidationJobs {
     if (job.metadata.labels?.[LABEL_VALIDATION_POD] !== 'true') return;
     // Not from inside the store's notification: the pod is created as the next thing due now.
     this.queue.at(this.now(), () => this.createPod(job));
+    // The attempt's clock starts in the pass that created the Job (now, or at most a pass earlier); one ms past the
+    // timeout a pass must not be skipped as quiet, so a Job that runs longer times out when cleanup would see it.
+    this.queue.at(this.now() + this.timeoutMs + 1, () => this.changed());
   }
 
   private createPod(job: ValidationJob): void {
