@@ -22,6 +22,17 @@ export function requestNodeText(r: { node: string; devices?: readonly string[] }
   return `${r.node} (devices: ${r.devices.map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ') || 'unreadable'})`;
 }
 
+const OUTCOME_TEXT = { running: 'still validating', Passed: 'passed', Failed: 'failed', TimedOut: 'timed out' } as const;
+
+/** "validation before uncordon: 2 nodes, longest wait 30s: n1 30s passed, n2 1m 00s timed out (stayed cordoned)". */
+export function validationLine(validations: WhatIfReport['validations']): string {
+  const nodes = new Set(validations.map((v) => v.node)).size;
+  const longest = Math.max(0, ...validations.map((v) => v.waitMs));
+  const each = validations.slice(0, ADMISSIONS_SHOWN).map((v) => `${v.node} ${formatDuration(v.waitMs)} ${OUTCOME_TEXT[v.outcome]}${v.stayedCordoned ? ' (stayed cordoned)' : ''}`);
+  const more = validations.length > ADMISSIONS_SHOWN ? `, … ${validations.length - ADMISSIONS_SHOWN} more (--output json lists all)` : '';
+  return `validation before uncordon: ${plural(nodes, 'node')}, longest wait ${formatDuration(longest)}: ${each.join(', ')}${more}`;
+}
+
 export function renderReport(r: WhatIfReport): string {
   const lines: string[] = [];
   const limit = (v: number | 'unlimited' | null): string => (v === null ? 'invalid' : String(v));
@@ -47,6 +58,7 @@ export function renderReport(r: WhatIfReport): string {
   );
   lines.push(`peak unavailable nodes by pool: ${r.peakUnavailableByPool.map((p) => `${p.pool} ${p.peak}`).join(', ')} (cluster ${r.peakUnavailable}; ${r.peakInProgress} in maintenance at most)`);
   lines.push(`cluster: ${plural(r.evictions, 'eviction')}, ${plural(r.activity.replacementsCreated, 'replacement pod')}${r.activity.unschedulable > 0 ? `, ${plural(r.activity.unschedulable, 'pod')} left without a node` : ''}`);
+  if (r.validations.length > 0) lines.push(validationLine(r.validations));
   for (const u of r.unfinished.slice(0, 5)) lines.push(`  not finished: ${u.request} (${requestNodeText(u)}) ${u.phase}: ${u.message}`);
   if (r.unfinished.length > 5) lines.push(`  … and ${r.unfinished.length - 5} more`);
   lines.push(`kmaint: ${plural(r.passes.run, 'pass', 'passes')} in ${plural(r.passes.rounds, 'round')}; ${formatDuration(r.simulatedMs)} simulated in ${formatDuration(r.wallMs)} wall (${formatDuration(r.loadMs)} of it loading the cluster)`);

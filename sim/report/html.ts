@@ -24,6 +24,9 @@ export const PHASE_COLOURS: ReadonlyArray<readonly [string, string]> = [
   ['Ready', '#59a14f'],
   ['RequestorFailed', '#e15759'],
   ['deleting', '#8c8c8c'],
+  // Issue 44: a released request's node validating before its uncordon, and one whose failed validation kept it cordoned.
+  ['Validating', '#76b7b2'],
+  ['ValidationFailed: stayed cordoned', '#9c2f2f'],
 ];
 
 function escapeHtml(text: string): string {

@@ -5,7 +5,7 @@ import { PHASE_COLOURS, renderReportHtml } from './html.ts';
 import { TimelineRecorder } from './timeline.ts';
 
 it('lists Rebooting between Draining and Ready and embeds its colour in the page', () => {
-  expect(PHASE_COLOURS.map(([phase]) => phase)).toEqual(['new', 'Pending', 'Scheduled', 'Cordon', 'WaitForPodCompletion', 'Draining', 'Rebooting', 'Ready', 'RequestorFailed', 'deleting']);
+  expect(PHASE_COLOURS.map(([phase]) => phase)).toEqual(['new', 'Pending', 'Scheduled', 'Cordon', 'WaitForPodCompletion', 'Draining', 'Rebooting', 'Ready', 'RequestorFailed', 'deleting', 'Validating', 'ValidationFailed: stayed cordoned']);
   const r = new TimelineRecorder();
   r.phase('ops/a', 'n1', 'Draining', 0);
   r.phase('ops/a', 'n1', 'Rebooting', 100);

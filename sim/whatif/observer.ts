@@ -8,6 +8,7 @@ import { isInProgress, isNodeUnavailable, maintenancePhase } from '../../shared/
 import type { JsonObject, StoreEvent } from '../apiserver/index.ts';
 import type { PodRecord } from './pod-record.ts';
 import { TimelineRecorder, type Timeline } from '../report/index.ts';
+import { ValidationLanes, type ValidationAttempt } from './validation-lanes.ts';
 
 export interface RequestTimes {
   key: string;
@@ -56,6 +57,14 @@ export class WhatIfObserver {
   private open = 0;
   /** Every transition as the store saw it, for the HTML report. */
   private readonly recorder = new TimelineRecorder();
+  /** Nodes cordoned now, by name (a validation that failed keeps its node so). */
+  private readonly cordoned = new Set<string>();
+  /** Released requests' nodes validating before their uncordon (issue 44), drawn on the nodes' lanes. */
+  private readonly validation = new ValidationLanes({
+    phase: (request, node, phase, atMs) => this.recorder.phase(request, node, phase, atMs),
+    end: (request, atMs) => this.recorder.released(request, atMs),
+    released: (request) => this.requests.get(request)?.releasedMs !== undefined,
+  });
 
   constructor(
     private readonly now: () => number,
@@ -76,7 +85,13 @@ export class WhatIfObserver {
       this.poolPeak.set(pool, this.poolPeak.get(pool) ?? 0);
       this.nodeDown.set(name, isNodeUnavailable(n));
       this.recount(name);
+      this.onNodeValidation(n);
     }
+  }
+
+  /** Every validation before an uncordon seen so far, in the order they started. */
+  get validations(): readonly ValidationAttempt[] {
+    return this.validation.attempts;
   }
 
   /** The node has a request in progress. */
@@ -100,6 +115,7 @@ export class WhatIfObserver {
       const name = node.metadata?.name ?? '';
       this.nodeDown.set(name, isNodeUnavailable(node));
       this.recount(name);
+      this.onNodeValidation(node);
       this.recordCounts();
     } else if (e.kind.resource === 'nodemaintenances') {
       this.onMaintenance(JSON.parse(e.object.json) as JsonObject as unknown as NodeMaintenance, e.type === 'DELETED');
@@ -147,9 +163,18 @@ export class WhatIfObserver {
       this.peakInProgress = Math.max(this.peakInProgress, this.inProgress);
     }
     this.recount(t.node);
-    if (gone) this.recorder.released(key, now);
-    else this.recorder.phase(key, t.node, nm.metadata.deletionTimestamp ? 'deleting' : phase || 'new', now);
+    if (gone) {
+      this.validation.onReleased(key, t.node, this.cordoned.has(t.node), now);
+      if (!this.validation.keepsSpan(key, t.node)) this.recorder.released(key, now);
+    } else this.recorder.phase(key, t.node, nm.metadata.deletionTimestamp ? this.validation.deletingPhase(key, t.node) : phase || 'new', now);
     this.recordCounts();
+  }
+
+  private onNodeValidation(node: V1Node): void {
+    const name = node.metadata?.name ?? '';
+    if (node.spec?.unschedulable === true) this.cordoned.add(name);
+    else this.cordoned.delete(name);
+    this.validation.onNode(node, this.now());
   }
 
   private recordCounts(): void {

@@ -25,6 +25,18 @@ export interface BudgetWait {
   longestWaitMs: number;
 }
 
+/** A released request's node validated before its uncordon (issue 44): how long the node waited, and how it ended. */
+export interface ValidationWait {
+  node: string;
+  request: string;
+  startMs: number;
+  /** From the start to the uncordon after a pass, to the failure, or (still running) to the end of the run. */
+  waitMs: number;
+  outcome: 'running' | 'Passed' | 'Failed' | 'TimedOut';
+  /** Failed or timed out and the node stayed cordoned. */
+  stayedCordoned: boolean;
+}
+
 export interface WhatIfReport {
   source: string;
   cluster: { nodes: number; pods: number; budgets: number };
@@ -49,6 +61,8 @@ export interface WhatIfReport {
   evictions: number;
   activity: ClusterCounts;
   passes: { rounds: number; skippedQuiet: number; run: number; actions: Record<string, number>; apiRequests: Record<string, number>; errors: string[] };
+  /** Nodes that validated before their uncordon, in the order they started; empty without spec.validation. */
+  validations: ValidationWait[];
   /** Requests not released when the run stopped, with their phase and Ready message. */
   unfinished: Array<{ request: string; node: string; phase: string; message: string; devices?: string[] }>;
   wallMs: number;
@@ -150,6 +164,7 @@ export function summarise(i: SummaryInput): WhatIfReport {
     evictions: o.evictions.length,
     activity: i.cluster,
     passes: { rounds: i.rounds, skippedQuiet: i.skipped, run: i.passes.run, actions: i.passes.actions, apiRequests: i.passes.apiRequests, errors: i.passes.errors },
+    validations: o.validations.map((v) => ({ node: v.node, request: v.request, startMs: v.startMs, waitMs: (v.endMs ?? i.simMs) - v.startMs, outcome: v.outcome, stayedCordoned: v.stayedCordoned })),
     unfinished: i.open,
     wallMs: i.wallMs,
     loadMs: i.loadMs,

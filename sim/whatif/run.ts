@@ -18,6 +18,8 @@ import { WhatIfCluster } from './cluster.ts';
 import { EventQueue } from './event-queue.ts';
 import { idealMakespan, limitScopes } from './ideal.ts';
 import { InProcessTransport } from './in-process-transport.ts';
+import { DEFAULT_VALIDATION_TIMEOUT_SECONDS, loadValidationSettings } from '../../shared/validation/index.ts';
+import { WhatIfValidationJobs } from './validation-jobs.ts';
 import { requestDevices, WhatIfObserver } from './observer.ts';
 import { PassTally, summarise, type WhatIfReport } from './report.ts';
 import { seedSnapshot } from './seed.ts';
@@ -118,6 +120,12 @@ function hasWindows(spec: MaintenanceOperatorConfigSpec | undefined): boolean {
   return (spec?.windows?.length ?? 0) > 0 || (spec?.pools ?? []).some((p) => (p.windows?.length ?? 0) > 0);
 }
 
+/** spec.validation.timeoutSeconds in ms (its default when absent or unreadable: the Jobs then never come). */
+function validationTimeoutMs(spec: unknown): number {
+  const loaded = loadValidationSettings({ spec });
+  return (loaded.kind === 'on' ? loaded.settings.timeoutSeconds : DEFAULT_VALIDATION_TIMEOUT_SECONDS) * 1000;
+}
+
 export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
   const passMs = opts.passMs ?? DEFAULT_PASS_MS;
   if (!(passMs >= 0)) throw new WhatIfError(`pass time must be 0 or more ms, got ${passMs}`);
@@ -175,7 +183,11 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
     );
     observer.seedNodes(nodes);
     cluster.nodeInMaintenance = (node) => observer.inMaintenance(node);
-    const unsubscribe = api.context.store.subscribe((e) => observer.onStoreEvent(e));
+    const validationJobs = new WhatIfValidationJobs(api.local, api.context, queue, () => clock.nowMs(), podStartMs, validationTimeoutMs(spec), () => cluster.versions.objects++);
+    const unsubscribe = api.context.store.subscribe((e) => {
+      observer.onStoreEvent(e);
+      validationJobs.onStoreEvent(e);
+    });
     cluster.onPodChange((r, previous, gone) => observer.onPod(r, previous, gone));
 
     const requestorID = opts.requestorID ?? WHATIF_REQUESTOR;
