@@ -135,7 +135,9 @@ describe('the repair ladder on the testbed', () => {
         drainTimeoutSeconds: 60,
         reapPredicate: FAILED,
         unhealthyPredicate: FAILED,
-        repair: { ladder: [{ when: FAILED, remedy: 'reboot', timeoutSeconds: 6 }, { when: FAILED, remedy: 'replace' }], maxConcurrentPerPool: 2, repeatLimit: 1 },
+        // The rung's timeout covers the reboot and the wait for health after it: 20 s, so that a loaded machine's slow
+        // passes finish B's simulated reboot inside it (a landing run saw 6 s run out before the reboot was done).
+        repair: { ladder: [{ when: FAILED, remedy: 'reboot', timeoutSeconds: 20 }, { when: FAILED, remedy: 'replace' }], maxConcurrentPerPool: 2, repeatLimit: 1 },
       },
     });
 
@@ -173,7 +175,7 @@ describe('the repair ladder on the testbed', () => {
     expect(historyA.map((e) => [e.rung, e.remedy, e.validation])).toEqual([[0, 'reboot', undefined], [0, 'reboot', 'Failed']]);
     expect(historyA[0]?.at).toBe(seeded);
     expect(terminated()).toEqual([[instanceOf(nb)]]);
-    expect(await nodeEvents(b, 'RepairEscalated')).toEqual([`Warning rung 0 (reboot) did not make the node healthy within 6 s of its reboot at ${rebootedB ?? ''}: next rung 1 (replace)`]);
+    expect(await nodeEvents(b, 'RepairEscalated')).toEqual([`Warning rung 0 (reboot) did not make the node healthy within 20 s of its reboot at ${rebootedB ?? ''}: next rung 1 (replace)`]);
     expect(JSON.parse(annotationsOf(nb)[HISTORY] ?? '[]').map((e: { remedy: string }) => e.remedy)).toEqual(['reboot', 'replace']);
 
     // A fails again: two repairs in the window, more than repeatLimit 1: straight to the last rung, no reboot.

@@ -67,7 +67,7 @@ function attackerCreates(name: string, node: string, extra: { annotations?: Reco
     await setUnschedulable(cordonedNode, true);
     const forged = await attackerCreates('uncordon-me', cordonedNode, { annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' }, finalizers: [FINALIZER] });
     // The policy refuses the record at create; the finalizer alone is let through, and the attack goes on with it.
-    expect(forged).toBe(policy ? policyDenied('uncordon-me', `annotation ${ANNOTATION_INITIAL_UNSCHEDULABLE} is a record only kmaint writes: only ${KMAINT_SA_USER} may set, change or remove it`) : 'created');
+    expect(forged).toBe(policy ? policyDenied('uncordon-me', `annotation ${ANNOTATION_INITIAL_UNSCHEDULABLE} is a record only kmaint writes: only ${KMAINT_SA_USER} or a user who may patch Node ${cordonedNode} may set, change or remove it`) : 'created');
     if (policy) expect(await attackerCreates('uncordon-me', cordonedNode, { finalizers: [FINALIZER] })).toBe('created');
     expect(await attacker.delete('uncordon-me')).toBe('deleted');
     expect((await getNM(ns, 'uncordon-me'))?.metadata.deletionTimestamp).toEqual(expect.any(String));
