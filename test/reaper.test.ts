@@ -320,7 +320,8 @@ describe('the reaper on the testbed', () => {
 
     // Off (the default): the Node is not reaped, and the Node says why.
     const off = await reaperPass();
-    expect([off.errors, off.actions]).toEqual([[], { patchNodeAnnotations: 1, emitEvent: 1 }]);
+    // The outcome and the plan's lines too: two landing runs saw this pass plan nothing, and they say which way.
+    expect([off.outcome, off.leaseHolder, off.errors, off.actions, off.plan.length]).toEqual(['applied', undefined, [], { patchNodeAnnotations: 1, emitEvent: 1 }, 2]);
     expect((await nodeEvents(node, 'ReapSkipped')).map((e) => e.message)).toEqual([
       `not reaped: already in maintenance: ${KMAINT_NS}/${owner} by upgrade.example.com (spec.reaper.joinExistingRequests is off)`,
     ]);

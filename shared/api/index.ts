@@ -66,4 +66,4 @@ export type { RequestTime } from './request-timing.ts';
 export { parseRfc3339, requestDeadline, requestNotBefore } from './request-timing.ts';
 export type { SriovNetworkNodeState, SriovNetworkPoolConfig } from './sriov.ts';
 export { KMAINT_FIELD_MANAGER } from './field-manager.ts';
-export { cloudEventRequestName, handshakeRequestName, isKmaintNodeRequest, nodeRequestName, reapRequestName, rebootRequestName, sriovRequestName } from './kmaint-requests.ts';
+export { cloudEventRequestName, handshakeRequestName, isKmaintNodeRequest, isReapRequest, nodeRequestName, reapRequestName, rebootRequestName, sriovRequestName } from './kmaint-requests.ts';

@@ -86,8 +86,19 @@ const KMAINT_NODE_REQUESTS: readonly KmaintRequestKind[] = [
  */
 export function isKmaintNodeRequest(nm: NodeMaintenance, namespace: string | undefined): boolean {
   if (namespace === undefined || nm.metadata.namespace !== namespace) return false;
+  return KMAINT_NODE_REQUESTS.some((k) => isOfKind(nm, k));
+}
+
+function isOfKind(nm: NodeMaintenance, k: KmaintRequestKind): boolean {
   const labels = nm.metadata.labels ?? {};
-  return KMAINT_NODE_REQUESTS.some(
-    (k) => nm.spec.requestorID === k.requestorID && labels[k.label] !== undefined && (k.labelValue === undefined || labels[k.label] === k.labelValue) && nm.metadata.name === k.name(nm.spec.nodeName),
-  );
+  return nm.spec.requestorID === k.requestorID && labels[k.label] !== undefined && (k.labelValue === undefined || labels[k.label] === k.labelValue) && nm.metadata.name === k.name(nm.spec.nodeName);
+}
+
+/**
+ * The reaper's own reap request: in kmaint's `namespace`, named `reap-<node>`, labelled and of the reaper's requestorID
+ * (only these are terminated and deleted as the reaper's, and force-deleted after their timeout). Here, beside the other
+ * kinds, so that the drain reads it without depending on the reaper.
+ */
+export function isReapRequest(nm: NodeMaintenance, namespace: string): boolean {
+  return nm.metadata.namespace === namespace && isOfKind(nm, KMAINT_NODE_REQUESTS[0] as KmaintRequestKind);
 }

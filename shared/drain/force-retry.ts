@@ -4,9 +4,8 @@
 // them (kmaint's namespace, the name it computes, its label and requestorID), never by strings a requestor can copy.
 import { shortList } from '../text/index.ts';
 import type { V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_REAPER_FORCE_RETRY, EVENT_REASON_FORCE_DELETED, podRef } from '#api';
+import { ANNOTATION_REAPER_FORCE_RETRY, EVENT_REASON_FORCE_DELETED, isReapRequest, podRef } from '#api';
 import type { Action, MaintenanceRef, NodeMaintenance } from '#api';
-import { isOwnReapRequest } from '../reaper/index.ts';
 
 export interface ForcedDeletes {
   /** deletePod (grace period 0) for each pod, then a Warning event on the request. */
@@ -17,7 +16,7 @@ export interface ForcedDeletes {
 
 /** `namespace`: kmaint's (undefined when the caller does not know it: then no request qualifies, failing closed). */
 export function forceRetryApplies(nm: NodeMaintenance, namespace: string | undefined): boolean {
-  return namespace !== undefined && isOwnReapRequest(nm, namespace) && nm.metadata.annotations?.[ANNOTATION_REAPER_FORCE_RETRY] === 'true';
+  return namespace !== undefined && isReapRequest(nm, namespace) && nm.metadata.annotations?.[ANNOTATION_REAPER_FORCE_RETRY] === 'true';
 }
 
 /**

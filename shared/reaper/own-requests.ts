@@ -7,10 +7,10 @@ import {
   ANNOTATION_REAPER_JOINED,
   ANNOTATION_REAPER_JOINED_PROVIDER_ID,
   CLOUD_EVENTS_REQUESTOR,
-  LABEL_CLOUD_EVENT,
-  LABEL_REAPER,
   REAPER_REQUESTOR,
+  LABEL_CLOUD_EVENT,
   cloudEventRequestName,
+  isReapRequest,
   reapRequestName,
 } from '#api';
 import type { NodeMaintenance } from '#api';
@@ -30,7 +30,7 @@ function madeByKmaint(nm: NodeMaintenance, namespace: string, name: (node: strin
 
 /** The reaper's own reap request: only these are terminated and deleted as the reaper's, and force-deleted after their timeout. */
 export function isOwnReapRequest(nm: NodeMaintenance, namespace: string): boolean {
-  return madeByKmaint(nm, namespace, reapRequestName, LABEL_REAPER, REAPER_REQUESTOR);
+  return isReapRequest(nm, namespace);
 }
 
 /** A request cloud events filed: only these are updated and deleted by kmaint. */
