@@ -1,5 +1,5 @@
-// Three projects: fast unit tests next to the code; the behaviour suite on real control planes (testbed/, six side by
-// side by default, KMAINT_TESTBEDS=1..6), where every test/ file runs; and the same behaviour suite on the embedded simulated
+// Three projects: fast unit tests next to the code; the behaviour suite on real control planes (testbed/, four side by
+// side by default, KMAINT_TESTBEDS=1..4), where every test/ file runs; and the same behaviour suite on the embedded simulated
 // cluster (sim/), where the testbed is the judge. KMAINT_TEST_CLUSTER=testbed|sim keeps only one of the two clusters;
 // unset, `vitest run` runs both. A fourth, `e2e`, exists only with KMAINT_E2E_KUBECONFIG set: the behaviour suite on
 // that existing cluster, run by `npm run test:e2e` alone (`vitest run` leaves it out, see e2eProjectAsked). `npm test`
@@ -68,7 +68,7 @@ export default defineConfig({
                 setupFiles: ['test/setup/file-timing.ts', 'test/setup/testbed-claim.ts', 'test/setup/testbed-hygiene.ts'],
                 testTimeout: 120_000,
                 hookTimeout: 180_000,
-                // As many files at once as testbeds (KMAINT_TESTBEDS, default 6): each file claims a free one for its
+                // As many files at once as testbeds (KMAINT_TESTBEDS, default 4): each file claims a free one for its
                 // whole run (test/setup/testbed-claim.ts), so no two files share a control plane's nodes, config and
                 // leases. Its own group, after the others.
                 maxWorkers: TESTBEDS,

@@ -1,5 +1,5 @@
 // Vitest global setup: the testbed project's control planes (real control plane + simulated kubelet, small profile),
-// `KMAINT_TESTBEDS` of them (default 6), each with kmaint installed from crds/ and infra/base; tests run kmaint as its
+// `KMAINT_TESTBEDS` of them (default 3), each with kmaint installed from crds/ and infra/base; tests run kmaint as its
 // ServiceAccount, not as an admin. Each test file claims one for its whole run (test/support/testbed-claim.ts).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

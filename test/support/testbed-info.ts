@@ -40,21 +40,19 @@ export interface TestbedInfo {
 }
 
 /**
- * How many testbeds the testbed project starts (`KMAINT_TESTBEDS`, 1-6, default 6); its files run that many at once.
+ * How many testbeds the testbed project starts (`KMAINT_TESTBEDS`, 1-4, default 4); its files run that many at once.
  * Two halved the project's wall time on two cores (about 580 s to 330 s); three since the in-cluster CronJob files
  * (test/helm-pods, test/kustomize-pods: minutes of CronJob ticks, mostly waiting) took the sum over files to ~1,400 s. Session 6 went back to one after two CI runs
  * saw files share a control plane; the lock-file claims then had a takeover race, now gone with socket claims
  * (test/support/testbed-claim.ts), and test/e2e-mode.test.ts, which ran a nested vitest, is out of npm test. Four
  * since the sum over files reached 1,622 s (landing run of 2026-12-02: 556 s of wall with three, the files mostly
- * waiting on their control planes; an idle testbed costs little CPU and about 0.5 GiB, docs/benchmarks.md). Six since
- * the sum reached 1,723 s with four (landing run of stop 47: 494 s of wall, the unit project done after 317 s and the
- * testbed files alone on the machine for the rest, mostly waiting on CronJob ticks, simulated reboots and timeouts).
+ * waiting on their control planes; an idle testbed costs little CPU and about 0.5 GiB, docs/benchmarks.md).
  */
 export function testbedCount(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env['KMAINT_TESTBEDS'];
-  if (raw === undefined || raw === '') return 6;
+  if (raw === undefined || raw === '') return 4;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 6) throw new Error(`KMAINT_TESTBEDS must be a whole number from 1 to 6, got "${raw}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 4) throw new Error(`KMAINT_TESTBEDS must be a whole number from 1 to 4, got "${raw}"`);
   return n;
 }
 
