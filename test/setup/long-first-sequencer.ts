@@ -5,19 +5,27 @@
 // docs/benchmarks.md ("The suite's time"); a file missing here only starts later, nothing else changes.
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Longest first (seconds per file on a quiet 2-core machine, the landing run of 2026-12-02 at b018f29). */
+/**
+ * Longest first (seconds per file on a 2-core machine: the first figure from the landing run of 2026-12-02 07:48 with six
+ * testbeds, the second, where known, from the one at b018f29 with four).
+ */
 export const LONG_FIRST = [
-  'test/faults.test.ts', // ~127
-  'test/helm-pods.test.ts', // ~109: a maintenance driven only by the chart's CronJobs (minute ticks)
-  'test/kustomize-pods.test.ts', // ~106: the same by infra/base's CronJobs
-  'test/cli.test.ts', // ~75
-  'test/lifecycle.test.ts', // ~73
-  'test/hostile.test.ts', // ~69
-  'test/slurm.test.ts', // ~63
-  'test/package.test.ts', // ~61
-  'test/sriov.test.ts', // ~56
-  'test/testbed-contract.test.ts', // ~54
-  'test/reaper.test.ts', // ~53
+  'test/faults.test.ts', // ~182 (six testbeds) / ~127 (four)
+  'test/slurm.test.ts', // ~164 / ~63
+  'test/helm-pods.test.ts', // ~125 / ~109: a maintenance driven only by the chart's CronJobs (minute ticks)
+  'test/cli.test.ts', // ~121 / ~75
+  'test/kustomize-pods.test.ts', // ~119 / ~106: the same by infra/base's CronJobs
+  'test/package.test.ts', // ~113 / ~61
+  'test/sriov.test.ts', // ~107 / ~56
+  'test/lifecycle.test.ts', // ~102 / ~73
+  'test/hostile.test.ts', // ~95 / ~69
+  'test/helm.test.ts', // ~83
+  'test/switch-to-upstream.test.ts', // ~74: the real upstream operator and `kmaint takeover` both ways
+  'test/attacks-slurm.test.ts', // ~74
+  'test/slurm-reservation.test.ts', // ~72
+  'test/reboot.test.ts', // ~70
+  'test/reaper.test.ts', // ~69
+  'test/repair-ladder.test.ts', // ~64
 ];
 
 /**
