@@ -30,6 +30,7 @@ import {
   removeAllNMs,
   setConfig,
   setUnschedulable,
+  untilNodeSettled,
   untilPhase,
 } from './support/kmaint.ts';
 
@@ -106,6 +107,9 @@ async function lifecycleAsServiceAccount(node: string, policy: PolicyV1Api): Pro
   expect((await pass('scheduler')).actions.deleteMaintenance).toBe(1);
   expect(await getNM(KMAINT_NS, `handshake-${node}`)).toBeUndefined();
   await annotateNode(node, { [DESIRED_STATE]: null });
+  // The reboot above restarted the node's kubelet: the node lifecycle controller may still lift its NotReady taint, a
+  // write on the Node the handshake's pass below would meet.
+  await untilNodeSettled(node);
   if (!('problem' in SRIOV_CRDS)) await sriovHandshakeAsServiceAccount(node);
 }
 

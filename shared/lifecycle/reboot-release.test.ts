@@ -8,10 +8,14 @@ import { recordedRebootJob, releaseRebootJob } from './reboot-release.ts';
 import { walkReleases } from './releases.ts';
 import { aLifecycleMaintenance, aNodeWithUid } from './test-builders.ts';
 
-const JOB = 'kmaint-reboot-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
+const UID = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
+const JOB = `kmaint-reboot-${UID}`;
 
-const aRebootRequest = (issued: string | undefined, deleting = true) =>
-  aLifecycleMaintenance({ name: 'reboot-worker-01', nodeName: 'worker-01', phase: 'Ready', deleting, annotations: { [ANNOTATION_REBOOT]: 'true', ...(issued !== undefined ? { [ANNOTATION_REBOOT_ISSUED]: issued } : {}) } });
+/** A reboot request with the uid its Job's name comes from. */
+const aRebootRequest = (issued: string | undefined, deleting = true) => {
+  const nm = aLifecycleMaintenance({ name: 'reboot-worker-01', nodeName: 'worker-01', phase: 'Ready', deleting, annotations: { [ANNOTATION_REBOOT]: 'true', ...(issued !== undefined ? { [ANNOTATION_REBOOT_ISSUED]: issued } : {}) } });
+  return { ...nm, metadata: { ...nm.metadata, uid: UID } };
+};
 
 describe('recordedRebootJob', () => {
   it.each<{ rule: string; issued: string | undefined; expected: { namespace: string; name: string } | undefined }>([
@@ -20,6 +24,9 @@ describe('recordedRebootJob', () => {
     { rule: 'another method (ec2 …) names no Job', issued: 'ec2 i-0123456789abcdef0', expected: undefined },
     { rule: 'a name that is no Kubernetes name is not read', issued: 'job kmaint/Kmaint_Reboot', expected: undefined },
     { rule: 'a record without a namespace is not read', issued: `job ${JOB}`, expected: undefined },
+    // Forged: another request's reboot Job, or any Job at all, is never this request's to delete.
+    { rule: "a record naming another request's reboot Job is not read", issued: 'job kmaint/kmaint-reboot-11111111-2222-3333-4444-555555555555', expected: undefined },
+    { rule: 'a record naming a Job kmaint did not name is not read', issued: 'job team-a/nightly-backup', expected: undefined },
   ])('$rule', ({ issued, expected }) => {
     expect(recordedRebootJob(aRebootRequest(issued))).toEqual(expected);
   });

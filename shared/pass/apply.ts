@@ -265,9 +265,13 @@ export function sameForPlans(planned: V1Node, fresh: V1Node): boolean {
   return isDeepStrictEqual(plannedView(planned), plannedView(fresh));
 }
 
+/** How many times a node write refused 409 is sent again after a re-read showed only status posts moved the Node. */
+const NODE_CONFLICT_RETRIES = 3;
+
 /**
- * A node write refused 409: read the Node by name; if only a status post moved it since the plan's read, send the write
- * again on its fresh resourceVersion (once). Any other outcome of the re-read leaves the 409 as the outcome.
+ * A node write refused 409: read the Node by name; if only status posts moved it since the plan's read, send the write
+ * again on its fresh resourceVersion (up to NODE_CONFLICT_RETRIES times: a kubelet and the node lifecycle controller
+ * may both write the Node in the meantime). Any other outcome of a re-read leaves the 409 as the outcome.
  */
 async function afterNodeConflict(a: Action, out: ApplyOutcome, rv: Map<string, string>, opts: ApplyOptions): Promise<{ out: ApplyOutcome; refreshed: boolean }> {
   if (a.kind !== 'cordonNode' && a.kind !== 'uncordonNode' && a.kind !== 'patchNodeAnnotations' && a.kind !== 'patchNodeConditions' && a.kind !== 'setNodeTaints') return { out, refreshed: false };
@@ -275,17 +279,24 @@ async function afterNodeConflict(a: Action, out: ApplyOutcome, rv: Map<string, s
   const planned = opts.nodes?.get(a.node.name);
   // A write of this unit already landed on the Node: the plan's read is no longer what it was written over.
   if (planned === undefined || rv.has(key)) return { out, refreshed: false };
-  let fresh: V1Node | undefined;
-  try {
-    fresh = (await opts.client.readNodes([a.node.name])).get(a.node.name);
-  } catch {
-    // The re-read failed (counted in the client's errors): the 409 stands, decided again next pass.
-    return { out, refreshed: false };
+  let refreshed = false;
+  for (let attempt = 0; attempt < NODE_CONFLICT_RETRIES && out.kind === 'conflict'; attempt++) {
+    let fresh: V1Node | undefined;
+    try {
+      fresh = (await opts.client.readNodes([a.node.name])).get(a.node.name);
+    } catch {
+      // The re-read failed (counted in the client's errors): the 409 stands, decided again next pass.
+      break;
+    }
+    const version = fresh?.metadata?.resourceVersion;
+    if (fresh === undefined || version === undefined || !sameForPlans(planned, fresh)) break;
+    rv.set(key, version);
+    out = await applyOne(a, rv, opts);
+    refreshed = true;
   }
-  const version = fresh?.metadata?.resourceVersion;
-  if (fresh === undefined || version === undefined || !sameForPlans(planned, fresh)) return { out, refreshed: false };
-  rv.set(key, version);
-  return { out: await applyOne(a, rv, opts), refreshed: true };
+  // A retry that met a further 409 leaves no version of its own: the unit's next write is not sent over it.
+  if (out.kind === 'conflict') rv.delete(key);
+  return { out, refreshed };
 }
 
 /** Groups actions into units (order kept), runs units with bounded concurrency. Never throws on a write failure. */

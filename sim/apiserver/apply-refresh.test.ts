@@ -38,11 +38,11 @@ async function planned(): Promise<V1Node> {
 }
 
 /** The plan's cordon of `seen`, applied with or without the plan's Nodes; what it did and the Node afterwards. */
-async function cordon(seen: V1Node, withNodes: boolean): Promise<{ result: Pick<ApplyResult, 'applied' | 'conflicts' | 'refreshed' | 'stopped'>; unschedulable: boolean; refused: number }> {
+async function cordon(seen: V1Node, withNodes: boolean, via: KubeClient = client): Promise<{ result: Pick<ApplyResult, 'applied' | 'conflicts' | 'refreshed' | 'stopped'>; unschedulable: boolean; refused: number }> {
   const refusedBefore = client.counts.errorsByVerb['patch nodes'] ?? 0;
   const action: Action = { kind: 'cordonNode', node: { name: node, resourceVersion: seen.metadata?.resourceVersion ?? '' }, maintenance: { namespace: 'team', name: 'nm', resourceVersion: '1' }, reason: 'test', annotations: { 'kmaint.io/cordoned-by': 'team/nm' } };
   const { applied, conflicts, refreshed, stopped } = await applyActions([action], {
-    client,
+    client: via,
     maintenances: new Map(),
     now: new Date('2026-01-01T00:00:00Z'),
     component: 'kmaint-test',
@@ -76,5 +76,39 @@ describe('a node write refused 409 after a status post', () => {
     const seen = await planned();
     await call(server, 'PATCH', `/api/v1/nodes/${node}/status`, { status: { conditions: [ready('2026-01-01T00:00:40Z')] } }, STRATEGIC);
     expect(await cordon(seen, false)).toEqual({ result: { applied: {}, conflicts: 1, refreshed: 0, stopped: ['nm/team/nm'] }, unschedulable: false, refused: 1 });
+  });
+});
+
+describe('status posts that keep coming between the re-read and the write', () => {
+  /** The client, but each of its first `posts` node reads is followed by a kubelet's heartbeat on the Node. */
+  function postingAfterReads(posts: number): KubeClient {
+    let left = posts;
+    let beat = 0;
+    return new Proxy(client, {
+      get(target, prop, receiver) {
+        if (prop !== 'readNodes') return Reflect.get(target, prop, receiver) as unknown;
+        return async (names: string[]) => {
+          const read = await target.readNodes(names);
+          if (left > 0) {
+            left--;
+            beat++;
+            await call(server, 'PATCH', `/api/v1/nodes/${node}/status`, { status: { conditions: [ready(`2026-01-01T00:01:0${beat}Z`)] } }, STRATEGIC);
+          }
+          return read;
+        };
+      },
+    });
+  }
+
+  it('two more posts: read again each time, and the third write lands', async () => {
+    const seen = await planned();
+    await call(server, 'PATCH', `/api/v1/nodes/${node}/status`, { status: { conditions: [ready('2026-01-01T00:00:40Z')] } }, STRATEGIC);
+    expect(await cordon(seen, true, postingAfterReads(2))).toEqual({ result: { applied: { cordonNode: 1 }, conflicts: 0, refreshed: 1, stopped: [] }, unschedulable: true, refused: 3 });
+  });
+
+  it('a post after every one of the three re-reads: the 409 stands, decided again next pass', async () => {
+    const seen = await planned();
+    await call(server, 'PATCH', `/api/v1/nodes/${node}/status`, { status: { conditions: [ready('2026-01-01T00:00:40Z')] } }, STRATEGIC);
+    expect(await cordon(seen, true, postingAfterReads(3))).toEqual({ result: { applied: {}, conflicts: 1, refreshed: 1, stopped: ['nm/team/nm'] }, unschedulable: false, refused: 4 });
   });
 });

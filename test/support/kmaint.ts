@@ -45,6 +45,25 @@ export async function driveUntil<T>(what: string, check: () => Promise<T | undef
   );
 }
 
+/**
+ * Waits until `node` has settled after a restart of its kubelet (a reboot): Ready, and none of the taints the node
+ * lifecycle controller sets on a NotReady or unreachable node left. Until then the controller and the kubelet still
+ * write the Node, and a pass's optimistic write on the Node may meet their writes (409).
+ */
+export async function untilNodeSettled(node: string, timeoutMs = 60_000): Promise<void> {
+  const { core } = admin();
+  await waitFor(
+    `node ${node} Ready without the node lifecycle controller's taints`,
+    async () => {
+      const n = await core.readNode({ name: node });
+      const ready = n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+      const tainted = (n.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/not-ready' || t.key === 'node.kubernetes.io/unreachable');
+      return ready && !tainted ? true : undefined;
+    },
+    timeoutMs,
+  );
+}
+
 export async function setConfig(spec: Record<string, unknown> | undefined): Promise<void> {
   const { custom } = admin();
   try {
