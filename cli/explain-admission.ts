@@ -23,7 +23,7 @@ import {
   type SchedulingState,
   type Tally,
 } from '../shared/scheduling/index.ts';
-import type { ExplainSection } from './explain-sections.ts';
+import { mark, type ExplainLine, type ExplainSection } from './explain-sections.ts';
 
 function holders(state: SchedulingState, inScope: (node: string) => boolean): string[] {
   const out: string[] = [];
@@ -68,15 +68,15 @@ function nextFor(gate: Gate, t: Tally, node: string, refusal: Refusal, configNam
 }
 
 /** A gang member (issue 21): the gang, its requests, and the rank it walks at (its best request's). */
-function gangLines(state: SchedulingState, nm: NodeMaintenance, gangNodeLabel: string | undefined, now: Date): string[] {
+function gangLines(state: SchedulingState, nm: NodeMaintenance, gangNodeLabel: string | undefined, now: Date): ExplainLine[] {
   const gang = findGangs(state, gangNodeLabel, new Map()).byKey.get(maintenanceKey(nm));
   if (gang === undefined) return [];
   const ranked = rankCandidates(state, state.unscheduled, now).map(maintenanceKey);
   const keys = gang.members.map(maintenanceKey);
   const best = ranked.find((k) => keys.includes(k)) ?? maintenanceKey(nm);
   return [
-    `gang  ${gang.name}: ${keys.length} request${keys.length === 1 ? '' : 's'} start together or not at all: ${shortList(keys, 5)}`,
-    `rank  ${ranked.indexOf(maintenanceKey(nm)) + 1} of ${ranked.length} waiting requests; the gang walks at ${best}'s rank (${ranked.indexOf(best) + 1})`,
+    mark('gang', `${gang.name}: ${keys.length} request${keys.length === 1 ? '' : 's'} start together or not at all: ${shortList(keys, 5)}`),
+    mark('rank', `${ranked.indexOf(maintenanceKey(nm)) + 1} of ${ranked.length} waiting requests; the gang walks at ${best}'s rank (${ranked.indexOf(best) + 1})`),
   ];
 }
 
@@ -85,16 +85,16 @@ function gangLines(state: SchedulingState, nm: NodeMaintenance, gangNodeLabel: s
  * node): said for a waiting request that is not itself next, or is next only because one ranked before it cannot
  * start. Nothing otherwise: the gates below say why it waits.
  */
-function nextOnNodeLine(state: SchedulingState, limits: SchedulingLimits, nm: NodeMaintenance, now: Date): string[] {
+function nextOnNodeLine(state: SchedulingState, limits: SchedulingLimits, nm: NodeMaintenance, now: Date): ExplainLine[] {
   const start = startableNow(state, limits, now);
   const next = nextOnNode(start, nm.spec.nodeName);
   const key = maintenanceKey(nm);
   const first = start.firstByNode.get(nm.spec.nodeName);
   // Next only because a request ranked before it cannot start: say so, it is the rule at work.
-  if (next === nm) return first === undefined || first === nm ? [] : [`ok    next on this node: this request (${maintenanceKey(first)} ranks first but cannot start now, so it holds nothing)`];
-  if (next === undefined) return ['WAIT  next on this node: none (no request for it can start now)'];
+  if (next === nm) return first === undefined || first === nm ? [] : [mark('ok', `next on this node: this request (${maintenanceKey(first)} ranks first but cannot start now, so it holds nothing)`)];
+  if (next === undefined) return [mark('WAIT', 'next on this node: none (no request for it can start now)')];
   const holdsNothing = start.cannotStart.has(key) || start.nodeWaits.some((w) => w.maintenance === nm);
-  return [`WAIT  next on this node: ${maintenanceKey(next)} (${holdsNothing ? 'this request cannot start now, so it holds nothing' : 'it ranks first'})`];
+  return [mark('WAIT', `next on this node: ${maintenanceKey(next)} (${holdsNothing ? 'this request cannot start now, so it holds nothing' : 'it ranks first'})`)];
 }
 
 export interface AdmissionInput {
@@ -114,19 +114,20 @@ export function explainAdmission(input: AdmissionInput, now: Date): ExplainSecti
   const { admission } = limits;
   const plan = planScheduling(state, limits, now);
   const wait = plan.waiting.find((w) => w.key === key);
-  const lines: string[] = [wait ? `verdict: waits: ${wait.why}` : `verdict: the next scheduler pass admits it`];
+  const lines: ExplainLine[] = [mark('verdict', wait ? `waits: ${wait.why}` : 'the next scheduler pass admits it')];
+  const stage = 'admission';
   const title = 'admission (as the next scheduler pass decides, after the admissions it would make)';
 
   const holder = state.inProgressByNode.get(node)?.[0];
-  if (!state.nodes.has(node)) return { title, lines: [...lines, `WAIT  node ${node} not found`], next: `node ${node} must exist (or the requestor deletes this request)` };
-  if (holder !== undefined) return { title, lines: [...lines, `WAIT  node ${node} is held by ${maintenanceKey(holder)} (${maintenancePhase(holder)})`], next: `${maintenanceKey(holder)} must finish on node ${node}` };
-  lines.push(`ok    node ${node} exists and no other request holds it`);
+  if (!state.nodes.has(node)) return { stage, title, lines: [...lines, mark('WAIT', `node ${node} not found`)], next: `node ${node} must exist (or the requestor deletes this request)` };
+  if (holder !== undefined) return { stage, title, lines: [...lines, mark('WAIT', `node ${node} is held by ${maintenanceKey(holder)} (${maintenancePhase(holder)})`)], next: `${maintenanceKey(holder)} must finish on node ${node}` };
+  lines.push(mark('ok', `node ${node} exists and no other request holds it`));
   if (wait !== undefined) lines.push(...nextOnNodeLine(state, limits, nm, now));
   lines.push(...gangLines(state, nm, admission?.gangNodeLabel, now));
 
   const budget = computeBudget(state, limits);
   if (budget.kind === 'invalid') {
-    return { title, lines: [...lines, `WAIT  config invalid: ${budget.problem}`], next: `fix MaintenanceOperatorConfig ${input.configName}: ${budget.problem}` };
+    return { stage, title, lines: [...lines, mark('WAIT', `config invalid: ${budget.problem}`)], next: `fix MaintenanceOperatorConfig ${input.configName}: ${budget.problem}` };
   }
   const tally = startTally(state, budget, resolveScopes(state, admission, now), now);
   // The pass admits best first: counts include what it admits before this request (all of it, when this one waits).
@@ -134,20 +135,20 @@ export function explainAdmission(input: AdmissionInput, now: Date): ExplainSecti
   const before = mine === -1 ? plan.admitted : plan.admitted.slice(0, mine);
   const byKey = new Map(state.maintenances.map((m) => [maintenanceKey(m), m]));
   for (const k of before) recordAdmission(tally, byKey.get(k)?.spec.nodeName ?? '');
-  if (before.length > 0) lines.push(`      (counts include ${before.length} request${before.length === 1 ? '' : 's'} the pass admits first: ${shortList(before, 5)})`);
+  if (before.length > 0) lines.push(mark('counts', `include ${before.length} request${before.length === 1 ? '' : 's'} the pass admits first: ${shortList(before, 5)}`));
 
   let next: string | undefined;
   for (const gate of GATES) {
     const refusal = gate.refuse(tally, node, nm);
     if (refusal !== undefined) {
-      lines.push(`WAIT  ${refusal.text}`);
+      lines.push({ mark: 'WAIT', text: refusal.text, refusal: { gate: refusal.gate, kind: refusal.kind } });
       next ??= nextFor(gate, tally, node, refusal, input.configName);
       continue;
     }
     const passing = gate.admits(tally, node, nm);
-    if (passing !== undefined) lines.push(`ok    ${passing}`);
+    if (passing !== undefined) lines.push(mark('ok', passing));
   }
   // A gang's wait, or freed slots a gang holds, is not one gate's refusal on this request's own counts.
-  if (next === undefined && wait !== undefined) lines.push(`WAIT  ${wait.why}`);
-  return { title, lines, next: next ?? (wait ? wait.why : 'the next scheduler pass admits it, then the drainer cordons the node') };
+  if (next === undefined && wait !== undefined) lines.push(mark('WAIT', wait.why));
+  return { stage, title, lines, next: next ?? (wait ? wait.why : 'the next scheduler pass admits it, then the drainer cordons the node') };
 }

@@ -5,6 +5,7 @@ import { RELEASES, planCleanup, type ReleaseStep } from '../shared/lifecycle/ind
 import { aLifecycleMaintenance, aNodeWithUid } from '../shared/lifecycle/test-builders.ts';
 import { NOW } from '../shared/scheduling/test-builders.ts';
 import { explainCleanup } from './explain-cleanup.ts';
+import { printSection } from './explain-sections.ts';
 
 const CONFIG = { maxNodeMaintenanceTimeSeconds: 3600 };
 const node = aNodeWithUid({ name: 'worker-01', unschedulable: true });
@@ -20,20 +21,22 @@ describe('explain and the cleanup planner read one table of releases', () => {
   it("explain's cleanup view lists exactly the writes planCleanup plans, in its order", () => {
     const plan = planCleanup({ nodes: new Map([['worker-01', cordonedByUs]]), maintenances: [deleted] }, CONFIG, NOW);
     expect(plan.actions.map((a) => a.kind)).toEqual(['uncordonNode', 'patchMaintenanceMeta']);
-    expect(explainCleanup({ maintenance: deleted, nodes: [cordonedByUs], ...CONFIG }, NOW)).toEqual({
+    expect(printSection(explainCleanup({ maintenance: deleted, nodes: [cordonedByUs], ...CONFIG }, NOW))).toEqual({
+      stage: 'cleanup',
       title: 'cleanup (as the next cleanup pass decides)',
       lines: [
         'will  uncordon node worker-01 -kmaint.io/cordoned-by -kmaint.io/cordon-reason: default/nm-1 deleted; node was schedulable before maintenance',
         'will  patch default/nm-1 -finalizer annotations maintenance.nvidia.com/node-initial-state.unschedulable: default/nm-1 deleted in phase Ready',
       ],
     });
-    expect(explainCleanup({ maintenance: deleted, nodes: [cordonedByUs], ...CONFIG }, NOW)?.lines).toEqual(plan.actions.map((a) => `will  ${describeAction(a)}`));
+    expect(printSection(explainCleanup({ maintenance: deleted, nodes: [cordonedByUs], ...CONFIG }, NOW))?.lines).toEqual(plan.actions.map((a) => `will  ${describeAction(a)}`));
   });
 
   it('a step added to a test table holds in both: planCleanup keeps the node cordoned and the finalizer, explain says why', () => {
     const plan = planCleanup({ nodes: new Map([['worker-01', cordonedByUs]]), maintenances: [deleted] }, CONFIG, NOW, withValidation);
     expect(plan).toEqual({ actions: [], slurm: [], held: [{ key: 'default/nm-1', why: 'validation Job on node worker-01 has not passed' }], released: 0, collected: 0, idle: true });
-    expect(explainCleanup({ maintenance: deleted, nodes: [cordonedByUs], ...CONFIG }, NOW, withValidation)).toEqual({
+    expect(printSection(explainCleanup({ maintenance: deleted, nodes: [cordonedByUs], ...CONFIG }, NOW, withValidation))).toEqual({
+      stage: 'cleanup',
       title: 'cleanup (as the next cleanup pass decides)',
       lines: ['WAIT  validate before uncordon: validation Job on node worker-01 has not passed'],
       next: 'cleanup keeps the finalizer until this is resolved (validate before uncordon): validation Job on node worker-01 has not passed',
@@ -44,7 +47,7 @@ describe('explain and the cleanup planner read one table of releases', () => {
     const shared = { ...deleted, spec: { ...deleted.spec, additionalRequestors: ['requestor-b'] } };
     const plan = planCleanup({ nodes: new Map([['worker-01', cordonedByUs]]), maintenances: [shared] }, CONFIG, NOW);
     expect(plan.held).toEqual([{ key: 'default/nm-1', why: 'waiting for additional requestors: requestor-b' }]);
-    expect(explainCleanup({ maintenance: shared, nodes: [cordonedByUs], ...CONFIG }, NOW)?.lines).toEqual(['WAIT  held for other requestors: waiting for additional requestors: requestor-b']);
+    expect(printSection(explainCleanup({ maintenance: shared, nodes: [cordonedByUs], ...CONFIG }, NOW))?.lines).toEqual(['WAIT  held for other requestors: waiting for additional requestors: requestor-b']);
   });
 
   it('a live request cleanup does nothing for has no cleanup section', () => {

@@ -5,7 +5,7 @@ import { describeAction } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import { RELEASES, walkReleases, type Medik8sLeases, type ReleaseStep, type ValidationReads } from '../shared/lifecycle/index.ts';
 import { describeSlurmWrite, type SlurmContext } from '../shared/slurm/index.ts';
-import type { ExplainSection } from './explain-sections.ts';
+import { mark, type ExplainLine, type ExplainSection } from './explain-sections.ts';
 
 export interface CleanupInput {
   maintenance: NodeMaintenance;
@@ -28,16 +28,16 @@ export interface CleanupInput {
 export function explainCleanup(input: CleanupInput, now: Date, table: readonly ReleaseStep[] = RELEASES): ExplainSection | undefined {
   const nodes = new Map(input.nodes.map((n) => [n.metadata?.name ?? '', n]));
   const reads = { nodes, maxNodeMaintenanceTimeSeconds: input.maxNodeMaintenanceTimeSeconds, ...(input.releaseDelaySeconds !== undefined ? { releaseDelaySeconds: input.releaseDelaySeconds } : {}), ...(input.medik8s ? { medik8s: input.medik8s } : {}), ...(input.slurm ? { slurm: input.slurm } : {}), ...(input.validation ? { validation: input.validation } : {}) };
-  const lines: string[] = [];
+  const lines: ExplainLine[] = [];
   let next: string | undefined;
   for (const { name, result } of walkReleases(input.maintenance, reads, now, table)) {
     if (result.kind === 'hold') {
-      lines.push(`WAIT  ${name}: ${result.why}`);
+      lines.push(mark('WAIT', `${name}: ${result.why}`));
       next ??= `cleanup keeps the finalizer until this is resolved (${name}): ${result.why}`;
-      for (const w of result.slurm ?? []) lines.push(`will  ${describeSlurmWrite(w)}`);
+      for (const w of result.slurm ?? []) lines.push(mark('will', describeSlurmWrite(w)));
     }
-    for (const a of result.actions ?? []) lines.push(`will  ${describeAction(a)}`);
+    for (const a of result.actions ?? []) lines.push(mark('will', describeAction(a)));
   }
   if (lines.length === 0) return undefined;
-  return { title: 'cleanup (as the next cleanup pass decides)', lines, ...(next !== undefined ? { next } : {}) };
+  return { stage: 'cleanup', title: 'cleanup (as the next cleanup pass decides)', lines, ...(next !== undefined ? { next } : {}) };
 }

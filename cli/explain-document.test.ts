@@ -46,8 +46,8 @@ describe('explainDocument (kmaint explain -o json|yaml)', () => {
         },
       ],
       waits: [
-        { gate: 'admission', kind: 'WAIT', text: 'maxParallelOperations 1 reached (1 in progress)' },
-        { gate: 'admission', kind: 'WAIT', text: 'zone a: maxUnavailablePerZone 1 reached (1 under maintenance + 0 cordoned or not ready)' },
+        { gate: 'admission', kind: 'WAIT', text: 'maxParallelOperations 1 reached (1 in progress)', refusal: { gate: 'parallel', kind: 'limit' } },
+        { gate: 'admission', kind: 'WAIT', text: 'zone a: maxUnavailablePerZone 1 reached (1 under maintenance + 0 cordoned or not ready)', refusal: { gate: 'zone', kind: 'limit' } },
       ],
       holders: [],
       next: ['a request in progress must finish (its requestor deletes it, cleanup releases the node): default/busy (n1, Draining)'],

@@ -4,11 +4,12 @@
 import { maintenanceKey, maintenancePhase, readyCondition } from '../shared/api/index.ts';
 import { malformedMessage } from '../shared/pass/index.ts';
 import { explainSections, type ExplainSnapshot } from './explain.ts';
-import { nextByPhase, type ExplainSection } from './explain-sections.ts';
+import type { RefusalKind } from '../shared/scheduling/index.ts';
+import { nextByPhase, type ExplainMark } from './explain-sections.ts';
 
-/** One line of a section: its marker (`ok`, `WAIT`, `HELD`, `evict`, `stays`, `gone`, `gang`, `rank`, `note`, `verdict`) and its text. */
+/** One line of a section: its mark (`ok`, `WAIT`, `HELD`, `evict`, `stays`, `gone`, `claim`, `gang`, `rank`, `note`, `will`, `counts`, `verdict`, `text`) and its text. */
 export interface ExplainCheck {
-  kind: string;
+  kind: ExplainMark;
   text: string;
 }
 
@@ -26,27 +27,20 @@ export interface ExplainJson {
   ready: string;
   /** Set when the request does not have the shape the CRD promises (then nothing else is judged). */
   malformed?: string;
-  /** The title's first word of the section that says what comes next (`admission`, `pods`, `waiting`, …), or `phase` when none does. */
+  /** The stage of the section that says what comes next (`admission`, `pods`, `waiting`, `cleanup`, …), or `phase` when none does. */
   stage: string;
   sections: Array<{ title: string; checks: ExplainCheck[] }>;
-  /** Every WAIT line, with the section (gate) it sits in. */
-  waits: Array<{ gate: string; kind: 'WAIT'; text: string }>;
+  /**
+   * Every WAIT line, with the stage (section) it sits in; an admission gate's also with the gate that refuses and the
+   * kind of its refusal (shared/scheduling Refusal: `time`, `unusable`, `limit`, `external-limit`, `external-problem`, `blocked`).
+   */
+  waits: Array<{ gate: string; kind: 'WAIT'; text: string; refusal?: { gate: string; kind: RefusalKind } }>;
   /** Pods the drain cannot evict yet, with why (`HELD` lines). */
   holders: Array<{ pod: string; text: string }>;
   next: string[];
 }
 
-/** `WAIT  text` → { kind: 'WAIT', text }; `verdict: text` → { kind: 'verdict', text }; a claim line under a pod keeps kind `claim`. */
-function check(line: string): ExplainCheck {
-  const verdict = /^verdict: (.*)$/.exec(line);
-  if (verdict) return { kind: 'verdict', text: verdict[1] ?? '' };
-  const m = /^(\S+)\s+(.*)$/.exec(line.trim());
-  return m ? { kind: m[1] ?? '', text: m[2] ?? '' } : { kind: '', text: line.trim() };
-}
-
-const gateOf = (section: ExplainSection): string => section.title.split(/[\s(:]/)[0] ?? section.title;
-
-/** The request's explanation as one object. Pure. */
+/** The request's explanation as one object, from the sections' typed lines (never from their printed words). Pure. */
 export function explainDocument(s: ExplainSnapshot, now: Date): ExplainJson {
   const nm = s.maintenance;
   const base = {
@@ -62,13 +56,14 @@ export function explainDocument(s: ExplainSnapshot, now: Date): ExplainJson {
   if (s.malformed !== undefined) return { ...base, malformed: malformedMessage(s.malformed), stage: 'malformed', sections: [], waits: [], holders: [], next: ['its requestor fixes the object (or deletes it)'] };
   const sections = explainSections(s, now);
   const giving = sections.find((x) => x.next !== undefined);
-  const parsed = sections.map((x) => ({ title: x.title, gate: gateOf(x), checks: x.lines.map(check) }));
   return {
     ...base,
-    stage: giving !== undefined ? gateOf(giving) : 'phase',
-    sections: parsed.map(({ title, checks }) => ({ title, checks })),
-    waits: parsed.flatMap((x) => x.checks.filter((c) => c.kind === 'WAIT').map((c) => ({ gate: x.gate, kind: 'WAIT' as const, text: c.text }))),
-    holders: parsed.flatMap((x) => x.checks.filter((c) => c.kind === 'HELD').map((c) => ({ pod: c.text.split(' ')[0] ?? '', text: c.text.slice((c.text.split(' ')[0] ?? '').length + 1) }))),
+    stage: giving !== undefined ? giving.stage : 'phase',
+    sections: sections.map((x) => ({ title: x.title, checks: x.lines.map((l) => ({ kind: l.mark, text: l.text })) })),
+    waits: sections.flatMap((x) =>
+      x.lines.filter((l) => l.mark === 'WAIT').map((l) => ({ gate: x.stage, kind: 'WAIT' as const, text: l.text, ...(l.refusal !== undefined ? { refusal: l.refusal } : {}) })),
+    ),
+    holders: sections.flatMap((x) => x.lines.flatMap((l) => (l.held !== undefined ? [{ pod: l.held.pod, text: l.held.why }] : []))),
     next: [giving?.next ?? nextByPhase(nm)],
   };
 }

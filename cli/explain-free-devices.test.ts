@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION_INITIAL_UNSCHEDULABLE } from '../shared/api/index.ts';
 import { aLifecycleMaintenance, aReadyPod } from '../shared/lifecycle/test-builders.ts';
-import { explainDrain } from './explain-sections.ts';
+import { explainDrain, printSection } from './explain-sections.ts';
 
 describe('kmaint explain: drainSpec.freeDevices', () => {
   it('evicts the DaemonSet GPU user, keeps the driver pod, says which pods it frees and why', () => {
@@ -18,7 +18,8 @@ describe('kmaint explain: drainSpec.freeDevices', () => {
       aReadyPod({ name: 'dcgm-exporter-x', nodeName: 'gpu-01', owner: 'DaemonSet', limits: ['nvidia.com/gpu'] }),
       aReadyPod({ name: 'nvidia-driver-daemonset-x', nodeName: 'gpu-01', owner: 'DaemonSet', labels: { app: 'nvidia-driver-daemonset' }, limits: ['nvidia.com/gpu'] }),
     ];
-    expect(explainDrain({ maintenance, pods, pdbs: [], budgetPods: new Map() })).toEqual({
+    expect(printSection(explainDrain({ maintenance, pods, pdbs: [], budgetPods: new Map() }))).toEqual({
+      stage: 'pods',
       title: 'pods on node gpu-01 (2)',
       lines: [
         'evict default/dcgm-exporter-x (no PodDisruptionBudget)',

@@ -6,6 +6,7 @@ import { aLifecycleMaintenance, aNodeWithUid } from '../shared/lifecycle/test-bu
 import { NOW } from '../shared/scheduling/test-builders.ts';
 import { loadValidationSettings } from '../shared/validation/index.ts';
 import { explainCleanup } from './explain-cleanup.ts';
+import { printSection } from './explain-sections.ts';
 
 const node = aNodeWithUid({ name: 'worker-01', unschedulable: true });
 const deleted = aLifecycleMaintenance({ name: 'nm-1', nodeName: 'worker-01', phase: 'Ready', deleting: true });
@@ -22,7 +23,8 @@ const validation = { loaded: loadValidationSettings({ spec: { validation: { job:
 describe('explain: the validating stage', () => {
   it('while the Job runs: WAIT validation, with when it times out, and nothing after it', () => {
     const why = 'validating node worker-01 before its uncordon: job kmaint/kmaint-validate-uid-nm-1 running since 2025-12-31T23:59:00Z; times out at 2026-01-01T00:09:00Z';
-    expect(explainCleanup({ maintenance: deleted, nodes: [validating], maxNodeMaintenanceTimeSeconds: 3600, validation }, NOW)).toEqual({
+    expect(printSection(explainCleanup({ maintenance: deleted, nodes: [validating], maxNodeMaintenanceTimeSeconds: 3600, validation }, NOW))).toEqual({
+      stage: 'cleanup',
       title: 'cleanup (as the next cleanup pass decides)',
       lines: [`WAIT  validation: ${why}`],
       next: `cleanup keeps the finalizer until this is resolved (validation): ${why}`,

@@ -7,7 +7,7 @@ import { planDrainer } from '../shared/lifecycle/index.ts';
 import { aLifecycleMaintenance, aNodeWithUid, recorded } from '../shared/lifecycle/test-builders.ts';
 import { waitGateOf } from '../shared/metrics/index.ts';
 import { NOW } from '../shared/scheduling/test-builders.ts';
-import { explainReportedWait } from './explain-sections.ts';
+import { explainReportedWait, printSection } from './explain-sections.ts';
 
 const lease: V1Lease = {
   metadata: { name: 'node-worker-01', namespace: 'medik8s-leases', resourceVersion: '55' },
@@ -39,7 +39,8 @@ describe('a medik8s lease held by another tool, from the drainer hold to explain
       planDrainer(recorded({ nodes: new Map([['worker-01', node]]), maintenances: [nm], podsByNode: new Map(), pdbs: [], medik8s: { kind: 'present', leases: new Map(leases.map((l) => [l.metadata?.name ?? '', l])) } }), NOW).actions;
     const waiting = applied(scheduled, plan(scheduled, [lease]));
     expect(waiting.metadata.annotations).toEqual({ [ANNOTATION_WAIT_KIND]: 'node-lease' });
-    expect(explainReportedWait(waiting)).toEqual({
+    expect(printSection(explainReportedWait(waiting))).toEqual({
+      stage: 'node',
       title: 'node lease',
       lines: ['WAIT  waiting to cordon: the medik8s node lease medik8s-leases/node-worker-01 is held by node-maintenance until 2026-01-01T00:50:00Z'],
       next: 'the other holder must release the medik8s node lease or let it expire (above); then the drainer cordons the node',
@@ -64,7 +65,7 @@ describe('each wait kind: explain title and the gate, whatever the words of the 
   ])('%s', (kind, title, gate) => {
     const nm = aLifecycleMaintenance({ name: 'nm-1', nodeName: 'worker-01', phase: 'Draining', message: 'draining: some words', annotations: { [ANNOTATION_WAIT_KIND]: kind } });
     expect(explainReportedWait(nm)?.title).toBe(title);
-    expect(explainReportedWait(nm)?.lines).toEqual(['WAIT  draining: some words']);
+    expect(printSection(explainReportedWait(nm))?.lines).toEqual(['WAIT  draining: some words']);
     expect(waitGateOf('draining: some words', kind)).toBe(gate);
   });
 

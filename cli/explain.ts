@@ -15,7 +15,7 @@ import { ANNOTATION_SLURM_RESERVATION, ANNOTATION_SLURM_RESERVATION_PROBLEM, rea
 import { needsMedik8sLeases, type Medik8sLeases, type ValidationReads } from '../shared/lifecycle/index.ts';
 import { explainCleanup } from './explain-cleanup.ts';
 import { requestTimes, requestTimesText } from './request-times.ts';
-import { explainDrain, explainPodCompletion, explainReportedWait, nextByPhase, type ExplainSection, type PodsInput } from './explain-sections.ts';
+import { explainDrain, explainPodCompletion, explainReportedWait, mark, nextByPhase, renderLine, type ExplainSection, type PodsInput } from './explain-sections.ts';
 import { ageText } from './age-text.ts';
 
 export interface ExplainSnapshot {
@@ -127,7 +127,7 @@ const SECTIONS: ReadonlyArray<(s: ExplainSnapshot, now: Date) => ExplainSection 
   (s) => {
     if (!isUnscheduled(s.maintenance) || (s.crds?.kind !== 'refused' && s.crds?.kind !== 'acknowledged')) return undefined;
     const next = `kmaint's CRDs applied again (kubectl apply -f crds/) or the config annotated ${ANNOTATION_ACCEPT_UPSTREAM_SCHEMA}=true`;
-    return { title: 'CRDs', lines: [s.crds.line], ...(s.crds.refusal !== undefined ? { next } : {}) };
+    return { stage: 'CRDs', title: 'CRDs', lines: [mark('text', s.crds.line)], ...(s.crds.refusal !== undefined ? { next } : {}) };
   },
   // Before admission only the scheduler's gates matter.
   (s, now) => {
@@ -186,7 +186,7 @@ export function explainRequest(s: ExplainSnapshot, now: Date): string[] {
   for (const section of SECTIONS) {
     const found = section(s, now);
     if (found === undefined) continue;
-    lines.push(`${found.title}:`, ...found.lines.map((l) => `  ${l}`));
+    lines.push(`${found.title}:`, ...found.lines.map((l) => `  ${renderLine(l)}`));
     next ??= found.next;
   }
   lines.push(`next: ${next ?? nextByPhase(nm)}`);
