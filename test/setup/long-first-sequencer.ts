@@ -26,6 +26,7 @@ export const LONG_FIRST = [
   'test/reboot.test.ts', // ~70
   'test/reaper.test.ts', // ~69
   'test/repair-ladder.test.ts', // ~64
+  'test/validation-ladder.test.ts', // ~42-49 (alone on one testbed, 2026-12-02): two reboot rungs, each validated
 ];
 
 /**
