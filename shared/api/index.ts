@@ -16,6 +16,7 @@ export {
   maintenancePhase,
   namespacedName,
   readyCondition,
+  validationAttemptId,
   withReadyCondition,
 } from './maintenance.ts';
 export { microTime, rfc3339Seconds } from './wire-time.ts';

@@ -19,6 +19,15 @@ export function maintenanceKey(nm: NodeMaintenance): string {
   return namespacedName(nm.metadata);
 }
 
+/**
+ * The value of validation.kmaint.io/for for a release of `nm` (issue 44): `namespace/name/uid`, so a request recreated
+ * under the same name is another release. Cleanup writes it (validate-release.ts); the reaper tells by it whether the
+ * request a running validation belongs to still exists (reaper/validation-wait.ts).
+ */
+export function validationAttemptId(nm: NodeMaintenance): string {
+  return `${maintenanceKey(nm)}/${nm.metadata.uid ?? ''}`;
+}
+
 export function readyCondition(nm: NodeMaintenance): Condition | undefined {
   return nm.status?.conditions?.find((c) => c.type === CONDITION_READY);
 }

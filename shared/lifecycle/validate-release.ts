@@ -18,6 +18,7 @@ import {
   ValidationFailedReason,
   namespacedName,
   rfc3339Seconds,
+  validationAttemptId,
 } from '../api/index.ts';
 import type { Action, MaintenanceRef, NodeMaintenance, NodeRef } from '../api/index.ts';
 import { matchesLabels } from '../selectors/index.ts';
@@ -55,11 +56,6 @@ export function validationSkipped(nm: NodeMaintenance): boolean {
   return nm.metadata.annotations?.[ANNOTATION_VALIDATION_OPT_OUT] === VALIDATION_OPT_OUT_VALUE;
 }
 
-/** The request an attempt is for: namespace/name/uid, so a request recreated under the same name is a new release. */
-function attemptId(nm: NodeMaintenance, key: string): string {
-  return `${key}/${nm.metadata.uid ?? ''}`;
-}
-
 function parseJob(value: string | undefined): { namespace: string; name: string } | undefined {
   const match = /^([a-z0-9-]{1,63})\/([a-z0-9-]{1,63})$/.exec(value ?? '');
   return match ? { namespace: match[1] as string, name: match[2] as string } : undefined;
@@ -81,7 +77,7 @@ function start(input: ValidationInput, settings: ValidationSettings, nodeRef: No
     {
       kind: 'patchNodeAnnotations',
       node: nodeRef,
-      annotations: { [ANNOTATION_VALIDATION_JOB]: namespacedName(job), [ANNOTATION_VALIDATION_FOR]: attemptId(nm, key), [ANNOTATION_VALIDATION_START]: rfc3339Seconds(now), [ANNOTATION_VALIDATION_OUTCOME]: null },
+      annotations: { [ANNOTATION_VALIDATION_JOB]: namespacedName(job), [ANNOTATION_VALIDATION_FOR]: validationAttemptId(nm), [ANNOTATION_VALIDATION_START]: rfc3339Seconds(now), [ANNOTATION_VALIDATION_OUTCOME]: null },
       maintenance: ref,
       reason: `${key} deleted; validate node ${nodeRef.name} before its uncordon`,
     },
@@ -190,7 +186,7 @@ export function validateBeforeUncordon(input: ValidationInput): ValidationVerdic
   const nodeRef: NodeRef = { name: nm.spec.nodeName, resourceVersion: node.metadata?.resourceVersion ?? '' };
   // This request's attempt has its outcome on the Node: final, whatever the cordon now (only unfinished writes follow).
   const outcome = annotations[ANNOTATION_VALIDATION_OUTCOME];
-  if (outcome !== undefined && reads.loaded.kind === 'on' && annotations[ANNOTATION_VALIDATION_FOR] === attemptId(nm, key)) return finishRecorded(input, reads.loaded.settings, nodeRef, reads, outcome);
+  if (outcome !== undefined && reads.loaded.kind === 'on' && annotations[ANNOTATION_VALIDATION_FOR] === validationAttemptId(nm)) return finishRecorded(input, reads.loaded.settings, nodeRef, reads, outcome);
   const ourCordon = cordonedBy(node) === holderFor(nm);
   const heldByValidation = annotations[ANNOTATION_VALIDATION_CORDONED_BY] !== undefined;
   if (node.spec?.unschedulable !== true || (!ourCordon && !heldByValidation)) return GO;
@@ -198,7 +194,7 @@ export function validateBeforeUncordon(input: ValidationInput): ValidationVerdic
   if (reads.loaded.kind === 'invalid') return { kind: 'hold', why: `node ${nodeRef.name} not validated, so kept cordoned: ${reads.loaded.problem}` };
   const settings = reads.loaded.settings;
   if (!matchesLabels(settings.nodeSelector, node.metadata?.labels)) return GO;
-  if (annotations[ANNOTATION_VALIDATION_FOR] !== attemptId(nm, key)) return start(input, settings, nodeRef, reads);
+  if (annotations[ANNOTATION_VALIDATION_FOR] !== validationAttemptId(nm)) return start(input, settings, nodeRef, reads);
   const job = parseJob(annotations[ANNOTATION_VALIDATION_JOB]) ?? { namespace: reads.namespace, name: validationJobName(nm.metadata.uid ?? '') };
   if (reads.jobs === undefined) return { kind: 'hold', why: `validating node ${nodeRef.name}: job ${job.namespace}/${job.name} not read this pass` };
   const state = reads.jobs.get(job.name);

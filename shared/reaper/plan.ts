@@ -30,6 +30,7 @@ import { chooseProvider, type InstanceProviders } from './providers.ts';
 import { planTerminations, type Termination } from './termination-plan.ts';
 import { healthyRecords, planRebootReleases, removeRepairRecords, repairSince, repeatOffenders } from './repair-ladder.ts';
 import { poolOf, repairChoice, repairsByPool, requestRepair, withNodeRecords } from './repair-plan.ts';
+import { requestAttempts, validationRunning } from './validation-wait.ts';
 import { isDeviceRequest } from '../devices/index.ts';
 import { planDeviceReleases, reapDevices, requestDeviceReap } from './device-reap.ts';
 
@@ -86,6 +87,8 @@ interface GateContext {
   providers: InstanceProviders;
   /** Repair ladder only: the reaper's requests in progress by pool, counting those filed by this plan. */
   repairs: Map<string, number>;
+  /** Repair ladder only: the validation attempt ids of the requests that exist (validation-wait.ts). */
+  attempts: ReadonlySet<string>;
 }
 
 /** Reasons not to reap, in order; the first that applies is the one reported. Each message is stable while nothing changes. */
@@ -198,7 +201,7 @@ function planNode(node: V1Node, f: NodeFacts, ctx: GateContext, index: RequestIn
     skipped = reap.kind === 'problem' ? reap.why : GATES.map((gate) => gate({ node, facts: f, since: repairSeen?.since ?? unhealthySince(node), ...(devices !== undefined ? { devices } : {}) }, ctx)).find((why) => why !== undefined);
   }
   // The repair ladder is for node requests only.
-  const choice = skipped === undefined && devices === undefined && config.repair !== undefined ? repairChoice(node, f, config.repair, ctx.repairs, ctx.now) : undefined;
+  const choice = skipped === undefined && devices === undefined && config.repair !== undefined ? repairChoice(node, f, config.repair, ctx.repairs, ctx.now, validationRunning(node, ctx.attempts)) : undefined;
   if (choice?.kind === 'wait') skipped = choice.why;
 
   if (skipped !== undefined) {
@@ -285,7 +288,8 @@ export function planReaper(snapshot: ReaperSnapshot, config: ReaperConfig, now: 
   // Device reap requests are not repairs: they take no slot of the ladder's per-pool cap.
   const nodeReaps = new Map([...index.reaping].filter(([, nm]) => !isDeviceRequest(nm)));
   const repairs = config.repair !== undefined ? repairsByPool(nodeReaps, nodesByName, config.repair) : new Map<string, number>();
-  const ctx: GateContext = { config, now, counts, others: index.others, providers: snapshot.providers, repairs };
+  const attempts = config.repair !== undefined ? requestAttempts(snapshot.maintenances) : new Set<string>();
+  const ctx: GateContext = { config, now, counts, others: index.others, providers: snapshot.providers, repairs, attempts };
   const actions: Action[] = [];
   const decisions: ReaperDecision[] = [];
   nodes.forEach((node, i) => {

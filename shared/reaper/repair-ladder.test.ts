@@ -9,7 +9,7 @@ import { loadReaperConfig } from './config.ts';
 import { planReaper, type ReaperPlan } from './plan.ts';
 import { providerMap, type InstanceProvider } from './providers.ts';
 import { HISTORY_MAX_ENTRIES, historyWith } from './repair-history.ts';
-import { aReaperNode, aReapRequest, instanceIdOf, NOW, reaperConfig, secondsBefore } from './test-builders.ts';
+import { aReaperNode, aReapRequest, aRequest, instanceIdOf, NOW, reaperConfig, secondsBefore } from './test-builders.ts';
 
 const aws: InstanceProvider = { prefix: 'aws', terminate: () => Promise.resolve('terminated') };
 const SINCE = 'repair.kmaint.io/unhealthy-since';
@@ -167,6 +167,54 @@ describe('repair ladder: the next rung', () => {
   it('a rung whose request went missing before it finished is filed again, without a second history entry', () => {
     const node = sick('c-1', { annotations: { [SINCE]: secondsBefore(3600), [RUNG]: rung(0, 'reboot', 'requested', secondsBefore(120)), [HISTORY]: history([secondsBefore(120), 0, 'reboot']) } });
     expect(plan([node]).actions).toEqual(filed('c-1', { [RUNG]: rung(0, 'reboot', 'requested', T) }, 'reboot', 0));
+  });
+});
+
+describe('repair ladder: a node validating (spec.validation) is not escalated until its validation ends', () => {
+  const JOB = 'validation.kmaint.io/job';
+  const FOR = 'validation.kmaint.io/for';
+  const START = 'validation.kmaint.io/start-time';
+  const OUTCOME = 'validation.kmaint.io/outcome';
+  const deleting = { deletionTimestamp: secondsBefore(30), finalizers: ['maintenance.nvidia.com/finalizer'] };
+  // Rebooted by rung 0 700 s ago (its timeoutSeconds 600 over): still KmaintValidationFailed, a validation running for `attempt`.
+  const validating = (attempt: string, more: Record<string, string> = {}): V1Node =>
+    aReaperNode({
+      name: 'c-1',
+      zone: 'a',
+      conditions: { KmaintValidationFailed: ['True', 3600] },
+      labels: { [POOL]: 'general' },
+      annotations: { [SINCE]: secondsBefore(3600), [RUNG]: rung(0, 'reboot', 'rebooted', secondsBefore(700)), [HISTORY]: history([secondsBefore(3600), 0, 'reboot']), [JOB]: 'kmaint/kmaint-validate-u1', [FOR]: attempt, [START]: secondsBefore(690), ...more },
+    });
+  const userRequest = aRequest('nm-1', 'c-1', 'team.example.com', 'Ready', { namespace: 'team', uid: 'u1', ...deleting });
+  // The next rung as without validation; the history entry names the failed validation the Node shows.
+  const replaced = filed('c-1', { [RUNG]: rung(1, 'replace', 'requested', T), [HISTORY]: JSON.stringify([{ at: secondsBefore(3600), rung: 0, remedy: 'reboot' }, { at: T, rung: 1, remedy: 'replace', validation: 'Failed' }]) }, 'replace', 1, [
+    warning('c-1', `rung 0 (reboot) did not make the node healthy within 600 s of its reboot at ${secondsBefore(700)}: next rung 1 (replace)`),
+  ]);
+
+  it('its own reboot rung\'s request, deleted and held by cleanup while the validation after the reboot runs: nothing is filed, however long past timeoutSeconds', () => {
+    const own = aReapRequest('c-1', 'Ready', { annotations: { 'kmaint.io/reboot': 'true' }, ...deleting });
+    const p = plan([validating('kmaint/reap-c-1/uid-reap-c-1')], [own]);
+    expect([p.actions, p.decisions, p.terminations]).toEqual([[], [], []]);
+  });
+
+  it('a validation of another request (deleted, its finalizer held by the validation step) running past the rung\'s timeout: held, naming the Job; never the next rung', () => {
+    const why = `validation Job kmaint/kmaint-validate-u1 for team/nm-1 running on the node since ${secondsBefore(690)}: the repair ladder waits for its outcome`;
+    const p = plan([validating('team/nm-1/u1')], [userRequest]);
+    expect([p.actions, p.decisions]).toEqual([held('c-1', why), [{ node: 'c-1', skipped: why }]]);
+  });
+
+  it('the first rung waits too: a failed Node whose new validation runs is not rebooted under it', () => {
+    const node = aReaperNode({ name: 'c-1', zone: 'a', conditions: { KmaintValidationFailed: ['True', 3600] }, labels: { [POOL]: 'general' }, annotations: { [SINCE]: secondsBefore(3600), [JOB]: 'kmaint/kmaint-validate-u1', [FOR]: 'team/nm-1/u1', [START]: secondsBefore(20) } });
+    const why = `validation Job kmaint/kmaint-validate-u1 for team/nm-1 running on the node since ${secondsBefore(20)}: the repair ladder waits for its outcome`;
+    expect(plan([node], [userRequest]).actions).toEqual(held('c-1', why));
+  });
+
+  it.each([
+    ['its request is gone (a record left behind holds nothing)', {}, [] as NodeMaintenance[]],
+    ['its request was recreated under the same name (another uid: another release)', {}, [aRequest('nm-1', 'c-1', 'team.example.com', 'Ready', { namespace: 'team', uid: 'u2', ...deleting })]],
+    ['the validation ended Failed while its request is still there', { [OUTCOME]: 'Failed' }, [userRequest]],
+  ])('not validating: %s -> the next rung (replace), as without validation', (_rule, more, maintenances) => {
+    expect(plan([validating('team/nm-1/u1', more)], maintenances).actions).toEqual(replaced);
   });
 });
 

@@ -37,10 +37,12 @@ export function repairsByPool(own: ReadonlyMap<string, NodeMaintenance>, nodes: 
 }
 
 /**
- * The rung for a Node that passed every gate, held back when its pool already has maxConcurrentPerPool repairs in
- * progress (`inProgress`, counting the requests this pass files: the caller adds each).
+ * The rung for a Node that passed every gate, held back while a validation runs on it (`validating`, from
+ * validation-wait.ts: its outcome says whether the last rung worked) and when its pool already has
+ * maxConcurrentPerPool repairs in progress (`inProgress`, counting the requests this pass files: the caller adds each).
  */
-export function repairChoice(node: V1Node, facts: NodeFacts, repair: RepairConfig, inProgress: ReadonlyMap<string, number>, now: Date): RungChoice {
+export function repairChoice(node: V1Node, facts: NodeFacts, repair: RepairConfig, inProgress: ReadonlyMap<string, number>, now: Date, validating?: string): RungChoice {
+  if (validating !== undefined) return { kind: 'wait', why: validating };
   const choice = chooseRung(repair, node, facts, now);
   if (choice.kind === 'wait') return choice;
   const pool = poolOf(node, repair);

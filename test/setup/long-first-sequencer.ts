@@ -26,6 +26,7 @@ export const LONG_FIRST = [
   'test/reboot.test.ts', // ~70
   'test/reaper.test.ts', // ~69
   'test/repair-ladder.test.ts', // ~64
+  'test/validation-ladder.test.ts', // ~42-49 (alone on one testbed, 2026-12-02): two reboot rungs, each validated
   // ~85: compares a testbed's timing with a model (what-if's makespan within 10%), so it starts once the files above
   // have started, about when the CPU-bound unit and sim files are done (~300 s of ~480) and the machine's load is not
   // what it measures; started last of all (as before), it ran alone at the end while three testbeds stood idle (~55 s).
