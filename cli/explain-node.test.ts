@@ -35,6 +35,30 @@ describe('kmaint explain node/<name>', () => {
     ]);
   });
 
+  it("a rebooted Node its rung's request validates: the ladder waits for the outcome, whatever the rung's timeout", () => {
+    const rung = aReapRequest('gpu-3', 'Ready', { uid: 'uid-reap-gpu-3', deletionTimestamp: secondsBefore(60) });
+    const node = aReaperNode({
+      name: 'gpu-3',
+      conditions: { KmaintValidationFailed: ['True', 3600] },
+      annotations: {
+        'repair.kmaint.io/unhealthy-since': secondsBefore(3600),
+        'repair.kmaint.io/rung': JSON.stringify({ rung: 0, remedy: 'reboot', state: 'rebooted', at: secondsBefore(700) }),
+        'validation.kmaint.io/for': 'kmaint/reap-gpu-3/uid-reap-gpu-3',
+        'validation.kmaint.io/job': 'kmaint/kmaint-validate-uid-reap-gpu-3',
+        'validation.kmaint.io/start-time': secondsBefore(60),
+      },
+    });
+    const lines = explainNode({ node, reaper: { kind: 'enabled', config: reaperConfig(REAPER) }, requests: [rung] }, NOW);
+    expect(lines.find((l) => l.startsWith('  the ladder now: '))).toBe(
+      `  the ladder now: validation Job kmaint/kmaint-validate-uid-reap-gpu-3 for kmaint/reap-gpu-3 running on the node since ${secondsBefore(60)}: the repair ladder waits for its outcome`,
+    );
+    // The same records with the request gone (its finalizer removed by hand): nothing runs any more, the ladder chooses.
+    const gone = explainNode({ node, reaper: { kind: 'enabled', config: reaperConfig(REAPER) }, requests: [] }, NOW);
+    expect(gone.find((l) => l.startsWith('  the ladder now: '))).toBe(
+      `  the ladder now: rung 1 (replace): rung 0 (reboot) did not make the node healthy within 600 s of its reboot at ${secondsBefore(700)}: next rung 1 (replace) (the reaper's gates and the pool cap apply first)`,
+    );
+  });
+
   it('a healthy Node with the reaper off: nothing recorded', () => {
     expect(explainNode({ node: aReaperNode({ name: 'gpu-2' }), reaper: { kind: 'disabled' }, requests: [] }, NOW)).toEqual([
       'Node gpu-2: reaper disabled, repair ladder off',

@@ -6,7 +6,7 @@ import { ANNOTATION_REAPER_DECISION, maintenanceKey, maintenancePhase, rfc3339Se
 import type { NodeMaintenance } from '../shared/api/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { loadConfig } from '../shared/pass/index.ts';
-import { chooseRung, describeHistory, nodeFacts, readHistory, readRung, recordedUnhealthySince, type LoadedReaper } from '../shared/reaper/index.ts';
+import { chooseRung, describeHistory, nodeFacts, readHistory, readRung, recordedUnhealthySince, requestAttempts, validationRunning, type LoadedReaper } from '../shared/reaper/index.ts';
 import { ageText } from './age-text.ts';
 import { UsageError } from './errors.ts';
 
@@ -50,8 +50,11 @@ export function explainNode(s: NodeExplainSnapshot, now: Date): string[] {
   else lines.push(`  current rung: ${rung.rung} (${rung.remedy}), requested at ${rung.at}`);
   for (const nm of s.requests) lines.push(`  request ${maintenanceKey(nm)} of ${nm.spec.requestorID}: phase ${maintenancePhase(nm) || 'new'}${nm.metadata.deletionTimestamp ? ' (deleting)' : ''}`);
   if (repair !== undefined && since !== undefined && rung?.state !== 'requested' && s.reaper.kind === 'enabled') {
+    // A validation running on the node decides first (shared/reaper/validation-wait.ts): no rung until its outcome.
+    const validating = validationRunning(s.node, requestAttempts(s.requests));
     const choice = chooseRung(repair, s.node, nodeFacts(s.node, now, s.reaper.config.zoneLabel), now);
-    lines.push(`  the ladder now: ${choice.kind === 'wait' ? choice.why : `rung ${choice.rung} (${choice.remedy})${choice.escalated !== undefined ? `: ${choice.escalated}` : ''}`} (the reaper's gates and the pool cap apply first)`);
+    const verdict = validating ?? (choice.kind === 'wait' ? choice.why : `rung ${choice.rung} (${choice.remedy})${choice.escalated !== undefined ? `: ${choice.escalated}` : ''}`);
+    lines.push(`  the ladder now: ${verdict}${validating !== undefined ? '' : " (the reaper's gates and the pool cap apply first)"}`);
   }
   const windowSeconds = repair?.historyWindowSeconds ?? 604800;
   const history = readHistory(s.node, now, windowSeconds);

@@ -28,6 +28,7 @@ export type { CloudEventsConfig, LoadedCloudEvents } from './cloud-events-config
 export { cloudEventAnnotations, eventsToFile, planCloudEvents } from './cloud-events-plan.ts';
 export type { CloudEventsPlan, CloudEventsSnapshot } from './cloud-events-plan.ts';
 export { chooseRung, isRebootRungRequest } from './repair-ladder.ts';
+export { requestAttempts, validationRunning } from './validation-wait.ts';
 export type { RungChoice } from './repair-ladder.ts';
 export { HISTORY_MAX_ENTRIES, describeHistory, readHistory, readRung, recordedUnhealthySince } from './repair-history.ts';
 export type { HistoryEntry, RungRecord } from './repair-history.ts';
