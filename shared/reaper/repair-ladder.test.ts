@@ -250,6 +250,11 @@ describe('repair ladder: budgets', () => {
     const p = plan([sick('c-1'), sick('c-2')], [aReapRequest('c-1', 'Draining')]);
     expect(p.decisions).toEqual([{ node: 'c-2', skipped: 'pool kmaint.io/pool=general has 1 repair in progress, maxConcurrentPerPool 1' }]);
   });
+
+  it('a request of the reaper being released (its node still validating before the uncordon) counts until it is gone', () => {
+    const p = plan([sick('c-1'), sick('c-2')], [aReapRequest('c-1', 'Ready', { deletionTimestamp: secondsBefore(30) })]);
+    expect(p.decisions).toEqual([{ node: 'c-2', skipped: 'pool kmaint.io/pool=general has 1 repair in progress, maxConcurrentPerPool 1' }]);
+  });
 });
 
 describe('repair ladder: releasing a reboot rung', () => {

@@ -23,11 +23,13 @@ export function poolOf(node: V1Node, repair: RepairConfig): string {
   return node.metadata?.labels?.[repair.poolLabel] ?? '';
 }
 
-/** The reaper's live requests by pool (`own` by Node name): the repairs in progress the cap counts. */
+/**
+ * The reaper's requests by pool (`own` by Node name): the repairs in progress the cap counts. A request being deleted
+ * counts until it is gone: its release may still hold the node (cleanup validates it before the uncordon, issue 44).
+ */
 export function repairsByPool(own: ReadonlyMap<string, NodeMaintenance>, nodes: ReadonlyMap<string, V1Node>, repair: RepairConfig): Map<string, number> {
   const out = new Map<string, number>();
   for (const [name, nm] of own) {
-    if (nm.metadata.deletionTimestamp) continue;
     const node = nodes.get(name);
     if (node === undefined) continue;
     const pool = poolOf(node, repair);
