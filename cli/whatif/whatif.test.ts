@@ -80,7 +80,7 @@ describe('kmaint simulate', () => {
 
   it.concurrent.each([
     [['simulate', '--all-nodes'], 'kmaint: give exactly one of --from <snapshot> or --profile <name>'],
-    [['simulate', '--from', FIXTURE], 'kmaint: give exactly one of --all-nodes or --nodes <selector>'],
+    [['simulate', '--from', FIXTURE], 'kmaint: give exactly one of --all-nodes or --nodes <selector>, or --devices <driver/pool/device,...>'],
     [['simulate', '--from', 'no/such/file.json', '--all-nodes'], 'kmaint: no/such/file.json: cannot read the snapshot: ENOENT: no such file or directory, open \'no/such/file.json\''],
     [['simulate', '--from', CONFIG, '--all-nodes'], `kmaint: ${CONFIG}: not JSON: Unexpected token '#', "# The what"... is not valid JSON`],
     [['simulate', '--from', FIXTURE, '--nodes', 'role in', '--output', 'json'], 'kmaint: --nodes: '],
