@@ -37,6 +37,12 @@ export interface DeviceHolderEntry {
   devices: string[];
 }
 
+/** A device request's note on the timeline: "devices: gpu-0, gpu-1; held by: ml/a, ml/b" (`no pod` when none). */
+export function deviceNote(devices: readonly string[], holders: readonly DeviceHolderEntry[]): string {
+  const names = devices.map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ');
+  return `devices: ${names}; held by: ${holders.map((h) => h.pod).join(', ') || 'no pod'}`;
+}
+
 /** The devices a request names, for RequestTimes; nothing for a node request. */
 export function requestDevices(nm: NodeMaintenance): { devices?: string[] } {
   const request = deviceRequestOf(nm);
@@ -161,7 +167,10 @@ export class WhatIfObserver {
       t.admittedMs = now;
       this.admitted.push(key);
       // Read at admission, before the drainer's first pass: the pods its drain is for.
-      if (t.devices !== undefined && t.devices.length > 0 && this.holdersOf) t.holders = this.holdersOf(t.node, t.devices);
+      if (t.devices !== undefined && t.devices.length > 0 && this.holdersOf) {
+        t.holders = this.holdersOf(t.node, t.devices);
+        this.recorder.note(key, deviceNote(t.devices, t.holders));
+      }
     }
     if (!gone && DRAIN_STARTED_PHASES.has(phase) && t.drainStartMs === undefined) t.drainStartMs = now;
     if (!gone && phase === 'Ready' && t.readyMs === undefined) {

@@ -44,6 +44,8 @@ describe('kmaint simulate: device requests', () => {
       deleteDeviceTaintRule: 1,
     });
     expect([r.passes.apiRequests['create devicetaintrules'], r.passes.apiRequests['delete devicetaintrules'], r.passes.errors]).toEqual([2, 2, []]);
+    // The timeline (the HTML report's Gantt chart) notes the devices and their holders on each span of the request.
+    expect(r.timeline.lanes.map((l) => [l.node, [...new Set(l.spans.map((sp) => `${sp.request} ${sp.note ?? ''}`))]])).toEqual([['gpu-01', ['default/whatif-gpu-01-devices devices: gpu-0; held by: ml/holder-a']]]);
     // holder-a's ReplicaSet replaces it; nothing else left gpu-01.
     expect(r.activity).toEqual({ replacementsCreated: 1, podsBound: 1, podsStarted: 1, podsStopped: 1, unschedulable: 0 });
     expect(renderReport(r).split('\n').slice(0, 6)).toEqual([
