@@ -21,6 +21,7 @@ export function registerWhatIfCommands(program: Command, globals: () => WhatIfGl
     .option('--config <file>', "MaintenanceOperatorConfig (YAML or JSON, the object or its spec) to plan with (default: the snapshot's)")
     .addOption(new Option('--all-nodes', 'a request for every node').conflicts('nodes'))
     .option('--nodes <selector>', 'a request for each node this label selector picks')
+    .option('--devices <list>', "device requests: driver/pool/device entries, comma-separated, one request per node (the snapshot's ResourceSlices publish them)")
     .option('--hold <duration>', 'how long the requestor works on a node once its request is Ready, then deletes it', '0s')
     .option('--pod-start <duration>', 'how long a replacement pod takes from binding to Ready', '10s')
     .option('--pass-time <duration>', "how long each of kmaint's passes takes on the cluster (seconds at thousands of nodes)", '100ms')

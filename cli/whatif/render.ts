@@ -16,10 +16,33 @@ const plural = (n: number, noun: string, nouns = `${noun}s`): string => `${n.toL
 /** Admissions listed in text output; --output json lists them all. */
 const ADMISSIONS_SHOWN = 20;
 
-/** The node, and a device request's devices by their device names (issue 45): `gpu-01 (devices: gpu-1, gpu-3)`. */
-export function requestNodeText(r: { node: string; devices?: readonly string[] }): string {
+/**
+ * The node, and a device request's devices by their device names (issue 45), with the pods that held them when known:
+ * `gpu-01 (devices: gpu-1, gpu-3; held by: ml/train-0, ml/train-1)`, as `kmaint status` writes a device request.
+ */
+export function requestNodeText(r: { node: string; devices?: readonly string[]; holders?: ReadonlyArray<{ pod: string }> }): string {
   if (r.devices === undefined) return r.node;
-  return `${r.node} (devices: ${r.devices.map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ') || 'unreadable'})`;
+  const held = r.holders === undefined ? '' : `; held by: ${r.holders.map((h) => h.pod).join(', ') || 'no pod'}`;
+  return `${r.node} (devices: ${r.devices.map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ') || 'unreadable'}${held})`;
+}
+
+/** "5 nodes", "1 device request (2 devices)", "5 nodes and 1 device request (1 device)". */
+function maintainedText(r: WhatIfReport): string {
+  const d = r.deviceRequests;
+  const parts = [...(r.nodes > 0 || d.requests === 0 ? [plural(r.nodes, 'node')] : []), ...(d.requests > 0 ? [`${plural(d.requests, 'device request')} (${plural(d.devices, 'device')})`] : [])];
+  return parts.join(' and ');
+}
+
+/**
+ * One admitted device request (issue 45): the pods holding its devices when admitted, the pods that left its node
+ * while it was in progress, and whether the node stayed schedulable. "device request default/whatif-gpu-01-devices
+ * (gpu-01: gpu-0): held by ml/holder-a; evicted ml/holder-a; gpu-01 stayed schedulable".
+ */
+export function deviceRequestLine(a: WhatIfReport['admissionOrder'][number]): string {
+  const short = (a.devices ?? []).map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ') || 'unreadable';
+  const held = (a.holders ?? []).map((h) => h.pod).join(', ') || 'no pod';
+  const evicted = (a.evicted ?? []).join(', ') || 'no pod';
+  return `device request ${a.request} (${a.node}: ${short}): held by ${held}; evicted ${evicted}; ${a.node} ${a.nodeCordoned === true ? 'was cordoned meanwhile' : 'stayed schedulable'}`;
 }
 
 const OUTCOME_TEXT = { running: 'still validating', Passed: 'passed', Failed: 'failed', TimedOut: 'timed out' } as const;
@@ -36,7 +59,7 @@ export function validationLine(validations: WhatIfReport['validations']): string
 export function renderReport(r: WhatIfReport): string {
   const lines: string[] = [];
   const limit = (v: number | 'unlimited' | null): string => (v === null ? 'invalid' : String(v));
-  lines.push(`kmaint simulate: a rolling maintenance of ${plural(r.nodes, 'node')} of ${plural(r.cluster.nodes, 'node')} (${plural(r.cluster.pods, 'pod')}, ${plural(r.cluster.budgets, 'PodDisruptionBudget')}; ${r.source})`);
+  lines.push(`kmaint simulate: a rolling maintenance of ${maintainedText(r)} of ${plural(r.cluster.nodes, 'node')} (${plural(r.cluster.pods, 'pod')}, ${plural(r.cluster.budgets, 'PodDisruptionBudget')}; ${r.source})`);
   lines.push(`  limits: maxParallelOperations ${limit(r.limits.maxParallelOperations)}, maxUnavailable ${limit(r.limits.maxUnavailable)}; hold ${formatDuration(r.settings.holdMs)}, replacement pods Ready ${formatDuration(r.settings.podStartMs)} after binding`);
   for (const p of r.limits.problems) lines.push(`  config problem: ${p}`);
   if (r.outcome === 'done') lines.push(`predicted makespan: ${formatDuration(r.makespanMs ?? 0)} simulated`);
@@ -45,6 +68,9 @@ export function renderReport(r: WhatIfReport): string {
   const shown = r.admissionOrder.slice(0, ADMISSIONS_SHOWN).map((a) => `${requestNodeText(a)} +${formatDuration(a.admittedMs)}`);
   const more = r.admissionOrder.length > ADMISSIONS_SHOWN ? `, … ${r.admissionOrder.length - ADMISSIONS_SHOWN} more (--output json lists all)` : '';
   lines.push(`admission order: ${shown.join(', ')}${more}`);
+  const deviceRequests = r.admissionOrder.filter((a) => a.devices !== undefined);
+  for (const a of deviceRequests.slice(0, ADMISSIONS_SHOWN)) lines.push(`  ${deviceRequestLine(a)}`);
+  if (deviceRequests.length > ADMISSIONS_SHOWN) lines.push(`  … ${deviceRequests.length - ADMISSIONS_SHOWN} more device requests (--output json lists all)`);
   if (r.budgetWaits.length === 0) lines.push('budget waits: none (no eviction waited for a PodDisruptionBudget)');
   else {
     lines.push(`budget waits (top ${r.budgetWaits.length} by total wait):`);

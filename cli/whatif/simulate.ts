@@ -21,6 +21,7 @@ const flagsSchema = z
     config: z.string().min(1).optional(),
     allNodes: z.boolean().optional(),
     nodes: z.string().optional(),
+    devices: z.string().min(1, '--devices needs driver/pool/device entries').optional(),
     hold: z.string(),
     podStart: z.string(),
     passTime: z.string(),
@@ -32,7 +33,10 @@ const flagsSchema = z
   })
   .strict()
   .refine((f) => (f.from === undefined) !== (f.profile === undefined), { message: 'give exactly one of --from <snapshot> or --profile <name>' })
-  .refine((f) => (f.allNodes === true) !== (f.nodes !== undefined), { message: 'give exactly one of --all-nodes or --nodes <selector>' });
+  // Device requests (issue 45) may come alone or beside node requests; the nodes are chosen one way at most.
+  .refine((f) => (f.allNodes === true) !== (f.nodes !== undefined) || (f.devices !== undefined && f.allNodes !== true), {
+    message: 'give exactly one of --all-nodes or --nodes <selector>, or --devices <driver/pool/device,...>',
+  });
 
 function issueLine(error: z.ZodError): string {
   return error.issues.map((i) => i.message).join('; ');
@@ -74,7 +78,8 @@ export async function simulateCommand(raw: Record<string, unknown>, globals: Wha
     // A function: simulate() reads it first thing and drops it once loaded (a large snapshot is ~100 MB).
     snapshot: from !== undefined ? () => readSnapshotOrFail(from) : () => profileSnapshot({ profile: profile ?? 'small', seed: f.seed }),
     ...(config ? { config } : {}),
-    nodes: f.nodes !== undefined ? { selector: f.nodes } : { all: true },
+    ...(f.nodes !== undefined ? { nodes: { selector: f.nodes } } : f.allNodes === true ? { nodes: { all: true as const } } : {}),
+    ...(f.devices !== undefined ? { devices: f.devices.split(',').map((d) => d.trim()) } : {}),
     holdMs,
     podStartMs,
     passMs,

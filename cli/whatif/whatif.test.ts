@@ -12,6 +12,7 @@ import { kmaintArgs } from '../../test/support/kmaint-cli.ts';
 
 const FIXTURE = 'sim/whatif/fixtures/small-cluster.json';
 const CONFIG = 'sim/whatif/fixtures/small-config.yaml';
+const GPU_FIXTURE = 'sim/whatif/fixtures/gpu-cluster.json';
 
 interface Run {
   code: number;
@@ -70,6 +71,16 @@ describe('kmaint simulate', () => {
     expect(report.admissionOrder.map((a) => a.node)).toEqual(['node-001', 'node-002', 'node-003', 'node-004']);
   });
 
+  it('--devices: one device request, only its holder evicted, the holders in the JSON report', async () => {
+    const run = await kmaint(['simulate', '--from', GPU_FIXTURE, '--devices', 'gpu.nvidia.com/gpu-01/gpu-1', '--pass-time', '0s', '--output', 'json']);
+    expect([errorLines(run), run.code]).toEqual([[], 0]);
+    const report = JSON.parse(run.stdout) as WhatIfReport;
+    expect([report.outcome, report.nodes, report.deviceRequests]).toEqual(['done', 0, { requests: 1, devices: 1 }]);
+    expect(report.admissionOrder.map((a) => [a.request, a.holders, a.evicted, a.nodeCordoned])).toEqual([
+      ['default/whatif-gpu-01-devices', [{ pod: 'ml/holder-b', devices: ['gpu.nvidia.com/gpu-01/gpu-1'] }], ['ml/holder-b'], false],
+    ]);
+  });
+
   it('exits 1 and says why when the maintenance cannot finish', async () => {
     // The small profile's only gpu node runs both ml/inference replicas, whose budget needs one of them.
     const run = await kmaint(['simulate', '--profile', 'small', '--nodes', 'kmaint.io/pool=gpu', '--output', 'text']);
@@ -80,11 +91,12 @@ describe('kmaint simulate', () => {
 
   it.concurrent.each([
     [['simulate', '--all-nodes'], 'kmaint: give exactly one of --from <snapshot> or --profile <name>'],
-    [['simulate', '--from', FIXTURE], 'kmaint: give exactly one of --all-nodes or --nodes <selector>'],
+    [['simulate', '--from', FIXTURE], 'kmaint: give exactly one of --all-nodes or --nodes <selector>, or --devices <driver/pool/device,...>'],
     [['simulate', '--from', 'no/such/file.json', '--all-nodes'], 'kmaint: no/such/file.json: cannot read the snapshot: ENOENT: no such file or directory, open \'no/such/file.json\''],
     [['simulate', '--from', CONFIG, '--all-nodes'], `kmaint: ${CONFIG}: not JSON: Unexpected token '#', "# The what"... is not valid JSON`],
     [['simulate', '--from', FIXTURE, '--nodes', 'role in', '--output', 'json'], 'kmaint: --nodes: '],
     [['simulate', '--from', FIXTURE, '--all-nodes', '--hold', 'soon'], 'kmaint: invalid duration "soon": use e.g. 30s, 5m, 1h'],
+    [['simulate', '--from', GPU_FIXTURE, '--devices', 'gpu.nvidia.com/gpu-01/gpu-9'], 'kmaint: --devices: no ResourceSlice of the snapshot publishes gpu.nvidia.com/gpu-01/gpu-9'],
   ])('refuses %j with exit 2 and one line', async (args, message) => {
     const run = await kmaint(args);
     expect(run.code).toBe(2);

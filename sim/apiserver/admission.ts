@@ -1,5 +1,6 @@
 // Kind-specific rules on create and update: the registry strategies and default-on admission plugins of the real
 // server (status reset, namespace labels, pod admission and topology labels, Job selectors, ClusterIPs, CRDs).
+import { rfc3339Seconds } from '../../shared/api/index.ts';
 import type { SimContext } from './context.ts';
 import { crdKinds, crdStatus, defaultCrd } from './crds.ts';
 import { fieldErrors, type FieldError } from './errors.ts';
@@ -10,6 +11,9 @@ import { metaOf } from './object-meta.ts';
 
 /** The kinds whose status may be set on create (a kubelet registers a Node with its capacity). */
 const STATUS_ON_CREATE = new Set(['nodes']);
+
+/** The effects a DeviceTaint may have (validDeviceTaintEffects of Kubernetes 1.35), as its Status lists them. */
+const DEVICE_TAINT_EFFECTS: readonly string[] = ['NoExecute', 'NoSchedule', 'None'];
 
 const TOPOLOGY_LABELS = ['topology.kubernetes.io/zone', 'topology.kubernetes.io/region'];
 
@@ -97,6 +101,18 @@ const CREATE_RULES: Readonly<Record<string, CreateRule>> = {
   'policy/poddisruptionbudgets': (_ctx, obj) => {
     obj['status'] = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
     return [];
+  },
+  'resource.k8s.io/devicetaintrules': (ctx, obj) => {
+    // v1alpha3's defaulter stamps the taint's timeAdded (whole seconds); validation wants a key and a known effect.
+    const taint = objectAt(ensureSpec(obj), 'taint');
+    if (!taint) return [fieldErrors.required('spec.taint.key'), fieldErrors.required('spec.taint.effect')];
+    taint['timeAdded'] ??= rfc3339Seconds(ctx.clock.now());
+    const errors: FieldError[] = [];
+    if (!stringAt(taint, 'key')) errors.push(fieldErrors.required('spec.taint.key'));
+    const effect = stringAt(taint, 'effect');
+    if (!effect) errors.push(fieldErrors.required('spec.taint.effect'));
+    else if (!DEVICE_TAINT_EFFECTS.includes(effect)) errors.push(fieldErrors.notSupported('spec.taint.effect', effect, DEVICE_TAINT_EFFECTS));
+    return errors;
   },
   'apiextensions.k8s.io/customresourcedefinitions': (ctx, obj) => {
     defaultCrd(obj);

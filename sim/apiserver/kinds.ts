@@ -70,6 +70,8 @@ export function apiVersionOf(info: Pick<KindInfo, 'group' | 'version'>): string 
 
 interface BuiltinSpec {
   group: string;
+  /** @default the group's version in VERSIONS */
+  version?: string;
   resource: string;
   kind: string;
   namespaced: boolean;
@@ -136,11 +138,14 @@ const BUILTINS: readonly BuiltinSpec[] = [
   { group: 'resource.k8s.io', resource: 'resourceclaimtemplates', kind: 'ResourceClaimTemplate', namespaced: true },
   { group: 'resource.k8s.io', resource: 'deviceclasses', kind: 'DeviceClass', namespaced: false, generation: true },
   { group: 'resource.k8s.io', resource: 'resourceslices', kind: 'ResourceSlice', namespaced: false, fieldLabels: ['spec.nodeName', 'spec.driver'] },
+  // Device taints (KEP-5055) as the testbed serves them: Kubernetes 1.35 with DRADeviceTaints, DRADeviceTaintRules and
+  // resource.k8s.io/v1alpha3 on; kmaint writes one per device of a device request (issue 45). Nothing here applies them.
+  { group: 'resource.k8s.io', version: 'v1alpha3', resource: 'devicetaintrules', kind: 'DeviceTaintRule', namespaced: false, status: true, generation: true, returnsDeletedObject: true },
   { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], status: true, generation: true },
 ];
 
 function fromSpec(s: BuiltinSpec): KindInfo {
-  const version = VERSIONS[s.group] ?? 'v1';
+  const version = s.version ?? VERSIONS[s.group] ?? 'v1';
   const subresources: SubresourceInfo[] = [...(s.extraSubresources ?? [])];
   if (s.status) subresources.push({ name: 'status', kind: s.kind, verbs: STATUS_VERBS });
   subresources.sort((a, b) => (a.name < b.name ? -1 : 1));

@@ -17,6 +17,7 @@ const TIME_FIELDS: ReadonlySet<string> = new Set([
   'completionTime',
   'firstTimestamp',
   'lastTimestamp',
+  'timeAdded',
 ]);
 
 const FRACTIONAL = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.\d+Z$/;

@@ -97,7 +97,7 @@ const SCRIPT = `
     if (row >= 10) el(gantt, 'text', { x: left - 6, y: y + row - 5, 'text-anchor': 'end', class: 'lane' }, lane.node);
     lane.spans.forEach(function (s) {
       var r = el(bars, 'rect', { class: 'bar', 'data-node': lane.node, 'data-phase': s.phase, x: x(s.startMs), y: y + 1, width: Math.max(1, x(s.endMs) - x(s.startMs)), height: Math.max(1, row - 2), fill: colours.get(s.phase) || '#bbb' });
-      el(r, 'title', {}, lane.node + ' ' + s.request + ': ' + s.phase + ' ' + clock(s.startMs) + ' to ' + clock(s.endMs));
+      el(r, 'title', {}, lane.node + ' ' + s.request + (s.note ? ' (' + s.note + ')' : '') + ': ' + s.phase + ' ' + clock(s.startMs) + ' to ' + clock(s.endMs));
       drawn++;
     });
   });

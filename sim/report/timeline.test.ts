@@ -43,3 +43,21 @@ it('counts: only changes are kept, and a second change at the same instant repla
   ]);
   expect([t.endMs, t.limits]).toEqual([40, { maxParallelOperations: 3, maxUnavailable: 4 }]);
 });
+
+it("a request's note goes on every span of it, those drawn before the note and the one still open", () => {
+  const r = new TimelineRecorder();
+  r.phase('ops/gpu', 'n1', 'Pending', 0);
+  r.phase('ops/node', 'n2', 'Pending', 0);
+  r.phase('ops/gpu', 'n1', 'Draining', 100);
+  r.note('ops/gpu', 'devices: gpu-0; held by: ml/a');
+  expect(r.timeline({ maxParallelOperations: 2, maxUnavailable: 'unlimited' }, 300).lanes).toEqual([
+    {
+      node: 'n1',
+      spans: [
+        { request: 'ops/gpu', phase: 'Pending', startMs: 0, endMs: 100, note: 'devices: gpu-0; held by: ml/a' },
+        { request: 'ops/gpu', phase: 'Draining', startMs: 100, endMs: 300, note: 'devices: gpu-0; held by: ml/a' },
+      ],
+    },
+    { node: 'n2', spans: [{ request: 'ops/node', phase: 'Pending', startMs: 0, endMs: 300 }] },
+  ]);
+});

@@ -11,6 +11,8 @@ export interface PhaseSpan {
   phase: TimelinePhase;
   startMs: number;
   endMs: number;
+  /** What the request is about beyond its node, on each of its spans: a device request's devices and holders (issue 45). */
+  note?: string;
 }
 
 export interface NodeLane {
@@ -48,7 +50,19 @@ export class TimelineRecorder {
   private readonly open = new Map<string, Open>();
   private readonly lanes = new Map<string, PhaseSpan[]>();
   private readonly points: CountPoint[] = [];
+  private readonly notes = new Map<string, string>();
   private lastMs = 0;
+
+  /** Says what `request` is about on every span of it, drawn ones and later ones (the last note given wins). */
+  note(request: string, text: string): void {
+    this.notes.set(request, text);
+  }
+
+  /** The span with the request's note, if it has one. */
+  private noted(span: PhaseSpan): PhaseSpan {
+    const note = this.notes.get(span.request);
+    return note === undefined ? span : { ...span, note };
+  }
 
   /** `request` was observed in `phase` on `node` at `atMs`; a repeat of its current phase is no transition. */
   phase(request: string, node: string, phase: TimelinePhase, atMs: number): void {
@@ -85,10 +99,10 @@ export class TimelineRecorder {
 
   /** The timeline so far; spans still open end at `endMs`. */
   timeline(limits: Timeline['limits'], endMs = this.lastMs): Timeline {
-    const lanes = new Map([...this.lanes].map(([node, spans]) => [node, [...spans]]));
+    const lanes = new Map([...this.lanes].map(([node, spans]) => [node, spans.map((s) => this.noted(s))]));
     for (const [request, span] of this.open) {
       const spans = lanes.get(span.node) ?? [];
-      spans.push({ request, phase: span.phase, startMs: span.startMs, endMs: Math.max(endMs, span.startMs) });
+      spans.push(this.noted({ request, phase: span.phase, startMs: span.startMs, endMs: Math.max(endMs, span.startMs) }));
       lanes.set(span.node, spans);
     }
     return {

@@ -27,8 +27,8 @@ it('names the devices of a device request, counts its schedulable node unavailab
   o.onStoreEvent(event('ADDED', 'bad', 'gpu-02', 'Pending', { 'kmaint.io/devices': 'gpu-0' }, 'waiting: kmaint.io/devices cannot be read'));
   now = 3000;
   o.onStoreEvent(event('MODIFIED', 'fix-gpu', 'gpu-01', 'Scheduled'));
-  expect(o.requests.get('ops/fix-gpu')).toEqual({ key: 'ops/fix-gpu', node: 'gpu-01', createdMs: 1000, admittedMs: 3000, devices: ['gpu.nvidia.com/gpu-01/gpu-1', 'gpu.nvidia.com/gpu-01/gpu-3'] });
-  expect(o.requests.get('ops/bad')).toEqual({ key: 'ops/bad', node: 'gpu-02', createdMs: 1000, devices: [] });
+  expect(o.requests.get('ops/fix-gpu')).toEqual({ key: 'ops/fix-gpu', node: 'gpu-01', createdMs: 1000, admittedMs: 3000, devices: ['gpu.nvidia.com/gpu-01/gpu-1', 'gpu.nvidia.com/gpu-01/gpu-3'], evicted: [], nodeCordoned: false });
+  expect(o.requests.get('ops/bad')).toEqual({ key: 'ops/bad', node: 'gpu-02', createdMs: 1000, devices: [], evicted: [], nodeCordoned: false });
   // The Node itself was never cordoned (no Node event made it unschedulable): the request alone counts it.
   expect([o.inMaintenance('gpu-01'), o.peakUnavailable, [...o.poolPeak]]).toEqual([true, 1, [['gpu', 1]]]);
 
@@ -50,7 +50,7 @@ it('names the devices of a device request, counts its schedulable node unavailab
     settings: { holdMs: 0, podStartMs: 10_000, passMs: 100, transport: 'local' },
     topBudgets: 5,
   });
-  expect(report.admissionOrder).toEqual([{ node: 'gpu-01', request: 'ops/fix-gpu', admittedMs: 3000, devices: ['gpu.nvidia.com/gpu-01/gpu-1', 'gpu.nvidia.com/gpu-01/gpu-3'] }]);
+  expect(report.admissionOrder).toEqual([{ node: 'gpu-01', request: 'ops/fix-gpu', admittedMs: 3000, devices: ['gpu.nvidia.com/gpu-01/gpu-1', 'gpu.nvidia.com/gpu-01/gpu-3'], evicted: [], nodeCordoned: false }]);
   const lines = renderReport(report).split('\n');
   expect(lines.filter((l) => l.startsWith('admission order') || l.startsWith('peak') || l.includes('not finished:'))).toEqual([
     'admission order: gpu-01 (devices: gpu-1, gpu-3) +3s',

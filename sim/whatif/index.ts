@@ -11,10 +11,12 @@ export {
   type SnapshotNode,
   type SnapshotPdb,
   type SnapshotPod,
+  type SnapshotSlice,
 } from './snapshot-schema.ts';
 export { buildSnapshot, type LiveLists } from './snapshot-build.ts';
 export { readClusterSnapshot } from './snapshot-read.ts';
 export { profileSnapshot, type ProfileSnapshotOptions } from './profile-snapshot.ts';
 export { simulate, WhatIfError, WHATIF_DRAIN_SPEC, WHATIF_NAMESPACE, WHATIF_REQUESTOR, type SimulateOptions } from './run.ts';
 export type { AdmissionEntry, BudgetWait, WhatIfReport } from './report.ts';
+export type { DeviceHolderEntry } from './observer.ts';
 export { idealMakespan, limitScopes, type IdealInput, type LimitScope } from './ideal.ts';

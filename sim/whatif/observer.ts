@@ -23,6 +23,24 @@ export interface RequestTimes {
    * not cordoned, but counts as unavailable while the request is in progress, as maxUnavailable counts it.
    */
   devices?: string[];
+  /** A device request's holders when it was admitted: the pods whose allocated claims held its devices. */
+  holders?: DeviceHolderEntry[];
+  /** A device request's: the pods that began to leave its node while it was in progress (`namespace/name`). */
+  evicted?: string[];
+  /** A device request's: its node was unschedulable at some moment while it was in progress. */
+  nodeCordoned?: boolean;
+}
+
+/** A pod holding devices of a device request (`namespace/name`), with those devices (`driver/pool/device`, sorted). */
+export interface DeviceHolderEntry {
+  pod: string;
+  devices: string[];
+}
+
+/** A device request's note on the timeline: "devices: gpu-0, gpu-1; held by: ml/a, ml/b" (`no pod` when none). */
+export function deviceNote(devices: readonly string[], holders: readonly DeviceHolderEntry[]): string {
+  const names = devices.map((d) => d.slice(d.lastIndexOf('/') + 1)).join(', ');
+  return `devices: ${names}; held by: ${holders.map((h) => h.pod).join(', ') || 'no pod'}`;
 }
 
 /** The devices a request names, for RequestTimes; nothing for a node request. */
@@ -74,6 +92,8 @@ export class WhatIfObserver {
     private readonly budgetsOf: (podKey: string) => string[],
     /** A request reached Ready (the requestor's cue). */
     private readonly onReady: (nm: NodeMaintenance) => void,
+    /** The pods on `node` holding any of `devices` now (issue 45); without it, a device request's holders are not kept. */
+    private readonly holdersOf?: (node: string, devices: readonly string[]) => DeviceHolderEntry[],
   ) {}
 
   /** Nodes as they are before the run. */
@@ -125,8 +145,10 @@ export class WhatIfObserver {
   /** kmaint evicting a pod from a node it maintains (the pod turned terminating). */
   onPod(r: PodRecord, previous: PodRecord | undefined, gone: boolean): void {
     if (gone || !r.terminating || previous?.terminating !== false || r.nodeName === undefined) return;
-    if (!this.inProgressByNode.get(r.nodeName)?.size) return;
+    const requests = this.inProgressByNode.get(r.nodeName);
+    if (!requests?.size) return;
     this.evictions.push({ pod: r.key, node: r.nodeName, atMs: this.now(), budgets: this.budgetsOf(r.key) });
+    for (const key of requests) this.deviceRequest(key)?.evicted?.push(r.key);
   }
 
   private onMaintenance(nm: NodeMaintenance, gone: boolean): void {
@@ -134,7 +156,8 @@ export class WhatIfObserver {
     const now = this.now();
     let t = this.requests.get(key);
     if (!t) {
-      t = { key, node: nm.spec.nodeName, createdMs: now, ...requestDevices(nm) };
+      const devices = requestDevices(nm);
+      t = { key, node: nm.spec.nodeName, createdMs: now, ...devices, ...(devices.devices !== undefined ? { evicted: [], nodeCordoned: false } : {}) };
       this.requests.set(key, t);
       this.open++;
     }
@@ -143,6 +166,11 @@ export class WhatIfObserver {
     if (active && t.admittedMs === undefined) {
       t.admittedMs = now;
       this.admitted.push(key);
+      // Read at admission, before the drainer's first pass: the pods its drain is for.
+      if (t.devices !== undefined && t.devices.length > 0 && this.holdersOf) {
+        t.holders = this.holdersOf(t.node, t.devices);
+        this.recorder.note(key, deviceNote(t.devices, t.holders));
+      }
     }
     if (!gone && DRAIN_STARTED_PHASES.has(phase) && t.drainStartMs === undefined) t.drainStartMs = now;
     if (!gone && phase === 'Ready' && t.readyMs === undefined) {
@@ -163,6 +191,7 @@ export class WhatIfObserver {
       this.peakInProgress = Math.max(this.peakInProgress, this.inProgress);
     }
     this.recount(t.node);
+    this.markCordoned(t.node);
     if (gone) {
       this.validation.onReleased(key, t.node, this.cordoned.has(t.node), now);
       if (!this.validation.keepsSpan(key, t.node)) this.recorder.released(key, now);
@@ -170,10 +199,26 @@ export class WhatIfObserver {
     this.recordCounts();
   }
 
+  /** The request's times when it is a device request. */
+  private deviceRequest(key: string): RequestTimes | undefined {
+    const t = this.requests.get(key);
+    return t?.devices !== undefined ? t : undefined;
+  }
+
+  /** Marks the device requests in progress on a cordoned node: their node did not stay schedulable. */
+  private markCordoned(node: string): void {
+    if (!this.cordoned.has(node)) return;
+    for (const key of this.inProgressByNode.get(node) ?? []) {
+      const t = this.deviceRequest(key);
+      if (t) t.nodeCordoned = true;
+    }
+  }
+
   private onNodeValidation(node: V1Node): void {
     const name = node.metadata?.name ?? '';
     if (node.spec?.unschedulable === true) this.cordoned.add(name);
     else this.cordoned.delete(name);
+    this.markCordoned(name);
     this.validation.onNode(node, this.now());
   }
 

@@ -3,7 +3,7 @@
 import type { LoadedConfig } from '../../shared/config/index.ts';
 import type { PassSummary } from '../../shared/pass/index.ts';
 import type { ClusterCounts } from './cluster.ts';
-import type { WhatIfObserver } from './observer.ts';
+import type { DeviceHolderEntry, WhatIfObserver } from './observer.ts';
 import type { Timeline } from '../report/index.ts';
 
 export interface AdmissionEntry {
@@ -14,6 +14,12 @@ export interface AdmissionEntry {
   releasedMs?: number;
   /** A device request's devices (issue 45): its node stays schedulable, counted unavailable as maxUnavailable counts it. */
   devices?: string[];
+  /** A device request's holders when admitted: the pods its drain was for (issue 45). */
+  holders?: DeviceHolderEntry[];
+  /** A device request's: the pods that left its node while it was in progress (evicted or deleted), in that order. */
+  evicted?: string[];
+  /** A device request's: its node was unschedulable at some moment while it was in progress (kmaint never cordons for one). */
+  nodeCordoned?: boolean;
 }
 
 export interface BudgetWait {
@@ -40,8 +46,10 @@ export interface ValidationWait {
 export interface WhatIfReport {
   source: string;
   cluster: { nodes: number; pods: number; budgets: number };
-  /** Nodes that got a request. */
+  /** Nodes that got a (node) request. */
   nodes: number;
+  /** Device requests filed (one per node) and the devices they name, all together (issue 45). */
+  deviceRequests: { requests: number; devices: number };
   limits: { maxParallelOperations: number | null; maxUnavailable: number | 'unlimited' | null; problems: string[] };
   settings: { holdMs: number; podStartMs: number; /** Simulated ms charged per pass. */ passMs: number; transport: 'local' | 'http' };
   /** Every request released; otherwise why the run stopped. */
@@ -64,7 +72,8 @@ export interface WhatIfReport {
   /** Nodes that validated before their uncordon, in the order they started; empty without spec.validation. */
   validations: ValidationWait[];
   /** Requests not released when the run stopped, with their phase and Ready message. */
-  unfinished: Array<{ request: string; node: string; phase: string; message: string; devices?: string[] }>;
+  /** A device request's `holders` are the pods holding its devices when the run stopped. */
+  unfinished: Array<{ request: string; node: string; phase: string; message: string; devices?: string[]; holders?: DeviceHolderEntry[] }>;
   wallMs: number;
   /** Of wallMs, loading the cluster into the sim (before the first pass). */
   loadMs: number;
@@ -75,6 +84,8 @@ export interface WhatIfReport {
 export interface SummaryInput {
   snapshot: { source: string; nodes: number; pods: number; budgets: number };
   chosen: readonly string[];
+  /** @default none */
+  deviceRequests?: WhatIfReport['deviceRequests'];
   loaded: LoadedConfig;
   observer: WhatIfObserver;
   cluster: ClusterCounts;
@@ -121,6 +132,9 @@ export function summarise(i: SummaryInput): WhatIfReport {
       ...(t?.readyMs !== undefined ? { readyMs: t.readyMs } : {}),
       ...(t?.releasedMs !== undefined ? { releasedMs: t.releasedMs } : {}),
       ...(t?.devices !== undefined ? { devices: t.devices } : {}),
+      ...(t?.holders !== undefined ? { holders: t.holders } : {}),
+      ...(t?.evicted !== undefined ? { evicted: t.evicted } : {}),
+      ...(t?.nodeCordoned !== undefined ? { nodeCordoned: t.nodeCordoned } : {}),
     };
   });
   const drainStart = new Map([...o.requests.values()].map((t) => [t.node, t.drainStartMs]));
@@ -145,6 +159,7 @@ export function summarise(i: SummaryInput): WhatIfReport {
     source: i.snapshot.source,
     cluster: { nodes: i.snapshot.nodes, pods: i.snapshot.pods, budgets: i.snapshot.budgets },
     nodes: i.chosen.length,
+    deviceRequests: i.deviceRequests ?? { requests: 0, devices: 0 },
     limits: { maxParallelOperations: i.loaded.config.maxParallelOperations, maxUnavailable: i.loaded.config.maxUnavailable, problems: i.loaded.problems },
     settings: i.settings,
     outcome: i.stopped,

@@ -22,6 +22,7 @@ import { DEFAULT_VALIDATION_TIMEOUT_SECONDS, loadValidationSettings } from '../.
 import { WhatIfValidationJobs } from './validation-jobs.ts';
 import { requestDevices, WhatIfObserver } from './observer.ts';
 import { PassTally, summarise, type WhatIfReport } from './report.ts';
+import { deviceRequestManifest, devicesByNode, holdersOn, longestHolderGrace } from './device-requests.ts';
 import { seedSnapshot } from './seed.ts';
 import type { ClusterSnapshot } from './snapshot-schema.ts';
 
@@ -45,8 +46,13 @@ export interface SimulateOptions {
   snapshot: ClusterSnapshot | (() => ClusterSnapshot);
   /** The MaintenanceOperatorConfig spec to plan with; @default the snapshot's (kmaint's defaults without one). */
   config?: MaintenanceOperatorConfigSpec;
-  /** Which nodes get a request: all, or those a label selector picks. */
-  nodes: { all: true } | { selector: string };
+  /** Which nodes get a (node) request: all, or those a label selector picks. @default none (then `devices` must be given) */
+  nodes?: { all: true } | { selector: string };
+  /**
+   * Devices (`driver/pool/device`) to maintain one by one (issue 45): one device request per node listing its devices
+   * (kmaint.io/devices), each device published by a ResourceSlice of the snapshot. @default none
+   */
+  devices?: readonly string[];
   /** How long the requestor keeps a node after its request is Ready, then deletes it. @default 0 */
   holdMs?: number;
   /** Simulated ms from a replacement pod's binding to Running and Ready. @default 10000 */
@@ -78,7 +84,7 @@ export class WhatIfError extends Error {
   override name = 'WhatIfError';
 }
 
-function chooseNodes(nodes: readonly V1Node[], choice: SimulateOptions['nodes']): string[] {
+function chooseNodes(nodes: readonly V1Node[], choice: NonNullable<SimulateOptions['nodes']>): string[] {
   const names = nodes.map((n) => n.metadata?.name ?? '').sort();
   if ('all' in choice) return names;
   const parsed = parseLabelSelector(choice.selector);
@@ -152,7 +158,11 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
     cluster.settle();
     cluster.settleBudgets();
     const nodes = api.local.list(NODES) as unknown as V1Node[];
-    const chosen = chooseNodes(nodes, opts.nodes);
+    const chosen = opts.nodes ? chooseNodes(nodes, opts.nodes) : [];
+    const byDevices = (opts.devices ?? []).length > 0 ? devicesByNode(api.local, opts.devices ?? []) : { ok: true as const, byNode: new Map<string, string[]>() };
+    if (!byDevices.ok) throw new WhatIfError(`--devices: ${byDevices.problem}`);
+    const deviceNodes = [...byDevices.byNode.keys()];
+    if (chosen.length === 0 && deviceNodes.length === 0) throw new WhatIfError('nothing to maintain: give the nodes (--all-nodes, --nodes) or the devices (--devices)');
     const loaded = loadLimits(spec ? { metadata: { name: 'default' }, spec } : undefined, nodes.length);
     const pools = loaded.config.admission?.pools ?? [];
     const poolLabel = opts.poolLabel ?? 'kmaint.io/pool';
@@ -166,6 +176,8 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
     // The floor: each chosen node's slowest pod to evict, plus the hold.
     const durationMs = new Map<string, number>();
     for (const node of chosen) durationMs.set(node, (drainable.get(node) ?? 0) * 1000 + holdMs);
+    // A device request's floor: its holders' longest grace period, plus the hold (a node with both keeps the longer).
+    for (const [node, devices] of byDevices.byNode) durationMs.set(node, Math.max(durationMs.get(node) ?? 0, longestHolderGrace(api.local, node, devices) * 1000 + holdMs));
     const unavailableAtStart = new Set(nodes.filter((n) => n.spec?.unschedulable === true || n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True').map((n) => n.metadata?.name ?? ''));
 
     const observer = new WhatIfObserver(
@@ -180,6 +192,7 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
             // Already gone: nothing for the requestor to do.
           }
         }),
+      (node, devices) => holdersOn(api.local, node, devices),
     );
     observer.seedNodes(nodes);
     cluster.nodeInMaintenance = (node) => observer.inMaintenance(node);
@@ -199,6 +212,7 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
         spec: { requestorID, nodeName: node, cordon: true, drainSpec: { ...WHATIF_DRAIN_SPEC } },
       });
     }
+    for (const [node, devices] of byDevices.byNode) api.local.create(MAINTENANCES, WHATIF_NAMESPACE, deviceRequestManifest(WHATIF_NAMESPACE, node, devices, requestorID, WHATIF_DRAIN_SPEC));
 
     const kubeConfig = api.kubeConfig({ user: 'kmaint' });
     // Event names end in a count, not a random number, so that the same what-if names the same events.
@@ -293,18 +307,22 @@ export async function simulate(opts: SimulateOptions): Promise<WhatIfReport> {
 
     const admitted = observer.admitted.map((k) => observer.requests.get(k)?.node ?? '');
     const admittedSet = new Set(admitted);
-    const order = [...admitted, ...chosen.filter((n) => !admittedSet.has(n))];
+    const order = [...new Set([...admitted, ...chosen.filter((n) => !admittedSet.has(n)), ...deviceNodes.filter((n) => !admittedSet.has(n))])];
     const ideal = idealMakespan({ order, durationMs, scopes: limitScopes(loaded.config, nodes), unavailableAtStart });
-    const open = (api.local.list(MAINTENANCES) as unknown as NodeMaintenance[]).map((nm) => ({
-      request: maintenanceKey(nm),
-      node: nm.spec.nodeName,
-      phase: maintenancePhase(nm) || '(new)',
-      message: readyCondition(nm)?.message ?? '',
-      ...requestDevices(nm),
-    }));
+    const open = (api.local.list(MAINTENANCES) as unknown as NodeMaintenance[]).map((nm) => {
+      const { devices } = requestDevices(nm);
+      return {
+        request: maintenanceKey(nm),
+        node: nm.spec.nodeName,
+        phase: maintenancePhase(nm) || '(new)',
+        message: readyCondition(nm)?.message ?? '',
+        ...(devices !== undefined ? { devices, ...(devices.length > 0 ? { holders: holdersOn(api.local, nm.spec.nodeName, devices) } : {}) } : {}),
+      };
+    });
     return summarise({
       snapshot: about,
       chosen,
+      deviceRequests: { requests: byDevices.byNode.size, devices: (opts.devices ?? []).length },
       loaded,
       observer,
       cluster: cluster.counts(),

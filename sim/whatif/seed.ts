@@ -6,6 +6,7 @@ import type { Json, JsonObject, ResourceRef, SimApiServer } from '../apiserver/i
 import { createObject } from '../apiserver/writes.ts';
 import type { ClusterSnapshot, SnapshotContainer, SnapshotPod } from './snapshot-schema.ts';
 import type { Controller } from './workloads.ts';
+import { podClaimEntry, seedClaim, seedSlices } from './seed-devices.ts';
 
 const REF = {
   namespaces: { apiVersion: 'v1', resource: 'namespaces' },
@@ -49,6 +50,7 @@ export function podManifest(p: SnapshotPod, nodeUids: ReadonlyMap<string, string
   if (p.priority !== undefined) spec['priority'] = p.priority;
   if (p.restartPolicy) spec['restartPolicy'] = p.restartPolicy;
   if (p.mirror) spec['automountServiceAccountToken'] = false;
+  if (p.devices) spec['resourceClaims'] = podClaimEntry(p.name);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -112,6 +114,7 @@ export function seedSnapshot(
     });
     nodeUids.set(n.name, (created['metadata'] as { uid?: string } | undefined)?.uid ?? '');
   }
+  seedSlices(api, snapshot.resourceSlices ?? [], nodeUids);
   for (const b of snapshot.podDisruptionBudgets) {
     local.create(REF.pdbs, b.namespace, {
       apiVersion: 'policy/v1',
@@ -136,6 +139,7 @@ export function seedSnapshot(
     const created = createObject(api.context, podKind, p.namespace, podManifest(p, nodeUids), { dryRun: true }).object;
     if (p.nodeName && p.phase !== 'Pending') created['status'] = { ...(created['status'] as JsonObject | undefined), ...podStatus(p, nowMs) };
     api.context.store.put(podKind, created);
+    if (p.devices) seedClaim(api, created, p.devices);
     onPod(created);
     const owner = p.owner;
     if (!owner || owner.kind === 'Node' || owner.kind === 'DaemonSet') continue;

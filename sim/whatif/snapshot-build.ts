@@ -1,7 +1,9 @@
 // Builds a cluster snapshot from what the API server lists: keeps placement, owners, resources, grace periods and
 // budgets; drops everything a simulation does not need (images, commands, env, secrets, other annotations).
 import { namespacedName } from '../../shared/api/index.ts';
-import type { V1Container, V1Node, V1Pod, V1PodDisruptionBudget, V1Toleration } from '@kubernetes/client-node';
+import type { ResourceV1ResourceClaim, V1Container, V1Node, V1Pod, V1PodDisruptionBudget, V1Toleration } from '@kubernetes/client-node';
+import { deviceId, devicesHeldBy, indexClaims, type ClaimIndex } from '../../shared/drain/index.ts';
+import type { DeviceResourceSlice } from '../../shared/kube/index.ts';
 import type { MaintenanceOperatorConfig } from '../../shared/api/index.ts';
 import {
   SNAPSHOT_API_VERSION,
@@ -13,6 +15,7 @@ import {
   type SnapshotNode,
   type SnapshotPdb,
   type SnapshotPod,
+  type SnapshotSlice,
 } from './snapshot-schema.ts';
 
 const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
@@ -26,6 +29,9 @@ export interface LiveLists {
   config?: MaintenanceOperatorConfig | undefined;
   /** Namespace the config was read from. */
   configNamespace: string;
+  /** DRA (issue 45): the ResourceSlices and ResourceClaims; absent when they could not be read. */
+  slices?: readonly DeviceResourceSlice[];
+  claims?: readonly ResourceV1ResourceClaim[];
 }
 
 function byName<T>(key: (t: T) => string): (a: T, b: T) => number {
@@ -73,8 +79,27 @@ function isDefaultToleration(t: V1Toleration): boolean {
   return (t.key === 'node.kubernetes.io/not-ready' || t.key === 'node.kubernetes.io/unreachable') && t.operator === 'Exists' && t.effect === 'NoExecute' && t.tolerationSeconds === 300;
 }
 
+/** The devices `p` holds through its allocated claims reserved for it, `driver/pool/device`, sorted, no repeats. */
+function heldDevices(p: V1Pod, claims: ClaimIndex | undefined): string[] {
+  return claims === undefined ? [] : [...new Set(devicesHeldBy(p, claims).map(deviceId))].sort();
+}
+
+/** Node-local slices of listed nodes, one entry each: node, driver, pool and the device names, sorted. */
+function snapshotSlices(slices: readonly DeviceResourceSlice[], nodes: ReadonlySet<string>): SnapshotSlice[] {
+  const out: SnapshotSlice[] = [];
+  for (const sl of slices) {
+    const node = sl.spec?.nodeName;
+    const driver = sl.spec?.driver;
+    const pool = sl.spec?.pool?.name;
+    if (!node || !driver || !pool || !nodes.has(node)) continue;
+    out.push({ node, driver, pool, devices: (sl.spec?.devices ?? []).map((d) => d.name ?? '').filter((n) => n !== '').sort() });
+  }
+  return out.sort(byName((e) => `${e.node}\u0000${e.driver}\u0000${e.pool}`));
+}
+
 /** The pod without what every pod has by default (priority 0, restartPolicy Always, the default tolerations). */
-export function snapshotPod(p: V1Pod): SnapshotPod {
+export function snapshotPod(p: V1Pod, claims?: ClaimIndex): SnapshotPod {
+  const devices = heldDevices(p, claims);
   const spec = p.spec;
   const tolerations = (spec?.tolerations ?? []).filter((t) => !isDefaultToleration(t));
   const owner = p.metadata?.ownerReferences?.find((o) => o.controller === true);
@@ -116,6 +141,7 @@ export function snapshotPod(p: V1Pod): SnapshotPod {
       : {}),
     ...(spec?.priority !== undefined && spec.priority !== null && spec.priority !== 0 ? { priority: spec.priority } : {}),
     ...(spec?.restartPolicy && spec.restartPolicy !== 'Always' ? { restartPolicy: spec.restartPolicy as 'OnFailure' | 'Never' } : {}),
+    ...(devices.length > 0 && spec?.nodeName ? { devices } : {}),
   };
 }
 
@@ -143,6 +169,8 @@ export function snapshotPdb(b: V1PodDisruptionBudget): SnapshotPdb {
  */
 export function buildSnapshot(lists: LiveLists, takenAt: Date, source: string): ClusterSnapshot {
   const nodeNames = new Set(lists.nodes.map((n) => n.metadata?.name ?? ''));
+  const claims = lists.claims !== undefined ? indexClaims(lists.claims) : undefined;
+  const slices = snapshotSlices(lists.slices ?? [], nodeNames);
   const snapshot: ClusterSnapshot = {
     apiVersion: SNAPSHOT_API_VERSION,
     kind: SNAPSHOT_KIND,
@@ -153,9 +181,10 @@ export function buildSnapshot(lists: LiveLists, takenAt: Date, source: string): 
     // Pods being deleted are about to go; pods on nodes not listed (a node just removed) are the pod GC's.
     pods: lists.pods
       .filter((p) => !p.metadata?.deletionTimestamp && (p.spec?.nodeName === undefined || nodeNames.has(p.spec.nodeName)))
-      .map(snapshotPod)
+      .map((p) => snapshotPod(p, claims))
       .sort(byName((p) => namespacedName(p))),
     podDisruptionBudgets: lists.pdbs.map(snapshotPdb).sort(byName((b) => namespacedName(b))),
+    ...(slices.length > 0 ? { resourceSlices: slices } : {}),
     ...(lists.config ? { config: { namespace: lists.configNamespace, spec: lists.config.spec ?? {} } } : {}),
   };
   // Checked, but written as read: the config keeps only what the cluster's object says (no defaults filled in).

@@ -5,6 +5,7 @@ import { errorMessage } from '../../shared/errors/index.ts';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { maintenanceOperatorConfigSpecSchema, namespacedName } from '../../shared/api/index.ts';
+import { parseDeviceList } from '../../shared/devices/index.ts';
 
 export const SNAPSHOT_API_VERSION = 'kmaint.io/v1alpha1';
 export const SNAPSHOT_KIND = 'ClusterSnapshot';
@@ -95,6 +96,20 @@ export const snapshotPodSchema = z.strictObject({
   nodeAffinity: nodeAffinitySchema.optional(),
   priority: z.int().optional(),
   restartPolicy: z.enum(['Always', 'OnFailure', 'Never']).optional(),
+  /**
+   * DRA devices the pod holds (`driver/pool/device`): its allocated ResourceClaims reserved for it (issue 45). What a
+   * device request's drain evicts it for; the claims themselves are not kept.
+   */
+  devices: z.array(z.string().min(1)).optional(),
+});
+
+/** A node's DRA devices as its ResourceSlices publish them (one entry per driver and pool): what a device request may name. */
+export const snapshotSliceSchema = z.strictObject({
+  node: z.string().min(1),
+  driver: z.string().min(1),
+  pool: z.string().min(1),
+  /** Device names, sorted. */
+  devices: z.array(z.string().min(1)),
 });
 
 export const snapshotPdbSchema = z.strictObject({
@@ -119,6 +134,8 @@ export const snapshotSchema = z.strictObject({
   /** Pods being deleted when the snapshot was taken are left out. */
   pods: z.array(snapshotPodSchema),
   podDisruptionBudgets: z.array(snapshotPdbSchema),
+  /** Node-local ResourceSlices' devices (issue 45); absent in a snapshot of a cluster without DRA. */
+  resourceSlices: z.array(snapshotSliceSchema).optional(),
   /** The MaintenanceOperatorConfig `default`, if the cluster has one. */
   config: z.strictObject({ namespace: z.string().min(1), spec: maintenanceOperatorConfigSpecSchema }).optional(),
 });
@@ -127,6 +144,7 @@ export type ClusterSnapshot = z.infer<typeof snapshotSchema>;
 export type SnapshotNode = z.infer<typeof snapshotNodeSchema>;
 export type SnapshotPod = z.infer<typeof snapshotPodSchema>;
 export type SnapshotPdb = z.infer<typeof snapshotPdbSchema>;
+export type SnapshotSlice = z.infer<typeof snapshotSliceSchema>;
 export type SnapshotContainer = z.infer<typeof containerSchema>;
 export type SnapshotOwner = z.infer<typeof ownerSchema>;
 
@@ -155,6 +173,12 @@ function consistencyProblem(s: ClusterSnapshot): string | undefined {
     if (pods.has(key)) return `pods[${i}]: duplicate pod "${key}"`;
     pods.add(key);
     if (p.nodeName !== undefined && !nodes.has(p.nodeName)) return `pods[${i}].nodeName: node "${p.nodeName}" is not in the snapshot`;
+    if (p.devices !== undefined && p.nodeName === undefined) return `pods[${i}].devices: a pod on no node holds no device`;
+    const devices = p.devices !== undefined ? parseDeviceList(p.devices.join(',')) : undefined;
+    if (devices?.kind === 'invalid') return `pods[${i}].devices: ${devices.problem}`;
+  }
+  for (const [i, sl] of (s.resourceSlices ?? []).entries()) {
+    if (!nodes.has(sl.node)) return `resourceSlices[${i}].node: node "${sl.node}" is not in the snapshot`;
   }
   const pdbs = new Set<string>();
   for (const [i, b] of s.podDisruptionBudgets.entries()) {
