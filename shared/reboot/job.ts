@@ -8,9 +8,12 @@ export function rebootJobName(requestUid: string): string {
   return `${REBOOT_JOB_PREFIX}${requestUid}`;
 }
 
+/** The reboot Job's labels (on the Job and its pod): with its name, what marks a Job as kmaint's (kmaint leftovers). */
+export const REBOOT_JOB_LABELS: Readonly<Record<string, string>> = Object.freeze({ 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': 'reboot', [LABEL_REBOOT_POD]: 'true' });
+
 /** The batch/v1 Job a createRebootJob action posts. */
 export function rebootJobManifest(job: RebootJob): Record<string, unknown> {
-  const labels = { 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': 'reboot', [LABEL_REBOOT_POD]: 'true' };
+  const labels = { ...REBOOT_JOB_LABELS };
   return pinnedJobManifest({
     namespace: job.namespace,
     name: job.name,

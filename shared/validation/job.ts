@@ -24,9 +24,12 @@ export const VALIDATION_TOLERATIONS: ReadonlyArray<Record<string, string>> = [
   { key: TAINT_DEVICES_DRAINING, operator: 'Exists', effect: 'NoSchedule' },
 ];
 
+/** The validation Job's labels (on the Job and its pod): with its name, what marks a Job as kmaint's (kmaint leftovers). */
+export const VALIDATION_JOB_LABELS: Readonly<Record<string, string>> = Object.freeze({ 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': 'validation', [LABEL_VALIDATION_POD]: 'true' });
+
 /** The batch/v1 Job a createValidationJob action posts. */
 export function validationJobManifest(job: ValidationJob): Record<string, unknown> {
-  const labels = { 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': 'validation', [LABEL_VALIDATION_POD]: 'true' };
+  const labels = { ...VALIDATION_JOB_LABELS };
   const s = job.spec;
   return pinnedJobManifest({
     namespace: job.namespace,
