@@ -5,8 +5,8 @@
 import type { V1Job } from '@kubernetes/client-node';
 import { ANNOTATION_DEVICE_RULE_REQUEST, DEVICE_TAINT_RULE_PREFIX, LABEL_DEVICE_MAINTENANCE, REBOOT_JOB_PREFIX, VALIDATION_JOB_PREFIX, type Action, type MaintenanceRef } from '../shared/api/index.ts';
 import type { DeviceTaintRuleObject } from '../shared/kube/index.ts';
-import { REBOOT_JOB_LABELS } from '../shared/reboot/index.ts';
-import { VALIDATION_JOB_LABELS } from '../shared/validation/index.ts';
+import { REBOOT_JOB_LABELS, REBOOT_JOB_REQUEST_ANNOTATION } from '../shared/reboot/index.ts';
+import { VALIDATION_JOB_LABELS, VALIDATION_JOB_REQUEST_ANNOTATION } from '../shared/validation/index.ts';
 import type { Leftover } from './leftover-row.ts';
 
 /** The request's uid as kmaint puts it in a name: a DNS label's characters, at least one. */
@@ -16,8 +16,8 @@ const DEVICE_RULE_NAME = new RegExp(`^${DEVICE_TAINT_RULE_PREFIX}${UID}-\\d+$`);
 
 /** The two Jobs kmaint runs: how each is named and labelled, what its request annotation is, and its delete action. */
 const JOB_KINDS = [
-  { record: 'reboot Job', name: new RegExp(`^${REBOOT_JOB_PREFIX}${UID}$`), labels: REBOOT_JOB_LABELS, requestAnnotation: 'kmaint.io/reboot-request', action: 'deleteRebootJob' },
-  { record: 'validation Job', name: new RegExp(`^${VALIDATION_JOB_PREFIX}${UID}$`), labels: VALIDATION_JOB_LABELS, requestAnnotation: 'kmaint.io/validation-request', action: 'deleteValidationJob' },
+  { record: 'reboot Job', name: new RegExp(`^${REBOOT_JOB_PREFIX}${UID}$`), labels: REBOOT_JOB_LABELS, requestAnnotation: REBOOT_JOB_REQUEST_ANNOTATION, action: 'deleteRebootJob' },
+  { record: 'validation Job', name: new RegExp(`^${VALIDATION_JOB_PREFIX}${UID}$`), labels: VALIDATION_JOB_LABELS, requestAnnotation: VALIDATION_JOB_REQUEST_ANNOTATION, action: 'deleteValidationJob' },
 ] as const;
 
 function hasLabels(labels: Readonly<Record<string, string>> | undefined, want: Readonly<Record<string, string>>): boolean {

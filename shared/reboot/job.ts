@@ -8,6 +8,9 @@ export function rebootJobName(requestUid: string): string {
   return `${REBOOT_JOB_PREFIX}${requestUid}`;
 }
 
+/** On the reboot Job: the request it serves, `namespace/name`, for people reading it (and kmaint leftovers' row). */
+export const REBOOT_JOB_REQUEST_ANNOTATION = 'kmaint.io/reboot-request';
+
 /** The reboot Job's labels (on the Job and its pod): with its name, what marks a Job as kmaint's (kmaint leftovers). */
 export const REBOOT_JOB_LABELS: Readonly<Record<string, string>> = Object.freeze({ 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': 'reboot', [LABEL_REBOOT_POD]: 'true' });
 
@@ -20,7 +23,7 @@ export function rebootJobManifest(job: RebootJob): Record<string, unknown> {
     nodeName: job.nodeName,
     ...(job.nodeUid ? { nodeUid: job.nodeUid } : {}),
     labels,
-    annotations: { 'kmaint.io/reboot-request': job.request },
+    annotations: { [REBOOT_JOB_REQUEST_ANNOTATION]: job.request },
     // Tolerating everything passes kmaint's taints and any other: a reboot must run whatever the node carries.
     tolerations: [{ operator: 'Exists' }],
     pod: { hostPID: job.hostPID, automountServiceAccountToken: false },
