@@ -19,7 +19,7 @@ import { KubeClient } from '../shared/kube/index.ts';
 import { applyActions } from '../shared/pass/index.ts';
 import { helmBinary, helmIsCurrent, runHelm } from '../testbed/helm.ts';
 import { adminKubeConfig, kubectl, testbed, tokenKubeConfig, waitFor } from './support/cluster.ts';
-import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, generalNodes, getNM, phaseOf, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, generalNodes, getNM, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 import { runKmaint } from './support/kmaint-cli.ts';
 
 const ns = `lj-${randomBytes(3).toString('hex')}`;
@@ -86,6 +86,7 @@ describe.skipIf(!HELM_BUILT)("kmaint leftovers: kmaint's reboot Job, kept valida
   let validateJob = '';
 
   afterAll(async () => {
+    await removeAllNMs(ns);
     await setConfig(undefined);
     const jobs = [`kmaint-reboot-${UID_REBOOT}`, ...(validateJob !== '' ? [validateJob] : []), ...LOOKALIKE_JOBS];
     await kubectl(['delete', 'job', '-n', KMAINT_NS, ...jobs, '--ignore-not-found', '--cascade=background']);
