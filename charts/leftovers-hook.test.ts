@@ -47,6 +47,7 @@ describe.skipIf(!helmIsCurrent())('leftoversHook', () => {
     expect(rules('ClusterRole', 'kmaint-leftovers-leases')).toEqual([{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'delete'] }]);
     expect(rules('Role', 'kmaint-leftovers')).toEqual([
       { apiGroups: ['maintenance.nvidia.com'], resources: ['maintenanceoperatorconfigs'], resourceNames: ['default'], verbs: ['get'] },
+      { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'delete'] },
       { apiGroups: [''], resources: ['secrets'], resourceNames: ['slurm-jwt'], verbs: ['get'] },
     ]);
     const job = objs.find((o) => o.kind === 'Job')?.spec;
@@ -54,8 +55,17 @@ describe.skipIf(!helmIsCurrent())('leftoversHook', () => {
       0,
       300,
       'kmaint-leftovers',
-      [['registry.example.com/kmaint:0.1.0', ['kmaint', 'leftovers', '--fix', '-o', 'json']]],
+      [['registry.example.com/kmaint:0.1.0', ['kmaint', 'leftovers', '--fix', '-o', 'json', '--no-device-taint-rules']]],
     ]);
+  });
+
+  it('with devices.enabled: list and delete DeviceTaintRules (cluster-wide, as kmaint created them) and the Job reads them; without: neither', async () => {
+    const objs = await hookObjects(['leftoversHook.enabled=true', 'devices.enabled=true']);
+    const clusterRole = objs.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'kmaint-leftovers')?.rules;
+    expect(clusterRole?.slice(-1)).toEqual([{ apiGroups: ['resource.k8s.io'], resources: ['devicetaintrules'], verbs: ['list', 'delete'] }]);
+    expect(objs.find((o) => o.kind === 'Job')?.spec?.template.spec.containers.map((c) => c.command)).toEqual([['kmaint', 'leftovers', '--fix', '-o', 'json']]);
+    const without = await hookObjects(['leftoversHook.enabled=true']);
+    expect(without.flatMap((o) => o.rules ?? []).filter((r) => JSON.stringify(r).includes('devicetaintrules'))).toEqual([]);
   });
 
   it('without medik8s.leases: no lease rights', async () => {

@@ -1,4 +1,5 @@
-// `kmaint leftovers [--fix]`: reads Nodes, NodeMaintenances, the medik8s leases and Slurm (when reachable), lists what
+// `kmaint leftovers [--fix]`: reads Nodes, NodeMaintenances, the medik8s leases, the Jobs of kmaint's namespace, the
+// DeviceTaintRules (where served) and Slurm (when reachable), lists what
 // kmaint (or upstream, for a takeover) left there (cli/leftovers.ts), and with --fix removes kmaint's own, then reads
 // again. Exit 0: nothing of kmaint's left (after --fix: none remains); 1: leftovers found (or --fix could not remove all).
 import { CONFIG_NAME, MEDIK8S_LEASE_NAMESPACE, describeAction, maintenanceKey, type Action } from '../shared/api/index.ts';
@@ -12,6 +13,8 @@ import { renderTable } from './table.ts';
 
 export interface LeftoversFlags {
   fix?: boolean;
+  /** Commander's --no-device-taint-rules: false when given (the chart's hook without devices.enabled has no rights to them). */
+  deviceTaintRules?: boolean;
   /** Commander's --no-headers: false when given. */
   headers?: boolean;
   slurmUrl?: string;
@@ -49,12 +52,15 @@ async function slurmClient(flags: LeftoversFlags, ctx: LeftoversContext): Promis
 }
 
 async function readInput(flags: LeftoversFlags, ctx: LeftoversContext, slurm: Awaited<ReturnType<typeof slurmClient>>): Promise<LeftoversInput> {
-  const [nodes, maintenances, leases] = await Promise.all([
+  const [nodes, maintenances, leases, jobs, rules] = await Promise.all([
     ctx.client.listNodes(),
     ctx.client.listMaintenances(),
     ctx.client.namespaceExists(MEDIK8S_LEASE_NAMESPACE).then((exists) => (exists ? ctx.client.listLeases(MEDIK8S_LEASE_NAMESPACE) : [])),
+    ctx.client.listJobs(ctx.kmaintNamespace),
+    // A cluster that serves no DeviceTaintRule version has none of kmaint's: nothing to read (as no medik8s-leases).
+    flags.deviceTaintRules === false ? undefined : ctx.client.listDeviceTaintRules(),
   ]);
-  const input: LeftoversInput = { nodes, maintenances, leases, kmaintNamespace: ctx.kmaintNamespace };
+  const input: LeftoversInput = { nodes, maintenances, leases, jobs, kmaintNamespace: ctx.kmaintNamespace, ...(rules !== undefined ? { deviceTaintRules: rules.rules } : {}) };
   if (slurm === undefined) return input;
   const listed = await slurm.client.listNodes();
   if (!listed.ok) throw new Error(`reading Slurm: ${listed.problem.message}`);

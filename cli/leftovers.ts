@@ -3,7 +3,7 @@
 // kmaint's own. Pure: the caller reads the cluster and Slurm, and applies. Node records go through the orphan sweep's
 // planner (shared/lifecycle/orphan-sweep.ts) with no live request: a cordon is lifted only where kmaint's cordon record
 // says kmaint cordoned and managedFields do not show another manager's cordon since; anyone else's cordon stays.
-import type { V1Lease, V1Node } from '@kubernetes/client-node';
+import type { V1Job, V1Lease, V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import {
   ANNOTATION_ADMITTED,
   ANNOTATION_CORDON_REASON,
@@ -27,31 +27,26 @@ import {
   ANNOTATION_VALIDATION_JOB,
   ANNOTATION_VALIDATION_OUTCOME,
   ANNOTATION_VALIDATION_START,
+  CONDITION_VALIDATION_FAILED,
   FINALIZER,
   KMAINT_FIELD_MANAGER,
   NODE_CONDITION_MESSAGE_PREFIX,
   NODE_CONDITION_TYPES,
   SLINKY_NODE_CORDON_REASON,
   TAINT_OUT_OF_SERVICE,
+  ValidationFailedReason,
   isBeingDeleted,
   isKmaintNodeRequest,
   maintenanceRef,
 } from '../shared/api/index.ts';
 import { maintenanceKey, type Action, type NodeMaintenance } from '../shared/api/index.ts';
 import { cordonIsOurs, findNodeOrphans, planOrphanSweep, recordOwner } from '../shared/lifecycle/index.ts';
+import type { DeviceTaintRuleObject } from '../shared/kube/index.ts';
+import type { Leftover } from './leftover-row.ts';
+import { deviceTaintRuleLeftovers, jobLeftovers } from './leftovers-objects.ts';
 import { KMAINT_CORDON_REASON_PREFIX, drainOwner, hasDrainFlag, reservationOwner, type SlurmNodeInfo, type SlurmReservationInfo } from '../shared/slurm/index.ts';
 
-/** Whose a leftover is: only kmaint's are removed by --fix; upstream's are listed for a takeover (kmaint takeover). */
-export type LeftoverOwner = 'kmaint' | 'upstream';
-
-export interface Leftover {
-  /** `Node/<name>`, `NodeMaintenance/<ns>/<name>`, `Lease/<ns>/<name>`, `SlurmNode/<name>`, `SlurmReservation/<name>`. */
-  object: string;
-  /** What it is: an annotation key, `cordon`, `taint <key>`, `condition <type>`, `finalizer`, `request`, `holder`, `drain`, `reservation`. */
-  record: string;
-  value: string;
-  owner: LeftoverOwner;
-}
+export type { Leftover, LeftoverOwner } from './leftover-row.ts';
 
 /** A Slurm write --fix sends. */
 export type SlurmFix = { kind: 'undrain'; node: string } | { kind: 'deleteReservation'; name: string };
@@ -63,6 +58,10 @@ export interface LeftoversInput {
   leases: readonly V1Lease[];
   /** kmaint's namespace: where its own requests (reap-, cloud-event-, sriov-, handshake-) are told apart. */
   kmaintNamespace: string;
+  /** The Jobs of kmaint's namespace (its reboot and validation Jobs among them). */
+  jobs?: readonly V1Job[];
+  /** The DeviceTaintRules, when the cluster serves them and they were read. */
+  deviceTaintRules?: readonly DeviceTaintRuleObject[];
   /** What slurmrestd lists, when one was given. */
   slurm?: { nodes: readonly SlurmNodeInfo[]; reservations: readonly SlurmReservationInfo[]; reasonPrefix: string };
 }
@@ -105,6 +104,15 @@ const SWEPT_NODE_RECORDS = [ANNOTATION_CORDONED_BY, ANNOTATION_CORDON_REASON, AN
 const nameOf = (o: { metadata?: { name?: string } }): string => o.metadata?.name ?? '';
 const byName = <T extends { metadata?: { name?: string } }>(items: readonly T[]): T[] => [...items].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
 
+/**
+ * kmaint's node conditions: the KEP-5683 ones by their `kmaint: ` message, and a failed validation's
+ * KmaintValidationFailed (kmaint's own type) by its reason. Listed and removed; a validation's kept cordon stays.
+ */
+function isKmaintCondition(c: V1NodeCondition): boolean {
+  if (c.type === CONDITION_VALIDATION_FAILED) return (Object.values(ValidationFailedReason) as string[]).includes(c.reason ?? '');
+  return (NODE_CONDITION_TYPES as readonly string[]).includes(c.type) && (c.message ?? '').startsWith(NODE_CONDITION_MESSAGE_PREFIX);
+}
+
 /** Upstream's cordon: a cordoned Node without kmaint's record, whose request says the Node was schedulable before. */
 export function upstreamCordons(nodes: readonly V1Node[], maintenances: readonly NodeMaintenance[]): Array<{ node: string; request: NodeMaintenance }> {
   const out: Array<{ node: string; request: NodeMaintenance }> = [];
@@ -135,9 +143,7 @@ function nodeLeftovers(node: V1Node, out: Leftover[], fieldManager: string): voi
   if (recordOwner(annotations[ANNOTATION_DEVICES_DRAINING_BY]) !== undefined) {
     for (const t of node.spec?.taints ?? []) if (t.key === TAINT_DEVICES_DRAINING) out.push({ object, record: `taint ${t.key}`, value: `${t.value ?? ''}:${t.effect}`, owner: 'kmaint' });
   }
-  for (const c of node.status?.conditions ?? []) {
-    if ((NODE_CONDITION_TYPES as readonly string[]).includes(c.type) && (c.message ?? '').startsWith(NODE_CONDITION_MESSAGE_PREFIX)) out.push({ object, record: `condition ${c.type}`, value: c.status, owner: 'kmaint' });
-  }
+  for (const c of node.status?.conditions ?? []) if (isKmaintCondition(c)) out.push({ object, record: `condition ${c.type}`, value: c.status, owner: 'kmaint' });
 }
 
 /** The writes for one node beyond the orphan sweep's: kmaint's other annotations, then its conditions. */
@@ -146,7 +152,7 @@ function nodeFixes(node: V1Node): Action[] {
   const nodeRef = { name: nameOf(node), resourceVersion: node.metadata?.resourceVersion ?? '' };
   const swept = new Set<string>(recordOwner(annotations[ANNOTATION_CORDONED_BY]) !== undefined ? SWEPT_NODE_RECORDS : []);
   const drop = KMAINT_NODE_RECORDS.filter((k) => annotations[k] !== undefined && !swept.has(k));
-  const conditions = (node.status?.conditions ?? []).filter((c) => (NODE_CONDITION_TYPES as readonly string[]).includes(c.type) && (c.message ?? '').startsWith(NODE_CONDITION_MESSAGE_PREFIX)).map((c) => c.type);
+  const conditions = (node.status?.conditions ?? []).filter(isKmaintCondition).map((c) => c.type);
   return [
     ...(drop.length > 0 ? [{ kind: 'patchNodeAnnotations' as const, node: nodeRef, annotations: Object.fromEntries(drop.map((k) => [k, null])), reason: `kmaint's records left on the node: ${drop.join(', ')}` }] : []),
     ...(conditions.length > 0 ? [{ kind: 'patchNodeConditions' as const, node: nodeRef, set: [], remove: conditions, reason: `kmaint's node conditions left: ${conditions.join(', ')}` }] : []),
@@ -203,6 +209,8 @@ export function planLeftovers(input: LeftoversInput, fieldManager: string = KMAI
   const actions: Action[] = [...planOrphanSweep(byNode, findNodeOrphans(nodes, new Set()), fieldManager), ...nodes.flatMap(nodeFixes)];
   maintenanceLeftovers(input, found, actions);
   leaseLeftovers(input.leases, found, actions);
+  jobLeftovers(input.jobs ?? [], found, actions);
+  deviceTaintRuleLeftovers(input.deviceTaintRules ?? [], found, actions);
   const slurm: SlurmFix[] = [];
   if (input.slurm !== undefined) slurmLeftovers(input.slurm, found, slurm);
   found.sort((a, b) => (a.object < b.object ? -1 : a.object > b.object ? 1 : 0));

@@ -203,9 +203,10 @@ program
 
 program
   .command('leftovers')
-  .description("every record kmaint (or upstream, for a takeover) left on Nodes, requests, medik8s leases and in Slurm; --fix removes kmaint's own (exit 1 while any is left)")
+  .description("every record kmaint (or upstream, for a takeover) left on Nodes, requests, medik8s leases, its Jobs and DeviceTaintRules and in Slurm; --fix removes kmaint's own (exit 1 while any is left)")
   .option('--fix', "remove kmaint's own records (never upstream's, an administrator's or a tenant's), then list what is left")
   .option('--no-headers', "text: leave out the table's header row")
+  .option('--no-device-taint-rules', "do not read DeviceTaintRules (a ServiceAccount without rights to them: kmaint never had any either)")
   .option('--slurm-url <url>', "slurmrestd to read (default: kmaint's MaintenanceOperatorConfig spec.slurm, while it exists)")
   .option('--slurm-token-env <name>', 'with --slurm-url: the environment variable holding the Slurm JWT', 'SLURM_JWT')
   .option('--slurm-reason-prefix <prefix>', "with --slurm-url: kmaint's drain reason prefix (spec.slurm.reasonPrefix)", 'kmaint:')

@@ -113,7 +113,12 @@ describe.skipIf(!HELM_BUILT)('kmaint leftovers after helm uninstall (release kml
     const hookToken = await kubectl(['create', 'token', `${NAME}-leftovers`, '-n', NS, '--duration', '10m']);
     const hookKubeconfig = join(testbed().dir, 'kubeconfig-leftovers-hook');
     writeFileSync(hookKubeconfig, tokenKubeConfig(hookToken.stdout.trim(), `${NAME}-leftovers`).exportConfig(), { mode: 0o600 });
-    const fixed = await runKmaint(['--kubeconfig', hookKubeconfig, '--kmaint-namespace', NS, 'leftovers', '--fix'], 60_000);
+    // The hook Job's own arguments (without devices.enabled it reads no DeviceTaintRules, having no rights to them),
+    // but text output: the Job's -o json would print the List of what is left.
+    const job = parseAllDocuments(hook.stdout).map((d) => d.toJS() as { kind: string; spec?: { template: { spec: { containers: Array<{ command: string[] }> } } } } | null).find((o) => o?.kind === 'Job');
+    const command = job?.spec?.template.spec.containers[0]?.command ?? [];
+    expect(command).toEqual(['kmaint', 'leftovers', '--fix', '-o', 'json', '--no-device-taint-rules']);
+    const fixed = await runKmaint(['--kubeconfig', hookKubeconfig, '--kmaint-namespace', NS, ...command.slice(1).filter((a) => a !== '-o' && a !== 'json')], 60_000);
     expect([fixed.code, fixed.stdout, fixed.stderr.split('\n').filter((l) => l.startsWith('not fixed') || l.includes('still left'))]).toEqual([0, '', []]);
     // The same checks as test/helm.test.ts' uninstall cases: nothing of kmaint's on the node, no lease, no finalizer.
     expect(await onNode(node)).toEqual({ unschedulable: false, annotations: [], conditions: [] });

@@ -2,7 +2,7 @@
 // (transport.ts; HTTP by default). Each verb builds its request body once; paging, retries (timing from retry.ts)
 // and request accounting are here, not in the transport.
 import { forEachBounded } from '../concurrency/index.ts';
-import type { KubeConfig, ResourceV1ResourceClaim, V1CustomResourceDefinition, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { KubeConfig, ResourceV1ResourceClaim, V1CustomResourceDefinition, V1Job, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { CONFIG_NAME, CONFIG_PLURAL, KMAINT_FIELD_MANAGER, GROUP, NODE_MAINTENANCE_PLURAL, SRIOV_GROUP, SRIOV_NODE_STATE_PLURAL, SRIOV_POOL_CONFIG_PLURAL, SRIOV_VERSION, VERSION } from '../api/index.ts';
 import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMaintenance, NodeMaintenanceStatus, NodeTaint, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
 import { HttpFailureError, KubeRequestError } from './errors.ts';
@@ -14,6 +14,12 @@ import { collectionPath, CRDS, DEVICE_TAINT_RULE_VERSIONS, DEVICE_TAINT_RULES, E
 import type { ListedVersion, WatchOutcome } from './watch-change.ts';
 import { DEFAULT_RETRY, isRetryable, retryDelayMs, type RetryPolicy } from './retry.ts';
 import { abortableSleep, type Sleep } from './sleep.ts';
+
+/** A DeviceTaintRule as listed: the fields kmaint reads (its name, marks and the device it selects). */
+export interface DeviceTaintRuleObject {
+  metadata?: { name?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: { deviceSelector?: { driver?: string; pool?: string; device?: string } };
+}
 
 /** What kmaint reads of a ResourceSlice: which node's pool holds which devices of which driver. */
 export interface DeviceResourceSlice {
@@ -307,10 +313,10 @@ export class KubeClient {
    * The DeviceTaintRules (KEP-5055) from the newest version served (DEVICE_TAINT_RULE_VERSIONS), or undefined when the
    * API server serves none: the answer the scheduler refuses a device request by (a cluster without device taints).
    */
-  async listDeviceTaintRules(): Promise<{ version: string; rules: Array<{ metadata?: { name?: string } }> } | undefined> {
+  async listDeviceTaintRules(): Promise<{ version: string; rules: DeviceTaintRuleObject[] } | undefined> {
     for (const version of DEVICE_TAINT_RULE_VERSIONS) {
       try {
-        const rules = await this.list<{ metadata?: { name?: string } }>({ ...DEVICE_TAINT_RULES, version }, `listing devicetaintrules (resource.k8s.io/${version})`, {}, true);
+        const rules = await this.list<DeviceTaintRuleObject>({ ...DEVICE_TAINT_RULES, version }, `listing devicetaintrules (resource.k8s.io/${version})`, {}, true);
         return { version, rules };
       } catch (err) {
         if (!(err instanceof KubeRequestError) || err.status !== 404) throw err;
@@ -555,6 +561,11 @@ export class KubeClient {
   /** The Leases of one namespace, all pages. */
   listLeases(namespace: string): Promise<V1Lease[]> {
     return this.list(LEASES, `listing leases in ${namespace}`, { namespace });
+  }
+
+  /** Every Job of a namespace, all pages (kmaint leftovers: the reboot and validation Jobs an uninstall left). */
+  listJobs(namespace: string): Promise<V1Job[]> {
+    return this.list(JOBS, `listing jobs in ${namespace}`, { namespace });
   }
 
   /** POST of a Job (the reboot Job, issue 43); one of that name already there is a `conflict` (409 AlreadyExists). */

@@ -7,7 +7,7 @@ export { apiVersionOf, collectionPath, EVENTS, LEASES, NAMESPACES, NODES, PDBS, 
 export type { ApiResource, DeleteBody, KubeTransport, ListPage, ListQuery, ObjectTarget, PatchBody, WriteAnswer } from './transport.ts';
 export { eventBody, EVENT_MESSAGE_MAX } from './event-body.ts';
 export type { EventRequest } from './event-body.ts';
-export type { DeviceResourceSlice, KubeClientOptions, RequestCounts, WriteOutcome } from './client.ts';
+export type { DeviceResourceSlice, DeviceTaintRuleObject, KubeClientOptions, RequestCounts, WriteOutcome } from './client.ts';
 export type { ListedVersion, WatchOutcome } from './watch-change.ts';
 export { EksAuthError, KubeRequestError } from './errors.ts';
 export { DEFAULT_RETRY, isRetryable, retryDelayMs } from './retry.ts';

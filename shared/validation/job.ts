@@ -24,9 +24,15 @@ export const VALIDATION_TOLERATIONS: ReadonlyArray<Record<string, string>> = [
   { key: TAINT_DEVICES_DRAINING, operator: 'Exists', effect: 'NoSchedule' },
 ];
 
+/** On the validation Job: the request whose release it validates, `namespace/name` (and kmaint leftovers' row). */
+export const VALIDATION_JOB_REQUEST_ANNOTATION = 'kmaint.io/validation-request';
+
+/** The validation Job's labels (on the Job and its pod): with its name, what marks a Job as kmaint's (kmaint leftovers). */
+export const VALIDATION_JOB_LABELS: Readonly<Record<string, string>> = Object.freeze({ 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': 'validation', [LABEL_VALIDATION_POD]: 'true' });
+
 /** The batch/v1 Job a createValidationJob action posts. */
 export function validationJobManifest(job: ValidationJob): Record<string, unknown> {
-  const labels = { 'app.kubernetes.io/name': 'kmaint', 'app.kubernetes.io/component': 'validation', [LABEL_VALIDATION_POD]: 'true' };
+  const labels = { ...VALIDATION_JOB_LABELS };
   const s = job.spec;
   return pinnedJobManifest({
     namespace: job.namespace,
@@ -34,7 +40,7 @@ export function validationJobManifest(job: ValidationJob): Record<string, unknow
     nodeName: job.nodeName,
     ...(job.nodeUid ? { nodeUid: job.nodeUid } : {}),
     labels,
-    annotations: { 'kmaint.io/validation-request': job.request },
+    annotations: { [VALIDATION_JOB_REQUEST_ANNOTATION]: job.request },
     tolerations: VALIDATION_TOLERATIONS,
     pod: s.serviceAccountName !== undefined ? { serviceAccountName: s.serviceAccountName } : { automountServiceAccountToken: false },
     container: {
