@@ -29,7 +29,7 @@ export function poolOf(node: V1Node, repair: RepairConfig): string {
  */
 export function repairsByPool(own: ReadonlyMap<string, NodeMaintenance>, nodes: ReadonlyMap<string, V1Node>, repair: RepairConfig): Map<string, number> {
   const out = new Map<string, number>();
-  for (const [name, nm] of own) {
+  for (const name of own.keys()) {
     const node = nodes.get(name);
     if (node === undefined) continue;
     const pool = poolOf(node, repair);
