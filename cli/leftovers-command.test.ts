@@ -1,5 +1,5 @@
 // `kmaint leftovers` end to end over an API server that serves Jobs but no DeviceTaintRule version (the simulated API
-// server, as a cluster without the DRA device-taint API): the missing API is no error and is not mentioned; kmaint's
+// server started without them, as a cluster without the DRA device-taint API): the missing API is no error and is not mentioned; kmaint's
 // reboot Job is found (exit 1) and deleted by --fix (exit 0), a look-alike Job is kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../shared/kube/index.ts';
@@ -14,7 +14,7 @@ let server: SimApiServer;
 let client: KubeClient;
 
 beforeAll(async () => {
-  server = await startSimApiServer({ crds: [CRD_DIR] });
+  server = await startSimApiServer({ crds: [CRD_DIR], deviceTaintRules: false });
   server.local.create({ apiVersion: 'v1', resource: 'namespaces' }, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kmaint' } });
   client = new KubeClient(new InProcessTransport(server.local, server.context));
   expect((await client.createJob('kmaint', rebootJobManifest({ namespace: 'kmaint', name: JOB, nodeName: 'n1', image: 'debian', command: ['true'], privileged: true, hostPID: true, request: 'team/fw' }))).kind).toBe('ok');

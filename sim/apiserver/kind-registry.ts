@@ -9,8 +9,9 @@ export class KindRegistry {
   private readonly served = new Map<string, KindInfo>();
   private readonly byCrd = new Map<string, KindInfo[]>();
 
-  constructor() {
-    for (const k of BUILTIN_KINDS) this.served.set(pathKey(k.group, k.version, k.resource), k);
+  /** `unserved`: built-in kinds left out, as `group/resource` (a cluster without an API a feature gate serves). */
+  constructor(unserved: ReadonlySet<string> = new Set()) {
+    for (const k of BUILTIN_KINDS) if (!unserved.has(`${k.group}/${k.resource}`)) this.served.set(pathKey(k.group, k.version, k.resource), k);
   }
 
   /** The kind served at /apis/{group}/{version}/{resource} (group '' = /api/v1). */

@@ -39,6 +39,8 @@ export interface SimApiServerOptions {
   taintNewNodes?: boolean;
   /** Namespaces that exist from the start (each with its default ServiceAccount). */
   namespaces?: readonly string[];
+  /** Serve DeviceTaintRules (resource.k8s.io/v1alpha3); false: as a cluster with the DRA device-taint gates off. @default true */
+  deviceTaintRules?: boolean;
 }
 
 export interface KubeConfigOptions {
@@ -95,7 +97,7 @@ export async function startSimApiServer(options: SimApiServerOptions = {}): Prom
   let serviceIp = 0x0a600000 + 10;
   const context: SimContext = {
     store: new Store({ historySize: options.watchHistorySize ?? 50_000 }),
-    kinds: new KindRegistry(),
+    kinds: new KindRegistry(options.deviceTaintRules === false ? new Set(['resource.k8s.io/devicetaintrules']) : new Set()),
     clock: serverClock(options.clock),
     random: options.random ?? Math.random,
     admission: { taintNewNodes: options.taintNewNodes ?? false },
