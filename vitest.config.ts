@@ -72,6 +72,11 @@ export default defineConfig({
                 // whole run (test/setup/testbed-claim.ts), so no two files share a control plane's nodes, config and
                 // leases. Its own group, after the others.
                 maxWorkers: TESTBEDS,
+                // Each worker runs file after file with the modules earlier files loaded (as the unit project does): a
+                // process per file loaded @kubernetes/client-node, the setup files and kmaint's modules again for every
+                // file (vitest's setup figure, 2.3-5.2 s per file in the landing runs). What the files hold per file is
+                // set per file: the claimed testbed (setup files run before each file), kubeconfigs keyed by path.
+                isolate: false,
                 sequence: { groupOrder: 2 },
               },
             },
