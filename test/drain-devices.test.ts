@@ -96,10 +96,12 @@ describe(`drainSpec.freeDevices on the ${clusterKind()}`, () => {
         await createNM(ns, 'driver-upgrade', { requestorID: 'driver.upgrade.example.com', nodeName: node, drainSpec: { podSelector: 'kmaint.example.com/none=selected', timeoutSeconds: 0, freeDevices: {} } });
         expect((await pass('scheduler')).admitted).toBe(1);
         const held = await waitFor('the drain holding on the trainer budget, gpu-monitor gone', async () => {
+          // The pods read before the pass: its message then counts a gpu-monitor pod already gone (read after it, the
+          // pod could go between the pass's own read and ours, and the message would still count it).
+          const left = await podsOn(node);
           await pass('drainer');
           const nm = await getNM(ns, 'driver-upgrade');
           const message = nm?.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
-          const left = await podsOn(node);
           return message.includes('PodDisruptionBudget') && !left.some((p) => p.metadata?.name === monitorPod) ? { nm, message } : undefined;
         });
         expect([phaseOf(held.nm), held.message]).toEqual([

@@ -40,9 +40,10 @@ async function jobs(): Promise<Array<[string, string[]]>> {
   return list.items.filter((j) => !j.metadata?.deletionTimestamp).map((j): [string, string[]] => [j.metadata?.name ?? '', phases(j.metadata?.name ?? '')]).sort(([a], [b]) => a.localeCompare(b));
 }
 
+/** This file's events of `reason` on Node `name` (its requests' namespace in the message): other files on the same testbed leave theirs. */
 async function nodeEvents(name: string, reason: string): Promise<string[]> {
   const list = await admin().core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${name},reason=${reason}` });
-  return list.items.map((e) => `${e.type ?? ''} ${e.message ?? ''}`);
+  return list.items.filter((e) => (e.message ?? '').includes(`(${ns}/`)).map((e) => `${e.type ?? ''} ${e.message ?? ''}`);
 }
 
 function gone(name: string): Promise<true> {
@@ -64,7 +65,9 @@ describe(`validation before return to service on the ${process.env['KMAINT_TEST_
     await kubectl(['delete', 'jobs', '-n', KMAINT_NS, '-l', 'kmaint.io/validation-pod=true', '--ignore-not-found', '--wait=true']);
     for (const n of names) {
       const drop = Object.fromEntries(Object.keys(await records(n)).map((k) => [k, null]));
-      await kubectl(['annotate', 'node', n, ...Object.keys(drop).map((k) => `${k}-`)]);
+      // The admission record of a request whose failed validation kept the cordon goes with the cordon lifted here.
+      const admitted = (await node(n)).metadata?.annotations?.['kmaint.io/admitted'] ?? '';
+      await kubectl(['annotate', 'node', n, ...Object.keys(drop).map((k) => `${k}-`), ...(admitted.startsWith(`${ns}/`) ? ['kmaint.io/admitted-'] : [])]);
       const conditions = (await node(n)).status?.conditions ?? [];
       const at = conditions.findIndex((c) => c.type === 'KmaintValidationFailed');
       if (at >= 0) await kubectl(['patch', 'node', n, '--subresource=status', '--type=json', '-p', JSON.stringify([{ op: 'remove', path: `/status/conditions/${at}` }])]);
