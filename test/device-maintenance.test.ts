@@ -19,6 +19,7 @@ import { testbedOnlyTests } from './support/testbed-only.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, getNM, installCrds, nodes, pass, patchNM, podsOn, removeAllNMs, setConfig } from './support/kmaint.ts';
 import { readStatus } from '../cli/status.ts';
 import { nodeText } from '../cli/status-render.ts';
+import { untilEstablished } from './support/crd-established.ts';
 
 const ns = `dev-${randomBytes(3).toString('hex')}`;
 const DRIVER = 'gpu.nvidia.com';
@@ -216,9 +217,9 @@ describe('maintenance of one device (DeviceTaintRule, testbed)', () => {
       const kc = kubeConfigFrom(cp.kubeconfigPath);
       const core = kc.makeApiClient(CoreV1Api);
       const custom = kc.makeApiClient(CustomObjectsApi);
-      const kubectlThere = (args: string[]): Promise<unknown> => kubectl([`--kubeconfig=${cp.kubeconfigPath}`, ...args]);
+      const kubectlThere = (args: string[]) => kubectl([`--kubeconfig=${cp.kubeconfigPath}`, ...args]);
       await kubectlThere(['apply', '-f', 'crds/']);
-      await kubectlThere(['wait', '--for=condition=Established', 'crd/nodemaintenances.maintenance.nvidia.com', 'crd/maintenanceoperatorconfigs.maintenance.nvidia.com', '--timeout=60s']);
+      await untilEstablished(kubectlThere, ['crd/nodemaintenances.maintenance.nvidia.com', 'crd/maintenanceoperatorconfigs.maintenance.nvidia.com'], 60);
       await core.createNamespace({ body: { metadata: { name: KMAINT_NS } } });
       await core.createNode({ body: { metadata: { name: 'gpu-x' } } });
       await custom.createNamespacedCustomObject({

@@ -13,6 +13,7 @@ import { kubectl, testbed, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, driveUntil, getNM, installCrds, nodes, pass, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 import { kmaintArgs } from './support/kmaint-cli.ts';
 import { EVENT_MESSAGE_MAX } from '../shared/kube/index.ts';
+import { waitEstablished } from './support/crd-established.ts';
 
 const ns = `fc-${randomBytes(3).toString('hex')}`;
 const CONFIG_CRD = 'maintenanceoperatorconfigs.maintenance.nvidia.com';
@@ -51,7 +52,7 @@ function kmaint(args: string[]): Promise<{ code: number; stdout: string; stderr:
 async function applyCrds(dir: string): Promise<string[]> {
   const r = await kubectl(['apply', '-f', dir]);
   expect([r.code, r.stderr]).toEqual([0, '']);
-  expect((await kubectl(['wait', '--for=condition=Established', `crd/${CONFIG_CRD}`, `crd/${NM_CRD}`, '--timeout=30s'])).code).toBe(0);
+  expect((await waitEstablished(kubectl, [`crd/${CONFIG_CRD}`, `crd/${NM_CRD}`], 30)).code).toBe(0);
   // A changed schema re-initialises the CRD's storage: until then its LISTs answer 429 "storage is (re)initializing".
   await waitFor('both kinds served again after the CRD change', async () => {
     const lists = await Promise.all(['nodemaintenances', 'maintenanceoperatorconfigs'].map((kind) => kubectl(['get', kind, '-A', '-o', 'name'])));

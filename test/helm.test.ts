@@ -17,6 +17,7 @@ import { KubeClient } from '../shared/kube/index.ts';
 import { runPass } from '../shared/pass/index.ts';
 import { admin, bindPod, createNM, getNM, nodes, phaseOf, setUnschedulable } from './support/kmaint.ts';
 import { runKmaint, type KmaintRun } from './support/kmaint-cli.ts';
+import { waitEstablished } from './support/crd-established.ts';
 
 const NS = 'kmaint-helm';
 const RELEASE = 'kmh';
@@ -152,7 +153,7 @@ async function applyUpstreamCrds(): Promise<void> {
 async function applyChartCrds(): Promise<void> {
   const r = await kubectl(['apply', '--server-side', '--force-conflicts', '-f', 'charts/kmaint/crds/']);
   expect([r.code, r.stdout.trim().split('\n'), r.stderr]).toEqual([0, [`customresourcedefinition.apiextensions.k8s.io/${CONFIG_CRD} serverside-applied`, `customresourcedefinition.apiextensions.k8s.io/${NM_CRD} serverside-applied`], '']);
-  const established = await kubectl(['wait', '--for=condition=Established', `crd/${CONFIG_CRD}`, `crd/${NM_CRD}`, '--timeout=30s']);
+  const established = await waitEstablished(kubectl, [`crd/${CONFIG_CRD}`, `crd/${NM_CRD}`], 30);
   expect(established.code).toBe(0);
 }
 

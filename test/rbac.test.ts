@@ -14,6 +14,7 @@ import { suspendCronJobs } from './setup/install-kmaint.ts';
 import { resumeWithTickDue } from './support/in-cluster-pods.ts';
 import { ensureSriovCrds } from '../testbed/peers/sriov-crds.ts';
 import { adminKubeConfig, auditLog, kmaintKubeConfig, kubectl, testbed, waitFor } from './support/cluster.ts';
+import { untilEstablished } from './support/crd-established.ts';
 import {
   KMAINT_NS,
   admin,
@@ -224,7 +225,7 @@ describe('kmaint RBAC on the testbed (ServiceAccount kmaint/kmaint, infra/base)'
     if (!('problem' in SRIOV_CRDS)) {
       // The SR-IOV network operator's CRDs and namespace, and infra/sriov binding kmaint's rights inside it.
       expect((await kubectl(['apply', '-f', SRIOV_CRDS.dir])).code).toBe(0);
-      await kubectl(['wait', '--for=condition=Established', 'crd/sriovnetworknodestates.sriovnetwork.openshift.io', 'crd/sriovnetworkpoolconfigs.sriovnetwork.openshift.io', '--timeout=60s']);
+      await untilEstablished(kubectl, ['crd/sriovnetworknodestates.sriovnetwork.openshift.io', 'crd/sriovnetworkpoolconfigs.sriovnetwork.openshift.io'], 60);
       await kubectl(['create', 'namespace', SRIOV_NS]);
       const sriovBound = await kubectl(['apply', '-k', 'infra/sriov']);
       expect([sriovBound.code, sriovBound.stdout.trim(), sriovBound.stderr]).toEqual([0, 'rolebinding.rbac.authorization.k8s.io/kmaint created', '']);

@@ -17,6 +17,7 @@ import { runPass, type PassFunction } from '../shared/pass/index.ts';
 import { awsProvider, providerMap } from '../shared/reaper/index.ts';
 import { kmaintKubeConfig, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, generalNodes, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { repairingReaper } from './support/repair-config.ts';
 
 const strategic = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -125,20 +126,9 @@ describe('the repair ladder on the testbed', () => {
     await setConfig({
       maxParallelOperations: 1,
       reboot: { timeoutSeconds: 120 },
-      reaper: {
-        enabled: true,
-        dryRun: false,
-        unhealthyForSeconds: 4,
-        newNodeGracePeriodSeconds: 0,
-        maxNodesUnhealthy: 3,
-        maxNodesUnhealthyInSameZone: 3,
-        drainTimeoutSeconds: 60,
-        reapPredicate: FAILED,
-        unhealthyPredicate: FAILED,
-        // The rung's timeout covers the reboot and the wait for health after it: 20 s, so that a loaded machine's slow
-        // passes finish B's simulated reboot inside it (a landing run saw 6 s run out before the reboot was done).
-        repair: { ladder: [{ when: FAILED, remedy: 'reboot', timeoutSeconds: 20 }, { when: FAILED, remedy: 'replace' }], maxConcurrentPerPool: 2, repeatLimit: 1 },
-      },
+      // The rung's timeout covers the reboot and the wait for health after it: 20 s, so that a loaded machine's slow
+      // passes finish B's simulated reboot inside it (a landing run saw 6 s run out before the reboot was done).
+      reaper: repairingReaper(FAILED, 4, { ladder: [{ when: FAILED, remedy: 'reboot', timeoutSeconds: 20 }, { when: FAILED, remedy: 'replace' }], maxConcurrentPerPool: 2, repeatLimit: 1 }),
     });
 
     // Until A is healed and B replaced: A's condition flaps until its reboot; its boot ID changing is the repair working.

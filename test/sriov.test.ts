@@ -10,6 +10,7 @@ import { ensureSriovCrds } from '../testbed/peers/sriov-crds.ts';
 import { kubectl, testbed, waitFor } from './support/cluster.ts';
 import { kmaintArgs } from './support/kmaint-cli.ts';
 import { KMAINT_NS, admin, bindPod, driveUntil, generalNodes, getNM, installCrds, isUnschedulable, pass, phaseOf, podsOn, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { untilEstablished } from './support/crd-established.ts';
 
 const suffix = randomBytes(3).toString('hex');
 const ns = `sriov-${suffix}`;
@@ -123,7 +124,7 @@ describe('alongside the SR-IOV network operator on the testbed', () => {
     beforeAll(async () => {
       if ('problem' in crds) return;
       await ok(['apply', '-f', crds.dir]);
-      await ok(['wait', '--for=condition=Established', 'crd/sriovnetworknodestates.sriovnetwork.openshift.io', 'crd/sriovnetworkpoolconfigs.sriovnetwork.openshift.io', '--timeout=60s']);
+      await untilEstablished(kubectl, ['crd/sriovnetworknodestates.sriovnetwork.openshift.io', 'crd/sriovnetworkpoolconfigs.sriovnetwork.openshift.io'], 60);
       await ok(['create', 'namespace', SRIOV_NS]);
       await ok(['apply', '-k', 'infra/sriov']);
       for (const node of nodes) {

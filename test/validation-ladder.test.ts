@@ -22,6 +22,7 @@ import { runPass, type PassFunction, type PassSummary } from '../shared/pass/ind
 import { awsProvider, providerMap } from '../shared/reaper/index.ts';
 import { kmaintKubeConfig, kubectl, waitFor } from './support/cluster.ts';
 import { KMAINT_NS, admin, createNM, deleteNM, generalNodes, getNM, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
+import { repairingReaper } from './support/repair-config.ts';
 
 const ns = `vl-${randomBytes(3).toString('hex')}`;
 const FAILED = "conditions[?'KmaintValidationFailed'].orValue('') == 'True'";
@@ -47,18 +48,7 @@ function config(exitCode: number, runSeconds: number, rungSeconds: number): Reco
       job: { image: 'registry.example/validate:1', command: ['dcgmi', 'diag', '-r', '3'], env: [{ name: 'KMAINT_SIM_EXIT_CODE', value: String(exitCode) }, { name: 'KMAINT_SIM_RUN_SECONDS', value: String(runSeconds) }] },
       timeoutSeconds: 300,
     },
-    reaper: {
-      enabled: true,
-      dryRun: false,
-      unhealthyForSeconds: 0,
-      newNodeGracePeriodSeconds: 0,
-      maxNodesUnhealthy: 3,
-      maxNodesUnhealthyInSameZone: 3,
-      drainTimeoutSeconds: 60,
-      reapPredicate: FAILED,
-      unhealthyPredicate: FAILED,
-      repair: { ladder: [{ when: FAILED, remedy: 'reboot', timeoutSeconds: rungSeconds }, { when: FAILED, remedy: 'replace' }], maxConcurrentPerPool: 1, repeatLimit: 2 },
-    },
+    reaper: repairingReaper(FAILED, 0, { ladder: [{ when: FAILED, remedy: 'reboot', timeoutSeconds: rungSeconds }, { when: FAILED, remedy: 'replace' }], maxConcurrentPerPool: 1, repeatLimit: 2 }),
   };
 }
 

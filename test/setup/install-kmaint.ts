@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { kubeconfigYaml } from '../../testbed/certs.ts';
+import { answerOf, untilEstablished } from '../support/crd-established.ts';
 
 const run = promisify(execFile);
 
@@ -43,7 +44,7 @@ async function kubectl(target: KubectlTarget, args: string[]): Promise<string> {
  */
 export async function installKmaint(target: InstallTarget): Promise<void> {
   await kubectl(target, ['apply', '-f', 'crds/']);
-  await kubectl(target, ['wait', '--for=condition=Established', '-f', 'crds/', '--timeout=30s']);
+  await untilEstablished(answerOf((args) => kubectl(target, args)), ['-f', 'crds/'], 30);
   await kubectl(target, ['apply', '-k', 'infra/base']);
   await suspendCronJobs(target, true);
   await kubectl(target, ['delete', 'jobs', '-n', KMAINT_SERVICE_ACCOUNT.namespace, '--all', '--ignore-not-found']);

@@ -13,6 +13,7 @@ import type { AuditEntry, AuditFilter } from '../../testbed/audit.ts';
 import type { ClusterAudit, FileCluster } from '../support/cluster.ts';
 import type { TestbedInfo } from '../support/testbed-info.ts';
 import { KMAINT_SERVICE_ACCOUNT_USER } from './install-kmaint.ts';
+import { answerOf, untilEstablished } from '../support/crd-established.ts';
 
 const run = promisify(execFile);
 
@@ -59,7 +60,7 @@ export async function startSimForTests(): Promise<SimForTests> {
       }
     };
     await kubectl(['apply', '-f', 'crds/']);
-    await kubectl(['wait', '--for=condition=Established', '-f', 'crds/', '--timeout=30s']);
+    await untilEstablished(answerOf(kubectl), ['-f', 'crds/'], 30);
     await kubectl(['apply', ...INFRA_FILES.flatMap((f) => ['-f', f])]);
     const info: TestbedInfo = {
       cluster: 'sim',

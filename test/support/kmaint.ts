@@ -6,6 +6,7 @@ import { KubeClient } from '../../shared/kube/index.ts';
 import { runPass, type PassFunction, type PassSummary } from '../../shared/pass/index.ts';
 import { runUntilIdle, type RunSummary } from '../../shared/runtime/index.ts';
 import { adminKubeConfig, kmaintKubeConfig, kubectl, waitFor } from './cluster.ts';
+import { untilEstablished } from './crd-established.ts';
 
 export const KMAINT_NS = 'kmaint';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -18,7 +19,7 @@ export function admin(): { core: CoreV1Api; custom: CustomObjectsApi } {
 export async function installCrds(): Promise<void> {
   const r = await kubectl(['apply', '-f', 'crds/']);
   if (r.code !== 0) throw new Error(`kubectl apply -f crds/: ${r.stderr}`);
-  await kubectl(['wait', '--for=condition=Established', 'crd/nodemaintenances.maintenance.nvidia.com', 'crd/maintenanceoperatorconfigs.maintenance.nvidia.com', '--timeout=30s']);
+  await untilEstablished(kubectl, ['crd/nodemaintenances.maintenance.nvidia.com', 'crd/maintenanceoperatorconfigs.maintenance.nvidia.com'], 30);
   await kubectl(['create', 'namespace', KMAINT_NS]);
 }
 
