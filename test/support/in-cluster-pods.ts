@@ -128,6 +128,7 @@ export async function maintainSeedByCronJobs(at: InCluster, node: string): Promi
   const mark = auditLog().mark();
   await createSeedRequest(node);
   await resumeWithTickDue(at.namespace, PASS_FUNCTIONS.map((fn) => `${at.cronJobPrefix}-${fn}`));
+  const resumedAt = Date.now();
 
   const ready = await waitFor(`${SEED.namespace}/${SEED.name} Ready by the CronJobs`, async () => {
     const nm = await getNM(SEED.namespace, SEED.name);
@@ -136,8 +137,10 @@ export async function maintainSeedByCronJobs(at: InCluster, node: string): Promi
   expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
   expect(await kubectl(['get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}'])).toMatchObject({ stdout: 'true' });
 
+  const readyAt = Date.now();
   await deleteNM(SEED.namespace, SEED.name);
   await waitFor(`${SEED.namespace}/${SEED.name} released by the cleanup CronJob`, async () => ((await getNM(SEED.namespace, SEED.name)) === undefined ? true : undefined), 150_000, 1000);
+  process.stderr.write(`[in-cluster ${at.cronJobPrefix}] Ready ${((readyAt - resumedAt) / 1000).toFixed(1)} s after the CronJobs resumed; released ${((Date.now() - readyAt) / 1000).toFixed(1)} s after the deletion\n`);
   expect(await kubectl(['get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}'])).toMatchObject({ stdout: '' });
 
   // Every finished Job succeeded: the pods' exit codes reached the Job controller.
