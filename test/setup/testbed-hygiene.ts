@@ -1,11 +1,14 @@
 // Vitest setup file of the testbed project: every file must give the shared control plane back as it found it (no node
-// left cordoned or NotReady, no NodeMaintenance left, no pod left in a terminating namespace). After the file's own teardown it
+// left cordoned or NotReady, no NodeMaintenance left, no pod left in a terminating namespace, no kmaint record added to a
+// Node, no CronJob left resumed). After the file's own teardown it
 // waits for the cluster to settle; what is still left fails that file by name and is repaired where it can be, so the
 // next file starts clean instead of failing somewhere else for it.
+import { BatchV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { GROUP, maintenanceKey, NODE_MAINTENANCE_PLURAL, VERSION } from '../../shared/api/index.ts';
 import type { NodeMaintenance } from '../../shared/api/index.ts';
-import { leftovers, type HygieneView, type Leftover } from '../../testbed/hygiene.ts';
+import { isKmaintRecordKey, leftovers, type HygieneView, type Leftover } from '../../testbed/hygiene.ts';
+import { adminKubeConfig } from '../support/cluster.ts';
 import { admin } from '../support/kmaint.ts';
 
 const SETTLE_MS = 45_000;
@@ -26,7 +29,8 @@ async function listMaintenances(custom: ReturnType<typeof admin>['custom']): Pro
 
 async function view(): Promise<HygieneView> {
   const { core, custom } = admin();
-  const [nodes, namespaces, pods] = await Promise.all([core.listNode(), core.listNamespace(), core.listPodForAllNamespaces()]);
+  const batch = adminKubeConfig().makeApiClient(BatchV1Api);
+  const [nodes, namespaces, pods, cronJobs] = await Promise.all([core.listNode(), core.listNamespace(), core.listPodForAllNamespaces(), batch.listCronJobForAllNamespaces()]);
   const nms = await listMaintenances(custom);
   return {
     nodes: new Map(
@@ -41,6 +45,8 @@ async function view(): Promise<HygieneView> {
         .filter((ns) => ns.status?.phase === 'Terminating')
         .map((ns) => [ns.metadata?.name ?? '', pods.items.filter((p) => p.metadata?.namespace === ns.metadata?.name).length]),
     ),
+    records: new Map(nodes.items.map((n) => [n.metadata?.name ?? '', Object.fromEntries(Object.entries(n.metadata?.annotations ?? {}).filter(([k]) => isKmaintRecordKey(k)))])),
+    cronJobs: new Map(cronJobs.items.map((c) => [`${c.metadata?.namespace ?? ''}/${c.metadata?.name ?? ''}`, c.spec?.suspend === true])),
   };
 }
 
@@ -51,6 +57,15 @@ async function repair(left: readonly Leftover[]): Promise<void> {
     if (r?.kind === 'dropFinalizers') {
       await custom
         .patchNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: r.namespace, plural: NODE_MAINTENANCE_PLURAL, name: r.name, body: [{ op: 'remove', path: '/metadata/finalizers' }] })
+        .catch(() => undefined);
+    }
+    if (r?.kind === 'dropAnnotations') {
+      await core.patchNode({ name: r.node, body: r.keys.map((k) => ({ op: 'remove', path: `/metadata/annotations/${k.replaceAll('~', '~0').replaceAll('/', '~1')}` })) }).catch(() => undefined);
+    }
+    if (r?.kind === 'suspendCronJob') {
+      await adminKubeConfig()
+        .makeApiClient(BatchV1Api)
+        .patchNamespacedCronJob({ namespace: r.namespace, name: r.name, body: [{ op: 'replace', path: '/spec/suspend', value: true }] })
         .catch(() => undefined);
     }
   }
