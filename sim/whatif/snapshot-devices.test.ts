@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { startSimApiServer, type SimApiServer } from '../apiserver/index.ts';
 import { CRDS_DIR } from '../embedded.ts';
+import { kubeConfigThroughProxy, startFaultProxy } from '../../testbed/fault-proxy/index.ts';
 import { buildSnapshot, readClusterSnapshot, readSnapshotFile } from './index.ts';
 import { seedSnapshot } from './seed.ts';
 
@@ -41,5 +42,31 @@ describe('kmaint snapshot: DRA devices', () => {
     const fixture = readSnapshotFile(FIXTURE);
     const snapshot = buildSnapshot({ nodes: [], pods: [], pdbs: [], configNamespace: 'kmaint' }, new Date(fixture.takenAt), 'test');
     expect(['resourceSlices' in snapshot, snapshot.pods]).toEqual([false, []]);
+  });
+
+  it('a user who may not list ResourceSlices (403): the snapshot of the same cluster has its nodes and pods and names no devices', async () => {
+    const proxy = await startFaultProxy({ upstream: api.url, seed: 1, rules: [{ verbs: ['list'], resources: ['resourceslices'], rates: { '403': 1 } }] });
+    try {
+      const through = kubeConfigThroughProxy(api.kubeConfig({ user: 'kmaint' }), proxy.url);
+      const taken = await readClusterSnapshot(through, 'kmaint', new Date('2026-01-05T10:00:00Z'));
+      const direct = await readClusterSnapshot(api.kubeConfig({ user: 'kmaint' }), 'kmaint', new Date('2026-01-05T10:00:00Z'));
+      expect(proxy.counts.faults['403']).toBeGreaterThan(0);
+      expect(['resourceSlices' in taken, taken.nodes.map((n) => n.name), taken.pods.map((p) => [p.name, p.devices])]).toEqual([
+        false,
+        direct.nodes.map((n) => n.name),
+        direct.pods.map((p) => [p.name, undefined]),
+      ]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('any other refusal of the DRA lists (500) fails the snapshot, naming the list', async () => {
+    const proxy = await startFaultProxy({ upstream: api.url, seed: 1, rules: [{ verbs: ['list'], resources: ['resourceslices'], rates: { '500': 1 } }] });
+    try {
+      await expect(readClusterSnapshot(kubeConfigThroughProxy(api.kubeConfig({ user: 'kmaint' }), proxy.url), 'kmaint', new Date('2026-01-05T10:00:00Z'))).rejects.toThrow(/resourceslices/);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -125,7 +125,7 @@ describe('fault proxy', () => {
       if (a.status === 201) created++;
       if (a.status !== 200 && a.status !== 201 && a.status !== 404) clientFailures++;
     }
-    expect(proxy.counts.faults).toEqual({ '500': 34, '503': 20, '429': 9, '409': 5, 'drop-before': 23, 'drop-after': 15, '410': 0 });
+    expect(proxy.counts.faults).toEqual({ '500': 34, '503': 20, '429': 9, '409': 5, 'drop-before': 23, 'drop-after': 15, '410': 0, '403': 0 });
     expect(proxy.faultTotal()).toBe(106);
     expect(clientFailures).toBe(106);
     expect(proxy.counts.requests).toBe(2000);

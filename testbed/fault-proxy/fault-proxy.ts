@@ -1,5 +1,5 @@
 // A fault-injecting HTTP(S) proxy in front of a Kubernetes API server (testbed, sim or a real cluster): per verb and
-// resource it answers 500, 503, 429 (with Retry-After) or 409 itself, delays requests, or closes the connection before
+// resource it answers 500, 503, 429 (with Retry-After), 409, 410 or 403 itself, delays requests, or closes the connection before
 // forwarding or after the API server answered (the write happened, the client saw an error). Seeded, and it counts
 // every fault it injects.
 //
@@ -59,7 +59,7 @@ export interface FaultProxy {
 // Hop-by-hop headers (RFC 9110 7.6.1) are the connection's own, never forwarded.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
-type StatusFault = '500' | '503' | '429' | '409' | '410';
+type StatusFault = '500' | '503' | '429' | '409' | '410' | '403';
 
 const STATUS_REASON: Record<StatusFault, string> = {
   '410': 'Expired',
@@ -67,6 +67,7 @@ const STATUS_REASON: Record<StatusFault, string> = {
   '503': 'ServiceUnavailable',
   '429': 'TooManyRequests',
   '409': 'Conflict',
+  '403': 'Forbidden',
 };
 
 function endToEnd(headers: IncomingMessage['headers']): OutgoingHttpHeaders {
@@ -164,6 +165,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
         case '429':
         case '409':
         case '410':
+        case '403':
           injected(decision.fault, target, req);
           req.resume();
           injectedStatus(res, decision.fault, target, decision.retryAfterSeconds);

@@ -43,7 +43,7 @@ describe('validateRules', () => {
     ['a rate above 1', { rates: { '500': 1.5 } }, 'fault rule 0: rate of 500 must be in [0, 1], got 1.5'],
     ['a negative rate', { rates: { '429': -0.1 } }, 'fault rule 0: rate of 429 must be in [0, 1], got -0.1'],
     ['rates summing above 1', { rates: { '500': 0.6, '503': 0.6 } }, 'fault rule 0: rates sum to 1.2, more than 1'],
-    ['an unknown kind', { rates: { '404': 0.1 } as unknown as FaultRule['rates'] }, 'fault rule 0: unknown fault kind "404" (one of 500, 503, 429, 409, drop-before, drop-after, 410)'],
+    ['an unknown kind', { rates: { '404': 0.1 } as unknown as FaultRule['rates'] }, 'fault rule 0: unknown fault kind "404" (one of 500, 503, 429, 409, drop-before, drop-after, 410, 403)'],
     ['a negative latency', { rates: {}, latencyMs: -1 }, 'fault rule 0: latencyMs must be a number >= 0, got -1'],
   ])('rejects %s', (_name, rule, message) => {
     expect(() => validateRules([rule])).toThrow(new RangeError(message));

@@ -7,7 +7,7 @@ import type { Rng } from '../../sim/generator/prng.ts';
  * API server answered (the write happened) and the client saw only a closed connection; `410`: the API server's answer
  * to a continue token whose resourceVersion was compacted (meant for rules with `continued: true`).
  */
-export const FAULT_KINDS = ['500', '503', '429', '409', 'drop-before', 'drop-after', '410'] as const;
+export const FAULT_KINDS = ['500', '503', '429', '409', 'drop-before', 'drop-after', '410', '403'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultRule {
