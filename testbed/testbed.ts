@@ -118,6 +118,9 @@ export async function startTestbed(opts: TestbedOptions): Promise<Testbed> {
       kubeConfig: kubeConfigFrom(cp.kubeconfigFor('kmaint-sim-kubelet')),
       nodes: cluster.nodes,
       heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 10_000,
+      // LIST then WATCH, as a kubelet does: polling every 500 ms listed every bound pod twice a second on each testbed,
+      // idle or not (116 LISTs a minute on an idle testbed; docs/benchmarks.md, "Third session").
+      podSync: 'watch',
       // A real control plane allocates DRA claims: the GPU nodes' simulated driver publishes their GPUs.
       draGpus: true,
       ...hostOptions(opts, cp, log),

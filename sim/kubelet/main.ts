@@ -28,7 +28,7 @@ if (bundle !== undefined) {
   if (unsupported !== undefined) process.stderr.write(`sim-kubelet: kmaint's pods are SIMULATED, not run: ${unsupported}\n`);
   else hostProcesses = { bundle, logDir: arg('log-dir') ?? process.cwd(), apiServer: apiServerAddress(kc.getCurrentCluster()?.server ?? '') };
 }
-const kubelet = new SimKubelet({ kubeConfig: kc, nodes: cluster.nodes, heartbeatIntervalMs: Number(arg('heartbeat') ?? 10_000), draGpus: true, ...(hostProcesses ? { hostProcesses } : {}) });
+const kubelet = new SimKubelet({ kubeConfig: kc, nodes: cluster.nodes, heartbeatIntervalMs: Number(arg('heartbeat') ?? 10_000), podSync: 'watch', draGpus: true, ...(hostProcesses ? { hostProcesses } : {}) });
 await kubelet.start();
 process.stderr.write(`sim-kubelet: ${cluster.nodes.length} nodes registered\n`);
 const stop = (): void => {
