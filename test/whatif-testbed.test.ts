@@ -114,11 +114,31 @@ interface RealRun {
   makespanMs: number;
   /** Per node, ms from the first request's creation: admitted (left Pending), Ready, released (gone). */
   nodes: Map<string, { admittedMs?: number; readyMs?: number; releasedMs?: number }>;
+  /** The nodes in the order kmaint admitted their requests (admissionOrder); a scheduler pass's missed writes instead. */
   order: string[];
   /** The start as measured here minus the first request's creationTimestamp (whole seconds): the two clocks agree. */
   creationSkewMs: number;
   /** Every pass kmaint ran: function, wall ms, whether it applied anything. */
   passes: Array<{ fn: string; ms: number; acted: boolean }>;
+}
+
+/** A scheduler pass's plan line admitting one of ours: its status leaves Pending (or is new) for a later phase. */
+const ADMISSION_LINE = new RegExp(`^status ${WHATIF_NAMESPACE}/whatif-(\\S+) (?:\\(new\\)|Pending) -> (?!Pending:)\\S+:`);
+
+/**
+ * The nodes in the order kmaint admitted their requests: scheduler pass after scheduler pass, each pass's admissions in
+ * the order it planned them (its summary's plan lines). Not the order a poll first reads them admitted: two admitted by
+ * one pass are written side by side, and a read between the two writes would see the second first.
+ */
+function admissionOrder(schedulerPlans: readonly (readonly string[])[]): string[] {
+  const order: string[] = [];
+  for (const plan of schedulerPlans) {
+    for (const line of plan) {
+      const node = ADMISSION_LINE.exec(line)?.[1];
+      if (node !== undefined && !order.includes(node)) order.push(node);
+    }
+  }
+  return order;
 }
 
 /**
@@ -134,14 +154,21 @@ async function maintainForReal(): Promise<RealRun> {
   const stop = new AbortController();
   const client = new KubeClient(kmaintKubeConfig());
   const passes: RealRun['passes'] = [];
+  /** Each scheduler pass's plan lines, and what kept any of its writes from landing (conflicts, errors). */
+  const schedulerPlans: string[][] = [];
+  const schedulerMisses: string[] = [];
   const kmaint = (async () => {
     while (!stop.signal.aborted) {
-      const run = await runUntilIdle({ client, namespace: KMAINT_NS, now: () => new Date(), functions: [...PASS_FUNCTIONS], timeoutMs: 600_000, signal: stop.signal, onPass: (p) => passes.push({ fn: p.fn, ms: p.durationMs, acted: Object.keys(p.actions).length > 0 }) });
+      const run = await runUntilIdle({ client, namespace: KMAINT_NS, now: () => new Date(), functions: [...PASS_FUNCTIONS], timeoutMs: 600_000, signal: stop.signal, onPass: (p) => {
+        passes.push({ fn: p.fn, ms: p.durationMs, acted: Object.keys(p.actions).length > 0 });
+        if (p.fn !== 'scheduler') return;
+        schedulerPlans.push(p.plan);
+        if (p.conflicts > 0 || p.errors.length > 0) schedulerMisses.push(`conflicts ${p.conflicts}, errors ${p.errors.join('; ')}`);
+      } });
       if (run.stopped === 'failed') throw new Error(`kmaint run all failed: ${run.passes.flatMap((p) => p.errors).join('; ')}`);
     }
   })();
   const nodes = new Map<string, { admittedMs?: number; readyMs?: number; releasedMs?: number }>(NODES.map((n) => [n, {}]));
-  const order: string[] = [];
   const requestor = new KubeClient(adminKubeConfig());
   try {
     for (;;) {
@@ -153,16 +180,14 @@ async function maintainForReal(): Promise<RealRun> {
         const times = nodes.get(nm.spec.nodeName);
         if (!times) continue;
         const phase = maintenancePhase(nm);
-        if (phase !== '' && phase !== 'Pending' && times.admittedMs === undefined) {
-          times.admittedMs = at;
-          order.push(nm.spec.nodeName);
-        }
+        if (phase !== '' && phase !== 'Pending' && times.admittedMs === undefined) times.admittedMs = at;
         if (phase === 'Ready' && times.readyMs === undefined) {
           times.readyMs = at;
           await deleteNM(WHATIF_NAMESPACE, nm.metadata.name);
         }
       }
-      if (open.length === 0) return { makespanMs: at, nodes, order, creationSkewMs, passes };
+      // Every scheduler write landed, so its plans are what it did.
+      if (open.length === 0) return { makespanMs: at, nodes, order: schedulerMisses.length === 0 ? admissionOrder(schedulerPlans) : schedulerMisses, creationSkewMs, passes };
       if (at > 240_000) throw new Error(`the maintenance on the testbed is not done after 4 min: ${open.map((nm) => `${nm.metadata.name} ${maintenancePhase(nm)}`).join(', ')}`);
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -6,43 +6,41 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Longest first (seconds per file on a 2-core machine: the first figure from the landing run of 2026-12-02 07:48 with six
- * testbeds, the second, where known, from the one at b018f29 with four).
+ * Longest first (seconds per file in the landing run of 2026-12-02 at 2d04680: four testbeds, the unit project beside
+ * them). test/whatif-testbed is placed, not ranked: it starts about 140 s in, when the unit project still runs but the
+ * sim project (which runs after it) has not started; it compares a testbed's timing with a model, and once failed a
+ * landing run beside the sim project's clusters (f97b242). Started last instead, it ran its 78 s alone while three
+ * testbeds stood idle (the project's wall 507 s against 453 s for this order, scheduling the measured times).
  */
 export const LONG_FIRST = [
-  'test/faults.test.ts', // ~182 (six testbeds) / ~127 (four)
-  'test/slurm.test.ts', // ~164 / ~63
-  'test/helm-pods.test.ts', // ~125 / ~109: a maintenance driven only by the chart's CronJobs (minute ticks)
-  'test/cli.test.ts', // ~121 / ~75
-  'test/kustomize-pods.test.ts', // ~119 / ~106: the same by infra/base's CronJobs
-  'test/package.test.ts', // ~113 / ~61
-  'test/sriov.test.ts', // ~107 / ~56
-  'test/lifecycle.test.ts', // ~102 / ~73
-  'test/hostile.test.ts', // ~95 / ~69
-  'test/helm.test.ts', // ~83
-  'test/switch-to-upstream.test.ts', // ~74: the real upstream operator and `kmaint takeover` both ways
-  'test/attacks-slurm.test.ts', // ~74
-  'test/slurm-reservation.test.ts', // ~72
-  'test/reboot.test.ts', // ~70
-  'test/reaper.test.ts', // ~69
-  'test/repair-ladder.test.ts', // ~64
-  'test/validation-ladder.test.ts', // ~42-49 (alone on one testbed, 2026-12-02): two reboot rungs, each validated
+  'test/faults.test.ts', // 139
+  'test/helm-pods.test.ts', // 130: a maintenance driven only by the chart's CronJobs (minute ticks)
+  'test/lifecycle.test.ts', // 83
+  'test/cli.test.ts', // 77
+  'test/hostile.test.ts', // 76
+  'test/sriov.test.ts', // 74
+  'test/slurm.test.ts', // 72
+  'test/whatif-testbed.test.ts', // 78, placed (above)
+  'test/helm.test.ts', // 62
+  'test/slurm-reservation.test.ts', // 54
+  'test/kustomize-pods.test.ts', // 54: the same by infra/base's CronJobs
+  'test/repair-ladder.test.ts', // 54
+  'test/reaper.test.ts', // 54
+  'test/switch-to-upstream.test.ts', // 50: the real upstream operator and `kmaint takeover` both ways
+  'test/reboot.test.ts', // 50
+  'test/testbed-contract.test.ts', // 45
+  'test/package.test.ts', // 45
+  'test/validation-ladder.test.ts', // 44
+  'test/attacks-input.test.ts', // 38
+  'test/attacks-slurm.test.ts', // 35
 ];
-
-/**
- * Started last (~85 s): files that compare a testbed's timing with a model (what-if's makespan within 10%) run when the
- * CPU-bound unit project is done and fewer testbed files run beside them, so the machine's load is not what they measure.
- * Started right after LONG_FIRST instead (the project's wall ~50 s shorter), it failed a landing run on 2026-12-02 at
- * f97b242: it met the sim project's files, and the admission order it compares came out the other way.
- */
-export const LAST = ['test/whatif-testbed.test.ts'];
 
 export function longFirst(files: readonly TestSpecification[], root: string): TestSpecification[] {
   const rank = (spec: TestSpecification): number => {
     const file = spec.moduleId.startsWith(`${root}/`) ? spec.moduleId.slice(root.length + 1) : spec.moduleId;
     if (spec.project.name !== 'testbed') return LONG_FIRST.length;
     const i = LONG_FIRST.indexOf(file);
-    return i >= 0 ? i : LAST.includes(file) ? LONG_FIRST.length + 1 : LONG_FIRST.length;
+    return i >= 0 ? i : LONG_FIRST.length;
   };
   // Each project's files stay together, in vitest's order of projects; within one, Array.prototype.sort is stable, so
   // files of equal rank keep vitest's order (every file of another project has the same rank).
