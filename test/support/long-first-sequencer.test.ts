@@ -7,7 +7,7 @@ const spec = (project: string, file: string): TestSpecification => ({ project: {
 const names = (specs: readonly TestSpecification[]): string[] => specs.map((s) => `${s.project.name}:${s.moduleId.slice(ROOT.length + 1)}`);
 
 describe('longFirst', () => {
-  it('starts the known long testbed files first, in their listed order (the what-if file among them), and keeps the order of the rest and of other projects', () => {
+  it('starts the known long testbed files first, longest first, the timing-sensitive what-if file last, and keeps the order of the rest and of other projects', () => {
     const files = [
       spec('unit', 'cli/whatif/whatif.test.ts'),
       spec('unit', 'test/helm-pods.test.ts'),
@@ -22,10 +22,10 @@ describe('longFirst', () => {
       'unit:cli/whatif/whatif.test.ts',
       'unit:test/helm-pods.test.ts',
       'testbed:test/helm-pods.test.ts',
-      'testbed:test/whatif-testbed.test.ts',
       'testbed:test/kustomize-pods.test.ts',
       'testbed:test/contract.test.ts',
       'testbed:test/gangs.test.ts',
+      'testbed:test/whatif-testbed.test.ts',
       'sim:test/lifecycle.test.ts',
     ]);
   });
