@@ -161,8 +161,10 @@ spec:
   });
 
   it('kubectl cordon/uncordon, and kubectl drain is held by a PDB until a replacement is Ready, leaving only DaemonSet and mirror pods', async () => {
-    // Two replicas pinned to node A by a label, a budget allowing one disruption; node B gets the label
-    // only afterwards, so the drain must wait for a replacement there before the second eviction.
+    // Two replicas pinned to node A by a label, a budget allowing one disruption. Node B gets the label only once
+    // kubectl has said the budget refused an eviction: until then the first eviction's replacement has nowhere to run
+    // (node A is cordoned), so the second eviction is refused whatever the machine's speed, and the drain then
+    // finishes only because the replacement became Ready on node B.
     const general = (await core.listNode({ labelSelector: 'kmaint.io/pool=general' })).items.map((n) => n.metadata?.name ?? '').sort();
     const [nodeA, nodeB] = general as [string, string];
     const label = async (node: string, value: string | null): Promise<void> => {
@@ -190,7 +192,6 @@ spec:
       const pdb = await policy.readNamespacedPodDisruptionBudget({ namespace: ns, name: 'drainee' });
       return pods.length === 2 && pods.every((p) => p.spec?.nodeName === nodeA) && pdb.status?.disruptionsAllowed === 1 ? true : undefined;
     });
-    await label(nodeB, 'yes');
 
     expect((await kubectl(['cordon', nodeA])).stdout.trim()).toBe(`node/${nodeA} cordoned`);
     expect((await core.readNode({ name: nodeA })).spec?.unschedulable).toBe(true);
@@ -205,10 +206,31 @@ spec:
     // The generated clusters run both kinds on every node; a real cluster's node runs DaemonSet pods at least.
     expect(stays.length).toBeGreaterThan(0);
 
-    const drain = await kubectl(['drain', nodeA, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=180s'], { timeoutMs: 200_000 });
+    const refusal = "Cannot evict pod as it would violate the pod's disruption budget.";
+    let saidSoFar = '';
+    const draining = kubectl(['drain', nodeA, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=180s'], {
+      timeoutMs: 200_000,
+      onStderr: (chunk) => {
+        saidSoFar += chunk;
+      },
+    });
+    await waitFor('kubectl drain to report an eviction refused by the budget', async () => (saidSoFar.includes(refusal) ? true : undefined), 120_000);
+    // One drainee still Ready on node A, its evicted sibling's replacement waiting with nowhere to run.
+    const where = async (): Promise<string[]> =>
+      (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=drainee' })).items
+        .filter((p) => !p.metadata?.deletionTimestamp)
+        .map((p) => `${p.spec?.nodeName ?? 'unscheduled'} ${podReady(p) ? 'Ready' : 'not Ready'}`)
+        .sort();
+    const expected = [`${nodeA} Ready`, 'unscheduled not Ready'];
+    // On a timeout the comparison shows where the drainees were instead.
+    await waitFor(`drainees ${JSON.stringify(expected)}`, async () => (JSON.stringify(await where()) === JSON.stringify(expected) ? true : undefined)).catch(async () => {
+      expect(await where()).toEqual(expected);
+    });
+    await label(nodeB, 'yes');
+    const drain = await draining;
     expect(drain.code).toBe(0);
     expect(drain.stdout).toContain(`node/${nodeA} drained`);
-    expect(drain.stderr).toContain("Cannot evict pod as it would violate the pod's disruption budget.");
+    expect(drain.stderr).toContain(refusal);
     expect((await podsOnA()).map(keyOf).sort()).toEqual(stays);
     if (clusterKind() !== 'e2e') expect([...new Set(stays.map((k) => k.split(' ')[0]))]).toEqual(['DaemonSet', 'mirror']);
     const drainees = (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=drainee' })).items.filter(podReady);

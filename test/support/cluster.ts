@@ -99,13 +99,16 @@ export interface KubectlResult {
 /**
  * Runs the cluster's kubectl with the admin kubeconfig; never throws on a non-zero exit. The discovery cache lives in
  * the run's directory: both clusters listen on 127.0.0.1 and a port reused by the other would find stale entries.
+ * `onStderr` sees kubectl's stderr as it comes, for a test that acts on what a running command has said.
  */
-export async function kubectl(args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
+export async function kubectl(args: string[], opts: { input?: string; timeoutMs?: number; onStderr?: (chunk: string) => void } = {}): Promise<KubectlResult> {
   const tb = testbed();
   const child = run(tb.kubectl, ['--kubeconfig', tb.kubeconfigPath, '--cache-dir', join(tb.dir, 'kubectl-cache'), ...args], { timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 * 1024 * 1024 });
   if (opts.input !== undefined) {
     child.child.stdin?.end(opts.input);
   }
+  const { onStderr } = opts;
+  if (onStderr) child.child.stderr?.on('data', (chunk: Buffer | string) => onStderr(String(chunk)));
   try {
     const { stdout, stderr } = await child;
     return { code: 0, stdout, stderr };
