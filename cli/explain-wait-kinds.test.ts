@@ -2,7 +2,7 @@
 // section and the metrics' gate follow from the kind alone (issue 41: no text matching in explain).
 import type { V1Lease } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION_WAIT_KIND, WaitKind, type NodeMaintenance } from '../shared/api/index.ts';
+import { ANNOTATION_WAIT_KIND, WaitKind, waitingOn, type NodeMaintenance } from '../shared/api/index.ts';
 import { planDrainer } from '../shared/lifecycle/index.ts';
 import { aLifecycleMaintenance, aNodeWithUid, recorded } from '../shared/lifecycle/test-builders.ts';
 import { waitGateOf } from '../shared/metrics/index.ts';
@@ -45,7 +45,7 @@ describe('a medik8s lease held by another tool, from the drainer hold to explain
       lines: ['WAIT  waiting to cordon: the medik8s node lease medik8s-leases/node-worker-01 is held by node-maintenance until 2026-01-01T00:50:00Z'],
       next: 'the other holder must release the medik8s node lease or let it expire (above); then the drainer cordons the node',
     });
-    expect(waitGateOf(waiting.status?.conditions?.[0]?.message ?? '', WaitKind.NodeLease)).toBe('lease');
+    expect(waitGateOf(waitingOn(waiting), WaitKind.NodeLease)).toBe('lease');
     // The holder lets go: kmaint cordons, and the kind is removed in the same metadata patch.
     const cordoned = applied(waiting, plan(waiting, []));
     expect(cordoned.metadata.annotations?.[ANNOTATION_WAIT_KIND]).toBeUndefined();
@@ -66,7 +66,7 @@ describe('each wait kind: explain title and the gate, whatever the words of the 
     const nm = aLifecycleMaintenance({ name: 'nm-1', nodeName: 'worker-01', phase: 'Draining', message: 'draining: some words', annotations: { [ANNOTATION_WAIT_KIND]: kind } });
     expect(explainReportedWait(nm)?.title).toBe(title);
     expect(printSection(explainReportedWait(nm))?.lines).toEqual(['WAIT  draining: some words']);
-    expect(waitGateOf('draining: some words', kind)).toBe(gate);
+    expect(waitGateOf(waitingOn(nm), kind)).toBe(gate);
   });
 
   it('an unknown kind (a newer kmaint) or none: no section', () => {

@@ -262,6 +262,7 @@ const KMAINT_STRINGS: Array<{ name: string; actual: string; expected: string }> 
   { name: 'ANNOTATION_VALIDATION_OPT_OUT', actual: constants.ANNOTATION_VALIDATION_OPT_OUT, expected: 'kmaint.io/validation' },
   { name: 'VALIDATION_OPT_OUT_VALUE', actual: constants.VALIDATION_OPT_OUT_VALUE, expected: 'skip' },
   { name: 'CONDITION_VALIDATION_FAILED', actual: constants.CONDITION_VALIDATION_FAILED, expected: 'KmaintValidationFailed' },
+  { name: 'CONDITION_WAITING', actual: constants.CONDITION_WAITING, expected: 'kmaint.io/Waiting' },
   { name: 'EVENT_REASON_VALIDATION_FAILED', actual: constants.EVENT_REASON_VALIDATION_FAILED, expected: 'ValidationFailed' },
   { name: 'EVENT_REASON_VALIDATION_PASSED', actual: constants.EVENT_REASON_VALIDATION_PASSED, expected: 'ValidationPassed' },
   { name: 'LABEL_VALIDATION_POD', actual: constants.LABEL_VALIDATION_POD, expected: 'kmaint.io/validation-pod' },
@@ -340,6 +341,11 @@ it('WaitKind holds exactly the drainer\'s waits on other systems, and waitKindOf
   expect([constants.waitKindOf('slurm-drain'), constants.waitKindOf('reboot'), constants.waitKindOf(undefined)]).toEqual(['slurm-drain', undefined, undefined]);
 });
 
+it('WaitingOn holds exactly the gates a request waits on (the reasons of kmaint.io/Waiting), and waitingOnOf reads only those', () => {
+  expect(Object.values(constants.WaitingOn)).toEqual(['Parallel', 'Unavailable', 'Pool', 'Zone', 'Window', 'NotBefore', 'Gang', 'Node', 'Config', 'ReleaseDelay', 'Blocker', 'Device', 'ExternalPool', 'Closed', 'NotAdmitted', 'Budget']);
+  expect([constants.waitingOnOf('Zone'), constants.waitingOnOf('Pending'), constants.waitingOnOf(undefined)]).toEqual(['Zone', undefined, undefined]);
+});
+
 it('every export of constants.ts is classified as upstream or kmaint-only', () => {
   const classified = new Set([
     ...UPSTREAM_STRINGS.map((row) => row.name.split('.')[0]),
@@ -350,6 +356,8 @@ it('every export of constants.ts is classified as upstream or kmaint-only', () =
     'HandshakeState',
     'WaitKind',
     'waitKindOf',
+    'WaitingOn',
+    'waitingOnOf',
     'NodeCondition',
     'NodeConditionReason',
     // The reasons of KmaintValidationFailed (issue 44): `Failed` is a common word, also in the upstream fact sheet.

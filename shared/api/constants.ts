@@ -67,6 +67,55 @@ export function waitKindOf(value: string | undefined): WaitKind | undefined {
   return value !== undefined && WAIT_KINDS.has(value) ? (value as WaitKind) : undefined;
 }
 
+/**
+ * kmaint extension: the condition beside Ready on a request that waits to be admitted, or whose drain a
+ * PodDisruptionBudget holds. Its reason names the gate (WaitingOn), so the metrics and `kmaint explain` read the gate,
+ * never Ready's words. Written in the same status write as Ready, and gone with the first Ready write that is no such
+ * wait (shared/api/maintenance.ts withReadyCondition). Upstream clients read Ready only and ignore it.
+ */
+export const CONDITION_WAITING = 'kmaint.io/Waiting';
+/** The reasons of kmaint.io/Waiting: what a waiting request waits on. */
+export const WaitingOn = {
+  /** maxParallelOperations reached. */
+  Parallel: 'Parallel',
+  /** maxUnavailable reached. */
+  Unavailable: 'Unavailable',
+  /** A pool's limit reached, or a pool that admits nothing. */
+  Pool: 'Pool',
+  /** A zone's limit reached, or a zone that admits nothing. */
+  Zone: 'Zone',
+  /** A maintenance window closed, never open, or invalid. */
+  Window: 'Window',
+  /** The request's own kmaint.io/not-before, ahead or unreadable. */
+  NotBefore: 'NotBefore',
+  /** A gang that starts whole or not at all, or freed slots held for one. */
+  Gang: 'Gang',
+  /** Its Node is missing, or another request there is in progress or ranks first. */
+  Node: 'Node',
+  /** The config's limits cannot be used. */
+  Config: 'Config',
+  /** The release delay after an earlier maintenance (spec.releaseDelaySeconds). */
+  ReleaseDelay: 'ReleaseDelay',
+  /** kured's blockers: a pod on the node or a firing alert (spec.rebootBlockers). */
+  Blocker: 'Blocker',
+  /** A device request whose devices cannot be taken out of service alone. */
+  Device: 'Device',
+  /** Another system's pool (the SR-IOV operator's drain limit). */
+  ExternalPool: 'ExternalPool',
+  /** Admission closed as a whole: kmaint's CRDs are not in force. */
+  Closed: 'Closed',
+  /** A phase written into status that kmaint never admitted: back to Pending. */
+  NotAdmitted: 'NotAdmitted',
+  /** The drain: a PodDisruptionBudget refuses an eviction. */
+  Budget: 'Budget',
+} as const;
+export type WaitingOn = (typeof WaitingOn)[keyof typeof WaitingOn];
+const WAITING_ON: ReadonlySet<string> = new Set(Object.values(WaitingOn));
+/** The gate a kmaint.io/Waiting reason names, or undefined (absent, or written by a newer kmaint). */
+export function waitingOnOf(reason: string | undefined): WaitingOn | undefined {
+  return reason !== undefined && WAITING_ON.has(reason) ? (reason as WaitingOn) : undefined;
+}
+
 export const EVENT_REASON_CONDITION_CHANGED = 'ConditionChanged';
 export const EVENT_REASON_DRAIN_TIMEOUT = 'DrainTimeout';
 export const EVENT_REASON_DRAIN_REFUSED = 'DrainRefused';

@@ -17,6 +17,7 @@ export {
   namespacedName,
   readyCondition,
   validationAttemptId,
+  waitingOn,
   withReadyCondition,
 } from './maintenance.ts';
 export { microTime, rfc3339Seconds } from './wire-time.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { NodeMaintenance } from '#api';
-import { withReadyCondition } from './maintenance.ts';
+import type { Condition, NodeMaintenance } from '#api';
+import { waitingOn, withReadyCondition } from './maintenance.ts';
+import { WaitingOn } from './constants.ts';
 import { rfc3339Seconds } from './wire-time.ts';
 import { aMaintenance, EARLIER, NOW } from '../scheduling/test-builders.ts';
 
@@ -39,5 +40,29 @@ describe('withReadyCondition (meta.SetStatusCondition semantics)', () => {
     const before = JSON.stringify(nm);
     expect(withReadyCondition(nm, value, NOW)).toEqual(expected);
     expect(JSON.stringify(nm)).toBe(before);
+  });
+});
+
+describe('withReadyCondition and kmaint.io/Waiting (what a waiting request waits on)', () => {
+  const ready = (message: string): Condition => ({ type: 'Ready', status: 'False', reason: 'Pending', message, lastTransitionTime: EARLIER, observedGeneration: 1 });
+  const waiting = (reason: string, lastTransitionTime: string): Condition => ({ type: 'kmaint.io/Waiting', status: 'True', reason, message: '', lastTransitionTime, observedGeneration: 1 });
+  const parallel = aMaintenance({ name: 'nm', nodeName: 'n', message: 'm', waitingOn: 'Parallel' });
+  const NOW_S = '2026-01-01T00:00:00Z';
+  it.each<{ rule: string; nm: NodeMaintenance; message: string; reason?: string; on?: WaitingOn; expected: unknown }>([
+    { rule: 'set beside Ready with the gate as its reason, no words, since now', nm: aMaintenance({ name: 'nm', nodeName: 'n', message: 'm' }), message: 'm', on: WaitingOn.Parallel, expected: { conditions: [ready('m'), waiting('Parallel', NOW_S)] } },
+    { rule: 'the same gate and words: no write', nm: parallel, message: 'm', on: WaitingOn.Parallel, expected: undefined },
+    { rule: 'new words, the same gate: written, the gate keeps its time', nm: parallel, message: 'm2', on: WaitingOn.Parallel, expected: { conditions: [ready('m2'), waiting('Parallel', EARLIER)] } },
+    { rule: 'the same words, another gate: written, the gate since now', nm: parallel, message: 'm', on: WaitingOn.Window, expected: { conditions: [ready('m'), waiting('Window', NOW_S)] } },
+    { rule: 'a Ready write that is no wait ends it', nm: parallel, message: 'admitted', reason: 'Scheduled', expected: { conditions: [{ ...ready('admitted'), reason: 'Scheduled' }] } },
+    { rule: 'the same Ready without a gate ends it too (a write, not a no-op)', nm: parallel, message: 'm', expected: { conditions: [ready('m')] } },
+  ])('$rule', ({ nm, message, reason, on, expected }) => {
+    const before = JSON.stringify(nm);
+    expect(withReadyCondition(nm, { status: 'False', reason: reason ?? 'Pending', message }, NOW, on)).toEqual(expected);
+    expect(JSON.stringify(nm)).toBe(before);
+  });
+
+  it('waitingOn reads the gate of a True condition it knows, else nothing', () => {
+    const withCondition = (status: 'True' | 'False', reason: string): NodeMaintenance => ({ ...parallel, status: { conditions: [ready('m'), { ...waiting(reason, EARLIER), status }] } });
+    expect([waitingOn(parallel), waitingOn(withCondition('False', 'Parallel')), waitingOn(withCondition('True', 'Someday')), waitingOn(aMaintenance({ name: 'nm', nodeName: 'n' }))]).toEqual(['Parallel', undefined, undefined, undefined]);
   });
 });

@@ -1,7 +1,7 @@
 // The NodeMaintenance model every domain reads: its key, its Ready condition and phase, the phase predicates, and
 // writing the Ready condition the way upstream does (apimachinery meta.SetStatusCondition, on a copy) with metav1.Time's
 // RFC 3339 seconds. Pure; shared by the scheduler, the drainer, cleanup, the reaper, the handshake, metrics and the CLI.
-import { CONDITION_READY, Phase, PHASE_UNINITIALIZED } from './constants.ts';
+import { CONDITION_READY, CONDITION_WAITING, Phase, PHASE_UNINITIALIZED, waitingOnOf, type WaitingOn } from './constants.ts';
 import type { Condition, NodeMaintenance, NodeMaintenanceStatus } from './types.ts';
 import { rfc3339Seconds } from './wire-time.ts';
 
@@ -62,20 +62,30 @@ export interface ReadyConditionValue {
   message: string;
 }
 
+/** What a request waits on (its kmaint.io/Waiting reason), or undefined when it has no such condition. */
+export function waitingOn(nm: NodeMaintenance): WaitingOn | undefined {
+  const waiting = nm.status?.conditions?.find((c) => c.type === CONDITION_WAITING);
+  return waiting?.status === 'True' ? waitingOnOf(waiting.reason) : undefined;
+}
+
 /**
- * The object's full status with the Ready condition set to `value`, or undefined when nothing would change.
- * lastTransitionTime moves only when the status flips; observedGeneration is metadata.generation.
- * The input is never mutated.
+ * The object's full status with the Ready condition set to `value`, and kmaint.io/Waiting set to `on` (or removed when
+ * `on` is undefined: every Ready write that is no such wait ends it), or undefined when nothing would change.
+ * lastTransitionTime moves only when the status flips (for kmaint.io/Waiting, when it appears or its gate changes);
+ * observedGeneration is metadata.generation. The input is never mutated.
  */
-export function withReadyCondition(nm: NodeMaintenance, value: ReadyConditionValue, now: Date): NodeMaintenanceStatus | undefined {
+export function withReadyCondition(nm: NodeMaintenance, value: ReadyConditionValue, now: Date, on?: WaitingOn): NodeMaintenanceStatus | undefined {
   const existing = readyCondition(nm);
   const generation = nm.metadata.generation;
+  const waiting = nm.status?.conditions?.find((c) => c.type === CONDITION_WAITING);
+  const waitingSame = on === undefined ? waiting === undefined : waiting?.status === 'True' && waiting.reason === on && waiting.observedGeneration === generation;
   if (
     existing !== undefined &&
     existing.status === value.status &&
     existing.reason === value.reason &&
     existing.message === value.message &&
-    existing.observedGeneration === generation
+    existing.observedGeneration === generation &&
+    waitingSame
   ) {
     return undefined;
   }
@@ -89,9 +99,14 @@ export function withReadyCondition(nm: NodeMaintenance, value: ReadyConditionVal
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
   };
   const status = structuredClone(nm.status ?? {});
-  const conditions = status.conditions ?? [];
+  const conditions = (status.conditions ?? []).filter((c) => c.type !== CONDITION_WAITING);
   const at = conditions.findIndex((c) => c.type === CONDITION_READY);
   if (at === -1) conditions.push(next);
   else conditions[at] = next;
+  if (on !== undefined) {
+    const since = waiting?.status === 'True' && waiting.reason === on ? waiting.lastTransitionTime : rfc3339Seconds(now);
+    // Ready's message says why in words; this condition only names the gate.
+    conditions.push({ type: CONDITION_WAITING, status: 'True', reason: on, message: '', lastTransitionTime: since, ...(generation !== undefined ? { observedGeneration: generation } : {}) });
+  }
   return { ...status, conditions };
 }

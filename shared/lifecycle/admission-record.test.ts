@@ -24,6 +24,8 @@ const event = (name: string, message: string): Action => ({
   reason: `phase changed to ${message}`,
 });
 const ready = (reason: string, message: string, lastTransitionTime = EARLIER) => ({ type: 'Ready', status: 'False', reason, message, lastTransitionTime, observedGeneration: 1 });
+/** kmaint.io/Waiting beside Ready, first written this pass. */
+const waiting = (reason: string) => ({ type: 'kmaint.io/Waiting', status: 'True', reason, message: '', lastTransitionTime: NOW.toISOString().replace('.000', ''), observedGeneration: 1 });
 
 describe('admissionStanding: what kmaint\'s records on the Node say of a request', () => {
   const nm = aMaintenance({ name: 'nm-1', nodeName: 'node-01', phase: 'Draining' });
@@ -58,7 +60,7 @@ describe('the scheduler reads the record, never the phase alone', () => {
       forged.flatMap((nm, i) => {
         const message = forgedWhy('Scheduled', `node-0${i + 1}`);
         return [
-          { kind: 'writeStatus', target: target(nm.metadata.name), status: { conditions: [ready('Pending', message)] }, phaseFrom: 'Scheduled', phaseTo: 'Pending', reason: `phase Scheduled not admitted by kmaint, ${message}` },
+          { kind: 'writeStatus', target: target(nm.metadata.name), status: { conditions: [ready('Pending', message), waiting('NotAdmitted')] }, phaseFrom: 'Scheduled', phaseTo: 'Pending', reason: `phase Scheduled not admitted by kmaint, ${message}` },
           event(nm.metadata.name, 'Pending'),
         ];
       }),
@@ -80,13 +82,13 @@ describe('the scheduler reads the record, never the phase alone', () => {
     expect(plan.actions).toEqual([
       { kind: 'writeStatus', target: target('nm-1'), status: { conditions: [ready('Scheduled', 'admitted: recorded on node node-01 (kmaint.io/admitted) by an earlier pass')] }, phaseFrom: 'Pending', phaseTo: 'Scheduled', reason: 'admitted: recorded on node node-01 (kmaint.io/admitted) by an earlier pass' },
       event('nm-1', 'Scheduled'),
-      { kind: 'writeStatus', target: target('nm-2'), status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 1 reached (1 in progress)')] }, reason: 'wait reason changed, waiting: maxParallelOperations 1 reached (1 in progress)' },
+      { kind: 'writeStatus', target: target('nm-2'), status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 1 reached (1 in progress)'), waiting('Parallel')] }, reason: 'wait reason changed, waiting: maxParallelOperations 1 reached (1 in progress)' },
     ]);
   });
 
   it('an older kmaint\'s admission, known by its cordon record: in progress, and its admission record is written', () => {
     const legacy = withAnnotations(aNode({ name: 'node-01', unschedulable: true }), { 'kmaint.io/cordoned-by': 'kmaint/default/nm-1' });
-    const plan = schedule([legacy, nodes[1] as V1Node], [aMaintenance({ name: 'nm-1', nodeName: 'node-01', phase: 'Draining' }), aMaintenance({ name: 'nm-2', nodeName: 'node-02', message: 'waiting: maxParallelOperations 1 reached (1 in progress)' })], 1);
+    const plan = schedule([legacy, nodes[1] as V1Node], [aMaintenance({ name: 'nm-1', nodeName: 'node-01', phase: 'Draining' }), aMaintenance({ name: 'nm-2', nodeName: 'node-02', message: 'waiting: maxParallelOperations 1 reached (1 in progress)', waitingOn: 'Parallel' })], 1);
     expect(plan.actions).toEqual([
       { kind: 'patchNodeAnnotations', node: { name: 'node-01', resourceVersion: '' }, annotations: { [ADMITTED]: 'default/nm-1/uid-nm-1' }, maintenance: target('nm-1'), reason: 'admitted by an earlier kmaint (its cordon record names it): record the admission' },
     ]);

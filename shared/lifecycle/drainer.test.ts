@@ -36,6 +36,9 @@ const ready = (phase: string, message: string, lastTransitionTime: string): Cond
   observedGeneration: 1,
 });
 
+/** kmaint.io/Waiting beside Ready while a PodDisruptionBudget holds the drain, first written at `lastTransitionTime`. */
+const budgetWait = (lastTransitionTime: string): Condition => ({ type: 'kmaint.io/Waiting', status: 'True', reason: 'Budget', message: '', lastTransitionTime, observedGeneration: 1 });
+
 const REQUESTOR_FAILED_TRUE: Condition = { type: 'RequestorFailed', status: 'True', reason: 'FailedMaintenance', message: 'firmware flash failed', lastTransitionTime: '2025-12-31T06:00:00Z' };
 
 function meta(annotations: Record<string, string | null>, name = 'nm-1'): Action {
@@ -537,7 +540,7 @@ const budgetRows: Row[] = [
       rewrote(
         {
           conditions: [
-            ready('Draining', 'draining: 2 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress', EARLIER),
+            ready('Draining', 'draining: 2 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress', EARLIER), budgetWait(NOW_S),
           ],
           drain: { totalPods: 2, evictionPods: 2, drainProgress: 0, waitForEviction: ['default/db-0', 'default/db-1'] },
         },
@@ -552,7 +555,7 @@ const budgetRows: Row[] = [
       rewrote(
         {
           conditions: [
-            ready('Draining', 'draining: 2 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected): held by unhealthy pods: 1 of the 2 expected pods is not healthy', EARLIER),
+            ready('Draining', 'draining: 2 of 2 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected): held by unhealthy pods: 1 of the 2 expected pods is not healthy', EARLIER), budgetWait(NOW_S),
           ],
           drain: { totalPods: 2, evictionPods: 2, drainProgress: 0, waitForEviction: ['default/db-0', 'default/db-1'] },
         },
@@ -575,6 +578,7 @@ const budgetRows: Row[] = [
               'draining: 2 of 2 pods left; pod default/db-0 waits for PodDisruptionBudget default/db-pdb (not yet processed by the disruption controller), pod default/db-1 waits for PodDisruptionBudget default/db-pdb (not yet processed by the disruption controller)',
               EARLIER,
             ),
+            budgetWait(NOW_S),
           ],
           drain: { totalPods: 2, evictionPods: 2, drainProgress: 0, waitForEviction: ['default/db-0', 'default/db-1'] },
         },
@@ -606,6 +610,29 @@ const budgetRows: Row[] = [
         'draining: 1 of 1 pods left; refused: pod default/db-0 is covered by more than one PodDisruptionBudget (default/all-pdb, default/db-pdb); the eviction API refuses it',
       ),
       refused('pod default/db-0 is covered by more than one PodDisruptionBudget (default/all-pdb, default/db-pdb); the eviction API refuses it'),
+    ],
+    summary: IN_FLIGHT,
+  },
+  {
+    rule: 'a budget that allows the disruption again: the pod is evicted, and kmaint.io/Waiting goes in the same status write',
+    maintenances: [
+      nm({
+        phase: 'Draining',
+        message: 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 2 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress',
+        waitingOn: 'Budget',
+        annotations: DRAINING_SINCE,
+        spec: { drainSpec: {} },
+        drain: { totalPods: 1, evictionPods: 1, drainProgress: 0, waitForEviction: ['default/db-1'] },
+      }),
+    ],
+    pods: [dbPod('db-1')],
+    pdbs: [dbPdb],
+    actions: [
+      evict('db-1', 'drain (budget default/db-pdb allows it)'),
+      rewrote(
+        { conditions: [ready('Draining', 'draining: 1 of 1 pods left', EARLIER)], drain: { totalPods: 1, evictionPods: 1, drainProgress: 0, waitForEviction: ['default/db-1'] } },
+        'draining: 1 of 1 pods left',
+      ),
     ],
     summary: IN_FLIGHT,
   },
@@ -642,7 +669,7 @@ const budgetRows: Row[] = [
       rewrote(
         {
           conditions: [
-            ready('Draining', 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress', EARLIER),
+            ready('Draining', 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 1 disruptions: needs 1 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress', EARLIER), budgetWait(NOW_S),
           ],
           drain: { totalPods: 1, evictionPods: 1, drainProgress: 0, waitForEviction: ['default/db-1'] },
         },
@@ -657,7 +684,7 @@ const budgetRows: Row[] = [
       rewrote(
         {
           conditions: [
-            ready('Draining', 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected): held by unhealthy pods: 1 of the 2 expected pods is not healthy', EARLIER),
+            ready('Draining', 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 1 healthy, has 1 of 2 expected): held by unhealthy pods: 1 of the 2 expected pods is not healthy', EARLIER), budgetWait(NOW_S),
           ],
           drain: { totalPods: 1, evictionPods: 1, drainProgress: 0, waitForEviction: ['default/db-1'] },
         },
@@ -685,7 +712,7 @@ const budgetRows: Row[] = [
       rewrote(
         {
           conditions: [
-            ready('Draining', 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 2 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress', EARLIER),
+            ready('Draining', 'draining: 1 of 1 pods left; pod default/db-1 waits for PodDisruptionBudget default/db-pdb (allows 0 disruptions: needs 2 healthy, has 2 of 2 expected): at its limit: other disruptions are in progress', EARLIER), budgetWait(NOW_S),
           ],
           drain: { totalPods: 1, evictionPods: 1, drainProgress: 0, waitForEviction: ['default/db-1'] },
         },

@@ -17,7 +17,7 @@ import {
   requestUnit,
   withReadyCondition,
 } from '../api/index.ts';
-import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus, WaitKind } from '../api/index.ts';
+import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus, WaitKind, WaitingOn } from '../api/index.ts';
 import { BudgetLedger } from './budgets.ts';
 import { gangMembersNotAdmitted } from './gang-hold.ts';
 import { holdsAdmission } from '../scheduling/index.ts';
@@ -130,6 +130,8 @@ interface Walk {
   inFlight: boolean;
   /** The holding step's wait on another system (kmaint.io/wait-kind). */
   wait?: WaitKind;
+  /** The holding step's wait in kmaint's terms (kmaint.io/Waiting). */
+  on?: WaitingOn;
 }
 
 /** Runs the step of the request's phase and follows each `advance` down the table until a `hold` or the end. */
@@ -142,7 +144,7 @@ function walkSteps(base: Omit<StepContext, 'phase' | 'status'>, start: string, s
     walk.results.push(result);
     if (result.status !== undefined) walk.status = result.status;
     // A hold without words of its own (Ready's) shows what the step that advanced into it had to say.
-    if (result.kind === 'hold') return { ...walk, message: result.message || walk.message, inFlight: result.inFlight, ...(result.wait ? { wait: result.wait } : {}) };
+    if (result.kind === 'hold') return { ...walk, message: result.message || walk.message, inFlight: result.inFlight, ...(result.wait ? { wait: result.wait } : {}), ...(result.on ? { on: result.on } : {}) };
     walk.message = result.note ?? '';
     walk.phase = result.to;
     walk.passed.push(result.to);
@@ -239,7 +241,7 @@ function metaPatchOf(ref: MaintenanceRef, results: readonly StepResult[], wait: 
 function statusWriteOf(nm: NodeMaintenance, ref: MaintenanceRef, start: string, walk: Walk, now: Date): Action | undefined {
   const { phase, status, message } = walk;
   const withStatus: NodeMaintenance = { ...nm, status };
-  const cond = withReadyCondition(withStatus, { status: phase === Phase.Ready ? 'True' : 'False', reason: phase, message }, now);
+  const cond = withReadyCondition(withStatus, { status: phase === Phase.Ready ? 'True' : 'False', reason: phase, message }, now, walk.on);
   // Structural, not JSON text: the API server returns custom resources with their keys sorted, so a freshly built
   // status.drain ({totalPods, …}) never equals the stored one ({drainProgress, …}) as a string.
   const statusChanged = cond !== undefined || !isDeepStrictEqual(status, nm.status ?? {});

@@ -45,17 +45,23 @@ describe('measurePass', () => {
   it('reads the statuses the plan writes: a new request admitted counts as Scheduled, one left waiting by its gate', () => {
     const a = aMaintenance({ name: 'a', nodeName: 'n1', phase: '', created: '2026-01-01T00:09:00Z' });
     const b = aMaintenance({ name: 'b', nodeName: 'n2', phase: '', created: '2026-01-01T00:08:00Z' });
-    const status = (reason: string, message: string): NodeMaintenanceStatus => ({ conditions: [{ type: 'Ready', status: 'False', reason, message, lastTransitionTime: '2026-01-01T00:10:00Z' }] });
+    const at = '2026-01-01T00:10:00Z';
+    const status = (reason: string, message: string, waitingOn?: string): NodeMaintenanceStatus => ({
+      conditions: [
+        { type: 'Ready', status: 'False', reason, message, lastTransitionTime: at },
+        ...(waitingOn === undefined ? [] : [{ type: 'kmaint.io/Waiting', status: 'True' as const, reason: waitingOn, message: '', lastTransitionTime: at }]),
+      ],
+    });
     const actions: Action[] = [
       { kind: 'writeStatus', target: maintenanceRef(a), status: status('Scheduled', 'admitted: slot 1 of 1'), phaseFrom: '', phaseTo: 'Scheduled', reason: 'admitted' },
-      { kind: 'writeStatus', target: maintenanceRef(b), status: status('Pending', 'waiting: maxParallelOperations 1 reached (1 in progress)'), phaseFrom: '', phaseTo: 'Pending', reason: 'new' },
+      { kind: 'writeStatus', target: maintenanceRef(b), status: status('Pending', 'waiting: maxParallelOperations 1 reached (1 in progress)', 'Parallel'), phaseFrom: '', phaseTo: 'Pending', reason: 'new' },
     ];
     const m = measurePass({ ...base, maintenances: [a, b], actions });
     expect(m).toEqual({ ...empty, requests: { Scheduled: 1, Pending: 1 }, oldestSeconds: { Scheduled: 60, Pending: 120 }, waiting: { parallel: 1 }, waitingOldestSeconds: { parallel: 120 } });
   });
 
   it('a budget wait counts from the drain start; a drain that ends in Ready is measured from it', () => {
-    const blocked = aMaintenance({ name: 'a', nodeName: 'n1', phase: 'Draining', created: '2026-01-01T00:00:00Z', message: 'draining: 1 of 1 pods left; pod x/p waits for PodDisruptionBudget x/pdb (allows 0 disruptions): single replica' });
+    const blocked = aMaintenance({ name: 'a', nodeName: 'n1', phase: 'Draining', created: '2026-01-01T00:00:00Z', message: 'draining: 1 of 1 pods left; pod x/p waits for PodDisruptionBudget x/pdb (allows 0 disruptions): single replica', waitingOn: 'Budget' });
     blocked.metadata.annotations = { [ANNOTATION_DRAIN_START]: '2026-01-01T00:07:30Z' };
     const done = aMaintenance({ name: 'b', nodeName: 'n2', phase: 'Draining', created: '2026-01-01T00:00:00Z', message: 'draining: 1 of 1 pods left' });
     done.metadata.annotations = { [ANNOTATION_DRAIN_START]: '2026-01-01T00:09:15Z' };

@@ -1,7 +1,7 @@
 // What one pass measured, as plain data: requests by phase and by the gate they wait on (as the pass leaves them),
 // evictions made and refused, drains finished, API errors by verb. Renderers (EMF, Prometheus text, the summary
 // line) read this; nothing here writes anywhere.
-import { ANNOTATION_DRAIN_START, ANNOTATION_WAIT_KIND, FINALIZER, Phase, isBeingDeleted, maintenancePhase, PHASE_REBOOTING, readyCondition, requestDeadline, waitKindOf } from '../api/index.ts';
+import { ANNOTATION_DRAIN_START, ANNOTATION_WAIT_KIND, FINALIZER, Phase, isBeingDeleted, maintenancePhase, PHASE_REBOOTING, requestDeadline, waitingOn, waitKindOf } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
 import { waitGateOf, type WaitGate } from './wait-gates.ts';
 
@@ -124,7 +124,7 @@ export function measurePass(input: PassMetricsInput): PassMetrics {
     const age = secondsSince(nm.metadata.creationTimestamp, now) ?? 0;
     bump(requests, phase);
     keepMax(oldestSeconds, phase, age);
-    const gate = waitGateOf(readyCondition(nm)?.message ?? '', waitKindOf(nm.metadata.annotations?.[ANNOTATION_WAIT_KIND]));
+    const gate = waitGateOf(waitingOn(nm), waitKindOf(nm.metadata.annotations?.[ANNOTATION_WAIT_KIND]));
     if (gate === undefined) continue;
     bump(waiting, gate);
     const since = gate === 'budget' || gate === 'slurm' ? (secondsSince(annotations[ANNOTATION_DRAIN_START], now) ?? age) : age;

@@ -1,44 +1,52 @@
-// Every wait text kmaint writes maps to its gate: the scheduler's reasons come from its own builders, so a change of
-// wording there fails here instead of silently moving requests to `other`.
+// Every kmaint.io/Waiting reason and every wait kind maps to its label: a new reason or kind without one fails to
+// compile (the tables are exhaustive records), and a changed mapping fails here. Which reason the scheduler and the
+// drainer record for each wait: shared/scheduling/waiting-on.test.ts.
 import { describe, expect, it } from 'vitest';
-import { waitReason, waitingMessage } from '../scheduling/index.ts';
-import { waitGateOf, type WaitGate } from './wait-gates.ts';
+import { WaitKind, WaitingOn } from '../api/index.ts';
+import { WAIT_GATES, waitGateOf, type WaitGate } from './wait-gates.ts';
 
 describe('waitGateOf', () => {
-  it.each<[string, string, WaitGate | undefined]>([
-    ['the cluster slot limit', waitingMessage(waitReason.maxParallelOperations(2, 2)), 'parallel'],
-    ['the cluster availability budget', waitingMessage(waitReason.maxUnavailable(1, 1, 0)), 'unavailable'],
-    ['unlimited availability still names the gate', waitingMessage(waitReason.maxUnavailable('unlimited', 1, 0)), 'unavailable'],
-    ["a pool's slot limit", waitingMessage(waitReason.poolParallel('gpu', '1', 1)), 'pool'],
-    ["a pool's availability limit", waitingMessage(waitReason.poolUnavailable('gpu', '1 (25% of 4 nodes)', 1, 0)), 'pool'],
-    ['an invalid pool', waitingMessage(waitReason.poolInvalid('gpu', 'maxUnavailable "x" is not a number')), 'pool'],
-    ["a zone's limit", waitingMessage(waitReason.zoneUnavailable('eu-1a', '1', 1, 0)), 'zone'],
-    ['an invalid zone limit', waitingMessage(waitReason.zoneInvalid('eu-1a', 'bad')), 'zone'],
-    ['a closed cluster window', waitingMessage(waitReason.windowClosed('cluster', '2026-01-01T02:00:00Z')), 'window'],
-    ["a pool's window that never opens", waitingMessage(waitReason.windowNever('pool gpu')), 'window'],
-    ["the request's own not-before", waitingMessage(waitReason.notBefore('2026-01-01T06:00:00Z')), 'not-before'],
-    ['an invalid not-before', waitingMessage(waitReason.notBeforeInvalid('kmaint.io/not-before "soon" is not an RFC 3339 time (e.g. 2026-12-01T06:00:00Z)')), 'not-before'],
-    ['a gang that waits for room', waitingMessage(waitReason.gangWaits('clique-a', 18, 'maxParallelOperations 8 reached (0 in progress)')), 'gang'],
-    ['a gang that cannot start', waitingMessage(waitReason.gangCannotStart('clique-a', 18, 'member ns/tray-3 is missing (kmaint.io/gang-size 18, 17 requests)')), 'gang'],
-    ['a gang larger than a limit', waitingMessage(waitReason.gangNeverFits('clique-a', 18, 'maxParallelOperations 8 reached')), 'gang'],
-    ["a single behind a gang's held slots", waitingMessage(waitReason.gangHoldsSlots('clique-a', '2026-01-01T00:00:00Z')), 'gang'],
-    ['an invalid window', waitingMessage(waitReason.windowInvalid('cluster', 'bad cron')), 'window'],
-    ['a missing node', waitingMessage(waitReason.nodeNotFound('n1')), 'node'],
-    ['a node another request holds', waitingMessage(waitReason.nodeTaken('n1', 'default/a')), 'node'],
-    ['an invalid config', waitingMessage(waitReason.configInvalid('maxParallelOperations: -1')), 'config'],
-    ['a Slurm drain (issue 10 wording)', 'waiting: Slurm node n3 draining, state ALLOCATED+DRAIN', 'slurm'],
-    ["someone else's Slurm drain", 'waiting: Slurm node n2 drained by someone else ("admin: bad dimm"), state MIXED+DRAIN', 'slurm'],
-    ['slurmrestd out of reach', 'waiting: slurmrestd at http://127.0.0.1:6820 cannot be reached: connect ECONNREFUSED; nothing is evicted until Slurm node n1 can be drained', 'slurm'],
-    ['a worker without a Slurm node name', 'waiting: node n1 has no label slurm.node naming its Slurm node', 'slurm'],
-    ['a Slurm wait inside a drain message', 'draining: 1 of 1 pods left; waiting: Slurm node n1 draining, state MIXED+DRAIN', 'slurm'],
-    ['an unknown wait', 'waiting: something new', 'other'],
-    ['a held medik8s node lease', 'waiting to cordon: the medik8s node lease medik8s-leases/node-n1 is held by snr until 2026-01-01T00:00:00Z', 'lease'],
-    ['a pod held by a budget', 'draining: 1 of 3 pods left; pod web/api-1 waits for PodDisruptionBudget web/api (allows 0 disruptions: needs 2 healthy, has 2 of 3 expected): single replica', 'budget'],
-    ['a drain refused for other reasons is no gate', 'draining: 1 of 1 pods left; refused: cannot delete pod with no controller: ops/debug (use force)', undefined],
-    ['an admitted request', 'admitted: slot 1 of 2, unavailable 1 of 2', undefined],
-    ['pods still to complete (its own phase)', 'waiting for 1 pod to complete: ns/job-1', undefined],
-    ['no message', '', undefined],
-  ])('%s', (_rule, message, gate) => {
-    expect(waitGateOf(message)).toBe(gate);
+  it.each<[WaitingOn, WaitGate]>([
+    [WaitingOn.Parallel, 'parallel'],
+    [WaitingOn.Unavailable, 'unavailable'],
+    [WaitingOn.Pool, 'pool'],
+    [WaitingOn.Zone, 'zone'],
+    [WaitingOn.Window, 'window'],
+    [WaitingOn.NotBefore, 'not-before'],
+    [WaitingOn.Gang, 'gang'],
+    [WaitingOn.Node, 'node'],
+    [WaitingOn.Config, 'config'],
+    [WaitingOn.Budget, 'budget'],
+    [WaitingOn.ReleaseDelay, 'other'],
+    [WaitingOn.Blocker, 'other'],
+    [WaitingOn.Device, 'other'],
+    [WaitingOn.ExternalPool, 'other'],
+    [WaitingOn.Closed, 'other'],
+    [WaitingOn.NotAdmitted, 'other'],
+  ])('kmaint.io/Waiting %s: %s', (on, gate) => {
+    expect(waitGateOf(on)).toBe(gate);
+  });
+
+  it('covers every reason, and every label but slurm and lease (the wait kinds) comes from one', () => {
+    const fromReasons = new Set(Object.values(WaitingOn).map((on) => waitGateOf(on)));
+    expect(WAIT_GATES.filter((g) => !fromReasons.has(g))).toEqual(['slurm', 'lease']);
+  });
+
+  it.each<[WaitKind, WaitGate | undefined]>([
+    [WaitKind.NodeLease, 'lease'],
+    [WaitKind.SlurmDrain, 'slurm'],
+    [WaitKind.SlinkyDrain, 'slurm'],
+    [WaitKind.SlinkyJobs, 'slurm'],
+    [WaitKind.SlurmProblem, 'slurm'],
+    [WaitKind.DeadNode, undefined],
+    [WaitKind.DeadNodeTainted, undefined],
+  ])('wait kind %s: %s, before any kmaint.io/Waiting', (kind, gate) => {
+    expect(waitGateOf(undefined, kind)).toBe(gate);
+    // A dead node's drain held by a budget still counts as a budget wait.
+    expect(waitGateOf(WaitingOn.Budget, kind)).toBe(gate ?? 'budget');
+  });
+
+  it('neither: no gate (admitted, draining freely, its own pods, Ready, or not judged yet)', () => {
+    expect(waitGateOf(undefined)).toBeUndefined();
   });
 });

@@ -2,10 +2,10 @@
 // budget does not use up a slot, so a lower-ranked request on an already-unavailable Node can still start.
 // Each request passes the ordered GATES (windows, cluster limits, pool and zone limits) or waits on the first that refuses;
 // a gang's requests pass them together or all wait (issue 21).
-import { maintenanceKey, rfc3339Seconds, type NodeMaintenance } from '#api';
+import { maintenanceKey, rfc3339Seconds, WaitingOn, type NodeMaintenance } from '#api';
 import { judgeGang } from './gang-trial.ts';
 import { gangSize, NO_GANGS, type Gang, type Gangs } from './gangs.ts';
-import { firstRefusal, recordAdmission, startTally, type Tally } from './gates.ts';
+import { firstRefusal, recordAdmission, refusalWaitsOn, startTally, type Tally } from './gates.ts';
 import type { ValidBudget } from './limits.ts';
 import { NO_SCOPES, type Scopes } from './scopes.ts';
 import type { SchedulingState } from './state.ts';
@@ -29,6 +29,8 @@ export interface AdmissionResult {
    * the next pass, which sees this pass's admissions in progress, says the same.
    */
   why: ReadonlyMap<string, string>;
+  /** What each skipped request waits on, by key (kmaint.io/Waiting): the gate of its `why`. */
+  waitsOn: ReadonlyMap<string, WaitingOn>;
 }
 
 /** Gangs for the walk (issue 21); without them every request is a single, exactly as before. */
@@ -50,6 +52,8 @@ const NO_GANG_ADMISSION: GangAdmission = { gangs: NO_GANGS, reserveAfterSeconds:
 interface Skip {
   maintenance: NodeMaintenance;
   whyThen: string;
+  /** The gate of `whyThen`. */
+  onThen: WaitingOn;
   /** A text that does not depend on the counts (a gang's problem, a reservation); kept as it is after the walk. */
   fixed?: boolean;
   gang?: Gang;
@@ -88,7 +92,7 @@ function gangWaitText(gang: Gang, why: string): string {
 function walkGang(walk: Walk, gang: Gang, winners: readonly NodeMaintenance[], options: GangAdmission): void {
   const size = gangSize(gang);
   const skipAll = (whyThen: string, fixed: boolean): void => {
-    for (const maintenance of winners) walk.skipped.push({ maintenance, whyThen, fixed, gang });
+    for (const maintenance of winners) walk.skipped.push({ maintenance, whyThen, onThen: WaitingOn.Gang, fixed, gang });
   };
   if (gang.problems.length > 0 || winners.length !== gang.members.length) {
     skipAll(gangCannotStartText(gang), true);
@@ -118,16 +122,18 @@ function gangCannotStartText(gang: Gang): string {
  * progress). `after`: the gangs as the next pass reads them (GangAdmission.gangsAfter); a gang with problems there
  * cannot start, whatever this walk judged it on.
  */
-function finalWhy(walk: Walk, skip: Skip, after: Gangs | undefined): string {
+function finalWhy(walk: Walk, skip: Skip, after: Gangs | undefined): { text: string; on: WaitingOn } {
+  const then = { text: skip.whyThen, on: skip.onThen };
   const gangAfter = skip.gang === undefined ? undefined : after?.byKey.get(maintenanceKey(skip.maintenance));
-  if (gangAfter !== undefined && gangAfter.problems.length > 0) return gangCannotStartText(gangAfter);
-  if (skip.fixed === true) return skip.whyThen;
+  if (gangAfter !== undefined && gangAfter.problems.length > 0) return { text: gangCannotStartText(gangAfter), on: WaitingOn.Gang };
+  if (skip.fixed === true) return then;
   if (skip.gang !== undefined) {
     const verdict = judgeGang(walk.tally, skip.gang.members);
-    return verdict.kind === 'waits' ? gangWaitText(skip.gang, verdict.why) : skip.whyThen;
+    return verdict.kind === 'waits' ? { text: gangWaitText(skip.gang, verdict.why), on: WaitingOn.Gang } : then;
   }
   // Counts only tighten during the walk, so a request refused then is refused now; its earlier reason is the fallback.
-  return firstRefusal(walk.tally, skip.maintenance.spec.nodeName)?.text ?? skip.whyThen;
+  const now = firstRefusal(walk.tally, skip.maintenance.spec.nodeName);
+  return now === undefined ? then : { text: now.text, on: refusalWaitsOn(now) };
 }
 
 /**
@@ -148,7 +154,7 @@ export function admitRanked(state: SchedulingState, budget: ValidBudget, winners
     if (walk.holder !== undefined) {
       const held = gang === undefined ? [maintenance] : winners.filter((w) => options.gangs.byKey.get(maintenanceKey(w)) === gang);
       const whyThen = waitReason.gangHoldsSlots(walk.holder.name, rfc3339Seconds(new Date(walk.holder.waitingSince)));
-      for (const nm of held) walk.skipped.push({ maintenance: nm, whyThen, fixed: true });
+      for (const nm of held) walk.skipped.push({ maintenance: nm, whyThen, onThen: WaitingOn.Gang, fixed: true });
       if (gang !== undefined) walked.add(gang);
       continue;
     }
@@ -159,16 +165,17 @@ export function admitRanked(state: SchedulingState, budget: ValidBudget, winners
     }
     const refusal = firstRefusal(walk.tally, maintenance.spec.nodeName);
     if (refusal === undefined) admitOne(walk, maintenance);
-    else walk.skipped.push({ maintenance, whyThen: refusal.text });
+    else walk.skipped.push({ maintenance, whyThen: refusal.text, onThen: refusalWaitsOn(refusal) });
   }
   const after = walk.skipped.some((skip) => skip.gang !== undefined) ? options.gangsAfter?.(new Set(walk.admitted.map((a) => maintenanceKey(a.maintenance)))) : undefined;
-  const why = new Map(walk.skipped.map((skip) => [maintenanceKey(skip.maintenance), finalWhy(walk, skip, after)]));
+  const final = new Map(walk.skipped.map((skip) => [maintenanceKey(skip.maintenance), finalWhy(walk, skip, after)]));
   return {
     admitted: walk.admitted,
     skipped: walk.skipped.map((s) => s.maintenance),
     slotsLeft: budget.availableSlots - walk.tally.admitted,
     canBecomeUnavailableLeft: budget.canBecomeUnavailable - walk.tally.newlyUnavailable,
-    why,
+    why: new Map([...final].map(([key, w]) => [key, w.text])),
+    waitsOn: new Map([...final].map(([key, w]) => [key, w.on])),
   };
 }
 

@@ -1,11 +1,12 @@
 // The admission gates: every rule a request must pass to start now, in the order that picks its wait reason,
 // and the walk's running counts they read. With no pools, zones or windows only the two cluster gates can refuse.
-import { requestNotBefore, rfc3339Seconds, type NodeMaintenance } from '#api';
+import { requestNotBefore, rfc3339Seconds, WaitingOn, type NodeMaintenance } from '#api';
 import { blockingAlertAdmits, blockingAlertRefusal, blockingPodAdmits, blockingPodRefusal } from './blockers.ts';
 import { externalPoolAdmits, externalPoolRefusal } from './external-pools.ts';
 import { deviceRequestOf, deviceRequestRefusal } from '../devices/index.ts';
 import { releaseDelayAdmits, releaseDelayRefusal } from './release-delay.ts';
 import { refusal, type Refusal } from './refusal.ts';
+import { SchedulingInvariantError } from './errors.ts';
 import type { ValidBudget } from './limits.ts';
 import type { PoolScope, ScopeCount, ScopeLimit, Scopes } from './scopes.ts';
 import type { SchedulingState } from './state.ts';
@@ -82,6 +83,8 @@ export function recordAdmission(tally: Tally, node: string): void {
 
 export interface Gate {
   readonly name: string;
+  /** What a request it refuses waits on (the reason of kmaint.io/Waiting). */
+  readonly on: WaitingOn;
   /** Why a request on `node` may not start now, or undefined when this gate lets it through. `request`: the gates of the request itself. */
   refuse(tally: Tally, node: string, request?: NodeMaintenance): Refusal | undefined;
   /** What the gate read when it lets a request on `node` through (`kmaint explain`); undefined: it does not apply there. */
@@ -134,6 +137,7 @@ export const GATES: readonly Gate[] = [
   // requests out before the one-per-Node pick (planScheduling), so one that may not start yet never holds its Node.
   {
     name: 'not-before',
+    on: WaitingOn.NotBefore,
     whateverTheCounts: true,
     refuse: (t, _node, nm) => (nm === undefined || t.now === undefined ? undefined : notBeforeGateRefusal(nm, t.now)),
     admits: (t, _node, nm) => {
@@ -146,6 +150,7 @@ export const GATES: readonly Gate[] = [
   // request; only its requestor or the cluster fixes it, whatever the counts.
   {
     name: 'device request',
+    on: WaitingOn.Device,
     whateverTheCounts: true,
     refuse: (t, _node, nm) => (nm === undefined ? undefined : refusal('device request', 'unusable', deviceRequestRefusal(nm, t.state.devices))),
     admits: (_t, _node, nm) => {
@@ -156,6 +161,7 @@ export const GATES: readonly Gate[] = [
   // Outside the cluster's windows nothing new starts whatever the counts, and the message says when that changes.
   {
     name: 'window cluster',
+    on: WaitingOn.Window,
     whateverTheCounts: true,
     refuse: (t) => windowRefusal('window cluster', 'cluster', t.scopes.clusterWindow),
     admits: (t) => (t.scopes.clusterWindow.kind === 'unrestricted' ? 'cluster window: none configured' : 'cluster window: open'),
@@ -163,6 +169,7 @@ export const GATES: readonly Gate[] = [
   // A pool with a value that cannot be used admits nothing (fail closed); fixing it comes before anything else there.
   {
     name: 'pool invalid',
+    on: WaitingOn.Pool,
     whateverTheCounts: true,
     refuse: (t, node) => {
       const pool = poolOf(t, node)?.scope;
@@ -174,6 +181,7 @@ export const GATES: readonly Gate[] = [
   // A pool's windows narrow the cluster's for its Nodes, for the same reason as the cluster's.
   {
     name: 'window pool',
+    on: WaitingOn.Window,
     whateverTheCounts: true,
     refuse: (t, node) => {
       const pool = poolOf(t, node)?.scope;
@@ -188,6 +196,7 @@ export const GATES: readonly Gate[] = [
   // only time frees it (cleanup lets the held request go then), whatever the counts, and the message says when.
   {
     name: 'release delay',
+    on: WaitingOn.ReleaseDelay,
     whateverTheCounts: true,
     refuse: (t) => (t.now === undefined ? undefined : refusal('release delay', 'time', releaseDelayRefusal(t.state.releaseDelay, t.now))),
     admits: (t) => releaseDelayAdmits(t.state.releaseDelay),
@@ -196,12 +205,14 @@ export const GATES: readonly Gate[] = [
   // frees them, whatever the counts, so a blocked request takes no slot and holds nothing (start-now.ts).
   {
     name: 'blocking alert',
+    on: WaitingOn.Blocker,
     whateverTheCounts: true,
     refuse: (t) => refusal('blocking alert', 'blocked', blockingAlertRefusal(t.state.blockers)),
     admits: (t) => blockingAlertAdmits(t.state.blockers),
   },
   {
     name: 'blocking pod',
+    on: WaitingOn.Blocker,
     whateverTheCounts: true,
     refuse: (t, node) => refusal('blocking pod', 'blocked', blockingPodRefusal(t.state.blockers, node)),
     admits: (t, node) => blockingPodAdmits(t.state.blockers, node),
@@ -209,6 +220,7 @@ export const GATES: readonly Gate[] = [
   // Upstream's two limits next: with nothing else configured they alone decide, with exactly today's texts.
   {
     name: 'parallel',
+    on: WaitingOn.Parallel,
     refuse: (t) =>
       t.budget.availableSlots - t.admitted === 0 ? refusal('parallel', 'limit', waitReason.maxParallelOperations(t.budget.maxParallelOperations, t.cluster.inProgress)) : undefined,
     admits: (t) => `maxParallelOperations ${t.budget.maxParallelOperations}: ${t.cluster.inProgress} in progress`,
@@ -217,6 +229,7 @@ export const GATES: readonly Gate[] = [
   // A request on an already-unavailable Node takes a slot but no availability budget (upstream's slot flaw fixed).
   {
     name: 'unavailable',
+    on: WaitingOn.Unavailable,
     refuse: (t, node) =>
       !t.state.nodesUnavailable.has(node) && t.budget.canBecomeUnavailable - t.newlyUnavailable === 0
         ? refusal('unavailable', 'limit', waitReason.maxUnavailable(t.budget.maxUnavailable, t.cluster.inProgress, t.cluster.cordonedOrNotReady))
@@ -230,6 +243,7 @@ export const GATES: readonly Gate[] = [
   // A pool's limits only narrow the cluster's, so they speak once the cluster's let the request through.
   {
     name: 'pool parallel',
+    on: WaitingOn.Pool,
     refuse: (t, node) => {
       const pool = poolOf(t, node);
       if (pool === undefined) return undefined;
@@ -244,6 +258,7 @@ export const GATES: readonly Gate[] = [
   },
   {
     name: 'pool unavailable',
+    on: WaitingOn.Pool,
     refuse: (t, node) => {
       const pool = poolOf(t, node);
       if (pool === undefined || t.state.nodesUnavailable.has(node)) return undefined;
@@ -260,6 +275,7 @@ export const GATES: readonly Gate[] = [
   // Zones last: a zone cuts across pools, and its limit guards the failure domain once every other rule agrees.
   {
     name: 'zone',
+    on: WaitingOn.Zone,
     refuse: (t, node) => {
       const zone = t.scopes.zoneOf.get(node);
       const scope = zone === undefined ? undefined : t.scopes.zones.get(zone);
@@ -281,6 +297,7 @@ export const GATES: readonly Gate[] = [
   // Limits another system defines (SR-IOV pools, issue 22) cover only its own requests; they narrow all of the above.
   {
     name: 'external pool',
+    on: WaitingOn.ExternalPool,
     refuse: (t, node) => externalPoolRefusal(t.state.externalPools, t.external, node),
     admits: (t, node) => externalPoolAdmits(t.state.externalPools, t.external, node),
   },
@@ -293,4 +310,11 @@ export function firstRefusal(tally: Tally, node: string, request?: NodeMaintenan
     if (why !== undefined) return why;
   }
   return undefined;
+}
+
+/** What a request this refusal refuses waits on: the `on` of the gate that made it. */
+export function refusalWaitsOn(refusal: Refusal): WaitingOn {
+  const gate = GATES.find((g) => g.name === refusal.gate);
+  if (gate === undefined) throw new SchedulingInvariantError([`a refusal of gate "${refusal.gate}", which is not in GATES`]);
+  return gate.on;
 }

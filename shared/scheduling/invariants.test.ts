@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CONDITION_WAITING, WaitingOn } from '#api';
 import type { NodeMaintenance } from '#api';
 import { SchedulingInvariantError } from './errors.ts';
 import { checkSchedulingInvariants } from './invariants.ts';
@@ -76,6 +77,25 @@ describe('checkSchedulingInvariants', () => {
       limits: tight,
       tamper: (p: SchedulingPlan) => ({ ...p, waiting: p.waiting.filter((w) => w.key !== 'default/p3') }),
       expected: ['default/p3 must be either admitted or waiting, exactly once'],
+    },
+    {
+      rule: 'a wait without its gate, and a wait written with another gate',
+      limits: tight,
+      tamper: (p: SchedulingPlan) => ({ ...p, waitingOn: new Map([...p.waitingOn].filter(([key]) => key !== 'default/p3').map(([key, on]) => [key, key === 'default/p1' ? WaitingOn.Zone : on])) }),
+      expected: ['default/p3 waits without a gate recorded', 'default/p1 written with kmaint.io/Waiting Parallel, expected Zone', 'default/p3 written with kmaint.io/Waiting Parallel, expected (none)'],
+    },
+    {
+      rule: 'an admission written with kmaint.io/Waiting left on',
+      limits: tight,
+      tamper: (p: SchedulingPlan) => ({
+        ...p,
+        actions: p.actions.map((a) =>
+          a.kind === 'writeStatus' && a.phaseTo === 'Scheduled'
+            ? { ...a, status: { conditions: [...(a.status.conditions ?? []), { type: CONDITION_WAITING, status: 'True' as const, reason: 'Parallel', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] } }
+            : a,
+        ),
+      }),
+      expected: ['default/p4 written with kmaint.io/Waiting Parallel, expected (none)'],
     },
     {
       rule: 'blocked with nothing waiting, idle with actions',

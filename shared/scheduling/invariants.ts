@@ -1,5 +1,5 @@
 // Checks a scheduling plan against the rules it must never break; run after every planner test and in soak runs.
-import { CONDITION_READY, maintenanceKey, namespacedName, Phase } from '#api';
+import { CONDITION_READY, CONDITION_WAITING, maintenanceKey, namespacedName, Phase } from '#api';
 import type { NodeMaintenance } from '#api';
 import { SchedulingInvariantError } from './errors.ts';
 import { findGangs } from './gangs.ts';
@@ -69,6 +69,7 @@ export function checkSchedulingInvariants(state: SchedulingState, limits: Schedu
   }
   for (const key of waitingKeys) {
     if (!unscheduled.has(key) && !notAdmitted.has(key)) violations.push(`${key} listed as waiting but it is not an unscheduled request`);
+    if (!plan.waitingOn.has(key)) violations.push(`${key} waits without a gate recorded`);
   }
   // An admission recorded on its Node whose status write failed: finished (Scheduled) without a slot of its own.
   const toFinish = new Set(state.toFinish.map(maintenanceKey));
@@ -82,7 +83,14 @@ export function checkSchedulingInvariants(state: SchedulingState, limits: Schedu
     if (!unscheduled.has(key) && !notAdmitted.has(key) && !toFinish.has(key)) violations.push(`${key} status written but it is not an unscheduled request`);
     const reason = action.status.conditions?.find((c) => c.type === CONDITION_READY)?.reason;
     const expected = admittedKeys.has(key) || toFinish.has(key) ? Phase.Scheduled : Phase.Pending;
-    if (reason !== expected) violations.push(`${key} written with Ready reason ${reason ?? '(none)'}, expected ${expected}`);
+    if (reason !== expected) {
+      violations.push(`${key} written with Ready reason ${reason ?? '(none)'}, expected ${expected}`);
+      continue;
+    }
+    // kmaint.io/Waiting names the gate of a wait, and goes with the write that admits.
+    const on = action.status.conditions?.find((c) => c.type === CONDITION_WAITING)?.reason;
+    const expectedOn = expected === Phase.Pending ? plan.waitingOn.get(key) : undefined;
+    if (on !== expectedOn) violations.push(`${key} written with kmaint.io/Waiting ${on ?? '(none)'}, expected ${expectedOn ?? '(none)'}`);
   }
   for (const key of admittedKeys) {
     if (!written.has(key)) violations.push(`${key} admitted without a status write`);

@@ -28,6 +28,15 @@ describe('planScheduling actions (exact writes and events)', () => {
     lastTransitionTime,
     observedGeneration,
   });
+  /** kmaint.io/Waiting beside Ready: what the request waits on. */
+  const waiting = (reason: string, lastTransitionTime: string, observedGeneration = 1) => ({
+    type: 'kmaint.io/Waiting',
+    status: 'True',
+    reason,
+    message: '',
+    lastTransitionTime,
+    observedGeneration,
+  });
 
   it.each([
     {
@@ -56,7 +65,7 @@ describe('planScheduling actions (exact writes and events)', () => {
         {
           kind: 'writeStatus',
           target: target('nm-new'),
-          status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 0 reached (0 in progress)', '2026-01-01T00:00:00Z')] },
+          status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 0 reached (0 in progress)', '2026-01-01T00:00:00Z'), waiting('Parallel', '2026-01-01T00:00:00Z')] },
           phaseFrom: '',
           phaseTo: 'Pending',
           reason: 'new request, waiting: maxParallelOperations 0 reached (0 in progress)',
@@ -83,22 +92,52 @@ describe('planScheduling actions (exact writes and events)', () => {
     },
     {
       rule: 'a Pending request whose wait reason changed gets a status write and no event',
-      maintenances: [pending('nm-1', 'node-01', 1, { message: 'waiting: maxParallelOperations 1 reached (1 in progress)' })],
+      maintenances: [pending('nm-1', 'node-01', 1, { message: 'waiting: maxParallelOperations 1 reached (1 in progress)', waitingOn: 'Parallel' })],
       limits: limits(0, 'unlimited'),
       actions: [
         {
           kind: 'writeStatus',
           target: target('nm-1'),
-          status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 0 reached (0 in progress)', EARLIER)] },
+          status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 0 reached (0 in progress)', EARLIER), waiting('Parallel', EARLIER)] },
           reason: 'wait reason changed, waiting: maxParallelOperations 0 reached (0 in progress)',
         },
       ],
     },
     {
       rule: 'a Pending request whose wait reason is unchanged gets nothing',
-      maintenances: [pending('nm-1', 'node-01', 1, { message: 'waiting: maxParallelOperations 0 reached (0 in progress)' })],
+      maintenances: [pending('nm-1', 'node-01', 1, { message: 'waiting: maxParallelOperations 0 reached (0 in progress)', waitingOn: 'Parallel' })],
       limits: limits(0, 'unlimited'),
       actions: [],
+    },
+    {
+      rule: 'a Pending request an older kmaint wrote (no kmaint.io/Waiting) gets it in one status write; Ready keeps its words and time',
+      maintenances: [pending('nm-1', 'node-01', 1, { message: 'waiting: maxParallelOperations 0 reached (0 in progress)' })],
+      limits: limits(0, 'unlimited'),
+      actions: [
+        {
+          kind: 'writeStatus',
+          target: target('nm-1'),
+          status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 0 reached (0 in progress)', EARLIER), waiting('Parallel', '2026-01-01T00:00:00Z')] },
+          reason: 'wait reason changed, waiting: maxParallelOperations 0 reached (0 in progress)',
+        },
+      ],
+    },
+    {
+      rule: 'a request admitted loses kmaint.io/Waiting in the write that says Scheduled',
+      maintenances: [pending('nm-1', 'node-01', 1, { message: 'waiting: maxParallelOperations 0 reached (0 in progress)', waitingOn: 'Parallel' })],
+      limits: limits(1, 'unlimited'),
+      actions: [
+        record('nm-1', 'node-01', 'admitted: slot 1 of 1'),
+        {
+          kind: 'writeStatus',
+          target: target('nm-1'),
+          status: { conditions: [ready('Scheduled', 'admitted: slot 1 of 1', EARLIER)] },
+          phaseFrom: 'Pending',
+          phaseTo: 'Scheduled',
+          reason: 'admitted: slot 1 of 1',
+        },
+        event('nm-1', 'Scheduled'),
+      ],
     },
     {
       rule: 'admissions are written first, in rank order, then waits by namespace/name',
@@ -119,7 +158,7 @@ describe('planScheduling actions (exact writes and events)', () => {
         {
           kind: 'writeStatus',
           target: target('nm-a'),
-          status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 1 reached (1 in progress)', '2026-01-01T00:00:00Z')] },
+          status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 1 reached (1 in progress)', '2026-01-01T00:00:00Z'), waiting('Parallel', '2026-01-01T00:00:00Z')] },
           phaseFrom: '',
           phaseTo: 'Pending',
           reason: 'new request, waiting: maxParallelOperations 1 reached (1 in progress)',
@@ -128,7 +167,7 @@ describe('planScheduling actions (exact writes and events)', () => {
         {
           kind: 'writeStatus',
           target: target('nm-b'),
-          status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 1 reached (1 in progress)', EARLIER)] },
+          status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 1 reached (1 in progress)', EARLIER), waiting('Parallel', '2026-01-01T00:00:00Z')] },
           reason: 'wait reason changed, waiting: maxParallelOperations 1 reached (1 in progress)',
         },
       ],
@@ -138,14 +177,14 @@ describe('planScheduling actions (exact writes and events)', () => {
   });
 
   it('rewrites an unchanged message when the generation moved (observedGeneration follows metadata.generation)', () => {
-    const nm = pending('nm-1', 'node-01', 1, { message: 'waiting: maxParallelOperations 0 reached (0 in progress)' });
+    const nm = pending('nm-1', 'node-01', 1, { message: 'waiting: maxParallelOperations 0 reached (0 in progress)', waitingOn: 'Parallel' });
     const bumped: NodeMaintenance = { ...nm, metadata: { ...nm.metadata, generation: 2 } };
     const plan = planChecked(someNodes(1), [bumped], limits(0, 'unlimited'));
     expect(plan.actions).toEqual([
       {
         kind: 'writeStatus',
         target: target('nm-1'),
-        status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 0 reached (0 in progress)', EARLIER, 2)] },
+        status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 0 reached (0 in progress)', EARLIER, 2), waiting('Parallel', EARLIER, 2)] },
         reason: 'wait reason changed, waiting: maxParallelOperations 0 reached (0 in progress)',
       },
     ]);

@@ -1,5 +1,5 @@
 // The scheduler pass's plan: initialise new requests as Pending, admit what the limits allow, explain the rest.
-import { EVENT_REASON_CONDITION_CHANGED, EVENT_REASON_GANG_ADMITTED_INCOMPLETE, Phase, PHASE_UNINITIALIZED, maintenanceKey, maintenancePhase, maintenanceRef, rfc3339Seconds, withReadyCondition } from '#api';
+import { EVENT_REASON_CONDITION_CHANGED, EVENT_REASON_GANG_ADMITTED_INCOMPLETE, Phase, PHASE_UNINITIALIZED, WaitingOn, maintenanceKey, maintenancePhase, maintenanceRef, rfc3339Seconds, withReadyCondition } from '#api';
 import type { Action, NodeMaintenance } from '#api';
 import { DEFAULT_GANG_RESERVE_AFTER_SECONDS } from '#config';
 import { admitRanked, type AdmissionResult, type GangAdmission } from './admit.ts';
@@ -20,6 +20,8 @@ export interface SchedulingPlan {
   admitted: string[];
   /** Every unscheduled request not admitted, by key, with why it waits (the condition message minus 'waiting: '). */
   waiting: Array<{ key: string; why: string }>;
+  /** What each of `waiting` waits on, by key (the reason of its kmaint.io/Waiting condition). */
+  waitingOn: ReadonlyMap<string, WaitingOn>;
   /** Nothing to schedule and nothing to write. */
   idle: boolean;
   /** Some candidate waits on a limit, a closed window or an invalid value: work remains that only time or a freed slot can unblock. */
@@ -33,6 +35,7 @@ export interface SchedulingPlan {
 interface Wait {
   maintenance: NodeMaintenance;
   why: string;
+  on: WaitingOn;
   /** Waits on a limit, a window or an invalid config (as opposed to its Node). */
   onLimit: boolean;
 }
@@ -157,35 +160,36 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
   const start = startableNow(state, limits, now);
   const waits: Wait[] = [...start.nodeWaits];
   // A phase written into status, never admitted by kmaint (issue 40): back to Pending, a candidate again next pass.
-  for (const nm of state.notAdmitted) waits.push({ maintenance: nm, why: notAdmittedWhy(maintenancePhase(nm), nm.spec.nodeName), onLimit: false });
+  for (const nm of state.notAdmitted) waits.push({ maintenance: nm, why: notAdmittedWhy(maintenancePhase(nm), nm.spec.nodeName), on: WaitingOn.NotAdmitted, onLimit: false });
   const ranked = start.ranked;
   const admitted: string[] = [];
   const actions: Action[] = completeRecords(state, now);
 
   // Closed as a whole (foreign CRDs) before any limit: requests in flight go on, nothing new starts.
   if (limits.closed !== undefined) {
-    for (const nm of ranked) waits.push({ maintenance: nm, why: limits.closed, onLimit: true });
+    for (const nm of ranked) waits.push({ maintenance: nm, why: limits.closed, on: WaitingOn.Closed, onLimit: true });
   } else if (budget.kind === 'invalid') {
-    for (const nm of ranked) waits.push({ maintenance: nm, why: waitReason.configInvalid(budget.problem), onLimit: true });
+    for (const nm of ranked) waits.push({ maintenance: nm, why: waitReason.configInvalid(budget.problem), on: WaitingOn.Config, onLimit: true });
   } else {
     const result = admitWithGangs(state, limits, now, budget, scopes, start);
     const admittedKeys = new Set(result.admitted.map((a) => maintenanceKey(a.maintenance)));
     const losers = runnersUp(start, admittedKeys);
     const losing = new Set(losers.map((l) => l.maintenance));
-    const whyOf = (nm: NodeMaintenance): string => {
+    const whyOf = (nm: NodeMaintenance): { why: string; on: WaitingOn } => {
       const why = result.why.get(maintenanceKey(nm));
-      // admitRanked gives every skipped winner a reason; a missing one is a bug, never an empty message.
-      if (why === undefined) throw new SchedulingInvariantError([`${maintenanceKey(nm)} was skipped without a wait reason`]);
-      return why;
+      const on = result.waitsOn.get(maintenanceKey(nm));
+      // admitRanked gives every skipped winner a reason and its gate; a missing one is a bug, never an empty message.
+      if (why === undefined || on === undefined) throw new SchedulingInvariantError([`${maintenanceKey(nm)} was skipped without a wait reason`]);
+      return { why, on };
     };
-    for (const nm of result.skipped) if (!losing.has(nm)) waits.push({ maintenance: nm, why: whyOf(nm), onLimit: true });
+    for (const nm of result.skipped) if (!losing.has(nm)) waits.push({ maintenance: nm, ...whyOf(nm), onLimit: true });
     for (const { maintenance, winner } of losers) {
       // Winner admitted: the next pass sees it in progress and says the same. Winner waiting: the runner-up
       // waits on the same gate (same Node, same scopes); naming the winner would change the text whenever the ranking does.
       if (admittedKeys.has(maintenanceKey(winner))) {
-        waits.push({ maintenance, why: waitReason.nodeTaken(maintenance.spec.nodeName, maintenanceKey(winner)), onLimit: false });
+        waits.push({ maintenance, why: waitReason.nodeTaken(maintenance.spec.nodeName, maintenanceKey(winner)), on: WaitingOn.Node, onLimit: false });
       } else {
-        waits.push({ maintenance, why: whyOf(winner), onLimit: true });
+        waits.push({ maintenance, ...whyOf(winner), onLimit: true });
       }
     }
     for (const { maintenance: nm, message } of result.admitted) {
@@ -205,9 +209,9 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
   }
 
   waits.sort((a, b) => compareStrings(maintenanceKey(a.maintenance), maintenanceKey(b.maintenance)));
-  for (const { maintenance: nm, why } of waits) {
+  for (const { maintenance: nm, why, on } of waits) {
     const message = waitingMessage(why);
-    const status = withReadyCondition(nm, { status: 'False', reason: Phase.Pending, message }, now);
+    const status = withReadyCondition(nm, { status: 'False', reason: Phase.Pending, message }, now, on);
     if (status === undefined) continue;
     const from = maintenancePhase(nm);
     if (from === Phase.Pending) {
@@ -223,6 +227,7 @@ export function planScheduling(state: SchedulingState, limits: SchedulingLimits,
     actions,
     admitted,
     waiting: waits.map((w) => ({ key: maintenanceKey(w.maintenance), why: w.why })),
+    waitingOn: new Map(waits.map((w) => [maintenanceKey(w.maintenance), w.on])),
     idle: ranked.length === 0 && actions.length === 0 && !waits.some((w) => w.onLimit),
     blocked: waits.some((w) => w.onLimit),
     poolOverlaps: [...scopes.overlaps],

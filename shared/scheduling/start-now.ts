@@ -2,7 +2,7 @@
 // one-per-node pick, for `kmaint explain` and for the reaper. A request that cannot start (its own not-before, a window
 // closed on its node, a gang that cannot start) holds nothing, however it ranks: otherwise one request, with a deadline
 // its requestor set itself, would keep every other request off its node for as long as it exists.
-import { maintenanceKey, type NodeMaintenance } from '#api';
+import { maintenanceKey, WaitingOn, type NodeMaintenance } from '#api';
 import { DEFAULT_GANG_INCOMPLETE_ADMIT_AFTER_SECONDS } from '#config';
 import { judgeGang } from './gang-trial.ts';
 import { findGangs, type Gang, type Gangs, type IncompleteGangRule } from './gangs.ts';
@@ -19,6 +19,8 @@ import { waitReason } from './wait-reasons.ts';
 export interface NodeWait {
   maintenance: NodeMaintenance;
   why: string;
+  /** What it waits on (kmaint.io/Waiting). */
+  on: WaitingOn;
   /** Waits on time or a fix (not-before), as opposed to its Node. */
   onLimit: boolean;
 }
@@ -55,11 +57,11 @@ function splitByNode(state: SchedulingState, now: Date): { candidates: NodeMaint
     const notYet = notBeforeRefusal(nm, now);
     // A device request whose devices cannot be taken out of service alone (issue 45): like not-before, only a fix frees it.
     const deviceRefused = deviceRequestRefusal(nm, state.devices);
-    if (!state.nodes.has(node)) nodeWaits.push({ maintenance: nm, why: waitReason.nodeNotFound(node), onLimit: false });
+    if (!state.nodes.has(node)) nodeWaits.push({ maintenance: nm, why: waitReason.nodeNotFound(node), on: WaitingOn.Node, onLimit: false });
     // Only time or a fix frees it: blocked, like a closed window. Before the holder, so the text stays until that time.
-    else if (notYet !== undefined) nodeWaits.push({ maintenance: nm, why: notYet, onLimit: true });
-    else if (deviceRefused !== undefined) nodeWaits.push({ maintenance: nm, why: deviceRefused, onLimit: true });
-    else if (holder !== undefined) nodeWaits.push({ maintenance: nm, why: waitReason.nodeTaken(node, maintenanceKey(holder)), onLimit: false });
+    else if (notYet !== undefined) nodeWaits.push({ maintenance: nm, why: notYet, on: WaitingOn.NotBefore, onLimit: true });
+    else if (deviceRefused !== undefined) nodeWaits.push({ maintenance: nm, why: deviceRefused, on: WaitingOn.Device, onLimit: true });
+    else if (holder !== undefined) nodeWaits.push({ maintenance: nm, why: waitReason.nodeTaken(node, maintenanceKey(holder)), on: WaitingOn.Node, onLimit: false });
     else candidates.push(nm);
   }
   return { candidates, nodeWaits };

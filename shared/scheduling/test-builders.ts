@@ -2,7 +2,7 @@
 // always checks the invariants, and the shared table runner (first pass, then a second pass that must write nothing).
 import type { V1Node } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
-import { ANNOTATION_ADMITTED, CONDITION_READY, Phase, PHASE_UNINITIALIZED, maintenanceKey, maintenancePhase, namespacedName } from '#api';
+import { ANNOTATION_ADMITTED, CONDITION_READY, CONDITION_WAITING, Phase, PHASE_UNINITIALIZED, maintenanceKey, maintenancePhase, namespacedName } from '#api';
 import type { Action, NodeMaintenance, NodeMaintenanceStatus } from '#api';
 import { loadLimits } from '#config';
 import type { AdmissionRules } from '#config';
@@ -56,6 +56,8 @@ export interface MaintenanceOptions {
   phase?: string;
   /** Ready condition message. @default '' */
   message?: string;
+  /** The reason of a kmaint.io/Waiting condition beside Ready (what a waiting request waits on). @default none */
+  waitingOn?: string;
   /** @default '2025-12-01T00:00:00Z' */
   created?: string;
   /** Sets deletionTimestamp and keeps the finalizer on. @default false */
@@ -98,6 +100,9 @@ export function aMaintenance(opts: MaintenanceOptions): NodeMaintenance {
                 lastTransitionTime: EARLIER,
                 observedGeneration: generation,
               },
+              ...(opts.waitingOn === undefined
+                ? []
+                : [{ type: CONDITION_WAITING, status: 'True' as const, reason: opts.waitingOn, message: '', lastTransitionTime: EARLIER, observedGeneration: generation }]),
             ],
           },
   };
@@ -204,6 +209,39 @@ function admittedMessages(plan: SchedulingPlan): Record<string, string> {
   return messages;
 }
 
+/**
+ * The test's own reading of a wait text: which gate its words name, first match wins. The scheduler records the gate as
+ * a value where it refuses (kmaint.io/Waiting); every table row checks that value against these words, so a gate
+ * recorded for the wrong refusal fails here.
+ */
+const WORDS_OF_GATES: ReadonlyArray<[RegExp, string]> = [
+  [/^maxParallelOperations /, 'Parallel'],
+  [/^maxUnavailable /, 'Unavailable'],
+  [/^pool \S+(:| admits nothing)/, 'Pool'],
+  [/^zone \S+(:| admits nothing)/, 'Zone'],
+  [/^window /, 'Window'],
+  [/^(not before |request admits nothing: kmaint\.io\/not-before )/, 'NotBefore'],
+  [/^(gang \S+ \(\d+ requests?\) |freed slots are held for gang )/, 'Gang'],
+  [/^(node \S+ not found|another request for node )/, 'Node'],
+  [/^config invalid: /, 'Config'],
+  [/^release delay: /, 'ReleaseDelay'],
+  [/^blocked/, 'Blocker'],
+  [/^(kmaint\.io\/devices|the devices of |kmaint may not read DeviceTaintRules|this cluster does not serve DeviceTaintRules)/, 'Device'],
+  [/^waiting for /, 'ExternalPool'],
+  [/^(kmaint's CRDs are not in force|cannot tell whether kmaint's CRDs are in force)/, 'Closed'],
+  [/^its phase \S+ was not an admission by kmaint/, 'NotAdmitted'],
+];
+
+/** The gate the words of `why` name, or 'unknown'. */
+export function gateOfWords(why: string): string {
+  return WORDS_OF_GATES.find(([words]) => words.test(why))?.[1] ?? 'unknown';
+}
+
+/** Every waiting request's recorded gate (SchedulingPlan.waitingOn) is the one its words name. */
+export function expectGatesMatchWords(plan: SchedulingPlan): void {
+  expect(Object.fromEntries(plan.waiting.map((w) => [w.key, plan.waitingOn.get(w.key)]))).toEqual(Object.fromEntries(plan.waiting.map((w) => [w.key, gateOfWords(w.why)])));
+}
+
 /** Each row twice: the plan itself, and a second pass over the written result, which must write nothing. */
 export function itPlansEachRow(rows: readonly PlanRow[]): void {
   it.each(rows)('$rule', (row) => {
@@ -212,6 +250,7 @@ export function itPlansEachRow(rows: readonly PlanRow[]): void {
     expect(plan.admitted).toEqual(Object.keys(row.admitted));
     expect(admittedMessages(plan)).toEqual(row.admitted);
     expect(Object.fromEntries(plan.waiting.map((w) => [w.key, w.why]))).toEqual(row.waiting);
+    expectGatesMatchWords(plan);
     expect(plan.blocked).toBe(row.blocked);
     expect(plan.idle).toBe(row.idle ?? false);
   });

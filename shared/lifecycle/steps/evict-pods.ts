@@ -12,6 +12,7 @@ import {
   Phase,
   podRef,
   rfc3339Seconds,
+  WaitingOn,
 } from '../../api/index.ts';
 import type { Action, DrainSpec, DrainStatus } from '../../api/index.ts';
 import { computeDrainStatus, reapForceDeletes, selectPodsForDrain, unmatchedDraMessage, type DrainSelection, type ForcedDeletes } from '../../drain/index.ts';
@@ -113,7 +114,7 @@ function evictWithinBudgets(ctx: StepContext, spec: DrainSpec, selection: DrainS
     return { kind: 'advance', to: Phase.Ready, ...writes, podActions, status, ...note };
   }
   const message = reportProgress(ctx, { selection, drain, remaining, blocked, refusals, forced, timedOut, timeout }, writes);
-  return { kind: 'hold', message, inFlight: true, ...writes, podActions, status };
+  return { kind: 'hold', message, inFlight: true, ...writes, podActions, status, ...(blocked.length > 0 ? { on: WaitingOn.Budget } : {}) };
 }
 
 /** The message of a drain still under way; a timeout, refusals and budget blocks added to `writes` as warnings. */

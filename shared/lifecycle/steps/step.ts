@@ -2,7 +2,7 @@
 // writes as data, which the drainer alone assembles into the request's actions.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { readyCondition } from '../../api/index.ts';
-import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus, NodeRef, Phase, PHASE_REBOOTING, WaitKind } from '../../api/index.ts';
+import type { Action, MaintenanceRef, NodeMaintenance, NodeMaintenanceStatus, NodeRef, Phase, PHASE_REBOOTING, WaitKind, WaitingOn } from '../../api/index.ts';
 import type { LoadedReboot } from '../../reboot/index.ts';
 import type { SlurmContext, SlurmWrite } from '../../slurm/index.ts';
 import type { DraView, OwnPods } from '../../drain/index.ts';
@@ -76,6 +76,8 @@ export interface Hold extends StepWrites {
   inFlight: boolean;
   /** What the message waits on when it is another system (kmaint.io/wait-kind); absent: no such wait. */
   wait?: WaitKind;
+  /** What the request waits on in kmaint's own terms (kmaint.io/Waiting: a PodDisruptionBudget); absent: no such wait. */
+  on?: WaitingOn;
 }
 
 export type StepResult = Advance | Hold;
