@@ -168,6 +168,7 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy on the real API
       );
     const pending = { type: 'Ready', status: 'False', reason: 'Pending', message: 'waiting: maxParallelOperations 1 reached (1 in progress)', lastTransitionTime: '2026-01-01T00:00:00Z' };
     const failed = { type: 'RequestorFailed', status: 'True', reason: 'FailedMaintenance', message: 'firmware flash failed', lastTransitionTime: '2026-01-01T00:05:00Z' };
+    const waiting = { type: 'kmaint.io/Waiting', status: 'True', reason: 'Parallel', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' };
     const refused = (what: string): string => `403 ${DENIED}status ${what} is kmaint's to write: only ${KMAINT_USER} may change it; a requestor may set, change or remove the RequestorFailed condition only`;
     expect({
       kmaintWritesPending: await patchStatus(kmaint, { conditions: [pending] }),
@@ -178,6 +179,11 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy on the real API
       forgesDrain: await patchStatus(requestor, { drain: { totalPods: 1, evictionPods: 0, drainProgress: 100 } }),
       forgesWait: await patchStatus(requestor, { waitForCompletion: ['default/pod-a'] }),
       removesRequestorFailed: await patchStatus(requestor, { conditions: [pending] }),
+      // kmaint.io/Waiting (what a waiting request waits on) is kmaint's too: a requestor can neither forge nor drop it.
+      forgesWaitingOn: await patchStatus(requestor, { conditions: [pending, waiting] }),
+      kmaintWritesWaitingOn: await patchStatus(kmaint, { conditions: [pending, waiting] }),
+      changesWaitingOn: await patchStatus(requestor, { conditions: [pending, { ...waiting, reason: 'Window' }] }),
+      dropsWaitingOn: await patchStatus(requestor, { conditions: [pending] }),
     }).toEqual({
       kmaintWritesPending: 'patched',
       setsRequestorFailed: 'patched',
@@ -187,6 +193,10 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy on the real API
       forgesDrain: refused('drain'),
       forgesWait: refused('waitForCompletion'),
       removesRequestorFailed: 'patched',
+      forgesWaitingOn: refused('condition kmaint.io/Waiting'),
+      kmaintWritesWaitingOn: 'patched',
+      changesWaitingOn: refused('condition kmaint.io/Waiting'),
+      dropsWaitingOn: refused('condition kmaint.io/Waiting'),
     });
   });
 

@@ -39,9 +39,10 @@ const forgedReady = (reason: string): Record<string, unknown> => ({
   conditions: [{ type: 'Ready', status: reason === 'Ready' ? 'True' : 'False', reason, message: 'admitted: slot 1 of 1', lastTransitionTime: '2026-01-01T00:00:00Z' }],
 });
 
-const DENIED = (name: string): string =>
+/** The policy's refusal of a status patch; `conditions` names the conditions of kmaint's it would change. */
+const DENIED = (name: string, conditions = 'condition Ready'): string =>
   `403 nodemaintenances.maintenance.nvidia.com "${name}" is forbidden: ValidatingAdmissionPolicy '${POLICY_NAME}' with binding '${POLICY_NAME}' denied request: ` +
-  "status condition Ready is kmaint's to write: only system:serviceaccount:kmaint:kmaint may change it; a requestor may set, change or remove the RequestorFailed condition only";
+  `status ${conditions} is kmaint's to write: only system:serviceaccount:kmaint:kmaint may change it; a requestor may set, change or remove the RequestorFailed condition only`;
 const NOT_ADMITTED = (phase: string, node: string): string => `Pending: waiting: its phase ${phase} was not an admission by kmaint (node ${node} has no ${ANNOTATION_ADMITTED} record of it)`;
 const LIMIT = 'Pending: waiting: maxParallelOperations 1 reached (1 in progress)';
 
@@ -96,8 +97,9 @@ describe.each(POLICY_MODES)('a requestor that writes Scheduled and Ready into it
     const waiting = await readyOf(ns, names.slice(1));
     expect(waiting).toEqual(Object.fromEntries(names.slice(1).map((name) => [name, LIMIT])));
 
-    // A forged Ready on r2: the drainer neither cordons nor evicts on its node, and the scheduler does not count it.
-    expect(await requestor.patchStatus('r2', forgedReady('Ready'))).toBe(mode === 'policy' ? DENIED('r2') : 'patched');
+    // A forged Ready on r2: the drainer neither cordons nor evicts on its node, and the scheduler does not count it. The
+    // forged list also drops kmaint.io/Waiting, which names the limit r2 waits on: the policy names both.
+    expect(await requestor.patchStatus('r2', forgedReady('Ready'))).toBe(mode === 'policy' ? DENIED('r2', 'condition Ready, condition kmaint.io/Waiting') : 'patched');
     const podsBefore = (await podsOn(on[1] ?? '')).filter((p) => p.metadata?.deletionTimestamp === undefined).length;
     const second = await pass('drainer');
     expect(second.plan.filter((line) => line.includes(`${ns}/r2`) || line.includes(on[1] ?? '-'))).toEqual([]);

@@ -8,7 +8,7 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_DEADLINE, ANNOTATION_GANG_SIZE, ANNOTATION_NOT_BEFORE, LABEL_GANG } from '../shared/api/index.ts';
 import { makeRequestor, POLICY_MODES, POLICY_NAME, usePolicyMode, type Requestor } from './support/attacker.ts';
-import { kubectl, waitFor } from './support/cluster.ts';
+import { holdKubeletStatusPosts, kubectl, waitFor } from './support/cluster.ts';
 import { admin, createNM, generalNodes, getNM, installCrds, isUnschedulable, KMAINT_NS, pass, phaseOf, removeAllNMs, setConfig, setUnschedulable } from './support/kmaint.ts';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -126,8 +126,10 @@ describe.each(POLICY_MODES)('a waiting request holds nothing (issue 40), %s', (m
     expect(
       await attacker.create('blocker', { requestorID: 'attacker.example.com', nodeName: z }, { labels: { [LABEL_GANG]: 'never' }, annotations: { [ANNOTATION_GANG_SIZE]: '2', [ANNOTATION_DEADLINE]: seconds(Date.now() + 1000) } }),
     ).toBe('created');
+    // NotReady for an hour, and the simulated kubelet's status posts held (its Lease still renewed) so none flips it
+    // back before the reaper reads it.
+    await holdKubeletStatusPosts(z, true);
     try {
-      // NotReady for an hour; the simulated kubelet's next status post may flip it back, so it is set right before the pass.
       await setReady(z, 'False', seconds(Date.now() - 3600_000));
       await pass('reaper');
       const reap = await getNM(KMAINT_NS, `reap-${z}`);
@@ -140,6 +142,7 @@ describe.each(POLICY_MODES)('a waiting request holds nothing (issue 40), %s', (m
       });
     } finally {
       await setReady(z, 'True', seconds(Date.now()));
+      await holdKubeletStatusPosts(z, false);
     }
   });
 

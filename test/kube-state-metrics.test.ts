@@ -129,9 +129,11 @@ describe.skipIf(!binary || !HELM_BUILT)('kube-state-metrics with the chart\'s cu
 
     await pass('scheduler');
     expect(phaseOf(await getNM(ns, NAME))).toBe('Pending');
+    // kmaint.io/Waiting beside Ready names the gate (maxParallelOperations 0): a query can find what a request waits on.
     const pending = await exported([
       ...always,
       line('condition', { reason: 'Pending', type: 'Ready' }, 0),
+      line('condition', { reason: 'Parallel', type: 'kmaint.io/Waiting' }, 1),
       ...phaseLines('Pending'),
     ], 'the Pending request exported');
     // The line a PromQL query such as kmaint_nodemaintenance_phase{phase="Pending"} == 1 finds, written out once.
@@ -139,6 +141,7 @@ describe.skipIf(!binary || !HELM_BUILT)('kube-state-metrics with the chart\'s cu
       `kmaint_nodemaintenance_phase{customresource_group="maintenance.nvidia.com",customresource_kind="NodeMaintenance",customresource_version="v1alpha1",name="firmware",namespace="${ns}",node="${node}",phase="Pending",requestor="firmware.example.com"} 1`,
     );
 
+    // Admitted: the write that says Scheduled ends kmaint.io/Waiting, and its series goes.
     await setConfig({ maxParallelOperations: 1 });
     await pass('scheduler');
     expect(phaseOf(await getNM(ns, NAME))).toBe('Scheduled');

@@ -74,8 +74,8 @@ describe('planScheduling actions (exact writes and events)', () => {
       ],
     },
     {
-      rule: 'a Pending request admitted keeps lastTransitionTime (status stays False) and gets the Scheduled event',
-      maintenances: [pending('nm-1', 'node-01', 1)],
+      rule: 'a Pending request admitted keeps lastTransitionTime (status stays False), loses kmaint.io/Waiting in the same write, and gets the Scheduled event',
+      maintenances: [pending('nm-1', 'node-01', 1, { message: 'waiting: maxParallelOperations 0 reached (0 in progress)', waitingOn: 'Parallel' })],
       limits: limits(1, 'unlimited'),
       actions: [
         record('nm-1', 'node-01', 'admitted: slot 1 of 1'),
@@ -120,23 +120,6 @@ describe('planScheduling actions (exact writes and events)', () => {
           status: { conditions: [ready('Pending', 'waiting: maxParallelOperations 0 reached (0 in progress)', EARLIER), waiting('Parallel', '2026-01-01T00:00:00Z')] },
           reason: 'wait reason changed, waiting: maxParallelOperations 0 reached (0 in progress)',
         },
-      ],
-    },
-    {
-      rule: 'a request admitted loses kmaint.io/Waiting in the write that says Scheduled',
-      maintenances: [pending('nm-1', 'node-01', 1, { message: 'waiting: maxParallelOperations 0 reached (0 in progress)', waitingOn: 'Parallel' })],
-      limits: limits(1, 'unlimited'),
-      actions: [
-        record('nm-1', 'node-01', 'admitted: slot 1 of 1'),
-        {
-          kind: 'writeStatus',
-          target: target('nm-1'),
-          status: { conditions: [ready('Scheduled', 'admitted: slot 1 of 1', EARLIER)] },
-          phaseFrom: 'Pending',
-          phaseTo: 'Scheduled',
-          reason: 'admitted: slot 1 of 1',
-        },
-        event('nm-1', 'Scheduled'),
       ],
     },
     {
