@@ -92,9 +92,11 @@ describe.each(POLICY_MODES)('issue 40 as a requestor, %s', (mode) => {
 
   beforeAll(async () => {
     requestor = await makeRequestor(ns);
-    // In effect once the policy refuses a request claiming the reaper's requestorID.
+    // In effect once the policy refuses a request claiming the reaper's requestorID (a probe that lands is deleted again).
     undoPolicy = await usePolicyMode(mode, async () => {
-      const probe = await requestor.create(`probe-${randomBytes(2).toString('hex')}`, { requestorID: REAPER_REQUESTOR, nodeName: released });
+      const name = `probe-${randomBytes(2).toString('hex')}`;
+      const probe = await requestor.create(name, { requestorID: REAPER_REQUESTOR, nodeName: released });
+      if (probe === 'created') await requestor.delete(name);
       return probe.startsWith('403 ');
     });
   });

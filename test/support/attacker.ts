@@ -44,7 +44,12 @@ export async function usePolicyMode(mode: PolicyMode, probe?: () => Promise<bool
     if (r.code !== 0) throw new Error(`removing the admission policy: ${r.stderr}`);
   };
   await remove();
-  if (mode === 'no-policy') return async () => {};
+  if (mode === 'no-policy') {
+    // The removal reaches the API server's admission through the same informer: a policy a file's policy mode applied
+    // just before can still refuse for a moment after its binding is deleted.
+    if (probe !== undefined) await waitFor('the admission policy out of effect', async () => ((await probe()) ? undefined : true), 30_000);
+    return async () => {};
+  }
   const applied = await kubectl(['apply', '-f', '-'], { input: await renderChartPolicy() });
   if (applied.code !== 0) throw new Error(`applying the admission policy: ${applied.stderr}`);
   // The policy reaches the API server's admission through an informer.
