@@ -2,7 +2,7 @@
 // evictions and API errors carried through.
 import { describe, expect, it } from 'vitest';
 import type { Action, NodeMaintenanceStatus } from '../api/index.ts';
-import { ANNOTATION_DEADLINE, ANNOTATION_DRAIN_START, maintenanceRef } from '../api/index.ts';
+import { ANNOTATION_DEADLINE, ANNOTATION_DRAIN_START, ANNOTATION_WAIT_KIND, maintenanceRef, WaitKind } from '../api/index.ts';
 import { aMaintenance } from '../scheduling/test-builders.ts';
 import { measurePass, type PassMetrics } from './pass-metrics.ts';
 
@@ -88,6 +88,20 @@ describe('measurePass', () => {
       drainSeconds: [45, 0],
       apiErrors: { 'create pods/eviction': 1 },
     });
+  });
+
+  it('reads kmaint.io/wait-kind as the pass leaves it: a Slurm wait that ends in this pass no longer counts, one that starts does', () => {
+    const ending = aMaintenance({ name: 'a', nodeName: 'n1', phase: 'Draining', created: '2026-01-01T00:00:00Z', message: 'waiting: Slurm node n1 draining, state MIXED+DRAIN', annotations: { [ANNOTATION_WAIT_KIND]: WaitKind.SlurmDrain } });
+    const starting = aMaintenance({ name: 'b', nodeName: 'n2', phase: 'Draining', created: '2026-01-01T00:05:00Z', message: 'draining: 1 of 1 pods left' });
+    const status = (message: string): NodeMaintenanceStatus => ({ conditions: [{ type: 'Ready', status: 'False', reason: 'Draining', message, lastTransitionTime: '2026-01-01T00:10:00Z' }] });
+    const actions: Action[] = [
+      { kind: 'patchMaintenanceMeta', target: maintenanceRef(ending), annotations: { [ANNOTATION_WAIT_KIND]: null }, reason: 'record progress' },
+      { kind: 'writeStatus', target: maintenanceRef(ending), status: status('draining: 1 of 1 pods left'), reason: 'draining' },
+      { kind: 'patchMaintenanceMeta', target: maintenanceRef(starting), annotations: { [ANNOTATION_WAIT_KIND]: WaitKind.SlurmDrain }, reason: 'record progress' },
+      { kind: 'writeStatus', target: maintenanceRef(starting), status: status('waiting: Slurm node n2 draining, state MIXED+DRAIN'), reason: 'slurm' },
+    ];
+    const m = measurePass({ ...base, maintenances: [ending, starting], actions });
+    expect([m.waiting, m.waitingOldestSeconds]).toEqual([{ slurm: 1 }, { slurm: 300 }]);
   });
 
   it('a finalizer removed from a deleted request and a deletion without finalizers take it away; a created one is New', () => {

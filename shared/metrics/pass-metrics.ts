@@ -124,7 +124,8 @@ export function measurePass(input: PassMetricsInput): PassMetrics {
     const age = secondsSince(nm.metadata.creationTimestamp, now) ?? 0;
     bump(requests, phase);
     keepMax(oldestSeconds, phase, age);
-    const gate = waitGateOf(waitingOn(nm), waitKindOf(nm.metadata.annotations?.[ANNOTATION_WAIT_KIND]));
+    // Both as the pass leaves them: its status write (kmaint.io/Waiting) and its metadata patch (kmaint.io/wait-kind).
+    const gate = waitGateOf(waitingOn(nm), waitKindOf(annotations[ANNOTATION_WAIT_KIND]));
     if (gate === undefined) continue;
     bump(waiting, gate);
     const since = gate === 'budget' || gate === 'slurm' ? (secondsSince(annotations[ANNOTATION_DRAIN_START], now) ?? age) : age;
