@@ -124,7 +124,7 @@ interface Crd {
 
 /**
  * kmaint's CRD cut to the upstream operator's shape: no digest annotation; the config without kmaint's spec fields
- * and status conditions; the NodeMaintenance without the short name and the Age column.
+ * and status conditions; the NodeMaintenance without the short name and the Waiting and Age columns.
  */
 function upstreamShaped(file: string): Crd {
   const crd = parse(readFileSync(join('crds', file), 'utf8')) as Crd;
@@ -137,7 +137,7 @@ function upstreamShaped(file: string): Crd {
     delete props['status']?.properties?.['conditions'];
   } else {
     delete crd.spec.names.shortNames;
-    version.additionalPrinterColumns = version.additionalPrinterColumns?.filter((c) => c.name !== 'Age');
+    version.additionalPrinterColumns = version.additionalPrinterColumns?.filter((c) => c.name !== 'Age' && c.name !== 'Waiting');
   }
   return crd;
 }

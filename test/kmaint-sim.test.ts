@@ -101,9 +101,9 @@ describe('kmaint sim with kubectl', () => {
     expect(await kubectl(['apply', '-f', '-'], SEED_EXAMPLE)).toEqual({ code: 0, stdout: 'nodemaintenance.maintenance.nvidia.com/my-maintenance-operation created\n', stderr: '' });
     const r = await kubectl(['get', 'nodemaintenances', '-A']);
     expect([r.code, r.stderr]).toEqual([0, '']);
-    // READY, PHASE and FAILED are empty until a pass writes status.
+    // READY, PHASE, WAITING and FAILED are empty until a pass writes status.
     expect(rows(r.stdout)).toEqual([
-      ['NAMESPACE', 'NAME', 'NODE', 'REQUESTOR', 'READY', 'PHASE', 'FAILED', 'AGE'],
+      ['NAMESPACE', 'NAME', 'NODE', 'REQUESTOR', 'READY', 'PHASE', 'WAITING', 'FAILED', 'AGE'],
       ['default', 'my-maintenance-operation', 'node-001', 'some.one.acme.com', expect.stringMatching(/^\d+s$/)],
     ]);
   });

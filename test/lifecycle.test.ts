@@ -62,8 +62,8 @@ async function gone(namespace: string, name: string): Promise<boolean> {
   return driveUntil(`${namespace}/${name} gone`, async () => ((await getNM(namespace, name)) === undefined ? true : undefined));
 }
 
-async function nmTable(): Promise<string[][]> {
-  const r = await kubectl(['get', 'nm', '-n', ns]);
+async function nmTable(name?: string): Promise<string[][]> {
+  const r = await kubectl(['get', 'nm', '-n', ns, ...(name === undefined ? [] : [name])]);
   return r.stdout.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
 }
 
@@ -118,7 +118,7 @@ describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
     expect((await pass('scheduler')).admitted).toBe(1);
     expect(phaseOf(await getNM(ns, 'my-maintenance-operation'))).toBe('Scheduled');
     expect(await nmTable()).toEqual([
-      ['NAME', 'NODE', 'REQUESTOR', 'READY', 'PHASE', 'FAILED', 'AGE'],
+      ['NAME', 'NODE', 'REQUESTOR', 'READY', 'PHASE', 'WAITING', 'FAILED', 'AGE'],
       [expect.stringMatching(/^my-maintenance-operation$/), node, 'some.one.acme.com', 'False', 'Scheduled', expect.stringMatching(/^\d+s$/)],
     ]);
 
@@ -249,6 +249,11 @@ describe(`NodeMaintenance lifecycle on the ${clusterKind()}`, () => {
       const nm = await getNM(ns, 'del-pending');
       expect(phaseOf(nm)).toBe('Pending');
       expect(nm?.status?.conditions?.[0]?.message).toBe('waiting: maxParallelOperations 0 reached (0 in progress)');
+      // kubectl's WAITING column: the gate, from kmaint.io/Waiting.
+      expect(await nmTable('del-pending')).toEqual([
+        ['NAME', 'NODE', 'REQUESTOR', 'READY', 'PHASE', 'WAITING', 'FAILED', 'AGE'],
+        ['del-pending', node, 'ops.example.com', 'False', 'Pending', 'Parallel', expect.stringMatching(/^\d+s$/)],
+      ]);
     } else if (phase === 'Scheduled') {
       // Only the scheduler ran: no finalizer yet and the node untouched, so deletion is immediate.
       await pass('scheduler');

@@ -599,13 +599,14 @@ describe('CRD definitions', () => {
     expect(version.subresources).toEqual({ status: {} });
   });
 
-  it('NodeMaintenance: printer columns (Failed fixed to RequestorFailed, Age added) and selectable fields', () => {
+  it('NodeMaintenance: printer columns (Failed fixed to RequestorFailed, Waiting and Age added) and selectable fields', () => {
     const version = crdVersion(loadCrd(NM_FILE));
     expect(version.additionalPrinterColumns).toEqual([
       { name: 'Node', type: 'string', jsonPath: '.spec.nodeName' },
       { name: 'Requestor', type: 'string', jsonPath: '.spec.requestorID' },
       { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
       { name: 'Phase', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].reason" },
+      { name: 'Waiting', type: 'string', jsonPath: ".status.conditions[?(@.type=='kmaint.io/Waiting')].reason" },
       { name: 'Failed', type: 'string', jsonPath: ".status.conditions[?(@.type=='RequestorFailed')].status" },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ]);

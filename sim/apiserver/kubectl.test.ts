@@ -62,7 +62,7 @@ describe('kubectl against the simulated server', () => {
       ['default', 'pod/web-1', '1/1', 'Running', '0', '25s'],
       ['kube-system', 'pod/pending-1', '0/1', 'Pending', '0', '25s'],
       [],
-      ['NAMESPACE', 'NAME', 'NODE', 'REQUESTOR', 'READY', 'PHASE', 'FAILED', 'AGE'],
+      ['NAMESPACE', 'NAME', 'NODE', 'REQUESTOR', 'READY', 'PHASE', 'WAITING', 'FAILED', 'AGE'],
       ['default', 'nodemaintenance.maintenance.nvidia.com/nm-1', 'node-001', 'some.one.acme.com', 'True', 'Ready', '5s'],
     ]);
   });
@@ -70,7 +70,7 @@ describe('kubectl against the simulated server', () => {
   it('kubectl get nm -o wide and pods -o wide show the priority-1 columns', async () => {
     const nm = await kubectl(server, ['get', 'nm', '-n', 'default']);
     expect(rows(nm.stdout)).toEqual([
-      ['NAME', 'NODE', 'REQUESTOR', 'READY', 'PHASE', 'FAILED', 'AGE'],
+      ['NAME', 'NODE', 'REQUESTOR', 'READY', 'PHASE', 'WAITING', 'FAILED', 'AGE'],
       ['nm-1', 'node-001', 'some.one.acme.com', 'True', 'Ready', '5s'],
     ]);
     const pods = await kubectl(server, ['get', 'pods', '-o', 'wide']);
