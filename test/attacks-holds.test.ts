@@ -27,6 +27,9 @@ async function stateOf(namespace: string, name: string): Promise<[string | undef
   return [phaseOf(nm), nm?.status?.conditions?.find((c) => c.type === 'Ready')?.message];
 }
 
+/** What the node lifecycle controller puts on a NotReady Node. */
+const NOT_READY_TAINTS = ['node.kubernetes.io/not-ready:NoSchedule', 'node.kubernetes.io/not-ready:NoExecute'];
+
 async function setReady(node: string, status: 'True' | 'False', since: string): Promise<void> {
   const condition = { type: 'Ready', status, reason: status === 'True' ? 'KubeletReady' : 'KubeletNotReady', message: `attacks-holds: ${status}`, lastHeartbeatTime: new Date().toISOString(), lastTransitionTime: since };
   await admin().core.patchNodeStatus({ name: node, body: { status: { conditions: [condition] } } }, strategic);
@@ -127,10 +130,15 @@ describe.each(POLICY_MODES)('a waiting request holds nothing (issue 40), %s', (m
       await attacker.create('blocker', { requestorID: 'attacker.example.com', nodeName: z }, { labels: { [LABEL_GANG]: 'never' }, annotations: { [ANNOTATION_GANG_SIZE]: '2', [ANNOTATION_DEADLINE]: seconds(Date.now() + 1000) } }),
     ).toBe('created');
     // NotReady for an hour, and the simulated kubelet's status posts held (its Lease still renewed) so none flips it
-    // back before the reaper reads it.
+    // back. The node lifecycle controller then taints the node; the passes run once both taints are on, so none lands
+    // between a pass's read of the Node and its write there (a conflict: the unit would stop, and the row with it).
     await holdKubeletStatusPosts(z, true);
     try {
       await setReady(z, 'False', seconds(Date.now() - 3600_000));
+      await waitFor(`${z} tainted ${NOT_READY_TAINTS.join(', ')}`, async () => {
+        const taints = new Set(((await admin().core.readNode({ name: z })).spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`));
+        return NOT_READY_TAINTS.every((t) => taints.has(t)) ? true : undefined;
+      }, 60_000);
       await pass('reaper');
       const reap = await getNM(KMAINT_NS, `reap-${z}`);
       expect([reap?.spec.requestorID, reap?.spec.nodeName, phaseOf(reap)]).toEqual(['reaper.kmaint.io', z, '']);
