@@ -203,8 +203,9 @@ describe('the reaper on the testbed', () => {
     expect((await reaperPass()).planned).toBe(0);
 
     await driveUntil(`reap-${node} Ready, terminated and deleted`, async () => ((await getNM(KMAINT_NS, `reap-${node}`)) === undefined ? true : undefined));
-    // Through the whole lifecycle: one ConditionChanged event per phase on the request.
-    const changes = (await admin().core.listNamespacedEvent({ namespace: KMAINT_NS, fieldSelector: `involvedObject.name=reap-${node},reason=ConditionChanged` })).items;
+    // Through the whole lifecycle: one ConditionChanged event per phase on the request. By its uid: an earlier file on
+    // this testbed may have had a request of the same name in this namespace, and events outlive their objects.
+    const changes = (await admin().core.listNamespacedEvent({ namespace: KMAINT_NS, fieldSelector: `involvedObject.uid=${request?.metadata.uid ?? ''},reason=ConditionChanged` })).items;
     expect([...new Set(changes.map((e) => e.message ?? ''))].sort()).toEqual(['Cordon', 'Draining', 'Pending', 'Ready', 'Scheduled', 'WaitForPodCompletion']);
     expect((await podsOn(node)).filter((p) => p.metadata?.namespace === ns)).toEqual([]);
     const reapedAt = (await admin().core.readNode({ name: node })).metadata?.annotations?.[REAPED] ?? '';
@@ -235,8 +236,15 @@ describe('the reaper on the testbed', () => {
     await setConfig({ reaper: { ...REAPER, drainTimeoutSeconds: 3, maxNodesUnhealthy: 1, maxNodesUnhealthyInSameZone: 1 } });
     notReady.add(node);
 
-    await driveUntil(`reap-${node} force-drained, terminated and deleted`, async () => ((await getNM(KMAINT_NS, `reap-${node}`)) === undefined ? true : undefined));
-    const events = (await admin().core.listNamespacedEvent({ namespace: KMAINT_NS, fieldSelector: `involvedObject.name=reap-${node}` })).items;
+    // The request's uid as it is seen: its events are told from those of an earlier request of the same name by it.
+    const uids = new Set<string>();
+    await driveUntil(`reap-${node} force-drained, terminated and deleted`, async () => {
+      const request = await getNM(KMAINT_NS, `reap-${node}`);
+      if (request?.metadata.uid) uids.add(request.metadata.uid);
+      return request === undefined ? true : undefined;
+    });
+    expect(uids.size).toBe(1);
+    const events = (await admin().core.listNamespacedEvent({ namespace: KMAINT_NS, fieldSelector: `involvedObject.uid=${[...uids][0] ?? ''}` })).items;
     const said = (reason: string) => events.filter((e) => e.reason === reason).map((e) => [e.type, e.message]);
     // Every refusal named the pod, its budget and the budget's class, with its numbers.
     expect([...new Set(said('EvictionBlocked').map(([type, message]) => `${type}: ${message}`))]).toEqual([

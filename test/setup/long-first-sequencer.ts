@@ -1,64 +1,122 @@
 // The testbed project's files in an order that keeps its wall time near the sum over files divided by the testbeds:
-// the files known to take longest start first (longest-processing-time first), the rest after them in vitest's own
-// order (on a fresh clone without vitest's cache, that is larger files first, which put the short-sourced but
-// minutes-long CronJob files last and left one testbed working alone at the end). Times from the landing runs in
-// docs/benchmarks.md ("The suite's time"); a file missing here only starts later, nothing else changes.
+// longest first (longest-processing-time first) by the seconds each took in a landing run, so no long file starts
+// when the others are nearly done; the timing-sensitive what-if file placed so that it ends with the rest instead of
+// running alone at the end. A file missing from the table (a new one) counts as NEW_FILE_SECONDS: among the long ones,
+// so an unknown length is not left to the end. Times from the landing runs in docs/benchmarks.md ("The suite's time").
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { testbedCount } from '../support/testbed-info.ts';
 
 /**
- * Longest first (seconds per file in the landing run of 2026-12-02 at 2d04680: four testbeds, the unit project beside
- * them).
+ * Seconds per testbed file in a landing-like run (npm test at db2408b, 2026-12-03 06:47 UTC, this machine, 2 cores,
+ * four testbeds, the unit and sim projects beside them for the first 428 s). The CronJob files (helm-pods,
+ * kustomize-pods) wait on minute ticks, from under half a minute to over two minutes whichever the run: kustomize-pods
+ * took 28 s in that run and 92 s in the testbed project's run alone at 06:37, the figure here.
  */
-export const LONG_FIRST = [
-  'test/faults.test.ts', // 139
-  'test/helm-pods.test.ts', // 130: a maintenance driven only by the chart's CronJobs (minute ticks)
-  'test/lifecycle.test.ts', // 83
-  'test/cli.test.ts', // 77
-  'test/hostile.test.ts', // 76
-  'test/sriov.test.ts', // 74
-  'test/slurm.test.ts', // 72
-  'test/helm.test.ts', // 62
-  'test/slurm-reservation.test.ts', // 54
-  'test/kustomize-pods.test.ts', // 54: the same by infra/base's CronJobs
-  'test/repair-ladder.test.ts', // 54
-  'test/reaper.test.ts', // 54
-  'test/switch-to-upstream.test.ts', // 50: the real upstream operator and `kmaint takeover` both ways
-  'test/reboot.test.ts', // 50
-  'test/testbed-contract.test.ts', // 45
-  'test/package.test.ts', // 45
-  'test/validation-ladder.test.ts', // 44
-  'test/attacks-input.test.ts', // 38
-  'test/attacks-slurm.test.ts', // 35
-];
+export const FILE_SECONDS: ReadonlyMap<string, number> = new Map([
+  ['test/helm-pods.test.ts', 160],
+  ['test/faults.test.ts', 141],
+  ['test/cli.test.ts', 112],
+  ['test/lifecycle.test.ts', 95],
+  ['test/slurm.test.ts', 87],
+  ['test/whatif-testbed.test.ts', 77],
+  ['test/sriov.test.ts', 75],
+  ['test/hostile.test.ts', 71],
+  ['test/helm.test.ts', 68],
+  ['test/repair-ladder.test.ts', 67],
+  ['test/slurm-reservation.test.ts', 61],
+  ['test/package.test.ts', 58],
+  ['test/testbed-contract.test.ts', 55],
+  ['test/reaper.test.ts', 54],
+  ['test/attacks-input.test.ts', 48],
+  ['test/switch-to-upstream.test.ts', 48],
+  ['test/reboot.test.ts', 48],
+  ['test/rbac.test.ts', 43],
+  ['test/attacks-slurm.test.ts', 39],
+  ['test/validation-ladder.test.ts', 39],
+  ['test/requestor-attacks.test.ts', 37],
+  ['test/budgets-leases.test.ts', 35],
+  ['test/contract.test.ts', 34],
+  ['test/slinky.test.ts', 33],
+  ['test/explain.test.ts', 32],
+  ['test/device-maintenance.test.ts', 29],
+  ['test/kustomize-pods.test.ts', 92],
+  ['test/foreign-crds.test.ts', 20],
+  ['test/attacks-holds.test.ts', 19],
+  ['test/validation.test.ts', 18],
+  ['test/npm-pack.test.ts', 17],
+  ['test/leftovers.test.ts', 16],
+  ['test/cloud-events.test.ts', 15],
+  ['test/wake.test.ts', 12],
+  ['test/handshake.test.ts', 10],
+  ['test/admission-policy.test.ts', 9],
+  ['test/attacks-admission.test.ts', 8],
+  ['test/kmaint-sim.test.ts', 8],
+  ['test/helm-crd.test.ts', 8],
+  ['test/reboot-sentinel.test.ts', 8],
+  ['test/lambda.test.ts', 8],
+  ['test/reboot-blockers.test.ts', 7],
+  ['test/leftovers-jobs.test.ts', 7],
+  ['test/metrics.test.ts', 6],
+  ['test/kube-state-metrics.test.ts', 6],
+  ['test/admission.test.ts', 6],
+  ['test/drain-devices.test.ts', 6],
+  ['test/gangs.test.ts', 6],
+  ['test/named-reads.test.ts', 4],
+  ['test/request-times.test.ts', 4],
+  ['test/slurm-config.test.ts', 4],
+]);
+
+/** Where a file not in FILE_SECONDS ranks: as long as this, among the longer files. */
+export const NEW_FILE_SECONDS = 60;
 
 /**
- * Started last (78 s): files that compare a testbed's timing with a model (what-if's makespan within 10%) run when the
- * CPU-bound unit project is done and fewer testbed files run beside them, so the machine's load is not what they
- * measure. Placed eighth instead (812a85e), its error grew with the load in three landing runs (-1.2%, -2.6%, -5.4% at
- * load 10) against about -1.5% last; the 55 s of wall it saves are not worth a landing run lost to it.
+ * Files that compare a testbed's timing with a model (what-if's makespan within 10%). Beside the CPU-bound unit project
+ * its error grew with the load in three landing runs (-1.2%, -2.6%, -5.4% at load 10, placed eighth, 812a85e) against
+ * -0.3% to -1.6% when it started after the unit project; placed last it ran about 77 s alone while the other testbeds
+ * stood idle. It now starts when the files still queued behind it would keep every other testbed busy for as long as
+ * it runs (their seconds summed at least (testbeds - 1) times its own): it runs beside three testbeds' last files, as
+ * last did, after the unit project in a landing run, and ends with them.
  */
-export const LAST = ['test/whatif-testbed.test.ts'];
+export const TIMING_SENSITIVE = ['test/whatif-testbed.test.ts'];
 
-export function longFirst(files: readonly TestSpecification[], root: string): TestSpecification[] {
-  const rank = (spec: TestSpecification): number => {
-    const file = spec.moduleId.startsWith(`${root}/`) ? spec.moduleId.slice(root.length + 1) : spec.moduleId;
-    if (spec.project.name !== 'testbed') return LONG_FIRST.length;
-    const i = LONG_FIRST.indexOf(file);
-    return i >= 0 ? i : LAST.includes(file) ? LONG_FIRST.length + 1 : LONG_FIRST.length;
-  };
-  // Each project's files stay together, in vitest's order of projects; within one, Array.prototype.sort is stable, so
-  // files of equal rank keep vitest's order (every file of another project has the same rank).
+const seconds = (file: string): number => FILE_SECONDS.get(file) ?? NEW_FILE_SECONDS;
+
+/** One project's files (paths relative to the root) in the order they should start on `testbeds` testbeds. */
+export function testbedOrder(files: readonly string[], testbeds: number): string[] {
+  const rest = files.filter((f) => !TIMING_SENSITIVE.includes(f));
+  // Stable: files of equal seconds keep vitest's order.
+  const order = [...rest].sort((a, b) => seconds(b) - seconds(a));
+  for (const file of TIMING_SENSITIVE.filter((f) => files.includes(f))) {
+    const behind = (testbeds - 1) * seconds(file);
+    let at = order.length;
+    let queued = 0;
+    while (at > 0 && queued < behind) {
+      at -= 1;
+      queued += seconds(order[at] ?? '');
+    }
+    order.splice(at, 0, file);
+  }
+  return order;
+}
+
+/** The testbed project's files in testbedOrder; every other project's as vitest gives them, each project's together. */
+export function longFirst(files: readonly TestSpecification[], root: string, testbeds: number): TestSpecification[] {
+  const relative = (spec: TestSpecification): string => (spec.moduleId.startsWith(`${root}/`) ? spec.moduleId.slice(root.length + 1) : spec.moduleId);
   const groups = new Map<string, TestSpecification[]>();
   for (const spec of files) {
     const group = groups.get(spec.project.name) ?? [];
     group.push(spec);
     groups.set(spec.project.name, group);
   }
-  return [...groups.values()].flatMap((group) => [...group].sort((a, b) => rank(a) - rank(b)));
+  return [...groups.entries()].flatMap(([project, group]) => {
+    if (project !== 'testbed') return group;
+    const byFile = new Map(group.map((s) => [relative(s), s]));
+    return testbedOrder([...byFile.keys()], testbeds).map((f) => byFile.get(f) as TestSpecification);
+  });
 }
 
 export default class LongFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    return longFirst(await super.sort(files), this.ctx.config.root);
+    return longFirst(await super.sort(files), this.ctx.config.root, testbedCount());
   }
 }

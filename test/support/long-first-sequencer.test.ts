@@ -1,32 +1,77 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { TestSpecification } from 'vitest/node';
-import { longFirst } from '../setup/long-first-sequencer.ts';
+import { FILE_SECONDS, NEW_FILE_SECONDS, longFirst, testbedOrder } from '../setup/long-first-sequencer.ts';
 
 const ROOT = '/repo';
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const spec = (project: string, file: string): TestSpecification => ({ project: { name: project }, moduleId: `${ROOT}/${file}` }) as unknown as TestSpecification;
 const names = (specs: readonly TestSpecification[]): string[] => specs.map((s) => `${s.project.name}:${s.moduleId.slice(ROOT.length + 1)}`);
 
 describe('longFirst', () => {
-  it('starts the known long testbed files first, longest first, the timing-sensitive what-if file last, and keeps the order of the rest and of other projects', () => {
+  it('orders only the testbed project: its files longest first, keeping the order of other projects and each project together', () => {
     const files = [
       spec('unit', 'cli/whatif/whatif.test.ts'),
       spec('unit', 'test/helm-pods.test.ts'),
-      spec('testbed', 'test/whatif-testbed.test.ts'),
       spec('testbed', 'test/contract.test.ts'),
-      spec('testbed', 'test/kustomize-pods.test.ts'),
       spec('testbed', 'test/gangs.test.ts'),
       spec('testbed', 'test/helm-pods.test.ts'),
+      spec('testbed', 'test/faults.test.ts'),
       spec('sim', 'test/lifecycle.test.ts'),
+      spec('sim', 'test/admission.test.ts'),
     ];
-    expect(names(longFirst(files, ROOT))).toEqual([
+    expect(names(longFirst(files, ROOT, 4))).toEqual([
       'unit:cli/whatif/whatif.test.ts',
       'unit:test/helm-pods.test.ts',
       'testbed:test/helm-pods.test.ts',
-      'testbed:test/kustomize-pods.test.ts',
+      'testbed:test/faults.test.ts',
       'testbed:test/contract.test.ts',
       'testbed:test/gangs.test.ts',
-      'testbed:test/whatif-testbed.test.ts',
       'sim:test/lifecycle.test.ts',
+      'sim:test/admission.test.ts',
     ]);
+  });
+});
+
+describe('testbedOrder', () => {
+  // Seconds as in FILE_SECONDS: whatif-testbed 77, helm-pods 160, faults 141, testbed-contract 55, contract 34, gangs 6,
+  // admission 6, named-reads 4, slurm-config 4.
+  it.each<[string, string[], number, string[]]>([
+    [
+      'one testbed: the timing-sensitive file last',
+      ['test/gangs.test.ts', 'test/whatif-testbed.test.ts', 'test/faults.test.ts'],
+      1,
+      ['test/faults.test.ts', 'test/gangs.test.ts', 'test/whatif-testbed.test.ts'],
+    ],
+    [
+      'two testbeds: it starts with at least its own seconds queued behind it (contract 34 + admission 6 + gangs 6 + slurm-config 4 + named-reads 4 = 54 < 77, so faults goes behind it too); equal seconds keep vitest\'s order',
+      ['test/slurm-config.test.ts', 'test/named-reads.test.ts', 'test/admission.test.ts', 'test/gangs.test.ts', 'test/contract.test.ts', 'test/faults.test.ts', 'test/helm-pods.test.ts', 'test/whatif-testbed.test.ts'],
+      2,
+      ['test/helm-pods.test.ts', 'test/whatif-testbed.test.ts', 'test/faults.test.ts', 'test/contract.test.ts', 'test/admission.test.ts', 'test/gangs.test.ts', 'test/slurm-config.test.ts', 'test/named-reads.test.ts'],
+    ],
+    [
+      'the timing-sensitive file starts as late as it can with enough behind it (contract 34 + testbed-contract 55 = 89 >= 77)',
+      ['test/contract.test.ts', 'test/testbed-contract.test.ts', 'test/faults.test.ts', 'test/helm-pods.test.ts', 'test/whatif-testbed.test.ts'],
+      2,
+      ['test/helm-pods.test.ts', 'test/faults.test.ts', 'test/whatif-testbed.test.ts', 'test/testbed-contract.test.ts', 'test/contract.test.ts'],
+    ],
+    [
+      'a file missing from the table ranks as NEW_FILE_SECONDS, among the long ones',
+      ['test/gangs.test.ts', 'test/brand-new.test.ts', 'test/helm-pods.test.ts', 'test/contract.test.ts'],
+      4,
+      ['test/helm-pods.test.ts', 'test/brand-new.test.ts', 'test/contract.test.ts', 'test/gangs.test.ts'],
+    ],
+  ])('%s', (_rule, files, testbeds, expected) => {
+    expect(testbedOrder(files, testbeds)).toEqual(expected);
+  });
+
+  it('the table holds the figures the rows above assume, and a row for every testbed file of the repository', () => {
+    const testbedFiles = readdirSync(join(REPO, 'test')).filter((f) => f.endsWith('.test.ts') && f !== 'e2e-mode.test.ts').map((f) => `test/${f}`);
+    expect(testbedFiles.filter((f) => !FILE_SECONDS.has(f))).toEqual([]);
+    expect([...FILE_SECONDS.keys()].filter((f) => !testbedFiles.includes(f))).toEqual([]);
+    expect(NEW_FILE_SECONDS).toBe(60);
+    expect(['test/whatif-testbed.test.ts', 'test/helm-pods.test.ts', 'test/faults.test.ts', 'test/contract.test.ts', 'test/gangs.test.ts', 'test/admission.test.ts', 'test/named-reads.test.ts', 'test/slurm-config.test.ts', 'test/testbed-contract.test.ts'].map((f) => FILE_SECONDS.get(f))).toEqual([77, 160, 141, 34, 6, 6, 4, 4, 55]);
   });
 });
