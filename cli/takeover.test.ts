@@ -37,4 +37,20 @@ describe('planTakeover', () => {
       ['kmaint\'s own request kmaint/reap-n4 (reaper.kmaint.io): release it while kmaint runs (docs/migrate.md "Going back", step 3)'],
     ]);
   });
+
+  it('--to nvidia: kmaint.io/Waiting leaves each request that has it, every other condition kept; a request without it is not written', () => {
+    const waiting = aMaintenance({ name: 'w', namespace: 'team', nodeName: 'n1', phase: 'Pending', waitingOn: 'Parallel' });
+    const plain = aMaintenance({ name: 'p', namespace: 'team', nodeName: 'n2', phase: 'Pending' });
+    const both = aMaintenance({ name: 'b', namespace: 'team', nodeName: 'n3', phase: 'Pending', waitingOn: 'Zone', annotations: { [INITIAL]: 'false' } });
+    const plan = planTakeover('to-nvidia', { nodes: [node('n1', false), node('n2', false), node('n3', false)], maintenances: [waiting, plain, both], kmaintNamespace: 'kmaint' });
+    const kept = (nm: typeof waiting) => (nm.status?.conditions ?? []).filter((c) => c.type !== 'kmaint.io/Waiting');
+    expect(kept(waiting).map((c) => c.type)).toEqual(['Ready']);
+    expect(plan).toEqual({
+      actions: [
+        { kind: 'writeStatus', target: { namespace: 'team', name: 'b', resourceVersion: both.metadata.resourceVersion, uid: both.metadata.uid }, status: { ...both.status, conditions: kept(both) }, reason: "drop kmaint's kmaint.io/Waiting condition (Zone) from team/b: upstream neither writes nor clears it" },
+        { kind: 'writeStatus', target: { namespace: 'team', name: 'w', resourceVersion: waiting.metadata.resourceVersion, uid: waiting.metadata.uid }, status: { ...waiting.status, conditions: kept(waiting) }, reason: "drop kmaint's kmaint.io/Waiting condition (Parallel) from team/w: upstream neither writes nor clears it" },
+      ],
+      blockers: [],
+    });
+  });
 });

@@ -2,10 +2,12 @@
 // --dry-run) or written (--apply). From upstream: each cordon upstream made for a request in flight gets kmaint's
 // record, so kmaint's release lifts it (step 4; written by another field manager than kmaint's, the record vouches
 // for the cordon: migrate.md "Who lifts a cordon"). To upstream: each request kmaint cordoned for gets the
-// `node-initial-state.unschedulable: "false"` upstream uncordons by, where it lacks it; kmaint's own requests are
-// named, to be released before the switch (step 3). Pure: the caller reads and applies.
+// `node-initial-state.unschedulable: "false"` upstream uncordons by, where it lacks it; kmaint's `kmaint.io/Waiting`
+// condition leaves every request that has it (upstream never writes or clears it, and the WAITING column and
+// kube-state-metrics would go on naming a gate kmaint no longer keeps); kmaint's own requests are named, to be released
+// before the switch (step 3). Pure: the caller reads and applies.
 import type { V1Node } from '@kubernetes/client-node';
-import { ANNOTATION_CORDONED_BY, ANNOTATION_INITIAL_UNSCHEDULABLE, MEDIK8S_HOLDER_PREFIX, Phase, isKmaintNodeRequest, maintenanceKey, maintenancePhase, maintenanceRef } from '../shared/api/index.ts';
+import { ANNOTATION_CORDONED_BY, ANNOTATION_INITIAL_UNSCHEDULABLE, CONDITION_WAITING, MEDIK8S_HOLDER_PREFIX, Phase, isKmaintNodeRequest, maintenanceKey, maintenancePhase, maintenanceRef } from '../shared/api/index.ts';
 import type { Action, NodeMaintenance } from '../shared/api/index.ts';
 import { recordOwner } from '../shared/lifecycle/index.ts';
 import { upstreamCordons } from './leftovers.ts';
@@ -44,6 +46,17 @@ function toNvidia(nodes: readonly V1Node[], maintenances: readonly NodeMaintenan
     const request = maintenances.find((nm) => nm.metadata.namespace === owner.namespace && nm.metadata.name === owner.name);
     if (request === undefined || request.metadata.annotations?.[ANNOTATION_INITIAL_UNSCHEDULABLE] !== undefined) continue;
     actions.push({ kind: 'patchMaintenanceMeta', target: maintenanceRef(request), annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' }, reason: `kmaint cordoned ${node.metadata?.name ?? ''} for ${maintenanceKey(request)}: upstream uncordons it by node-initial-state.unschedulable "false"` });
+  }
+  for (const request of [...maintenances].sort((a, b) => (maintenanceKey(a) < maintenanceKey(b) ? -1 : 1))) {
+    const conditions = request.status?.conditions ?? [];
+    const waiting = conditions.find((c) => c.type === CONDITION_WAITING);
+    if (waiting === undefined) continue;
+    actions.push({
+      kind: 'writeStatus',
+      target: maintenanceRef(request),
+      status: { ...request.status, conditions: conditions.filter((c) => c.type !== CONDITION_WAITING) },
+      reason: `drop kmaint's ${CONDITION_WAITING} condition (${waiting.reason ?? ''}) from ${maintenanceKey(request)}: upstream neither writes nor clears it`,
+    });
   }
   const blockers = maintenances
     .filter((nm) => isKmaintNodeRequest(nm, kmaintNamespace))
