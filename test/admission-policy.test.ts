@@ -196,25 +196,36 @@ describe.skipIf(!helmIsCurrent())('the chart\'s admission policy on the real API
       forgesWaitingOn: refused('condition kmaint.io/Waiting'),
       kmaintWritesWaitingOn: 'patched',
       changesWaitingOn: refused('condition kmaint.io/Waiting'),
-      dropsWaitingOn: refused('condition kmaint.io/Waiting'),
+      dropsWaitingOn: `403 ${DENIED}status condition kmaint.io/Waiting is kmaint's to write: only ${KMAINT_USER} or a user who may patch Node ${node} may remove it; a requestor may set, change or remove the RequestorFailed condition only`,
     });
+    // The next test's takeover reads every request: this one's Waiting is not its business.
+    await adminKubeConfig().makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ ...target });
   });
 
-  it("lets an administrator's `kmaint takeover --to nvidia --apply` write node-initial-state.unschedulable (it may patch the Node), and still refuses a requestor's forgery of it on create and on update (issue 42)", async () => {
+  it("lets an administrator's `kmaint takeover --to nvidia --apply` write node-initial-state.unschedulable and drop kmaint.io/Waiting (it may patch the Node), and still refuses a requestor's forgery of it on create and on update (issue 42)", async () => {
     const INITIAL = 'maintenance.nvidia.com/node-initial-state.unschedulable';
     const name = unique('takeover');
     expect(await create(requestor, NS, nm(name, { requestorID: 'fw.example.com' }))).toBe('created');
     // As a kmaint older than that record left its cordon: the node cordoned and recorded, the request without it.
     await setUnschedulable(node, true);
     expect((await kubectl(['annotate', 'node', node, `kmaint.io/cordoned-by=kmaint/${NS}/${name}`])).code).toBe(0);
+    // And waiting, as kmaint's scheduler wrote it: the takeover drops that condition, as an administrator may (a
+    // requestor may not: the test above).
+    const pending = { type: 'Ready', status: 'False', reason: 'Pending', message: 'waiting: maxParallelOperations 1 reached (1 in progress)', lastTransitionTime: '2026-01-01T00:00:00Z' };
+    const waiting = { type: 'kmaint.io/Waiting', status: 'True', reason: 'Parallel', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' };
+    await kmaint.patchNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace: NS, plural: NODE_MAINTENANCE_PLURAL, name, body: { status: { conditions: [pending, waiting] } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
     const takeover = await runKmaint(['--kubeconfig', testbed().kubeconfigPath, '--kmaint-namespace', KMAINT_NS, 'takeover', '--to', 'nvidia', '--apply'], 60_000);
     const target = { group: GROUP, version: VERSION, namespace: NS, plural: NODE_MAINTENANCE_PLURAL };
-    const annotations = async (n: string): Promise<Record<string, string> | undefined> => ((await adminKubeConfig().makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ ...target, name: n })) as { metadata: { annotations?: Record<string, string> } }).metadata.annotations;
-    expect([takeover.code, takeover.stdout, takeover.stderr, await annotations(name)]).toEqual([
+    const read = async (n: string): Promise<{ metadata: { annotations?: Record<string, string> }; status?: { conditions?: { type: string }[] } }> =>
+      (await adminKubeConfig().makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ ...target, name: n })) as { metadata: { annotations?: Record<string, string> }; status?: { conditions?: { type: string }[] } };
+    const after = await read(name);
+    expect([takeover.code, takeover.stdout, takeover.stderr, after.metadata.annotations, after.status?.conditions?.map((c) => c.type)]).toEqual([
       0,
-      `patch ${NS}/${name} annotations ${INITIAL}: kmaint cordoned ${node} for ${NS}/${name}: upstream uncordons it by node-initial-state.unschedulable "false"\n`,
+      `patch ${NS}/${name} annotations ${INITIAL}: kmaint cordoned ${node} for ${NS}/${name}: upstream uncordons it by node-initial-state.unschedulable "false"\n` +
+        `status ${NS}/${name}: drop kmaint's kmaint.io/Waiting condition (Parallel) from ${NS}/${name}: upstream neither writes nor clears it\n`,
       '',
       { [INITIAL]: 'false' },
+      ['Ready'],
     ]);
     const forged = `403 ${DENIED}annotation ${INITIAL} is a record only kmaint writes: only ${KMAINT_USER} or a user who may patch Node ${node} may set, change or remove it`;
     const patch = (body: Record<string, unknown>): Promise<string> =>
