@@ -42,6 +42,7 @@ describe.skipIf(!helmIsCurrent())('leftoversHook', () => {
       { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'patch'] },
       { apiGroups: [''], resources: ['nodes/status'], verbs: ['patch'] },
       { apiGroups: ['maintenance.nvidia.com'], resources: ['nodemaintenances'], verbs: ['list', 'patch', 'delete'] },
+      { apiGroups: ['maintenance.nvidia.com'], resources: ['nodemaintenances/status'], verbs: ['patch'] },
       { apiGroups: [''], resources: ['namespaces'], resourceNames: ['medik8s-leases'], verbs: ['get'] },
     ]);
     expect(rules('ClusterRole', 'kmaint-leftovers-leases')).toEqual([{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'delete'] }]);

@@ -154,3 +154,25 @@ describe('planLeftovers: the repair ladder\'s records (issue 44)', () => {
   });
 });
 
+
+describe("planLeftovers: kmaint's kmaint.io/Waiting condition on requests", () => {
+  it('lists it on a requestor\'s request and writes it away, every other condition kept; not on one being deleted or on kmaint\'s own, which go', () => {
+    const maintenancesWaiting = [
+      aMaintenance({ name: 'queued', namespace: 'team', nodeName: 'n1', waitingOn: 'Parallel' }),
+      aMaintenance({ name: 'plain', namespace: 'team', nodeName: 'n2' }),
+      aMaintenance({ name: 'leaving', namespace: 'team', nodeName: 'n3', waitingOn: 'Window', deleting: true }),
+      aMaintenance({ name: 'reap-n4', namespace: 'kmaint', nodeName: 'n4', requestorID: 'reaper.kmaint.io', labels: { 'kmaint.io/reaper': 'true' }, waitingOn: 'Parallel' }),
+    ];
+    const p = planLeftovers({ nodes: [], maintenances: maintenancesWaiting, leases: [], kmaintNamespace: 'kmaint' });
+    expect(p.found).toEqual([
+      { object: 'NodeMaintenance/kmaint/reap-n4', record: 'request', value: 'reaper.kmaint.io', owner: 'kmaint' },
+      { object: 'NodeMaintenance/team/leaving', record: 'finalizer', value: FINALIZER, owner: 'kmaint' },
+      { object: 'NodeMaintenance/team/queued', record: 'condition kmaint.io/Waiting', value: 'Parallel', owner: 'kmaint' },
+    ]);
+    expect(p.actions.map((a) => [a.kind, a.kind === 'writeStatus' || a.kind === 'patchMaintenanceMeta' || a.kind === 'deleteMaintenance' ? a.target.name : '', a.kind === 'writeStatus' ? a.status.conditions?.map((c) => `${c.type}=${c.reason ?? ''}`) : undefined, a.reason])).toEqual([
+      ['deleteMaintenance', 'reap-n4', undefined, "kmaint's own request (reaper.kmaint.io), with no kmaint to finish it"],
+      ['patchMaintenanceMeta', 'leaving', undefined, "kmaint's finalizer, with no kmaint to release the request"],
+      ['writeStatus', 'queued', ['Ready=Pending'], "drop kmaint's kmaint.io/Waiting condition (Parallel) from team/queued: with no kmaint, nothing keeps or clears it"],
+    ]);
+  });
+});

@@ -28,6 +28,7 @@ import {
   ANNOTATION_VALIDATION_OUTCOME,
   ANNOTATION_VALIDATION_START,
   CONDITION_VALIDATION_FAILED,
+  CONDITION_WAITING,
   FINALIZER,
   KMAINT_FIELD_MANAGER,
   NODE_CONDITION_MESSAGE_PREFIX,
@@ -159,6 +160,23 @@ function nodeFixes(node: V1Node): Action[] {
   ];
 }
 
+/**
+ * The status write that removes kmaint's `kmaint.io/Waiting` condition from a request (every other condition kept), or
+ * undefined when it has none: what a waiting request waited on, which nobody keeps once kmaint is gone (leftovers) or
+ * upstream runs instead (kmaint takeover --to nvidia).
+ */
+export function dropWaiting(nm: NodeMaintenance, why: string): Action | undefined {
+  const conditions = nm.status?.conditions ?? [];
+  const waiting = conditions.find((c) => c.type === CONDITION_WAITING);
+  if (waiting === undefined) return undefined;
+  return {
+    kind: 'writeStatus',
+    target: maintenanceRef(nm),
+    status: { ...nm.status, conditions: conditions.filter((c) => c.type !== CONDITION_WAITING) },
+    reason: `drop kmaint's ${CONDITION_WAITING} condition (${waiting.reason ?? ''}) from ${maintenanceKey(nm)}: ${why}`,
+  };
+}
+
 function maintenanceLeftovers(input: LeftoversInput, found: Leftover[], actions: Action[]): void {
   const sorted = [...input.maintenances].sort((a, b) => (maintenanceKey(a) < maintenanceKey(b) ? -1 : 1));
   for (const nm of sorted) {
@@ -166,9 +184,14 @@ function maintenanceLeftovers(input: LeftoversInput, found: Leftover[], actions:
     const own = isKmaintNodeRequest(nm, input.kmaintNamespace);
     if (own) found.push({ object, record: 'request', value: nm.spec.requestorID, owner: 'kmaint' });
     if (nm.metadata.finalizers?.includes(FINALIZER)) found.push({ object, record: 'finalizer', value: FINALIZER, owner: 'kmaint' });
+    // A request being deleted goes with its finalizer, and kmaint's own requests are deleted: the condition goes with
+    // them. On any other request it stays until written away.
+    const waiting = own || isBeingDeleted(nm) ? undefined : dropWaiting(nm, 'with no kmaint, nothing keeps or clears it');
+    if (waiting !== undefined) found.push({ object, record: `condition ${CONDITION_WAITING}`, value: nm.status?.conditions?.find((c) => c.type === CONDITION_WAITING)?.reason ?? '', owner: 'kmaint' });
     // The finalizer first: kmaint's own request, deleted after it, then goes at once.
     if (nm.metadata.finalizers?.includes(FINALIZER)) actions.push({ kind: 'patchMaintenanceMeta', target: maintenanceRef(nm), removeFinalizer: true, reason: "kmaint's finalizer, with no kmaint to release the request" });
     if (own && !isBeingDeleted(nm)) actions.push({ kind: 'deleteMaintenance', target: maintenanceRef(nm), reason: `kmaint's own request (${nm.spec.requestorID}), with no kmaint to finish it` });
+    if (waiting !== undefined) actions.push(waiting);
   }
 }
 

@@ -7,10 +7,10 @@
 // kube-state-metrics would go on naming a gate kmaint no longer keeps); kmaint's own requests are named, to be released
 // before the switch (step 3). Pure: the caller reads and applies.
 import type { V1Node } from '@kubernetes/client-node';
-import { ANNOTATION_CORDONED_BY, ANNOTATION_INITIAL_UNSCHEDULABLE, CONDITION_WAITING, MEDIK8S_HOLDER_PREFIX, Phase, isKmaintNodeRequest, maintenanceKey, maintenancePhase, maintenanceRef } from '../shared/api/index.ts';
+import { ANNOTATION_CORDONED_BY, ANNOTATION_INITIAL_UNSCHEDULABLE, MEDIK8S_HOLDER_PREFIX, Phase, isKmaintNodeRequest, maintenanceKey, maintenancePhase, maintenanceRef } from '../shared/api/index.ts';
 import type { Action, NodeMaintenance } from '../shared/api/index.ts';
 import { recordOwner } from '../shared/lifecycle/index.ts';
-import { upstreamCordons } from './leftovers.ts';
+import { dropWaiting, upstreamCordons } from './leftovers.ts';
 
 export type TakeoverDirection = 'from-nvidia' | 'to-nvidia';
 
@@ -48,15 +48,8 @@ function toNvidia(nodes: readonly V1Node[], maintenances: readonly NodeMaintenan
     actions.push({ kind: 'patchMaintenanceMeta', target: maintenanceRef(request), annotations: { [ANNOTATION_INITIAL_UNSCHEDULABLE]: 'false' }, reason: `kmaint cordoned ${node.metadata?.name ?? ''} for ${maintenanceKey(request)}: upstream uncordons it by node-initial-state.unschedulable "false"` });
   }
   for (const request of [...maintenances].sort((a, b) => (maintenanceKey(a) < maintenanceKey(b) ? -1 : 1))) {
-    const conditions = request.status?.conditions ?? [];
-    const waiting = conditions.find((c) => c.type === CONDITION_WAITING);
-    if (waiting === undefined) continue;
-    actions.push({
-      kind: 'writeStatus',
-      target: maintenanceRef(request),
-      status: { ...request.status, conditions: conditions.filter((c) => c.type !== CONDITION_WAITING) },
-      reason: `drop kmaint's ${CONDITION_WAITING} condition (${waiting.reason ?? ''}) from ${maintenanceKey(request)}: upstream neither writes nor clears it`,
-    });
+    const drop = dropWaiting(request, 'upstream neither writes nor clears it');
+    if (drop !== undefined) actions.push(drop);
   }
   const blockers = maintenances
     .filter((nm) => isKmaintNodeRequest(nm, kmaintNamespace))

@@ -1,6 +1,7 @@
 // `kmaint leftovers` after a `helm uninstall` with a maintenance in flight (issue 42 point 4): the chart installed as
 // test/helm.test.ts installs it, a request brought to Ready by the release's own passes (cordon, finalizer, node
-// conditions, admission record, medik8s lease), an administrator's cordon on another node, the uninstall; then the
+// conditions, admission record, medik8s lease), a second request waiting behind it (kmaint.io/Waiting), an
+// administrator's cordon on another node, the uninstall; then the
 // command lists exactly what is left, `--fix` (as the chart's pre-delete hook's ServiceAccount, with that hook's RBAC
 // only) removes it, and the administrator's cordon stays.
 import { writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ const NS = 'kmaint-leftovers';
 const RELEASE = 'kml';
 const NAME = 'kml-kmaint';
 const REQUEST = 'in-flight';
+const WAITING = 'waiting';
 const MEDIK8S_NS = 'medik8s-leases';
 const ZONE_LABEL = 'topology.kubernetes.io/zone';
 
@@ -79,6 +81,10 @@ describe.skipIf(!HELM_BUILT)('kmaint leftovers after helm uninstall (release kml
       return phaseOf(await getNM(NS, REQUEST)) === 'Ready' ? true : undefined;
     }, 90_000, 200);
     await runPass('drainer', { client, namespace: NS, now: () => new Date() });
+    // A second request waits behind it (the chart's maxParallelOperations 1), with kmaint's kmaint.io/Waiting.
+    await createNM(NS, WAITING, { requestorID: 'upgrade.acme.com', nodeName: general[1] ?? '', cordon: true });
+    await runPass('scheduler', { client, namespace: NS, now: () => new Date() });
+    expect((await getNM(NS, WAITING))?.status?.conditions?.map((c) => `${c.type}=${c.reason ?? ''}`)).toEqual(['Ready=Pending', 'kmaint.io/Waiting=Parallel']);
     expect((await kubectl(['cordon', adminNode])).code).toBe(0);
     const uninstalled = await helm(['uninstall', RELEASE, '-n', NS, '--wait']);
     expect([uninstalled.code, uninstalled.stderr]).toEqual([0, '']);
@@ -99,6 +105,7 @@ describe.skipIf(!HELM_BUILT)('kmaint leftovers after helm uninstall (release kml
         [`Node/${node}`, 'condition DrainInProgress', 'kmaint', 'False'],
         [`Node/${node}`, 'condition Drained', 'kmaint', 'True'],
         [`NodeMaintenance/${NS}/${REQUEST}`, 'finalizer', 'kmaint', FINALIZER],
+        [`NodeMaintenance/${NS}/${WAITING}`, 'condition kmaint.io/Waiting', 'kmaint', 'Parallel'],
       ],
       `Slurm not read: no MaintenanceOperatorConfig ${NS}/default and no --slurm-url\n`,
     ]);
@@ -123,6 +130,7 @@ describe.skipIf(!HELM_BUILT)('kmaint leftovers after helm uninstall (release kml
     // The same checks as test/helm.test.ts' uninstall cases: nothing of kmaint's on the node, no lease, no finalizer.
     expect(await onNode(node)).toEqual({ unschedulable: false, annotations: [], conditions: [] });
     expect((await getNM(NS, REQUEST))?.metadata.finalizers).toBeUndefined();
+    expect((await getNM(NS, WAITING))?.status?.conditions?.map((c) => `${c.type}=${c.reason ?? ''}`)).toEqual(['Ready=Pending']);
     expect((await kubectl(['get', 'lease', '-n', MEDIK8S_NS, '-o', 'name'])).stdout).toBe('');
     expect(await onNode(adminNode)).toEqual({ unschedulable: true, annotations: [], conditions: [] });
     const again = await runKmaint([...kubeconfig, 'leftovers'], 60_000);
