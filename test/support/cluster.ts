@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { holdKubeletStatusPosts as holdKubeletStatusPostsAt, setKubeletNodeReady as setKubeletNodeReadyAt } from '../../sim/kubelet/control.ts';
 import { AuditLog, type AuditEntry, type AuditFilter } from '../../testbed/audit.ts';
+import { sharingConnections } from './shared-connections.ts';
 import type { TestbedInfo, TestClusterKind } from './testbed-info.ts';
 
 const run = promisify(execFile);
@@ -60,7 +61,7 @@ export function clusterKind(): TestClusterKind {
 export function adminKubeConfig(): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromFile(testbed().kubeconfigPath);
-  return kc;
+  return sharingConnections(kc);
 }
 
 /** A KubeConfig that authenticates to the testbed as `user` with a bearer `token` (a ServiceAccount's, from TokenRequest). */
@@ -73,13 +74,13 @@ export function tokenKubeConfig(token: string, user: string): KubeConfig {
     contexts: [{ name: user, cluster: 'testbed', user }],
     currentContext: user,
   });
-  return kc;
+  return sharingConnections(kc);
 }
 
 export function kmaintKubeConfig(): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromFile(testbed().kmaintKubeconfigPath);
-  return kc;
+  return sharingConnections(kc);
 }
 
 export function auditLog(): ClusterAudit {
