@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { binariesAreCurrent } from './build.ts';
 import { isAlive, listeningSockets, portsOf } from './processes.ts';
 import { startControlPlane, stopTestbedDir, testbedPids } from './start.ts';
@@ -26,9 +26,11 @@ interface Run {
   lastLine: string;
 }
 
-function runTs(script: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+/** Runs `node ...entry args` in the repository: `['--import', 'tsx', script]` for the source, `[bundle]` for a bundle. */
+function runNode(entry: string[], args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+  const script = entry.at(-1) ?? '';
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -45,7 +47,12 @@ function runTs(script: string, args: string[], env: NodeJS.ProcessEnv = process.
   });
 }
 
-const cli = (args: string[], env?: NodeJS.ProcessEnv) => runTs('testbed/cli.ts', args, env);
+const runTs = (script: string, args: string[], env?: NodeJS.ProcessEnv) => runNode(['--import', 'tsx', script], args, env);
+/**
+ * `npm run testbed` as the unit project bundles it (test/setup/cli-bundle.ts): through tsx each start cost about 3.5 s of
+ * CPU, the bundle 0.5 s. The first test below shows the source and the bundle refuse alike.
+ */
+const cli = (args: string[], env?: NodeJS.ProcessEnv) => runNode([inject('testbedCli')], args, env);
 const build = (env: NodeJS.ProcessEnv) => runTs('testbed/build.ts', [], env);
 
 const scratch = mkdtempSync(join(tmpdir(), 'kmaint-bad-input-'));
@@ -94,6 +101,18 @@ async function recordedPid(dir: string, name: string, up: Promise<Run>): Promise
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 describe('testbed up with options it cannot use', () => {
+  it('the source through tsx (npm run testbed) and the bundle the other tests start refuse alike', async () => {
+    const dir = join(scratch, 'options-source');
+    const [source, bundled] = await Promise.all([runTs('testbed/cli.ts', ['up', '--dir', dir, '--nodes', '2']), cli(['up', '--dir', dir, '--nodes', '2'])]);
+    expect({ code: source.code, stdout: source.stdout, stderr: source.stderr }).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: option '--nodes <n>' argument '2' is invalid. --nodes must be a whole number of at least 3, got "2"\n`,
+    });
+    expect(bundled).toEqual(source);
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it.each([
     [['--nodes', '2'], `error: option '--nodes <n>' argument '2' is invalid. --nodes must be a whole number of at least 3, got "2"`],
     [['--nodes', 'many'], `error: option '--nodes <n>' argument 'many' is invalid. --nodes must be a whole number of at least 3, got "many"`],

@@ -7,6 +7,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The esbuild bundle of cli/main.ts for this run (test/setup/cli-bundle.ts). */
     kmaintCli: string;
+    /** The esbuild bundle of testbed/cli.ts (`npm run testbed`), in the unit project only (test/setup/cli-bundle.ts). */
+    testbedCli: string;
   }
 }
 
