@@ -9,6 +9,7 @@ import { startEmbeddedCluster, SIM_USERS, type EmbeddedCluster } from '../sim/em
 import { DEMO_SCENARIO_NAMES, runDemo } from '../sim/demo/index.ts';
 import { DEFAULT_NAMESPACE } from '../shared/api/index.ts';
 import { LiveView, eventLine, summaryLines } from './demo-render.ts';
+import { parseDuration } from './duration.ts';
 import { UsageError } from './errors.ts';
 import { summaryRows, writeReport } from './report-file.ts';
 
@@ -17,7 +18,7 @@ const int = (name: string, min: number) =>
 const speed = z.coerce.number({ error: '--speed must be a number' }).positive('--speed must be above 0').max(10_000, '--speed must be at most 10000');
 
 const scenario = z.enum(DEMO_SCENARIO_NAMES, { error: `--scenario must be one of ${DEMO_SCENARIO_NAMES.join(', ')}` });
-const demoFlagsSchema = z.strictObject({ nodes: int('nodes', 9).max(1000, '--nodes must be at most 1000').optional(), speed: speed.default(60), seed: int('seed', 0).default(1), scenario: scenario.default('upgrade'), keep: z.boolean().default(false), report: z.string().min(1, '--report needs a file name').optional() });
+const demoFlagsSchema = z.strictObject({ nodes: int('nodes', 9).max(1000, '--nodes must be at most 1000').optional(), speed: speed.default(60), seed: int('seed', 0).default(1), scenario: scenario.default('upgrade'), keep: z.boolean().default(false), report: z.string().min(1, '--report needs a file name').optional(), timeout: z.string().default('2m') });
 const simFlagsSchema = z.strictObject({ nodes: int('nodes', 3).optional(), speed: speed.default(1), seed: int('seed', 0).default(1), kubeconfigOut: z.string().min(1) });
 
 function parseFlags<T>(schema: z.ZodType<T>, raw: unknown): T {
@@ -46,6 +47,8 @@ function writeKubeconfig(cluster: EmbeddedCluster, path: string): void {
 /** `kmaint demo`: exit code 0 only when the invariants held. */
 export async function demoCommand(raw: Record<string, unknown>, logLevel: string): Promise<number> {
   const flags = parseFlags(demoFlagsSchema, raw);
+  const wallLimitMs = parseDuration(flags.timeout);
+  if (wallLimitMs <= 0) throw new UsageError('--timeout must be above 0');
   const logger = stderrLogger(logLevel);
   const live = process.stdout.isTTY ? new LiveView(process.stdout) : undefined;
   const { summary, timeline, cluster } = await runDemo({
@@ -53,6 +56,7 @@ export async function demoCommand(raw: Record<string, unknown>, logLevel: string
     speed: flags.speed,
     seed: flags.seed,
     keep: flags.keep,
+    wallLimitMs,
     ...(flags.nodes !== undefined ? { nodes: flags.nodes } : {}),
     logger,
     onEvent: (e) => (live ? live.event(e) : process.stdout.write(`${eventLine(e)}\n`)),

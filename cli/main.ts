@@ -279,6 +279,7 @@ program
   .option('--scenario <name>', 'upgrade (two requestors, a rolling OS upgrade) or reboot (kmaint reboots 6 nodes, 2 at a time)', 'upgrade')
   .option('--keep', 'leave the cluster running afterwards and print a kubeconfig')
   .option('--report <file>', 'also write a self-contained HTML timeline report (Gantt chart of every node, unavailable nodes against the limits)')
+  .option('--timeout <duration>', 'stop starting rounds after this much wall time; requests not done by then are reported unfinished (exit 1)', '2m')
   .action(async (cmd: Record<string, unknown>) => {
     const { demoCommand } = await import('./demo.ts');
     process.exitCode = await demoCommand(cmd, globals().logLevel);
