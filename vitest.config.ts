@@ -3,8 +3,8 @@
 // cluster (sim/), where the testbed is the judge. KMAINT_TEST_CLUSTER=testbed|sim keeps only one of the two clusters;
 // unset, `vitest run` runs both. A fourth, `e2e`, exists only with KMAINT_E2E_KUBECONFIG set: the behaviour suite on
 // that existing cluster, run by `npm run test:e2e` alone (`vitest run` leaves it out, see e2eProjectAsked). `npm test`
-// (test/run-suite.ts) runs `unit`+`sim` and `testbed` as two vitest processes side by side; one `vitest run` runs the
-// projects one after another, in sequence.groupOrder.
+// (test/run-suite.ts) runs `unit`, `sim` and `testbed` as three vitest processes side by side; one `vitest run` runs
+// the projects one after another, in sequence.groupOrder.
 import { defineConfig } from 'vitest/config';
 import LongFirstSequencer from './test/setup/long-first-sequencer.ts';
 import { testbedCount } from './test/support/testbed-info.ts';

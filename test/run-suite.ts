@@ -1,10 +1,14 @@
-// `npm test`: the three vitest projects in two vitest processes at once — `unit` then `sim` in one, `testbed` in the
-// other. One `vitest run` runs its projects one after another (sequence.groupOrder), so the testbed files, which mostly
-// wait on their control planes, used to start only once the CPU-bound unit files were done. Each process's output is
-// passed through a whole line at a time; the run ends with each process's wall time and exit code, and exits with
-// the first failure's code. With arguments (`npm test -- shared/scheduling`) it is plain `vitest run <arguments>`.
+// `npm test`: the three vitest projects as three vitest processes at once — `unit`, `sim` and `testbed`
+// (test/support/suite-parts.ts). One `vitest run` runs its projects one after another (sequence.groupOrder), so the
+// testbed files, which mostly wait on their control planes, used to start only once the CPU-bound unit files were done;
+// the sim files, which mostly wait on their simulated clock, now run beside the unit files instead of after them. The
+// unit and sim processes run at a lower CPU priority (niceness 5) beside the testbed's: its control planes are the
+// longest part of the run. Each process's output is passed through a whole line at a time; the run ends with each
+// process's wall time and exit code, and exits with the first failure's code. With arguments
+// (`npm test -- shared/scheduling`) it is plain `vitest run <arguments>`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
@@ -30,6 +34,8 @@ function runPart(part: Part, children: Set<ChildProcess>): Promise<Outcome> {
   // vitest colours only a terminal; keep its colours when ours is one.
   const env = { ...process.env, ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}) };
   const child = spawn(process.execPath, [VITEST, ...part.args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  // Set before the child has loaded vitest, so its workers and everything they start inherit it.
+  if (part.nice !== 0 && child.pid !== undefined) setPriority(child.pid, part.nice);
   children.add(child);
   const copied = Promise.all([forwardLines(child.stdout, process.stdout), forwardLines(child.stderr, process.stderr)]);
   return new Promise((resolve) => {
@@ -48,10 +54,10 @@ async function main(): Promise<number> {
       for (const child of children) child.kill(signal);
     });
   }
-  if (extra.length > 0) return (await runPart({ label: 'vitest', args: ['run', ...extra] }, children)).code;
+  if (extra.length > 0) return (await runPart({ label: 'vitest', args: ['run', ...extra], nice: 0 }, children)).code;
   let parts: Part[];
   try {
-    parts = suiteParts(process.env['KMAINT_TEST_CLUSTER']);
+    parts = suiteParts(process.env['KMAINT_TEST_CLUSTER'], process.env['KMAINT_UNIT_NICE']);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     return 2;
