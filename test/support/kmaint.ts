@@ -123,11 +123,17 @@ export function phaseOf(nm: NodeMaintenance | undefined): string | undefined {
   return nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';
 }
 
-/** Waits until the request reaches `phase`, driving all passes. */
+/**
+ * Waits until the request reaches `phase`, driving all passes. A timeout says where the request was last seen: its
+ * phase and Ready message (the check throws that, and waitFor reports the last error with its timeout).
+ */
 export function untilPhase(namespace: string, name: string, phase: string, timeoutMs = 90_000): Promise<NodeMaintenance> {
   return driveUntil(`${namespace}/${name} in phase ${phase}`, async () => {
     const nm = await getNM(namespace, name);
-    return phaseOf(nm) === phase ? nm : undefined;
+    if (phaseOf(nm) === phase) return nm;
+    if (!nm) throw new Error('last seen: the request is gone');
+    const ready = nm.status?.conditions?.find((c) => c.type === 'Ready');
+    throw new Error(`last seen in phase '${phaseOf(nm) ?? ''}': ${ready?.message ?? 'no Ready condition'}`);
   }, timeoutMs);
 }
 
