@@ -181,8 +181,11 @@ export type Action =
   /**
    * Merge-patch a Node's annotations (null deletes), preconditioned on the resourceVersion the plan saw. With
    * `maintenance` the write joins that request's unit, after its own writes; without, it is a unit of its own.
+   * `record`: the annotations record an act outside the cluster already done (the reaper's termination). Refused 409,
+   * such a write goes again on a fresh read of the same Node (same uid) whatever else changed on it: what it records
+   * happened, and a record lost would have the next pass do it again. A Node recreated under the name is not written.
    */
-  | { kind: 'patchNodeAnnotations'; node: NodeRef; annotations: Record<string, string | null>; maintenance?: MaintenanceRef; reason: string }
+  | { kind: 'patchNodeAnnotations'; node: NodeRef; annotations: Record<string, string | null>; maintenance?: MaintenanceRef; record?: true; reason: string }
   /**
    * Merge-patch annotations of the SR-IOV network operator's SriovNetworkNodeState `target` (its `current-state`, and
    * missing keys created as Idle), preconditioned on the resourceVersion the plan saw. With `maintenance` the write

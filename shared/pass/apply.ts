@@ -18,7 +18,7 @@ export interface ApplyResult {
   /** Actions applied, by kind. */
   applied: Record<string, number>;
   conflicts: number;
-  /** Node writes refused 409 that were sent again on a fresh read, the Node changed only where no plan reads. */
+  /** Node writes refused 409 that were sent again on a fresh read: the Node changed only where no plan reads, or a record. */
   refreshed: number;
   notFound: number;
   /** Evictions refused by a disruption budget, with the server's message. */
@@ -265,13 +265,23 @@ export function sameForPlans(planned: V1Node, fresh: V1Node): boolean {
   return isDeepStrictEqual(plannedView(planned), plannedView(fresh));
 }
 
+/**
+ * Whether a node write refused 409 goes again on `fresh`: a record of an outside act (patchNodeAnnotations `record`)
+ * on the same Node, whatever changed on it; any other write only if nothing a plan reads changed.
+ */
+function stillWritable(a: Action, planned: V1Node, fresh: V1Node): boolean {
+  if (a.kind === 'patchNodeAnnotations' && a.record) return planned.metadata?.uid !== undefined && fresh.metadata?.uid === planned.metadata.uid;
+  return sameForPlans(planned, fresh);
+}
+
 /** How many times a node write refused 409 is sent again after a re-read showed only status posts moved the Node. */
 const NODE_CONFLICT_RETRIES = 3;
 
 /**
- * A node write refused 409: read the Node by name; if only status posts moved it since the plan's read, send the write
- * again on its fresh resourceVersion (up to NODE_CONFLICT_RETRIES times: a kubelet and the node lifecycle controller
- * may both write the Node in the meantime). Any other outcome of a re-read leaves the 409 as the outcome.
+ * A node write refused 409: read the Node by name; if only status posts moved it since the plan's read (or, for a
+ * record, it is the same Node), send the write again on its fresh resourceVersion (up to NODE_CONFLICT_RETRIES
+ * times: a kubelet and the node lifecycle controller may both write the Node in the meantime). Any other outcome of a
+ * re-read leaves the 409 as the outcome.
  */
 async function afterNodeConflict(a: Action, out: ApplyOutcome, rv: Map<string, string>, opts: ApplyOptions): Promise<{ out: ApplyOutcome; refreshed: boolean }> {
   if (a.kind !== 'cordonNode' && a.kind !== 'uncordonNode' && a.kind !== 'patchNodeAnnotations' && a.kind !== 'patchNodeConditions' && a.kind !== 'setNodeTaints') return { out, refreshed: false };
@@ -289,7 +299,7 @@ async function afterNodeConflict(a: Action, out: ApplyOutcome, rv: Map<string, s
       break;
     }
     const version = fresh?.metadata?.resourceVersion;
-    if (fresh === undefined || version === undefined || !sameForPlans(planned, fresh)) break;
+    if (fresh === undefined || version === undefined || !stillWritable(a, planned, fresh)) break;
     rv.set(key, version);
     out = await applyOne(a, rv, opts);
     refreshed = true;

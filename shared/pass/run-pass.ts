@@ -139,7 +139,7 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
     instances: reaperProviders(opts.reaperProviders),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  if (result.refreshed > 0) opts.logger?.info({ refreshed: result.refreshed }, `${fn} pass: node writes refused 409 sent again on a fresh read (only status heartbeats had moved the Node)`);
+  if (result.refreshed > 0) opts.logger?.info({ refreshed: result.refreshed }, `${fn} pass: node writes refused 409 sent again on a fresh read (only status heartbeats had moved the Node, or the write records a termination done)`);
   const after: { applied: Record<string, number>; errors: string[] } = { applied: {}, errors: [] };
   for (const effect of planned.effects) {
     if (effect.at !== 'after-actions') continue;

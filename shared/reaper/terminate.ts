@@ -62,7 +62,8 @@ function leave(t: Termination, done: string): Action[] {
 /**
  * Terminates one at a time, in plan order (a handful per pass; the provider's API bounds the rate anyway). After a
  * termination the Node is annotated kmaint.io/reaped (so it is not reaped again while the Node object lingers), then
- * the request deleted — one unit: if the annotation cannot be written, the request stays and the next pass retries.
+ * the request deleted — one unit: the annotation is a record (it goes again on a fresh read of the same Node after a
+ * 409, whatever else changed there); if it still cannot be written, the request stays and the next pass retries.
  */
 export async function executeTerminations(terminations: readonly Termination[], providers: InstanceProviders, now: Date, signal?: AbortSignal): Promise<TerminationResult> {
   const at = rfc3339Seconds(now);
@@ -96,7 +97,7 @@ export async function executeTerminations(terminations: readonly Termination[], 
     }
     result.actions.push(event(t, 'Normal', EVENT_REASON_INSTANCE_TERMINATED, t.joined ? `${done}; leaving ${request} (additionalRequestors)` : `${done}; deleting reap request ${request}`));
     if (t.nodeResourceVersion !== '') {
-      result.actions.push({ kind: 'patchNodeAnnotations', node: { name: t.node, resourceVersion: t.nodeResourceVersion }, annotations: { [ANNOTATION_REAPED]: at }, maintenance: t.maintenance, reason: t.joined ? 'record the reap before leaving the request' : 'record the reap before deleting the request' });
+      result.actions.push({ kind: 'patchNodeAnnotations', node: { name: t.node, resourceVersion: t.nodeResourceVersion }, annotations: { [ANNOTATION_REAPED]: at }, maintenance: t.maintenance, record: true, reason: t.joined ? 'record the reap before leaving the request' : 'record the reap before deleting the request' });
     }
     result.actions.push(...(t.joined ? leave(t, done) : [{ kind: 'deleteMaintenance' as const, target: t.maintenance, reason: `reaped: ${done}` }]));
   }

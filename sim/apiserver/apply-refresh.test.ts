@@ -112,3 +112,36 @@ describe('status posts that keep coming between the re-read and the write', () =
     expect(await cordon(seen, true, postingAfterReads(3))).toEqual({ result: { applied: {}, conflicts: 1, refreshed: 1, stopped: ['nm/team/nm'] }, unschedulable: false, refused: 4 });
   });
 });
+
+/** The reaper's record of a termination (patchNodeAnnotations `record`) planned on `seen`, applied with the plan's Nodes. */
+async function recordReap(seen: V1Node): Promise<{ result: Pick<ApplyResult, 'applied' | 'conflicts' | 'refreshed' | 'stopped'>; reaped: string | undefined }> {
+  const action: Action = {
+    kind: 'patchNodeAnnotations',
+    node: { name: node, resourceVersion: seen.metadata?.resourceVersion ?? '' },
+    annotations: { 'kmaint.io/reaped': '2026-01-01T00:01:00Z' },
+    maintenance: { namespace: 'team', name: 'reap', resourceVersion: '1' },
+    record: true,
+    reason: 'record the reap before deleting the request',
+  };
+  const { applied, conflicts, refreshed, stopped } = await applyActions([action], { client, maintenances: new Map(), nodes: new Map([[node, seen]]), now: new Date('2026-01-01T00:01:00Z'), component: 'kmaint-reaper', namespace: 'kmaint' });
+  const after = (await call(server, 'GET', `/api/v1/nodes/${node}`)).body as { metadata?: { annotations?: Record<string, string> } };
+  return { result: { applied, conflicts, refreshed, stopped }, reaped: after.metadata?.annotations?.['kmaint.io/reaped'] };
+}
+
+describe('a record of a termination refused 409 (the reaper\'s kmaint.io/reaped)', () => {
+  it('lands on a fresh read of the same Node whatever changed on it: Ready=False, a taint, a label', async () => {
+    const seen = await planned();
+    await call(server, 'PATCH', `/api/v1/nodes/${node}/status`, { status: { conditions: [ready('2026-01-01T00:00:40Z', 'False')] } }, STRATEGIC);
+    await call(server, 'PATCH', `/api/v1/nodes/${node}`, { metadata: { labels: { 'kmaint.io/pool': 'gpu' } }, spec: { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] } }, MERGE);
+    expect(await recordReap(seen)).toEqual({ result: { applied: { patchNodeAnnotations: 1 }, conflicts: 0, refreshed: 1, stopped: [] }, reaped: '2026-01-01T00:01:00Z' });
+  });
+
+  it('a Node deleted and created again under the name (another uid) is not written: the 409 stands', async () => {
+    const seen = await planned();
+    expect((await call(server, 'DELETE', `/api/v1/nodes/${node}`)).status).toBe(200);
+    expect((await call(server, 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: node } })).status).toBe(201);
+    const recreated = await planned();
+    expect(recreated.metadata?.uid).not.toBe(seen.metadata?.uid);
+    expect(await recordReap(seen)).toEqual({ result: { applied: {}, conflicts: 1, refreshed: 0, stopped: ['nm/team/reap'] }, reaped: undefined });
+  });
+});
