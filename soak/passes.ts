@@ -3,7 +3,7 @@
 // CronJobs run it (rounds of all three functions, leases held for the run, one snapshot per round), every outcome tallied.
 import { errorMessage } from '../shared/errors/index.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from '../shared/kube/index.ts';
+import { HttpFailureError, isRetryable, KubeClient, KubeRequestError } from '../shared/kube/index.ts';
 import { runPass, type PassFunction } from '../shared/pass/index.ts';
 import type { InstanceProviders } from '../shared/reaper/index.ts';
 import { runUntilIdle, type RunSummary } from '../shared/runtime/index.ts';
@@ -15,13 +15,27 @@ export interface PassTally {
   runs: number;
   leaseHeld: number;
   killed: number;
-  /** Passes that threw for another reason than being killed: each one a violation. */
+  /** Passes that threw for another reason than being killed or `gaveUp`: each one a violation. */
   thrown: string[];
+  /**
+   * Passes that threw because one request failed transiently on every attempt the client makes (an injected 429, 5xx
+   * or dropped connection each time): what a pass is built to do, ending with a reason for the next one to go on from.
+   */
+  gaveUp: string[];
   /** Write requests sent by passes (anything but get, list and watch), retries included. */
   writes: number;
   conflicts: number;
   /** Write failures passes reported (counted, not thrown). */
   writeErrors: number;
+}
+
+/** Whether `err` (or an error it was caused by) is a request the client gave up on after retrying a transient status. */
+export function exhaustedRetries(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof KubeRequestError && isRetryable(e.status)) return true;
+    if (e instanceof HttpFailureError && isRetryable(e.httpFailure.status)) return true;
+  }
+  return false;
 }
 
 export interface PassDriverOptions {
@@ -96,7 +110,7 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
         if (controller.signal.aborted) tally.killed++;
       } catch (err) {
         if (controller.signal.aborted) tally.killed++;
-        else tally.thrown.push(`${fn} pass ${holder}: ${errorMessage(err)}`);
+        else (exhaustedRetries(err) ? tally.gaveUp : tally.thrown).push(`${fn} pass ${holder}: ${errorMessage(err)}`);
       } finally {
         clearInterval(kill);
         tally.writes += writesOf(client.counts.byVerb);
@@ -119,7 +133,7 @@ export async function drivePasses(opts: PassDriverOptions, tally: PassTally): Pr
       try {
         await runUntilIdle({ client, namespace: opts.namespace, now: () => new Date(), holder, leaseSeconds: opts.leaseSeconds, signal: controller.signal, functions, timeoutMs: opts.rng.int(2000, 12000), onPass: countPass, env: opts.env ?? NO_ENV, ...providers });
       } catch (err) {
-        if (!controller.signal.aborted) tally.thrown.push(`run ${holder}: ${errorMessage(err)}`);
+        if (!controller.signal.aborted) (exhaustedRetries(err) ? tally.gaveUp : tally.thrown).push(`run ${holder}: ${errorMessage(err)}`);
       } finally {
         if (controller.signal.aborted) {
           tally.killed++;

@@ -203,7 +203,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
 
   const cert = proxyCertificate();
   const proxy = await startFaultProxy({ upstream: opts.server, ...(opts.caPem ? { upstreamCa: opts.caPem } : {}), tls: cert, seed: deriveSeed(opts.seed, 'proxy'), rules: soakFaultRules(opts.faultRate ?? 0.05) });
-  const tally: PassTally = { passes: 0, runs: 0, leaseHeld: 0, killed: 0, thrown: [], writes: 0, conflicts: 0, writeErrors: 0 };
+  const tally: PassTally = { passes: 0, runs: 0, leaseHeld: 0, killed: 0, thrown: [], gaveUp: [], writes: 0, conflicts: 0, writeErrors: 0 };
   const violations: string[] = [];
   let samples = 0;
   let checks = 0;
@@ -480,6 +480,7 @@ export function formatSoakTable(r: SoakReport): string {
     ['time', `${(r.durationMs / 1000).toFixed(1)} s`],
     ['passes', `${r.passes.passes} (${r.passes.leaseHeld} found the lease held; ${r.passes.runs} \`kmaint run all\` runs, their passes included)`],
     ['killed passes', String(r.passes.killed)],
+    ['passes that gave up', `${r.passes.gaveUp.length} (a request failed transiently on every retry)${r.passes.gaveUp[0] ? `; first: ${r.passes.gaveUp[0]}` : ''}`],
     ['writes', String(r.passes.writes)],
     ['API requests via proxy', String(r.requests)],
     ['injected faults', `${faultTotal} (${(r.requests ? (faultTotal / r.requests) * 100 : 0).toFixed(1)}%): ${FAULT_KINDS.map((k) => `${k} ${r.faults[k]}`).join(', ')}`],
