@@ -202,13 +202,18 @@ export type Action =
    * resourceVersion the plan saw. With `maintenance` the write joins that request's unit, after its own writes.
    */
   | { kind: 'patchNodeConditions'; node: NodeRef; set: NodeConditionWrite[]; remove: string[]; maintenance?: MaintenanceRef; reason: string }
-  /** An event on a NodeMaintenance, the config object or a Node, as `target.kind` says (a Node's `namespace` is ''). */
+  /**
+   * An event on a NodeMaintenance, the config object or a Node, as `target.kind` says (a Node's `namespace` is ''). With
+   * `maintenance`, a Node event says what a write of that request's unit did: it joins that unit, after the write, and
+   * is said only if the write landed (a write refused and planned again by the next pass is not announced twice).
+   */
   | {
       kind: 'emitEvent';
       target: { kind: 'NodeMaintenance' | 'MaintenanceOperatorConfig' | 'Node'; namespace: string; name: string; uid?: string };
       type: 'Normal' | 'Warning';
       eventReason: string;
       message: string;
+      maintenance?: MaintenanceRef;
       reason: string;
     }
   /** Take or renew the medik8s node lease for a request, before its node is cordoned (joins the request's unit). */

@@ -29,9 +29,9 @@ const reasons = (actions: readonly Action[]): string[] => actions.map((a) => a.r
 describe('write order: one row per rule of shared/api/write-order.ts', () => {
   it.each([
     {
-      rule: '1 units: a request\'s writes on its object, node and pods are one unit; a node write serving none is its node\'s unit; events follow their object; the config report is its own unit',
-      actions: [status('a'), cordon('n1', 'a'), evict('p', 'a'), removal('n2'), nodeEvent('n2'), event('a', 'e'), configStatus()],
-      expected: ['nm/ns/a', 'nm/ns/a', 'nm/ns/a', 'node/n2', 'node/n2', 'nm/ns/a', 'config/kmaint/default'],
+      rule: '1 units: a request\'s writes on its object, node and pods are one unit; a node write serving none is its node\'s unit; events follow their object, a node event naming a request its unit; the config report is its own unit',
+      actions: [status('a'), cordon('n1', 'a'), evict('p', 'a'), removal('n2'), nodeEvent('n2'), event('a', 'e'), configStatus(), { ...nodeEvent('n1'), maintenance: ref('a') } as Action],
+      expected: ['nm/ns/a', 'nm/ns/a', 'nm/ns/a', 'node/n2', 'node/n2', 'nm/ns/a', 'config/kmaint/default', 'nm/ns/a'],
     },
   ])('$rule', ({ actions, expected }) => {
     expect(actions.map(unitKey)).toEqual(expected);

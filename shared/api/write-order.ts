@@ -7,7 +7,8 @@ import type { Action, MaintenanceRef } from './actions.ts';
 /**
  * Rule 1, units: the unit an action belongs to is the NodeMaintenance it serves; a node write serving none (a sweep of
  * kmaint's own node conditions, an orphan's SR-IOV state) is its node's unit; the config report is its own unit. Events
- * follow the writes of the object they are about.
+ * follow the writes of the object they are about; a Node event naming a request (`maintenance`) says what a write of
+ * that request's unit did, and follows that unit.
  */
 export function unitKey(a: Action): string {
   switch (a.kind) {
@@ -39,7 +40,7 @@ export function unitKey(a: Action): string {
     case 'patchSriovNodeState':
       return a.maintenance ? `nm/${a.maintenance.namespace}/${a.maintenance.name}` : `node/${a.target.name}`;
     case 'emitEvent':
-      if (a.target.kind === 'Node') return `node/${a.target.name}`;
+      if (a.target.kind === 'Node') return a.maintenance ? `nm/${a.maintenance.namespace}/${a.maintenance.name}` : `node/${a.target.name}`;
       return a.target.kind === 'NodeMaintenance' ? `nm/${a.target.namespace}/${a.target.name}` : `config/${a.target.namespace}/${a.target.name}`;
     case 'writeConfigStatus':
       return `config/${a.target.namespace}/${a.target.name}`;

@@ -46,7 +46,8 @@ const at = (seconds: number): Date => new Date(NOW.getTime() + seconds * 1000);
 
 const finalizer = (name = 'nm-1'): Action => ({ kind: 'patchMaintenanceMeta', target: ref(name), removeFinalizer: true, reason: `default/${name} deleted in phase Ready` });
 const uncordonOurs: Action = { kind: 'uncordonNode', node: NODE, maintenance: ref(), reason: 'default/nm-1 deleted; node was schedulable before maintenance', annotations: { [ANNOTATION_CORDONED_BY]: null, [ANNOTATION_CORDON_REASON]: null } };
-const nodeEvent = (type: 'Normal' | 'Warning', eventReason: string, message: string): Action => ({ kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: 'worker-01', uid: 'uid-worker-01' }, type, eventReason, message, reason: message });
+/** default/nm-1's Node event: it says what a write of that request's unit did, and follows it there. */
+const nodeEvent = (type: 'Normal' | 'Warning', eventReason: string, message: string): Action => ({ kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: 'worker-01', uid: 'uid-worker-01' }, type, eventReason, message, maintenance: ref(), reason: message });
 const LOGS = 'logs: kubectl logs job/kmaint-validate-uid-nm-1 -n kmaint (the Job is kept until the node\'s next validation)';
 
 function plan(actions: Action[], more: Partial<CleanupPlan> = {}): CleanupPlan {

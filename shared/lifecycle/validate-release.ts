@@ -104,7 +104,8 @@ function passed(input: ValidationInput, job: { namespace: string; name: string }
       : { kind: 'patchNodeAnnotations', node: nodeRef, annotations: records, maintenance: ref, reason: message },
     ...(hasCondition ? [{ kind: 'patchNodeConditions' as const, node: nodeRef, set: [], remove: [CONDITION_VALIDATION_FAILED], maintenance: ref, reason: message }] : []),
     { kind: 'deleteValidationJob', job, maintenance: ref, reason: `${key}: validation passed` },
-    { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: nodeRef.name, ...(node?.metadata?.uid ? { uid: node.metadata.uid } : {}) }, type: 'Normal', eventReason: EVENT_REASON_VALIDATION_PASSED, message, reason: message },
+    // Said after the outcome landed (the request's unit): a refused outcome is planned again by the next pass, not said twice.
+    { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: nodeRef.name, ...(node?.metadata?.uid ? { uid: node.metadata.uid } : {}) }, type: 'Normal', eventReason: EVENT_REASON_VALIDATION_PASSED, message, maintenance: ref, reason: message },
   ];
   return { kind: 'go', actions };
 }
@@ -150,7 +151,7 @@ function markFailed(input: ValidationInput, nodeRef: NodeRef, reason: Validation
   const at = rfc3339Seconds(input.now);
   return [
     { kind: 'patchNodeConditions', node: nodeRef, set: [{ type: CONDITION_VALIDATION_FAILED, status: 'True', reason, message, lastTransitionTime: at, lastHeartbeatTime: at }], remove: [], maintenance: ref, reason: message },
-    { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: nodeRef.name, ...(node?.metadata?.uid ? { uid: node.metadata.uid } : {}) }, type: 'Warning', eventReason: EVENT_REASON_VALIDATION_FAILED, message, reason: message },
+    { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: nodeRef.name, ...(node?.metadata?.uid ? { uid: node.metadata.uid } : {}) }, type: 'Warning', eventReason: EVENT_REASON_VALIDATION_FAILED, message, maintenance: ref, reason: message },
   ];
 }
 

@@ -2,7 +2,7 @@
 // a second one nor loses a user's, and when kmaint deletes its own (Ready with the condition cleared, or the Node gone).
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { describeAction, type Action, type NodeMaintenance } from '../api/index.ts';
+import { describeAction, orderWrites, type Action, type NodeMaintenance } from '../api/index.ts';
 import { loadRebootSentinel, planRebootSentinel, type LoadedRebootSentinel } from './sentinel.ts';
 
 const NS = 'kmaint';
@@ -142,6 +142,14 @@ describe('planRebootSentinel', () => {
     expect(plan.actions.map(describeAction)).toEqual(expected);
     expect({ filed: plan.filed, deleted: plan.deleted }).toEqual(counts);
     expect(JSON.stringify({ nodes, maintenances })).toBe(before);
+  });
+
+  it('each Node event follows the write it announces, in that request\'s unit: a create or delete refused is not announced', () => {
+    const plan = planRebootSentinel({ nodes: [node('node-a'), node('node-b', { RebootRequired: 'True' })], maintenances: [ours('node-a', 'Ready')], namespace: NS }, ON);
+    expect(orderWrites(plan.actions).units.map((u) => [u.key, u.writes.map((w) => `${w.action.kind} stops the unit: ${w.stopsUnit}`)])).toEqual([
+      ['nm/kmaint/reboot-node-a', ['deleteMaintenance stops the unit: true', 'emitEvent stops the unit: false']],
+      ['nm/kmaint/reboot-node-b', ['createMaintenance stops the unit: true', 'emitEvent stops the unit: false']],
+    ]);
   });
 
   it("the request as filed: kmaint's identity, a reboot asked, held from garbage collection, cordon and a forced drain", () => {

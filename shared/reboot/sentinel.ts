@@ -19,7 +19,7 @@ import {
   isKmaintNodeRequest,
   rebootSentinelSchema,
 } from '../api/index.ts';
-import type { Action, NodeMaintenance } from '../api/index.ts';
+import type { Action, MaintenanceRef, NodeMaintenance } from '../api/index.ts';
 
 export interface RebootSentinelSettings {
   /** The Node condition type asking for a reboot. @default DEFAULT_REBOOT_SENTINEL_CONDITION */
@@ -59,9 +59,10 @@ export function asksForReboot(node: V1Node, type: string): boolean {
   return node.status?.conditions?.some((c) => c.type === type && c.status === 'True') === true;
 }
 
-function nodeEvent(node: V1Node, eventReason: string, message: string, reason: string): Action {
+/** A Node event saying what a write on the request `about` did: it follows that write in the request's unit. */
+function nodeEvent(node: V1Node, about: MaintenanceRef, eventReason: string, message: string, reason: string): Action {
   const uid = node.metadata?.uid;
-  return { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: node.metadata?.name ?? '', ...(uid ? { uid } : {}) }, type: 'Normal', eventReason, message, reason };
+  return { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: node.metadata?.name ?? '', ...(uid ? { uid } : {}) }, type: 'Normal', eventReason, message, maintenance: about, reason };
 }
 
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -84,7 +85,7 @@ export function planRebootSentinel(snapshot: RebootSentinelSnapshot, loaded: Loa
       plan.actions.push({ kind: 'deleteMaintenance', target: maintenanceRef(nm), reason: `reboot request for node ${nm.spec.nodeName}: the node is gone` });
     } else if (maintenancePhase(nm) === Phase.Ready && (type === undefined || !asksForReboot(node, type))) {
       const why = type === undefined ? 'rebooted (spec.rebootSentinel is off)' : `rebooted and its ${type} condition is no longer True`;
-      plan.actions.push({ kind: 'deleteMaintenance', target: maintenanceRef(nm), reason: `reboot request for node ${nm.spec.nodeName}: ${why}` }, nodeEvent(node, EVENT_REASON_REBOOT_DONE, `deleted ${snapshot.namespace}/${nm.metadata.name}: ${why}`, 'reboot done'));
+      plan.actions.push({ kind: 'deleteMaintenance', target: maintenanceRef(nm), reason: `reboot request for node ${nm.spec.nodeName}: ${why}` }, nodeEvent(node, maintenanceRef(nm), EVENT_REASON_REBOOT_DONE, `deleted ${snapshot.namespace}/${nm.metadata.name}: ${why}`, 'reboot done'));
     } else continue;
     plan.deleted += 1;
   }
@@ -103,7 +104,7 @@ export function planRebootSentinel(snapshot: RebootSentinelSnapshot, loaded: Loa
         spec: { requestorID: REBOOT_SENTINEL_REQUESTOR, nodeName: name, cordon: true, drainSpec: { force: true, deleteEmptyDir: true } },
         reason: `node ${name} has condition ${type}=True`,
       },
-      nodeEvent(node, EVENT_REASON_REBOOT_REQUESTED, `filed ${snapshot.namespace}/${requestName}: condition ${type} is True`, 'reboot requested'),
+      nodeEvent(node, { namespace: snapshot.namespace, name: requestName, resourceVersion: '' }, EVENT_REASON_REBOOT_REQUESTED, `filed ${snapshot.namespace}/${requestName}: condition ${type} is True`, 'reboot requested'),
     );
     plan.filed += 1;
   }

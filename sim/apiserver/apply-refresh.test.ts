@@ -145,3 +145,28 @@ describe('a record of a termination refused 409 (the reaper\'s kmaint.io/reaped)
     expect(await recordReap(seen)).toEqual({ result: { applied: {}, conflicts: 1, refreshed: 0, stopped: ['nm/team/reap'] }, reaped: undefined });
   });
 });
+
+describe('a Node event naming a request follows that request\'s write (shared/api/write-order.ts rule 1)', () => {
+  /** The validation outcome's patch planned on `seen` and its ValidationPassed event, with or without `maintenance`. */
+  async function outcomeAndEvent(seen: V1Node, eventNamesRequest: boolean): Promise<{ conflicts: number; events: string[] }> {
+    const about = { namespace: 'team', name: 'nm', resourceVersion: '1' };
+    const actions: Action[] = [
+      { kind: 'patchNodeAnnotations', node: { name: node, resourceVersion: seen.metadata?.resourceVersion ?? '' }, annotations: { 'validation.kmaint.io/outcome': 'Passed' }, maintenance: about, reason: 'outcome' },
+      { kind: 'emitEvent', target: { kind: 'Node', namespace: '', name: node }, type: 'Normal', eventReason: 'ValidationPassed', message: `validated ${node}`, ...(eventNamesRequest ? { maintenance: about } : {}), reason: 'passed' },
+    ];
+    const { conflicts } = await applyActions(actions, { client, maintenances: new Map(), nodes: new Map([[node, seen]]), now: new Date('2026-01-01T00:01:00Z'), component: 'kmaint-cleanup', namespace: 'kmaint' });
+    const list = (await call(server, 'GET', '/api/v1/namespaces/default/events')).body as { items: Array<{ reason?: string; message?: string; involvedObject?: { name?: string } }> };
+    return { conflicts, events: list.items.filter((e) => e.involvedObject?.name === node).map((e) => `${e.reason ?? ''}: ${e.message ?? ''}`) };
+  }
+
+  it('the patch refused (a label moved the Node): no event; with the Node\'s own unit, as before, the event was said anyway', async () => {
+    const seen = await planned();
+    await call(server, 'PATCH', `/api/v1/nodes/${node}`, { metadata: { labels: { 'kmaint.io/pool': 'gpu' } } }, MERGE);
+    expect(await outcomeAndEvent(seen, true)).toEqual({ conflicts: 1, events: [] });
+    expect(await outcomeAndEvent(seen, false)).toEqual({ conflicts: 1, events: [`ValidationPassed: validated ${node}`] });
+  });
+
+  it('the patch landed: the event follows it', async () => {
+    expect(await outcomeAndEvent(await planned(), true)).toEqual({ conflicts: 0, events: [`ValidationPassed: validated ${node}`] });
+  });
+});
