@@ -64,6 +64,16 @@ function invariantsLine(s: DemoSummary): string {
   return `invariants held: never more than ${max} in progress${reboots}, every node back to its initial schedulability`;
 }
 
+/**
+ * The administrator's cordon, as the invariants found it on that node (a violation of its own, "node <name> is …"): a
+ * violation only naming it, as "request default/os-upgrade-<name> did not finish" does, says nothing of its cordon.
+ */
+export function preCordonLine(node: string, violations: readonly string[]): string {
+  const own = violations.find((v) => v.startsWith(`node ${node} is `));
+  const state = own === undefined ? 'still cordoned' : own.startsWith(`node ${node} is gone`) ? 'gone' : 'NOT cordoned';
+  return `  ${node} was cordoned before the demo and is ${state}`;
+}
+
 export function summaryLines(s: DemoSummary): string[] {
   const byRequestor = Object.entries(s.maintained)
     .sort(([a], [b]) => (a < b ? -1 : 1))
@@ -92,7 +102,7 @@ export function summaryLines(s: DemoSummary): string[] {
     `  by client:    ${users} (kmaint ran ${s.passes} passes)`,
     `  peaks:        ${s.peakInProgress} in progress (limit ${s.limits.maxParallelOperations}), ${s.peakUnavailable} nodes unavailable (${unavailableLimit(s.limits)})`,
   ];
-  if (s.preCordoned) lines.push(`  ${s.preCordoned} was cordoned before the demo and is ${s.invariants.violations.some((v) => v.includes(s.preCordoned ?? '')) ? 'NOT' : 'still'} cordoned`);
+  if (s.preCordoned) lines.push(preCordonLine(s.preCordoned, s.invariants.violations));
   lines.push(invariantsLine(s));
   return lines;
 }

@@ -119,6 +119,8 @@ describe('kmaint demo', () => {
     const last = run.stdout.trimEnd().split('\n').at(-1) ?? '';
     expect(last.startsWith('invariants VIOLATED: request default/my-maintenance-operation did not finish; ')).toBe(true);
     expect(run.stdout).toMatch(/\(kmaint ran 0 passes\)\n/);
+    // Nothing ran, so the administrator's cordon is still there, whatever its node's unfinished request says.
+    expect(run.stdout).toMatch(/\n {2}node-\d+ was cordoned before the demo and is still cordoned\n/);
   });
 
   it.concurrent.each([
