@@ -1,9 +1,9 @@
 // `kmaint snapshot` and `kmaint simulate` as a user runs them (child processes, stdout not a TTY).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startSimApiServer, type SimApiServer } from '../../sim/apiserver/index.ts';
 import { CRDS_DIR } from '../../sim/embedded.ts';
 import { readSnapshotFile, validateSnapshot, type WhatIfReport } from '../../sim/whatif/index.ts';
@@ -107,6 +107,7 @@ describe('kmaint simulate', () => {
 
   it('refuses a config file that is not a MaintenanceOperatorConfig spec, naming the field', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kmaint-whatif-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const path = join(dir, 'cfg.yaml');
     writeFileSync(path, 'spec:\n  maxParalelOperations: 2\n');
     const run = await kmaint(['simulate', '--from', FIXTURE, '--config', path, '--all-nodes']);
@@ -118,15 +119,17 @@ describe('kmaint simulate', () => {
 describe('kmaint snapshot', () => {
   let api: SimApiServer;
   let kubeconfig: string;
+  const dir = mkdtempSync(join(tmpdir(), 'kmaint-snapshot-'));
 
   beforeAll(async () => {
     api = await startSimApiServer({ crds: [CRDS_DIR] });
     const fixture = readSnapshotFile(FIXTURE);
     seedSnapshot(api, fixture, { namespace: 'kmaint', spec: fixture.config?.spec }, Date.parse(fixture.takenAt));
-    kubeconfig = api.kubeconfigPath(mkdtempSync(join(tmpdir(), 'kmaint-snapshot-')));
+    kubeconfig = api.kubeconfigPath(dir);
   });
   afterAll(async () => {
     await api.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('writes back what the cluster holds: nodes, pods, budgets and config of the fixture it was loaded from', async () => {

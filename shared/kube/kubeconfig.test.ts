@@ -1,9 +1,9 @@
 // A kubeconfig from text (KMAINT_KUBECONFIG, a secret) and from a file: what is accepted, and each refusal's exact
 // message, none of which repeats the text it was given.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { KubeConfigError, kubeConfigFromText, loadKubeConfig } from './kubeconfig.ts';
 
 const TOKEN = 'kc-text-token-0123456789';
@@ -71,6 +71,7 @@ describe('loadKubeConfig', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kmaint-kc-'));
   const file = join(dir, 'config');
   writeFileSync(file, YAML);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('loads a file and selects a context', () => {
     expect(loadKubeConfig({ path: file, context: 'two' }).getCurrentCluster()?.server).toBe('https://two.example:6443');

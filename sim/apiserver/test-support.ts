@@ -1,6 +1,6 @@
 // Test helpers for sim/apiserver: a server per test file, raw HTTP calls, and the testbed's kubectl.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,6 +78,8 @@ export async function kubectl(server: SimApiServer, args: string[], input?: stri
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
     return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

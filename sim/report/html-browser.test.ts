@@ -3,11 +3,11 @@
 // Checked on a fixed timeline (exact DOM), and on the pages `kmaint simulate --report` and `kmaint demo --report` write.
 // Needs no cluster. Without Chromium the file fails, naming the install command: it never skips.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml, type Timeline } from './index.ts';
 import { kmaintArgs } from '../../test/support/kmaint-cli.ts';
 
@@ -74,6 +74,7 @@ const FIXED: Timeline = {
 };
 
 describe('the HTML timeline report in headless Chromium', () => {
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   beforeAll(async () => {
     const version = await run(CHROMIUM, ['--version']);
     if (version.code !== 0) {

@@ -1,10 +1,10 @@
 // Snapshots: what is kept from a live cluster and what never is; a file that is not a snapshot is refused in one line.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildSnapshot, readSnapshotFile, SnapshotError, validateSnapshot } from './index.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/small-cluster.json', import.meta.url));
@@ -108,6 +108,7 @@ describe('buildSnapshot', () => {
 
 describe('reading a snapshot file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kmaint-snapshot-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const write = (name: string, text: string): string => {
     const path = join(dir, name);
     writeFileSync(path, text);

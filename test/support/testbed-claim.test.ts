@@ -1,17 +1,22 @@
 // Claims on the testbed project's control planes (abstract Unix sockets; no cluster needed). Claimants in this process
 // stand for the test files of other workers: the kernel refuses a held name to any socket, whichever process asks.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { claimSocketName, claimTestbed } from './testbed-claim.ts';
 import type { TestbedInfo } from './testbed-info.ts';
 
+/** `n` testbeds' info for the claim, each with a directory of its own, removed when the test ends. */
 function testbeds(n: number): TestbedInfo[] {
-  return Array.from({ length: n }, (_, i) => ({
+  const dirs = Array.from({ length: n }, (_, i) => mkdtempSync(join(tmpdir(), `kmaint-claim-${i}-`)));
+  onTestFinished(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  return dirs.map((dir, i) => ({
     cluster: 'testbed',
-    dir: mkdtempSync(join(tmpdir(), `kmaint-claim-${i}-`)),
+    dir,
     server: `https://127.0.0.1:${6443 + i}`,
     caFile: '',
     kubeconfigPath: '',

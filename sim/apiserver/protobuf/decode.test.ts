@@ -2,7 +2,7 @@
 // built field by field, kubectl's own `--dry-run=client -o json` as the judge for the bodies it really sends, and the
 // refusals that name what cannot be decoded.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -195,6 +195,7 @@ describe("kubectl's own bodies decode to kubectl's own JSON (--dry-run=client -o
   });
   afterAll(async () => {
     await new Promise<void>((resolve) => capture.server.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const kubectl = async (args: string[]): Promise<string> => {
