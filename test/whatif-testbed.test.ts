@@ -222,7 +222,12 @@ describe.runIf(clusterKind() === 'testbed')('kmaint simulate against the testbed
     await setUnschedulable('wit-a3', true);
     await apps.createNamespacedDeployment({ namespace: ns, body: deployment('api', 2, { nodes: API_NODES }) });
     await kc.makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({ namespace: ns, body: { metadata: { name: 'api' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'api' } } } } });
-    await waitFor('the scenario running', async () => ((await runningPods('app')).length === NODES.length + 2 ? true : undefined), 60_000);
+    await waitFor('the scenario running', async () => {
+      if ((await runningPods('app')).length === NODES.length + 2) return true;
+      // Not yet: a timeout names where each pod was last seen.
+      const pods = (await admin().core.listNamespacedPod({ namespace: ns, labelSelector: 'app' })).items;
+      throw new Error(`last seen: ${pods.map((p) => `${p.metadata?.name ?? ''} ${p.status?.phase ?? ''} on ${p.spec?.nodeName ?? '(unscheduled)'}${p.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False')?.message ? ` (${p.status.conditions.find((c) => c.type === 'PodScheduled')?.message ?? ''})` : ''}`).join('; ') || 'no pods'}`);
+    }, 60_000);
     await setUnschedulable('wit-a3', false);
     await waitFor('budget api allowing 1 disruption', async () => {
       const pdb = await kc.makeApiClient(PolicyV1Api).readNamespacedPodDisruptionBudget({ namespace: ns, name: 'api' });

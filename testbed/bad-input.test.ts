@@ -202,8 +202,16 @@ describe.skipIf(!BUILT)('testbed up/down with built binaries (npm run testbed:bu
     const dir = join(scratch, 'stale');
 
     it('up on a DIR whose control plane was never stopped stops those processes by pid and starts clean', async () => {
-      const stale = await startControlPlane({ dir });
+      // Started with a share of the cores (goMaxProcs), as the test setup starts its four: each Go process has it.
+      const stale = await startControlPlane({ dir, goMaxProcs: 1 });
       const [etcd, api, kcm, sched] = stale.components.map((c) => c.pid);
+      const goMaxProcs = (pid: number): string | undefined => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((v) => v.startsWith('GOMAXPROCS='));
+      expect(stale.components.map((c) => [c.name, goMaxProcs(c.pid)])).toEqual([
+        ['etcd', 'GOMAXPROCS=1'],
+        ['kube-apiserver', 'GOMAXPROCS=1'],
+        ['kube-controller-manager', 'GOMAXPROCS=1'],
+        ['kube-scheduler', 'GOMAXPROCS=1'],
+      ]);
       const run = await cli(['up', '--dir', dir]);
       expect(run.code).toBe(0);
       expect(run.stderr.split('\n')).toContain(

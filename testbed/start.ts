@@ -138,6 +138,11 @@ export interface ControlPlaneOptions {
    * @default TESTBED_FEATURE_GATES (DRADeviceTaints and DRADeviceTaintRules on)
    */
   featureGates?: Record<string, boolean>;
+  /**
+   * GOMAXPROCS of etcd, kube-apiserver, kube-controller-manager and kube-scheduler: the cores each runs on at once
+   * (several testbeds on one machine share it out). @default Go's own: every core
+   */
+  goMaxProcs?: number;
 }
 
 /** The gates every testbed runs with: device taints, for kmaint's device-scoped requests (docs/device-maintenance.md). */
@@ -167,6 +172,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const forcedApiPort = opts.apiPort ?? apiPortFromEnv();
   const log = opts.log ?? (() => undefined);
   const gates = featureGateFlags(opts.featureGates ?? TESTBED_FEATURE_GATES);
+  if (opts.goMaxProcs !== undefined && !(Number.isInteger(opts.goMaxProcs) && opts.goMaxProcs >= 1)) throw new RangeError(`goMaxProcs must be a whole number of at least 1, got ${opts.goMaxProcs}`);
   if (existsSync(dir)) {
     const stopped = await stopTestbedDir(dir);
     if (stopped.length > 0) log(`stale testbed in ${dir}: stopped ${stopped.join(', ')}`);
@@ -196,9 +202,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     kubeconfigs[user] = path;
   }
   const components: RunningComponent[] = [];
+  const goEnv = opts.goMaxProcs === undefined ? undefined : { ...process.env, GOMAXPROCS: String(opts.goMaxProcs) };
   const launch = (name: 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler', args: string[]): RunningComponent => {
     const binary = binaryPath(name, bin);
-    const c = startComponent(name, binary, args, join(dir, `${name}.log`));
+    const c = startComponent(name, binary, args, join(dir, `${name}.log`), goEnv);
     recordPid(dir, { name, pid: c.pid, binary });
     components.push(c);
     return c;

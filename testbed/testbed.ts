@@ -25,6 +25,8 @@ export interface TestbedOptions {
   kmaintBundle?: string | Promise<string>;
   /** The control plane's feature gates (start.ts). @default TESTBED_FEATURE_GATES */
   featureGates?: Record<string, boolean>;
+  /** GOMAXPROCS of the control plane's Go processes (start.ts). @default Go's own (every core) */
+  goMaxProcs?: number;
 }
 
 /** The kubelet's host-process settings for a testbed in `dir`, or undefined (said through `log`) when it cannot run them. */
@@ -109,7 +111,7 @@ function hostOptions(opts: TestbedOptions, cp: ControlPlane, log: (line: string)
 export async function startTestbed(opts: TestbedOptions): Promise<Testbed> {
   const log = opts.log ?? (() => undefined);
   await ensureBinaries({ log });
-  const cp = await startControlPlane({ dir: opts.dir, log, ...(opts.featureGates !== undefined ? { featureGates: opts.featureGates } : {}) });
+  const cp = await startControlPlane({ dir: opts.dir, log, ...(opts.featureGates !== undefined ? { featureGates: opts.featureGates } : {}), ...(opts.goMaxProcs !== undefined ? { goMaxProcs: opts.goMaxProcs } : {}) });
   let kubelet: SimKubelet | undefined;
   try {
     const cluster = generateCluster({ profile: opts.profile ?? 'small', seed: opts.seed ?? 1, ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}) });

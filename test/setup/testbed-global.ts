@@ -2,12 +2,12 @@
 // `KMAINT_TESTBEDS` of them (default 3), each with kmaint installed from crds/ and infra/base; tests run kmaint as its
 // ServiceAccount, not as an admin. Each test file claims one for its whole run (test/support/testbed-claim.ts).
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startTestbed, type Testbed } from '../../testbed/testbed.ts';
 import { binaryPath } from '../../testbed/versions.ts';
-import { testbedCount, type TestbedInfo } from '../support/testbed-info.ts';
+import { controlPlaneProcs, testbedCount, type TestbedInfo } from '../support/testbed-info.ts';
 import { KMAINT_SERVICE_ACCOUNT_USER, installKmaint, writeServiceAccountKubeconfig } from './install-kmaint.ts';
 import { provideCliBundle } from './cli-bundle.ts';
 import { projectTiming } from './project-timing.ts';
@@ -19,7 +19,9 @@ async function startOne(index: number, count: number, kmaintBundle: Promise<stri
   const dir = mkdtempSync(join(tmpdir(), 'kmaint-testbed-'));
   const started = Date.now();
   // The simulated kubelet runs kmaint's own pods (the CronJobs') as host processes of the tests' bundle.
-  const tb = await startTestbed({ dir, profile: 'small', seed: 1, heartbeatIntervalMs: 5000, log, kmaintBundle });
+  // Each control plane's Go processes run on its share of the cores (controlPlaneProcs).
+  const goMaxProcs = controlPlaneProcs(count, availableParallelism());
+  const tb = await startTestbed({ dir, profile: 'small', seed: 1, heartbeatIntervalMs: 5000, log, kmaintBundle, goMaxProcs });
   try {
     const target = { kubectl: binaryPath('kubectl'), kubeconfigPath: tb.kubeconfigPath, server: tb.controlPlane.server, caFile: tb.controlPlane.caFile, dir };
     await installKmaint(target);

@@ -56,6 +56,16 @@ export function testbedCount(env: NodeJS.ProcessEnv = process.env): number {
   return n;
 }
 
+/**
+ * Go's GOMAXPROCS for each testbed's etcd, kube-apiserver, kube-controller-manager and kube-scheduler: the machine's
+ * cores shared out among the `testbeds` control planes, at least 1. With Go's default every one of those sixteen
+ * processes runs on every core: on two cores with four testbeds, the testbed project alone spent 604 s of CPU with 1
+ * against 639 s with the default (docs/benchmarks.md, "Eighth session").
+ */
+export function controlPlaneProcs(testbeds: number, cores: number): number {
+  return Math.max(1, Math.floor(cores / testbeds));
+}
+
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The testbed project's control planes, one per worker (test/setup/testbed-global.ts); e2e's one cluster. */
