@@ -1,14 +1,18 @@
 // Test-side helpers to drive kmaint's real passes (as its ServiceAccount, infra/base RBAC) and manipulate its objects.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { CONFIG_PLURAL, GROUP, NODE_MAINTENANCE_PLURAL, VERSION } from '../../shared/api/index.ts';
 import type { NodeMaintenance, NodeMaintenanceSpec } from '../../shared/api/index.ts';
 import { KubeClient } from '../../shared/kube/index.ts';
-import { runPass, type PassFunction, type PassSummary } from '../../shared/pass/index.ts';
+import { HeldLeases, PassRound, runPass, type PassFunction, type PassSummary } from '../../shared/pass/index.ts';
 import { runUntilIdle, type RunSummary } from '../../shared/runtime/index.ts';
 import { adminKubeConfig, kmaintKubeConfig, kubectl, waitFor } from './cluster.ts';
 import { untilEstablished } from './crd-established.ts';
 
 export const KMAINT_NS = 'kmaint';
+/** The functions driveUntil runs in each round, in order. */
+const DRIVEN: readonly PassFunction[] = ['scheduler', 'drainer', 'cleanup'];
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 export function admin(): { core: CoreV1Api; custom: CustomObjectsApi } {
@@ -29,21 +33,34 @@ export function pass(fn: PassFunction, opts: { now?: Date; holder?: string; clie
 }
 
 export function runAll(timeoutMs = 60_000): Promise<RunSummary> {
-  return runUntilIdle({ client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date(), functions: ['scheduler', 'drainer', 'cleanup'], timeoutMs, intervalMs: 200, maxIntervalMs: 1000 });
+  return runUntilIdle({ client: new KubeClient(kmaintKubeConfig()), namespace: KMAINT_NS, now: () => new Date(), functions: DRIVEN, timeoutMs, intervalMs: 200, maxIntervalMs: 1000 });
 }
 
-/** Runs rounds of all passes until `check` returns a value (or fails after timeoutMs). */
+/**
+ * Runs rounds of kmaint's passes until `check` returns a value (or fails after timeoutMs), as `kmaint run` runs
+ * them: the scheduler, the drainer and cleanup in turn, sharing one read while none of them writes, each function's
+ * lease taken the first time it has something to write and kept until the drive ends (shared/runtime/until-idle.ts).
+ * The leases are given back when the drive ends, whether `check` was met or not.
+ */
 export async function driveUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
   const client = new KubeClient(kmaintKubeConfig());
-  return waitFor(
-    what,
-    async () => {
-      for (const fn of ['scheduler', 'drainer', 'cleanup'] as const) await runPass(fn, { client, namespace: KMAINT_NS, now: () => new Date() });
-      return check();
-    },
-    timeoutMs,
-    300,
-  );
+  const now = (): Date => new Date();
+  const leases = new HeldLeases({ client, namespace: KMAINT_NS, holder: `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`, now });
+  const round = new PassRound(leases, DRIVEN);
+  try {
+    return await waitFor(
+      what,
+      async () => {
+        round.next();
+        for (const fn of DRIVEN) await runPass(fn, { client, namespace: KMAINT_NS, now, round });
+        return check();
+      },
+      timeoutMs,
+      300,
+    );
+  } finally {
+    await leases.releaseAll();
+  }
 }
 
 /**
