@@ -3,6 +3,8 @@
 // when the others are nearly done; the timing-sensitive what-if file placed so that it ends with the rest instead of
 // running alone at the end. A file missing from the table (a new one) counts as NEW_FILE_SECONDS: among the long ones,
 // so an unknown length is not left to the end. Times from the landing runs in docs/benchmarks.md ("The suite's time").
+// The unit project's longest files start first too (UNIT_FILE_SECONDS): a clean clone has no vitest results cache to
+// order them by.
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { testbedCount } from '../support/testbed-info.ts';
 
@@ -66,6 +68,39 @@ export const FILE_SECONDS: ReadonlyMap<string, number> = new Map([
   ['test/slurm-config.test.ts', 4],
 ]);
 
+/**
+ * The unit project's longest files: seconds of wall in npm test at 4dece9f (2026-12-03, this machine, two workers beside
+ * the testbeds; the 292 files summed 781 s). With a results cache (a checkout that ran the suite before) vitest starts
+ * the unit files longest first by their last run; a clean clone (CI) has none, and vitest then starts the larger files
+ * first: soak/short-seed (80 s) was 268th of 294 by size and cli/bin (62 s) 171st, so they ran at the end while the other
+ * worker was idle. These start first, longest first; every other unit file follows in vitest's order.
+ */
+export const UNIT_FILE_SECONDS: ReadonlyMap<string, number> = new Map([
+  ['cli/demo.test.ts', 180],
+  ['testbed/bad-input.test.ts', 106],
+  ['soak/short-seed.test.ts', 80],
+  ['cli/bin.test.ts', 62],
+  ['sim/report/html-browser.test.ts', 27],
+  ['sim/whatif/simulate.test.ts', 20],
+  ['sim/kubelet/sim-kubelet.test.ts', 20],
+  ['cli/kubectl-style.test.ts', 20],
+  ['charts/chart.test.ts', 18],
+  ['cli/whatif/whatif.test.ts', 18],
+  ['cli/epipe.test.ts', 15],
+  ['sim/apiserver/kmaint-pass.test.ts', 12],
+  ['shared/scheduling/plan.property.test.ts', 10],
+  ['sim/controllers/garbage-collector.test.ts', 10],
+  ['shared/pass/planners.property.test.ts', 9],
+  ['charts/monitoring.test.ts', 8],
+  ['shared/scheduling/gangs-large.test.ts', 7],
+]);
+
+/** The unit project's files (paths relative to the root): those in UNIT_FILE_SECONDS first, longest first, then the rest in the order given. */
+export function unitOrder(files: readonly string[]): string[] {
+  const known = files.filter((f) => UNIT_FILE_SECONDS.has(f)).sort((a, b) => (UNIT_FILE_SECONDS.get(b) ?? 0) - (UNIT_FILE_SECONDS.get(a) ?? 0));
+  return [...known, ...files.filter((f) => !UNIT_FILE_SECONDS.has(f))];
+}
+
 /** Where a file not in FILE_SECONDS ranks: as long as this, among the longer files. */
 export const NEW_FILE_SECONDS = 60;
 
@@ -99,7 +134,7 @@ export function testbedOrder(files: readonly string[], testbeds: number): string
   return order;
 }
 
-/** The testbed project's files in testbedOrder; every other project's as vitest gives them, each project's together. */
+/** The testbed project's files in testbedOrder, the unit project's in unitOrder; the sim project's as vitest gives them; each project's together. */
 export function longFirst(files: readonly TestSpecification[], root: string, testbeds: number): TestSpecification[] {
   const relative = (spec: TestSpecification): string => (spec.moduleId.startsWith(`${root}/`) ? spec.moduleId.slice(root.length + 1) : spec.moduleId);
   const groups = new Map<string, TestSpecification[]>();
@@ -109,9 +144,10 @@ export function longFirst(files: readonly TestSpecification[], root: string, tes
     groups.set(spec.project.name, group);
   }
   return [...groups.entries()].flatMap(([project, group]) => {
-    if (project !== 'testbed') return group;
+    if (project !== 'testbed' && project !== 'unit') return group;
     const byFile = new Map(group.map((s) => [relative(s), s]));
-    return testbedOrder([...byFile.keys()], testbeds).map((f) => byFile.get(f) as TestSpecification);
+    const order = project === 'testbed' ? testbedOrder([...byFile.keys()], testbeds) : unitOrder([...byFile.keys()]);
+    return order.map((f) => byFile.get(f) as TestSpecification);
   });
 }
 

@@ -1,9 +1,9 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { TestSpecification } from 'vitest/node';
-import { FILE_SECONDS, NEW_FILE_SECONDS, longFirst, testbedOrder } from '../setup/long-first-sequencer.ts';
+import { FILE_SECONDS, NEW_FILE_SECONDS, UNIT_FILE_SECONDS, longFirst, testbedOrder, unitOrder } from '../setup/long-first-sequencer.ts';
 
 const ROOT = '/repo';
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -11,10 +11,10 @@ const spec = (project: string, file: string): TestSpecification => ({ project: {
 const names = (specs: readonly TestSpecification[]): string[] => specs.map((s) => `${s.project.name}:${s.moduleId.slice(ROOT.length + 1)}`);
 
 describe('longFirst', () => {
-  it('orders only the testbed project: its files longest first, keeping the order of other projects and each project together', () => {
+  it('orders the testbed and unit projects, each longest first, keeping the sim project\'s order and each project together', () => {
     const files = [
-      spec('unit', 'cli/whatif/whatif.test.ts'),
       spec('unit', 'test/helm-pods.test.ts'),
+      spec('unit', 'cli/whatif/whatif.test.ts'),
       spec('testbed', 'test/contract.test.ts'),
       spec('testbed', 'test/gangs.test.ts'),
       spec('testbed', 'test/helm-pods.test.ts'),
@@ -32,6 +32,24 @@ describe('longFirst', () => {
       'sim:test/lifecycle.test.ts',
       'sim:test/admission.test.ts',
     ]);
+  });
+});
+
+describe('unitOrder', () => {
+  it('starts the files of UNIT_FILE_SECONDS first, longest first (demo 180, bad-input 106, short-seed 80, bin 62), then the rest in the order given', () => {
+    expect(unitOrder(['shared/a.test.ts', 'cli/bin.test.ts', 'shared/b.test.ts', 'soak/short-seed.test.ts', 'cli/demo.test.ts', 'testbed/bad-input.test.ts'])).toEqual([
+      'cli/demo.test.ts',
+      'testbed/bad-input.test.ts',
+      'soak/short-seed.test.ts',
+      'cli/bin.test.ts',
+      'shared/a.test.ts',
+      'shared/b.test.ts',
+    ]);
+    expect(['cli/demo.test.ts', 'testbed/bad-input.test.ts', 'soak/short-seed.test.ts', 'cli/bin.test.ts'].map((f) => UNIT_FILE_SECONDS.get(f))).toEqual([180, 106, 80, 62]);
+  });
+
+  it('names only unit files of the repository', () => {
+    expect([...UNIT_FILE_SECONDS.keys()].filter((f) => !existsSync(join(REPO, f)) || /^test\/[^/]+\.test\.ts$/.test(f))).toEqual([]);
   });
 });
 
