@@ -1,7 +1,7 @@
 // The soak's invariant checker: compares consecutive samples of the cluster (read directly, never kmaint's own
 // state) and names every violation. Pure: the runner takes the samples and keeps what the actors did.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { FINALIZER, namespacedName } from '../shared/api/index.ts';
+import { ANNOTATION_ADMITTED, FINALIZER, namespacedName } from '../shared/api/index.ts';
 import type { NodeMaintenance } from '../shared/api/index.ts';
 
 /** Label of the pods the soak binds; the value is their role. */
@@ -99,6 +99,12 @@ const WAIT_MESSAGES: readonly RegExp[] = [
 const key = (o: { metadata?: { namespace?: string; name?: string } }): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 const phaseOf = (nm: NodeMaintenance): string => nm.status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';
 
+/** kmaint's admission record on `node` as the violation names it. */
+function recordOn(node: V1Node | undefined): string {
+  const record = node?.metadata?.annotations?.[ANNOTATION_ADMITTED];
+  return record === undefined ? 'no record' : `record ${record}`;
+}
+
 /** Upstream's nodesUnderMaintenance: admitted and not finished, or being deleted with our finalizer. */
 export function inProgress(nm: NodeMaintenance): boolean {
   const phase = phaseOf(nm);
@@ -138,7 +144,9 @@ export function checkSample(prev: ClusterSample, now: ClusterSample, facts: Acto
   const entrants = during.filter((nm) => !before.has(key(nm)));
   checks++;
   if (entrants.length > 0 && new Set(during.map((nm) => nm.spec.nodeName)).size > facts.maxParallelSince) {
-    violations.push(`${during.length} requests in progress (${entrants.map(key).join(', ')} just admitted), maxParallelOperations ${facts.maxParallelSince}`);
+    // Each named with its phase, its Node and kmaint's admission record there, so a failure says which count was wrong.
+    const held = during.map((nm) => `${key(nm)} ${phaseOf(nm) || '(new)'}${nm.metadata.deletionTimestamp ? ' deleting' : ''} on ${nm.spec.nodeName} (${recordOn(nodesNow.get(nm.spec.nodeName))})`);
+    violations.push(`${during.length} requests in progress (${entrants.map(key).join(', ')} just admitted), maxParallelOperations ${facts.maxParallelSince}: ${held.join('; ')}`);
   }
   // 2. maxUnavailable 0: no admission may take an available node out of service.
   if (facts.zeroUnavailableThroughout) {

@@ -284,7 +284,7 @@ describe('the soak invariant checker', () => {
   const sample = (s: Partial<ClusterSample>): ClusterSample => ({ nms: [], nodes: [], pods: [], ...s });
 
   it.each<[string, ClusterSample, ClusterSample, Partial<ActorFacts>, string[]]>([
-    ['an admission over maxParallelOperations', sample({ nodes: [node('n1'), node('n2')], nms: [nm('a', 'n1', 'Draining'), nm('b', 'n2', 'Pending')] }), sample({ nodes: [node('n1'), node('n2')], nms: [nm('a', 'n1', 'Draining'), nm('b', 'n2', 'Scheduled')] }), {}, ['2 requests in progress (ns/b just admitted), maxParallelOperations 1']],
+    ['an admission over maxParallelOperations', sample({ nodes: [node('n1'), node('n2')], nms: [nm('a', 'n1', 'Draining'), nm('b', 'n2', 'Pending')] }), sample({ nodes: [node('n1'), node('n2')], nms: [nm('a', 'n1', 'Draining'), nm('b', 'n2', 'Scheduled')] }), {}, ['2 requests in progress (ns/b just admitted), maxParallelOperations 1: ns/a Draining on n1 (no record); ns/b Scheduled on n2 (no record)']],
     ['nothing wrong: the request of a deleted node holds nothing', sample({ nodes: [node('n2')], nms: [nm('a', 'n1', 'Draining'), nm('b', 'n2', 'Pending')] }), sample({ nodes: [node('n2')], nms: [nm('a', 'n1', 'Draining'), nm('b', 'n2', 'Scheduled')] }), {}, []],
     ['an admission under maxUnavailable 0 on an available node', sample({ nodes: [node('n1')], nms: [nm('a', 'n1', 'Pending')] }), sample({ nodes: [node('n1')], nms: [nm('a', 'n1', 'Scheduled')] }), { zeroUnavailableThroughout: true }, ['ns/a admitted under maxUnavailable 0 on available node n1']],
     ['a cordon no request holds', sample({ nodes: [node('n1')] }), sample({ nodes: [node('n1', true)], nms: [nm('a', 'n1', 'Ready', false)] }), {}, ['node n1 cordoned with no request holding the finalizer']],

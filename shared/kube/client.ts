@@ -5,7 +5,7 @@ import { forEachBounded } from '../concurrency/index.ts';
 import type { KubeConfig, ResourceV1ResourceClaim, V1CustomResourceDefinition, V1Job, V1Lease, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { CONFIG_NAME, CONFIG_PLURAL, KMAINT_FIELD_MANAGER, GROUP, NODE_MAINTENANCE_PLURAL, SRIOV_GROUP, SRIOV_NODE_STATE_PLURAL, SRIOV_POOL_CONFIG_PLURAL, SRIOV_VERSION, VERSION } from '../api/index.ts';
 import type { Condition, MaintenanceOperatorConfig, NodeConditionWrite, NodeMaintenance, NodeMaintenanceStatus, NodeTaint, SriovNetworkNodeState, SriovNetworkPoolConfig } from '../api/index.ts';
-import { HttpFailureError, KubeRequestError } from './errors.ts';
+import { HttpFailureError, KubeRequestError, WriteFenceError } from './errors.ts';
 import { eventBody, type EventRequest } from './event-body.ts';
 import { fieldSelectorTerm } from './field-selector.ts';
 import { HttpTransport, failureOf } from './http-transport.ts';
@@ -88,6 +88,8 @@ export class KubeClient {
   private listSeq = 0;
   /** The resource.k8s.io version ResourceClaims were last listed at (listResourceClaims). */
   private claimVersion: string | undefined;
+  /** Asked before every attempt of every write (retries included); throws WriteFenceError to refuse it. */
+  private fence: (() => Promise<void>) | undefined;
 
   /** Over HTTP to the cluster `source` names, or over another transport (what-if's in-process one). */
   constructor(source: KubeConfig | KubeTransport, opts: KubeClientOptions = {}) {
@@ -99,6 +101,19 @@ export class KubeClient {
       random: opts.random ?? Math.random,
       fieldManager: opts.fieldManager ?? KMAINT_FIELD_MANAGER,
       ...(opts.signal ? { signal: opts.signal } : {}),
+    };
+  }
+
+  /**
+   * Installs `fence`, asked before every attempt of every write this client sends (retries included) but the
+   * caller's own lease writes (`ownLease`); a fence that throws WriteFenceError stops that write and is rethrown to
+   * the caller. Returns the function that removes it. One at a time: a pass installs its own for its writes.
+   */
+  fenceWrites(fence: () => Promise<void>): () => void {
+    if (this.fence !== undefined) throw new WriteFenceError('a write fence is already installed on this client');
+    this.fence = fence;
+    return () => {
+      if (this.fence === fence) this.fence = undefined;
     };
   }
 
@@ -117,9 +132,10 @@ export class KubeClient {
    * is the answer the caller reads (an object that is not there, a version of an optional API not served), not an API
    * error: it is rethrown but not counted in counts.errors.
    */
-  private async call<T>(key: string, fn: () => Promise<T>, signal = this.opts.signal, absentIsAnswer = false): Promise<T> {
+  private async call<T>(key: string, fn: () => Promise<T>, signal = this.opts.signal, absentIsAnswer = false, fenced = false): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
+      if (fenced && this.fence !== undefined) await this.fence();
       this.count(key);
       try {
         return await fn();
@@ -223,12 +239,12 @@ export class KubeClient {
     throw new KubeRequestError(doing, f.status, f.message, { cause: err });
   }
 
-  private async write(key: string, doing: string, fn: () => Promise<WriteAnswer>): Promise<WriteOutcome> {
+  private async write(key: string, doing: string, fn: () => Promise<WriteAnswer>, fenced = true): Promise<WriteOutcome> {
     try {
-      const { resourceVersion } = await this.call(key, fn);
+      const { resourceVersion } = await this.call(key, fn, this.opts.signal, false, fenced);
       return resourceVersion ? { kind: 'ok', resourceVersion } : { kind: 'ok' };
     } catch (err) {
-      if (this.opts.signal?.aborted) throw err;
+      if (this.opts.signal?.aborted || err instanceof WriteFenceError) throw err;
       const f = failureOf(err);
       if (f.status === 409) return { kind: 'conflict', message: f.message };
       if (f.status === 404) return { kind: 'notFound' };
@@ -407,6 +423,7 @@ export class KubeClient {
    */
   async evictPod(namespace: string, name: string, uid?: string): Promise<WriteOutcome> {
     const body = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace }, ...(uid ? { deleteOptions: { preconditions: { uid } } } : {}) };
+    if (this.fence !== undefined) await this.fence();
     try {
       this.count('create pods/eviction');
       await this.transport.evict(namespace, name, body);
@@ -445,14 +462,15 @@ export class KubeClient {
     return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
   }
 
-  createLease(namespace: string, lease: V1Lease): Promise<WriteOutcome> {
-    return this.writeLease('create leases', `creating lease ${namespace}/${lease.metadata?.name ?? ''}`, namespace, lease, () => this.transport.create(LEASES, namespace, lease));
+  /** POST of a lease. `ownLease`: the caller's own pass lease, written outside the write fence that guards it. */
+  createLease(namespace: string, lease: V1Lease, opts: { ownLease?: boolean } = {}): Promise<WriteOutcome> {
+    return this.writeLease('create leases', `creating lease ${namespace}/${lease.metadata?.name ?? ''}`, namespace, lease, () => this.transport.create(LEASES, namespace, lease), opts.ownLease !== true);
   }
 
-  /** PUT of a lease read earlier (its resourceVersion is the precondition). */
-  replaceLease(namespace: string, lease: V1Lease): Promise<WriteOutcome> {
+  /** PUT of a lease read earlier (its resourceVersion is the precondition). `ownLease` as createLease's. */
+  replaceLease(namespace: string, lease: V1Lease, opts: { ownLease?: boolean } = {}): Promise<WriteOutcome> {
     const name = lease.metadata?.name ?? '';
-    return this.writeLease('update leases', `updating lease ${namespace}/${name}`, namespace, lease, () => this.transport.replace({ resource: LEASES, namespace, name }, lease));
+    return this.writeLease('update leases', `updating lease ${namespace}/${name}`, namespace, lease, () => this.transport.replace({ resource: LEASES, namespace, name }, lease), opts.ownLease !== true);
   }
 
   /**
@@ -461,17 +479,22 @@ export class KubeClient {
    * write landed. Otherwise one lost answer left the lease held by a pass that believed it lost, and every pass of that
    * function waited out the lease (test/faults.test.ts, issue 8).
    */
-  private async writeLease(key: string, doing: string, namespace: string, lease: V1Lease, fn: () => Promise<WriteAnswer>): Promise<WriteOutcome> {
+  private async writeLease(key: string, doing: string, namespace: string, lease: V1Lease, fn: () => Promise<WriteAnswer>, fenced: boolean): Promise<WriteOutcome> {
     let answerLost = false;
-    const out = await this.write(key, doing, async () => {
-      try {
-        return await fn();
-      } catch (err) {
-        const { status } = failureOf(err);
-        if (status !== 429 && isRetryable(status)) answerLost = true;
-        throw err;
-      }
-    });
+    const out = await this.write(
+      key,
+      doing,
+      async () => {
+        try {
+          return await fn();
+        } catch (err) {
+          const { status } = failureOf(err);
+          if (status !== 429 && isRetryable(status)) answerLost = true;
+          throw err;
+        }
+      },
+      fenced,
+    );
     if (out.kind !== 'conflict' || !answerLost) return out;
     let current: V1Lease | undefined;
     try {

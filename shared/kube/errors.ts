@@ -58,3 +58,12 @@ export class EksAuthError extends KmaintError {
 export class NodeListDecodeError extends KmaintError {
   override name = 'NodeListDecodeError';
 }
+
+/**
+ * A write the client refused to send because its write fence said the caller may no longer write (a pass whose lease
+ * was taken by another pass, or could not be renewed in time: shared/pass/lease-fence.ts). Thrown, never an outcome:
+ * the rest of the caller's writes stop with it.
+ */
+export class WriteFenceError extends KmaintError {
+  override name = 'WriteFenceError';
+}

@@ -9,7 +9,7 @@ export { eventBody, EVENT_MESSAGE_MAX } from './event-body.ts';
 export type { EventRequest } from './event-body.ts';
 export type { DeviceResourceSlice, DeviceTaintRuleObject, KubeClientOptions, RequestCounts, WriteOutcome } from './client.ts';
 export type { ListedVersion, WatchOutcome } from './watch-change.ts';
-export { EksAuthError, KubeRequestError } from './errors.ts';
+export { EksAuthError, KubeRequestError, WriteFenceError } from './errors.ts';
 export { DEFAULT_RETRY, isRetryable, retryDelayMs } from './retry.ts';
 export type { RetryPolicy } from './retry.ts';
 export { KubeConfigError, kubeConfigFromText, loadKubeConfig } from './kubeconfig.ts';

@@ -4,7 +4,7 @@ import { API_VERSION, CONFIG_KIND, describeAction, FINALIZER, namespacedName, NO
 import type { Action, NodeMaintenance, WriteUnit } from '../api/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import type { KubeClient, WriteOutcome } from '../kube/index.ts';
+import { WriteFenceError, type KubeClient, type WriteOutcome } from '../kube/index.ts';
 import { rebootJobManifest } from '../reboot/index.ts';
 import { chooseProvider, type InstanceProviders } from '../reaper/index.ts';
 import { errorMessage } from '../errors/index.ts';
@@ -28,6 +28,8 @@ export interface ApplyResult {
   skipped: number;
   /** Units ("nm/<namespace>/<name>", "node/<name>", …) whose own writes stopped at one that did not land. */
   stopped: string[];
+  /** Why the client's write fence stopped the writes (the pass's lease, lease-fence.ts); the rest were not sent. */
+  fenced?: string;
 }
 
 export interface ApplyOptions {
@@ -315,34 +317,44 @@ export async function applyActions(actions: readonly Action[], opts: ApplyOption
   // Units, their order and what stops one: shared/api/write-order.ts orderWrites.
   const { units } = orderWrites(actions);
   const rv = new Map<string, string>();
-  await forEachBounded(units, { limit: opts.concurrency ?? 16 }, async ({ key, writes: group }) => {
-    for (let i = 0; i < group.length; i++) {
-      opts.signal?.throwIfAborted();
-      const { action: a, stopsUnit } = group[i] as WriteUnit['writes'][number];
-      let out = await applyOne(a, rv, opts);
-      if (out.kind === 'conflict' && opts.nodes !== undefined) {
-        const again = await afterNodeConflict(a, out, rv, opts);
-        out = again.out;
-        if (again.refreshed) result.refreshed++;
+  let sent = 0;
+  try {
+    await forEachBounded(units, { limit: opts.concurrency ?? 16 }, async ({ key, writes: group }) => {
+      for (let i = 0; i < group.length; i++) {
+        opts.signal?.throwIfAborted();
+        const { action: a, stopsUnit } = group[i] as WriteUnit['writes'][number];
+        let out = await applyOne(a, rv, opts);
+        sent++;
+        if (out.kind === 'conflict' && opts.nodes !== undefined) {
+          const again = await afterNodeConflict(a, out, rv, opts);
+          out = again.out;
+          if (again.refreshed) result.refreshed++;
+        }
+        if (out.kind === 'ok') {
+          result.applied[a.kind] = (result.applied[a.kind] ?? 0) + 1;
+          if (out.resourceVersion) rv.set(versionKey(a), out.resourceVersion);
+          continue;
+        }
+        if (out.kind === 'blocked') {
+          result.blocked.push({ action: describeAction(a), message: out.message });
+          continue;
+        }
+        if (out.kind === 'conflict') result.conflicts++;
+        else if (out.kind === 'notFound') result.notFound++;
+        else result.errors.push({ action: describeAction(a), error: out.kind === 'failed' ? out.message : out.error.message });
+        if (!stopsUnit) continue;
+        // The object moved or failed: the rest of this unit is decided again next pass.
+        result.skipped += group.length - i - 1;
+        result.stopped.push(key);
+        break;
       }
-      if (out.kind === 'ok') {
-        result.applied[a.kind] = (result.applied[a.kind] ?? 0) + 1;
-        if (out.resourceVersion) rv.set(versionKey(a), out.resourceVersion);
-        continue;
-      }
-      if (out.kind === 'blocked') {
-        result.blocked.push({ action: describeAction(a), message: out.message });
-        continue;
-      }
-      if (out.kind === 'conflict') result.conflicts++;
-      else if (out.kind === 'notFound') result.notFound++;
-      else result.errors.push({ action: describeAction(a), error: out.kind === 'failed' ? out.message : out.error.message });
-      if (!stopsUnit) continue;
-      // The object moved or failed: the rest of this unit is decided again next pass.
-      result.skipped += group.length - i - 1;
-      result.stopped.push(key);
-      break;
-    }
-  });
+    });
+  } catch (err) {
+    if (!(err instanceof WriteFenceError)) throw err;
+    // The fence refused a write: it and every write of the plan not yet sent stay unsent, by this pass for good.
+    result.fenced = err.message;
+    result.errors.push({ action: 'the rest of the plan', error: err.message });
+    result.skipped = actions.length - sent;
+  }
   return result;
 }

@@ -34,7 +34,8 @@ export class HeldLeases {
   private readonly held = new Map<string, Held>();
   /** A lease read by a pass before it takes it (read-named-nodes.ts reads its record): the take uses that read, once. */
   private readonly seen = new Map<string, V1Lease | undefined>();
-  private readonly durationSeconds: number;
+  /** Each lease's duration, as written. */
+  readonly durationSeconds: number;
   /** Leases releaseAll could not give back (each logged; they expire on their own). */
   releaseFailures = 0;
 
@@ -50,6 +51,11 @@ export class HeldLeases {
   /** `fn`'s lease as this run holds it (with the annotations its next write carries); undefined when not held. */
   leaseOf(fn: string): V1Lease | undefined {
     return this.held.get(fn)?.lease;
+  }
+
+  /** When `fn`'s lease was last taken or renewed by this run (the clock's ms); undefined when not held. */
+  renewedAt(fn: string): number | undefined {
+    return this.held.get(fn)?.renewedAt;
   }
 
   /** `fn`'s lease as just read (undefined: not there): the next take of a lease this run does not hold starts from it. */

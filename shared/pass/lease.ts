@@ -8,6 +8,9 @@ export type LeaseOutcome =
   | { kind: 'held'; holder: string; until: Date }
   | { kind: 'lost'; message: string };
 
+/** The pass lease is written outside the write fence it guards (lease-fence.ts). */
+const OWN = { ownLease: true } as const;
+
 function heldUntil(lease: V1Lease): Date | undefined {
   const holder = lease.spec?.holderIdentity;
   const renew = lease.spec?.renewTime;
@@ -46,7 +49,7 @@ export async function acquirePassLease(
   const added = opts.annotations !== undefined && Object.keys(opts.annotations).length > 0 ? opts.annotations : undefined;
   if (!existing) {
     const metadata = { name, namespace: opts.namespace, ...(added ? { annotations: added } : {}) };
-    const out = await client.createLease(opts.namespace, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec });
+    const out = await client.createLease(opts.namespace, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec }, OWN);
     if (out.kind === 'ok') return { kind: 'acquired', lease: { metadata: { ...metadata, ...(out.resourceVersion ? { resourceVersion: out.resourceVersion } : {}) }, spec } };
     if (out.kind === 'conflict') return { kind: 'lost', message: `lease ${opts.namespace}/${name} was just created by another pass` };
     if (out.kind === 'error') throw out.error;
@@ -58,7 +61,7 @@ export async function acquirePassLease(
   }
   const base = added ? withLeaseAnnotations(existing, added) : existing;
   const next: V1Lease = { ...base, spec: { ...existing.spec, ...spec, leaseTransitions: (existing.spec?.leaseTransitions ?? 0) + 1 } };
-  const out = await client.replaceLease(opts.namespace, next);
+  const out = await client.replaceLease(opts.namespace, next, OWN);
   if (out.kind === 'ok') {
     return { kind: 'acquired', lease: { ...next, metadata: { ...next.metadata, ...(out.resourceVersion ? { resourceVersion: out.resourceVersion } : {}) } } };
   }
@@ -70,7 +73,7 @@ export async function acquirePassLease(
 export async function releasePassLease(client: KubeClient, lease: V1Lease): Promise<void> {
   const namespace = lease.metadata?.namespace ?? '';
   const released: V1Lease = { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 } };
-  await client.replaceLease(namespace, released);
+  await client.replaceLease(namespace, released, OWN);
 }
 
 /**
@@ -80,7 +83,7 @@ export async function releasePassLease(client: KubeClient, lease: V1Lease): Prom
 export async function renewPassLease(client: KubeClient, lease: V1Lease, now: Date): Promise<LeaseOutcome> {
   const namespace = lease.metadata?.namespace ?? '';
   const next: V1Lease = { ...lease, spec: { ...lease.spec, renewTime: microTime(now) as unknown as Date } };
-  const out = await client.replaceLease(namespace, next);
+  const out = await client.replaceLease(namespace, next, OWN);
   if (out.kind === 'ok') return { kind: 'acquired', lease: { ...next, metadata: { ...next.metadata, ...(out.resourceVersion ? { resourceVersion: out.resourceVersion } : {}) } } };
   if (out.kind === 'error') throw out.error;
   return { kind: 'lost', message: `lease ${namespace}/${lease.metadata?.name ?? ''} changed since we renewed it (${out.kind})` };

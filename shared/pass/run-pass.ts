@@ -6,10 +6,11 @@ import { randomBytes } from 'node:crypto';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { describeAction, FINALIZER, maintenanceKey, orderWrites } from '../api/index.ts';
 import type { Action, NodeMaintenance } from '../api/index.ts';
-import type { RequestCounts } from '../kube/index.ts';
+import { WriteFenceError, type RequestCounts } from '../kube/index.ts';
 import { measurePass, type PassMetricsInput } from '../metrics/index.ts';
 import { applyActions, type ApplyResult } from './apply.ts';
-import { acquirePassLease, releasePassLease, withLeaseAnnotations } from './lease.ts';
+import { acquirePassLease, releasePassLease, renewPassLease, withLeaseAnnotations, type LeaseOutcome } from './lease.ts';
+import { leaseFence, type FencedLease, type LeaseFence } from './lease-fence.ts';
 import { readScopedBase, type ScopedBase } from './read-named-nodes.ts';
 import { fullReadAnnotations, type FullReadRecord } from './choose-node-read.ts';
 import type { PassOptions } from './options.ts';
@@ -117,11 +118,23 @@ function describePlanned(summary: PassSummary, planned: Planned): void {
  * Carries out the plan: the effects that come first (terminations), the actions with what those returned, then the
  * effects that follow them (Slurm), told which units stopped. Records the outcome in the summary; returns what to measure.
  */
-async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planned, now: Date, summary: PassSummary): Promise<Measured> {
+async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planned, now: Date, summary: PassSummary, fence: LeaseFence | undefined): Promise<Measured> {
   const ctx: EffectContext = { fn, opts, now, planned: planned.maintenances };
   const before: { actions: Action[]; errors: string[] } = { actions: [], errors: [] };
+  /** Whether the pass may still act outside the Kubernetes API (a cloud call, Slurm): the fence's word, as for its writes. */
+  const mayAct = async (errors: string[]): Promise<boolean> => {
+    try {
+      await fence?.check();
+      return true;
+    } catch (err) {
+      if (!(err instanceof WriteFenceError)) throw err;
+      if (!errors.includes(err.message)) errors.push(err.message);
+      return false;
+    }
+  };
   for (const effect of planned.effects) {
     if (effect.at !== 'before-actions') continue;
+    if (!(await mayAct(before.errors))) break;
     const done = await effect.run(ctx);
     before.actions.push(...done.actions);
     before.errors.push(...done.errors);
@@ -143,6 +156,8 @@ async function applyPlanned(fn: PassFunction, opts: PassOptions, planned: Planne
   const after: { applied: Record<string, number>; errors: string[] } = { applied: {}, errors: [] };
   for (const effect of planned.effects) {
     if (effect.at !== 'after-actions') continue;
+    // Writes stopped by the fence (apply.ts reported why): what follows them stops too.
+    if (result.fenced !== undefined || !(await mayAct(after.errors))) break;
     const done = await effect.run(ctx, result.stopped);
     Object.assign(after.applied, done.applied);
     after.errors.push(...done.errors);
@@ -184,13 +199,19 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
   if (start === 'skip') return finish();
   const holder = opts.holder ?? `${hostname()}-${process.pid}-${passId}`;
   let lease: V1Lease | undefined;
+  /** When `lease` was taken or last renewed (the pass's clock, ms): its write fence counts from there. */
+  let leaseAt = 0;
   const takeLease = async (annotations?: Record<string, string>): Promise<boolean> => {
+    const at = opts.now();
     const got = opts.round?.leases
       ? await opts.round.leases.take(fn, annotations)
-      : await acquirePassLease(opts.client, { namespace: opts.namespace, fn, holder, durationSeconds: opts.leaseSeconds ?? 120, now: opts.now() });
+      : await acquirePassLease(opts.client, { namespace: opts.namespace, fn, holder, durationSeconds: opts.leaseSeconds ?? 120, now: at });
     if (got.kind === 'acquired') {
       // A lease the run keeps is given back by the run, not by this pass.
-      if (!opts.round?.leases) lease = got.lease;
+      if (!opts.round?.leases) {
+        lease = got.lease;
+        leaseAt = at.getTime();
+      }
       return true;
     }
     summary.outcome = 'lease-held';
@@ -228,7 +249,14 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
       summary.workRemains = planned.actions.length > 0 || planned.state === 'in-flight';
       return finish();
     }
-    measured = await applyPlanned(fn, opts, planned, now, summary);
+    // Every write of the plan goes through the lease's fence (lease-fence.ts): none is sent once another pass may act.
+    const fence = leased ? leaseFence(fencedLease(fn, opts, { get: () => lease, set: (l, at) => ((lease = l), (leaseAt = at)), at: () => leaseAt }), opts.round?.leases?.durationSeconds ?? opts.leaseSeconds ?? 120, () => opts.now().getTime(), `lease ${opts.namespace}/kmaint-${fn}`) : undefined;
+    const unfence = fence ? opts.client.fenceWrites(() => fence.check()) : undefined;
+    try {
+      measured = await applyPlanned(fn, opts, planned, now, summary, fence);
+    } finally {
+      unfence?.();
+    }
     // The lease goes back before the summary, so the summary (and its metrics) count that request too.
     const held = lease;
     lease = undefined;
@@ -238,6 +266,27 @@ export async function runPass(fn: PassFunction, opts: PassOptions): Promise<Pass
     opts.round?.leases?.forget(fn);
     if (lease) await giveBack(opts, fn, lease);
   }
+}
+
+/**
+ * The lease a pass's write fence renews: the run's (HeldLeases, renewed by its take), or the pass's own, renewed here
+ * and kept in `own` (a renewal that finds it taken forgets it: the lease is another pass's, not ours to give back).
+ */
+function fencedLease(fn: PassFunction, opts: PassOptions, own: { get: () => V1Lease | undefined; set: (lease: V1Lease | undefined, at: number) => void; at: () => number }): FencedLease {
+  const run = opts.round?.leases;
+  if (run) return { renewedAt: () => run.renewedAt(fn), renew: () => run.take(fn) };
+  return {
+    renewedAt: () => (own.get() !== undefined ? own.at() : undefined),
+    renew: async (): Promise<LeaseOutcome> => {
+      const held = own.get();
+      if (held === undefined) return { kind: 'lost', message: `lease ${opts.namespace}/kmaint-${fn} is no longer held` };
+      const at = opts.now();
+      const out = await renewPassLease(opts.client, held, at);
+      if (out.kind === 'acquired') own.set(out.lease, at.getTime());
+      else own.set(undefined, own.at());
+      return out;
+    },
+  };
 }
 
 /**
