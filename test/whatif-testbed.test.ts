@@ -219,6 +219,13 @@ describe.runIf(clusterKind() === 'testbed')('kmaint simulate against the testbed
     // on three nodes only. Both of the pair start on the first two nodes admitted (wit-a3 cordoned meanwhile): draining
     // those two evicts one and waits for its replacement on wit-a3; wit-a3 later holds both and waits once more.
     for (const n of NODES) await apps.createNamespacedDeployment({ namespace: ns, body: deployment(`solo-${n}`, 1, { node: n }) });
+    // Each pinned pod bound before wit-a3 is cordoned: a cordon that came first left solo-wit-a3 Pending for good
+    // (landing run of 2026-12-03, on a machine fast enough for the cordon to beat the scheduler).
+    await waitFor('a pinned pod bound on each node', async () => {
+      const pods = (await admin().core.listNamespacedPod({ namespace: ns, labelSelector: 'app' })).items;
+      const bound = new Set(pods.filter((p) => p.spec?.nodeName !== undefined && !p.metadata?.deletionTimestamp).map((p) => p.spec?.nodeName));
+      return NODES.every((n) => bound.has(n)) ? true : undefined;
+    }, 60_000);
     await setUnschedulable('wit-a3', true);
     await apps.createNamespacedDeployment({ namespace: ns, body: deployment('api', 2, { nodes: API_NODES }) });
     await kc.makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({ namespace: ns, body: { metadata: { name: 'api' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'api' } } } } });
