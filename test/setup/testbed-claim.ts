@@ -1,12 +1,9 @@
-// Vitest setup file of the testbed and e2e projects: before the test file is collected, it claims one of the control
-// planes the global setup started (test/support/testbed-claim.ts) and holds it until the file's last hook has run
-// (the hygiene check included: its afterAll was registered later, so it runs first).
-import { afterAll, inject } from 'vitest';
+// Vitest setup file of the testbed and e2e projects: before the test file is collected, it takes this worker's claim on
+// one of the control planes the global setup started (test/support/testbed-claim.ts workerClaim). The worker keeps it
+// for the files it runs after this one, one at a time, and the kernel frees it when the worker exits.
+import { inject } from 'vitest';
 import { useClaimedTestbed } from '../support/cluster.ts';
-import { claimTestbed } from '../support/testbed-claim.ts';
+import { workerClaim } from '../support/testbed-claim.ts';
 
-const claim = await claimTestbed(inject('testbeds'));
+const claim = await workerClaim(inject('testbeds'));
 useClaimedTestbed(claim.info);
-afterAll(() => {
-  claim.release();
-});

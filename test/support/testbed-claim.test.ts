@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { claimSocketName, claimTestbed } from './testbed-claim.ts';
+import { claimSocketName, claimTestbed, workerClaim } from './testbed-claim.ts';
 import type { TestbedInfo } from './testbed-info.ts';
 
 /** `n` testbeds' info for the claim, each with a directory of its own, removed when the test ends. */
@@ -81,5 +81,25 @@ describe('claimTestbed', () => {
     const won = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
     expect([won.length, outcomes.filter((o) => o.status === 'rejected').length]).toEqual([1, 7]);
     for (const w of won) w.release();
+  });
+});
+
+describe('workerClaim', () => {
+  it("keeps the worker's claim from file to file: the same testbed, still refused to others; a new project's testbeds replace it", async () => {
+    const tbs = testbeds(2);
+    const first = await workerClaim(tbs);
+    const second = await workerClaim(tbs);
+    expect([second, second.info.dir]).toEqual([first, tbs[0]?.dir]);
+    // Another worker gets the other testbed, and none is left.
+    const other = await claimTestbed(tbs);
+    expect(other.info.dir).toBe(tbs[1]?.dir);
+    await expect(claimTestbed(tbs, { timeoutMs: 100, pollMs: 20 })).rejects.toThrow('no testbed came free in 0.1 s: all 2 are claimed by live processes');
+    // Testbeds of another run: the old claim goes back, and a testbed of the new list is claimed.
+    const next = testbeds(1);
+    const moved = await workerClaim(next);
+    expect(moved.info.dir).toBe(next[0]?.dir);
+    const freed = await claimTestbed(tbs, { timeoutMs: 1000, pollMs: 20 });
+    expect(freed.info.dir).toBe(tbs[0]?.dir);
+    for (const c of [moved, other, freed]) c.release();
   });
 });
