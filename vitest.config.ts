@@ -68,8 +68,8 @@ export default defineConfig({
                 setupFiles: ['test/setup/file-timing.ts', 'test/setup/testbed-claim.ts', 'test/setup/testbed-hygiene.ts'],
                 testTimeout: 120_000,
                 hookTimeout: 180_000,
-                // As many files at once as testbeds (KMAINT_TESTBEDS, default 4): each file claims a free one for its
-                // whole run (test/setup/testbed-claim.ts), so no two files share a control plane's nodes, config and
+                // As many files at once as testbeds (KMAINT_TESTBEDS, default 4): each worker claims a free one and keeps
+                // it for its files (test/setup/testbed-claim.ts), so no two files share a control plane's nodes, config and
                 // leases. Its own group, after the others.
                 maxWorkers: TESTBEDS,
                 // Each worker runs file after file with the modules earlier files loaded (as the unit project does): a
