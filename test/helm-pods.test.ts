@@ -5,7 +5,8 @@
 // that registry and runs their containers chrooted into its root filesystem (sim/kubelet/host-process.ts): the image's
 // own node and bundle, each pod with its ServiceAccount's pod-bound token at the in-cluster path. The test creates the
 // seed request and deletes it, and starts no kmaint process. The chart's schedule (every minute) is kept; the CronJobs
-// are installed suspended and resumed with the current minute's tick due, which saves only the wait for the first tick.
+// are installed suspended, and each is resumed with the current minute's tick due when its pass has work (the scheduler
+// first, the drainer once the request is admitted, cleanup once it is deleted), which saves the waits for ticks only.
 // A run takes three ticks (admit, drain, cleanup).
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

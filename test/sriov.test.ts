@@ -44,9 +44,10 @@ async function nodeKeys(node: string): Promise<Record<string, string>> {
   return sriovKeys((await admin().core.readNode({ name: node })).metadata?.annotations);
 }
 
+/** The node state's keys, read with the admin client (polled often: no kubectl process per read). */
 async function stateKeys(node: string): Promise<Record<string, string>> {
-  const out = await ok(['get', 'sriovnetworknodestate', '-n', SRIOV_NS, node, '-o', 'json']);
-  return sriovKeys((JSON.parse(out) as { metadata: { annotations?: Record<string, string> } }).metadata.annotations);
+  const state = (await admin().custom.getNamespacedCustomObject({ group: 'sriovnetwork.openshift.io', version: 'v1', namespace: SRIOV_NS, plural: 'sriovnetworknodestates', name: node })) as { metadata: { annotations?: Record<string, string> } };
+  return sriovKeys(state.metadata.annotations);
 }
 
 /** The config daemon's write (pkg/daemon/daemon.go `annotate`): the same value to the Node's key and the node state's. */

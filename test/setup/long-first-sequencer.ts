@@ -9,63 +9,63 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { testbedCount } from '../support/testbed-info.ts';
 
 /**
- * Seconds per testbed file in a landing-like run (npm test at db2408b, 2026-12-03 06:47 UTC, this machine, 2 cores,
- * four testbeds, the unit and sim projects beside them for the first 428 s). The CronJob files (helm-pods,
- * kustomize-pods) wait on minute ticks, from under half a minute to over two minutes whichever the run: kustomize-pods
- * took 28 s in that run and 92 s in the testbed project's run alone at 06:37, the figure here.
+ * Seconds per testbed file in a landing run (landing-ci at 11dbe6b, 2026-12-03 20:40 UTC, 2 cores, four testbeds, the
+ * unit and sim projects beside them; npm test 377 s), but for the CronJob files, helm-pods and kustomize-pods, which
+ * took 76 s and 135 s there waiting on minute ticks and now resume each CronJob when its pass has work, and the two
+ * files that need the upstream operator's clone (switch-to-upstream, foreign-crds: skipped in CI), from a run with it.
  */
 export const FILE_SECONDS: ReadonlyMap<string, number> = new Map([
-  ['test/helm-pods.test.ts', 160],
-  ['test/faults.test.ts', 141],
-  ['test/cli.test.ts', 112],
-  ['test/lifecycle.test.ts', 95],
-  ['test/slurm.test.ts', 87],
+  ['test/faults.test.ts', 109],
   ['test/whatif-testbed.test.ts', 77],
-  ['test/sriov.test.ts', 75],
-  ['test/hostile.test.ts', 71],
-  ['test/helm.test.ts', 68],
-  ['test/repair-ladder.test.ts', 67],
-  ['test/slurm-reservation.test.ts', 61],
-  ['test/package.test.ts', 58],
-  ['test/testbed-contract.test.ts', 55],
-  ['test/reaper.test.ts', 54],
-  ['test/attacks-input.test.ts', 48],
+  ['test/repair-ladder.test.ts', 65],
+  ['test/lifecycle.test.ts', 62],
+  ['test/cli.test.ts', 56],
   ['test/switch-to-upstream.test.ts', 48],
-  ['test/reboot.test.ts', 48],
-  ['test/rbac.test.ts', 43],
-  ['test/attacks-slurm.test.ts', 39],
-  ['test/validation-ladder.test.ts', 39],
-  ['test/requestor-attacks.test.ts', 37],
-  ['test/budgets-leases.test.ts', 35],
-  ['test/contract.test.ts', 34],
-  ['test/slinky.test.ts', 33],
-  ['test/explain.test.ts', 32],
-  ['test/device-maintenance.test.ts', 29],
-  ['test/kustomize-pods.test.ts', 92],
+  ['test/sriov.test.ts', 47],
+  ['test/slurm.test.ts', 45],
+  ['test/testbed-contract.test.ts', 43],
+  ['test/hostile.test.ts', 42],
+  ['test/helm.test.ts', 40],
+  ['test/reboot.test.ts', 39],
+  ['test/reaper.test.ts', 35],
+  ['test/validation-ladder.test.ts', 32],
+  ['test/slurm-reservation.test.ts', 32],
+  ['test/attacks-input.test.ts', 31],
+  ['test/rbac.test.ts', 28],
+  ['test/package.test.ts', 26],
+  ['test/contract.test.ts', 26],
+  ['test/helm-pods.test.ts', 25],
+  ['test/requestor-attacks.test.ts', 22],
+  ['test/explain.test.ts', 20],
+  ['test/device-maintenance.test.ts', 20],
+  ['test/attacks-slurm.test.ts', 20],
   ['test/foreign-crds.test.ts', 20],
-  ['test/attacks-holds.test.ts', 19],
-  ['test/validation.test.ts', 18],
-  ['test/npm-pack.test.ts', 17],
-  ['test/leftovers.test.ts', 16],
-  ['test/cloud-events.test.ts', 15],
-  ['test/wake.test.ts', 12],
-  ['test/handshake.test.ts', 10],
-  ['test/admission-policy.test.ts', 9],
-  ['test/attacks-admission.test.ts', 8],
-  ['test/kmaint-sim.test.ts', 8],
-  ['test/helm-crd.test.ts', 8],
-  ['test/reboot-sentinel.test.ts', 8],
+  ['test/budgets-leases.test.ts', 19],
+  ['test/slinky.test.ts', 17],
+  ['test/cloud-events.test.ts', 17],
+  ['test/validation.test.ts', 16],
+  ['test/kustomize-pods.test.ts', 15],
+  ['test/leftovers.test.ts', 12],
+  ['test/attacks-holds.test.ts', 12],
+  ['test/wake.test.ts', 11],
+  ['test/npm-pack.test.ts', 11],
+  ['test/admission-policy.test.ts', 10],
+  ['test/handshake.test.ts', 9],
+  ['test/reboot-blockers.test.ts', 8],
   ['test/lambda.test.ts', 8],
-  ['test/reboot-blockers.test.ts', 7],
-  ['test/leftovers-jobs.test.ts', 7],
-  ['test/metrics.test.ts', 6],
+  ['test/reboot-sentinel.test.ts', 6],
+  ['test/leftovers-jobs.test.ts', 6],
   ['test/kube-state-metrics.test.ts', 6],
-  ['test/admission.test.ts', 6],
-  ['test/drain-devices.test.ts', 6],
-  ['test/gangs.test.ts', 6],
-  ['test/named-reads.test.ts', 4],
+  ['test/kmaint-sim.test.ts', 6],
+  ['test/metrics.test.ts', 5],
+  ['test/drain-devices.test.ts', 5],
+  ['test/attacks-admission.test.ts', 5],
   ['test/request-times.test.ts', 4],
-  ['test/slurm-config.test.ts', 4],
+  ['test/admission.test.ts', 4],
+  ['test/helm-crd.test.ts', 3],
+  ['test/slurm-config.test.ts', 2],
+  ['test/named-reads.test.ts', 2],
+  ['test/gangs.test.ts', 2],
 ]);
 
 /**
@@ -114,10 +114,9 @@ export const NEW_FILE_SECONDS = 60;
  */
 export const TIMING_SENSITIVE = ['test/whatif-testbed.test.ts'];
 
-const seconds = (file: string): number => FILE_SECONDS.get(file) ?? NEW_FILE_SECONDS;
-
-/** One project's files (paths relative to the root) in the order they should start on `testbeds` testbeds. */
-export function testbedOrder(files: readonly string[], testbeds: number): string[] {
+/** One project's files (paths relative to the root) in the order they should start on `testbeds` testbeds, by `table`'s seconds per file. */
+export function testbedOrder(files: readonly string[], testbeds: number, table: ReadonlyMap<string, number> = FILE_SECONDS): string[] {
+  const seconds = (file: string): number => table.get(file) ?? NEW_FILE_SECONDS;
   const rest = files.filter((f) => !TIMING_SENSITIVE.includes(f));
   // Stable: files of equal seconds keep vitest's order.
   const order = [...rest].sort((a, b) => seconds(b) - seconds(a));

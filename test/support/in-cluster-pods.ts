@@ -116,8 +116,8 @@ export interface InCluster {
 }
 
 /**
- * The seed request on `node`, Ready and then released after its deletion, with the CronJobs (suspended until now) the
- * only kmaint there is; then what the run left: Jobs complete, pods Succeeded with exit 0 and their logs, the
+ * The seed request on `node`, Ready and then released after its deletion, with the CronJobs (suspended until now,
+ * resumed one by one as their passes get work) the only kmaint there is; then what the run left: Jobs complete, pods Succeeded with exit 0 and their logs, the
  * ServiceAccount's requests all made with tokens bound to the CronJobs' pods, tokens the simulated kubelet asked for.
  */
 export async function maintainSeedByCronJobs(at: InCluster, node: string): Promise<void> {
@@ -127,20 +127,35 @@ export async function maintainSeedByCronJobs(at: InCluster, node: string): Promi
   await auditLog().sync();
   const mark = auditLog().mark();
   await createSeedRequest(node);
-  await resumeWithTickDue(at.namespace, PASS_FUNCTIONS.map((fn) => `${at.cronJobPrefix}-${fn}`));
+  // Each pass's CronJob is resumed, with this minute's tick due, once its pass has work: the scheduler (and the reaper)
+  // first, the drainer when the request is admitted, cleanup when it is deleted. Resumed together, a pass whose run
+  // went idle before the pass before it had acted waited for the next minute's tick (the drainer's before the
+  // admission; cleanup's, whose Job for this minute already ran, after the deletion): 50–70 s per wait. The passes still
+  // run only as Jobs of their CronJobs; the ones resumed keep running every minute to the end.
+  const cronJob = (fn: (typeof PASS_FUNCTIONS)[number]): string => `${at.cronJobPrefix}-${fn}`;
+  await resumeWithTickDue(at.namespace, [cronJob('scheduler'), cronJob('reaper')]);
   const resumedAt = Date.now();
+  const admitted = await waitFor(`${SEED.namespace}/${SEED.name} admitted by the scheduler CronJob`, async () => {
+    const phase = phaseOf(await getNM(SEED.namespace, SEED.name));
+    return phase !== undefined && phase !== '' && phase !== 'Pending' ? phase : undefined;
+  }, 150_000, 1000);
+  expect(admitted).toBe('Scheduled');
+  const admittedAt = Date.now();
 
-  const ready = await waitFor(`${SEED.namespace}/${SEED.name} Ready by the CronJobs`, async () => {
+  await resumeWithTickDue(at.namespace, [cronJob('drainer')]);
+  const ready = await waitFor(`${SEED.namespace}/${SEED.name} Ready by the drainer CronJob`, async () => {
     const nm = await getNM(SEED.namespace, SEED.name);
     return phaseOf(nm) === 'Ready' ? nm : undefined;
-  }, 240_000, 1000);
+  }, 150_000, 1000);
   expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
   expect(await kubectl(['get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}'])).toMatchObject({ stdout: 'true' });
 
   const readyAt = Date.now();
   await deleteNM(SEED.namespace, SEED.name);
+  await resumeWithTickDue(at.namespace, [cronJob('cleanup')]);
   await waitFor(`${SEED.namespace}/${SEED.name} released by the cleanup CronJob`, async () => ((await getNM(SEED.namespace, SEED.name)) === undefined ? true : undefined), 150_000, 1000);
-  process.stderr.write(`[in-cluster ${at.cronJobPrefix}] Ready ${((readyAt - resumedAt) / 1000).toFixed(1)} s after the CronJobs resumed; released ${((Date.now() - readyAt) / 1000).toFixed(1)} s after the deletion\n`);
+  const seconds = (from: number, to: number): string => ((to - from) / 1000).toFixed(1);
+  process.stderr.write(`[in-cluster ${at.cronJobPrefix}] admitted ${seconds(resumedAt, admittedAt)} s after the scheduler's CronJob resumed; Ready ${seconds(admittedAt, readyAt)} s after the drainer's; released ${seconds(readyAt, Date.now())} s after the deletion\n`);
   expect(await kubectl(['get', 'node', node, '-o', 'jsonpath={.spec.unschedulable}'])).toMatchObject({ stdout: '' });
 
   // Every finished Job succeeded: the pods' exit codes reached the Job controller.

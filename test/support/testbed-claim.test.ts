@@ -35,12 +35,22 @@ describe('claimTestbed', () => {
     const b = await claimTestbed(tbs);
     expect([a.info.server, b.info.server]).toEqual(['https://127.0.0.1:6443', 'https://127.0.0.1:6444']);
     let third: string | undefined;
-    const waiting = claimTestbed(tbs, { pollMs: 10 }).then((c) => {
+    // The third claimant reports each time it found both held; after its third refusal, a is given back.
+    let heldRounds = 0;
+    let thirdRefused: () => void = () => undefined;
+    const refusedThrice = new Promise<void>((r) => (thirdRefused = r));
+    const waiting = claimTestbed(tbs, {
+      pollMs: 10,
+      onAllHeld: (round) => {
+        heldRounds = round;
+        if (round === 3) thirdRefused();
+      },
+    }).then((c) => {
       third = c.info.server;
       return c;
     });
-    await new Promise((r) => setTimeout(r, 150));
-    expect(third).toBe(undefined);
+    await refusedThrice;
+    expect([third, heldRounds]).toEqual([undefined, 3]);
     a.release();
     const c = await waiting;
     expect(third).toBe('https://127.0.0.1:6443');

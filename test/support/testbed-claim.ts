@@ -34,12 +34,19 @@ function tryClaim(info: TestbedInfo): Promise<Server | undefined> {
   });
 }
 
+export interface ClaimOptions {
+  timeoutMs?: number;
+  pollMs?: number;
+  /** Called each time every testbed was found held, before the claimant waits pollMs to ask again. */
+  onAllHeld?: (round: number) => void;
+}
+
 /** Waits for a free control plane among `testbeds` (first free first) and holds it until `release()`. */
-export async function claimTestbed(testbeds: readonly TestbedInfo[], opts: { timeoutMs?: number; pollMs?: number } = {}): Promise<TestbedClaim> {
+export async function claimTestbed(testbeds: readonly TestbedInfo[], opts: ClaimOptions = {}): Promise<TestbedClaim> {
   if (testbeds.length === 0) throw new Error('no testbed to claim: the project\'s global setup provided none');
   const timeoutMs = opts.timeoutMs ?? 600_000;
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  for (let round = 1; ; round++) {
     for (const info of testbeds) {
       const server = await tryClaim(info);
       if (server) {
@@ -52,6 +59,7 @@ export async function claimTestbed(testbeds: readonly TestbedInfo[], opts: { tim
       }
     }
     if (Date.now() > deadline) throw new Error(`no testbed came free in ${timeoutMs / 1000} s: all ${testbeds.length} are claimed by live processes`);
+    opts.onAllHeld?.(round);
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 100));
   }
 }
@@ -66,7 +74,7 @@ let workerHeld: TestbedClaim | undefined;
  * once and the files of other workers waited up to 168 s for one (329 s of the project's 1,510 s summed over files).
  * Files still never share a control plane: a worker runs one file at a time.
  */
-export async function workerClaim(testbeds: readonly TestbedInfo[], opts: { timeoutMs?: number; pollMs?: number } = {}): Promise<TestbedClaim> {
+export async function workerClaim(testbeds: readonly TestbedInfo[], opts: ClaimOptions = {}): Promise<TestbedClaim> {
   if (workerHeld !== undefined && testbeds.some((t) => t.dir === workerHeld?.info.dir)) return workerHeld;
   workerHeld?.release();
   workerHeld = await claimTestbed(testbeds, opts);
