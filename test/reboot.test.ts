@@ -10,7 +10,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { BatchV1Api, Watch, type V1Node } from '@kubernetes/client-node';
 import { ANNOTATION_REBOOT, ANNOTATION_REBOOT_BOOT_ID, ANNOTATION_REBOOT_ISSUED, ANNOTATION_RELEASED_AT, FINALIZER, rfc3339Seconds, type NodeMaintenance } from '../shared/api/index.ts';
-import { KubeClient } from '../shared/kube/index.ts';
+import { HttpFailureError, KubeClient, type KubeTransport } from '../shared/kube/index.ts';
+import { HttpTransport } from '../shared/kube/http-transport.ts';
 import { runPass } from '../shared/pass/index.ts';
 import { awsProvider, providerMap } from '../shared/reaper/index.ts';
 import { rebootKubeletNode, setKubeletRebootComesBack } from '../sim/kubelet/control.ts';
@@ -190,6 +191,55 @@ describe(`reboots on the ${process.env['KMAINT_TEST_CLUSTER'] ?? 'testbed'}`, ()
     const changes = (await admin().core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=ec2,reason=ConditionChanged' })).items;
     expect(changes.map((e) => e.message ?? '').sort()).toEqual(['Cordon', 'Draining', 'Pending', 'Ready', 'Rebooting', 'Scheduled', 'WaitForPodCompletion']);
     expect(await rebootJobs()).toEqual([]);
+  });
+
+  it('the reboot Job\'s create refused after its record: the request is not Rebooting, the next drainer pass creates the same Job, and the node reboots once', async () => {
+    const node = names[3] as string;
+    const bootBefore = (await admin().core.readNode({ name: node })).status?.nodeInfo?.bootID ?? '';
+    await setConfig({ reboot: { timeoutSeconds: 300 } });
+    await createNM(ns, 'refused', { requestorID: 'kured.example.com', nodeName: node });
+    await patchNM(ns, 'refused', { metadata: { annotations: { [ANNOTATION_REBOOT]: 'true' } } });
+    // kmaint's own client, its first Job create answered 403 as an admission webhook refusing it would.
+    let refused = 0;
+    const transport = new Proxy(new HttpTransport(kmaintKubeConfig()), {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        if (prop !== 'create') return (value as (...a: unknown[]) => unknown).bind(target);
+        return (...args: Parameters<KubeTransport['create']>) => {
+          if (args[0].plural === 'jobs' && refused === 0) {
+            refused++;
+            return Promise.reject(new HttpFailureError({ status: 403, message: 'jobs.batch is forbidden: refused by the test', retryAfter: undefined }));
+          }
+          return (value as KubeTransport['create']).apply(target, args);
+        };
+      },
+    });
+    const refusing = new KubeClient(transport);
+    await pass('scheduler');
+    const recorded = await waitFor('the reboot recorded and its create refused', async () => {
+      await pass('drainer', { client: refusing });
+      const got = await getNM(ns, 'refused');
+      return refused === 1 && got?.metadata.annotations?.[ANNOTATION_REBOOT_ISSUED] !== undefined ? got : undefined;
+    }, 60_000, 200);
+    const job = `kmaint-reboot-${recorded.metadata.uid ?? ''}`;
+    expect([recorded.metadata.annotations?.[ANNOTATION_REBOOT_ISSUED], recorded.metadata.annotations?.[ANNOTATION_REBOOT_BOOT_ID], await rebootJobs()]).toEqual([`job ${KMAINT_NS}/${job}`, bootBefore, []]);
+    expect(phaseOf(recorded)).not.toBe('Rebooting');
+
+    await pass('drainer');
+    const again = await getNM(ns, 'refused');
+    expect([phaseOf(again), again?.status?.conditions?.find((c) => c.type === 'Ready')?.message, await rebootJobs()]).toEqual([
+      'Rebooting',
+      `rebooting node ${node}: job ${KMAINT_NS}/${job} created again (recorded by a pass whose writes did not all land); waiting for a new boot ID (was ${bootBefore}) and Ready`,
+      [job],
+    ]);
+    const [done] = await allIn('Ready', ['refused']);
+    const bootAfter = (await admin().core.readNode({ name: node })).status?.nodeInfo?.bootID ?? '';
+    expect(done?.status?.conditions?.find((c) => c.type === 'Ready')?.message).toBe(`node ${node} rebooted (boot ID ${bootBefore} -> ${bootAfter})`);
+    // One Job, run once: its pod the only one of the Job.
+    expect(await rebootJobs()).toEqual([job]);
+    const pods = await admin().core.listNamespacedPod({ namespace: KMAINT_NS, labelSelector: `batch.kubernetes.io/job-name=${job}` });
+    expect(pods.items.length).toBe(1);
   });
 
   // kured's --lock-release-delay (issue 43 point 3; owner-table row RD1). The passes after the release run at clocks

@@ -210,8 +210,11 @@ async function applyOne(a: Action, rv: Map<string, string>, opts: ApplyOptions):
     }
     case 'releaseNodeLease':
       return c.deleteLease(a.lease.namespace, a.lease.name, rv.get(key) ?? a.lease.resourceVersion);
-    case 'createRebootJob':
-      return c.createJob(a.job.namespace, rebootJobManifest(a.job));
+    case 'createRebootJob': {
+      // The name is the request's own (its uid): one already there is the Job an earlier pass created, never a second.
+      const out = await c.createJob(a.job.namespace, rebootJobManifest(a.job));
+      return out.kind === 'conflict' ? { kind: 'ok' } : out;
+    }
     case 'deleteRebootJob':
     case 'deleteValidationJob': {
       // Already gone (deleted by an earlier pass, or with its Node): what the delete wanted.

@@ -15,9 +15,9 @@ function aNodeBooted(bootID: string | undefined, ready: 'True' | 'False' = 'True
   return { ...node, status: { ...node.status, ...(bootID !== undefined ? { nodeInfo: { bootID } as NonNullable<V1Node['status']>['nodeInfo'] } : {}) } };
 }
 
-function run(annotations: Record<string, string>, node: V1Node, loaded: LoadedReboot | undefined = VALID): StepResult {
-  const nm = aLifecycleMaintenance({ name: 'nm-a', nodeName: 'node-1', phase: 'Rebooting', annotations });
-  return reboot({ ...aStepContext(nm, { node }), kmaintNamespace: 'kmaint', ...(loaded ? { reboot: loaded } : {}) });
+function run(annotations: Record<string, string>, node: V1Node, loaded: LoadedReboot | undefined = VALID, stored = 'Rebooting', kmaintNamespace = 'kmaint'): StepResult {
+  const nm = aLifecycleMaintenance({ name: 'nm-a', nodeName: 'node-1', phase: stored, annotations });
+  return reboot({ ...aStepContext(nm, { node }), kmaintNamespace, ...(loaded ? { reboot: loaded } : {}) });
 }
 
 describe('reboot (Rebooting)', () => {
@@ -93,6 +93,81 @@ describe('reboot (Rebooting)', () => {
     },
   ])('$rule', ({ annotations, node, loaded, expected }) => {
     expect(run(annotations, node, loaded)).toEqual(expected);
+  });
+
+  it('recorded, but the request not yet Rebooting (the recording pass\'s create or status write did not land): the same Job created again, nothing recorded anew', () => {
+    expect(run(RECORDED, aNodeBooted('boot-1'), VALID, 'Draining')).toEqual({
+      kind: 'hold',
+      message: `rebooting node node-1: ${ISSUED} created again (recorded by a pass whose writes did not all land); waiting for a new boot ID (was boot-1) and Ready`,
+      inFlight: true,
+      nodeActions: [
+        {
+          kind: 'createRebootJob',
+          job: { namespace: 'kmaint', name: 'kmaint-reboot-uid-nm-a', nodeName: 'node-1', nodeUid: 'uid-node-1', image: DEFAULT_REBOOT_IMAGE, command: [...DEFAULT_REBOOT_COMMAND], privileged: true, hostPID: true, request: 'default/nm-a' },
+          maintenance: { namespace: 'default', name: 'nm-a', resourceVersion: '100', uid: 'uid-nm-a' },
+          reason: `reboot node node-1 (boot ID boot-1): ${ISSUED} recorded, request not yet Rebooting`,
+        },
+      ],
+    });
+  });
+
+  it.each<{ rule: string; annotations: Record<string, string>; node: V1Node; loaded?: LoadedReboot; kmaintNamespace?: string; expected: StepResult }>([
+    {
+      rule: 'a new boot ID and Ready: on to Ready, no Job',
+      annotations: RECORDED,
+      node: aNodeBooted('boot-2'),
+      expected: { kind: 'advance', to: 'Ready', note: 'node node-1 rebooted (boot ID boot-1 -> boot-2)' },
+    },
+    {
+      rule: 'a new boot ID, not Ready yet: waits, no Job',
+      annotations: RECORDED,
+      node: aNodeBooted('boot-2', 'False'),
+      expected: { kind: 'hold', message: `rebooting node node-1: ${ISSUED} issued; waiting for Ready (new boot ID boot-2)`, inFlight: true },
+    },
+    {
+      rule: 'past the timeout: the timeout holds, no Job',
+      annotations: RECORDED,
+      node: aNodeBooted('boot-1'),
+      loaded: { kind: 'valid', settings: { ...DEFAULT_REBOOT_SETTINGS, timeoutSeconds: 300 } },
+      expected: {
+        kind: 'hold',
+        message: `reboot timed out: node node-1 kept boot ID boot-1 300 s after ${ISSUED}; it stays cordoned`,
+        inFlight: false,
+        warnings: [
+          {
+            kind: 'emitEvent',
+            target: { kind: 'NodeMaintenance', namespace: 'default', name: 'nm-a', uid: 'uid-nm-a' },
+            type: 'Warning',
+            eventReason: 'RebootTimeout',
+            message: `step Rebooting: reboot timed out: node node-1 kept boot ID boot-1 300 s after ${ISSUED}; it stays cordoned`,
+            reason: 'reboot timed out',
+          },
+        ],
+      },
+    },
+    {
+      rule: 'an EC2 reboot recorded: waits (a second RebootInstances would reboot the instance again)',
+      annotations: { ...RECORDED, [ANNOTATION_REBOOT_ISSUED]: 'ec2 RebootInstances i-0123456789abcdef0' },
+      node: aNodeBooted('boot-1'),
+      loaded: { kind: 'valid', settings: { ...DEFAULT_REBOOT_SETTINGS, method: 'ec2' } },
+      expected: { kind: 'hold', message: 'rebooting node node-1: ec2 RebootInstances i-0123456789abcdef0 issued; waiting for a new boot ID (was boot-1)', inFlight: true },
+    },
+    {
+      rule: 'a Job recorded in another namespace than kmaint\'s now: waits, no second Job elsewhere',
+      annotations: RECORDED,
+      node: aNodeBooted('boot-1'),
+      kmaintNamespace: 'kmaint-new',
+      expected: { kind: 'hold', message: `rebooting node node-1: ${ISSUED} issued; waiting for a new boot ID (was boot-1)`, inFlight: true },
+    },
+    {
+      rule: 'spec.reboot unreadable now: waits, no Job',
+      annotations: RECORDED,
+      node: aNodeBooted('boot-1'),
+      loaded: { kind: 'invalid', problem: 'spec.reboot.timeoutSeconds: Too small: expected number to be >=1' },
+      expected: { kind: 'hold', message: `rebooting node node-1: ${ISSUED} issued; waiting for a new boot ID (was boot-1)`, inFlight: true },
+    },
+  ])('recorded, not yet Rebooting, $rule', ({ annotations, node, loaded, kmaintNamespace, expected }) => {
+    expect(run(annotations, node, loaded ?? VALID, 'Draining', kmaintNamespace)).toEqual(expected);
   });
 
   it('method ec2, first pass: records boot ID, start and the instance, then reboots the instance of the Node\'s own providerID', () => {

@@ -11,7 +11,7 @@ import {
   Phase,
   rfc3339Seconds,
 } from '../../api/index.ts';
-import { namespacedName, type Action, type NodeMaintenance } from '../../api/index.ts';
+import { maintenancePhase, namespacedName, type Action, type NodeMaintenance } from '../../api/index.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import { ec2RebootIssued, ec2RebootTarget, rebootJobName, type LoadedReboot, type RebootSettings } from '../../reboot/index.ts';
 import { secondsSince, shownMessage, warningEvent, type DrainerStep, type StepContext, type StepResult } from './step.ts';
@@ -77,7 +77,32 @@ function ec2Reboot(ctx: StepContext, bootId: string): Issue {
   return { kind: 'issue', issued: ec2RebootIssued(instance.instanceId), action };
 }
 
-/** Rebooting -> Ready once the Node has a new boot ID and is Ready; the reboot is issued at most once per request. */
+/**
+ * The Job's create again, when the pass that recorded it did not show `Rebooting`. In a request's write unit the status
+ * write follows the node writes and goes only if they all landed (shared/api/write-order.ts), so a request that is
+ * recorded but not yet `Rebooting` had its create fail, its answer lost, or its status write refused. The Job's name is
+ * the request's uid: a create of one already there is answered 409 and counts as done, so a Job that ran is never run
+ * twice. Only method job: a second RebootInstances would reboot the instance again, so an EC2 record waits.
+ */
+function jobAgain(ctx: StepContext, issued: string, before: string): StepResult | undefined {
+  const { nm, node, nodeRef } = ctx;
+  if (maintenancePhase(nm) === PHASE_REBOOTING || !issued.startsWith('job ') || bootIdOf(node) !== before || ctx.reboot?.kind !== 'valid') return undefined;
+  const { settings } = ctx.reboot;
+  if (settings.method === 'ec2') return undefined;
+  const planned = jobReboot(ctx, settings, before);
+  if (planned.kind !== 'issue' || planned.issued !== issued) return undefined;
+  return {
+    kind: 'hold',
+    message: `rebooting node ${nodeRef.name}: ${issued} created again (recorded by a pass whose writes did not all land); waiting for a new boot ID (was ${before}) and Ready`,
+    inFlight: true,
+    nodeActions: [{ ...planned.action, reason: `reboot node ${nodeRef.name} (boot ID ${before}): ${issued} recorded, request not yet ${PHASE_REBOOTING}` }],
+  };
+}
+
+/**
+ * Rebooting -> Ready once the Node has a new boot ID and is Ready; the reboot is issued at most once per request (a Job
+ * created again is the same Job: see jobAgain).
+ */
 export function reboot(ctx: StepContext): StepResult {
   const { nm, node, nodeRef, now } = ctx;
   const annotations = nm.metadata.annotations ?? {};
@@ -100,5 +125,5 @@ export function reboot(ctx: StepContext): StepResult {
     const warnings = shownMessage(nm) === message ? [] : [warningEvent(ctx.eventTarget, EVENT_REASON_REBOOT_TIMEOUT, `step ${PHASE_REBOOTING}: ${message}`, 'reboot timed out')];
     return { kind: 'hold', message, inFlight: false, warnings };
   }
-  return { kind: 'hold', message: `rebooting node ${nodeRef.name}: ${issued} issued; waiting for ${waitingFor}`, inFlight: true };
+  return jobAgain(ctx, issued, before) ?? { kind: 'hold', message: `rebooting node ${nodeRef.name}: ${issued} issued; waiting for ${waitingFor}`, inFlight: true };
 }
