@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ANNOTATION_ADMITTED, ANNOTATION_DEADLINE } from '../shared/api/index.ts';
 import { HttpFailureError, KubeClient, type KubeTransport } from '../shared/kube/index.ts';
+import { failingFirst } from '../shared/kube/test-builders.ts';
 import { runPass } from '../shared/pass/index.ts';
 import { runUntilIdle } from '../shared/runtime/index.ts';
 import type { PassSummary } from '../shared/pass/index.ts';
@@ -40,21 +41,9 @@ afterEach(async () => {
 
 /** The in-process transport, with its first Node patch answered 503 (the API server overloaded). */
 function failingFirstNodePatch(inner: KubeTransport): { transport: KubeTransport; failed: () => number } {
-  let failures = 0;
-  const transport = new Proxy(inner, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (prop !== 'patch' || typeof value !== 'function') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      return (...args: Parameters<KubeTransport['patch']>) => {
-        if (args[0].resource.plural === 'nodes' && failures === 0) {
-          failures++;
-          return Promise.reject(new HttpFailureError({ status: 503, message: 'the server is currently unable to handle the request', retryAfter: undefined }));
-        }
-        return (value as KubeTransport['patch']).apply(target, args);
-      };
-    },
-  });
-  return { transport, failed: () => failures };
+  return failingFirst(inner, 'patch', (target) => target.resource.plural === 'nodes', () =>
+    Promise.reject(new HttpFailureError({ status: 503, message: 'the server is currently unable to handle the request', retryAfter: undefined })),
+  );
 }
 
 const readyReason = (name: string): string | undefined =>

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ANNOTATION_REBOOT, ANNOTATION_REBOOT_BOOT_ID, ANNOTATION_REBOOT_ISSUED } from '../shared/api/index.ts';
 import { HttpFailureError, KubeClient, type KubeTransport } from '../shared/kube/index.ts';
+import { failingFirst } from '../shared/kube/test-builders.ts';
 import { runPass } from '../shared/pass/index.ts';
 import { startSimApiServer, type SimApiServer } from './apiserver/index.ts';
 import { InProcessTransport } from './whatif/in-process-transport.ts';
@@ -45,22 +46,7 @@ afterEach(async () => {
 
 /** The in-process transport, its first Job create failed by `fail` (which may let the create land first). */
 function failingFirstJobCreate(inner: KubeTransport, fail: (create: () => ReturnType<KubeTransport['create']>) => ReturnType<KubeTransport['create']>): { transport: KubeTransport; failed: () => number } {
-  let failures = 0;
-  const transport = new Proxy(inner, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (prop !== 'create' || typeof value !== 'function') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      return (...args: Parameters<KubeTransport['create']>) => {
-        const create = (): ReturnType<KubeTransport['create']> => (value as KubeTransport['create']).apply(target, args);
-        if (args[0].plural === 'jobs' && failures === 0) {
-          failures++;
-          return fail(create);
-        }
-        return create();
-      };
-    },
-  });
-  return { transport, failed: () => failures };
+  return failingFirst(inner, 'create', (resource) => resource.plural === 'jobs', fail);
 }
 
 const plain = (): KubeClient => new KubeClient(new InProcessTransport(server.local, server.context));

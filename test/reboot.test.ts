@@ -3,14 +3,15 @@
 // The EC2 method (spec.reboot.method ec2) runs against a fake EC2 (aws-sdk-client-mock, the provider injected): its
 // RebootInstances makes the simulated kubelet reboot the Node whose providerID names the instance.
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import { EC2Client, RebootInstancesCommand } from '@aws-sdk/client-ec2';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
-import { BatchV1Api, Watch, type V1Node } from '@kubernetes/client-node';
-import { ANNOTATION_REBOOT, ANNOTATION_REBOOT_BOOT_ID, ANNOTATION_REBOOT_ISSUED, ANNOTATION_RELEASED_AT, FINALIZER, rfc3339Seconds, type NodeMaintenance } from '../shared/api/index.ts';
-import { HttpFailureError, KubeClient, type KubeTransport } from '../shared/kube/index.ts';
+import { BatchV1Api, CustomObjectsApi, PatchStrategy, Watch, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
+import { ANNOTATION_REBOOT, ANNOTATION_REBOOT_BOOT_ID, ANNOTATION_REBOOT_ISSUED, ANNOTATION_RELEASED_AT, FINALIZER, GROUP, NODE_MAINTENANCE_PLURAL, VERSION, rfc3339Seconds, type NodeMaintenance } from '../shared/api/index.ts';
+import { HttpFailureError, KubeClient } from '../shared/kube/index.ts';
+import { failingFirst } from '../shared/kube/test-builders.ts';
 import { HttpTransport } from '../shared/kube/http-transport.ts';
 import { runPass } from '../shared/pass/index.ts';
 import { awsProvider, providerMap } from '../shared/reaper/index.ts';
@@ -193,34 +194,26 @@ describe(`reboots on the ${process.env['KMAINT_TEST_CLUSTER'] ?? 'testbed'}`, ()
     expect(await rebootJobs()).toEqual([]);
   });
 
-  it('the reboot Job\'s create refused after its record: the request is not Rebooting, the next drainer pass creates the same Job, and the node reboots once', async () => {
+  it('the reboot Job\'s create refused after its record: the request is not Rebooting, the next drainer pass creates the same Job; a status left behind after that does not touch the reboot pod; the node reboots once', async () => {
     const node = names[3] as string;
     const bootBefore = (await admin().core.readNode({ name: node })).status?.nodeInfo?.bootID ?? '';
     await setConfig({ reboot: { timeoutSeconds: 300 } });
-    await createNM(ns, 'refused', { requestorID: 'kured.example.com', nodeName: node });
+    // The machine stays down until the checks below are done (so the boot ID is the old one for each of them).
+    await comesBack(node, false);
+    onTestFinished(() => comesBack(node, true));
+    // A drain of every pod on the node, so that a drain through Draining again would reach the reboot pod.
+    await createNM(ns, 'refused', { requestorID: 'kured.example.com', nodeName: node, drainSpec: { force: true, podSelector: '', deleteEmptyDir: true } });
     await patchNM(ns, 'refused', { metadata: { annotations: { [ANNOTATION_REBOOT]: 'true' } } });
     // kmaint's own client, its first Job create answered 403 as an admission webhook refusing it would.
-    let refused = 0;
-    const transport = new Proxy(new HttpTransport(kmaintKubeConfig()), {
-      get(target, prop, receiver) {
-        const value: unknown = Reflect.get(target, prop, receiver);
-        if (typeof value !== 'function') return value;
-        if (prop !== 'create') return (value as (...a: unknown[]) => unknown).bind(target);
-        return (...args: Parameters<KubeTransport['create']>) => {
-          if (args[0].plural === 'jobs' && refused === 0) {
-            refused++;
-            return Promise.reject(new HttpFailureError({ status: 403, message: 'jobs.batch is forbidden: refused by the test', retryAfter: undefined }));
-          }
-          return (value as KubeTransport['create']).apply(target, args);
-        };
-      },
-    });
-    const refusing = new KubeClient(transport);
+    const refusal = failingFirst(new HttpTransport(kmaintKubeConfig()), 'create', (resource) => resource.plural === 'jobs', () =>
+      Promise.reject(new HttpFailureError({ status: 403, message: 'jobs.batch is forbidden: refused by the test', retryAfter: undefined })),
+    );
+    const refusing = new KubeClient(refusal.transport);
     await pass('scheduler');
     const recorded = await waitFor('the reboot recorded and its create refused', async () => {
       await pass('drainer', { client: refusing });
       const got = await getNM(ns, 'refused');
-      return refused === 1 && got?.metadata.annotations?.[ANNOTATION_REBOOT_ISSUED] !== undefined ? got : undefined;
+      return refusal.failed() === 1 && got?.metadata.annotations?.[ANNOTATION_REBOOT_ISSUED] !== undefined ? got : undefined;
     }, 60_000, 200);
     const job = `kmaint-reboot-${recorded.metadata.uid ?? ''}`;
     expect([recorded.metadata.annotations?.[ANNOTATION_REBOOT_ISSUED], recorded.metadata.annotations?.[ANNOTATION_REBOOT_BOOT_ID], await rebootJobs()]).toEqual([`job ${KMAINT_NS}/${job}`, bootBefore, []]);
@@ -233,13 +226,34 @@ describe(`reboots on the ${process.env['KMAINT_TEST_CLUSTER'] ?? 'testbed'}`, ()
       `rebooting node ${node}: job ${KMAINT_NS}/${job} created again (recorded by a pass whose writes did not all land); waiting for a new boot ID (was ${bootBefore}) and Ready`,
       [job],
     ]);
+    // A pass whose status write is refused after the create landed leaves the request's status behind: here it is set
+    // back to Draining with kmaint's own identity, once the reboot pod exists. The next pass walks through Draining again
+    // with that pod on the node: it must neither evict nor delete it (kmaint's own), and its create meets 409.
+    const rebootPod = await waitFor('the reboot pod', async () => (await admin().core.listNamespacedPod({ namespace: KMAINT_NS, labelSelector: `batch.kubernetes.io/job-name=${job}` })).items[0]?.metadata?.uid, 30_000, 200);
+    const behind = (again?.status?.conditions ?? []).map((c) => (c.type === 'Ready' ? { ...c, reason: 'Draining' } : c));
+    await kmaintKubeConfig().makeApiClient(CustomObjectsApi).patchNamespacedCustomObjectStatus(
+      { group: GROUP, version: VERSION, namespace: ns, plural: NODE_MAINTENANCE_PLURAL, name: 'refused', body: { status: { conditions: behind } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    expect(phaseOf(await getNM(ns, 'refused'))).toBe('Draining');
+    const caughtUp = await pass('drainer');
+    expect(caughtUp.errors).toEqual([]);
+    const afterBehind = await getNM(ns, 'refused');
+    expect([phaseOf(afterBehind), afterBehind?.status?.conditions?.find((c) => c.type === 'Ready')?.message]).toEqual([
+      'Rebooting',
+      `rebooting node ${node}: job ${KMAINT_NS}/${job} created again (recorded by a pass whose writes did not all land); waiting for a new boot ID (was ${bootBefore}) and Ready`,
+    ]);
+    const podsAfter = await admin().core.listNamespacedPod({ namespace: KMAINT_NS, labelSelector: `batch.kubernetes.io/job-name=${job}` });
+    expect(podsAfter.items.map((p) => [p.metadata?.uid, p.metadata?.deletionTimestamp])).toEqual([[rebootPod, undefined]]);
+
+    await comesBack(node, true);
     const [done] = await allIn('Ready', ['refused']);
     const bootAfter = (await admin().core.readNode({ name: node })).status?.nodeInfo?.bootID ?? '';
     expect(done?.status?.conditions?.find((c) => c.type === 'Ready')?.message).toBe(`node ${node} rebooted (boot ID ${bootBefore} -> ${bootAfter})`);
-    // One Job, run once: its pod the only one of the Job.
+    // One Job, run once: its pod the only one of the Job, the same one throughout.
     expect(await rebootJobs()).toEqual([job]);
     const pods = await admin().core.listNamespacedPod({ namespace: KMAINT_NS, labelSelector: `batch.kubernetes.io/job-name=${job}` });
-    expect(pods.items.length).toBe(1);
+    expect(pods.items.map((p) => p.metadata?.uid)).toEqual([rebootPod]);
   });
 
   // kured's --lock-release-delay (issue 43 point 3; owner-table row RD1). The passes after the release run at clocks

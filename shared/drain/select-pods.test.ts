@@ -101,6 +101,24 @@ const rows: Row[] = [
   },
   { rule: 'without ownPods (kmaint outside the cluster) no pod is its own', pod: ownPod({ name: 'kmaint-drainer' }), outcome: 'evict' },
   {
+    rule: "kmaint's reboot Job pod (its namespace, kmaint.io/reboot=true, ServiceAccount default) is skipped, running or finished",
+    pod: aPod({ name: 'kmaint-reboot-u1-abcde', namespace: 'kmaint', owner: 'Job', labels: { 'kmaint.io/reboot': 'true' } }),
+    options: OWN,
+    outcome: 'skip',
+  },
+  {
+    rule: "kmaint's finished reboot Job pod is skipped, not deleted",
+    pod: aPod({ name: 'kmaint-reboot-u1-abcde', namespace: 'kmaint', owner: 'Job', phase: 'Succeeded', labels: { 'kmaint.io/reboot': 'true' } }),
+    options: OWN,
+    outcome: 'skip',
+  },
+  {
+    rule: "a tenant's pod labelled kmaint.io/reboot=true in its own namespace is evicted",
+    pod: aPod({ name: 'looks-like-a-reboot', namespace: 'team-a', owner: 'Job', labels: { 'kmaint.io/reboot': 'true' } }),
+    options: OWN,
+    outcome: 'evict',
+  },
+  {
     rule: "the upstream operator's pod in its namespace is skipped (its implicit selector)",
     pod: aPod({ name: 'maintenance-operator', namespace: UPSTREAM_NS, labels: OPERATOR_LABELS }),
     outcome: 'skip',

@@ -1,7 +1,7 @@
 // Which pods on one node a drain removes, and how: kubectl drain's decisions (as the upstream operator configures
 // it: eviction, all DaemonSets ignored, force/deleteEmptyDir/selector/filters from the spec) as a pure function.
 import type { V1Pod } from '@kubernetes/client-node';
-import { DEFAULT_UPSTREAM_OPERATOR_NAMESPACE, UPSTREAM_OWN_POD_SELECTOR, type RequestDrainSpec } from '#api';
+import { DEFAULT_UPSTREAM_OPERATOR_NAMESPACE, LABEL_REBOOT_POD, UPSTREAM_OWN_POD_SELECTOR, type RequestDrainSpec } from '#api';
 import { and, matchesLabels, parseLabelSelector, type LabelSelector, type LabelSelectorResult } from '#selectors';
 import { devicesHeldBy, type DraView, type HeldDevice } from './claims.ts';
 import { compileFreeDevices, podsToFree, type FreedPod } from './device-users.ts';
@@ -71,10 +71,14 @@ export interface DrainSelectionOptions {
   dra?: DraView;
 }
 
-/** Whether `pod` is one of kmaint's own: in its namespace, run as one of its ServiceAccounts. */
+/**
+ * Whether `pod` is one of kmaint's own: in its namespace, run as one of its ServiceAccounts, or a reboot Job's pod
+ * there (kmaint.io/reboot=true: a pass that walks through Draining again, its request's status behind, must not evict
+ * or delete the reboot it started; the label counts in kmaint's namespace only, where no tenant creates pods).
+ */
 export function isOwnPod(pod: V1Pod, own: OwnPods | undefined): boolean {
   if (own === undefined || pod.metadata?.namespace !== own.namespace) return false;
-  return own.serviceAccounts.includes(pod.spec?.serviceAccountName ?? 'default');
+  return own.serviceAccounts.includes(pod.spec?.serviceAccountName ?? 'default') || pod.metadata.labels?.[LABEL_REBOOT_POD] === 'true';
 }
 
 type Verdict = { kind: 'skip' } | { kind: 'delete' } | { kind: 'refuse'; message: string } | { kind: 'terminating' } | { kind: 'evict' };

@@ -10,6 +10,23 @@ const VALID: LoadedReboot = { kind: 'valid', settings: DEFAULT_REBOOT_SETTINGS }
 const ISSUED = 'job kmaint/kmaint-reboot-uid-nm-a';
 const RECORDED = { [ANNOTATION_REBOOT]: 'true', [ANNOTATION_REBOOT_BOOT_ID]: 'boot-1', [ANNOTATION_REBOOT_START]: '2025-12-31T23:50:00Z', [ANNOTATION_REBOOT_ISSUED]: ISSUED };
 
+/** Past a timeout of 300 s with the Job recorded and the boot ID kept: the hold, and one Warning event naming the step. */
+const TIMED_OUT_300: StepResult = {
+  kind: 'hold',
+  message: `reboot timed out: node node-1 kept boot ID boot-1 300 s after ${ISSUED}; it stays cordoned`,
+  inFlight: false,
+  warnings: [
+    {
+      kind: 'emitEvent',
+      target: { kind: 'NodeMaintenance', namespace: 'default', name: 'nm-a', uid: 'uid-nm-a' },
+      type: 'Warning',
+      eventReason: 'RebootTimeout',
+      message: `step Rebooting: reboot timed out: node node-1 kept boot ID boot-1 300 s after ${ISSUED}; it stays cordoned`,
+      reason: 'reboot timed out',
+    },
+  ],
+};
+
 function aNodeBooted(bootID: string | undefined, ready: 'True' | 'False' = 'True'): V1Node {
   const node = aNodeWithUid({ name: 'node-1', ready, unschedulable: true });
   return { ...node, status: { ...node.status, ...(bootID !== undefined ? { nodeInfo: { bootID } as NonNullable<V1Node['status']>['nodeInfo'] } : {}) } };
@@ -62,21 +79,7 @@ describe('reboot (Rebooting)', () => {
       annotations: RECORDED,
       node: aNodeBooted('boot-1'),
       loaded: { kind: 'valid', settings: { ...DEFAULT_REBOOT_SETTINGS, timeoutSeconds: 300 } },
-      expected: {
-        kind: 'hold',
-        message: `reboot timed out: node node-1 kept boot ID boot-1 300 s after ${ISSUED}; it stays cordoned`,
-        inFlight: false,
-        warnings: [
-          {
-            kind: 'emitEvent',
-            target: { kind: 'NodeMaintenance', namespace: 'default', name: 'nm-a', uid: 'uid-nm-a' },
-            type: 'Warning',
-            eventReason: 'RebootTimeout',
-            message: `step Rebooting: reboot timed out: node node-1 kept boot ID boot-1 300 s after ${ISSUED}; it stays cordoned`,
-            reason: 'reboot timed out',
-          },
-        ],
-      },
+      expected: TIMED_OUT_300,
     },
     {
       rule: 'a node without a boot ID: nothing issued, and said why',
@@ -129,21 +132,7 @@ describe('reboot (Rebooting)', () => {
       annotations: RECORDED,
       node: aNodeBooted('boot-1'),
       loaded: { kind: 'valid', settings: { ...DEFAULT_REBOOT_SETTINGS, timeoutSeconds: 300 } },
-      expected: {
-        kind: 'hold',
-        message: `reboot timed out: node node-1 kept boot ID boot-1 300 s after ${ISSUED}; it stays cordoned`,
-        inFlight: false,
-        warnings: [
-          {
-            kind: 'emitEvent',
-            target: { kind: 'NodeMaintenance', namespace: 'default', name: 'nm-a', uid: 'uid-nm-a' },
-            type: 'Warning',
-            eventReason: 'RebootTimeout',
-            message: `step Rebooting: reboot timed out: node node-1 kept boot ID boot-1 300 s after ${ISSUED}; it stays cordoned`,
-            reason: 'reboot timed out',
-          },
-        ],
-      },
+      expected: TIMED_OUT_300,
     },
     {
       rule: 'an EC2 reboot recorded: waits (a second RebootInstances would reboot the instance again)',
